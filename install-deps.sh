@@ -1,0 +1,10 @@
+#!/bin/sh
+# Installs the Debian 12 packages qkv needs to build, test and plot. Run as root (or with sudo).
+set -eu
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends \
+    build-essential cmake pkg-config \
+    libopenblas-dev libhdf5-dev libyaml-dev libcmocka-dev \
+    gnuplot-nox clang \
+    python3 python3-numpy python3-h5py python3-yaml python3-torch

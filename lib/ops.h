@@ -1,0 +1,69 @@
+/* Differentiable ops. Each takes the tape it records on, returns a new arena tensor, or NULL
+ * when the tape has failed (bad shapes set tp->err; see lib/tape.h). Shapes use the code's
+ * row convention (one token per row, see README "Notation"). Each op family lives in one file
+ * of lib/ops/ with forward and backward side by side.
+ *
+ * "matrix" below means the tensor viewed as [rows, cols] with cols = its last dimension. */
+#ifndef QKV_OPS_H
+#define QKV_OPS_H
+
+#include <stdint.h>
+
+#include "lib/tape.h"
+
+/* --- lib/ops/linear.c -------------------------------------------------------------------- */
+/* y = x w^T + b. x [N, in], w [out, in] (PyTorch's Linear layout), b [out] or NULL -> [N, out].
+ * Products through OpenBLAS sgemm/dgemm. */
+qkv_tensor *qkv_linear(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b);
+/* c = op(a) op(b), op(m) = m^T when the flag is set. a, b rank 2 -> [M, N]. */
+qkv_tensor *qkv_matmul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b, bool trans_a, bool trans_b);
+
+/* --- lib/ops/elementwise.c --------------------------------------------------------------- */
+/* a + b, same shape. */
+qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b);
+/* x + b broadcast over rows: x matrix [N, C], b [C]. */
+qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b);
+/* a ⊙ b (element-wise), same shape. */
+qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b);
+/* s · x for a constant s. */
+qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s);
+
+/* --- lib/ops/activation.c ---------------------------------------------------------------- */
+qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x);
+typedef enum { QKV_GELU_ERF, QKV_GELU_TANH } qkv_gelu_form;
+/* GELU (Hendrycks & Gimpel 2016): erf form x·Φ(x), or the tanh approximation
+ * 0.5·x·(1 + tanh(sqrt(2/π)(x + 0.044715 x³))), as PyTorch's approximate='tanh'. */
+qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form);
+
+/* --- lib/ops/norm.c ---------------------------------------------------------------------- */
+/* Layer norm over the last dimension (Ba et al. 2016): (x - mean) / sqrt(var + eps) ⊙ gain
+ * + bias, biased variance as PyTorch. x matrix [N, C], gain and bias [C] (either may be NULL). */
+qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps);
+
+/* --- lib/ops/softmax.c ------------------------------------------------------------------- */
+/* Softmax over each row (the last dimension), max-shifted: softmax([1000, 1000]) = [0.5, 0.5]. */
+qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x);
+/* Log-softmax over each row, max-shifted: log_softmax([1000, 0]) = [0, -1000]. */
+qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x);
+
+/* --- lib/ops/embedding.c ----------------------------------------------------------------- */
+/* Rows of table [V, D] picked by ids [n] -> [n, D]. An id outside 0..V-1 fails the tape.
+ * Backward adds into the used rows of table->grad only. */
+qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, int n);
+
+/* --- lib/ops/dropout.c ------------------------------------------------------------------- */
+/* Inverted dropout: each element is zeroed with probability p, survivors scaled by 1/(1-p).
+ * Random numbers from tp->rng; the identity (and no random draw) when tp->no_grad or p == 0. */
+qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p);
+
+/* --- lib/ops/loss.c ---------------------------------------------------------------------- */
+/* Mean cross-entropy of logits [N, C] against targets [N] (class index, or < 0 = ignored),
+ * over the rows not ignored -> scalar [1]. All rows ignored: loss 0, gradient 0 (never NaN). */
+qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *targets);
+
+/* --- lib/ops/reduce.c -------------------------------------------------------------------- */
+/* Sum / mean of all elements -> scalar [1]. */
+qkv_tensor *qkv_sum(qkv_tape *tp, qkv_tensor *x);
+qkv_tensor *qkv_mean(qkv_tape *tp, qkv_tensor *x);
+
+#endif

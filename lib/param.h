@@ -1,0 +1,54 @@
+/* Parameters: named tensors that own their data and gradient, outside the arena.
+ *
+ * Names are hierarchical and dotted, e.g. "encoder.layers.0.attn.w_q": the same string is the
+ * HDF5 dataset path in a checkpoint (/params/<name>), the row name in gradcheck output, and
+ * the name a PyTorch port of the model uses. Weights follow PyTorch's Linear convention:
+ * W is [out_features, in_features]. */
+#ifndef QKV_PARAM_H
+#define QKV_PARAM_H
+
+#include "lib/error.h"
+#include "lib/rng.h"
+#include "lib/tensor.h"
+
+#define QKV_PARAM_NAME_MAX 128
+
+typedef struct qkv_param {
+    char name[QKV_PARAM_NAME_MAX];
+    qkv_tensor t;            /* data and grad owned here; requires_grad = true */
+    bool no_weight_decay;    /* biases, norms and tables: AdamW skips decay on these */
+} qkv_param;
+
+typedef struct qkv_params {
+    qkv_param **items;
+    int n, cap;
+} qkv_params;
+
+void qkv_params_init(qkv_params *ps);
+void qkv_params_free(qkv_params *ps);
+
+/* Adds a zero-filled parameter (data and grad) of the given shape under a printf-style name.
+ * Returns the tensor, or NULL with err set (duplicate name, name too long, bad shape, out of
+ * memory). */
+qkv_tensor *qkv_params_add(qkv_params *ps, qkv_error *err, int rank, const int *shape,
+                           const char *name_fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The parameter called name, or NULL. */
+qkv_param *qkv_params_find(const qkv_params *ps, const char *name);
+/* The qkv_param that holds tensor t, or NULL. */
+qkv_param *qkv_params_of(const qkv_params *ps, const qkv_tensor *t);
+/* Sets every gradient to zero. */
+void qkv_params_zero_grad(qkv_params *ps);
+/* Total number of scalar parameters. */
+size_t qkv_params_count(const qkv_params *ps);
+
+/* ---- initializers: fan_in = last dimension, fan_out = first (PyTorch's [out, in]) ---- */
+void qkv_init_zeros(qkv_tensor *t);
+void qkv_init_constant(qkv_tensor *t, double value);
+/* N(0, std^2). */
+void qkv_init_normal(qkv_tensor *t, qkv_rng *rng, double std);
+/* U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010). */
+void qkv_init_xavier_uniform(qkv_tensor *t, qkv_rng *rng);
+/* N(0, 2 / fan_in) (He et al. 2015), for layers followed by relu. */
+void qkv_init_kaiming_normal(qkv_tensor *t, qkv_rng *rng);
+
+#endif

@@ -1,0 +1,12 @@
+/* The qkv subcommands. Each run function gets argv starting at the command's name and
+ * returns the process exit status: 0 success, 1 failure (a message was printed), 2 usage. */
+#ifndef QKV_COMMANDS_H
+#define QKV_COMMANDS_H
+
+typedef struct qkv_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} qkv_command;
+
+#endif

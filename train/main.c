@@ -1,0 +1,44 @@
+/* qkv: the command. Dispatches to one subcommand per file (train/cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "train/commands.h"
+
+static const qkv_command COMMANDS[] = {
+    {"help", "show this help", NULL},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: qkv COMMAND [ARGS]\n"
+            "\n"
+            "qkv trains learnable-attention taggers from a YAML config.\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(out, "\n'qkv COMMAND --help' describes one command. qkv --version prints the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("qkv %s\n", QKV_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (COMMANDS[i].run && !strcmp(cmd, COMMANDS[i].name))
+            return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "qkv: unknown command '%s' (see qkv --help)\n", cmd);
+    return 2;
+}
