@@ -1,0 +1,66 @@
+/* A sequence tagger built from lib/:
+ *   token features -> embeddings (one table per feature kind, summed) [-> · sqrt(d_model)]
+ *   -> + positional encoding -> dropout -> n_layers encoder blocks -> layer norm
+ *   -> linear to tag logits [T, n_tags].
+ * Input is a packed batch (see DESIGN.md): T tokens of B sentences end to end with offsets.
+ *
+ * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
+ *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
+ *   pos.table                  [max_len, d_model]      learned positions only
+ *   encoder.layers.<i>.*       see lib/encoder.h
+ *   final_ln.gain, final_ln.bias  [d_model]
+ *   classifier.w [n_tags, d_model], classifier.b [n_tags] */
+#ifndef QKV_TAGGER_H
+#define QKV_TAGGER_H
+
+#include <stdint.h>
+
+#include "lib/encoder.h"
+#include "lib/param.h"
+#include "lib/positional.h"
+#include "lib/tape.h"
+
+#define QKV_TAGGER_MAX_FEATURES 32
+#define QKV_TAGGER_MAX_LAYERS 64
+
+typedef struct qkv_tagger_config {
+    int n_features;
+    const char *feature_names[QKV_TAGGER_MAX_FEATURES]; /* "word", "lower", "suffix3", ... */
+    int vocab_sizes[QKV_TAGGER_MAX_FEATURES];
+    int n_tags;
+    int n_layers;
+    qkv_encoder_config encoder;      /* d_model, n_heads, d_ff, attention options, ... */
+    qkv_positional_kind positional;
+    int max_len;                     /* rows of the learned table */
+    bool scale_embeddings;
+    double dropout;                  /* after adding positions */
+} qkv_tagger_config;
+
+/* One packed batch, as the model reads it. */
+typedef struct qkv_tagger_input {
+    int n_sent, n_tokens;
+    const int32_t *offsets;                          /* [n_sent + 1] */
+    const int32_t *const *features;                  /* [n_features][n_tokens], ids (0 = UNK) */
+} qkv_tagger_input;
+
+typedef struct qkv_tagger {
+    qkv_tagger_config cfg;
+    qkv_params params;
+    qkv_tensor *embed[QKV_TAGGER_MAX_FEATURES];
+    qkv_tensor *pos_table;                           /* NULL unless learned */
+    qkv_encoder_layer layers[QKV_TAGGER_MAX_LAYERS];
+    qkv_tensor *final_gain, *final_bias, *cls_w, *cls_b;
+} qkv_tagger;
+
+/* Creates and initialises every parameter from rng (embeddings N(0, 1/d_model)... see
+ * tagger.c). Errors: bad sizes, n_heads not dividing d_model, too many features or layers. */
+int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err);
+void qkv_tagger_free(qkv_tagger *m);
+
+/* Logits [T, n_tags] for a batch; NULL when the tape failed (tp->err says why, e.g. a sentence
+ * longer than max_len with learned positions). `keep` (may be NULL) receives the attention
+ * weights of layer keep_layer. */
+qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
+                              int keep_layer, qkv_attention_weights *keep);
+
+#endif

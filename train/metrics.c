@@ -1,0 +1,58 @@
+#include "train/metrics.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char HEADER[] = "step\tepoch\tsplit\tloss\taccuracy\tlr\ttokens_per_sec\telapsed_s\n";
+
+int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, qkv_error *err)
+{
+    snprintf(m->path, sizeof m->path, "%s/metrics.tsv", run_dir);
+    char *kept = NULL;
+    size_t kept_len = 0;
+    if (keep_until_step >= 0) {
+        FILE *old = fopen(m->path, "r");
+        if (old) {
+            FILE *mem = open_memstream(&kept, &kept_len);
+            char line[1024];
+            while (mem && fgets(line, sizeof line, old)) {
+                char *end;
+                long step = strtol(line, &end, 10);
+                if (end != line && *end == '\t' && step <= keep_until_step)
+                    fputs(line, mem);
+            }
+            fclose(old);
+            if (mem)
+                fclose(mem);
+        }
+    }
+    m->f = fopen(m->path, "w");
+    if (!m->f) {
+        free(kept);
+        return qkv_fail(err, "%s: cannot write: %s", m->path, strerror(errno));
+    }
+    fputs(HEADER, m->f);
+    if (kept)
+        fwrite(kept, 1, kept_len, m->f);
+    free(kept);
+    fflush(m->f);
+    return QKV_OK;
+}
+
+void qkv_metrics_row(qkv_metrics *m, long step, int epoch, const char *split, double loss,
+                     double accuracy, double lr, double tokens_per_sec, double elapsed_s)
+{
+    if (!m->f)
+        return;
+    fprintf(m->f, "%ld\t%d\t%s\t%.9g\t%.6f\t%.6g\t%.1f\t%.2f\n", step, epoch, split, loss, accuracy, lr,
+            tokens_per_sec, elapsed_s);
+    fflush(m->f);
+}
+
+void qkv_metrics_close(qkv_metrics *m)
+{
+    if (m->f)
+        fclose(m->f);
+    m->f = NULL;
+}

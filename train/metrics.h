@@ -1,0 +1,26 @@
+/* metrics.tsv: one row per logged point of a run, tab-separated with a header, ready for
+ * gnuplot (`plot 'metrics.tsv' using 1:4`). Columns:
+ *   step  epoch  split  loss  accuracy  lr  tokens_per_sec  elapsed_s
+ * split is "train" (loss averaged over the steps since the previous train row; accuracy is
+ * "nan") or "dev" (loss and accuracy on the dev set). */
+#ifndef QKV_METRICS_H
+#define QKV_METRICS_H
+
+#include <stdio.h>
+
+#include "lib/error.h"
+
+typedef struct qkv_metrics {
+    FILE *f;
+    char path[4096];
+} qkv_metrics;
+
+/* Opens run_dir/metrics.tsv. keep_until_step < 0: a new file with a header. Otherwise (a
+ * resumed run) the existing rows with step <= keep_until_step are kept and later ones dropped,
+ * since the resumed run writes them again. */
+int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, qkv_error *err);
+void qkv_metrics_row(qkv_metrics *m, long step, int epoch, const char *split, double loss,
+                     double accuracy, double lr, double tokens_per_sec, double elapsed_s);
+void qkv_metrics_close(qkv_metrics *m);
+
+#endif
