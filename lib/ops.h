@@ -53,7 +53,9 @@ qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, i
 
 /* --- lib/ops/dropout.c ------------------------------------------------------------------- */
 /* Inverted dropout: each element is zeroed with probability p, survivors scaled by 1/(1-p).
- * Random numbers from tp->rng; the identity (and no random draw) when tp->no_grad or p == 0. */
+ * Random numbers from tp->rng; the identity (and no random draw) when tp->no_grad or p == 0:
+ * then x itself is returned, not a copy. Tape errors: p outside [0, 1); tp->rng NULL when a
+ * mask must be drawn. */
 qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p);
 
 /* --- lib/ops/loss.c ---------------------------------------------------------------------- */
