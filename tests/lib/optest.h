@@ -71,6 +71,25 @@ static inline void ot_assert_gradcheck_sampled(qkv_tape *tp, qkv_forward_fn fn, 
     assert_int_equal(status, 0);
 }
 
+/* The gradient check of this op can fail: with the op's backward scaled by 1.01 (the tape's
+ * fault_op hook) it must report a failure for every seed tried. */
+static inline void ot_assert_gradcheck_catches(qkv_tape *tp, const char *op, qkv_forward_fn fn, void *user,
+                                               int n, qkv_tensor *const *tensors, const char *const *names)
+{
+    tp->fault_op = op;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
+        opts.seed = seed;
+        qkv_gradcheck_result res[16];
+        qkv_error err = {{0}};
+        int status = qkv_gradcheck(tp, fn, user, n, tensors, names, &opts, res, &err);
+        if (status != 1)
+            fail_msg("%s backward scaled by 1.01 was not caught (seed %llu, status %d)", op,
+                     (unsigned long long)seed, status);
+    }
+    tp->fault_op = NULL;
+}
+
 /* Every element of t is finite. */
 static inline void ot_assert_finite(const qkv_real *v, size_t n)
 {

@@ -114,6 +114,20 @@ static void test_gelu_tanh_gradcheck(void **state)
     check_shapes(ACT_GELU_TANH);
 }
 
+/* Each op's gradient check catches a backward that is 1% off. */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    for (int act = ACT_RELU; act <= ACT_GELU_TANH; act++) {
+        ot_env e;
+        ot_init(&e, 3);
+        fixture f = {(act_kind)act, ot_param2(&e, "x", 3, 4)};
+        const char *names[] = {"x"};
+        ot_assert_gradcheck_catches(&e.tp, act == ACT_RELU ? "relu" : "gelu", act_fn, &f, 1, &f.x, names);
+        ot_free(&e);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +136,7 @@ int main(void)
         cmocka_unit_test(test_relu_gradcheck),
         cmocka_unit_test(test_gelu_erf_gradcheck),
         cmocka_unit_test(test_gelu_tanh_gradcheck),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

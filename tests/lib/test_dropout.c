@@ -154,6 +154,18 @@ static void test_gradcheck(void **state)
     check(2, (int[]){199, 211}, 16); /* threaded */
 }
 
+/* The gradient check catches a backward that is 1% off. */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    ot_env e;
+    ot_init(&e, 3);
+    fixture f = {ot_param2(&e, "x", 3, 5), 0.3};
+    const char *names[] = {"x"};
+    ot_assert_gradcheck_catches(&e.tp, "dropout", dropout_fn, &f, 1, &f.x, names);
+    ot_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_other_rates),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_gradcheck),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,6 +156,23 @@ static void test_scale_gradcheck(void **state)
     check_shapes(OP_SCALE);
 }
 
+/* Each op's gradient check catches a backward that is 1% off. */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    const char *ops[] = {"add", "add_bias", "mul", "scale"};
+    for (int op = OP_ADD; op <= OP_SCALE; op++) {
+        ot_env e;
+        ot_init(&e, 3);
+        fixture f = {(op_kind)op, ot_param2(&e, "a", 3, 4), NULL, -1.7};
+        f.b = op == OP_ADD_BIAS ? ot_param(&e, "b", 1, (int[]){4}) : ot_param2(&e, "b", 3, 4);
+        qkv_tensor *ts[] = {f.a, f.b};
+        const char *names[] = {"a", "b"};
+        ot_assert_gradcheck_catches(&e.tp, ops[op], op_fn, &f, op == OP_SCALE ? 1 : 2, ts, names);
+        ot_free(&e);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_add_bias_gradcheck),
         cmocka_unit_test(test_mul_gradcheck),
         cmocka_unit_test(test_scale_gradcheck),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,18 @@ static void test_gradcheck(void **state)
     check(300, 130, 400, 16); /* threaded forward */
 }
 
+/* The gradient check catches a backward that is 1% off. */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    ot_env e;
+    ot_init(&e, 3);
+    fixture f = {ot_param2(&e, "table", 5, 3), (int32_t[]){4, 0, 4, 2}, 4};
+    const char *names[] = {"table"};
+    ot_assert_gradcheck_catches(&e.tp, "embedding", embedding_fn, &f, 1, &f.table, names);
+    ot_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +136,7 @@ int main(void)
         cmocka_unit_test(test_gradient_only_to_used_rows),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_gradcheck),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,18 @@ static void test_gradcheck(void **state)
     check(2, (int[]){300, 37}, 2, 0.1, 16); /* threaded */
 }
 
+/* The gradient check catches a backward that is 1% off. */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    ot_env e;
+    ot_init(&e, 3);
+    fixture f = {ot_param2(&e, "logits", 4, 5), (int32_t[]){1, -1, 4, 0}};
+    const char *names[] = {"logits"};
+    ot_assert_gradcheck_catches(&e.tp, "cross_entropy", ce_fn, &f, 1, &f.logits, names);
+    ot_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -145,6 +157,7 @@ int main(void)
         cmocka_unit_test(test_extreme_logits),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_gradcheck),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

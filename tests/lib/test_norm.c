@@ -141,6 +141,19 @@ static void test_gradcheck(void **state)
     check(2, (int[]){131, 257}, true, true, 12); /* threaded */
 }
 
+/* The gradient check catches a backward that is 1% off. */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    ot_env e;
+    ot_init(&e, 3);
+    fixture f = {ot_param2(&e, "x", 3, 5), ot_param(&e, "gain", 1, (int[]){5}), ot_param(&e, "bias", 1, (int[]){5}), 1e-5};
+    qkv_tensor *ts[] = {f.x, f.gain, f.bias};
+    const char *names[] = {"x", "gain", "bias"};
+    ot_assert_gradcheck_catches(&e.tp, "layer_norm", ln_fn, &f, 3, ts, names);
+    ot_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_backward_values),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_gradcheck),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,12 +69,27 @@ static void test_errors(void **state)
     ot_free(&e);
 }
 
+/* Each op's gradient check catches a backward that is 1% off. */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    for (int mean = 0; mean < 2; mean++) {
+        ot_env e;
+        ot_init(&e, 3);
+        fixture f = {ot_param2(&e, "x", 3, 4), mean};
+        const char *names[] = {"x"};
+        ot_assert_gradcheck_catches(&e.tp, mean ? "mean" : "sum", reduce_fn, &f, 1, &f.x, names);
+        ot_free(&e);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_and_backward_values),
         cmocka_unit_test(test_gradcheck),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

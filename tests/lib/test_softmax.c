@@ -135,6 +135,20 @@ static void test_log_softmax_gradcheck(void **state)
     check_shapes(true);
 }
 
+/* Each op's gradient check catches a backward that is 1% off. */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    for (int log = 0; log < 2; log++) {
+        ot_env e;
+        ot_init(&e, 3);
+        fixture f = {ot_param2(&e, "x", 3, 5), log};
+        const char *names[] = {"x"};
+        ot_assert_gradcheck_catches(&e.tp, log ? "log_softmax" : "softmax", softmax_fn, &f, 1, &f.x, names);
+        ot_free(&e);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +157,7 @@ int main(void)
         cmocka_unit_test(test_extreme_logits),
         cmocka_unit_test(test_softmax_gradcheck),
         cmocka_unit_test(test_log_softmax_gradcheck),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
