@@ -37,28 +37,35 @@ qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form);
 
 /* --- lib/ops/norm.c ---------------------------------------------------------------------- */
 /* Layer norm over the last dimension (Ba et al. 2016): (x - mean) / sqrt(var + eps) ⊙ gain
- * + bias, biased variance as PyTorch. x matrix [N, C], gain and bias [C] (either may be NULL). */
+ * + bias, as PyTorch's layer_norm: biased variance (divide by C), eps added to the variance
+ * inside the square root. x matrix [N, C], gain and bias [C] (either may be NULL) -> [N, C].
+ * Errors: gain/bias size != C, eps < 0 or not finite. With eps = 0 a constant row gives NaN. */
 qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps);
 
 /* --- lib/ops/softmax.c ------------------------------------------------------------------- */
-/* Softmax over each row (the last dimension), max-shifted: softmax([1000, 1000]) = [0.5, 0.5]. */
+/* Softmax over each row (the last dimension), max-shifted: softmax([1000, 1000]) = [0.5, 0.5].
+ * Each row needs a finite maximum (a row of -inf gives NaN, as PyTorch). */
 qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x);
 /* Log-softmax over each row, max-shifted: log_softmax([1000, 0]) = [0, -1000]. */
 qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x);
 
 /* --- lib/ops/embedding.c ----------------------------------------------------------------- */
-/* Rows of table [V, D] picked by ids [n] -> [n, D]. An id outside 0..V-1 fails the tape.
- * Backward adds into the used rows of table->grad only. */
+/* Rows of table [V, D] picked by ids [n] -> [n, D], n >= 1. An id outside 0..V-1 fails the
+ * tape (the message names the id, its position and V). Backward adds into the used rows of
+ * table->grad only. The ids are copied: the caller may reuse its array before backward. */
 qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, int n);
 
 /* --- lib/ops/dropout.c ------------------------------------------------------------------- */
 /* Inverted dropout: each element is zeroed with probability p, survivors scaled by 1/(1-p).
- * Random numbers from tp->rng; the identity (and no random draw) when tp->no_grad or p == 0. */
+ * Random numbers from tp->rng; the identity (and no random draw) when tp->no_grad or p == 0:
+ * then x itself is returned, not a copy. Tape errors: p outside [0, 1); tp->rng NULL when a
+ * mask must be drawn. */
 qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p);
 
 /* --- lib/ops/loss.c ---------------------------------------------------------------------- */
 /* Mean cross-entropy of logits [N, C] against targets [N] (class index, or < 0 = ignored),
- * over the rows not ignored -> scalar [1]. All rows ignored: loss 0, gradient 0 (never NaN). */
+ * over the rows not ignored -> scalar [1]. All rows ignored: loss 0, gradient 0 (never NaN).
+ * A target >= C fails the tape. Computed by max-shifted log-sum-exp; the targets are copied. */
 qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *targets);
 
 /* --- lib/ops/reduce.c -------------------------------------------------------------------- */

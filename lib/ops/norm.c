@@ -1,0 +1,133 @@
+/* Layer norm over the last dimension, forward and backward (Ba, Kiros & Hinton 2016,
+ * "Layer Normalization"), with PyTorch's conventions: biased variance (divide by C) and eps
+ * added to the variance inside the square root,
+ *     mean_i = Σ_j x_ij / C,   var_i = Σ_j (x_ij - mean_i)² / C,
+ *     rstd_i = 1 / sqrt(var_i + eps),   xhat_ij = (x_ij - mean_i) · rstd_i,
+ *     y_ij = xhat_ij · gain_j + bias_j.
+ * Row statistics accumulate in double (two passes: mean, then squared deviations); mean_i and
+ * rstd_i are saved for backward:
+ *     g_ij = dy_ij · gain_j,
+ *     dx_ij = rstd_i · (g_ij - Σ_k g_ik / C - xhat_ij · Σ_k g_ik xhat_ik / C),
+ *     dgain_j = Σ_i dy_ij xhat_ij,   dbias_j = Σ_i dy_ij.
+ * Rows are independent and threaded for large inputs; dgain and dbias are summed over rows in
+ * row order per block of columns (double accumulators), so they do not depend on threads. */
+#include "lib/ops.h"
+#include "lib/ops/op_util.h"
+
+#define LN_COL_BLOCK 64
+
+typedef struct {
+    qkv_real *mean, *rstd; /* [rows] */
+} layer_norm_saved;
+
+static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
+{
+    const layer_norm_saved *s = node->saved;
+    qkv_tensor *x = node->in[0], *gain = node->in[1], *bias = node->in[2], *y = node->out;
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    const qkv_real *px = x->data, *dy = y->grad, *pg = gain ? gain->data : NULL;
+    const qkv_real *mean = s->mean, *rstd = s->rstd;
+    qkv_real *dx = qkv_grad(tp, x), *dgain = qkv_grad(tp, gain), *dbias = qkv_grad(tp, bias);
+    bool par = x->size >= QKV_PAR_MIN;
+
+    if (dx) {
+#pragma omp parallel for if (par)
+        for (int i = 0; i < rows; i++) {
+            const qkv_real *xr = px + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
+            qkv_real *dxr = dx + (size_t)i * cols;
+            const qkv_real m = mean[i], r = rstd[i];
+            double sum_g = 0, sum_gx = 0;
+            for (int j = 0; j < cols; j++) {
+                qkv_real g = pg ? dyr[j] * pg[j] : dyr[j];
+                sum_g += (double)g;
+                sum_gx += (double)(g * ((xr[j] - m) * r));
+            }
+            const qkv_real mg = (qkv_real)(sum_g / cols), mgx = (qkv_real)(sum_gx / cols);
+            for (int j = 0; j < cols; j++) {
+                qkv_real g = pg ? dyr[j] * pg[j] : dyr[j];
+                dxr[j] += r * (g - mg - (xr[j] - m) * r * mgx);
+            }
+        }
+    }
+
+    if (dgain || dbias) {
+        int blocks = (cols + LN_COL_BLOCK - 1) / LN_COL_BLOCK;
+#pragma omp parallel for if (par)
+        for (int b = 0; b < blocks; b++) {
+            int j0 = b * LN_COL_BLOCK, nj = cols - j0 < LN_COL_BLOCK ? cols - j0 : LN_COL_BLOCK;
+            double acc_g[LN_COL_BLOCK] = {0}, acc_b[LN_COL_BLOCK] = {0};
+            for (int i = 0; i < rows; i++) {
+                const qkv_real *xr = px + (size_t)i * cols + j0, *dyr = dy + (size_t)i * cols + j0;
+                const qkv_real m = mean[i], r = rstd[i];
+                for (int j = 0; j < nj; j++) {
+                    acc_g[j] += (double)(dyr[j] * ((xr[j] - m) * r));
+                    acc_b[j] += (double)dyr[j];
+                }
+            }
+            for (int j = 0; j < nj; j++) {
+                if (dgain)
+                    dgain[j0 + j] += (qkv_real)acc_g[j];
+                if (dbias)
+                    dbias[j0 + j] += (qkv_real)acc_b[j];
+            }
+        }
+    }
+}
+
+qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps)
+{
+    if (tp->failed)
+        return NULL;
+    char sx[64], sp[64];
+    if (!x)
+        return qkv_tape_fail(tp, "layer_norm: the input is NULL");
+    if (x->rank < 1 || x->size == 0)
+        return qkv_tape_fail(tp, "layer_norm: input %s has no elements to normalize",
+                             qkv_shape_str(x, sx, sizeof sx));
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    if (gain && gain->size != (size_t)cols)
+        return qkv_tape_fail(tp, "layer_norm: gain %s does not match the last dimension of x %s",
+                             qkv_shape_str(gain, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx));
+    if (bias && bias->size != (size_t)cols)
+        return qkv_tape_fail(tp, "layer_norm: bias %s does not match the last dimension of x %s",
+                             qkv_shape_str(bias, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx));
+    if (!(eps >= 0) || !isfinite(eps))
+        return qkv_tape_fail(tp, "layer_norm: eps %g must be finite and >= 0", eps);
+    qkv_tensor *y = qkv_tape_like(tp, x);
+    layer_norm_saved *s = qkv_tape_alloc(tp, sizeof *s);
+    if (!y || !s)
+        return NULL;
+    s->mean = qkv_tape_alloc(tp, (size_t)rows * sizeof *s->mean);
+    s->rstd = qkv_tape_alloc(tp, (size_t)rows * sizeof *s->rstd);
+    if (!s->mean || !s->rstd)
+        return NULL;
+
+    const qkv_real *px = x->data, *pg = gain ? gain->data : NULL, *pb = bias ? bias->data : NULL;
+    qkv_real *py = y->data, *mean = s->mean, *rstd = s->rstd;
+#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *xr = px + (size_t)i * cols;
+        qkv_real *yr = py + (size_t)i * cols;
+        double sum = 0;
+        for (int j = 0; j < cols; j++)
+            sum += (double)xr[j];
+        const double mu = sum / cols;
+        double ss = 0;
+        for (int j = 0; j < cols; j++) {
+            double d = (double)xr[j] - mu;
+            ss += d * d;
+        }
+        const qkv_real m = (qkv_real)mu, r = (qkv_real)(1.0 / sqrt(ss / cols + eps));
+        mean[i] = m;
+        rstd[i] = r;
+        for (int j = 0; j < cols; j++) {
+            qkv_real xhat = (xr[j] - m) * r;
+            yr[j] = (pg ? xhat * pg[j] : xhat) + (pb ? pb[j] : 0);
+        }
+    }
+    qkv_tensor *inputs[3] = {x, gain, bias};
+    qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, inputs);
+    if (node)
+        node->saved = s;
+    return y;
+}

@@ -1,0 +1,32 @@
+/* Private helpers of the op files in lib/ops/ (not part of the public API).
+ *
+ * QKV_PAR_MIN: a loop over a tensor runs on OpenMP threads only when it touches at least this
+ * many elements; below it the thread start-up costs more than it saves, so small tensors
+ * (and every gradient check) stay serial. Use as
+ *     #pragma omp parallel for if (n >= QKV_PAR_MIN)
+ * The qkv_r* functions are the math.h functions of the build's element type (expf in the
+ * float build, exp in the double build). */
+#ifndef QKV_OP_UTIL_H
+#define QKV_OP_UTIL_H
+
+#include <math.h>
+
+#include "lib/tensor.h"
+
+#define QKV_PAR_MIN 32768
+
+#if QKV_REAL_IS_DOUBLE
+#define qkv_rexp exp
+#define qkv_rlog log
+#define qkv_rerf erf
+#define qkv_rtanh tanh
+#define qkv_rsqrt sqrt
+#else
+#define qkv_rexp expf
+#define qkv_rlog logf
+#define qkv_rerf erff
+#define qkv_rtanh tanhf
+#define qkv_rsqrt sqrtf
+#endif
+
+#endif

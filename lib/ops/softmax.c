@@ -1,0 +1,135 @@
+/* Softmax and log-softmax over each row (the last dimension), forward and backward.
+ * Both shift a row by its maximum m before exponentiating, so no exp overflows:
+ *     softmax:     y_j = exp(x_j - m) / Σ_k exp(x_k - m)
+ *     log_softmax: y_j = (x_j - m) - log Σ_k exp(x_k - m)
+ * The sum (>= 1, from the maximum's own term) accumulates in double. Backward, from the
+ * output alone:
+ *     softmax:     dx_j = y_j (dy_j - Σ_k dy_k y_k)
+ *     log_softmax: dx_j = dy_j - exp(y_j) Σ_k dy_k
+ * A row needs a finite maximum: a row of -inf (or any +inf, NaN) gives NaN, as in PyTorch.
+ * Rows are independent and threaded for large inputs (see op_util.h). */
+#include "lib/ops.h"
+#include "lib/ops/op_util.h"
+
+/* exp is tens of cycles per element: threads pay off earlier than for a plain add */
+#define SOFTMAX_PAR_MIN (QKV_PAR_MIN / 8)
+
+static inline qkv_real row_max(const qkv_real *x, int n)
+{
+    qkv_real m = x[0];
+    for (int j = 1; j < n; j++)
+        m = x[j] > m ? x[j] : m;
+    return m;
+}
+
+/* ---- softmax -------------------------------------------------------------------------------- */
+
+static void softmax_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    int rows = qkv_rows(y), cols = qkv_cols(y);
+    const qkv_real *py = y->data, *dy = y->grad;
+#pragma omp parallel for if (y->size >= SOFTMAX_PAR_MIN)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
+        qkv_real *dxr = dx + (size_t)i * cols;
+        double dot = 0;
+        for (int j = 0; j < cols; j++)
+            dot += (double)(dyr[j] * yr[j]);
+        const qkv_real d = (qkv_real)dot;
+        for (int j = 0; j < cols; j++)
+            dxr[j] += yr[j] * (dyr[j] - d);
+    }
+}
+
+qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
+{
+    if (tp->failed)
+        return NULL;
+    char sx[64];
+    if (!x)
+        return qkv_tape_fail(tp, "softmax: the input is NULL");
+    if (x->rank < 1 || x->size == 0)
+        return qkv_tape_fail(tp, "softmax: input %s has no rows", qkv_shape_str(x, sx, sizeof sx));
+    qkv_tensor *y = qkv_tape_like(tp, x);
+    if (!y)
+        return NULL;
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    const qkv_real *px = x->data;
+    qkv_real *py = y->data;
+#pragma omp parallel for if (x->size >= SOFTMAX_PAR_MIN)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *xr = px + (size_t)i * cols;
+        qkv_real *yr = py + (size_t)i * cols;
+        const qkv_real m = row_max(xr, cols);
+        double sum = 0;
+        for (int j = 0; j < cols; j++) {
+            yr[j] = qkv_rexp(xr[j] - m);
+            sum += (double)yr[j];
+        }
+        const qkv_real inv = (qkv_real)(1.0 / sum);
+        for (int j = 0; j < cols; j++)
+            yr[j] *= inv;
+    }
+    qkv_tensor *inputs[1] = {x};
+    qkv_tape_record(tp, "softmax", softmax_backward, y, 1, inputs);
+    return y;
+}
+
+/* ---- log_softmax ------------------------------------------------------------------------------ */
+
+static void log_softmax_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    int rows = qkv_rows(y), cols = qkv_cols(y);
+    const qkv_real *py = y->data, *dy = y->grad;
+#pragma omp parallel for if (y->size >= SOFTMAX_PAR_MIN)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
+        qkv_real *dxr = dx + (size_t)i * cols;
+        double sum = 0;
+        for (int j = 0; j < cols; j++)
+            sum += (double)dyr[j];
+        const qkv_real s = (qkv_real)sum;
+        for (int j = 0; j < cols; j++)
+            dxr[j] += dyr[j] - qkv_rexp(yr[j]) * s;
+    }
+}
+
+qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
+{
+    if (tp->failed)
+        return NULL;
+    char sx[64];
+    if (!x)
+        return qkv_tape_fail(tp, "log_softmax: the input is NULL");
+    if (x->rank < 1 || x->size == 0)
+        return qkv_tape_fail(tp, "log_softmax: input %s has no rows", qkv_shape_str(x, sx, sizeof sx));
+    qkv_tensor *y = qkv_tape_like(tp, x);
+    if (!y)
+        return NULL;
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    const qkv_real *px = x->data;
+    qkv_real *py = y->data;
+#pragma omp parallel for if (x->size >= SOFTMAX_PAR_MIN)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *xr = px + (size_t)i * cols;
+        qkv_real *yr = py + (size_t)i * cols;
+        const qkv_real m = row_max(xr, cols);
+        double sum = 0;
+        for (int j = 0; j < cols; j++)
+            sum += (double)qkv_rexp(xr[j] - m);
+        const qkv_real lse = (qkv_real)log(sum);
+        for (int j = 0; j < cols; j++)
+            yr[j] = (xr[j] - m) - lse;
+    }
+    qkv_tensor *inputs[1] = {x};
+    qkv_tape_record(tp, "log_softmax", log_softmax_backward, y, 1, inputs);
+    return y;
+}
