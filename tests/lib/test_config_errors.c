@@ -67,6 +67,8 @@ static void test_wrong_types(void **state)
                     "config.yaml:2:12: expected true or false for shuffle, got the quoted string 'true'");
     fx_expect_error("model:\n  d_model: ~\n", NULL, 0,
                     "config.yaml:2:12: no value given for d_model (delete the line to use the default)");
+    fx_expect_error("model:\n  d_model:\n  n_heads: 2\n", NULL, 0,
+                    "config.yaml:2:11: no value given for d_model (delete the line to use the default)");
     fx_expect_error("model:\n  d_model: [1, 2]\n", NULL, 0,
                     "config.yaml:2:12: d_model must be a single value, got a list");
     fx_expect_error("model:\n  d_model:\n    width: 3\n", NULL, 0,
