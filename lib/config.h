@@ -1,0 +1,101 @@
+/* Schema-driven YAML configuration: a config file is a mapping of sections (model:, data:,
+ * train:, ...), each a mapping of scalar keys. The caller describes every key once in a
+ * schema (an array of qkv_cfg_key); the loader fills the caller's struct at the given offsets,
+ * checks every value's type and range, and reports the first problem as
+ * "config.yaml:LINE:COL: message" (1-based, from libyaml's marks) before any work starts.
+ *
+ * Rules of the language (YAML 1.2 core schema where it applies, stricter where it helps):
+ * - INT: an optional sign and decimal digits only ("64", "-3", "+7"); no "1.5", "1e3", "0x10"
+ *   or "1_000". Stored as int.
+ * - REAL: an integer or a decimal float with optional exponent ("3", "0.5", ".5", "1e-3",
+ *   "-2.5E+2"); no ".inf" or ".nan" (every value must be finite). Stored as double.
+ * - BOOL: true/True/TRUE or false/False/FALSE. YAML 1.1's yes/no/on/off are rejected (they
+ *   are the classic YAML surprise). Stored as bool.
+ * - ENUM: one of the key's choices, case-sensitive. Stored as int, the index into choices.
+ * - STRING and PATH: any scalar; stored as char[QKV_CFG_STR_MAX], valid UTF-8, NUL-terminated.
+ *   Both are expanded from the environment: "${VAR}" is VAR's value (an unset VAR is an error
+ *   naming it), "${VAR:-text}" is VAR's value or text when VAR is unset or empty (text holds no
+ *   '}' and is not expanded again), "$$" is a literal '$', and any other '$' is literal.
+ *   PATH values are then made absolute: a relative path is joined to the config file's
+ *   directory (for --set overrides and when no file is given: the current directory), with
+ *   "." components dropped and ".." resolved against that directory (the base is
+ *   canonicalized by realpath; ".." after the path's own components is kept as written).
+ *   An empty PATH stays empty (meaning "none"); an absolute PATH is kept as written.
+ * - In a file, INT/REAL/BOOL values must be plain (unquoted) scalars: "64" in quotes is a
+ *   string. An empty value, "~" or "null" is an error (delete the line to get the default).
+ *   Quoted STRING/PATH/ENUM values are fine; '' or "" gives an empty STRING/PATH.
+ * - A section written with no keys ("model:" alone) is an empty section: all defaults.
+ * - A key missing from the file takes its default; a key whose default_value is NULL is
+ *   required. Anchors, aliases, tags and more than one document are not supported.
+ *
+ * Overrides are "section.key=value" strings (from --set). The text after '=' is taken
+ * literally (the shell has already removed any quotes): "--set data.name=" sets an empty
+ * string. They are checked like file values and applied in order after the file, so the last
+ * one wins; errors read "--set model.d_modle=4: unknown key 'd_modle' in section 'model', did
+ * you mean 'd_model'?".
+ *
+ * A default_value is text read like an override's value, so it is expanded and (for PATH)
+ * resolved too, relative to the config file's directory, as if written in the file.
+ * Schema mistakes (a bad default, min >= max, duplicate keys, an ENUM without choices) are
+ * reported by every load as "config schema: section.key: ...". */
+#ifndef QKV_CONFIG_H
+#define QKV_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+
+/* Size of the char arrays that hold STRING and PATH values, including the final NUL. */
+#define QKV_CFG_STR_MAX 1024
+
+typedef enum {
+    QKV_CFG_INT,    /* int */
+    QKV_CFG_REAL,   /* double */
+    QKV_CFG_BOOL,   /* bool */
+    QKV_CFG_STRING, /* char[QKV_CFG_STR_MAX] */
+    QKV_CFG_PATH,   /* char[QKV_CFG_STR_MAX], absolute after loading (or empty) */
+    QKV_CFG_ENUM    /* int: index into choices */
+} qkv_cfg_type;
+
+typedef struct qkv_cfg_key {
+    const char *section;        /* "model": letters, digits, '_' */
+    const char *name;           /* "d_model": letters, digits, '_' */
+    qkv_cfg_type type;
+    size_t offset;              /* offsetof(the caller's struct, field) */
+    double min, max;            /* INT/REAL: inclusive range, min < max; use -INFINITY,
+                                   INFINITY (REAL) or INT_MIN, INT_MAX (INT) for no bound */
+    const char *const *choices; /* ENUM: NULL-terminated list of words ([A-Za-z0-9_.-]) */
+    const char *default_value;  /* text of the default, read like a --set value; NULL = required */
+    const char *doc;            /* one line, for qkv_config_doc */
+} qkv_cfg_key;
+
+/* Reads the YAML file at path and fills out (the caller's struct described by schema[0..n_keys))
+ * with its values, the defaults of missing keys, and then the overrides
+ * ("section.key=value", n_overrides of them; overrides may be NULL when n_overrides is 0).
+ * path NULL: no file, defaults and overrides only.
+ * Returns QKV_OK, or QKV_ERR with one message in err ("path:line:col: ...", "--set ...: ...",
+ * "path: cannot read: ...", "config schema: ..."); out may be partly written on error. */
+int qkv_config_load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
+                    char *const *overrides, int n_overrides, qkv_error *err);
+
+/* Like qkv_config_load, from YAML text in memory (len bytes; e.g. the resolved config stored in
+ * a checkpoint). name is used in messages in place of a file path; relative PATH values are
+ * joined to base_dir (NULL: the current directory). */
+int qkv_config_parse(const char *text, size_t len, const char *name, const char *base_dir,
+                     const qkv_cfg_key *schema, int n_keys, void *out,
+                     char *const *overrides, int n_overrides, qkv_error *err);
+
+/* The resolved config cfg as YAML text: every key, sections in the order of their first key in
+ * the schema, keys in schema order; STRING and PATH values double-quoted (with '$' written as
+ * "$$"), REAL values in the shortest form that reads back to the same double. Loading the text
+ * gives back the same struct. *text is malloc'd; the caller frees it. */
+int qkv_config_dump(const qkv_cfg_key *schema, int n_keys, const void *cfg, char **text,
+                    qkv_error *err);
+
+/* Writes a markdown table of every key to out: section, key, type, default, range or
+ * choices, description. Fails (QKV_ERR) only if writing fails. */
+int qkv_config_doc(const qkv_cfg_key *schema, int n_keys, FILE *out, qkv_error *err);
+
+#endif
