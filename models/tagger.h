@@ -29,8 +29,8 @@ typedef struct qkv_tagger_config {
     int vocab_sizes[QKV_TAGGER_MAX_FEATURES];
     int n_tags;
     int n_layers;
-    qkv_encoder_config encoder;      /* d_model, n_heads, d_ff, attention options, ... */
-    qkv_positional_kind positional;
+    qkv_encoder_opts encoder;        /* d_model, d_ff, attention options, dropout, ... */
+    qkv_pos_kind positional;
     int max_len;                     /* rows of the learned table */
     bool scale_embeddings;
     double dropout;                  /* after adding positions */
@@ -47,13 +47,14 @@ typedef struct qkv_tagger {
     qkv_tagger_config cfg;
     qkv_params params;
     qkv_tensor *embed[QKV_TAGGER_MAX_FEATURES];
-    qkv_tensor *pos_table;                           /* NULL unless learned */
-    qkv_encoder_layer layers[QKV_TAGGER_MAX_LAYERS];
+    qkv_positional pos;
+    qkv_encoder_block layers[QKV_TAGGER_MAX_LAYERS];
     qkv_tensor *final_gain, *final_bias, *cls_w, *cls_b;
 } qkv_tagger;
 
-/* Creates and initialises every parameter from rng (embeddings N(0, 1/d_model)... see
- * tagger.c). Errors: bad sizes, n_heads not dividing d_model, too many features or layers. */
+/* Creates and initialises every parameter from rng: embeddings N(0, 1/n_features) so that
+ * their sum has unit variance, encoder blocks as lib/encoder.h, final layer norm gain 1 and
+ * bias 0, classifier Xavier uniform with zero bias. Errors: bad sizes, n_heads not dividing d_model, too many features or layers. */
 int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err);
 void qkv_tagger_free(qkv_tagger *m);
 

@@ -1,9 +1,13 @@
-/* Every key of a qkv config: section, name, type, range, default and one line of doc. */
+/* Every key of a qkv config: section, name, type, range, default and one line of doc.
+ * ENUM choices are listed in the order of the lib/ enum each one indexes. */
 #include "train/run_config.h"
+
+#include "data/features.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 static const char *const SOURCES[] = {"files", "synthetic", NULL};
 static const char *const FORMATS[] = {"auto", "conllu", "columns", NULL};
@@ -70,8 +74,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
         "min count for lowercase/affix/shape feature values"),
     BOOL("data", "lowercase", D(lowercase), "true", "add a lowercased-form feature"),
     BOOL("data", "shape", D(shape), "true", "add a word-shape feature (Xxxx, dd, x.x)"),
-    INT("data", "prefix_len", D(prefix_len), 0, 8, "3", "add prefix features of 1..k characters"),
-    INT("data", "suffix_len", D(suffix_len), 0, 8, "4", "add suffix features of 1..k characters"),
+    INT("data", "prefix_len", D(prefix_len), 0, QKV_MAX_AFFIX, "3", "add prefix features of 1..k characters"),
+    INT("data", "suffix_len", D(suffix_len), 0, QKV_MAX_AFFIX, "4", "add suffix features of 1..k characters"),
     INT("data", "batch_tokens", D(batch_tokens), 1, 10000000, "2000", "token budget of a batch"),
 
     INT("train", "seed", T(seed), 0, INT_MAX, "1", "seed of initialisation, shuffling and dropout"),
@@ -104,24 +108,37 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
 
     INT("log", "every_steps", L(every_steps), 1, INT_MAX, "50", "a log line and a metrics.tsv row every N steps"),
     ENUM("log", "progress", L(progress), PROGRESS, "auto", "progress bar on stderr: auto = when a terminal"),
-    BOOL("log", "plot", L(plot), "true", "write plots/loss.png with gnuplot after each epoch"),
 };
 
 const int QKV_RUN_SCHEMA_LEN = (int)(sizeof QKV_RUN_SCHEMA / sizeof QKV_RUN_SCHEMA[0]);
+
+/* Relations between keys, which the schema cannot express. */
+static int check_relations(const qkv_run_config *cfg, const char *where, qkv_error *err)
+{
+    if (cfg->model.d_model % cfg->model.n_heads)
+        return qkv_fail(err, "%s: model.n_heads = %d does not divide model.d_model = %d", where,
+                        cfg->model.n_heads, cfg->model.d_model);
+    if (cfg->data.source == QKV_SOURCE_FILES && !cfg->data.train[0])
+        return qkv_fail(err, "%s: data.train is required when data.source is files", where);
+    if (cfg->data.tag_column == 1)
+        return qkv_fail(err, "%s: data.tag_column = 1 is the FORM column; the tag is in column 2 or later", where);
+    if (cfg->optim.min_lr > cfg->optim.lr)
+        return qkv_fail(err, "%s: optim.min_lr = %g is above optim.lr = %g", where, cfg->optim.min_lr,
+                        cfg->optim.lr);
+    return QKV_OK;
+}
 
 int qkv_run_config_load(const char *path, char *const *overrides, int n_overrides,
                         qkv_run_config *cfg, qkv_error *err)
 {
     if (qkv_config_load(path, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, cfg, overrides, n_overrides, err))
         return QKV_ERR;
-    const char *where = path ? path : "config";
-    if (cfg->model.d_model % cfg->model.n_heads)
-        return qkv_fail(err, "%s: model.n_heads = %d does not divide model.d_model = %d", where,
-                        cfg->model.n_heads, cfg->model.d_model);
-    if (cfg->data.source == QKV_SOURCE_FILES && !cfg->data.train[0])
-        return qkv_fail(err, "%s: data.train is required when data.source is files", where);
-    if (cfg->optim.min_lr > cfg->optim.lr)
-        return qkv_fail(err, "%s: optim.min_lr = %g is above optim.lr = %g", where, cfg->optim.min_lr,
-                        cfg->optim.lr);
-    return QKV_OK;
+    return check_relations(cfg, path ? path : "config", err);
+}
+
+int qkv_run_config_parse(const char *text, const char *name, qkv_run_config *cfg, qkv_error *err)
+{
+    if (qkv_config_parse(text, strlen(text), name, NULL, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, cfg, NULL, 0, err))
+        return QKV_ERR;
+    return check_relations(cfg, name, err);
 }

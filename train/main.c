@@ -5,7 +5,7 @@
 #include "train/commands.h"
 
 static const qkv_command COMMANDS[] = {
-    {"help", "show this help", NULL},
+    {"train", "train a tagger from a YAML config", qkv_cmd_train},
 };
 
 static void usage(FILE *out)

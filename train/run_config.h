@@ -9,22 +9,18 @@
 #include "lib/config.h"
 
 enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC };
-enum { QKV_POS_NONE, QKV_POS_SINUSOIDAL, QKV_POS_LEARNED };
-enum { QKV_ACT_RELU, QKV_ACT_GELU };
-enum { QKV_NORM_SOFTMAX, QKV_NORM_RELU };
 enum { QKV_OPT_ADAMW, QKV_OPT_ADAM, QKV_OPT_SGD };
-enum { QKV_DECAY_NONE, QKV_DECAY_LINEAR, QKV_DECAY_COSINE };
 
 typedef struct qkv_model_section {
     int d_model, n_heads, n_layers, d_ff;
-    int activation;         /* QKV_ACT_* */
+    int activation;         /* qkv_ffn_activation (lib/encoder.h): relu, gelu */
     bool norm_first;        /* pre-LN (true) or post-LN */
-    int positional;         /* QKV_POS_* */
+    int positional;         /* qkv_pos_kind (lib/positional.h): none, sinusoidal, learned */
     int max_len;            /* learned table rows */
     bool scale_embeddings;  /* multiply summed embeddings by sqrt(d_model) */
     int attn_window;        /* 0: whole sentence */
     bool attn_causal;
-    int attn_normalize;     /* QKV_NORM_* */
+    int attn_normalize;     /* qkv_attn_normalize (lib/attention.h): softmax, relu */
     double attn_scale;      /* 0: 1/sqrt(d_head) */
     bool attn_bias;
     double dropout, attn_dropout;
@@ -41,7 +37,7 @@ typedef struct qkv_data_section {
     int max_train_len;      /* 0: no limit */
     int word_min_count, feature_min_count;
     bool lowercase, shape;
-    int prefix_len, suffix_len;
+    int prefix_len, suffix_len; /* at most QKV_MAX_AFFIX (6) */
     int batch_tokens;
 } qkv_data_section;
 
@@ -57,7 +53,7 @@ typedef struct qkv_optim_section {
     int name;               /* QKV_OPT_* */
     double lr, beta1, beta2, eps, weight_decay, momentum;
     int warmup_steps;
-    int decay;              /* QKV_DECAY_* */
+    int decay;              /* qkv_lr_decay (lib/schedule.h): none, linear, cosine */
     double min_lr;
 } qkv_optim_section;
 
@@ -69,7 +65,6 @@ typedef struct qkv_checkpoint_section {
 typedef struct qkv_log_section {
     int every_steps;
     int progress;           /* 0 auto, 1 on, 2 off */
-    bool plot;
 } qkv_log_section;
 
 typedef struct qkv_run_config {
@@ -88,5 +83,8 @@ extern const int QKV_RUN_SCHEMA_LEN;
  * relations between keys (n_heads divides d_model, ...). Errors as lib/config.h. */
 int qkv_run_config_load(const char *path, char *const *overrides, int n_overrides,
                         qkv_run_config *cfg, qkv_error *err);
+
+/* The same from YAML text (a checkpoint's stored config); name is used in messages. */
+int qkv_run_config_parse(const char *text, const char *name, qkv_run_config *cfg, qkv_error *err);
 
 #endif

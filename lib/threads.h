@@ -1,0 +1,8 @@
+/* Thread count for OpenMP loops and OpenBLAS products together, so they do not fight. */
+#ifndef QKV_THREADS_H
+#define QKV_THREADS_H
+
+/* n <= 0: all cores. Returns the count in use. */
+int qkv_set_threads(int n);
+
+#endif

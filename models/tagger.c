@@ -1,0 +1,77 @@
+#include "models/tagger.h"
+
+#include <math.h>
+#include <string.h>
+
+int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    qkv_params_init(&m->params);
+    int d = cfg->encoder.d_model;
+    if (cfg->n_features < 1 || cfg->n_features > QKV_TAGGER_MAX_FEATURES)
+        return qkv_fail(err, "tagger: %d feature kinds, expected 1..%d", cfg->n_features, QKV_TAGGER_MAX_FEATURES);
+    if (cfg->n_layers < 0 || cfg->n_layers > QKV_TAGGER_MAX_LAYERS)
+        return qkv_fail(err, "tagger: %d layers, expected 0..%d", cfg->n_layers, QKV_TAGGER_MAX_LAYERS);
+    if (cfg->n_tags < 1)
+        return qkv_fail(err, "tagger: no tags (is the training file empty?)");
+    if (d < 1)
+        return qkv_fail(err, "tagger: d_model = %d, must be positive", d);
+
+    double embed_std = 1.0 / sqrt((double)cfg->n_features);
+    for (int f = 0; f < cfg->n_features; f++) {
+        m->embed[f] = qkv_params_add(&m->params, err, 2, (int[]){cfg->vocab_sizes[f], d}, "embed.%s",
+                                     cfg->feature_names[f]);
+        if (!m->embed[f])
+            goto fail;
+        qkv_init_normal(m->embed[f], rng, embed_std);
+        qkv_params_of(&m->params, m->embed[f])->no_weight_decay = true;
+    }
+    if (qkv_positional_create(&m->pos, cfg->positional, d, cfg->max_len, cfg->scale_embeddings, &m->params, rng,
+                              "pos", err))
+        goto fail;
+    for (int i = 0; i < cfg->n_layers; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);
+        if (qkv_encoder_block_create(&m->layers[i], &m->params, rng, prefix, &cfg->encoder, err))
+            goto fail;
+    }
+    m->final_gain = qkv_params_add(&m->params, err, 1, (int[]){d}, "final_ln.gain");
+    m->final_bias = m->final_gain ? qkv_params_add(&m->params, err, 1, (int[]){d}, "final_ln.bias") : NULL;
+    m->cls_w = m->final_bias ? qkv_params_add(&m->params, err, 2, (int[]){cfg->n_tags, d}, "classifier.w") : NULL;
+    m->cls_b = m->cls_w ? qkv_params_add(&m->params, err, 1, (int[]){cfg->n_tags}, "classifier.b") : NULL;
+    if (!m->cls_b)
+        goto fail;
+    qkv_init_constant(m->final_gain, 1.0);
+    qkv_init_xavier_uniform(m->cls_w, rng);
+    /* Decay only applies to matrices that mix features: not to biases, norms or tables. */
+    for (int i = 0; i < m->params.n; i++)
+        if (m->params.items[i]->t.rank == 1)
+            m->params.items[i]->no_weight_decay = true;
+    return QKV_OK;
+fail:
+    qkv_params_free(&m->params);
+    return QKV_ERR;
+}
+
+void qkv_tagger_free(qkv_tagger *m)
+{
+    qkv_params_free(&m->params);
+}
+
+qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in, int keep_layer,
+                              qkv_attention_weights *keep)
+{
+    const qkv_tagger_config *cfg = &m->cfg;
+    qkv_tensor *x = NULL;
+    for (int f = 0; f < cfg->n_features; f++) {
+        qkv_tensor *e = qkv_embedding(tp, m->embed[f], in->features[f], in->n_tokens);
+        x = x ? qkv_add(tp, x, e) : e;
+    }
+    x = qkv_positional_apply(tp, &m->pos, x, in->offsets, in->n_sent);
+    x = qkv_dropout(tp, x, cfg->dropout);
+    for (int i = 0; i < cfg->n_layers; i++)
+        x = qkv_encoder_block_forward(tp, &m->layers[i], x, in->offsets, in->n_sent, i == keep_layer ? keep : NULL);
+    x = qkv_layer_norm(tp, x, m->final_gain, m->final_bias, cfg->encoder.ln_eps);
+    return qkv_linear(tp, x, m->cls_w, m->cls_b);
+}

@@ -1,0 +1,210 @@
+/* What a qkv checkpoint holds (all readable with h5py, see lib/checkpoint.h for the format):
+ *   /params/<name>                   model parameters, float32, PyTorch [out, in] shapes
+ *   /optim/<param name>/<slot>       optimizer state (exp_avg, exp_avg_sq or momentum_buffer)
+ *   /optim/step                      optimizer updates done
+ *   /train/{step,epoch,batch_pos,best_step,bad_evals,log_steps,log_tokens}   int64
+ *   /train/{best_accuracy,log_loss_sum}                                      float64
+ *   /train/rng, /train/epoch_rng     4 x uint64 xoshiro256** states
+ *   /vocab/features                  names of the feature kinds, in model order
+ *   /vocab/<feature>, /vocab/tags    vocabularies (UTF-8 strings, id order)
+ *   /config                          the resolved YAML config
+ * A checkpoint saved for inference only (no optimizer) has no /optim and /train. */
+#include "train/train_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/checkpoint.h"
+
+static int save_vocab(qkv_ckpt_writer *w, const qkv_featurizer *fz, qkv_error *err)
+{
+    int n = fz->n_kinds;
+    const char *names[QKV_MAX_FEATURES];
+    for (int f = 0; f < n; f++)
+        names[f] = fz->kinds[f].name;
+    if (qkv_ckpt_write_strings(w, "/vocab/features", (size_t)n, names, err))
+        return QKV_ERR;
+    for (int f = 0; f <= n; f++) {
+        const qkv_vocab *v = f < n ? &fz->kinds[f].vocab : &fz->tags;
+        const char **strings = malloc((size_t)(v->size ? v->size : 1) * sizeof *strings);
+        if (!strings)
+            return qkv_fail(err, "out of memory");
+        int count = qkv_vocab_strings(v, strings);
+        char path[64];
+        snprintf(path, sizeof path, "/vocab/%s", f < n ? fz->kinds[f].name : "tags");
+        int st = qkv_ckpt_write_strings(w, path, (size_t)count, strings, err);
+        free(strings);
+        if (st)
+            return QKV_ERR;
+    }
+    return QKV_OK;
+}
+
+static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_train_state *st, qkv_error *err)
+{
+    const qkv_params *ps = opt->ps;
+    for (int i = 0; i < ps->n; i++)
+        for (int k = 0; k < qkv_optim_n_slots(opt); k++) {
+            char path[256];
+            snprintf(path, sizeof path, "/optim/%s/%s", ps->items[i]->name, qkv_optim_slot_name(opt, k));
+            const qkv_tensor *t = &ps->items[i]->t;
+            if (qkv_ckpt_write_real(w, path, t->rank, t->shape, qkv_optim_slot(opt, i, k), err))
+                return QKV_ERR;
+        }
+    if (qkv_ckpt_write_i64(w, "/optim/step", opt->step, err) || qkv_ckpt_write_i64(w, "/train/step", st->step, err) ||
+        qkv_ckpt_write_i64(w, "/train/epoch", st->epoch, err) ||
+        qkv_ckpt_write_i64(w, "/train/batch_pos", st->batch_pos, err) ||
+        qkv_ckpt_write_i64(w, "/train/best_step", st->best_step, err) ||
+        qkv_ckpt_write_i64(w, "/train/bad_evals", st->bad_evals, err) ||
+        qkv_ckpt_write_i64(w, "/train/log_steps", st->log_steps, err) ||
+        qkv_ckpt_write_i64(w, "/train/log_tokens", st->log_tokens, err) ||
+        qkv_ckpt_write_f64(w, "/train/best_accuracy", st->best_accuracy, err) ||
+        qkv_ckpt_write_f64(w, "/train/log_loss_sum", st->log_loss_sum, err) ||
+        qkv_ckpt_write_u64_array(w, "/train/rng", 4, st->rng.s, err) ||
+        qkv_ckpt_write_u64_array(w, "/train/epoch_rng", 4, st->epoch_rng.s, err))
+        return QKV_ERR;
+    return QKV_OK;
+}
+
+int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimizer *opt,
+                        const qkv_train_state *st, qkv_error *err)
+{
+    qkv_ckpt_writer *w;
+    if (qkv_ckpt_create(path, &w, err))
+        return QKV_ERR;
+    if (qkv_ckpt_write_params(w, "params", &s->model.params, err) || save_vocab(w, &s->fz, err) ||
+        qkv_ckpt_write_text(w, "/config", s->config_text, err) || (opt && st && write_state(w, opt, st, err))) {
+        qkv_ckpt_abort(w);
+        return QKV_ERR;
+    }
+    return qkv_ckpt_commit(w, err);
+}
+
+static void free_strings(char **strings, size_t n)
+{
+    for (size_t i = 0; strings && i < n; i++)
+        free(strings[i]);
+    free(strings);
+}
+
+/* The featurizer of the session's config with the checkpoint's vocabularies. */
+static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s, qkv_error *err)
+{
+    qkv_feature_config fc = qkv_session_feature_config(&s->cfg);
+    if (qkv_featurizer_init(&s->fz, &fc, err))
+        return QKV_ERR;
+    s->fz_ready = true;
+    char **names = NULL;
+    size_t n_names = 0;
+    if (qkv_ckpt_read_strings(r, "/vocab/features", &n_names, &names, err))
+        return QKV_ERR;
+    int status = QKV_OK;
+    if ((int)n_names != s->fz.n_kinds)
+        status = qkv_fail(err, "%s: /vocab/features lists %zu feature kinds, the config gives %d", path, n_names,
+                          s->fz.n_kinds);
+    for (int f = 0; status == QKV_OK && f <= s->fz.n_kinds; f++) {
+        if (f < s->fz.n_kinds && strcmp(names[f], s->fz.kinds[f].name) != 0) {
+            status = qkv_fail(err, "%s: feature kind %d is '%s', the config gives '%s'", path, f, names[f],
+                              s->fz.kinds[f].name);
+            break;
+        }
+        char dataset[64];
+        snprintf(dataset, sizeof dataset, "/vocab/%s", f < s->fz.n_kinds ? s->fz.kinds[f].name : "tags");
+        char **strings = NULL;
+        size_t n = 0;
+        status = qkv_ckpt_read_strings(r, dataset, &n, &strings, err);
+        if (status == QKV_OK)
+            status = f < s->fz.n_kinds
+                         ? qkv_featurizer_set_vocab(&s->fz, f, (const char *const *)strings, (int)n, err)
+                         : qkv_featurizer_set_tags(&s->fz, (const char *const *)strings, (int)n, err);
+        free_strings(strings, n);
+        if (status)
+            qkv_fail_prefix(err, "%s: %s", path, dataset);
+    }
+    free_strings(names, n_names);
+    return status;
+}
+
+int qkv_checkpoint_load_vocab(const char *path, qkv_session *s, qkv_error *err)
+{
+    qkv_ckpt_reader *r;
+    if (qkv_ckpt_open(path, &r, err))
+        return QKV_ERR;
+    int status = load_vocab(r, path, s, err);
+    qkv_ckpt_close(r);
+    return status;
+}
+
+int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
+{
+    qkv_ckpt_reader *r;
+    if (qkv_ckpt_open(path, &r, err))
+        return QKV_ERR;
+    char *text = NULL;
+    int status = qkv_ckpt_read_text(r, "/config", &text, err);
+    if (status == QKV_OK) {
+        char name[4200];
+        snprintf(name, sizeof name, "%s:/config", path);
+        status = qkv_run_config_parse(text, name, &s->cfg, err);
+    }
+    if (status == QKV_OK) {
+        free(s->config_text);
+        s->config_text = text;
+        text = NULL;
+        status = load_vocab(r, path, s, err);
+    }
+    if (status == QKV_OK)
+        status = qkv_session_model(s, 0, err);
+    if (status == QKV_OK && qkv_ckpt_read_params(r, "params", &s->model.params, err))
+        status = qkv_fail_prefix(err, "%s", path);
+    free(text);
+    qkv_ckpt_close(r);
+    return status;
+}
+
+int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer *opt, qkv_train_state *st,
+                                 qkv_error *err)
+{
+    qkv_ckpt_reader *r;
+    if (qkv_ckpt_open(path, &r, err))
+        return QKV_ERR;
+    int status = qkv_ckpt_read_params(r, "params", &s->model.params, err);
+    const qkv_params *ps = &s->model.params;
+    for (int i = 0; status == QKV_OK && i < ps->n; i++)
+        for (int k = 0; status == QKV_OK && k < qkv_optim_n_slots(opt); k++) {
+            char dataset[256];
+            snprintf(dataset, sizeof dataset, "/optim/%s/%s", ps->items[i]->name, qkv_optim_slot_name(opt, k));
+            const qkv_tensor *t = &ps->items[i]->t;
+            status = qkv_ckpt_read_real(r, dataset, t->rank, t->shape, qkv_optim_slot(opt, i, k), err);
+        }
+    int64_t v[7];
+    if (status == QKV_OK)
+        status = qkv_ckpt_read_i64(r, "/optim/step", &v[0], err);
+    if (status == QKV_OK)
+        opt->step = (long)v[0];
+    const char *ints[] = {"/train/step", "/train/epoch", "/train/batch_pos", "/train/best_step",
+                          "/train/bad_evals", "/train/log_steps", "/train/log_tokens"};
+    for (int i = 0; status == QKV_OK && i < 7; i++)
+        status = qkv_ckpt_read_i64(r, ints[i], &v[i], err);
+    if (status == QKV_OK) {
+        st->step = (long)v[0];
+        st->epoch = (int)v[1];
+        st->batch_pos = (int)v[2];
+        st->best_step = (long)v[3];
+        st->bad_evals = (int)v[4];
+        st->log_steps = (long)v[5];
+        st->log_tokens = (long)v[6];
+        status = qkv_ckpt_read_f64(r, "/train/best_accuracy", &st->best_accuracy, err);
+    }
+    if (status == QKV_OK)
+        status = qkv_ckpt_read_f64(r, "/train/log_loss_sum", &st->log_loss_sum, err);
+    if (status == QKV_OK)
+        status = qkv_ckpt_read_u64_array(r, "/train/rng", 4, st->rng.s, err);
+    if (status == QKV_OK)
+        status = qkv_ckpt_read_u64_array(r, "/train/epoch_rng", 4, st->epoch_rng.s, err);
+    if (status)
+        qkv_fail_prefix(err, "%s", path);
+    qkv_ckpt_close(r);
+    return status;
+}

@@ -1,0 +1,56 @@
+#include "train/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+bool qkv_cli_option(int argc, char **argv, int *i, const char *name, const char **value, bool *bad)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return false;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return true;
+    }
+    if (arg[n] != '\0')
+        return false;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "qkv: %s needs a value\n", name);
+        *bad = true;
+        return true;
+    }
+    *value = argv[++*i];
+    return true;
+}
+
+bool qkv_cli_is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
+
+int qkv_mkdirs(const char *path)
+{
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len == 0 || len >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, len + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) && errno != EEXIST)
+        return -1;
+    struct stat st;
+    if (stat(buf, &st) || !S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,157 @@
+/* qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT] */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/threads.h"
+#include "train/cli.h"
+#include "train/commands.h"
+#include "train/evaluate.h"
+#include "train/report.h"
+#include "train/train_state.h"
+#include "train/trainer.h"
+
+static const char USAGE[] =
+    "usage: qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT]\n"
+    "\n"
+    "Trains a tagger as CONFIG (YAML) says. Every key and its default: configs/README.md.\n"
+    "\n"
+    "  --set section.key=value   override one config key (repeatable), e.g. --set train.epochs=3\n"
+    "  --out RUN_DIR             run folder (default: runs/<config name>); it receives\n"
+    "                            config.yaml (resolved), metrics.tsv, checkpoints/{last,best}.h5\n"
+    "  --resume CHECKPOINT       continue a run from a checkpoint (same config): the result is\n"
+    "                            bit for bit that of the uninterrupted run (with train.threads: 1)\n";
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) == EOF || fclose(f)) {
+        fprintf(stderr, "qkv: %s: cannot write: %s\n", path, strerror(errno));
+        if (f)
+            fclose(f);
+        return 1;
+    }
+    return 0;
+}
+
+/* Default run folder: runs/<config file name without .yaml>. */
+static void default_run_dir(const char *config, char *out, size_t len)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", config);
+    char *name = basename(copy);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+    snprintf(out, len, "runs/%s", name);
+}
+
+int qkv_cmd_train(int argc, char **argv)
+{
+    const char *config = NULL, *out = NULL, *resume = NULL;
+    char **overrides = calloc((size_t)argc, sizeof *overrides);
+    int n_overrides = 0;
+    bool bad = false;
+    if (!overrides)
+        return 1;
+    for (int i = 1; i < argc && !bad; i++) {
+        const char *value;
+        if (qkv_cli_is_help(argv[i])) {
+            fputs(USAGE, stdout);
+            free(overrides);
+            return 0;
+        } else if (qkv_cli_option(argc, argv, &i, "--set", &value, &bad)) {
+            if (!bad)
+                overrides[n_overrides++] = (char *)value;
+        } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
+            out = value;
+        } else if (qkv_cli_option(argc, argv, &i, "--resume", &value, &bad)) {
+            resume = value;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "qkv train: unknown option '%s'\n", argv[i]);
+            bad = true;
+        } else if (!config) {
+            config = argv[i];
+        } else {
+            fprintf(stderr, "qkv train: one CONFIG only, got '%s' and '%s'\n", config, argv[i]);
+            bad = true;
+        }
+    }
+    if (!bad && !config) {
+        fprintf(stderr, "qkv train: missing CONFIG\n");
+        bad = true;
+    }
+    if (bad) {
+        fputs(USAGE, stderr);
+        free(overrides);
+        return 2;
+    }
+
+    qkv_session s;
+    qkv_session_init(&s);
+    qkv_error err;
+    int status = 1;
+    char run_dir[4096], path[4200];
+    if (qkv_session_config(&s, config, overrides, n_overrides, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    qkv_set_threads(s.cfg.train.threads);
+    if (out)
+        snprintf(run_dir, sizeof run_dir, "%s", out);
+    else
+        default_run_dir(config, run_dir, sizeof run_dir);
+    snprintf(path, sizeof path, "%s/checkpoints", run_dir);
+    if (qkv_mkdirs(path)) {
+        fprintf(stderr, "qkv: %s: cannot create the run folder: %s\n", path, strerror(errno));
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s/config.yaml", run_dir);
+    if (write_text(path, s.config_text))
+        goto done;
+    if (resume && qkv_checkpoint_load_vocab(resume, &s, &err)) {
+        fprintf(stderr, "qkv: --resume: %s\n", err.msg);
+        goto done;
+    }
+    if (qkv_session_data(&s, true, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    qkv_report_warnings(&s);
+    if (qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err)) {
+        fprintf(stderr, "qkv: model: %s\n", err.msg);
+        goto done;
+    }
+    fprintf(stderr, "train: %s, %d sentences, %d words; dev: %s, %d sentences, %d words\n", s.train_c.name,
+            s.train.n_nonempty, s.train.n_words, s.has_dev ? s.dev_c.name : "none", s.has_dev ? s.dev.n_nonempty : 0,
+            s.has_dev ? s.dev.n_words : 0);
+    fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
+            qkv_params_count(&s.model.params), s.fz.n_kinds, qkv_featurizer_n_tags(&s.fz), run_dir);
+    qkv_trainer_opts topts = {run_dir, resume};
+    status = qkv_trainer_run(&s, &topts);
+    if (status == 0 && s.has_dev) {
+        /* Final report: the kept model on dev. */
+        snprintf(path, sizeof path, "%s/checkpoints/%s.h5", run_dir, s.cfg.checkpoint.keep_best ? "best" : "last");
+        qkv_session best;
+        qkv_session_init(&best);
+        qkv_eval_result res;
+        memset(&res, 0, sizeof res);
+        if (qkv_checkpoint_load_model(path, &best, &err) ||
+            qkv_evaluate(&best, &s.dev, s.cfg.data.batch_tokens, &res, &err)) {
+            fprintf(stderr, "qkv: %s\n", err.msg);
+            status = 1;
+        } else {
+            char what[4400];
+            snprintf(what, sizeof what, "%s on %s", path, s.dev_c.name);
+            qkv_report_text(stdout, &best, what, &res, false);
+        }
+        qkv_eval_result_free(&res);
+        qkv_session_free(&best);
+    }
+done:
+    qkv_session_free(&s);
+    free(overrides);
+    return status;
+}

@@ -1,0 +1,29 @@
+/* Evaluation of a tagger on an encoded dataset: predictions, accuracy, loss, per-tag
+ * precision/recall/F1 counts, confusions and accuracy by sentence length. */
+#ifndef QKV_EVALUATE_H
+#define QKV_EVALUATE_H
+
+#include "train/session.h"
+
+#define QKV_N_LENGTH_BUCKETS 4
+extern const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS]; /* 10, 20, 40, INT_MAX */
+
+typedef struct qkv_eval_result {
+    long n_words, n_correct;
+    long n_unknown_gold;     /* words whose gold tag never occurs in training: always errors */
+    double loss;             /* mean cross-entropy over words with a known gold tag */
+    double accuracy;         /* n_correct / n_words */
+    double seconds, tokens_per_sec;
+    int n_tags;
+    long *gold, *predicted, *correct; /* [n_tags] per-tag counts */
+    long *confusion;         /* [n_tags * n_tags]: confusion[g * n_tags + p], known gold only */
+    long bucket_words[QKV_N_LENGTH_BUCKETS], bucket_correct[QKV_N_LENGTH_BUCKETS];
+    int32_t *pred;           /* [n_words] predicted tag id of every word, in dataset order */
+} qkv_eval_result;
+
+/* Runs the session's model without recording gradients over ds in batches of batch_tokens
+ * words. Errors: out of memory, a model error (e.g. a sentence longer than max_len). */
+int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err);
+void qkv_eval_result_free(qkv_eval_result *res);
+
+#endif

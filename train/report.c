@@ -1,0 +1,127 @@
+#include "train/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *BUCKET_NAMES[QKV_N_LENGTH_BUCKETS] = {"1-10", "11-20", "21-40", "41+"};
+
+static double ratio(long a, long b) { return b ? (double)a / (double)b : 0; }
+
+typedef struct {
+    long count;
+    int gold, pred;
+} confusion;
+
+static int by_count_desc(const void *a, const void *b)
+{
+    const confusion *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return x->gold != y->gold ? x->gold - y->gold : x->pred - y->pred;
+}
+
+/* The n most frequent (gold != predicted) pairs, into top; returns how many. */
+static int top_confusions(const qkv_eval_result *res, confusion *top, int n)
+{
+    int k = res->n_tags, found = 0;
+    confusion *all = malloc((size_t)k * (size_t)k * sizeof *all);
+    if (!all)
+        return 0;
+    for (int g = 0; g < k; g++)
+        for (int p = 0; p < k; p++)
+            if (g != p && res->confusion[(size_t)g * k + p])
+                all[found++] = (confusion){res->confusion[(size_t)g * k + p], g, p};
+    qsort(all, (size_t)found, sizeof *all, by_count_desc);
+    if (found > n)
+        found = n;
+    memcpy(top, all, (size_t)found * sizeof *all);
+    free(all);
+    return found;
+}
+
+void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
+{
+    fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
+            res->n_correct, res->n_words, res->loss, res->tokens_per_sec);
+    if (res->n_unknown_gold)
+        fprintf(out, "  %ld words have a gold tag unseen in training (counted as errors)\n", res->n_unknown_gold);
+    fprintf(out, "  %-8s %9s %9s %9s %8s\n", "tag", "precision", "recall", "f1", "support");
+    for (int t = 0; t < res->n_tags; t++) {
+        double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
+        double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;
+        fprintf(out, "  %-8s %9.4f %9.4f %9.4f %8ld\n", qkv_featurizer_tag(&s->fz, t), p, r, f1, res->gold[t]);
+    }
+    confusion top[10];
+    int n = top_confusions(res, top, 10);
+    if (n) {
+        fprintf(out, "  most frequent confusions (gold -> predicted):\n");
+        for (int i = 0; i < n; i++)
+            fprintf(out, "    %-6s -> %-6s %6ld\n", qkv_featurizer_tag(&s->fz, top[i].gold),
+                    qkv_featurizer_tag(&s->fz, top[i].pred), top[i].count);
+    }
+    if (by_length) {
+        fprintf(out, "  accuracy by sentence length:\n");
+        for (int b = 0; b < QKV_N_LENGTH_BUCKETS; b++)
+            fprintf(out, "    %-6s %8ld words  %6.2f%%\n", BUCKET_NAMES[b], res->bucket_words[b],
+                    100 * ratio(res->bucket_correct[b], res->bucket_words[b]));
+    }
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
+{
+    fprintf(out, "{\"file\": ");
+    json_string(out, what);
+    fprintf(out, ", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f, \"loss\": %.6f, \"unknown_gold\": %ld, "
+                 "\"seconds\": %.4f, \"tokens_per_sec\": %.1f,\n \"tags\": {",
+            res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->seconds,
+            res->tokens_per_sec);
+    for (int t = 0; t < res->n_tags; t++) {
+        double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
+        double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;
+        fprintf(out, "%s\n  ", t ? "," : "");
+        json_string(out, qkv_featurizer_tag(&s->fz, t));
+        fprintf(out, ": {\"precision\": %.6f, \"recall\": %.6f, \"f1\": %.6f, \"support\": %ld}", p, r, f1, res->gold[t]);
+    }
+    fprintf(out, "},\n \"confusions\": [");
+    confusion top[10];
+    int n = top_confusions(res, top, 10);
+    for (int i = 0; i < n; i++) {
+        fprintf(out, "%s{\"gold\": ", i ? ", " : "");
+        json_string(out, qkv_featurizer_tag(&s->fz, top[i].gold));
+        fprintf(out, ", \"predicted\": ");
+        json_string(out, qkv_featurizer_tag(&s->fz, top[i].pred));
+        fprintf(out, ", \"count\": %ld}", top[i].count);
+    }
+    fprintf(out, "]");
+    if (by_length) {
+        fprintf(out, ",\n \"by_length\": [");
+        for (int b = 0; b < QKV_N_LENGTH_BUCKETS; b++)
+            fprintf(out, "%s{\"bucket\": \"%s\", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f}", b ? ", " : "",
+                    BUCKET_NAMES[b], res->bucket_words[b], res->bucket_correct[b],
+                    ratio(res->bucket_correct[b], res->bucket_words[b]));
+        fprintf(out, "]");
+    }
+    fprintf(out, "}\n");
+}
+
+void qkv_report_warnings(qkv_session *s)
+{
+    for (int i = 0; i < s->warnings.n; i++)
+        fprintf(stderr, "qkv: warning: %s\n", s->warnings.msgs[i]);
+    qkv_warnings_free(&s->warnings);
+}

@@ -1,0 +1,17 @@
+/* Printing evaluation results (train/ is the only layer that prints). */
+#ifndef QKV_REPORT_H
+#define QKV_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "train/evaluate.h"
+
+/* Accuracy, per-tag precision/recall/F1, the most frequent confusions, speed; by_length adds
+ * accuracy per sentence-length bucket. */
+void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length);
+void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length);
+/* Prints the dataset's warnings (unseen tags) to stderr once each, then forgets them. */
+void qkv_report_warnings(qkv_session *s);
+
+#endif

@@ -1,0 +1,160 @@
+#include "train/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/synthetic.h"
+
+void qkv_session_init(qkv_session *s) { memset(s, 0, sizeof *s); }
+
+void qkv_session_free(qkv_session *s)
+{
+    if (s->model_ready)
+        qkv_tagger_free(&s->model);
+    qkv_dataset_free(&s->train);
+    qkv_dataset_free(&s->dev);
+    qkv_corpus_free(&s->train_c);
+    qkv_corpus_free(&s->dev_c);
+    if (s->fz_ready)
+        qkv_featurizer_free(&s->fz);
+    qkv_warnings_free(&s->warnings);
+    free(s->config_text);
+    memset(s, 0, sizeof *s);
+}
+
+int qkv_session_config(qkv_session *s, const char *path, char *const *overrides, int n_overrides, qkv_error *err)
+{
+    if (qkv_run_config_load(path, overrides, n_overrides, &s->cfg, err))
+        return QKV_ERR;
+    free(s->config_text);
+    s->config_text = NULL;
+    return qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &s->cfg, &s->config_text, err);
+}
+
+qkv_feature_config qkv_session_feature_config(const qkv_run_config *cfg)
+{
+    qkv_feature_config fc = QKV_FEATURE_DEFAULTS;
+    fc.word = 1;
+    fc.lower = cfg->data.lowercase;
+    fc.prefix_max = cfg->data.prefix_len;
+    fc.suffix_max = cfg->data.suffix_len;
+    fc.shape = cfg->data.shape;
+    fc.word_min_count = cfg->data.word_min_count;
+    fc.affix_min_count = cfg->data.feature_min_count;
+    fc.shape_min_count = cfg->data.feature_min_count;
+    return fc;
+}
+
+int qkv_session_read_corpus(const qkv_session *s, const char *path, qkv_corpus *c, qkv_error *err)
+{
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = (qkv_format)s->cfg.data.format;
+    opts.tag_field = (qkv_tag_field)s->cfg.data.tags;
+    opts.tag_column = s->cfg.data.tag_column;
+    return qkv_corpus_read(c, path, &opts, err);
+}
+
+/* The synthetic corpus of n sentences from seed, generated in memory and read as CoNLL-U. */
+static int synthetic_corpus(qkv_corpus *c, const char *name, int n, uint64_t seed, qkv_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return qkv_fail(err, "out of memory for the synthetic corpus");
+    int status = qkv_synth_write(mem, n, seed, err);
+    fclose(mem);
+    if (status == QKV_OK)
+        status = qkv_corpus_read_mem(c, text, len, name, &QKV_READ_DEFAULTS, err);
+    free(text);
+    return status;
+}
+
+int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
+{
+    const qkv_data_section *d = &s->cfg.data;
+    bool synthetic = d->source == QKV_SOURCE_SYNTHETIC;
+    if (load_train) {
+        int st = synthetic ? synthetic_corpus(&s->train_c, "synthetic-train", d->synthetic_train,
+                                              (uint64_t)d->synthetic_seed, err)
+                           : qkv_session_read_corpus(s, d->train, &s->train_c, err);
+        if (st)
+            return QKV_ERR;
+        if (!s->fz_ready) {
+            qkv_feature_config fc = qkv_session_feature_config(&s->cfg);
+            if (qkv_featurizer_build(&s->fz, &fc, &s->train_c, err))
+                return QKV_ERR;
+            s->fz_ready = true;
+        }
+        if (qkv_dataset_encode(&s->train, &s->fz, &s->train_c, &s->warnings, err))
+            return QKV_ERR;
+        if (d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err))
+            return QKV_ERR;
+        if (s->train.n_nonempty == 0)
+            return qkv_fail(err, "%s: no sentence with words to train on", s->train_c.name);
+        s->has_train = true;
+    }
+    if (synthetic || d->dev[0]) {
+        int st = synthetic ? synthetic_corpus(&s->dev_c, "synthetic-dev", d->synthetic_dev,
+                                              (uint64_t)d->synthetic_seed + 1000003u, err)
+                           : qkv_session_read_corpus(s, d->dev, &s->dev_c, err);
+        if (st)
+            return QKV_ERR;
+        if (!s->fz_ready)
+            return qkv_fail(err, "no vocabulary: load a checkpoint or the training data first");
+        if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err))
+            return QKV_ERR;
+        s->has_dev = true;
+    }
+    return QKV_OK;
+}
+
+int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
+{
+    const qkv_model_section *m = &s->cfg.model;
+    qkv_tagger_config tc;
+    memset(&tc, 0, sizeof tc);
+    tc.n_features = qkv_featurizer_n_features(&s->fz);
+    if (tc.n_features > QKV_TAGGER_MAX_FEATURES)
+        return qkv_fail(err, "%d feature kinds, at most %d", tc.n_features, QKV_TAGGER_MAX_FEATURES);
+    for (int f = 0; f < tc.n_features; f++) {
+        tc.feature_names[f] = qkv_featurizer_name(&s->fz, f);
+        tc.vocab_sizes[f] = qkv_featurizer_vocab_size(&s->fz, f);
+    }
+    tc.n_tags = qkv_featurizer_n_tags(&s->fz);
+    tc.n_layers = m->n_layers;
+    tc.encoder.d_model = m->d_model;
+    tc.encoder.d_ff = m->d_ff;
+    tc.encoder.attn.n_heads = m->n_heads;
+    tc.encoder.attn.scale = m->attn_scale;
+    tc.encoder.attn.window = m->attn_window;
+    tc.encoder.attn.causal = m->attn_causal;
+    tc.encoder.attn.normalize = (qkv_attn_normalize)m->attn_normalize;
+    tc.encoder.attn.dropout = m->attn_dropout;
+    tc.encoder.attn_bias = m->attn_bias;
+    tc.encoder.activation = (qkv_ffn_activation)m->activation;
+    tc.encoder.post_ln = !m->norm_first;
+    tc.encoder.dropout = m->dropout;
+    tc.encoder.ln_eps = m->ln_eps;
+    tc.positional = (qkv_pos_kind)m->positional;
+    tc.max_len = m->max_len;
+    tc.scale_embeddings = m->scale_embeddings;
+    tc.dropout = m->dropout;
+    qkv_rng rng;
+    qkv_rng_seed(&rng, seed);
+    if (qkv_tagger_init(&s->model, &tc, &rng, err))
+        return QKV_ERR;
+    s->model_ready = true;
+    return QKV_OK;
+}
+
+qkv_tagger_input qkv_session_input(const qkv_batch *b)
+{
+    qkv_tagger_input in;
+    in.n_sent = b->n_sent;
+    in.n_tokens = b->n_tokens;
+    in.offsets = b->offsets;
+    in.features = (const int32_t *const *)b->features;
+    return in;
+}

@@ -1,0 +1,45 @@
+/* A session: everything one qkv command works with, built from a config (for `train`) or from
+ * a checkpoint (for `eval`, `tag`, `attention`): the resolved config, the featurizer and its
+ * vocabularies, the corpora and their encoded datasets, and the model. */
+#ifndef QKV_SESSION_H
+#define QKV_SESSION_H
+
+#include "data/batch.h"
+#include "data/corpus.h"
+#include "data/dataset.h"
+#include "data/features.h"
+#include "models/tagger.h"
+#include "train/run_config.h"
+
+typedef struct qkv_session {
+    qkv_run_config cfg;
+    char *config_text;          /* resolved config as YAML (malloc'd) */
+    qkv_featurizer fz;
+    bool fz_ready;
+    qkv_corpus train_c, dev_c;
+    qkv_dataset train, dev;
+    bool has_train, has_dev;
+    qkv_warnings warnings;      /* printed by the command */
+    qkv_tagger model;
+    bool model_ready;
+} qkv_session;
+
+void qkv_session_init(qkv_session *s);
+void qkv_session_free(qkv_session *s);
+
+/* Loads the config file with overrides and keeps its resolved text. */
+int qkv_session_config(qkv_session *s, const char *path, char *const *overrides, int n_overrides, qkv_error *err);
+/* Reads (or generates, for data.source: synthetic) the training and dev corpora, builds the
+ * featurizer from the training corpus unless it is already set (from a checkpoint), and
+ * encodes both. load_train false: only dev (used by commands that do not train). */
+int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err);
+/* The tagger of the config with the featurizer's vocabulary sizes, initialised from seed. */
+int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
+/* The feature settings of the config, as data/features.h wants them. */
+qkv_feature_config qkv_session_feature_config(const qkv_run_config *cfg);
+/* Reads a corpus file with the config's format options. */
+int qkv_session_read_corpus(const qkv_session *s, const char *path, qkv_corpus *c, qkv_error *err);
+/* Views a packed batch as model input. */
+qkv_tagger_input qkv_session_input(const qkv_batch *b);
+
+#endif

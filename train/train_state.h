@@ -1,0 +1,41 @@
+/* Where a training run stands: everything besides parameters and optimizer moments that a
+ * checkpoint must hold for a resumed run to continue bit for bit. */
+#ifndef QKV_TRAIN_STATE_H
+#define QKV_TRAIN_STATE_H
+
+#include "lib/optim.h"
+#include "lib/rng.h"
+#include "train/session.h"
+
+typedef struct qkv_train_state {
+    long step;             /* optimizer updates done */
+    int epoch;             /* current epoch, from 0 */
+    int batch_pos;         /* next batch of the epoch's plan */
+    qkv_rng rng;           /* dropout and word dropout */
+    qkv_rng epoch_rng;     /* the shuffling rng as it was before planning the current epoch */
+    double best_accuracy;  /* best dev accuracy so far (-1: none yet) */
+    long best_step;
+    int bad_evals;         /* evaluations since the best one (early stopping) */
+    double log_loss_sum;   /* training loss summed since the last log row */
+    long log_steps, log_tokens;
+} qkv_train_state;
+
+/* Writes a checkpoint of the session's model, vocabularies and config, and (opt and st not
+ * NULL) the optimizer and training state, atomically (temp file + rename) at path. */
+int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimizer *opt,
+                        const qkv_train_state *st, qkv_error *err);
+
+/* For commands that use a trained model: the config stored in the checkpoint, the
+ * featurizer from its vocabularies, and the model with its parameters. */
+int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err);
+
+/* The checkpoint's vocabularies as the session's featurizer (for --resume: the vocabulary
+ * of the original run, whatever the training file holds now). */
+int qkv_checkpoint_load_vocab(const char *path, qkv_session *s, qkv_error *err);
+
+/* For --resume: parameters, optimizer state and training state into an already built
+ * session and optimizer (shapes are checked; a mismatch names the dataset). */
+int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer *opt, qkv_train_state *st,
+                                 qkv_error *err);
+
+#endif

@@ -1,0 +1,341 @@
+#include "train/trainer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/ops.h"
+#include "lib/optim.h"
+#include "lib/schedule.h"
+#include "train/evaluate.h"
+#include "train/metrics.h"
+#include "train/report.h"
+#include "train/train_state.h"
+
+typedef struct trainer {
+    qkv_session *s;
+    const qkv_trainer_opts *opts;
+    qkv_optimizer opt;
+    qkv_lr_schedule sched;
+    qkv_train_state st;
+    qkv_rng shuffle;          /* plans epochs; st.epoch_rng is its state before the current plan */
+    qkv_metrics metrics;
+    qkv_tape tp;
+    qkv_batch batch;
+    qkv_batch_plan plan;
+    long total_steps;
+    long last_eval_step;      /* no second evaluation of the same parameters */
+    long last_save_step;      /* nor a second last.h5 of them */
+    int word_kinds[2], n_word_kinds; /* feature kinds that word dropout replaces by UNK */
+    double t_start, t_log;
+    bool progress_bar;
+    char last_path[4200], best_path[4200];
+} trainer;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void format_duration(double seconds, char *buf, size_t len)
+{
+    long s = seconds < 0 ? 0 : (long)(seconds + 0.5);
+    if (s >= 3600)
+        snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+}
+
+static void clear_progress(trainer *t)
+{
+    if (t->progress_bar)
+        fputs("\r\033[K", stderr);
+}
+
+static void draw_progress(trainer *t)
+{
+    if (!t->progress_bar)
+        return;
+    int width = 30, done = (int)(width * (double)t->st.step / (double)t->total_steps);
+    char bar[64];
+    for (int i = 0; i < width; i++)
+        bar[i] = i < done ? '=' : (i == done ? '>' : ' ');
+    bar[width] = '\0';
+    fprintf(stderr, "\r[%s] %ld/%ld steps, epoch %d", bar, t->st.step, t->total_steps, t->st.epoch + 1);
+    fflush(stderr);
+}
+
+static int save(trainer *t, const char *path)
+{
+    qkv_error err;
+    if (path == t->last_path) {
+        if (t->last_save_step == t->st.step)
+            return 0; /* already saved at this step */
+        t->last_save_step = t->st.step;
+    }
+    if (qkv_checkpoint_save(path, t->s, &t->opt, &t->st, &err)) {
+        clear_progress(t);
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* Dev evaluation: a metrics row, best.h5 when better; sets *stop when patience runs out. */
+static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
+{
+    if (!t->s->has_dev || t->last_eval_step == t->st.step)
+        return 0;
+    t->last_eval_step = t->st.step;
+    qkv_eval_result res;
+    qkv_error err;
+    int status = qkv_evaluate(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, &res, &err);
+    if (status) {
+        clear_progress(t);
+        fprintf(stderr, "qkv: evaluating %s: %s\n", t->s->dev_c.name, err.msg);
+        qkv_eval_result_free(&res);
+        return 1;
+    }
+    double elapsed = now_seconds() - t->t_start;
+    qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "dev", res.loss, res.accuracy,
+                    qkv_lr_at(&t->sched, t->st.step), res.tokens_per_sec, elapsed);
+    bool better = res.accuracy > t->st.best_accuracy;
+    clear_progress(t);
+    fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%% loss %.4f%s\n", epoch_label, t->st.step,
+            100 * res.accuracy, res.loss, better ? " (best so far)" : "");
+    qkv_eval_result_free(&res);
+    if (better) {
+        t->st.best_accuracy = res.accuracy;
+        t->st.best_step = t->st.step;
+        t->st.bad_evals = 0;
+        if (t->s->cfg.checkpoint.keep_best && save(t, t->best_path))
+            return 1;
+    } else if (++t->st.bad_evals >= t->s->cfg.train.patience && t->s->cfg.train.patience > 0) {
+        fprintf(stderr, "no better dev accuracy in %d evaluations: stopping early\n", t->st.bad_evals);
+        *stop = true;
+    }
+    return 0;
+}
+
+/* Replaces word identities by UNK with probability p (Kiperwasser & Goldberg 2016 style). */
+static void word_dropout(trainer *t)
+{
+    double p = t->s->cfg.train.word_dropout;
+    if (p <= 0)
+        return;
+    for (int t_ = 0; t_ < t->batch.n_tokens; t_++)
+        if (qkv_rng_uniform(&t->st.rng) < p)
+            for (int k = 0; k < t->n_word_kinds; k++)
+                t->batch.features[t->word_kinds[k]][t_] = 0;
+}
+
+static void log_row(trainer *t)
+{
+    double now = now_seconds(), elapsed = now - t->t_start;
+    double loss = t->st.log_loss_sum / (double)t->st.log_steps;
+    double lr = qkv_lr_at(&t->sched, t->st.step);
+    double tps = (double)t->st.log_tokens / fmax(now - t->t_log, 1e-9);
+    qkv_metrics_row(&t->metrics, t->st.step, t->st.epoch + 1, "train", loss, NAN, lr, tps, elapsed);
+    char el[32], eta[32];
+    format_duration(elapsed, el, sizeof el);
+    format_duration(elapsed / (double)t->st.step * (double)(t->total_steps - t->st.step), eta, sizeof eta);
+    clear_progress(t);
+    fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", t->st.epoch + 1,
+            t->st.step, t->total_steps, loss, lr, tps, el, eta);
+    t->st.log_loss_sum = 0;
+    t->st.log_steps = 0;
+    t->st.log_tokens = 0;
+    t->t_log = now;
+}
+
+/* One optimizer step on batch i of the current plan. Returns 0, or 1 after printing an error. */
+static int train_step(trainer *t, int i)
+{
+    qkv_session *s = t->s;
+    qkv_error err;
+    if (qkv_batch_fill(&t->batch, &s->train, &t->plan, i, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    word_dropout(t);
+    qkv_tape_reset(&t->tp);
+    qkv_tagger_input in = qkv_session_input(&t->batch);
+    qkv_tensor *logits = qkv_tagger_logits(&t->tp, &s->model, &in, -1, NULL);
+    qkv_tensor *loss = qkv_cross_entropy(&t->tp, logits, t->batch.tags);
+    if (!loss || qkv_backward(&t->tp, loss)) {
+        clear_progress(t);
+        fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->tp.err.msg);
+        return 1;
+    }
+    double value = loss->data[0];
+    double norm = qkv_clip_grad_norm(&s->model.params, s->cfg.train.clip_grad_norm);
+    if (!isfinite(value) || !isfinite(norm)) {
+        clear_progress(t);
+        fprintf(stderr,
+                "qkv: step %ld: the %s is %g; stopping. Try a lower optim.lr or train.clip_grad_norm. "
+                "The last good checkpoint is %s\n",
+                t->st.step + 1, isfinite(value) ? "gradient norm" : "loss", isfinite(value) ? norm : value,
+                t->last_path);
+        return 1;
+    }
+    t->st.step++;
+    qkv_optim_step(&t->opt, qkv_lr_at(&t->sched, t->st.step));
+    qkv_params_zero_grad(&s->model.params);
+    t->st.log_loss_sum += value;
+    t->st.log_steps++;
+    t->st.log_tokens += t->batch.n_tokens;
+    return 0;
+}
+
+static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
+{
+    qkv_error err;
+    const qkv_run_config *c = &s->cfg;
+    t->s = s;
+    t->opts = opts;
+    t->st.best_accuracy = -1;
+    t->last_eval_step = t->last_save_step = -1;
+    qkv_rng_seed(&t->st.rng, (uint64_t)c->train.seed * 2 + 1);
+    qkv_rng_seed(&t->shuffle, (uint64_t)c->train.seed * 2);
+    snprintf(t->last_path, sizeof t->last_path, "%s/checkpoints/last.h5", opts->run_dir);
+    snprintf(t->best_path, sizeof t->best_path, "%s/checkpoints/best.h5", opts->run_dir);
+    for (int f = 0; f < s->fz.n_kinds; f++)
+        if (s->fz.kinds[f].type == QKV_FEAT_WORD || s->fz.kinds[f].type == QKV_FEAT_LOWER)
+            t->word_kinds[t->n_word_kinds++] = f;
+
+    static const qkv_optim_kind kinds[] = {QKV_OPTIM_ADAMW, QKV_OPTIM_ADAM, QKV_OPTIM_SGD};
+    qkv_optim_config oc = qkv_optim_defaults(kinds[c->optim.name]);
+    oc.lr = c->optim.lr;
+    oc.beta1 = c->optim.beta1;
+    oc.beta2 = c->optim.beta2;
+    oc.eps = c->optim.eps;
+    oc.momentum = c->optim.momentum;
+    oc.weight_decay = c->optim.weight_decay;
+    if (qkv_optim_init(&t->opt, &s->model.params, &oc, &err)) {
+        fprintf(stderr, "qkv: optim: %s\n", err.msg);
+        return 1;
+    }
+    int max_sent, max_tokens;
+    qkv_batch_max_size(&s->train, c->data.batch_tokens, &max_sent, &max_tokens);
+    if (qkv_batch_alloc(&t->batch, s->train.n_features, max_sent, max_tokens, &err) || qkv_tape_init(&t->tp, 0)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    t->tp.rng = &t->st.rng;
+
+    /* One plan tells the steps per epoch (every plan of the same data has as many batches). */
+    qkv_rng probe = t->shuffle;
+    if (qkv_batch_plan_make(&t->plan, &s->train, c->data.batch_tokens, &probe, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    t->total_steps = (long)t->plan.n_batches * c->train.epochs;
+    if (c->train.max_steps > 0 && c->train.max_steps < t->total_steps)
+        t->total_steps = c->train.max_steps;
+    qkv_batch_plan_free(&t->plan);
+    t->sched.decay = (qkv_lr_decay)c->optim.decay;
+    t->sched.lr = c->optim.lr;
+    t->sched.min_lr = c->optim.min_lr;
+    t->sched.warmup_steps = c->optim.warmup_steps < t->total_steps ? c->optim.warmup_steps : t->total_steps - 1;
+    t->sched.total_steps = t->total_steps;
+    if (qkv_lr_schedule_check(&t->sched, &err)) {
+        fprintf(stderr, "qkv: optim: %s\n", err.msg);
+        return 1;
+    }
+
+    long keep = -1;
+    if (opts->resume) {
+        if (qkv_checkpoint_load_training(opts->resume, s, &t->opt, &t->st, &err)) {
+            fprintf(stderr, "qkv: --resume: %s\n", err.msg);
+            return 1;
+        }
+        t->shuffle = t->st.epoch_rng;
+        keep = t->st.step;
+        fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", opts->resume, t->st.step,
+                t->st.epoch + 1, t->st.batch_pos);
+    }
+    if (qkv_metrics_open(&t->metrics, opts->run_dir, keep, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    int progress = c->log.progress;
+    t->progress_bar = progress == 1 || (progress == 0 && isatty(STDERR_FILENO));
+    return 0;
+}
+
+static void teardown(trainer *t)
+{
+    qkv_metrics_close(&t->metrics);
+    qkv_batch_free(&t->batch);
+    qkv_batch_plan_free(&t->plan);
+    qkv_tape_free(&t->tp);
+    qkv_optim_free(&t->opt);
+}
+
+static int run_epochs(trainer *t)
+{
+    qkv_session *s = t->s;
+    const qkv_run_config *c = &s->cfg;
+    qkv_error err;
+    bool stop = false;
+    t->t_start = t->t_log = now_seconds();
+    while (!stop && t->st.epoch < c->train.epochs && t->st.step < t->total_steps) {
+        /* The plan is a function of the shuffling rng before it: saved for an exact resume. */
+        t->st.epoch_rng = t->shuffle;
+        qkv_batch_plan_free(&t->plan);
+        if (qkv_batch_plan_make(&t->plan, &s->train, c->data.batch_tokens, &t->shuffle, &err)) {
+            fprintf(stderr, "qkv: %s\n", err.msg);
+            return 1;
+        }
+        for (int i = t->st.batch_pos; i < t->plan.n_batches && t->st.step < t->total_steps && !stop; i++) {
+            if (train_step(t, i))
+                return 1;
+            t->st.batch_pos = i + 1;
+            if (t->st.step % c->log.every_steps == 0)
+                log_row(t);
+            draw_progress(t);
+            if (c->train.eval_every > 0 && t->st.step % c->train.eval_every == 0 &&
+                evaluate_dev(t, t->st.epoch + 1, &stop))
+                return 1;
+            if (c->checkpoint.every_steps > 0 && t->st.step % c->checkpoint.every_steps == 0 &&
+                save(t, t->last_path))
+                return 1;
+        }
+        if (t->st.batch_pos == t->plan.n_batches) {
+            /* Epoch done: the state moves to the next epoch before any checkpoint is written. */
+            t->st.epoch++;
+            t->st.batch_pos = 0;
+            if (c->train.eval_every == 0 && evaluate_dev(t, t->st.epoch, &stop))
+                return 1;
+        }
+        if (save(t, t->last_path))
+            return 1;
+    }
+    if (t->st.log_steps)
+        log_row(t);
+    /* A run cut short by max_steps still ends with an evaluation of its last parameters. */
+    if (evaluate_dev(t, t->st.epoch + (t->st.batch_pos > 0), &stop) || save(t, t->last_path))
+        return 1;
+    clear_progress(t);
+    return 0;
+}
+
+int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
+{
+    trainer t;
+    memset(&t, 0, sizeof t);
+    int status = setup(&t, s, opts);
+    if (status == 0)
+        status = run_epochs(&t);
+    if (status == 0)
+        fprintf(stderr, "done: %ld steps in %.1f s; best dev accuracy %.2f%% at step %ld (%s)\n", t.st.step,
+                now_seconds() - t.t_start, 100 * (t.st.best_accuracy < 0 ? 0 : t.st.best_accuracy), t.st.best_step,
+                s->cfg.checkpoint.keep_best ? t.best_path : t.last_path);
+    teardown(&t);
+    return status;
+}

@@ -1,0 +1,18 @@
+/* The training loop of `qkv train`. */
+#ifndef QKV_TRAINER_H
+#define QKV_TRAINER_H
+
+#include "train/session.h"
+
+typedef struct qkv_trainer_opts {
+    const char *run_dir;      /* holds config.yaml, metrics.tsv, checkpoints/ */
+    const char *resume;       /* checkpoint to continue from, or NULL */
+} qkv_trainer_opts;
+
+/* Trains the session's model (config, data and model already built; with opts->resume the
+ * session's featurizer came from that checkpoint). Prints progress to stderr. Returns 0, or 1
+ * after printing an error (e.g. a NaN loss: the message names the step; the last good
+ * checkpoint stays). */
+int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts);
+
+#endif
