@@ -9,4 +9,6 @@ typedef struct qkv_command {
     int (*run)(int argc, char **argv);
 } qkv_command;
 
+int qkv_cmd_stats(int argc, char **argv);
+
 #endif

@@ -6,6 +6,7 @@
 
 static const qkv_command COMMANDS[] = {
     {"help", "show this help", NULL},
+    {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
 };
 
 static void usage(FILE *out)
