@@ -10,8 +10,9 @@
 # example: data/fetch-ud.sh UD_English-EWT ~/data/ud_english_ewt r2.15
 #          export QKV_EWT_DIR=~/data/ud_english_ewt
 #
-# Needs curl or wget, and tar with gzip. QKV_FETCH_UD_URL, if set, replaces the URL (tests). Exit status 0 on success, 1 on any failure (with a
-# message saying what failed), 2 on a usage error.
+# Needs curl or wget, and tar with gzip. Exit status 0 on success, 1 on any failure (with a
+# message saying what failed), 2 on a usage error. QKV_FETCH_UD_URL, if set, replaces the
+# download URL (for tests).
 set -eu
 
 die() { echo "fetch-ud.sh: $*" >&2; exit 1; }
