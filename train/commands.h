@@ -10,5 +10,6 @@ typedef struct qkv_command {
 } qkv_command;
 
 int qkv_cmd_train(int argc, char **argv);
+int qkv_cmd_stats(int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
 
 static const qkv_command COMMANDS[] = {
     {"train", "train a tagger from a YAML config", qkv_cmd_train},
+    {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
 };
 
 static void usage(FILE *out)

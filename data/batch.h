@@ -1,0 +1,62 @@
+/* Packed batches: sentences of similar length grouped under a token budget, in an order
+ * shuffled by a qkv_rng. The plan of one epoch is a pure function of (dataset, budget, rng
+ * state at the epoch's start), and batch i of a plan can be filled on its own, so a run resumed
+ * from a checkpoint (rng state + batch index) continues with the same batches.
+ *
+ * Planning: the sentences with words are shuffled (Fisher-Yates with the rng), stably sorted
+ * by length (so sentences of equal length stay in shuffled order), cut greedily into batches of
+ * at most `budget` words (a sentence longer than the budget is a batch of its own), and the
+ * batch order is shuffled. Without an rng, sentences keep corpus order within a length and
+ * batches stay in order of length (for evaluation). Sentences without words never enter a batch.
+ *
+ * A packed batch is what the attention op takes: the words of B sentences end to end (no
+ * padding), offsets [B+1], feature ids [n_features][T], gold tags [T] and each sentence's index
+ * in its corpus. */
+#ifndef QKV_DATA_BATCH_H
+#define QKV_DATA_BATCH_H
+
+#include <stdint.h>
+
+#include "data/dataset.h"
+#include "lib/rng.h"
+
+typedef struct qkv_batch {
+    int n_sent;              /* B */
+    int n_tokens;            /* T, real words only */
+    int32_t *offsets;        /* [B+1], offsets[0] = 0, offsets[B] = T */
+    int n_features;          /* feature kinds, same order as the featurizer's */
+    int32_t *features[QKV_MAX_FEATURES]; /* features[f][t]: id in vocab f (0 = UNK) */
+    int32_t *tags;           /* [T] gold tag ids, -1 = unknown/ignored */
+    int32_t *sent_ids;       /* [B] index of each sentence in its corpus */
+    /* capacity of the buffers (set by qkv_batch_alloc; not part of the model's view) */
+    int cap_sent, cap_tokens;
+} qkv_batch;
+
+typedef struct qkv_batch_plan {
+    int n_batches;
+    int32_t *start;   /* [n_batches + 1]: batch b is sentences order[start[b]] .. order[start[b+1]-1] */
+    int32_t *order;   /* [number of sentences with words] sentence indices */
+    int budget;
+    int max_sent;     /* most sentences in one batch */
+    int max_tokens;   /* most words in one batch */
+    int64_t n_tokens; /* words in all batches */
+} qkv_batch_plan;
+
+/* Plans one epoch of ds under a budget of words per batch (>= 1). rng may be NULL (no shuffle);
+ * otherwise it is advanced (the next epoch's plan starts from the new state). */
+int qkv_batch_plan_make(qkv_batch_plan *plan, const qkv_dataset *ds, int budget, qkv_rng *rng, qkv_error *err);
+void qkv_batch_plan_free(qkv_batch_plan *plan);
+
+/* The largest batch any plan of ds under budget can produce: at most min(budget, sentences
+ * with words) sentences and max(budget, longest sentence) words. */
+void qkv_batch_max_size(const qkv_dataset *ds, int budget, int *max_sent, int *max_tokens);
+
+/* Buffers for batches of up to max_sent sentences and max_tokens words with n_features kinds. */
+int qkv_batch_alloc(qkv_batch *b, int n_features, int max_sent, int max_tokens, qkv_error *err);
+void qkv_batch_free(qkv_batch *b);
+
+/* Fills b with batch `index` of plan, copying from ds; allocates nothing. Errors: index out of
+ * range, a batch larger than b's buffers, a feature count different from ds's. */
+int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *plan, int index, qkv_error *err);
+
+#endif

@@ -1,0 +1,356 @@
+/* CoNLL-U and two-column reader (see corpus.h for the rules it follows). */
+#include "data/corpus.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/utf8.h"
+
+static const char *const CONLLU_FIELDS[10] = {"ID",   "FORM", "LEMMA",  "UPOS", "XPOS",
+                                              "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"};
+
+typedef struct reader {
+    qkv_corpus *c;
+    const qkv_read_opts *opts;
+    qkv_error *err;
+    int line;
+    bool in_sent;       /* a sentence has started (comment or token line seen) */
+    bool seen_token;    /* a word, multiword or empty-node line seen in this sentence */
+    int words_in_sent;  /* words so far in this sentence */
+    int mwt_end;        /* last word id covered by the last multiword token */
+} reader;
+
+#define FAIL(r, ...) reader_fail((r), __VA_ARGS__)
+
+__attribute__((format(printf, 2, 3))) static int reader_fail(reader *r, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return qkv_fail(r->err, "%.200s:%d: %s", r->c->name, r->line, msg);
+}
+
+/* Shows at most 40 bytes of a field, whole characters only, for messages. */
+static int show_len(const char *s, size_t len)
+{
+    return (int)qkv_utf8_prefix_bytes(s, len, 40);
+}
+
+static int end_sentence(reader *r)
+{
+    qkv_corpus *c = r->c;
+    if (!r->in_sent)
+        return QKV_OK;
+    if (r->mwt_end > r->words_in_sent)
+        return FAIL(r, "expected word %d (covered by a multiword token) before the end of the sentence",
+                    r->words_in_sent + 1);
+    c->n_sent++;
+    c->sent_start[c->n_sent] = c->n_words;
+    r->in_sent = false;
+    r->seen_token = false;
+    r->words_in_sent = 0;
+    r->mwt_end = 0;
+    return QKV_OK;
+}
+
+static void begin_sentence(reader *r)
+{
+    if (r->in_sent)
+        return;
+    r->in_sent = true;
+    r->c->sent_line[r->c->n_sent] = r->line;
+}
+
+/* Parses an unsigned decimal of 1..9 digits at s[*i]; returns -1 if there is none. */
+static long parse_num(const char *s, size_t len, size_t *i)
+{
+    size_t start = *i;
+    long v = 0;
+    while (*i < len && s[*i] >= '0' && s[*i] <= '9' && *i - start < 9)
+        v = v * 10 + (s[(*i)++] - '0');
+    if (*i == start || (*i < len && s[*i] >= '0' && s[*i] <= '9'))
+        return -1;
+    return v;
+}
+
+static void add_word(reader *r, const char *line, qkv_span form, qkv_span tag)
+{
+    qkv_corpus *c = r->c;
+    uint32_t base = (uint32_t)(line - c->text);
+    c->forms[c->n_words] = (qkv_span){base + form.off, form.len};
+    c->tags[c->n_words] = (qkv_span){base + tag.off, tag.len};
+    c->word_line[c->n_words] = r->line;
+    c->n_words++;
+    r->words_in_sent++;
+}
+
+static int conllu_line(reader *r, const char *s, size_t len)
+{
+    qkv_span f[10];
+    int n = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || s[i] == '\t') {
+            if (n < 10)
+                f[n] = (qkv_span){(uint32_t)start, (uint32_t)(i - start)};
+            n++;
+            start = i + 1;
+        }
+    }
+    if (n != 10)
+        return FAIL(r, "expected 10 TAB-separated fields, found %d", n);
+    for (int k = 0; k < 10; k++)
+        if (f[k].len == 0)
+            return FAIL(r, "expected a value in field %d (%s), found an empty field (use _ for none)",
+                        k + 1, CONLLU_FIELDS[k]);
+    const char *id = s + f[0].off;
+    size_t idlen = f[0].len, i = 0;
+    long a = parse_num(id, idlen, &i);
+    int expected = r->words_in_sent + 1;
+    if (a >= 0 && i == idlen) { /* a word */
+        if (a != expected)
+            return FAIL(r, "expected word ID %d, found %.*s", expected, show_len(id, idlen), id);
+        int tf = r->opts->tag_field == QKV_TAG_XPOS ? 4 : 3;
+        add_word(r, s, f[1], f[tf]);
+        return QKV_OK;
+    }
+    if (a >= 0 && id[i] == '-') { /* a multiword token */
+        i++;
+        long b = parse_num(id, idlen, &i);
+        if (b < 0 || i != idlen)
+            return FAIL(r, "expected a multiword-token range N-M, found %.*s", show_len(id, idlen), id);
+        if (a != expected || b <= a || a <= r->mwt_end)
+            return FAIL(r, "expected a multiword-token range %d-M with M > %d, found %.*s", expected,
+                        expected, show_len(id, idlen), id);
+        r->c->n_multiword++;
+        r->mwt_end = (int)b;
+        return QKV_OK;
+    }
+    if (a >= 0 && id[i] == '.') { /* an empty node */
+        i++;
+        long b = parse_num(id, idlen, &i);
+        if (b < 1 || i != idlen)
+            return FAIL(r, "expected an empty-node ID N.M with M >= 1, found %.*s", show_len(id, idlen), id);
+        if (a != r->words_in_sent)
+            return FAIL(r, "expected an empty-node ID %d.M (after word %d), found %.*s", r->words_in_sent,
+                        r->words_in_sent, show_len(id, idlen), id);
+        r->c->n_empty_nodes++;
+        return QKV_OK;
+    }
+    return FAIL(r, "expected an ID (word N, multiword token N-M or empty node N.M) in field 1, found %.*s",
+                show_len(id, idlen), id);
+}
+
+static int columns_line(reader *r, const char *s, size_t len)
+{
+    int n = 1;
+    for (size_t i = 0; i < len; i++)
+        n += s[i] == '\t';
+    int want = r->opts->tag_column > 0 ? r->opts->tag_column : n;
+    if (n < 2 || n < want)
+        return FAIL(r, "expected at least %d TAB-separated fields (FORM and tag), found %d", want < 2 ? 2 : want, n);
+    qkv_span form = {0, 0}, tag = {0, 0};
+    size_t start = 0;
+    int k = 1;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || s[i] == '\t') {
+            if (k == 1)
+                form = (qkv_span){(uint32_t)start, (uint32_t)(i - start)};
+            if (k == want)
+                tag = (qkv_span){(uint32_t)start, (uint32_t)(i - start)};
+            k++;
+            start = i + 1;
+        }
+    }
+    if (form.len == 0)
+        return FAIL(r, "expected a FORM in field 1, found an empty field");
+    if (tag.len == 0)
+        return FAIL(r, "expected a tag in field %d, found an empty field", want);
+    add_word(r, s, form, tag);
+    return QKV_OK;
+}
+
+static size_t count_fields(const char *s, size_t len)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < len; i++)
+        n += s[i] == '\t';
+    return n;
+}
+
+static size_t line_end(const char *text, size_t pos, size_t len, size_t *next)
+{
+    const char *nl = memchr(text + pos, '\n', len - pos);
+    size_t eol = nl ? (size_t)(nl - text) : len;
+    *next = nl ? eol + 1 : len;
+    if (eol > pos && text[eol - 1] == '\r')
+        eol--;
+    return eol;
+}
+
+static qkv_format detect_format(const qkv_corpus *c, size_t start)
+{
+    size_t nlen = strlen(c->name);
+    if (nlen >= 7 && !strcmp(c->name + nlen - 7, ".conllu"))
+        return QKV_FORMAT_CONLLU;
+    size_t pos = start, next;
+    while (pos < c->text_len) {
+        size_t eol = line_end(c->text, pos, c->text_len, &next);
+        if (eol > pos && c->text[pos] != '#')
+            return count_fields(c->text + pos, eol - pos) == 10 ? QKV_FORMAT_CONLLU : QKV_FORMAT_COLUMNS;
+        pos = next;
+    }
+    return QKV_FORMAT_CONLLU;
+}
+
+static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
+{
+    if (c->text_len >= UINT32_MAX)
+        return qkv_fail(err, "%.200s: file too large (%zu bytes; at most 4 GiB)", c->name, c->text_len);
+    if (opts->tag_column < 0)
+        return qkv_fail(err, "%.200s: tag column must be >= 1 (or 0 for the last), got %d", c->name,
+                        opts->tag_column);
+    size_t n_lines = 1;
+    for (const char *p = c->text; (p = memchr(p, '\n', c->text_len - (size_t)(p - c->text))); p++)
+        n_lines++;
+    c->sent_start = malloc((n_lines + 1) * sizeof *c->sent_start);
+    c->sent_line = malloc(n_lines * sizeof *c->sent_line);
+    c->forms = malloc(n_lines * sizeof *c->forms);
+    c->tags = malloc(n_lines * sizeof *c->tags);
+    c->word_line = malloc(n_lines * sizeof *c->word_line);
+    if (!c->sent_start || !c->sent_line || !c->forms || !c->tags || !c->word_line)
+        return qkv_fail(err, "%.200s: out of memory for %zu lines", c->name, n_lines);
+    c->sent_start[0] = 0;
+
+    size_t pos = 0;
+    if (c->text_len >= 3 && !memcmp(c->text, "\xEF\xBB\xBF", 3))
+        pos = 3;
+    c->format = opts->format != QKV_FORMAT_AUTO ? opts->format : detect_format(c, pos);
+    reader r = {.c = c, .opts = opts, .err = err};
+    while (pos < c->text_len) {
+        size_t next, eol = line_end(c->text, pos, c->text_len, &next);
+        const char *s = c->text + pos;
+        size_t len = eol - pos;
+        r.line++;
+        size_t bad = qkv_utf8_check(s, len);
+        if (bad < len) {
+            if (s[bad] == '\0')
+                return FAIL(&r, "expected text, found a NUL byte at byte %zu of the line", bad + 1);
+            return FAIL(&r, "invalid UTF-8 at byte %zu of the line (byte 0x%02X); expected UTF-8 text",
+                        bad + 1, (unsigned char)s[bad]);
+        }
+        pos = next;
+        if (len == 0) {
+            if (end_sentence(&r) != QKV_OK)
+                return QKV_ERR;
+            continue;
+        }
+        if (c->format == QKV_FORMAT_CONLLU && s[0] == '#') {
+            if (r.seen_token)
+                return FAIL(&r, "expected a word line or a blank line; comment lines come before a "
+                                "sentence's first word line");
+            begin_sentence(&r);
+            c->n_comments++;
+            continue;
+        }
+        begin_sentence(&r);
+        r.seen_token = true;
+        int st = c->format == QKV_FORMAT_CONLLU ? conllu_line(&r, s, len) : columns_line(&r, s, len);
+        if (st != QKV_OK)
+            return st;
+    }
+    return end_sentence(&r);
+}
+
+static int read_all(FILE *f, char **buf, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    if (!b)
+        return -1;
+    for (;;) {
+        if (cap - n < 2) {
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                return -1;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(b);
+        return -2;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+static int finish(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
+{
+    qkv_read_opts defaults = QKV_READ_DEFAULTS;
+    if (parse(c, opts ? opts : &defaults, err) != QKV_OK) {
+        qkv_corpus_free(c);
+        return QKV_ERR;
+    }
+    return QKV_OK;
+}
+
+int qkv_corpus_read(qkv_corpus *c, const char *path, const qkv_read_opts *opts, qkv_error *err)
+{
+    memset(c, 0, sizeof *c);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return qkv_fail(err, "%.200s: cannot open: %s", path, strerror(errno));
+    int st = read_all(f, &c->text, &c->text_len);
+    fclose(f);
+    if (st != 0)
+        return qkv_fail(err, "%.200s: %s", path, st == -1 ? "out of memory" : "read error");
+    c->name = strdup(path);
+    if (!c->name) {
+        qkv_corpus_free(c);
+        return qkv_fail(err, "%.200s: out of memory", path);
+    }
+    return finish(c, opts, err);
+}
+
+int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char *name,
+                        const qkv_read_opts *opts, qkv_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->text = malloc(len + 1);
+    c->name = strdup(name ? name : "<memory>");
+    if (!c->text || !c->name) {
+        qkv_corpus_free(c);
+        return qkv_fail(err, "%.200s: out of memory", name ? name : "<memory>");
+    }
+    if (len)
+        memcpy(c->text, data, len);
+    c->text[len] = '\0';
+    c->text_len = len;
+    return finish(c, opts, err);
+}
+
+void qkv_corpus_free(qkv_corpus *c)
+{
+    free(c->name);
+    free(c->text);
+    free(c->sent_start);
+    free(c->sent_line);
+    free(c->forms);
+    free(c->tags);
+    free(c->word_line);
+    memset(c, 0, sizeof *c);
+}

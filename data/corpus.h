@@ -1,0 +1,97 @@
+/* A tagged corpus read from a CoNLL-U file or from a two-column FORM<TAB>TAG file.
+ *
+ * CoNLL-U follows universaldependencies.org/format.html: 10 TAB-separated fields per word
+ * line (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC; a FORM may contain spaces),
+ * comment lines beginning with '#' before a sentence's first word line, multiword-token lines
+ * (ID "3-4": kept for writing back, not words), empty nodes (ID "8.1": not words, kept for
+ * writing back), blank lines ending a sentence (several in a row are one break). A file with
+ * CRLF line endings or a UTF-8 byte-order mark reads exactly like its LF twin; the last
+ * sentence is read with or without a final blank line or newline.
+ *
+ * The two-column format (CoNLL-2000 chunking / CoNLL-2003 NER style, with TABs): FORM in the
+ * first column, the tag in a chosen column, blank lines between sentences, no comments.
+ *
+ * The corpus keeps the file's bytes, so that qkv_corpus_write reproduces it byte for byte with
+ * other tags substituted. Every error reads "FILE:LINE: what was expected". */
+#ifndef QKV_DATA_CORPUS_H
+#define QKV_DATA_CORPUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+
+typedef enum {
+    QKV_FORMAT_AUTO = 0, /* CoNLL-U if the name ends in ".conllu" or the first line that is
+                            neither blank nor a comment has 10 fields; else columns */
+    QKV_FORMAT_CONLLU,
+    QKV_FORMAT_COLUMNS,
+} qkv_format;
+
+typedef enum { QKV_TAG_UPOS = 0, QKV_TAG_XPOS } qkv_tag_field;
+
+typedef struct qkv_read_opts {
+    qkv_format format;
+    qkv_tag_field tag_field; /* CoNLL-U: which column holds the tag */
+    int tag_column;          /* columns format: 1-based column of the tag (FORM is column 1);
+                                0 = the last column of each line */
+} qkv_read_opts;
+
+#define QKV_READ_DEFAULTS ((qkv_read_opts){QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0})
+
+/* A byte range [off, off + len) of the corpus text. */
+typedef struct qkv_span {
+    uint32_t off, len;
+} qkv_span;
+
+typedef struct qkv_corpus {
+    char *name;          /* the file name used in messages */
+    char *text;          /* the file's bytes as read (BOM and CRs included), NUL-terminated */
+    size_t text_len;
+    qkv_format format;   /* CONLLU or COLUMNS after reading */
+    int n_sent;          /* sentences, including ones without words (comments only) */
+    int32_t *sent_start; /* [n_sent + 1]: sentence s is words sent_start[s] .. sent_start[s+1]-1 */
+    int32_t *sent_line;  /* [n_sent]: line number of the sentence's first line */
+    int n_words;         /* syntactic words (not multiword tokens, not empty nodes) */
+    qkv_span *forms;     /* [n_words] */
+    qkv_span *tags;      /* [n_words] gold tags as written */
+    int32_t *word_line;  /* [n_words] line number of each word */
+    int n_multiword;     /* multiword-token lines */
+    int n_empty_nodes;   /* empty-node lines */
+    int n_comments;      /* comment lines */
+} qkv_corpus;
+
+/* Reads a file (any size below 4 GiB). On error the corpus is left empty (safe to free). */
+int qkv_corpus_read(qkv_corpus *c, const char *path, const qkv_read_opts *opts, qkv_error *err);
+
+/* Reads len bytes of memory (copied); name is used in messages. */
+int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char *name,
+                        const qkv_read_opts *opts, qkv_error *err);
+
+void qkv_corpus_free(qkv_corpus *c);
+
+/* Word w's FORM / tag: pointer into the corpus text (not NUL-terminated) and its length. */
+static inline const char *qkv_corpus_form(const qkv_corpus *c, int w, size_t *len)
+{
+    *len = c->forms[w].len;
+    return c->text + c->forms[w].off;
+}
+static inline const char *qkv_corpus_tag(const qkv_corpus *c, int w, size_t *len)
+{
+    *len = c->tags[w].len;
+    return c->text + c->tags[w].off;
+}
+static inline int qkv_corpus_sent_len(const qkv_corpus *c, int s)
+{
+    return c->sent_start[s + 1] - c->sent_start[s];
+}
+
+/* Writes the corpus back: every byte as read, except that word w's tag column holds tags[w]
+ * (tags may be NULL, or tags[w] NULL, to keep the tag as read). A tag must be non-empty and
+ * contain no TAB, CR or LF, else an error naming the word's line. */
+int qkv_corpus_write(const qkv_corpus *c, FILE *out, const char *const *tags, qkv_error *err);
+int qkv_corpus_write_path(const qkv_corpus *c, const char *path, const char *const *tags,
+                          qkv_error *err);
+
+#endif

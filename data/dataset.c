@@ -1,0 +1,126 @@
+#include "data/dataset.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void qkv_warnings_free(qkv_warnings *w)
+{
+    for (int i = 0; i < w->n; i++)
+        free(w->msgs[i]);
+    free(w->msgs);
+    memset(w, 0, sizeof *w);
+}
+
+__attribute__((format(printf, 3, 4))) static int warn(qkv_warnings *w, qkv_error *err, const char *fmt, ...)
+{
+    if (w->n == w->cap) {
+        int cap = w->cap ? w->cap * 2 : 8;
+        char **m = realloc(w->msgs, (size_t)cap * sizeof *m);
+        if (!m)
+            return qkv_fail(err, "out of memory for warnings");
+        w->msgs = m;
+        w->cap = cap;
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (!(w->msgs[w->n] = strdup(buf)))
+        return qkv_fail(err, "out of memory for warnings");
+    w->n++;
+    return QKV_OK;
+}
+
+/* One warning per distinct unseen tag, with its first line and its number of words. */
+static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n_tags, qkv_warnings *w,
+                               qkv_error *err)
+{
+    qkv_vocab unseen;
+    if (qkv_vocab_init(&unseen, 0, err) != QKV_OK)
+        return QKV_ERR;
+    int st = QKV_OK;
+    int32_t *first = NULL;
+    for (int i = 0; i < c->n_words && st == QKV_OK; i++) {
+        if (ds->tags[i] >= 0)
+            continue;
+        int32_t id;
+        int before = unseen.size;
+        size_t len;
+        const char *tag = qkv_corpus_tag(c, i, &len);
+        st = qkv_vocab_add(&unseen, tag, len, &id, err);
+        if (st == QKV_OK && unseen.size > before) {
+            int32_t *nf = realloc(first, (size_t)unseen.size * sizeof *nf);
+            if (!nf) {
+                st = qkv_fail(err, "out of memory");
+                break;
+            }
+            first = nf;
+            first[id] = c->word_line[i];
+        }
+    }
+    for (int t = 0; t < unseen.size && st == QKV_OK; t++)
+        st = warn(w, err, "%.200s:%d: tag \"%.60s\" is not among the %d training tags (%lld words); they count as errors",
+                  c->name, first[t], qkv_vocab_string(&unseen, t), n_tags, (long long)qkv_vocab_count(&unseen, t));
+    free(first);
+    qkv_vocab_free(&unseen);
+    return st;
+}
+
+int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_warnings *warnings,
+                       qkv_error *err)
+{
+    memset(ds, 0, sizeof *ds);
+    ds->n_sent = c->n_sent;
+    ds->n_words = c->n_words;
+    ds->n_features = fz->n_kinds;
+    size_t nw = (size_t)c->n_words + 1;
+    ds->sent_start = malloc(((size_t)c->n_sent + 1) * sizeof *ds->sent_start);
+    ds->tags = malloc(nw * sizeof *ds->tags);
+    int ok = ds->sent_start && ds->tags;
+    for (int f = 0; f < fz->n_kinds; f++)
+        ok = ok && (ds->features[f] = malloc(nw * sizeof *ds->features[f]));
+    size_t max_len = 0;
+    for (int w = 0; w < c->n_words; w++)
+        if (c->forms[w].len > max_len)
+            max_len = c->forms[w].len;
+    char *scratch = ok ? malloc(max_len + 1) : NULL;
+    if (!scratch) {
+        qkv_dataset_free(ds);
+        return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
+    }
+    memcpy(ds->sent_start, c->sent_start, ((size_t)c->n_sent + 1) * sizeof *ds->sent_start);
+    for (int s = 0; s < c->n_sent; s++) {
+        int n = qkv_corpus_sent_len(c, s);
+        ds->n_nonempty += n > 0;
+        if (n > ds->max_sent_len)
+            ds->max_sent_len = n;
+    }
+    for (int w = 0; w < c->n_words; w++) {
+        size_t len, tlen;
+        const char *form = qkv_corpus_form(c, w, &len);
+        const char *tag = qkv_corpus_tag(c, w, &tlen);
+        ds->tags[w] = qkv_vocab_lookup(&fz->tags, tag, tlen);
+        ds->n_unknown_tags += ds->tags[w] < 0;
+        for (int f = 0; f < fz->n_kinds; f++)
+            ds->features[f][w] = qkv_featurizer_id(fz, f, form, len, scratch);
+    }
+    free(scratch);
+    if (ds->n_unknown_tags && warnings &&
+        report_unknown_tags(c, ds, fz->tags.size, warnings, err) != QKV_OK) {
+        qkv_dataset_free(ds);
+        return QKV_ERR;
+    }
+    return QKV_OK;
+}
+
+void qkv_dataset_free(qkv_dataset *ds)
+{
+    free(ds->sent_start);
+    free(ds->tags);
+    for (int f = 0; f < QKV_MAX_FEATURES; f++)
+        free(ds->features[f]);
+    memset(ds, 0, sizeof *ds);
+}

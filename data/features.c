@@ -1,0 +1,191 @@
+#include "data/features.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/utf8.h"
+
+enum { SHAPE_MAX_RUN = 4 };
+
+size_t qkv_word_shape(const char *form, size_t len, char *out)
+{
+    size_t i = 0, o = 0;
+    uint32_t last = 0;
+    int run = 0;
+    while (i < len) {
+        int n;
+        uint32_t cp = qkv_utf8_decode(form + i, len - i, &n);
+        uint32_t sh;
+        if (cp >= '0' && cp <= '9')
+            sh = 'd';
+        else if (qkv_utf8_to_lower(cp) != cp)
+            sh = 'X';
+        else if (qkv_utf8_is_lower(cp))
+            sh = 'x';
+        else
+            sh = cp;
+        run = sh == last ? run + 1 : 1;
+        last = sh;
+        if (run <= SHAPE_MAX_RUN) {
+            if (sh == cp)
+                for (int k = 0; k < n; k++)
+                    out[o++] = form[i + k];
+            else
+                out[o++] = (char)sh;
+        }
+        i += (size_t)n;
+    }
+    out[o] = '\0';
+    return o;
+}
+
+size_t qkv_feature_string(const qkv_feature_kind *k, const char *form, size_t len, char *out)
+{
+    switch (k->type) {
+    case QKV_FEAT_WORD:
+        memcpy(out, form, len);
+        out[len] = '\0';
+        return len;
+    case QKV_FEAT_LOWER:
+        return qkv_utf8_lower(form, len, out);
+    case QKV_FEAT_PREFIX: {
+        size_t n = qkv_utf8_lower(form, len, out);
+        size_t b = qkv_utf8_prefix_bytes(out, n, (size_t)k->length);
+        out[b] = '\0';
+        return b;
+    }
+    case QKV_FEAT_SUFFIX: {
+        size_t n = qkv_utf8_lower(form, len, out);
+        size_t s = qkv_utf8_suffix_start(out, n, (size_t)k->length);
+        memmove(out, out + s, n - s + 1);
+        return n - s;
+    }
+    case QKV_FEAT_SHAPE:
+        return qkv_word_shape(form, len, out);
+    }
+    out[0] = '\0';
+    return 0;
+}
+
+int32_t qkv_featurizer_id(const qkv_featurizer *fz, int f, const char *form, size_t len, char *scratch)
+{
+    const qkv_feature_kind *k = &fz->kinds[f];
+    if (k->type == QKV_FEAT_WORD)
+        return qkv_vocab_lookup(&k->vocab, form, len);
+    size_t n = qkv_feature_string(k, form, len, scratch);
+    return qkv_vocab_lookup(&k->vocab, scratch, n);
+}
+
+static int add_kind(qkv_featurizer *fz, qkv_feature_type type, int length, int min_count, const char *name,
+                    qkv_error *err)
+{
+    qkv_feature_kind *k = &fz->kinds[fz->n_kinds];
+    memset(k, 0, sizeof *k);
+    k->type = type;
+    k->length = length;
+    k->min_count = min_count;
+    if (length)
+        snprintf(k->name, sizeof k->name, "%s%d", name, length);
+    else
+        snprintf(k->name, sizeof k->name, "%s", name);
+    if (qkv_vocab_init(&k->vocab, 1, err) != QKV_OK)
+        return QKV_ERR;
+    fz->n_kinds++;
+    return QKV_OK;
+}
+
+int qkv_featurizer_init(qkv_featurizer *fz, const qkv_feature_config *cfg, qkv_error *err)
+{
+    memset(fz, 0, sizeof *fz);
+    if (cfg->prefix_max < 0 || cfg->prefix_max > QKV_MAX_AFFIX || cfg->suffix_max < 0 ||
+        cfg->suffix_max > QKV_MAX_AFFIX)
+        return qkv_fail(err, "features: prefix and suffix lengths must be 0..%d, got %d and %d", QKV_MAX_AFFIX,
+                        cfg->prefix_max, cfg->suffix_max);
+    if (cfg->word_min_count < 1 || cfg->affix_min_count < 1 || cfg->shape_min_count < 1)
+        return qkv_fail(err, "features: every min_count must be >= 1, got word %d, affix %d, shape %d",
+                        cfg->word_min_count, cfg->affix_min_count, cfg->shape_min_count);
+    if (!cfg->word && !cfg->lower && !cfg->prefix_max && !cfg->suffix_max && !cfg->shape)
+        return qkv_fail(err, "features: no feature kind selected (word, lower, prefix, suffix or shape)");
+    int st = qkv_vocab_init(&fz->tags, 0, err);
+    if (st == QKV_OK && cfg->word)
+        st = add_kind(fz, QKV_FEAT_WORD, 0, cfg->word_min_count, "word", err);
+    if (st == QKV_OK && cfg->lower)
+        st = add_kind(fz, QKV_FEAT_LOWER, 0, cfg->word_min_count, "lower", err);
+    for (int k = 1; st == QKV_OK && k <= cfg->prefix_max; k++)
+        st = add_kind(fz, QKV_FEAT_PREFIX, k, cfg->affix_min_count, "prefix", err);
+    for (int k = 1; st == QKV_OK && k <= cfg->suffix_max; k++)
+        st = add_kind(fz, QKV_FEAT_SUFFIX, k, cfg->affix_min_count, "suffix", err);
+    if (st == QKV_OK && cfg->shape)
+        st = add_kind(fz, QKV_FEAT_SHAPE, 0, cfg->shape_min_count, "shape", err);
+    if (st != QKV_OK)
+        qkv_featurizer_free(fz);
+    return st;
+}
+
+int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, const qkv_corpus *train,
+                         qkv_error *err)
+{
+    if (qkv_featurizer_init(fz, cfg, err) != QKV_OK)
+        return QKV_ERR;
+    size_t max_len = 0;
+    for (int w = 0; w < train->n_words; w++)
+        if (train->forms[w].len > max_len)
+            max_len = train->forms[w].len;
+    char *scratch = malloc(max_len + 1);
+    if (!scratch) {
+        qkv_featurizer_free(fz);
+        return qkv_fail(err, "features: out of memory");
+    }
+    int st = QKV_OK;
+    for (int w = 0; w < train->n_words && st == QKV_OK; w++) {
+        size_t len, tlen;
+        const char *form = qkv_corpus_form(train, w, &len);
+        const char *tag = qkv_corpus_tag(train, w, &tlen);
+        st = qkv_vocab_add(&fz->tags, tag, tlen, NULL, err);
+        for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++) {
+            size_t n = qkv_feature_string(&fz->kinds[f], form, len, scratch);
+            st = qkv_vocab_add(&fz->kinds[f].vocab, scratch, n, NULL, err);
+        }
+    }
+    free(scratch);
+    if (st == QKV_OK)
+        st = qkv_vocab_prune(&fz->tags, 1, err);
+    for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++)
+        st = qkv_vocab_prune(&fz->kinds[f].vocab, fz->kinds[f].min_count, err);
+    if (st != QKV_OK) {
+        qkv_featurizer_free(fz);
+        return qkv_fail_prefix(err, "%.200s", train->name);
+    }
+    return QKV_OK;
+}
+
+int qkv_featurizer_set_vocab(qkv_featurizer *fz, int f, const char *const *strings, int n, qkv_error *err)
+{
+    if (f < 0 || f >= fz->n_kinds)
+        return qkv_fail(err, "features: no feature kind %d (there are %d)", f, fz->n_kinds);
+    qkv_vocab v;
+    if (qkv_vocab_from_strings(&v, 1, strings, n, err) != QKV_OK)
+        return qkv_fail_prefix(err, "feature %s", fz->kinds[f].name);
+    qkv_vocab_free(&fz->kinds[f].vocab);
+    fz->kinds[f].vocab = v;
+    return QKV_OK;
+}
+
+int qkv_featurizer_set_tags(qkv_featurizer *fz, const char *const *strings, int n, qkv_error *err)
+{
+    qkv_vocab v;
+    if (qkv_vocab_from_strings(&v, 0, strings, n, err) != QKV_OK)
+        return qkv_fail_prefix(err, "tags");
+    qkv_vocab_free(&fz->tags);
+    fz->tags = v;
+    return QKV_OK;
+}
+
+void qkv_featurizer_free(qkv_featurizer *fz)
+{
+    for (int f = 0; f < fz->n_kinds; f++)
+        qkv_vocab_free(&fz->kinds[f].vocab);
+    qkv_vocab_free(&fz->tags);
+    memset(fz, 0, sizeof *fz);
+}

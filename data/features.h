@@ -1,0 +1,92 @@
+/* Token features: each kind maps a word form to a string (the form, its lowercased form, its
+ * prefix or suffix of k characters, its shape) and the string to an id in the kind's own
+ * vocabulary (id 0 = UNK: strings seen fewer than min_count times in training, or never).
+ * The model embeds every kind and sums the embeddings ("embed.<name>", vocab size rows).
+ * Tags come from the training file only (a vocabulary without UNK).
+ *
+ * Kinds, in this order when enabled: "word", "lower", "prefix1".."prefixK", "suffix1"..
+ * "suffixK", "shape". Affixes are taken from the lowercased form and counted in characters
+ * (UTF-8 code points, never cut inside one); a form shorter than k characters gives the whole
+ * lowercased form. Lowercasing covers ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic
+ * (see utf8.h). The shape maps upper-case letters to X, lower-case letters to x, digits to d
+ * and keeps every other character, then shortens each run of one repeated shape character to
+ * at most 4 ("Hello" -> "Xxxxx", "Mississippi" -> "Xxxxx", "1984" -> "dddd", "e.g." -> "x.x.",
+ * "U.S." -> "X.X.", "$12.50" -> "$dd.dd"), after spaCy's Token.shape_ convention. */
+#ifndef QKV_DATA_FEATURES_H
+#define QKV_DATA_FEATURES_H
+
+#include "data/corpus.h"
+#include "data/vocab.h"
+
+#define QKV_MAX_FEATURES 16
+#define QKV_MAX_AFFIX 6
+
+typedef enum {
+    QKV_FEAT_WORD,
+    QKV_FEAT_LOWER,
+    QKV_FEAT_PREFIX,
+    QKV_FEAT_SUFFIX,
+    QKV_FEAT_SHAPE,
+} qkv_feature_type;
+
+typedef struct qkv_feature_config {
+    int word;            /* 1: the form as written */
+    int lower;           /* 1: the lowercased form */
+    int prefix_max;      /* prefixes of 1..prefix_max characters (0..QKV_MAX_AFFIX) */
+    int suffix_max;      /* suffixes of 1..suffix_max characters (0..QKV_MAX_AFFIX) */
+    int shape;           /* 1: the word shape */
+    int word_min_count;  /* min_count of "word" and "lower" (>= 1) */
+    int affix_min_count; /* min_count of every prefix and suffix kind */
+    int shape_min_count; /* min_count of "shape" */
+} qkv_feature_config;
+
+/* word (min_count 2, so that UNK is trained), suffixes 1..3 and shape. */
+#define QKV_FEATURE_DEFAULTS ((qkv_feature_config){1, 0, 0, 3, 1, 2, 2, 1})
+
+typedef struct qkv_feature_kind {
+    char name[16];         /* "word", "lower", "prefix2", "suffix3", "shape" */
+    qkv_feature_type type;
+    int length;            /* affix length in characters; 0 for the other kinds */
+    int min_count;
+    qkv_vocab vocab;       /* with UNK at id 0 */
+} qkv_feature_kind;
+
+typedef struct qkv_featurizer {
+    int n_kinds;
+    qkv_feature_kind kinds[QKV_MAX_FEATURES];
+    qkv_vocab tags;        /* no UNK: an unseen tag looks up as -1 */
+} qkv_featurizer;
+
+/* The kinds selected by cfg, with empty vocabularies (to be built by qkv_featurizer_build or
+ * restored by qkv_featurizer_set_vocab / _set_tags). Errors: an out-of-range value, no kind. */
+int qkv_featurizer_init(qkv_featurizer *fz, const qkv_feature_config *cfg, qkv_error *err);
+
+/* init, then counts every kind's strings and the tags over the training corpus and prunes each
+ * vocabulary by its min_count (tags are all kept). */
+int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, const qkv_corpus *train,
+                         qkv_error *err);
+
+/* Replaces kind f's vocabulary / the tags by a saved string list (see vocab.h). */
+int qkv_featurizer_set_vocab(qkv_featurizer *fz, int f, const char *const *strings, int n, qkv_error *err);
+int qkv_featurizer_set_tags(qkv_featurizer *fz, const char *const *strings, int n, qkv_error *err);
+
+void qkv_featurizer_free(qkv_featurizer *fz);
+
+/* For the model: number of kinds, kind f's name and vocabulary size; number of tags and tag t. */
+static inline int qkv_featurizer_n_features(const qkv_featurizer *fz) { return fz->n_kinds; }
+static inline const char *qkv_featurizer_name(const qkv_featurizer *fz, int f) { return fz->kinds[f].name; }
+static inline int qkv_featurizer_vocab_size(const qkv_featurizer *fz, int f) { return fz->kinds[f].vocab.size; }
+static inline int qkv_featurizer_n_tags(const qkv_featurizer *fz) { return fz->tags.size; }
+static inline const char *qkv_featurizer_tag(const qkv_featurizer *fz, int t) { return qkv_vocab_string(&fz->tags, t); }
+
+/* The feature string of kind k for form[0..len) (valid UTF-8), written NUL-terminated into out,
+ * which needs room for len + 1 bytes; returns its length. */
+size_t qkv_feature_string(const qkv_feature_kind *k, const char *form, size_t len, char *out);
+
+/* The shape of form[0..len) into out (room for len + 1 bytes); returns its length. */
+size_t qkv_word_shape(const char *form, size_t len, char *out);
+
+/* The id of form[0..len) in kind f (0 = UNK); scratch needs room for len + 1 bytes. */
+int32_t qkv_featurizer_id(const qkv_featurizer *fz, int f, const char *form, size_t len, char *scratch);
+
+#endif

@@ -1,0 +1,285 @@
+/* Batching: budget respected, every sentence with words exactly once per epoch, never an empty
+ * one, same rng state -> same plan, lengths grouped, fill by index copies the right ids. */
+#include "testutil.h"
+
+#include "data/batch.h"
+
+/* A dataset of n sentences with given lengths; feature f of word j of sentence s = s*1000 + j*10 + f,
+ * tag = s % 7 (or -1 for s % 11 == 0). */
+static qkv_dataset make_dataset(int n, const int *lens, int n_features)
+{
+    qkv_dataset ds = {0};
+    ds.n_sent = n;
+    ds.n_features = n_features;
+    ds.sent_start = malloc(((size_t)n + 1) * sizeof(int32_t));
+    ds.sent_start[0] = 0;
+    for (int s = 0; s < n; s++) {
+        ds.sent_start[s + 1] = ds.sent_start[s] + lens[s];
+        ds.n_nonempty += lens[s] > 0;
+        if (lens[s] > ds.max_sent_len)
+            ds.max_sent_len = lens[s];
+    }
+    ds.n_words = ds.sent_start[n];
+    ds.tags = malloc(((size_t)ds.n_words + 1) * sizeof(int32_t));
+    for (int f = 0; f < n_features; f++)
+        ds.features[f] = malloc(((size_t)ds.n_words + 1) * sizeof(int32_t));
+    for (int s = 0; s < n; s++)
+        for (int j = 0; j < lens[s]; j++) {
+            int w = ds.sent_start[s] + j;
+            ds.tags[w] = s % 11 == 0 ? -1 : s % 7;
+            for (int f = 0; f < n_features; f++)
+                ds.features[f][w] = s * 1000 + j * 10 + f;
+        }
+    return ds;
+}
+
+static int *random_lengths(int n, uint64_t seed, int max_len)
+{
+    qkv_rng rng;
+    qkv_rng_seed(&rng, seed);
+    int *lens = malloc((size_t)n * sizeof *lens);
+    for (int i = 0; i < n; i++)
+        lens[i] = i % 13 == 5 ? 0 : 1 + (int)qkv_rng_below(&rng, (uint64_t)max_len);
+    return lens;
+}
+
+static void check_plan(const qkv_dataset *ds, const qkv_batch_plan *p, int budget)
+{
+    int *seen = calloc((size_t)ds->n_sent, sizeof *seen);
+    int64_t tokens = 0;
+    assert_int_equal(p->start[0], 0);
+    assert_int_equal(p->start[p->n_batches], ds->n_nonempty);
+    for (int b = 0; b < p->n_batches; b++) {
+        int t = 0;
+        assert_true(p->start[b + 1] > p->start[b]);
+        for (int i = p->start[b]; i < p->start[b + 1]; i++) {
+            int s = p->order[i];
+            int len = ds->sent_start[s + 1] - ds->sent_start[s];
+            assert_true(len > 0);
+            seen[s]++;
+            t += len;
+        }
+        /* within the budget, unless one sentence longer than the budget is alone */
+        assert_true(t <= budget || p->start[b + 1] - p->start[b] == 1);
+        assert_true(t <= p->max_tokens);
+        tokens += t;
+    }
+    for (int s = 0; s < ds->n_sent; s++)
+        assert_int_equal(seen[s], ds->sent_start[s + 1] > ds->sent_start[s] ? 1 : 0);
+    assert_int_equal(tokens, ds->n_words);
+    assert_int_equal(p->n_tokens, ds->n_words);
+    free(seen);
+}
+
+static void test_plan_properties(void **state)
+{
+    (void)state;
+    int *lens = random_lengths(1000, 1, 60);
+    lens[17] = 300; /* longer than the budget */
+    qkv_dataset ds = make_dataset(1000, lens, 2);
+    qkv_error err;
+    const int budgets[] = {1, 7, 100, 250, 100000};
+    for (size_t k = 0; k < sizeof budgets / sizeof budgets[0]; k++) {
+        qkv_rng rng;
+        qkv_rng_seed(&rng, 42);
+        qkv_batch_plan p;
+        assert_int_equal(qkv_batch_plan_make(&p, &ds, budgets[k], &rng, &err), QKV_OK);
+        check_plan(&ds, &p, budgets[k]);
+        qkv_batch_plan_free(&p);
+        assert_int_equal(qkv_batch_plan_make(&p, &ds, budgets[k], NULL, &err), QKV_OK);
+        check_plan(&ds, &p, budgets[k]);
+        qkv_batch_plan_free(&p);
+    }
+    /* the long sentence is a batch of its own */
+    qkv_batch_plan p;
+    assert_int_equal(qkv_batch_plan_make(&p, &ds, 250, NULL, &err), QKV_OK);
+    int found = 0;
+    for (int b = 0; b < p.n_batches; b++)
+        if (p.order[p.start[b]] == 17) {
+            assert_int_equal(p.start[b + 1] - p.start[b], 1);
+            found = 1;
+        }
+    assert_true(found);
+    assert_int_equal(p.max_tokens, 300);
+    qkv_batch_plan_free(&p);
+    assert_int_equal(qkv_batch_plan_make(&p, &ds, 0, NULL, &err), QKV_ERR);
+    assert_string_equal(err.msg, "batches: token budget must be >= 1, got 0");
+    qkv_dataset_free(&ds);
+    free(lens);
+}
+
+/* Sentences of similar length share a batch: the batches' length ranges do not overlap. */
+static void test_grouped_by_length(void **state)
+{
+    (void)state;
+    int *lens = random_lengths(2000, 3, 40);
+    qkv_dataset ds = make_dataset(2000, lens, 1);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 9);
+    qkv_batch_plan p;
+    qkv_error err;
+    assert_int_equal(qkv_batch_plan_make(&p, &ds, 500, &rng, &err), QKV_OK);
+    int *lo = malloc((size_t)p.n_batches * sizeof *lo), *hi = malloc((size_t)p.n_batches * sizeof *hi);
+    for (int b = 0; b < p.n_batches; b++) {
+        lo[b] = 1 << 30;
+        hi[b] = 0;
+        for (int i = p.start[b]; i < p.start[b + 1]; i++) {
+            int len = lens[p.order[i]];
+            lo[b] = len < lo[b] ? len : lo[b];
+            hi[b] = len > hi[b] ? len : hi[b];
+        }
+    }
+    for (int a = 0; a < p.n_batches; a++)
+        for (int b = 0; b < p.n_batches; b++)
+            if (a != b)
+                assert_true(hi[a] <= lo[b] || hi[b] <= lo[a]);
+    /* the batch order is shuffled: lengths are not monotone over the epoch */
+    int descents = 0;
+    for (int b = 1; b < p.n_batches; b++)
+        descents += lo[b] < lo[b - 1];
+    assert_true(descents > 0);
+    free(lo);
+    free(hi);
+    qkv_batch_plan_free(&p);
+    qkv_dataset_free(&ds);
+    free(lens);
+}
+
+/* The plan is a function of (dataset, budget, rng state): same seed -> same plan and same rng
+ * state after; the next epoch (continued rng) and another seed give other plans. */
+static void test_reproducible(void **state)
+{
+    (void)state;
+    int *lens = random_lengths(500, 5, 30);
+    qkv_dataset ds = make_dataset(500, lens, 1);
+    qkv_error err;
+    qkv_rng r1, r2;
+    qkv_rng_seed(&r1, 2024);
+    qkv_rng_seed(&r2, 2024);
+    qkv_batch_plan a, b, c;
+    assert_int_equal(qkv_batch_plan_make(&a, &ds, 200, &r1, &err), QKV_OK);
+    assert_int_equal(qkv_batch_plan_make(&b, &ds, 200, &r2, &err), QKV_OK);
+    assert_int_equal(a.n_batches, b.n_batches);
+    assert_memory_equal(a.start, b.start, ((size_t)a.n_batches + 1) * sizeof(int32_t));
+    assert_memory_equal(a.order, b.order, (size_t)ds.n_nonempty * sizeof(int32_t));
+    assert_memory_equal(r1.s, r2.s, sizeof r1.s);
+    /* epoch 2 from the continued state: a different order */
+    assert_int_equal(qkv_batch_plan_make(&c, &ds, 200, &r1, &err), QKV_OK);
+    assert_true(memcmp(a.order, c.order, (size_t)ds.n_nonempty * sizeof(int32_t)) != 0);
+    qkv_batch_plan_free(&c);
+    /* resume: a saved state reproduces epoch 2 */
+    qkv_batch_plan d, e;
+    qkv_rng saved = r2;
+    assert_int_equal(qkv_batch_plan_make(&d, &ds, 200, &r2, &err), QKV_OK);
+    assert_int_equal(qkv_batch_plan_make(&e, &ds, 200, &saved, &err), QKV_OK);
+    assert_memory_equal(d.order, e.order, (size_t)ds.n_nonempty * sizeof(int32_t));
+    qkv_batch_plan_free(&d);
+    qkv_batch_plan_free(&e);
+    qkv_rng_seed(&r2, 2025);
+    assert_int_equal(qkv_batch_plan_make(&c, &ds, 200, &r2, &err), QKV_OK);
+    assert_true(memcmp(a.order, c.order, (size_t)ds.n_nonempty * sizeof(int32_t)) != 0);
+    qkv_batch_plan_free(&a);
+    qkv_batch_plan_free(&b);
+    qkv_batch_plan_free(&c);
+    qkv_dataset_free(&ds);
+    free(lens);
+}
+
+static void test_fill(void **state)
+{
+    (void)state;
+    int *lens = random_lengths(300, 8, 25);
+    lens[4] = 90;
+    qkv_dataset ds = make_dataset(300, lens, 3);
+    qkv_error err;
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 1);
+    qkv_batch_plan p;
+    assert_int_equal(qkv_batch_plan_make(&p, &ds, 64, &rng, &err), QKV_OK);
+    int ms, mt;
+    qkv_batch_max_size(&ds, 64, &ms, &mt);
+    assert_int_equal(mt, 90);
+    assert_true(p.max_sent <= ms && p.max_tokens <= mt);
+    qkv_batch b;
+    assert_int_equal(qkv_batch_alloc(&b, 3, ms, mt, &err), QKV_OK);
+    int32_t *bufs[5] = {b.offsets, b.tags, b.sent_ids, b.features[0], b.features[2]};
+    int *seen = calloc(300, sizeof *seen);
+    for (int i = p.n_batches - 1; i >= 0; i--) { /* any order: each batch by its index */
+        assert_int_equal(qkv_batch_fill(&b, &ds, &p, i, &err), QKV_OK);
+        assert_int_equal(b.n_sent, p.start[i + 1] - p.start[i]);
+        assert_int_equal(b.n_features, 3);
+        assert_int_equal(b.offsets[0], 0);
+        assert_int_equal(b.offsets[b.n_sent], b.n_tokens);
+        for (int k = 0; k < b.n_sent; k++) {
+            int s = b.sent_ids[k];
+            seen[s]++;
+            assert_int_equal(b.offsets[k + 1] - b.offsets[k], lens[s]);
+            for (int j = 0; j < lens[s]; j++) {
+                int t = b.offsets[k] + j;
+                assert_int_equal(b.tags[t], s % 11 == 0 ? -1 : s % 7);
+                for (int f = 0; f < 3; f++)
+                    assert_int_equal(b.features[f][t], s * 1000 + j * 10 + f);
+            }
+        }
+    }
+    for (int s = 0; s < 300; s++)
+        assert_int_equal(seen[s], lens[s] > 0);
+    /* the buffers were not reallocated */
+    int32_t *after[5] = {b.offsets, b.tags, b.sent_ids, b.features[0], b.features[2]};
+    assert_memory_equal(bufs, after, sizeof bufs);
+    assert_int_equal(qkv_batch_fill(&b, &ds, &p, p.n_batches, &err), QKV_ERR);
+    qkv_batch_free(&b);
+    assert_int_equal(qkv_batch_alloc(&b, 3, 2, 10, &err), QKV_OK);
+    int big = -1;
+    for (int i = 0; i < p.n_batches && big < 0; i++)
+        if (p.start[i + 1] - p.start[i] > 2)
+            big = i;
+    assert_true(big >= 0);
+    assert_int_equal(qkv_batch_fill(&b, &ds, &p, big, &err), QKV_ERR);
+    assert_non_null(strstr(err.msg, "the buffers hold 2 and 10"));
+    qkv_batch_free(&b);
+    free(seen);
+    qkv_batch_plan_free(&p);
+    qkv_dataset_free(&ds);
+    free(lens);
+}
+
+/* The EWT training file: 12,544 sentences and 204,577 words, each exactly once per epoch. */
+static void test_ewt_epoch(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/en_ewt-ud-train.conllu", getenv("QKV_EWT_DIR"));
+    qkv_corpus c;
+    qkv_error err;
+    if (qkv_corpus_read(&c, path, NULL, &err) != QKV_OK)
+        fail_msg("%s", err.msg);
+    qkv_feature_config cfg = QKV_FEATURE_DEFAULTS;
+    qkv_featurizer fz;
+    assert_int_equal(qkv_featurizer_build(&fz, &cfg, &c, &err), QKV_OK);
+    qkv_dataset ds;
+    assert_int_equal(qkv_dataset_encode(&ds, &fz, &c, NULL, &err), QKV_OK);
+    assert_int_equal(ds.n_nonempty, 12544);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 1);
+    qkv_batch_plan p;
+    assert_int_equal(qkv_batch_plan_make(&p, &ds, 2000, &rng, &err), QKV_OK);
+    check_plan(&ds, &p, 2000);
+    assert_int_equal(p.n_tokens, 204577);
+    qkv_batch_plan_free(&p);
+    qkv_dataset_free(&ds);
+    qkv_featurizer_free(&fz);
+    qkv_corpus_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_properties),
+        cmocka_unit_test(test_grouped_by_length),
+        cmocka_unit_test(test_reproducible),
+        cmocka_unit_test(test_fill),
+        cmocka_unit_test(test_ewt_epoch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,332 @@
+/* CoNLL-U and two-column reader and writer: one tiny file per rule with exact counts, the
+ * error messages, and the real EWT files (counts and a byte-for-byte round trip). */
+#include "testutil.h"
+
+#include "data/corpus.h"
+
+#define FILES "tests/data/files/"
+
+static qkv_corpus read_ok(const char *path, const qkv_read_opts *opts)
+{
+    qkv_corpus c;
+    qkv_error err = {{0}};
+    if (qkv_corpus_read(&c, path, opts, &err) != QKV_OK)
+        fail_msg("%s", err.msg);
+    return c;
+}
+
+static void assert_read_error(const char *path, const qkv_read_opts *opts, const char *expected)
+{
+    qkv_corpus c;
+    qkv_error err = {{0}};
+    assert_int_equal(qkv_corpus_read(&c, path, opts, &err), QKV_ERR);
+    assert_string_equal(err.msg, expected);
+    assert_int_equal(c.n_words, 0);
+    qkv_corpus_free(&c);
+}
+
+static int span_eq(const qkv_corpus *c, qkv_span sp, const char *s)
+{
+    return sp.len == strlen(s) && !memcmp(c->text + sp.off, s, sp.len);
+}
+
+static void assert_words(const qkv_corpus *c, int n, const char *const *forms, const char *const *tags)
+{
+    assert_int_equal(c->n_words, n);
+    for (int w = 0; w < n; w++) {
+        if (!span_eq(c, c->forms[w], forms[w]) || !span_eq(c, c->tags[w], tags[w]))
+            fail_msg("word %d: got %.*s/%.*s, expected %s/%s", w, (int)c->forms[w].len, c->text + c->forms[w].off,
+                     (int)c->tags[w].len, c->text + c->tags[w].off, forms[w], tags[w]);
+    }
+}
+
+/* Writes c back (with tags, may be NULL) and compares with the file's bytes. */
+static void assert_round_trip(const qkv_corpus *c, const char *const *tags, const char *expected, size_t expected_len)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    qkv_error err = {{0}};
+    if (qkv_corpus_write(c, f, tags, &err) != QKV_OK)
+        fail_msg("%s", err.msg);
+    fclose(f);
+    assert_int_equal(len, expected_len);
+    assert_memory_equal(buf, expected, len);
+    free(buf);
+}
+
+static const char *BASIC_FORMS[] = {"The", "cat", "sleeps", ".", "Dogs", "bark", "!"};
+static const char *BASIC_UPOS[] = {"DET", "NOUN", "VERB", "PUNCT", "NOUN", "VERB", "PUNCT"};
+static const char *BASIC_XPOS[] = {"DT", "NN", "VBZ", ".", "NNS", "VBP", "."};
+
+static void check_basic(const char *path)
+{
+    qkv_corpus c = read_ok(path, NULL);
+    assert_int_equal(c.format, QKV_FORMAT_CONLLU);
+    assert_int_equal(c.n_sent, 2);
+    assert_int_equal(c.sent_start[0], 0);
+    assert_int_equal(c.sent_start[1], 4);
+    assert_int_equal(c.sent_start[2], 7);
+    assert_int_equal(c.n_comments, 3);
+    assert_int_equal(c.n_multiword, 0);
+    assert_words(&c, 7, BASIC_FORMS, BASIC_UPOS);
+    assert_int_equal(c.word_line[0], 3);
+    assert_int_equal(c.word_line[4], 9);
+    assert_round_trip(&c, NULL, c.text, c.text_len);
+    qkv_corpus_free(&c);
+}
+
+static void test_basic(void **state)
+{
+    (void)state;
+    check_basic(FILES "basic.conllu");
+    qkv_read_opts o = QKV_READ_DEFAULTS;
+    o.tag_field = QKV_TAG_XPOS;
+    qkv_corpus c = read_ok(FILES "basic.conllu", &o);
+    assert_words(&c, 7, BASIC_FORMS, BASIC_XPOS);
+    qkv_corpus_free(&c);
+}
+
+/* CRLF and BOM twins read exactly like the LF file, and write back as themselves. */
+static void test_crlf_and_bom(void **state)
+{
+    (void)state;
+    check_basic(FILES "crlf.conllu");
+    check_basic(FILES "bom.conllu");
+    qkv_corpus c = read_ok(FILES "crlf.conllu", NULL);
+    assert_int_equal(c.text[c.text_len - 2], '\r');
+    qkv_corpus_free(&c);
+}
+
+static void test_multiword(void **state)
+{
+    (void)state;
+    qkv_corpus c = read_ok(FILES "multiword.conllu", NULL);
+    assert_int_equal(c.n_sent, 1);
+    assert_int_equal(c.n_multiword, 1);
+    const char *forms[] = {"I", "do", "n't", "know"}, *tags[] = {"PRON", "AUX", "PART", "VERB"};
+    assert_words(&c, 4, forms, tags);
+    /* predicted tags go into the word lines only; the 2-3 line is written unchanged */
+    const char *pred[] = {"X", "Y", "Z", "W"};
+    const char *expected = "# text = I don't know\n"
+                           "1\tI\ti\tX\tPRP\t_\t_\t_\t_\t_\n"
+                           "2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                           "2\tdo\tdo\tY\tVBP\t_\t_\t_\t_\t_\n"
+                           "3\tn't\tn't\tZ\tRB\t_\t_\t_\t_\t_\n"
+                           "4\tknow\tknow\tW\tVB\t_\t_\t_\t_\t_\n\n";
+    assert_round_trip(&c, pred, expected, strlen(expected));
+    const char *some[] = {NULL, "LONGER_TAG", NULL, NULL};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    qkv_error err;
+    assert_int_equal(qkv_corpus_write(&c, f, some, &err), QKV_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "2\tdo\tdo\tLONGER_TAG\tVBP"));
+    assert_non_null(strstr(buf, "1\tI\ti\tPRON\tPRP"));
+    free(buf);
+    const char *bad[] = {"A\tB", NULL, NULL, NULL};
+    f = open_memstream(&buf, &len);
+    assert_int_equal(qkv_corpus_write(&c, f, bad, &err), QKV_ERR);
+    fclose(f);
+    free(buf);
+    assert_non_null(strstr(err.msg, "multiword.conllu:2: expected a non-empty tag"));
+    qkv_corpus_free(&c);
+}
+
+static void test_no_final_newline(void **state)
+{
+    (void)state;
+    qkv_corpus c = read_ok(FILES "no_final_newline.conllu", NULL);
+    assert_int_equal(c.n_sent, 2);
+    const char *forms[] = {"Hi", "!", "Bye"}, *tags[] = {"INTJ", "PUNCT", "INTJ"};
+    assert_words(&c, 3, forms, tags);
+    assert_int_equal(qkv_corpus_sent_len(&c, 1), 1);
+    assert_true(c.text[c.text_len - 1] != '\n');
+    assert_round_trip(&c, NULL, c.text, c.text_len);
+    qkv_corpus_free(&c);
+}
+
+static void test_empty_nodes(void **state)
+{
+    (void)state;
+    qkv_corpus c = read_ok(FILES "empty_nodes.conllu", NULL);
+    assert_int_equal(c.n_sent, 1);
+    assert_int_equal(c.n_empty_nodes, 2);
+    const char *forms[] = {"Sam", "ran", "and", "Kim", "."}, *tags[] = {"PROPN", "VERB", "CCONJ", "PROPN", "PUNCT"};
+    assert_words(&c, 5, forms, tags);
+    const char *pred[] = {"a", "b", "c", "d", "e"};
+    const char *expected = "0.1\tgap\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                           "1\tSam\tsam\ta\tNNP\t_\t_\t_\t_\t_\n"
+                           "2\tran\tran\tb\tVBD\t_\t_\t_\t_\t_\n"
+                           "2.1\tran\trun\tVERB\tVBD\t_\t_\t_\t0:root\tCopyOf=2\n"
+                           "3\tand\tand\tc\tCC\t_\t_\t_\t_\t_\n"
+                           "4\tKim\tkim\td\tNNP\t_\t_\t_\t_\t_\n"
+                           "5\t.\t.\te\t.\t_\t_\t_\t_\t_\n\n";
+    assert_round_trip(&c, pred, expected, strlen(expected));
+    qkv_corpus_free(&c);
+}
+
+static void test_comments_and_blank_lines(void **state)
+{
+    (void)state;
+    qkv_corpus c = read_ok(FILES "comments.conllu", NULL);
+    assert_int_equal(c.n_sent, 2);
+    assert_int_equal(c.n_comments, 4);
+    const char *forms[] = {"#", "#hashtag", "New York", "ok"}, *tags[] = {"SYM", "X", "PROPN", "INTJ"};
+    assert_words(&c, 4, forms, tags);
+    assert_int_equal(c.sent_line[0], 3);
+    assert_int_equal(c.sent_line[1], 11);
+    assert_round_trip(&c, NULL, c.text, c.text_len);
+    qkv_corpus_free(&c);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    assert_read_error(FILES "bad_fields.conllu", NULL,
+                      FILES "bad_fields.conllu:3: expected 10 TAB-separated fields, found 9");
+    assert_read_error(FILES "bad_utf8.conllu", NULL,
+                      FILES "bad_utf8.conllu:2: invalid UTF-8 at byte 4 of the line (byte 0xFF); expected UTF-8 text");
+    assert_read_error(FILES "bad_id.conllu", NULL, FILES "bad_id.conllu:2: expected word ID 2, found 3");
+    assert_read_error(FILES "comment_inside.conllu", NULL,
+                      FILES "comment_inside.conllu:2: expected a word line or a blank line; comment lines come "
+                            "before a sentence's first word line");
+    assert_read_error(FILES "empty_field.conllu", NULL,
+                      FILES "empty_field.conllu:2: expected a value in field 4 (UPOS), found an empty field (use _ for none)");
+    assert_read_error(FILES "bad_multiword.conllu", NULL,
+                      FILES "bad_multiword.conllu:4: expected word 3 (covered by a multiword token) before the end of the sentence");
+    assert_read_error(FILES "columns_bad.tsv", NULL,
+                      FILES "columns_bad.tsv:2: expected at least 2 TAB-separated fields (FORM and tag), found 1");
+    assert_read_error(FILES "does_not_exist.conllu", NULL,
+                      FILES "does_not_exist.conllu: cannot open: No such file or directory");
+}
+
+static void test_columns(void **state)
+{
+    (void)state;
+    qkv_corpus c = read_ok(FILES "columns.tsv", NULL);
+    assert_int_equal(c.format, QKV_FORMAT_COLUMNS);
+    assert_int_equal(c.n_sent, 2);
+    const char *forms[] = {"The", "cat", "sat", "It", "purred"}, *tags[] = {"DT", "NN", "VBD", "PRP", "VBD"};
+    assert_words(&c, 5, forms, tags);
+    assert_round_trip(&c, NULL, c.text, c.text_len);
+    qkv_corpus_free(&c);
+
+    c = read_ok(FILES "columns3.tsv", NULL); /* default: last column */
+    const char *f3[] = {"EU", "rejects", "Peter", "Blackburn"}, *ner[] = {"B-ORG", "O", "B-PER", "I-PER"},
+               *pos[] = {"NNP", "VBZ", "NNP", "NNP"};
+    assert_int_equal(c.n_sent, 2);
+    assert_words(&c, 4, f3, ner);
+    const char *pred[] = {"1", "2", "3", "4"};
+    const char *expected = "EU\tNNP\t1\nrejects\tVBZ\t2\n\nPeter\tNNP\t3\nBlackburn\tNNP\t4";
+    assert_round_trip(&c, pred, expected, strlen(expected));
+    qkv_corpus_free(&c);
+    qkv_read_opts o = QKV_READ_DEFAULTS;
+    o.tag_column = 2;
+    c = read_ok(FILES "columns3.tsv", &o);
+    assert_words(&c, 4, f3, pos);
+    qkv_corpus_free(&c);
+    o.tag_column = 4;
+    assert_read_error(FILES "columns3.tsv", &o,
+                      FILES "columns3.tsv:1: expected at least 4 TAB-separated fields (FORM and tag), found 3");
+}
+
+/* Inputs in memory: empty input, only blank lines, only comments, a sentence of comments. */
+static void test_memory_edge_cases(void **state)
+{
+    (void)state;
+    qkv_corpus c;
+    qkv_error err;
+    qkv_read_opts o = QKV_READ_DEFAULTS;
+    o.format = QKV_FORMAT_CONLLU;
+    assert_int_equal(qkv_corpus_read_mem(&c, "", 0, "empty", &o, &err), QKV_OK);
+    assert_int_equal(c.n_sent, 0);
+    qkv_corpus_free(&c);
+    assert_int_equal(qkv_corpus_read_mem(&c, "\n\r\n\n", 4, "blank", &o, &err), QKV_OK);
+    assert_int_equal(c.n_sent, 0);
+    qkv_corpus_free(&c);
+    assert_int_equal(qkv_corpus_read_mem(&c, "# a\n# b", 7, "comments", &o, &err), QKV_OK);
+    assert_int_equal(c.n_sent, 1);
+    assert_int_equal(c.n_words, 0);
+    qkv_corpus_free(&c);
+    assert_int_equal(qkv_corpus_read_mem(&c, "1\ta\0b\tc", 7, "nul", &o, &err), QKV_ERR);
+    assert_string_equal(err.msg, "nul:1: expected text, found a NUL byte at byte 4 of the line");
+    assert_int_equal(qkv_corpus_read_mem(&c, "x\t\xC0\x80", 4, "overlong", NULL, &err), QKV_ERR);
+    assert_string_equal(err.msg, "overlong:1: invalid UTF-8 at byte 3 of the line (byte 0xC0); expected UTF-8 text");
+}
+
+static const char *ewt_path(char *buf, size_t size, const char *file)
+{
+    const char *dir = getenv("QKV_EWT_DIR");
+    if (!dir)
+        fail_msg("QKV_EWT_DIR is not set");
+    snprintf(buf, size, "%s/%s", dir, file);
+    return buf;
+}
+
+static void test_ewt_counts(void **state)
+{
+    (void)state;
+    char path[4096];
+    qkv_corpus c = read_ok(ewt_path(path, sizeof path, "en_ewt-ud-train.conllu"), NULL);
+    assert_int_equal(c.n_sent, 12544);
+    assert_int_equal(c.n_words, 204577);
+    assert_int_equal(c.n_multiword, 2614);
+    assert_int_equal(c.n_empty_nodes, 37);
+    qkv_corpus_free(&c);
+    c = read_ok(ewt_path(path, sizeof path, "en_ewt-ud-dev.conllu"), NULL);
+    assert_int_equal(c.n_sent, 2001);
+    assert_int_equal(c.n_words, 25147);
+    assert_int_equal(c.n_multiword, 359);
+    assert_int_equal(c.n_empty_nodes, 4);
+    qkv_corpus_free(&c);
+}
+
+/* Reading and writing en_ewt-ud-dev.conllu reproduces the file byte for byte, compared with
+ * an independent read of the file (not the corpus's own copy). */
+static void test_ewt_dev_round_trip(void **state)
+{
+    (void)state;
+    char path[4096];
+    ewt_path(path, sizeof path, "en_ewt-ud-dev.conllu");
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *want = malloc((size_t)size);
+    assert_int_equal(fread(want, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    assert_int_equal(size, 1805545);
+    qkv_corpus c = read_ok(path, NULL);
+    /* substituting each word's own gold tag (as a new string) must also give the same bytes */
+    char **tags = malloc((size_t)c.n_words * sizeof *tags);
+    for (int w = 0; w < c.n_words; w++)
+        tags[w] = strndup(c.text + c.tags[w].off, c.tags[w].len);
+    assert_round_trip(&c, (const char *const *)tags, want, (size_t)size);
+    for (int w = 0; w < c.n_words; w++)
+        free(tags[w]);
+    free(tags);
+    qkv_corpus_free(&c);
+    free(want);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basic),
+        cmocka_unit_test(test_crlf_and_bom),
+        cmocka_unit_test(test_multiword),
+        cmocka_unit_test(test_no_final_newline),
+        cmocka_unit_test(test_empty_nodes),
+        cmocka_unit_test(test_comments_and_blank_lines),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_columns),
+        cmocka_unit_test(test_memory_edge_cases),
+        cmocka_unit_test(test_ewt_counts),
+        cmocka_unit_test(test_ewt_dev_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,49 @@
+#!/bin/bash
+# qkv stats: exact counts on the tiny files and on the EWT dev file, --train, --help, errors.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+expect_line() { # output, line
+    grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "missing line: $2"; }
+}
+F=tests/data/files
+out=$("$QKV_BIN" stats $F/multiword.conllu) || fail "stats multiword.conllu exited $?"
+expect_line "$out" "sentences: 1"
+expect_line "$out" "words: 4"
+expect_line "$out" "multiword tokens: 1"
+expect_line "$out" "empty nodes: 0"
+expect_line "$out" "longest sentence: 4 words (line 1)"
+expect_line "$out" "tags: 4"
+
+out=$("$QKV_BIN" stats $F/empty_nodes.conllu --train $F/basic.conllu) || fail "stats --train exited $?"
+expect_line "$out" "empty nodes: 2"
+expect_line "$out" "words: 5"
+expect_line "$out" "  PROPN               2   40.00%"
+# forms Sam ran and Kim . : only "." occurs in basic.conllu
+expect_line "$out" "unknown to $F/basic.conllu: 4 of 5 words (80.00%), 4 of 5 word types (80.00%)"
+
+out=$("$QKV_BIN" stats --xpos $F/basic.conllu) || fail "stats --xpos exited $?"
+expect_line "$out" "file: $F/basic.conllu (CoNLL-U, tags from XPOS)"
+expect_line "$out" "  .                   2   28.57%"
+
+out=$("$QKV_BIN" stats --tag-column 2 $F/columns3.tsv) || fail "stats columns exited $?"
+expect_line "$out" "file: $F/columns3.tsv (FORM<TAB>TAG columns)"
+expect_line "$out" "  NNP                 3   75.00%"
+
+E=${QKV_EWT_DIR:?QKV_EWT_DIR is not set}
+out=$("$QKV_BIN" stats "$E/en_ewt-ud-dev.conllu" --train "$E/en_ewt-ud-train.conllu") || fail "stats EWT exited $?"
+expect_line "$out" "sentences: 2001"
+expect_line "$out" "words: 25147"
+expect_line "$out" "multiword tokens: 359"
+expect_line "$out" "empty nodes: 4"
+expect_line "$out" "tags: 17"
+grep -q "^unknown to $E/en_ewt-ud-train.conllu: [0-9]* of 25147 words" <<<"$out" || fail "no unknown-word line"
+
+"$QKV_BIN" stats --help | grep -q "usage: qkv stats FILE" || fail "--help"
+err=$("$QKV_BIN" stats $F/bad_fields.conllu 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "bad file: exit $rc, expected 1"
+[ "$err" = "qkv stats: $F/bad_fields.conllu:3: expected 10 TAB-separated fields, found 9" ] || fail "message: $err"
+"$QKV_BIN" stats >/dev/null 2>&1; [ $? -eq 2 ] || fail "no FILE: expected exit 2"
+"$QKV_BIN" stats --bogus x >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown option: expected exit 2"
+out=$("$QKV_BIN" stats --time $F/basic.conllu) || fail "--time exited $?"
+grep -q "^time: read .* (1 batches, 7 words)" <<<"$out" || { echo "$out"; fail "--time line"; }
+echo "ok"
