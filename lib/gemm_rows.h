@@ -1,0 +1,44 @@
+/* Row-stable GEMM: C [M, N] = A [M, K] · B^T + beta · C (B is [N, K], PyTorch's [out, in]),
+ * computed so that a row of C does not depend on M or on the row's place in A.
+ *
+ * Why: OpenBLAS handles the last M mod (unroll) rows with a different micro-kernel, whose
+ * summation order differs, so a packed batch would change a sentence's bits depending on its
+ * batch mates. Here the first M - M mod 16 rows go through one GEMM and the rest through a
+ * zero-padded 16-row copy: every row is computed by the same full-tile kernel. Measured: this
+ * makes dgemm rows bitwise position-independent with one thread (OpenBLAS 0.3.21); sgemm rows
+ * still vary in the last bit with M. `scratch` holds QKV_GEMM_ROWS_SCRATCH(k, n) elements. */
+#ifndef QKV_GEMM_ROWS_H
+#define QKV_GEMM_ROWS_H
+
+#include <string.h>
+
+#include "lib/blas.h"
+
+#define QKV_GEMM_ROWS_CHUNK 16
+#define QKV_GEMM_ROWS_SCRATCH(k, n) ((size_t)QKV_GEMM_ROWS_CHUNK * ((size_t)(k) + (size_t)(n)))
+
+static inline void qkv_gemm_rows_nt(int m, int n, int k, const qkv_real *a, int lda, const qkv_real *b,
+                                    int ldb, qkv_real beta, qkv_real *c, int ldc, qkv_real *scratch)
+{
+    const int ch = QKV_GEMM_ROWS_CHUNK;
+    int m0 = m - m % ch, r = m - m0;
+    if (m0 > 0)
+        qkv_gemm(false, true, m0, n, k, 1, a, lda, b, ldb, beta, c, ldc);
+    if (r == 0)
+        return;
+    qkv_real *pa = scratch, *pc = scratch + (size_t)ch * k;
+    memset(pa, 0, (size_t)ch * k * sizeof(qkv_real));
+    for (int i = 0; i < r; i++) {
+        memcpy(pa + (size_t)i * k, a + (size_t)(m0 + i) * lda, (size_t)k * sizeof(qkv_real));
+        if (beta != 0)
+            memcpy(pc + (size_t)i * n, c + (size_t)(m0 + i) * ldc, (size_t)n * sizeof(qkv_real));
+        else
+            memset(pc + (size_t)i * n, 0, (size_t)n * sizeof(qkv_real));
+    }
+    memset(pc + (size_t)r * n, 0, (size_t)(ch - r) * n * sizeof(qkv_real));
+    qkv_gemm(false, true, ch, n, k, 1, pa, k, b, ldb, beta, pc, n);
+    for (int i = 0; i < r; i++)
+        memcpy(c + (size_t)(m0 + i) * ldc, pc + (size_t)i * n, (size_t)n * sizeof(qkv_real));
+}
+
+#endif

@@ -1,0 +1,463 @@
+/* Multi-head self-attention over a packed batch: forward and backward side by side.
+ * See lib/attention.h for the formulas and shapes.
+ *
+ * Layout. QKV [T, 3·d_model] holds q | k | v of each token in one row (one GEMM over all rows
+ * against w_cat = [w_q; w_k; w_v], [3·d_model, d_model]). Head h of Q is the column range
+ * h·d_head .. (h+1)·d_head-1, of K the same plus d_model, of V plus 2·d_model.
+ *
+ * Bands. In a sentence of n tokens with effective window w (n - 1 for "whole sentence"), query
+ * i sees keys lo(i) .. hi(i), lo(i) = max(0, i - w), hi(i) = min(n - 1, i + w) (i if causal).
+ * P is stored per (sentence, head) block as [n, W], W = min(n, 2w + 1); row i holds keys
+ * s(i) .. s(i) + W - 1 with s(i) = clamp(i - w, 0, n - W), zero where a key is not seen.
+ *
+ * Tiles. A block is processed TILE query rows at a time: the rows i0 .. i1-1 need keys
+ * lo(i0) .. hi(i1-1), a contiguous range of kw <= W + TILE keys, so S, P V, and all backward
+ * products are BLAS calls on [TILE, kw] tiles (thread-private scratch). Blocks run in parallel
+ * (OpenMP, dynamic schedule); BLAS is kept single-threaded inside the parallel region. */
+#include "lib/attention.h"
+#include "lib/blas.h"
+#include "lib/gemm_rows.h"
+#include "lib/ops.h"
+
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#define TILE 32
+
+#if QKV_REAL_IS_DOUBLE
+#define EXP_R exp
+#else
+#define EXP_R expf
+#endif
+
+typedef struct {
+    int n_sentences, d_model, n_heads, d_head, total;
+    qkv_real scale;
+    double dropout;              /* > 0 only when masks were drawn */
+    bool causal;
+    qkv_attn_normalize normalize;
+    int32_t *offsets;            /* [B + 1] */
+    int *width, *window;         /* [B] */
+    size_t *block;               /* [B · H] start of block in p / pd */
+    qkv_real *qkv;               /* [T, 3D] */
+    qkv_real *w_cat;             /* [3D, D] */
+    qkv_real *p;                 /* bands of P */
+    qkv_real *pd;                /* bands of dropout(P), or NULL */
+    size_t scratch;              /* elements of one scratch tile */
+} attn_saved;
+
+static inline int key_lo(int i, int w) { return i - w > 0 ? i - w : 0; }
+static inline int key_hi(int i, int w, int n, bool causal)
+{
+    if (causal)
+        return i;
+    return i + w < n - 1 ? i + w : n - 1;
+}
+static inline int band_start(int i, int w, int W, int n)
+{
+    int s = i - w;
+    if (s > n - W)
+        s = n - W;
+    return s > 0 ? s : 0;
+}
+
+double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i, int j)
+{
+    int n = w->offsets[b + 1] - w->offsets[b], W = w->width[b], win = w->window[b];
+    int s = band_start(i, win, W, n);
+    if (j < s || j >= s + W)
+        return 0.0;
+    return (double)w->p[w->block[(size_t)b * w->n_heads + h] + (size_t)i * W + (size_t)(j - s)];
+}
+
+/* Normalizes row[a .. e) in place: softmax (max-shifted) or relu(x) / (e - a). */
+static void normalize_row(qkv_real *row, int a, int e, qkv_attn_normalize how)
+{
+    if (how == QKV_ATTN_RELU) {
+        qkv_real inv = (qkv_real)1 / (qkv_real)(e - a);
+        for (int j = a; j < e; j++)
+            row[j] = row[j] > 0 ? row[j] * inv : 0;
+        return;
+    }
+    qkv_real m = row[a];
+    for (int j = a + 1; j < e; j++)
+        if (row[j] > m)
+            m = row[j];
+    qkv_real sum = 0;
+    for (int j = a; j < e; j++) {
+        row[j] = EXP_R(row[j] - m);
+        sum += row[j];
+    }
+    qkv_real inv = (qkv_real)1 / sum;
+    for (int j = a; j < e; j++)
+        row[j] *= inv;
+}
+
+/* Forward of block (b, h): O_h of sentence b. st: scratch [TILE, kw]. */
+static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
+                          uint64_t seed)
+{
+    int n = sv->offsets[b + 1] - sv->offsets[b], W = sv->width[b], w = sv->window[b];
+    int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
+    const qkv_real *qh = sv->qkv + (size_t)sv->offsets[b] * ld + (size_t)h * dh;
+    const qkv_real *kh = qh + D, *vh = qh + 2 * D;
+    qkv_real *oh = o + (size_t)sv->offsets[b] * D + (size_t)h * dh;
+    size_t blk = sv->block ? sv->block[(size_t)b * sv->n_heads + h] : 0;
+    qkv_rng rng;
+    if (sv->dropout > 0)
+        qkv_rng_seed(&rng, seed);
+    qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
+    for (int i0 = 0; i0 < n; i0 += TILE) {
+        int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
+        int klo = key_lo(i0, w), kw = key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
+        qkv_gemm(false, true, r, kw, dh, sv->scale, qh + (size_t)i0 * ld, ld, kh + (size_t)klo * ld, ld,
+                 0, st, kw);
+        for (int rr = 0; rr < r; rr++) {
+            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
+            qkv_real *row = st + (size_t)rr * kw;
+            for (int j = 0; j < a; j++)
+                row[j] = 0;
+            for (int j = e; j < kw; j++)
+                row[j] = 0;
+            normalize_row(row, a, e, sv->normalize);
+            size_t at = blk + (size_t)i * W;
+            int off = key_lo(i, w) - band_start(i, w, W, n);
+            if (sv->p) {
+                memset(sv->p + at, 0, (size_t)W * sizeof(qkv_real));
+                memcpy(sv->p + at + off, row + a, (size_t)(e - a) * sizeof(qkv_real));
+            }
+            if (sv->dropout > 0) {
+                for (int j = a; j < e; j++)
+                    row[j] = qkv_rng_uniform(&rng) < sv->dropout ? 0 : row[j] * keep_scale;
+                memset(sv->pd + at, 0, (size_t)W * sizeof(qkv_real));
+                memcpy(sv->pd + at + off, row + a, (size_t)(e - a) * sizeof(qkv_real));
+            }
+        }
+        qkv_gemm(false, false, r, dh, kw, 1, st, kw, vh + (size_t)klo * ld, ld, 0, oh + (size_t)i0 * D, D);
+    }
+}
+
+/* Backward of block (b, h): adds into dQKV's rows of sentence b, head h. */
+static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *dout, qkv_real *dqkv,
+                           qkv_real *st, qkv_real *dp)
+{
+    int n = sv->offsets[b + 1] - sv->offsets[b], W = sv->width[b], w = sv->window[b];
+    int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
+    size_t row0 = (size_t)sv->offsets[b];
+    const qkv_real *qh = sv->qkv + row0 * ld + (size_t)h * dh, *kh = qh + D, *vh = qh + 2 * D;
+    qkv_real *dqh = dqkv + row0 * ld + (size_t)h * dh, *dkh = dqh + D, *dvh = dqh + 2 * D;
+    const qkv_real *doh = dout + row0 * D + (size_t)h * dh;
+    size_t blk = sv->block[(size_t)b * sv->n_heads + h];
+    const qkv_real *pused = sv->pd ? sv->pd : sv->p; /* the P that multiplied V */
+    qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
+    for (int i0 = 0; i0 < n; i0 += TILE) {
+        int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
+        int klo = key_lo(i0, w), kw = key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
+        /* st = the used P of this tile, dense [r, kw] */
+        for (int rr = 0; rr < r; rr++) {
+            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
+            qkv_real *row = st + (size_t)rr * kw;
+            memset(row, 0, (size_t)kw * sizeof(qkv_real));
+            int off = key_lo(i, w) - band_start(i, w, W, n);
+            memcpy(row + a, pused + blk + (size_t)i * W + off, (size_t)(e - a) * sizeof(qkv_real));
+        }
+        /* dV [kw, dh] += P^T dO;  dP [r, kw] = dO V^T */
+        qkv_gemm(true, false, kw, dh, r, 1, st, kw, doh + (size_t)i0 * D, D, 1, dvh + (size_t)klo * ld, ld);
+        qkv_gemm(false, true, r, kw, dh, 1, doh + (size_t)i0 * D, D, vh + (size_t)klo * ld, ld, 0, dp, kw);
+        /* st = dS, row by row */
+        for (int rr = 0; rr < r; rr++) {
+            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
+            int off = key_lo(i, w) - band_start(i, w, W, n);
+            const qkv_real *p = sv->p + blk + (size_t)i * W + off - a; /* p[j], j in a..e-1 */
+            const qkv_real *pd = sv->pd ? sv->pd + blk + (size_t)i * W + off - a : NULL;
+            qkv_real *row = st + (size_t)rr * kw, *g = dp + (size_t)rr * kw;
+            if (pd) /* through dropout: dP = dPd ⊙ mask / (1 - p) */
+                for (int j = a; j < e; j++)
+                    g[j] = pd[j] != 0 ? g[j] * keep_scale : 0;
+            if (sv->normalize == QKV_ATTN_SOFTMAX) {
+                qkv_real dot = 0;
+                for (int j = a; j < e; j++)
+                    dot += p[j] * g[j];
+                for (int j = a; j < e; j++)
+                    row[j] = p[j] * (g[j] - dot);
+            } else {
+                qkv_real inv = (qkv_real)1 / (qkv_real)(e - a);
+                for (int j = a; j < e; j++)
+                    row[j] = p[j] > 0 ? g[j] * inv : 0;
+            }
+        }
+        /* dQ [r, dh] += dS K · scale;  dK [kw, dh] += dS^T Q · scale */
+        qkv_gemm(false, false, r, dh, kw, sv->scale, st, kw, kh + (size_t)klo * ld, ld, 1,
+                 dqh + (size_t)i0 * ld, ld);
+        qkv_gemm(true, false, kw, dh, r, sv->scale, st, kw, qh + (size_t)i0 * ld, ld, 1,
+                 dkh + (size_t)klo * ld, ld);
+    }
+}
+
+/* BLAS runs single-threaded inside the parallel loops over blocks (the blocks are the
+ * parallelism; nested BLAS threads would fight OpenMP's); returns the previous thread count. */
+static int blas_single_threaded(int nthreads)
+{
+    int saved = openblas_get_num_threads();
+    if (nthreads > 1 && saved > 1)
+        openblas_set_num_threads(1);
+    return saved;
+}
+
+static void blas_restore(int nthreads, int saved)
+{
+    if (nthreads > 1 && saved > 1)
+        openblas_set_num_threads(saved);
+}
+
+static void attention_backward(qkv_tape *tp, qkv_node *node)
+{
+    const attn_saved *sv = node->saved;
+    qkv_tensor *x = node->in[0], *out = node->out;
+    int T = sv->total, D = sv->d_model;
+    qkv_real *dqkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real));
+    int nthreads = omp_get_max_threads();
+    qkv_real *scratch = qkv_tape_alloc(tp, (size_t)nthreads * 2 * sv->scratch * sizeof(qkv_real));
+    if (!dqkv || !scratch)
+        return;
+    memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
+    const qkv_real *dout = out->grad;
+    int nblk = sv->n_sentences * sv->n_heads, blas = blas_single_threaded(nthreads);
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
+    for (int blk = 0; blk < nblk; blk++) {
+        qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch;
+        block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch);
+    }
+    blas_restore(nthreads, blas);
+    qkv_real *dx = qkv_grad(tp, x);
+    if (dx) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
+        qkv_gemm(false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
+    for (int k = 0; k < 3; k++) {
+        qkv_real *dw = qkv_grad(tp, node->in[1 + k]), *db = qkv_grad(tp, node->in[4 + k]);
+        if (dw) /* dW [D, D] += dQ^T [D, T] · X [T, D] */
+            qkv_gemm(true, false, D, D, T, 1, dqkv + (size_t)k * D, 3 * D, x->data, D, 1, dw, D);
+        if (db)
+            for (int t = 0; t < T; t++)
+                for (int j = 0; j < D; j++)
+                    db[j] += dqkv[(size_t)t * 3 * D + (size_t)k * D + j];
+    }
+}
+
+/* Checks shapes and offsets; returns false after failing the tape. */
+static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
+                         qkv_tensor *const *w, qkv_tensor *const *bias, const qkv_attention_opts *opts)
+{
+    char s1[64], s2[64];
+    static const char *wn[3] = {"w_q", "w_k", "w_v"}, *bn[3] = {"b_q", "b_k", "b_v"};
+    if (x->rank != 2)
+        return qkv_tape_fail(tp, "attention: x must be [T, d_model], got %s", qkv_shape_str(x, s1, sizeof s1)), false;
+    int T = x->shape[0], D = x->shape[1];
+    if (opts->n_heads < 1 || D % opts->n_heads != 0)
+        return qkv_tape_fail(tp, "attention: n_heads %d does not divide d_model %d", opts->n_heads, D), false;
+    for (int k = 0; k < 3; k++) {
+        if (w[k]->rank != 2 || w[k]->shape[0] != D || w[k]->shape[1] != D)
+            return qkv_tape_fail(tp, "attention: %s is %s, expected [%d, %d] for x %s", wn[k],
+                                 qkv_shape_str(w[k], s1, sizeof s1), D, D, qkv_shape_str(x, s2, sizeof s2)), false;
+        if (bias[k] && bias[k]->size != (size_t)D)
+            return qkv_tape_fail(tp, "attention: %s has %zu elements, d_model is %d", bn[k], bias[k]->size, D), false;
+    }
+    if (opts->window < 0)
+        return qkv_tape_fail(tp, "attention: window %d is negative", opts->window), false;
+    if (!(opts->dropout >= 0 && opts->dropout < 1))
+        return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
+    if (n_sentences < 0 || !offsets || offsets[0] != 0 || offsets[n_sentences] != T)
+        return qkv_tape_fail(tp, "attention: offsets of %d sentences must run from 0 to T = %d", n_sentences, T), false;
+    for (int b = 0; b < n_sentences; b++)
+        if (offsets[b + 1] < offsets[b])
+            return qkv_tape_fail(tp, "attention: offsets decrease at sentence %d (%d > %d)", b, offsets[b],
+                                 offsets[b + 1]), false;
+    return true;
+}
+
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
+                          qkv_tensor *w_q, qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q,
+                          qkv_tensor *b_k, qkv_tensor *b_v, const qkv_attention_opts *opts,
+                          qkv_attention_weights *keep)
+{
+    if (tp->failed)
+        return NULL;
+    qkv_tensor *w[3] = {w_q, w_k, w_v}, *bias[3] = {b_q, b_k, b_v};
+    if (!check_inputs(tp, x, offsets, n_sentences, w, bias, opts))
+        return NULL;
+    int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = n_sentences;
+    bool drop = opts->dropout > 0 && !tp->no_grad;
+    if (drop && !tp->rng)
+        return qkv_tape_fail(tp, "attention: dropout %g needs a random generator (tp->rng)", opts->dropout);
+    qkv_tensor *o = qkv_tape_tensor2(tp, T, D);
+    attn_saved *sv = qkv_tape_alloc(tp, sizeof *sv);
+    if (!o || !sv)
+        return NULL;
+    qkv_tensor *inputs[7] = {x, w_q, w_k, w_v, b_q, b_k, b_v};
+    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, 7, inputs);
+    memset(sv, 0, sizeof *sv);
+    sv->n_sentences = B;
+    sv->d_model = D;
+    sv->n_heads = H;
+    sv->d_head = D / H;
+    sv->total = T;
+    sv->scale = (qkv_real)(opts->scale != 0 ? opts->scale : 1.0 / sqrt((double)sv->d_head));
+    sv->dropout = drop ? opts->dropout : 0;
+    sv->causal = opts->causal;
+    sv->normalize = opts->normalize;
+    sv->offsets = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->offsets);
+    sv->width = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->width);
+    sv->window = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->window);
+    sv->qkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real) + 1);
+    sv->w_cat = qkv_tape_alloc(tp, (size_t)3 * D * D * sizeof(qkv_real));
+    if (!sv->offsets || !sv->width || !sv->window || !sv->qkv || !sv->w_cat)
+        return NULL;
+    memcpy(sv->offsets, offsets, (size_t)(B + 1) * sizeof *offsets);
+    size_t band_total = 0, scratch = 1;
+    for (int b = 0; b < B; b++) {
+        int n = offsets[b + 1] - offsets[b];
+        int win = (opts->window == 0 || opts->window >= n) ? (n > 0 ? n - 1 : 0) : opts->window;
+        int W = 2 * win + 1 < n ? 2 * win + 1 : n;
+        sv->window[b] = win;
+        sv->width[b] = W;
+        band_total += (size_t)H * n * W;
+        size_t kw = (size_t)(W + TILE < n ? W + TILE : n);
+        if (kw * TILE > scratch)
+            scratch = kw * TILE;
+    }
+    sv->scratch = (scratch + 15) & ~(size_t)15; /* separate threads' tiles by >= 64 bytes */
+    bool store_p = node || keep || drop; /* dropout masks go to per-block bands */
+    if (store_p) {
+        sv->block = qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *sv->block);
+        sv->p = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
+        if (drop)
+            sv->pd = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
+        if (!sv->block || !sv->p || (drop && !sv->pd))
+            return NULL;
+        size_t at = 0;
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < H; h++) {
+                sv->block[(size_t)b * H + h] = at;
+                at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
+            }
+    }
+    int nthreads = omp_get_max_threads();
+    qkv_real *scratch_mem = qkv_tape_alloc(tp, (size_t)nthreads * sv->scratch * sizeof(qkv_real));
+    uint64_t *seeds = drop ? qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds) : NULL;
+    if (!scratch_mem || (drop && (!seeds || !sv->pd)))
+        return NULL;
+    if (drop) /* one seed per block, drawn in block order: masks do not depend on threads */
+        for (size_t k = 0; k < (size_t)B * H; k++)
+            seeds[k] = qkv_rng_next(tp->rng);
+
+    /* QKV [T, 3D] = X [T, D] · w_cat^T + [b_q | b_k | b_v] */
+    for (int k = 0; k < 3; k++)
+        memcpy(sv->w_cat + (size_t)k * D * D, w[k]->data, (size_t)D * D * sizeof(qkv_real));
+    bool any_bias = b_q || b_k || b_v;
+    if (any_bias)
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < 3; k++) {
+                qkv_real *dst = sv->qkv + (size_t)t * 3 * D + (size_t)k * D;
+                if (bias[k])
+                    memcpy(dst, bias[k]->data, (size_t)D * sizeof(qkv_real));
+                else
+                    memset(dst, 0, (size_t)D * sizeof(qkv_real));
+            }
+    qkv_real *rows_scratch = qkv_tape_alloc(tp, QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
+    if (!rows_scratch)
+        return NULL;
+    if (T > 0)
+        qkv_gemm_rows_nt(T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D, rows_scratch);
+
+    int nblk = B * H, blas = blas_single_threaded(nthreads);
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
+    for (int blk = 0; blk < nblk; blk++)
+        block_forward(sv, blk / H, blk % H, o->data, scratch_mem + (size_t)omp_get_thread_num() * sv->scratch,
+                      seeds ? seeds[blk] : 0);
+    blas_restore(nthreads, blas);
+    if (node)
+        node->saved = sv;
+    if (keep) {
+        keep->n_sentences = B;
+        keep->n_heads = H;
+        keep->offsets = sv->offsets;
+        keep->width = sv->width;
+        keep->window = sv->window;
+        keep->block = sv->block;
+        keep->p = sv->p;
+    }
+    return o;
+}
+
+int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix, int d_model,
+                   const qkv_attention_opts *opts, bool bias, qkv_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->opts = *opts;
+    if (opts->n_heads < 1 || d_model % opts->n_heads != 0)
+        return qkv_fail(err, "%s: n_heads %d does not divide d_model %d", prefix, opts->n_heads, d_model);
+    qkv_tensor **ws[4] = {&m->w_q, &m->w_k, &m->w_v, &m->w_o}, **bs[4] = {&m->b_q, &m->b_k, &m->b_v, &m->b_o};
+    static const char *names[4] = {"q", "k", "v", "o"};
+    for (int k = 0; k < 4; k++) {
+        *ws[k] = qkv_params_add(ps, err, 2, (int[]){d_model, d_model}, "%s.w_%s", prefix, names[k]);
+        if (!*ws[k])
+            return QKV_ERR;
+        qkv_init_xavier_uniform(*ws[k], rng);
+        if (bias) {
+            *bs[k] = qkv_params_add(ps, err, 1, (int[]){d_model}, "%s.b_%s", prefix, names[k]);
+            if (!*bs[k])
+                return QKV_ERR;
+            qkv_params_of(ps, *bs[k])->no_weight_decay = true;
+        }
+    }
+    return QKV_OK;
+}
+
+/* ---- output projection: y [T, D] = o [T, D] · w_o^T + b_o, row-stable (lib/gemm_rows.h) ---- */
+
+static void attention_out_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
+    int T = qkv_rows(o), D = qkv_cols(o);
+    qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
+    if (d_o && T > 0) /* dO [T, D] += dY · w_o */
+        qkv_gemm(false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
+    if (dw && T > 0) /* dW [D, D] += dY^T · O */
+        qkv_gemm(true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
+    if (db)
+        for (int t = 0; t < T; t++)
+            for (int j = 0; j < D; j++)
+                db[j] += y->grad[(size_t)t * D + j];
+}
+
+static qkv_tensor *attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_tensor *b_o)
+{
+    int T = qkv_rows(o), D = qkv_cols(o);
+    char s1[64];
+    if (w_o->rank != 2 || w_o->shape[0] != D || w_o->shape[1] != D)
+        return qkv_tape_fail(tp, "attention: w_o is %s, expected [%d, %d]", qkv_shape_str(w_o, s1, sizeof s1), D, D);
+    if (b_o && b_o->size != (size_t)D)
+        return qkv_tape_fail(tp, "attention: b_o has %zu elements, d_model is %d", b_o->size, D);
+    qkv_tensor *y = qkv_tape_tensor2(tp, T, D);
+    qkv_real *scratch = qkv_tape_alloc(tp, QKV_GEMM_ROWS_SCRATCH(D, D) * sizeof(qkv_real));
+    if (!y || !scratch)
+        return NULL;
+    if (b_o)
+        for (int t = 0; t < T; t++)
+            memcpy(y->data + (size_t)t * D, b_o->data, (size_t)D * sizeof(qkv_real));
+    if (T > 0)
+        qkv_gemm_rows_nt(T, D, D, o->data, D, w_o->data, D, b_o ? 1 : 0, y->data, D, scratch);
+    qkv_tensor *inputs[3] = {o, w_o, b_o};
+    qkv_tape_record(tp, "attention_out", attention_out_backward, y, 3, inputs);
+    return y;
+}
+
+qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, const int32_t *offsets,
+                            int n_sentences, qkv_attention_weights *keep)
+{
+    qkv_tensor *o = qkv_attention(tp, x, offsets, n_sentences, m->w_q, m->w_k, m->w_v, m->b_q, m->b_k,
+                                  m->b_v, &m->opts, keep);
+    if (!o)
+        return NULL;
+    return attention_out(tp, o, m->w_o, m->b_o);
+}

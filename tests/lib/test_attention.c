@@ -1,0 +1,434 @@
+/* Multi-head self-attention: forward values against a plain dense implementation written
+ * here from the formulas, double-precision gradient checks over heads, windows, causal, relu,
+ * biases and dropout on packed batches, and the edge cases of issue 3. */
+#define QKV_TESTUTIL_AUTOGRAD
+#include "testutil.h"
+
+#include <omp.h>
+
+#include "lib/attention.h"
+#include "lib/ops.h"
+
+typedef struct {
+    qkv_mha m;
+    qkv_tensor *x;
+    int32_t off[8];
+    int n_sentences;
+    qkv_attention_weights keep;
+} fixture;
+
+static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
+{
+    fixture *f = user;
+    return qkv_mha_forward(tp, &f->m, f->x, f->off, f->n_sentences, &f->keep);
+}
+
+/* Builds parameters (N(0, 0.5^2) so that softmax is not saturated) and x ~ N(0, 1). */
+static void setup(fixture *f, qkv_params *ps, uint64_t seed, int d_model, const int *lens, int n_sentences,
+                  const qkv_attention_opts *opts, bool bias)
+{
+    memset(f, 0, sizeof *f);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, seed);
+    qkv_error err;
+    if (qkv_mha_create(&f->m, ps, &rng, "attn", d_model, opts, bias, &err) != QKV_OK)
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < ps->n; i++)
+        qkv_init_normal(&ps->items[i]->t, &rng, 0.5);
+    f->n_sentences = n_sentences;
+    for (int b = 0; b < n_sentences; b++)
+        f->off[b + 1] = f->off[b] + lens[b];
+    f->x = tu_param(ps, &rng, "x", 2, (int[]){f->off[n_sentences], d_model});
+}
+
+/* Reference: dense per sentence and head, straight from the formulas in lib/attention.h. */
+static void reference(const fixture *f, double *y)
+{
+    const qkv_mha *m = &f->m;
+    int D = f->x->shape[1], T = f->x->shape[0], H = m->opts.n_heads, dh = D / H;
+    double scale = m->opts.scale != 0 ? m->opts.scale : 1 / sqrt(dh);
+    double *q = calloc((size_t)T * D, sizeof *q), *k = calloc((size_t)T * D, sizeof *k);
+    double *v = calloc((size_t)T * D, sizeof *v), *o = calloc((size_t)T * D, sizeof *o);
+    qkv_tensor *ws[3] = {m->w_q, m->w_k, m->w_v}, *bs[3] = {m->b_q, m->b_k, m->b_v};
+    double *dst[3] = {q, k, v};
+    for (int c = 0; c < 3; c++)
+        for (int t = 0; t < T; t++)
+            for (int i = 0; i < D; i++) {
+                double s = bs[c] ? bs[c]->data[i] : 0;
+                for (int j = 0; j < D; j++)
+                    s += f->x->data[t * D + j] * ws[c]->data[i * D + j];
+                dst[c][t * D + i] = s;
+            }
+    for (int b = 0; b < f->n_sentences; b++) {
+        int base = f->off[b], n = f->off[b + 1] - base;
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < n; i++) {
+                double p[16], mx = -INFINITY, sum = 0;
+                int visible = 0;
+                bool vis[16];
+                for (int j = 0; j < n; j++) {
+                    vis[j] = (m->opts.window == 0 || abs(i - j) <= m->opts.window) && (!m->opts.causal || j <= i);
+                    double s = 0;
+                    for (int c = 0; c < dh; c++)
+                        s += q[(base + i) * D + h * dh + c] * k[(base + j) * D + h * dh + c];
+                    p[j] = s * scale;
+                    if (vis[j]) {
+                        visible++;
+                        mx = fmax(mx, p[j]);
+                    }
+                }
+                for (int j = 0; j < n; j++) {
+                    if (!vis[j])
+                        p[j] = 0;
+                    else if (m->opts.normalize == QKV_ATTN_RELU)
+                        p[j] = fmax(p[j], 0) / visible;
+                    else
+                        sum += (p[j] = exp(p[j] - mx));
+                }
+                if (m->opts.normalize == QKV_ATTN_SOFTMAX)
+                    for (int j = 0; j < n; j++)
+                        p[j] /= sum;
+                for (int c = 0; c < dh; c++) {
+                    double s = 0;
+                    for (int j = 0; j < n; j++)
+                        s += p[j] * v[(base + j) * D + h * dh + c];
+                    o[(base + i) * D + h * dh + c] = s;
+                }
+            }
+    }
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < D; i++) {
+            double s = m->b_o ? m->b_o->data[i] : 0;
+            for (int j = 0; j < D; j++)
+                s += o[t * D + j] * m->w_o->data[i * D + j];
+            y[t * D + i] = s;
+        }
+    free(q);
+    free(k);
+    free(v);
+    free(o);
+}
+
+static const int batches[4][5] = {{1, 1}, {2, 3, 7}, {4, 2, 5, 1, 4}, {3, 7, 6, 3}}; /* count, lengths */
+
+static void test_forward_matches_reference(void **state)
+{
+    (void)state;
+    int cfg = 0;
+    for (int heads = 1; heads <= 4; heads *= 2)
+        for (int window = 0; window <= 3; window += (window ? 2 : 1))
+            for (int variant = 0; variant < 4; variant++, cfg++) {
+                qkv_attention_opts opts = {.n_heads = heads, .window = window, .causal = variant & 1,
+                                           .normalize = (variant & 2) ? QKV_ATTN_RELU : QKV_ATTN_SOFTMAX};
+                if (cfg % 5 == 0)
+                    opts.scale = 0.7;
+                const int *bt = batches[cfg % 4];
+                qkv_params ps;
+                qkv_params_init(&ps);
+                fixture f;
+                setup(&f, &ps, 100 + (uint64_t)cfg, 8, bt + 1, bt[0], &opts, cfg % 2);
+                qkv_tape tp;
+                qkv_tape_init(&tp, 0);
+                qkv_tensor *y = mha_fn(&tp, &f);
+                assert_non_null(y);
+                double *ref = malloc(y->size * sizeof *ref);
+                reference(&f, ref);
+                for (size_t i = 0; i < y->size; i++)
+                    tu_assert_close(y->data[i], ref[i], 1e-12);
+                free(ref);
+                qkv_tape_free(&tp);
+                qkv_params_free(&ps);
+            }
+}
+
+static void check_gradients(uint64_t seed, int d_model, const int *bt, const qkv_attention_opts *opts, bool bias,
+                            qkv_rng *tape_rng)
+{
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    setup(&f, &ps, seed, d_model, bt + 1, bt[0], opts, bias);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    tp.rng = tape_rng;
+    qkv_tensor *ts[9] = {f.x, f.m.w_q, f.m.w_k, f.m.w_v, f.m.w_o, f.m.b_q, f.m.b_k, f.m.b_v, f.m.b_o};
+    const char *names[9] = {"x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"};
+    int status = tu_gradcheck_status(&tp, mha_fn, &f, bias ? 9 : 5, ts, names, seed);
+    if (status != 0)
+        fail_msg("gradcheck failed: seed %llu heads %d window %d causal %d relu %d bias %d dropout %g",
+                 (unsigned long long)seed, opts->n_heads, opts->window, opts->causal, opts->normalize, bias,
+                 opts->dropout);
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
+static void test_gradcheck(void **state)
+{
+    (void)state;
+    int cfg = 0;
+    for (int heads = 1; heads <= 4; heads *= 2)
+        for (int window = 0; window <= 3; window += (window ? 2 : 1))
+            for (int variant = 0; variant < 8; variant++, cfg++) {
+                qkv_attention_opts opts = {.n_heads = heads, .window = window, .causal = variant & 1,
+                                           .normalize = (variant & 2) ? QKV_ATTN_RELU : QKV_ATTN_SOFTMAX};
+                check_gradients(200 + (uint64_t)cfg, 4, batches[cfg % 4], &opts, variant & 4, NULL);
+            }
+}
+
+/* The check can fail: a backward scaled by 1.01 is caught, in either node. */
+static void test_gradcheck_catches_fault(void **state)
+{
+    (void)state;
+    const char *ops[2] = {"attention", "attention_out"};
+    for (int k = 0; k < 2; k++) {
+        qkv_params ps;
+        qkv_params_init(&ps);
+        qkv_attention_opts opts = {.n_heads = 2, .window = 1};
+        fixture f;
+        setup(&f, &ps, 400 + (uint64_t)k, 4, batches[2] + 1, batches[2][0], &opts, true);
+        qkv_tape tp;
+        qkv_tape_init(&tp, 0);
+        tp.fault_op = ops[k];
+        qkv_tensor *ts[] = {f.x, f.m.w_q};
+        const char *names[] = {"x", "w_q"};
+        qkv_gradcheck_opts go = QKV_GRADCHECK_DEFAULTS;
+        qkv_gradcheck_result res[2];
+        qkv_error err;
+        assert_int_equal(qkv_gradcheck(&tp, mha_fn, &f, 2, ts, names, &go, res, &err), 1);
+        assert_int_equal(res[0].checked, f.x->size);
+        qkv_tape_free(&tp);
+        qkv_params_free(&ps);
+    }
+}
+
+static void test_gradcheck_dropout(void **state)
+{
+    (void)state;
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 5);
+    qkv_attention_opts opts = {.n_heads = 2, .dropout = 0.3};
+    check_gradients(301, 4, batches[3], &opts, true, &rng);
+    opts.window = 1;
+    opts.normalize = QKV_ATTN_RELU;
+    check_gradients(302, 4, batches[2], &opts, false, &rng);
+}
+
+/* Dropout: identity without grad; with grad some weights are dropped and the rest scaled. */
+static void test_dropout(void **state)
+{
+    (void)state;
+    qkv_attention_opts opts = {.n_heads = 2, .dropout = 0.5};
+    const int bt[] = {1, 7};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    setup(&f, &ps, 9, 4, bt + 1, bt[0], &opts, true);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 1);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    tp.rng = &rng;
+    tp.no_grad = true;
+    qkv_tensor *y = mha_fn(&tp, &f);
+    double ref[28];
+    reference(&f, ref);
+    for (size_t i = 0; i < y->size; i++)
+        tu_assert_close(y->data[i], ref[i], 1e-12);
+    tp.no_grad = false;
+    y = mha_fn(&tp, &f);
+    double diff = 0;
+    for (size_t i = 0; i < y->size; i++)
+        diff += fabs(y->data[i] - ref[i]);
+    assert_true(diff > 1e-3);
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
+static void test_one_word_sentence(void **state)
+{
+    (void)state;
+    const int bt[] = {3, 1, 4, 1};
+    qkv_attention_opts opts = {.n_heads = 2};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    setup(&f, &ps, 11, 4, bt + 1, bt[0], &opts, true);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    qkv_tensor *y = mha_fn(&tp, &f);
+    assert_non_null(y);
+    for (int h = 0; h < 2; h++) {
+        assert_true(qkv_attention_weight(&f.keep, 0, h, 0, 0) == 1.0);
+        assert_true(qkv_attention_weight(&f.keep, 2, h, 0, 0) == 1.0);
+        double row = 0;
+        for (int j = 0; j < 4; j++)
+            row += qkv_attention_weight(&f.keep, 1, h, 2, j);
+        tu_assert_close(row, 1.0, 1e-12);
+    }
+    qkv_real *r = malloc(y->size * sizeof *r);
+    for (size_t i = 0; i < y->size; i++)
+        r[i] = 1;
+    assert_int_equal(qkv_backward_from(&tp, y, r), QKV_OK);
+    for (size_t i = 0; i < f.x->size; i++)
+        assert_true(isfinite(f.x->grad[i]));
+    free(r);
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+    /* and its gradient is right */
+    const int single[] = {1, 1};
+    check_gradients(12, 4, single, &opts, true, NULL);
+}
+
+static void test_window_covering_sentence_equals_full(void **state)
+{
+    (void)state;
+    const int bt[] = {3, 5, 2, 4};
+    for (int causal = 0; causal < 2; causal++) {
+        qkv_params ps;
+        qkv_params_init(&ps);
+        qkv_attention_opts opts = {.n_heads = 2, .causal = causal};
+        fixture f;
+        setup(&f, &ps, 13, 4, bt + 1, bt[0], &opts, true);
+        qkv_tape tp;
+        qkv_tape_init(&tp, 0);
+        qkv_tensor *full = mha_fn(&tp, &f);
+        for (int window = 5; window <= 9; window += 4) {
+            f.m.opts.window = window;
+            qkv_tensor *y = mha_fn(&tp, &f);
+            assert_non_null(y);
+            assert_memory_equal(y->data, full->data, y->size * sizeof(qkv_real));
+        }
+        qkv_tape_free(&tp);
+        qkv_params_free(&ps);
+    }
+}
+
+static void test_large_scores_stay_finite(void **state)
+{
+    (void)state;
+    const int bt[] = {2, 6, 3};
+    qkv_attention_opts opts = {.n_heads = 2};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    setup(&f, &ps, 14, 4, bt + 1, bt[0], &opts, true);
+    qkv_init_zeros(f.m.w_q); /* Q = K = 100 everywhere */
+    qkv_init_zeros(f.m.w_k);
+    qkv_init_constant(f.m.b_q, 100);
+    qkv_init_constant(f.m.b_k, 100);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    qkv_tensor *y = mha_fn(&tp, &f);
+    assert_non_null(y);
+    for (size_t i = 0; i < y->size; i++)
+        assert_true(isfinite(y->data[i]));
+    /* all scores equal: uniform weights */
+    tu_assert_close(qkv_attention_weight(&f.keep, 0, 1, 2, 4), 1.0 / 6, 1e-12);
+    qkv_real *r = malloc(y->size * sizeof *r);
+    for (size_t i = 0; i < y->size; i++)
+        r[i] = (qkv_real)(i % 3) - 1;
+    assert_int_equal(qkv_backward_from(&tp, y, r), QKV_OK);
+    qkv_tensor *ts[] = {f.x, f.m.w_q, f.m.w_k, f.m.b_q, f.m.b_k, f.m.w_v, f.m.w_o};
+    for (int t = 0; t < 7; t++)
+        for (size_t i = 0; i < ts[t]->size; i++)
+            assert_true(isfinite(ts[t]->grad[i]));
+    free(r);
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
+/* Sentence [5 tokens] alone, then placed third among other sentences: same output rows. */
+static void check_independence(bool bitwise)
+{
+    qkv_attention_opts opts = {.n_heads = 4, .window = 2};
+    const int alone[] = {1, 5}, packed[] = {4, 3, 7, 5, 2};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    setup(&f, &ps, 15, 8, alone + 1, alone[0], &opts, true);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    qkv_tensor *y1 = mha_fn(&tp, &f);
+    qkv_real first[40];
+    memcpy(first, y1->data, sizeof first);
+    /* the big batch: x rows of the sentence copied to rows 10 .. 14, others random */
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 16);
+    qkv_error err;
+    qkv_tensor *xb = qkv_params_add(&ps, &err, 2, (int[]){17, 8}, "x_batch");
+    qkv_init_normal(xb, &rng, 1.0);
+    memcpy(xb->data + 10 * 8, f.x->data, 40 * sizeof(qkv_real));
+    f.x = xb;
+    f.n_sentences = packed[0];
+    for (int b = 0; b < packed[0]; b++)
+        f.off[b + 1] = f.off[b] + packed[b + 1];
+    qkv_tensor *y2 = mha_fn(&tp, &f);
+    if (bitwise)
+        assert_memory_equal(first, y2->data + 80, sizeof first);
+    else
+        for (int i = 0; i < 40; i++)
+            tu_assert_close(y2->data[80 + i], first[i], 1e-6);
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
+static void test_independent_of_batch_mates(void **state)
+{
+    (void)state;
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    check_independence(true);
+    omp_set_num_threads(threads > 1 ? threads : 2);
+    check_independence(false);
+    omp_set_num_threads(threads);
+}
+
+static void test_n_heads_error(void **state)
+{
+    (void)state;
+    qkv_params ps;
+    qkv_params_init(&ps);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 1);
+    qkv_error err;
+    qkv_mha m;
+    qkv_attention_opts opts = {.n_heads = 3};
+    assert_int_equal(qkv_mha_create(&m, &ps, &rng, "enc.attn", 8, &opts, true, &err), QKV_ERR);
+    assert_non_null(strstr(err.msg, "n_heads 3 does not divide d_model 8"));
+    /* and the op itself */
+    opts.n_heads = 2;
+    assert_int_equal(qkv_mha_create(&m, &ps, &rng, "enc.attn", 8, &opts, true, &err), QKV_OK);
+    assert_non_null(qkv_params_find(&ps, "enc.attn.w_q"));
+    assert_non_null(qkv_params_find(&ps, "enc.attn.b_o"));
+    qkv_tensor *x = tu_param(&ps, &rng, "x", 2, (int[]){3, 8});
+    m.opts.n_heads = 5;
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    int32_t off[] = {0, 3};
+    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_non_null(strstr(tp.err.msg, "n_heads 5 does not divide d_model 8"));
+    qkv_tape_reset(&tp);
+    m.opts.n_heads = 2;
+    int32_t bad[] = {0, 2};
+    assert_null(qkv_mha_forward(&tp, &m, x, bad, 1, NULL));
+    assert_non_null(strstr(tp.err.msg, "offsets"));
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forward_matches_reference),
+        cmocka_unit_test(test_gradcheck),
+        cmocka_unit_test(test_gradcheck_catches_fault),
+        cmocka_unit_test(test_gradcheck_dropout),
+        cmocka_unit_test(test_dropout),
+        cmocka_unit_test(test_one_word_sentence),
+        cmocka_unit_test(test_window_covering_sentence_equals_full),
+        cmocka_unit_test(test_large_scores_stay_finite),
+        cmocka_unit_test(test_independent_of_batch_mates),
+        cmocka_unit_test(test_n_heads_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
