@@ -226,7 +226,8 @@ static int expand(const qkv_cfg_key *k, const char *text, char *dst, size_t cap,
                 }
             } else {
                 if (!val)
-                    return qkv_fail(err, "environment variable '%s' is not set (used in %s; write ${%s:-default} for a fallback)",
+                    return qkv_fail(err, "environment variable '%s' is not set (used in %s; "
+                                         "write ${%s:-default} for a fallback)",
                                     var, k->name, var);
                 plen = strlen(val);
             }
@@ -349,10 +350,11 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
     if (style == QKV_CFG_PLAIN && is_null_text(text))
         return qkv_fail(err, "no value given for %s (delete the line to use the default)", k->name);
     bool quoted = style == QKV_CFG_QUOTED;
+    const char *what = quoted ? "the quoted string " : "";
     switch (k->type) {
     case QKV_CFG_INT: {
         if (quoted || !is_int_text(text))
-            return qkv_fail(err, "expected an integer for %s, got %s%s", k->name, quoted ? "the quoted string " : "", shown);
+            return qkv_fail(err, "expected an integer for %s, got %s%s", k->name, what, shown);
         errno = 0;
         long long v = strtoll(text, NULL, 10);
         if (errno == ERANGE || v < INT_MIN || v > INT_MAX || (double)v < k->min || (double)v > k->max)
@@ -362,7 +364,7 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
     }
     case QKV_CFG_REAL: {
         if (quoted || !is_real_text(text))
-            return qkv_fail(err, "expected a number for %s, got %s%s", k->name, quoted ? "the quoted string " : "", shown);
+            return qkv_fail(err, "expected a number for %s, got %s%s", k->name, what, shown);
         double v = strtod(text, NULL);
         if (isinf(v) || v < k->min || v > k->max)
             return range_error(k, shown_buf, v > 0 && (isinf(v) || v > k->max), err);
@@ -373,7 +375,7 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
         bool t = !strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "TRUE");
         bool f = !strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE");
         if (quoted || (!t && !f))
-            return qkv_fail(err, "expected true or false for %s, got %s%s", k->name, quoted ? "the quoted string " : "", shown);
+            return qkv_fail(err, "expected true or false for %s, got %s%s", k->name, what, shown);
         *(bool *)field = t;
         return QKV_OK;
     }

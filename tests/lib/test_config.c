@@ -241,7 +241,8 @@ static void test_dump_text_and_round_trip(void **state)
     for (size_t i = 0; i < sizeof betas / sizeof betas[0]; i++) {
         char beta[64];
         snprintf(beta, sizeof beta, "optim.beta=%s", betas[i]);
-        char *ov[] = {beta, "log.name=q\"uo\\te $$x ${QKV_TEST_UNSET_X:-} $${HOME} $$$$ tab\there \xe2\x82\xac", "data.shuffle=false",
+        char *ov[] = {beta, "log.name=q\"uo\\te $$x ${QKV_TEST_UNSET_X:-} $${HOME} $$$$ tab\there \xe2\x82\xac",
+                      "data.shuffle=false",
                       "optim.schedule=constant", "data.dir=a dir/with: colon # and hash", "log.offset=-2147483648"};
         unsetenv("QKV_TEST_UNSET_X");
         memset(&a, 0, sizeof a);
