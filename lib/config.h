@@ -94,7 +94,7 @@ int qkv_config_parse(const char *text, size_t len, const char *name, const char 
 
 /* The resolved config cfg as YAML text: every key, sections in the order of their first key in
  * the schema, keys in schema order; STRING and PATH values double-quoted (with '$' written as
- * "$$"), REAL values in the shortest form that reads back to the same double. Loading the text
+ * "$$"), REAL values in the fewest digits that read back to the same double. Loading the text
  * gives back the same struct. *text is malloc'd; the caller frees it. */
 int qkv_config_dump(const qkv_cfg_key *schema, int n_keys, const void *cfg, char **text,
                     qkv_error *err);

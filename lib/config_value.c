@@ -73,8 +73,15 @@ void qkv_cfg_format_real(double v, char *buf, size_t cap)
 {
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
+        if (strtod(buf, NULL) != v)
+            continue;
+        /* %g switches to an exponent once it is >= prec: write 10 and 65536, not 1e+01 and
+         * 7e+04-like forms, while the digits fit in 17 */
+        char *e = strchr(buf, 'e');
+        int exp10 = e ? atoi(e + 1) : 0;
+        if (e && exp10 >= prec && exp10 < 17)
+            snprintf(buf, cap, "%.*g", exp10 + 1, v);
+        return;
     }
 }
 
