@@ -194,7 +194,9 @@ static int next(ctx *c)
 
 static const char *node_kind(const yaml_event_t *e)
 {
-    return e->type == YAML_MAPPING_START_EVENT ? "a mapping" : e->type == YAML_SEQUENCE_START_EVENT ? "a list" : "a scalar";
+    if (e->type == YAML_MAPPING_START_EVENT)
+        return "a mapping";
+    return e->type == YAML_SEQUENCE_START_EVENT ? "a list" : "a scalar";
 }
 
 static bool is_null_scalar(const yaml_event_t *e)

@@ -35,9 +35,13 @@
  * you mean 'd_model'?".
  *
  * A default_value is text read like an override's value, so it is expanded and (for PATH)
- * resolved too, relative to the config file's directory, as if written in the file.
- * Schema mistakes (a bad default, min >= max, duplicate keys, an ENUM without choices) are
- * reported by every load as "config schema: section.key: ...". */
+ * resolved too, relative to the config file's directory, as if written in the file. It is read
+ * only when the key is missing; a bad one is reported as "config.yaml: default of section.key:
+ * ...". Other schema mistakes (min >= max, a key listed twice, an ENUM without choices, a key
+ * without doc) are reported by every load as "config schema: section.key: ...".
+ *
+ * Only the first problem is reported. Messages name keys by their bare name ("d_model must be
+ * between 1 and 65536, got 0"); the line and column say where. */
 #ifndef QKV_CONFIG_H
 #define QKV_CONFIG_H
 
@@ -76,7 +80,8 @@ typedef struct qkv_cfg_key {
  * ("section.key=value", n_overrides of them; overrides may be NULL when n_overrides is 0).
  * path NULL: no file, defaults and overrides only.
  * Returns QKV_OK, or QKV_ERR with one message in err ("path:line:col: ...", "--set ...: ...",
- * "path: cannot read: ...", "config schema: ..."); out may be partly written on error. */
+ * "path: cannot open: ...", "path: default of s.k: ...", "config schema: ..."); out may be
+ * partly written on error. */
 int qkv_config_load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
                     char *const *overrides, int n_overrides, qkv_error *err);
 
@@ -89,7 +94,7 @@ int qkv_config_parse(const char *text, size_t len, const char *name, const char 
 
 /* The resolved config cfg as YAML text: every key, sections in the order of their first key in
  * the schema, keys in schema order; STRING and PATH values double-quoted (with '$' written as
- * "$$"), REAL values in the shortest form that reads back to the same double. Loading the text
+ * "$$"), REAL values in the fewest digits that read back to the same double. Loading the text
  * gives back the same struct. *text is malloc'd; the caller frees it. */
 int qkv_config_dump(const qkv_cfg_key *schema, int n_keys, const void *cfg, char **text,
                     qkv_error *err);

@@ -37,7 +37,8 @@ int qkv_cfg_distance(const char *a, const char *b);
  * 5 characters, 2 for longer ones (and never identical). */
 bool qkv_cfg_is_near(const char *typo, const char *candidate);
 
-/* The shortest %g form of v that reads back as exactly v. */
+/* v in the fewest significant digits that read back as exactly v, without an exponent when
+ * it fits in 17 digits ("10", "1000000", "0.001", "1e-05", "1e+20"). */
 void qkv_cfg_format_real(double v, char *buf, size_t cap);
 
 /* Lower and upper bound of an INT/REAL key as text for messages and docs; *has_lo / *has_hi are

@@ -73,8 +73,15 @@ void qkv_cfg_format_real(double v, char *buf, size_t cap)
 {
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
+        if (strtod(buf, NULL) != v)
+            continue;
+        /* %g switches to an exponent once it is >= prec: write 10 and 65536, not 1e+01 and
+         * 7e+04-like forms, while the digits fit in 17 */
+        char *e = strchr(buf, 'e');
+        int exp10 = e ? atoi(e + 1) : 0;
+        if (e && exp10 >= prec && exp10 < 17)
+            snprintf(buf, cap, "%.*g", exp10 + 1, v);
+        return;
     }
 }
 
@@ -226,7 +233,8 @@ static int expand(const qkv_cfg_key *k, const char *text, char *dst, size_t cap,
                 }
             } else {
                 if (!val)
-                    return qkv_fail(err, "environment variable '%s' is not set (used in %s; write ${%s:-default} for a fallback)",
+                    return qkv_fail(err, "environment variable '%s' is not set (used in %s; "
+                                         "write ${%s:-default} for a fallback)",
                                     var, k->name, var);
                 plen = strlen(val);
             }
@@ -349,10 +357,11 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
     if (style == QKV_CFG_PLAIN && is_null_text(text))
         return qkv_fail(err, "no value given for %s (delete the line to use the default)", k->name);
     bool quoted = style == QKV_CFG_QUOTED;
+    const char *what = quoted ? "the quoted string " : "";
     switch (k->type) {
     case QKV_CFG_INT: {
         if (quoted || !is_int_text(text))
-            return qkv_fail(err, "expected an integer for %s, got %s%s", k->name, quoted ? "the quoted string " : "", shown);
+            return qkv_fail(err, "expected an integer for %s, got %s%s", k->name, what, shown);
         errno = 0;
         long long v = strtoll(text, NULL, 10);
         if (errno == ERANGE || v < INT_MIN || v > INT_MAX || (double)v < k->min || (double)v > k->max)
@@ -362,7 +371,7 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
     }
     case QKV_CFG_REAL: {
         if (quoted || !is_real_text(text))
-            return qkv_fail(err, "expected a number for %s, got %s%s", k->name, quoted ? "the quoted string " : "", shown);
+            return qkv_fail(err, "expected a number for %s, got %s%s", k->name, what, shown);
         double v = strtod(text, NULL);
         if (isinf(v) || v < k->min || v > k->max)
             return range_error(k, shown_buf, v > 0 && (isinf(v) || v > k->max), err);
@@ -373,7 +382,7 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
         bool t = !strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "TRUE");
         bool f = !strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE");
         if (quoted || (!t && !f))
-            return qkv_fail(err, "expected true or false for %s, got %s%s", k->name, quoted ? "the quoted string " : "", shown);
+            return qkv_fail(err, "expected true or false for %s, got %s%s", k->name, what, shown);
         *(bool *)field = t;
         return QKV_OK;
     }

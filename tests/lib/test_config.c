@@ -241,7 +241,8 @@ static void test_dump_text_and_round_trip(void **state)
     for (size_t i = 0; i < sizeof betas / sizeof betas[0]; i++) {
         char beta[64];
         snprintf(beta, sizeof beta, "optim.beta=%s", betas[i]);
-        char *ov[] = {beta, "log.name=q\"uo\\te $$x ${QKV_TEST_UNSET_X:-} $${HOME} $$$$ tab\there \xe2\x82\xac", "data.shuffle=false",
+        char *ov[] = {beta, "log.name=q\"uo\\te $$x ${QKV_TEST_UNSET_X:-} $${HOME} $$$$ tab\there \xe2\x82\xac",
+                      "data.shuffle=false",
                       "optim.schedule=constant", "data.dir=a dir/with: colon # and hash", "log.offset=-2147483648"};
         unsetenv("QKV_TEST_UNSET_X");
         memset(&a, 0, sizeof a);
@@ -262,6 +263,39 @@ static void test_dump_text_and_round_trip(void **state)
         assert_memory_equal(&a, &b, sizeof a);
         free(text);
     }
+}
+
+static void test_dump_number_format(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"10", "10"},       {"1e6", "1000000"}, {"65536.5", "65536.5"}, {"1e16", "10000000000000000"},
+        {"1e17", "1e+17"},  {"1e-5", "1e-05"},  {"0.001", "0.001"},     {"-2.5e3", "-2500"},
+        {"0.1", "0.1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char set[64], line[64];
+        snprintf(set, sizeof set, "optim.beta=%s", cases[i].in);
+        char *ov[] = {set};
+        test_cfg cfg;
+        qkv_error err;
+        char *text;
+        memset(&cfg, 0, sizeof cfg);
+        assert_int_equal(qkv_config_load(NULL, schema, N_KEYS, &cfg, ov, 1, &err), QKV_OK);
+        assert_int_equal(qkv_config_dump(schema, N_KEYS, &cfg, &text, &err), QKV_OK);
+        snprintf(line, sizeof line, "\n  beta: %s\n", cases[i].out);
+        if (!strstr(text, line))
+            fail_msg("beta %s: expected the line '%s' in\n%s", cases[i].in, cases[i].out, text);
+        free(text);
+    }
+    /* the same form in range messages */
+    static const qkv_cfg_key big = {"m", "k", QKV_CFG_REAL, 0, 0, 1e6, NULL, "2e6", "doc"};
+    test_cfg cfg;
+    qkv_error err;
+    assert_int_equal(qkv_config_load(NULL, &big, 1, &cfg, NULL, 0, &err), QKV_ERR);
+    assert_string_equal(err.msg, "default of m.k: k must be between 0 and 1000000, got 2e6");
 }
 
 /* A schema whose sections interleave and whose key is required. */
@@ -384,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_env_expansion),
         cmocka_unit_test(test_relative_paths),
         cmocka_unit_test(test_dump_text_and_round_trip),
+        cmocka_unit_test(test_dump_number_format),
         cmocka_unit_test(test_required_key_and_interleaved_sections),
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_doc_table),

@@ -163,7 +163,8 @@ static void test_override_errors(void **state)
     unsetenv("QKV_TEST_SURELY_UNSET");
     const char *ok = "model:\n  d_model: 8\n";
     char *a[] = {"model.d_modle=4"};
-    fx_expect_error(ok, a, 1, "--set model.d_modle=4: unknown key 'd_modle' in section 'model', did you mean 'd_model'?");
+    fx_expect_error(ok, a, 1,
+                    "--set model.d_modle=4: unknown key 'd_modle' in section 'model', did you mean 'd_model'?");
     char *b[] = {"d_model=4"};
     fx_expect_error(ok, b, 1, "--set d_model=4: expected section.key=value, e.g. model.d_model=4");
     char *c[] = {"model.d_model"};
