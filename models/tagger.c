@@ -1,6 +1,7 @@
 #include "models/tagger.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err)

@@ -73,19 +73,12 @@ int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimi
     qkv_ckpt_writer *w;
     if (qkv_ckpt_create(path, &w, err))
         return QKV_ERR;
-    if (qkv_ckpt_write_params(w, "params", &s->model.params, err) || save_vocab(w, &s->fz, err) ||
+    if (qkv_ckpt_write_params(w, "/params", &s->model.params, err) || save_vocab(w, &s->fz, err) ||
         qkv_ckpt_write_text(w, "/config", s->config_text, err) || (opt && st && write_state(w, opt, st, err))) {
         qkv_ckpt_abort(w);
         return QKV_ERR;
     }
     return qkv_ckpt_commit(w, err);
-}
-
-static void free_strings(char **strings, size_t n)
-{
-    for (size_t i = 0; strings && i < n; i++)
-        free(strings[i]);
-    free(strings);
 }
 
 /* The featurizer of the session's config with the checkpoint's vocabularies. */
@@ -118,11 +111,11 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s
             status = f < s->fz.n_kinds
                          ? qkv_featurizer_set_vocab(&s->fz, f, (const char *const *)strings, (int)n, err)
                          : qkv_featurizer_set_tags(&s->fz, (const char *const *)strings, (int)n, err);
-        free_strings(strings, n);
+        free(strings); /* one allocation, see lib/checkpoint.h */
         if (status)
             qkv_fail_prefix(err, "%s: %s", path, dataset);
     }
-    free_strings(names, n_names);
+    free(names);
     return status;
 }
 
@@ -156,7 +149,7 @@ int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
     }
     if (status == QKV_OK)
         status = qkv_session_model(s, 0, err);
-    if (status == QKV_OK && qkv_ckpt_read_params(r, "params", &s->model.params, err))
+    if (status == QKV_OK && qkv_ckpt_read_params(r, "/params", &s->model.params, err))
         status = qkv_fail_prefix(err, "%s", path);
     free(text);
     qkv_ckpt_close(r);
@@ -169,7 +162,7 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
     qkv_ckpt_reader *r;
     if (qkv_ckpt_open(path, &r, err))
         return QKV_ERR;
-    int status = qkv_ckpt_read_params(r, "params", &s->model.params, err);
+    int status = qkv_ckpt_read_params(r, "/params", &s->model.params, err);
     const qkv_params *ps = &s->model.params;
     for (int i = 0; status == QKV_OK && i < ps->n; i++)
         for (int k = 0; status == QKV_OK && k < qkv_optim_n_slots(opt); k++) {

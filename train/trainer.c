@@ -108,9 +108,10 @@ static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
     clear_progress(t);
     fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%% loss %.4f%s\n", epoch_label, t->st.step,
             100 * res.accuracy, res.loss, better ? " (best so far)" : "");
+    double accuracy = res.accuracy;
     qkv_eval_result_free(&res);
     if (better) {
-        t->st.best_accuracy = res.accuracy;
+        t->st.best_accuracy = accuracy;
         t->st.best_step = t->st.step;
         t->st.bad_evals = 0;
         if (t->s->cfg.checkpoint.keep_best && save(t, t->best_path))
@@ -134,18 +135,18 @@ static void word_dropout(trainer *t)
                 t->batch.features[t->word_kinds[k]][t_] = 0;
 }
 
-static void log_row(trainer *t)
+static void log_row(trainer *t, int epoch_label)
 {
     double now = now_seconds(), elapsed = now - t->t_start;
     double loss = t->st.log_loss_sum / (double)t->st.log_steps;
     double lr = qkv_lr_at(&t->sched, t->st.step);
     double tps = (double)t->st.log_tokens / fmax(now - t->t_log, 1e-9);
-    qkv_metrics_row(&t->metrics, t->st.step, t->st.epoch + 1, "train", loss, NAN, lr, tps, elapsed);
+    qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed);
     char el[32], eta[32];
     format_duration(elapsed, el, sizeof el);
     format_duration(elapsed / (double)t->st.step * (double)(t->total_steps - t->st.step), eta, sizeof eta);
     clear_progress(t);
-    fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", t->st.epoch + 1,
+    fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", epoch_label,
             t->st.step, t->total_steps, loss, lr, tps, el, eta);
     t->st.log_loss_sum = 0;
     t->st.log_steps = 0;
@@ -297,7 +298,7 @@ static int run_epochs(trainer *t)
                 return 1;
             t->st.batch_pos = i + 1;
             if (t->st.step % c->log.every_steps == 0)
-                log_row(t);
+                log_row(t, t->st.epoch + 1);
             draw_progress(t);
             if (c->train.eval_every > 0 && t->st.step % c->train.eval_every == 0 &&
                 evaluate_dev(t, t->st.epoch + 1, &stop))
@@ -317,7 +318,7 @@ static int run_epochs(trainer *t)
             return 1;
     }
     if (t->st.log_steps)
-        log_row(t);
+        log_row(t, t->st.epoch + (t->st.batch_pos > 0));
     /* A run cut short by max_steps still ends with an evaluation of its last parameters. */
     if (evaluate_dev(t, t->st.epoch + (t->st.batch_pos > 0), &stop) || save(t, t->last_path))
         return 1;
