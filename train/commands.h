@@ -11,5 +11,7 @@ typedef struct qkv_command {
 
 int qkv_cmd_train(int argc, char **argv);
 int qkv_cmd_stats(int argc, char **argv);
+int qkv_cmd_eval(int argc, char **argv);
+int qkv_cmd_tag(int argc, char **argv);
 
 #endif
