@@ -13,9 +13,11 @@ static void relu_backward(qkv_tape *tp, qkv_node *node)
         return;
     const qkv_real *px = x->data, *dy = y->grad;
     size_t n = y->size;
-#pragma omp parallel for if (n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        dx[i] += px[i] > 0 ? dy[i] : 0;
+#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+    for (size_t i = 0; i < n; i++) {
+        qkv_real d = dy[i]; /* read unconditionally: a select, not a branch, so it vectorizes */
+        dx[i] += px[i] > 0 ? d : 0;
+    }
 }
 
 qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
@@ -30,7 +32,7 @@ qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
     size_t n = y->size;
-#pragma omp parallel for if (n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
     for (size_t i = 0; i < n; i++)
         py[i] = px[i] > 0 ? px[i] : 0;
     qkv_tensor *inputs[1] = {x};
