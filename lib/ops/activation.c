@@ -13,9 +13,11 @@ static void relu_backward(qkv_tape *tp, qkv_node *node)
         return;
     const qkv_real *px = x->data, *dy = y->grad;
     size_t n = y->size;
-#pragma omp parallel for if (n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        dx[i] += px[i] > 0 ? dy[i] : 0;
+#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+    for (size_t i = 0; i < n; i++) {
+        qkv_real d = dy[i]; /* read unconditionally: a select, not a branch, so it vectorizes */
+        dx[i] += px[i] > 0 ? d : 0;
+    }
 }
 
 qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
@@ -30,7 +32,7 @@ qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
     size_t n = y->size;
-#pragma omp parallel for if (n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
     for (size_t i = 0; i < n; i++)
         py[i] = px[i] > 0 ? px[i] : 0;
     qkv_tensor *inputs[1] = {x};
@@ -67,18 +69,22 @@ static inline qkv_real gelu_erf_grad(qkv_real x)
     return cdf + x * pdf;
 }
 
-static inline qkv_real gelu_tanh(qkv_real x)
+/* (1 + tanh u) / 2 = sigmoid(2u) = 1 / (1 + exp(-2u)): one exp instead of a tanh, several
+ * times faster in glibc, and exp(-2u) = inf for very negative x gives the right limit 0. */
+static inline qkv_real gelu_tanh_sigmoid(qkv_real x)
 {
     qkv_real u = (qkv_real)GELU_SQRT_2_PI * (x + (qkv_real)GELU_TANH_C * x * x * x);
-    return (qkv_real)0.5 * x * (1 + qkv_rtanh(u));
+    return 1 / (1 + qkv_rexp(-2 * u));
 }
 
+static inline qkv_real gelu_tanh(qkv_real x) { return x * gelu_tanh_sigmoid(x); }
+
+/* With s = sigmoid(2u): 1 - tanh² u = 4 s (1 - s), so dy/dx = s + 2 x s (1 - s) du/dx. */
 static inline qkv_real gelu_tanh_grad(qkv_real x)
 {
-    qkv_real u = (qkv_real)GELU_SQRT_2_PI * (x + (qkv_real)GELU_TANH_C * x * x * x);
-    qkv_real t = qkv_rtanh(u);
+    qkv_real s = gelu_tanh_sigmoid(x);
     qkv_real du = (qkv_real)GELU_SQRT_2_PI * (1 + (qkv_real)(3 * GELU_TANH_C) * x * x);
-    return (qkv_real)0.5 * (1 + t) + (qkv_real)0.5 * x * (1 - t * t) * du;
+    return s + 2 * x * s * (1 - s) * du;
 }
 
 static void gelu_backward(qkv_tape *tp, qkv_node *node)

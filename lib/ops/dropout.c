@@ -22,9 +22,11 @@ static void dropout_backward(qkv_tape *tp, qkv_node *node)
     const qkv_real *dy = y->grad, scale = s->scale;
     const uint8_t *keep = s->keep;
     size_t n = y->size;
-#pragma omp parallel for if (n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        dx[i] += keep[i] ? dy[i] * scale : 0;
+#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+    for (size_t i = 0; i < n; i++) {
+        qkv_real d = dy[i] * scale; /* unconditional: a select, not a branch */
+        dx[i] += keep[i] ? d : 0;
+    }
 }
 
 /* keep[i] for i < n from the rng, as described at the top of the file. */
@@ -66,9 +68,11 @@ qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
     const qkv_real *px = x->data, scale = s->scale;
     const uint8_t *keep = s->keep;
     qkv_real *py = y->data;
-#pragma omp parallel for if (n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        py[i] = keep[i] ? px[i] * scale : 0;
+#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+    for (size_t i = 0; i < n; i++) {
+        qkv_real v = px[i] * scale;
+        py[i] = keep[i] ? v : 0;
+    }
     qkv_tensor *inputs[1] = {x};
     qkv_node *node = qkv_tape_record(tp, "dropout", dropout_backward, y, 1, inputs);
     if (node)

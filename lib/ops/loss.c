@@ -85,6 +85,7 @@ qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *t
         }
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real m = xr[0];
+#pragma omp simd reduction(max : m)
         for (int j = 1; j < cols; j++)
             m = xr[j] > m ? xr[j] : m;
         double sum = 0;

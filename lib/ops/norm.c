@@ -20,14 +20,28 @@ typedef struct {
     qkv_real *mean, *rstd; /* [rows] */
 } layer_norm_saved;
 
+/* n copies of v in the arena, standing in for a missing gain (1) or bias (0) so that the row
+ * loops have one branch-free form. NULL when out of memory (the tape is then failed). */
+static const qkv_real *constant_row(qkv_tape *tp, int n, qkv_real v)
+{
+    qkv_real *row = qkv_tape_alloc(tp, (size_t)n * sizeof *row);
+    if (row)
+        for (int j = 0; j < n; j++)
+            row[j] = v;
+    return row;
+}
+
 static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
 {
     const layer_norm_saved *s = node->saved;
     qkv_tensor *x = node->in[0], *gain = node->in[1], *bias = node->in[2], *y = node->out;
     int rows = qkv_rows(x), cols = qkv_cols(x);
-    const qkv_real *px = x->data, *dy = y->grad, *pg = gain ? gain->data : NULL;
+    const qkv_real *px = x->data, *dy = y->grad;
+    const qkv_real *pg = gain ? gain->data : constant_row(tp, cols, 1);
     const qkv_real *mean = s->mean, *rstd = s->rstd;
     qkv_real *dx = qkv_grad(tp, x), *dgain = qkv_grad(tp, gain), *dbias = qkv_grad(tp, bias);
+    if (!pg)
+        return;
     bool par = x->size >= QKV_PAR_MIN;
 
     if (dx) {
@@ -37,16 +51,16 @@ static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
             qkv_real *dxr = dx + (size_t)i * cols;
             const qkv_real m = mean[i], r = rstd[i];
             double sum_g = 0, sum_gx = 0;
+#pragma omp simd reduction(+ : sum_g, sum_gx)
             for (int j = 0; j < cols; j++) {
-                qkv_real g = pg ? dyr[j] * pg[j] : dyr[j];
+                qkv_real g = dyr[j] * pg[j];
                 sum_g += (double)g;
                 sum_gx += (double)(g * ((xr[j] - m) * r));
             }
             const qkv_real mg = (qkv_real)(sum_g / cols), mgx = (qkv_real)(sum_gx / cols);
-            for (int j = 0; j < cols; j++) {
-                qkv_real g = pg ? dyr[j] * pg[j] : dyr[j];
-                dxr[j] += r * (g - mg - (xr[j] - m) * r * mgx);
-            }
+#pragma omp simd
+            for (int j = 0; j < cols; j++)
+                dxr[j] += r * (dyr[j] * pg[j] - mg - (xr[j] - m) * r * mgx);
         }
     }
 
@@ -59,6 +73,7 @@ static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
             for (int i = 0; i < rows; i++) {
                 const qkv_real *xr = px + (size_t)i * cols + j0, *dyr = dy + (size_t)i * cols + j0;
                 const qkv_real m = mean[i], r = rstd[i];
+#pragma omp simd
                 for (int j = 0; j < nj; j++) {
                     acc_g[j] += (double)(dyr[j] * ((xr[j] - m) * r));
                     acc_b[j] += (double)dyr[j];
@@ -102,17 +117,23 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
     if (!s->mean || !s->rstd)
         return NULL;
 
-    const qkv_real *px = x->data, *pg = gain ? gain->data : NULL, *pb = bias ? bias->data : NULL;
+    const qkv_real *px = x->data;
+    const qkv_real *pg = gain ? gain->data : constant_row(tp, cols, 1);
+    const qkv_real *pb = bias ? bias->data : constant_row(tp, cols, 0);
+    if (!pg || !pb)
+        return NULL;
     qkv_real *py = y->data, *mean = s->mean, *rstd = s->rstd;
 #pragma omp parallel for if (x->size >= QKV_PAR_MIN)
     for (int i = 0; i < rows; i++) {
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
         double sum = 0;
+#pragma omp simd reduction(+ : sum)
         for (int j = 0; j < cols; j++)
             sum += (double)xr[j];
         const double mu = sum / cols;
         double ss = 0;
+#pragma omp simd reduction(+ : ss)
         for (int j = 0; j < cols; j++) {
             double d = (double)xr[j] - mu;
             ss += d * d;
@@ -120,10 +141,9 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
         const qkv_real m = (qkv_real)mu, r = (qkv_real)(1.0 / sqrt(ss / cols + eps));
         mean[i] = m;
         rstd[i] = r;
-        for (int j = 0; j < cols; j++) {
-            qkv_real xhat = (xr[j] - m) * r;
-            yr[j] = (pg ? xhat * pg[j] : xhat) + (pb ? pb[j] : 0);
-        }
+#pragma omp simd
+        for (int j = 0; j < cols; j++)
+            yr[j] = (xr[j] - m) * r * pg[j] + pb[j];
     }
     qkv_tensor *inputs[3] = {x, gain, bias};
     qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, inputs);

@@ -17,6 +17,7 @@
 static inline qkv_real row_max(const qkv_real *x, int n)
 {
     qkv_real m = x[0];
+#pragma omp simd reduction(max : m)
     for (int j = 1; j < n; j++)
         m = x[j] > m ? x[j] : m;
     return m;
@@ -37,9 +38,11 @@ static void softmax_backward(qkv_tape *tp, qkv_node *node)
         const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
         qkv_real *dxr = dx + (size_t)i * cols;
         double dot = 0;
+#pragma omp simd reduction(+ : dot)
         for (int j = 0; j < cols; j++)
             dot += (double)(dyr[j] * yr[j]);
         const qkv_real d = (qkv_real)dot;
+#pragma omp simd
         for (int j = 0; j < cols; j++)
             dxr[j] += yr[j] * (dyr[j] - d);
     }
@@ -71,6 +74,7 @@ qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
             sum += (double)yr[j];
         }
         const qkv_real inv = (qkv_real)(1.0 / sum);
+#pragma omp simd
         for (int j = 0; j < cols; j++)
             yr[j] *= inv;
     }
@@ -94,6 +98,7 @@ static void log_softmax_backward(qkv_tape *tp, qkv_node *node)
         const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
         qkv_real *dxr = dx + (size_t)i * cols;
         double sum = 0;
+#pragma omp simd reduction(+ : sum)
         for (int j = 0; j < cols; j++)
             sum += (double)dyr[j];
         const qkv_real s = (qkv_real)sum;
@@ -126,6 +131,7 @@ qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
         for (int j = 0; j < cols; j++)
             sum += (double)qkv_rexp(xr[j] - m);
         const qkv_real lse = (qkv_real)log(sum);
+#pragma omp simd
         for (int j = 0; j < cols; j++)
             yr[j] = (xr[j] - m) - lse;
     }

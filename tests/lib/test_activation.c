@@ -72,6 +72,28 @@ static void test_gelu_values(void **state)
     ot_free(&e);
 }
 
+/* Far tails: gelu(x) -> x for large x and -> 0 for very negative x, derivatives 1 and 0,
+ * with no inf or NaN from exp overflow inside either form. */
+static void test_gelu_extremes(void **state)
+{
+    (void)state;
+    const double xv[] = {-1e4, -60, 60, 1e4};
+    const double want[] = {0, 0, 60, 1e4}, want_grad[] = {0, 0, 1, 1};
+    for (int form = QKV_GELU_ERF; form <= QKV_GELU_TANH; form++) {
+        ot_env e;
+        ot_init(&e, 1);
+        qkv_tensor *x = ot_values(&e, "x", 1, (int[]){4}, xv);
+        qkv_tensor *y = qkv_gelu(&e.tp, x, (qkv_gelu_form)form);
+        assert_non_null(y);
+        assert_int_equal(qkv_backward(&e.tp, qkv_sum(&e.tp, y)), QKV_OK);
+        for (int i = 0; i < 4; i++) {
+            tu_assert_close(y->data[i], want[i], 1e-12);
+            tu_assert_close(x->grad[i], want_grad[i], 1e-12);
+        }
+        ot_free(&e);
+    }
+}
+
 static void check(act_kind act, int rank, const int *shape, double spread, size_t samples)
 {
     ot_env e;
@@ -133,6 +155,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_relu_values),
         cmocka_unit_test(test_gelu_values),
+        cmocka_unit_test(test_gelu_extremes),
         cmocka_unit_test(test_relu_gradcheck),
         cmocka_unit_test(test_gelu_erf_gradcheck),
         cmocka_unit_test(test_gelu_tanh_gradcheck),
