@@ -139,16 +139,20 @@ typedef struct {
 } adam_coef;
 
 static void adam_update(qkv_real *restrict p, const qkv_real *restrict g, qkv_real *restrict m,
-                        qkv_real *restrict v, size_t n, adam_coef c)
+                        qkv_real *restrict v, size_t n, const adam_coef *c)
 {
+    /* local copies: the vectorizer keeps them in registers in both loop forms */
+    const qkv_real b1 = c->b1, c1 = c->one_minus_b1, b2 = c->b2, c2 = c->one_minus_b2;
+    const qkv_real step_size = c->step_size, bc2_sqrt = c->bc2_sqrt, eps = c->eps, l2 = c->l2,
+                   keep = c->keep;
     QKV_FOR_ELEMENTS(j, n, {
-        qkv_real gj = g[j] + c.l2 * p[j];
-        qkv_real mj = c.b1 * m[j] + c.one_minus_b1 * gj;
-        qkv_real vj = c.b2 * v[j] + c.one_minus_b2 * gj * gj;
+        qkv_real gj = g[j] + l2 * p[j];
+        qkv_real mj = b1 * m[j] + c1 * gj;
+        qkv_real vj = b2 * v[j] + c2 * gj * gj;
         m[j] = mj;
         v[j] = vj;
-        qkv_real denom = REAL_SQRT(vj) / c.bc2_sqrt + c.eps;
-        p[j] = p[j] * c.keep - c.step_size * mj / denom;
+        qkv_real denom = REAL_SQRT(vj) / bc2_sqrt + eps;
+        p[j] = p[j] * keep - step_size * mj / denom;
     });
 }
 
@@ -183,7 +187,7 @@ void qkv_optim_step(qkv_optimizer *o, double lr)
         double wd = pp->no_weight_decay ? 0 : c->weight_decay;
         k.l2 = (qkv_real)(c->kind == QKV_OPTIM_ADAM ? wd : 0);
         k.keep = (qkv_real)(c->kind == QKV_OPTIM_ADAMW ? 1 - lr * wd : 1);
-        adam_update(pp->t.data, pp->t.grad, o->slot[0][i], o->slot[1][i], pp->t.size, k);
+        adam_update(pp->t.data, pp->t.grad, o->slot[0][i], o->slot[1][i], pp->t.size, &k);
     }
 }
 
