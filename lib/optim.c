@@ -1,5 +1,6 @@
 /* SGD with momentum, Adam, AdamW and gradient clipping; the formulas are in lib/optim.h. */
 #include "lib/optim.h"
+#include "lib/parallel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,9 +12,6 @@
 #define REAL_SQRT sqrtf
 #endif
 
-/* Tensors with at least this many elements are updated by all OpenMP threads; smaller ones
- * are not worth a parallel region. */
-#define PAR_MIN 32768
 /* State buffers start on 64-byte boundaries (one cache line, one AVX-512 vector). */
 #define ALIGN_BYTES 64
 #define ALIGN_ELEMS (ALIGN_BYTES / sizeof(qkv_real))
@@ -122,20 +120,17 @@ void qkv_optim_free(qkv_optimizer *o)
 
 static void sgd_plain(qkv_real *restrict p, const qkv_real *restrict g, size_t n, qkv_real lr, qkv_real wd)
 {
-#pragma omp parallel for simd if (n >= PAR_MIN) schedule(static)
-    for (size_t j = 0; j < n; j++)
-        p[j] -= lr * (g[j] + wd * p[j]);
+    QKV_FOR_ELEMENTS(j, n, p[j] -= lr * (g[j] + wd * p[j]););
 }
 
 static void sgd_momentum(qkv_real *restrict p, const qkv_real *restrict g, qkv_real *restrict buf, size_t n,
                          qkv_real lr, qkv_real wd, qkv_real mu)
 {
-#pragma omp parallel for simd if (n >= PAR_MIN) schedule(static)
-    for (size_t j = 0; j < n; j++) {
+    QKV_FOR_ELEMENTS(j, n, {
         qkv_real b = mu * buf[j] + (g[j] + wd * p[j]);
         buf[j] = b;
         p[j] -= lr * b;
-    }
+    });
 }
 
 /* Adam with L2 term l2 (Adam) and multiplicative decay `keep` = 1 − lr·wd (AdamW). */
@@ -144,18 +139,21 @@ typedef struct {
 } adam_coef;
 
 static void adam_update(qkv_real *restrict p, const qkv_real *restrict g, qkv_real *restrict m,
-                        qkv_real *restrict v, size_t n, adam_coef c)
+                        qkv_real *restrict v, size_t n, const adam_coef *c)
 {
-#pragma omp parallel for simd if (n >= PAR_MIN) schedule(static)
-    for (size_t j = 0; j < n; j++) {
-        qkv_real gj = g[j] + c.l2 * p[j];
-        qkv_real mj = c.b1 * m[j] + c.one_minus_b1 * gj;
-        qkv_real vj = c.b2 * v[j] + c.one_minus_b2 * gj * gj;
+    /* local copies: the vectorizer keeps them in registers in both loop forms */
+    const qkv_real b1 = c->b1, c1 = c->one_minus_b1, b2 = c->b2, c2 = c->one_minus_b2;
+    const qkv_real step_size = c->step_size, bc2_sqrt = c->bc2_sqrt, eps = c->eps, l2 = c->l2,
+                   keep = c->keep;
+    QKV_FOR_ELEMENTS(j, n, {
+        qkv_real gj = g[j] + l2 * p[j];
+        qkv_real mj = b1 * m[j] + c1 * gj;
+        qkv_real vj = b2 * v[j] + c2 * gj * gj;
         m[j] = mj;
         v[j] = vj;
-        qkv_real denom = REAL_SQRT(vj) / c.bc2_sqrt + c.eps;
-        p[j] = p[j] * c.keep - c.step_size * mj / denom;
-    }
+        qkv_real denom = REAL_SQRT(vj) / bc2_sqrt + eps;
+        p[j] = p[j] * keep - step_size * mj / denom;
+    });
 }
 
 void qkv_optim_step(qkv_optimizer *o, double lr)
@@ -189,7 +187,7 @@ void qkv_optim_step(qkv_optimizer *o, double lr)
         double wd = pp->no_weight_decay ? 0 : c->weight_decay;
         k.l2 = (qkv_real)(c->kind == QKV_OPTIM_ADAM ? wd : 0);
         k.keep = (qkv_real)(c->kind == QKV_OPTIM_ADAMW ? 1 - lr * wd : 1);
-        adam_update(pp->t.data, pp->t.grad, o->slot[0][i], o->slot[1][i], pp->t.size, k);
+        adam_update(pp->t.data, pp->t.grad, o->slot[0][i], o->slot[1][i], pp->t.size, &k);
     }
 }
 
@@ -238,20 +236,32 @@ size_t qkv_optimizer_state(const qkv_optimizer *o, int i, qkv_real **m, qkv_real
 #define CLIP_BLOCK 4096
 #define CLIP_BATCH 256
 
+static double block_sum_squares(const qkv_real *g, size_t lo, size_t hi)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = lo; j < hi; j++)
+        s += (double)g[j] * (double)g[j];
+    return s;
+}
+
 static double sum_squares(const qkv_real *g, size_t n)
 {
     double total = 0, partial[CLIP_BATCH];
     size_t n_blocks = (n + CLIP_BLOCK - 1) / CLIP_BLOCK;
     for (size_t b0 = 0; b0 < n_blocks; b0 += CLIP_BATCH) {
         int nb = (int)(n_blocks - b0 < CLIP_BATCH ? n_blocks - b0 : CLIP_BATCH);
-#pragma omp parallel for if (n >= PAR_MIN) schedule(static)
-        for (int b = 0; b < nb; b++) {
-            size_t lo = (b0 + (size_t)b) * CLIP_BLOCK, hi = lo + CLIP_BLOCK < n ? lo + CLIP_BLOCK : n;
-            double s = 0;
-#pragma omp simd reduction(+ : s)
-            for (size_t j = lo; j < hi; j++)
-                s += (double)g[j] * (double)g[j];
-            partial[b] = s;
+        if (qkv_parallel_worth(n)) {
+#pragma omp parallel for schedule(static)
+            for (int b = 0; b < nb; b++) {
+                size_t lo = (b0 + (size_t)b) * CLIP_BLOCK;
+                partial[b] = block_sum_squares(g, lo, lo + CLIP_BLOCK < n ? lo + CLIP_BLOCK : n);
+            }
+        } else {
+            for (int b = 0; b < nb; b++) {
+                size_t lo = (b0 + (size_t)b) * CLIP_BLOCK;
+                partial[b] = block_sum_squares(g, lo, lo + CLIP_BLOCK < n ? lo + CLIP_BLOCK : n);
+            }
         }
         for (int b = 0; b < nb; b++)
             total += partial[b];
@@ -261,9 +271,7 @@ static double sum_squares(const qkv_real *g, size_t n)
 
 static void scale(qkv_real *restrict g, size_t n, qkv_real s)
 {
-#pragma omp parallel for simd if (n >= PAR_MIN) schedule(static)
-    for (size_t j = 0; j < n; j++)
-        g[j] *= s;
+    QKV_FOR_ELEMENTS(j, n, g[j] *= s;);
 }
 
 double qkv_clip_grad_norm(qkv_params *ps, double max_norm)

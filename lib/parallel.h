@@ -1,0 +1,45 @@
+/* Element loops split over OpenMP threads only when they are large.
+ *
+ * Small loops must not enter a parallel region at all, not even one with a false if()
+ * clause: libgomp then still builds a one-thread team, and when team sizes alternate
+ * (a 1-thread region after a 2-thread one) it mallocs a new team every time, which breaks
+ * the training loop's no-malloc guarantee (measured by tests/lib/test_optim_nomalloc.c).
+ * A one-thread team is never reused either, so with OMP_NUM_THREADS=1 every parallel region
+ * mallocs. So the test is a plain C `if`: enough elements and more than one thread. */
+#ifndef QKV_PARALLEL_H
+#define QKV_PARALLEL_H
+
+#include <omp.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Loops over fewer elements than this run on the calling thread. */
+#define QKV_PARALLEL_MIN ((size_t)32768)
+
+/* True when a loop over n elements should be split over threads. */
+static inline bool qkv_parallel_worth(size_t n)
+{
+    return n >= QKV_PARALLEL_MIN && omp_get_max_threads() > 1;
+}
+
+/* Runs the statements `...` for the size_t index j over [0, n): over all OpenMP threads
+ * (static schedule) when qkv_parallel_worth(n), else serially; both forms are `omp simd`, so
+ * iterations must be independent. The result of each iteration does not depend on the
+ * number of threads. */
+#define QKV_FOR_ELEMENTS(j, n, ...)                                                              \
+    do {                                                                                         \
+        size_t qkv_n_ = (n);                                                                     \
+        if (qkv_parallel_worth(qkv_n_)) {                                                        \
+            _Pragma("omp parallel for simd schedule(static)") for (size_t j = 0; j < qkv_n_; j++) \
+            {                                                                                    \
+                __VA_ARGS__                                                                      \
+            }                                                                                    \
+        } else {                                                                                 \
+            _Pragma("omp simd") for (size_t j = 0; j < qkv_n_; j++)                              \
+            {                                                                                    \
+                __VA_ARGS__                                                                      \
+            }                                                                                    \
+        }                                                                                        \
+    } while (0)
+
+#endif
