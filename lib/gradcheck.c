@@ -79,10 +79,13 @@ int qkv_gradcheck(qkv_tape *tp, qkv_forward_fn forward, void *user, int n, qkv_t
         memset(res, 0, sizeof *res);
         res->name = names[t];
         double worst_excess = -INFINITY;
-        bool sample = opts->max_samples && x->size > opts->max_samples;
-        size_t count = sample ? opts->max_samples : x->size;
+        const size_t *cand = opts->candidates ? opts->candidates[t] : NULL;
+        size_t pool = cand ? opts->n_candidates[t] : x->size;
+        bool sample = opts->max_samples && pool > opts->max_samples;
+        size_t count = sample ? opts->max_samples : pool;
         for (size_t s = 0; s < count; s++) {
-            size_t i = sample ? (size_t)qkv_rng_below(&sampler, x->size) : s;
+            size_t j = sample ? (size_t)qkv_rng_below(&sampler, pool) : s;
+            size_t i = cand ? cand[j] : j;
             qkv_real orig = x->data[i];
             double plus, minus;
             x->data[i] = (qkv_real)(orig + opts->eps);

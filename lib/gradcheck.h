@@ -23,9 +23,13 @@ typedef struct qkv_gradcheck_opts {
     double eps, atol, rtol;
     size_t max_samples;   /* elements checked per tensor: 0 = all; else a seeded sample */
     uint64_t seed;        /* for R and for the sample */
+    /* Optional: candidates[t] (n_candidates[t] element indices) restricts tensor t's check to
+     * those elements, e.g. the embedding rows a batch uses; NULL = all elements. */
+    const size_t *const *candidates;
+    const size_t *n_candidates;
 } qkv_gradcheck_opts;
 
-#define QKV_GRADCHECK_DEFAULTS ((qkv_gradcheck_opts){1e-6, 1e-5, 1e-3, 0, 20240611})
+#define QKV_GRADCHECK_DEFAULTS ((qkv_gradcheck_opts){1e-6, 1e-5, 1e-3, 0, 20240611, NULL, NULL})
 
 typedef struct qkv_gradcheck_result {
     const char *name;

@@ -22,7 +22,9 @@ static const char USAGE[] =
     "  --out RUN_DIR             run folder (default: runs/<config name>); it receives\n"
     "                            config.yaml (resolved), metrics.tsv, checkpoints/{last,best}.h5\n"
     "  --resume CHECKPOINT       continue a run from a checkpoint (same config): the result is\n"
-    "                            bit for bit that of the uninterrupted run (with train.threads: 1)\n";
+    "                            bit for bit that of the uninterrupted run (with train.threads: 1)\n"
+    "  --stop-at-step N          save checkpoints/last.h5 and stop after step N, as if\n"
+    "                            interrupted (the learning-rate schedule is the whole run's)\n";
 
 static int write_text(const char *path, const char *text)
 {
@@ -51,6 +53,7 @@ static void default_run_dir(const char *config, char *out, size_t len)
 int qkv_cmd_train(int argc, char **argv)
 {
     const char *config = NULL, *out = NULL, *resume = NULL;
+    long stop_at_step = 0;
     char **overrides = calloc((size_t)argc, sizeof *overrides);
     int n_overrides = 0;
     bool bad = false;
@@ -69,6 +72,13 @@ int qkv_cmd_train(int argc, char **argv)
             out = value;
         } else if (qkv_cli_option(argc, argv, &i, "--resume", &value, &bad)) {
             resume = value;
+        } else if (qkv_cli_option(argc, argv, &i, "--stop-at-step", &value, &bad)) {
+            char *end;
+            stop_at_step = bad ? 0 : strtol(value, &end, 10);
+            if (!bad && (*end || stop_at_step < 1)) {
+                fprintf(stderr, "qkv train: --stop-at-step takes a step number >= 1, got '%s'\n", value);
+                bad = true;
+            }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "qkv train: unknown option '%s'\n", argv[i]);
             bad = true;
@@ -129,9 +139,11 @@ int qkv_cmd_train(int argc, char **argv)
             s.has_dev ? s.dev.n_words : 0);
     fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
             qkv_params_count(&s.model.params), s.fz.n_kinds, qkv_featurizer_n_tags(&s.fz), run_dir);
-    qkv_trainer_opts topts = {run_dir, resume};
+    qkv_trainer_opts topts = {run_dir, resume, stop_at_step};
     status = qkv_trainer_run(&s, &topts);
-    if (status == 0 && s.has_dev) {
+    if (status == QKV_TRAIN_STOPPED)
+        status = 0;
+    else if (status == 0 && s.has_dev) {
         /* Final report: the kept model on dev. */
         snprintf(path, sizeof path, "%s/checkpoints/%s.h5", run_dir, s.cfg.checkpoint.keep_best ? "best" : "last");
         qkv_session best;

@@ -8,6 +8,7 @@ static const qkv_command COMMANDS[] = {
     {"train", "train a tagger from a YAML config", qkv_cmd_train},
     {"eval", "evaluate a checkpoint on a tagged file", qkv_cmd_eval},
     {"tag", "tag a CoNLL-U or plain-text file with a checkpoint", qkv_cmd_tag},
+    {"gradcheck", "check the model's gradients by finite differences", qkv_cmd_gradcheck},
     {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
 };
 

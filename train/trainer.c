@@ -306,16 +306,25 @@ static int run_epochs(trainer *t)
             if (c->checkpoint.every_steps > 0 && t->st.step % c->checkpoint.every_steps == 0 &&
                 save(t, t->last_path))
                 return 1;
+            if (t->st.step == t->opts->stop_at_step)
+                break;
         }
         if (t->st.batch_pos == t->plan.n_batches) {
             /* Epoch done: the state moves to the next epoch before any checkpoint is written. */
             t->st.epoch++;
             t->st.batch_pos = 0;
+            t->st.epoch_rng = t->shuffle; /* what plans the next epoch */
             if (c->train.eval_every == 0 && evaluate_dev(t, t->st.epoch, &stop))
                 return 1;
         }
         if (save(t, t->last_path))
             return 1;
+        if (t->st.step == t->opts->stop_at_step) {
+            clear_progress(t);
+            fprintf(stderr, "stopped after step %ld as asked; continue with --resume %s\n", t->st.step,
+                    t->last_path);
+            return QKV_TRAIN_STOPPED;
+        }
     }
     if (t->st.log_steps)
         log_row(t, t->st.epoch + (t->st.batch_pos > 0));

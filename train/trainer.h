@@ -7,12 +7,16 @@
 typedef struct qkv_trainer_opts {
     const char *run_dir;      /* holds config.yaml, metrics.tsv, checkpoints/ */
     const char *resume;       /* checkpoint to continue from, or NULL */
+    long stop_at_step;        /* > 0: save and stop after this step, as if interrupted (the
+                                 schedule is that of the whole run); 0: run to the end */
 } qkv_trainer_opts;
 
+enum { QKV_TRAIN_STOPPED = 3 };
+
 /* Trains the session's model (config, data and model already built; with opts->resume the
- * session's featurizer came from that checkpoint). Prints progress to stderr. Returns 0, or 1
- * after printing an error (e.g. a NaN loss: the message names the step; the last good
- * checkpoint stays). */
+ * session's featurizer came from that checkpoint). Prints progress to stderr. Returns 0 when
+ * the run is complete, QKV_TRAIN_STOPPED after opts->stop_at_step, or 1 after printing an
+ * error (e.g. a NaN loss: the message names the step; the last good checkpoint stays). */
 int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts);
 
 #endif

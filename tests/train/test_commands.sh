@@ -1,0 +1,63 @@
+#!/bin/bash
+# The qkv command end to end on a short quick-start run: checkpoint reload, eval (with a tag
+# unseen in training), tag (every byte but the tag column kept), gradcheck (passes, and fails
+# on a deliberately broken backward), help and usage errors.
+. "$(dirname "$0")/common.sh"
+quick_run "$SCRATCH/run" --set train.max_steps=40 --set train.threads=1
+ckpt="$SCRATCH/run/checkpoints/best.h5"
+[ -s "$ckpt" ] && [ -s "$SCRATCH/run/config.yaml" ] && [ -s "$SCRATCH/run/metrics.tsv" ] || fail "run folder incomplete"
+head -1 "$SCRATCH/run/metrics.tsv" | grep -q "^step	epoch	split	loss	accuracy" || fail "metrics.tsv header"
+
+# Reload: the trainer's last dev evaluation and 'qkv eval' of the saved checkpoint agree.
+"$QKV_BIN" train configs/quickstart.yaml --set train.max_steps=40 --set train.threads=1 --set log.progress=off \
+    --out "$SCRATCH/run2" >"$SCRATCH/report" 2>/dev/null
+train_acc=$(awk -F'\t' '$3 == "dev" {a = $5} END {print a}' "$SCRATCH/run2/metrics.tsv")
+"$QKV_BIN" synth 2>/dev/null || true
+"$PY" - "$SCRATCH/run2/checkpoints/last.h5" <<'PY' || fail "checkpoint not readable with h5py"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+assert f["params/classifier.w"].dtype == "<f4", f["params/classifier.w"].dtype
+assert f["params/classifier.w"].shape[1] == 64
+assert b"d_model: 64" in bytes(f["config"][()]) if not isinstance(f["config"][()], str) else "d_model: 64" in f["config"][()]
+PY
+
+# eval on a file with a tag never seen in training: a warning, counted as an error, no crash
+printf '1\tthe\t_\tDET\t_\t_\t_\t_\t_\t_\n2\tduck\t_\tNOUN\t_\t_\t_\t_\t_\t_\n3\tzzz\t_\tFOO\t_\t_\t_\t_\t_\t_\n\n' >"$SCRATCH/unseen.conllu"
+"$QKV_BIN" eval "$ckpt" "$SCRATCH/unseen.conllu" --json >"$SCRATCH/eval.json" 2>"$SCRATCH/eval.err" || fail "eval failed"
+grep -q 'tag "FOO" is not among' "$SCRATCH/eval.err" || fail "no warning for the unseen tag"
+[ "$(grep -c FOO "$SCRATCH/eval.err")" = 1 ] || fail "the unseen-tag warning must be given once"
+"$PY" - "$SCRATCH/eval.json" <<'PY' || fail "eval JSON"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["words"] == 3 and r["unknown_gold"] == 1 and r["correct"] <= 2, r
+PY
+
+# tag: a CoNLL-U file comes back byte for byte except the UPOS column
+dev=$SCRATCH/dev.conllu
+"$QKV_BIN" synth --sentences 50 --seed 7 >"$dev" 2>/dev/null || head -c 20000 "$QKV_EWT_DIR/en_ewt-ud-dev.conllu" >"$dev"
+"$QKV_BIN" tag "$ckpt" "$dev" >"$SCRATCH/tagged.conllu" || fail "tag failed"
+[ "$(wc -l <"$dev")" = "$(wc -l <"$SCRATCH/tagged.conllu")" ] || fail "tag changed the line count"
+strip4() { awk -F'\t' 'BEGIN {OFS = "\t"} NF == 10 {$4 = "*"} {print}' "$1"; }
+diff <(strip4 "$dev") <(strip4 "$SCRATCH/tagged.conllu") >/dev/null || fail "tag changed more than the tag column"
+cmp -s "$dev" "$SCRATCH/tagged.conllu" && fail "tag predicted exactly the gold tags of a 40-step model?"
+echo "the old man the boats ." | "$QKV_BIN" tag "$ckpt" --format text >"$SCRATCH/text.conllu" || fail "tag --format text"
+[ "$(grep -c '	' "$SCRATCH/text.conllu")" = 6 ] || fail "text tagging should give 6 word lines"
+
+# gradcheck: passes; a backward scaled by 1.01 fails
+"$QKV_BIN" gradcheck configs/quickstart.yaml --samples 4 >"$SCRATCH/gc" || { cat "$SCRATCH/gc"; fail "gradcheck failed"; }
+grep -q "all .* tensors pass" "$SCRATCH/gc" || fail "gradcheck summary"
+for op in layer_norm attention; do
+    if QKV_BREAK_BACKWARD=$op "$QKV_BIN" gradcheck configs/quickstart.yaml --samples 4 >"$SCRATCH/gc"; then
+        fail "gradcheck passed with the $op backward broken"
+    fi
+    grep -q FAIL "$SCRATCH/gc" || fail "no FAIL row with $op broken"
+done
+
+# help, version, usage errors
+"$QKV_BIN" --help | grep -q "train" || fail "--help"
+"$QKV_BIN" --version | grep -q "^qkv " || fail "--version"
+for cmd in train eval tag gradcheck stats; do "$QKV_BIN" $cmd --help >/dev/null || fail "$cmd --help"; done
+expect_error "unknown command" "$QKV_BIN" frobnicate
+expect_error "missing CONFIG" "$QKV_BIN" train
+expect_error "No such file" "$QKV_BIN" eval "$SCRATCH/none.h5" "$dev"
+echo "commands: ok"

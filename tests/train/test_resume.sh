@@ -1,0 +1,38 @@
+#!/bin/bash
+# Exact resume: a run stopped after a checkpoint and resumed with --resume gives the same
+# metrics.tsv losses and the same final parameters, bit for bit (one thread), as the run never
+# stopped, for a stop in the middle of an epoch and one at an epoch boundary.
+. "$(dirname "$0")/common.sh"
+SETS=(--set train.threads=1 --set train.max_steps=40 --set data.synthetic_train=800 --set data.synthetic_dev=100
+      --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400)
+quick_run "$SCRATCH/full" "${SETS[@]}"
+boundary=$(awk -F'\t' '$3 == "dev" {print $1; exit}' "$SCRATCH/full/metrics.tsv")
+[ -n "$boundary" ] && [ "$boundary" -lt 40 ] || fail "no epoch boundary before step 40 (got '$boundary')"
+
+compare_params() {
+    "$PY" - "$1" "$2" <<'PY'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+names = sorted(a["params"].keys())
+assert names == sorted(b["params"].keys()), "different parameter sets"
+for n in names:
+    x, y = a["params"][n][()], b["params"][n][()]
+    if not np.array_equal(x.view(np.uint32), y.view(np.uint32)):
+        sys.exit(f"parameter {n} differs: max |diff| {np.abs(x - y).max()}")
+print(f"{len(names)} parameter tensors identical")
+PY
+}
+
+for stop in 7 "$boundary"; do
+    quick_run "$SCRATCH/part$stop" "${SETS[@]}" --stop-at-step "$stop"
+    grep -q "stopped after step $stop" "$SCRATCH/part$stop.log" || fail "run did not stop at step $stop"
+    cp "$SCRATCH/part$stop/checkpoints/last.h5" "$SCRATCH/resume$stop.h5"
+    quick_run "$SCRATCH/part$stop" "${SETS[@]}" --resume "$SCRATCH/resume$stop.h5"
+    # losses and accuracies (columns step, split, loss, accuracy) must match exactly
+    cut -f1,3,4,5 "$SCRATCH/full/metrics.tsv" >"$SCRATCH/a"
+    cut -f1,3,4,5 "$SCRATCH/part$stop/metrics.tsv" >"$SCRATCH/b"
+    diff "$SCRATCH/a" "$SCRATCH/b" || fail "metrics differ after resuming at step $stop"
+    compare_params "$SCRATCH/full/checkpoints/last.h5" "$SCRATCH/part$stop/checkpoints/last.h5" ||
+        fail "final parameters differ after resuming at step $stop"
+done
+echo "resume at steps 7 and $boundary (epoch boundary): bit-exact"

@@ -1,0 +1,212 @@
+/* qkv-gradcheck: the double-precision half of `qkv gradcheck CONFIG` (train/cmd_gradcheck.c
+ * runs this program, built against qkv_f64 and qkv_models_f64).
+ *
+ * Builds the config's model in double precision, takes a tiny batch of its training data
+ * (the first sentences of at most 8 words, up to 24 words) and checks sampled elements of
+ * every parameter tensor by central differences (lib/gradcheck.h: eps 1e-6, atol 1e-5,
+ * rtol 1e-3) on the scalar sum(loss ⊙ R). Embedding tables are sampled among the rows the
+ * batch uses (other rows have a zero gradient that proves nothing). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/gradcheck.h"
+#include "lib/ops.h"
+#include "lib/threads.h"
+#include "train/cli.h"
+#include "train/session.h"
+
+#if !QKV_REAL_IS_DOUBLE
+#error "qkv-gradcheck must be built against the double-precision library (qkv_f64)"
+#endif
+
+static const char USAGE[] =
+    "usage: qkv gradcheck CONFIG [--set section.key=value]... [--samples N] [--seed S]\n"
+    "\n"
+    "Checks the gradients of CONFIG's model in double precision by central differences on a\n"
+    "tiny batch of its training data: one row per parameter tensor (elements checked, max\n"
+    "absolute and relative error, PASS/FAIL). Exits 1 if any tensor fails.\n"
+    "\n"
+    "  --samples N   elements checked per tensor (default 12; 0 = all)\n"
+    "  --seed S      seed of R and of the samples (default 1)\n";
+
+typedef struct {
+    qkv_session *s;
+    qkv_batch *batch;
+} forward_ctx;
+
+static qkv_tensor *forward(qkv_tape *tp, void *user)
+{
+    forward_ctx *c = user;
+    qkv_tagger_input in = qkv_session_input(c->batch);
+    qkv_tensor *logits = qkv_tagger_logits(tp, &c->s->model, &in, -1, NULL);
+    return qkv_cross_entropy(tp, logits, c->batch->tags);
+}
+
+/* The first sentences of 1..8 words, at most 24 words in all, packed into b. */
+static int tiny_batch(const qkv_dataset *ds, qkv_batch *b, qkv_error *err)
+{
+    if (qkv_batch_alloc(b, ds->n_features, 8, 24, err))
+        return QKV_ERR;
+    b->n_sent = 0;
+    b->n_tokens = 0;
+    b->offsets[0] = 0;
+    for (int s = 0; s < ds->n_sent && b->n_sent < 8; s++) {
+        int start = ds->sent_start[s], len = ds->sent_start[s + 1] - start;
+        if (len < 1 || len > 8 || b->n_tokens + len > 24)
+            continue;
+        for (int f = 0; f < ds->n_features; f++)
+            memcpy(b->features[f] + b->n_tokens, ds->features[f] + start, (size_t)len * sizeof(int32_t));
+        memcpy(b->tags + b->n_tokens, ds->tags + start, (size_t)len * sizeof(int32_t));
+        b->sent_ids[b->n_sent++] = s;
+        b->n_tokens += len;
+        b->offsets[b->n_sent] = b->n_tokens;
+    }
+    if (!b->n_tokens)
+        return qkv_fail(err, "no training sentence of 1 to 8 words to check gradients on");
+    return QKV_OK;
+}
+
+int main(int argc, char **argv)
+{
+    const char *config = NULL, *fault = getenv("QKV_BREAK_BACKWARD");
+    char **overrides = calloc((size_t)argc, sizeof *overrides);
+    int n_overrides = 0, samples = 12;
+    long seed = 1;
+    bool bad = !overrides;
+    for (int i = 1; i < argc && !bad; i++) {
+        const char *value;
+        if (qkv_cli_is_help(argv[i])) {
+            fputs(USAGE, stdout);
+            free(overrides);
+            return 0;
+        } else if (qkv_cli_option(argc, argv, &i, "--set", &value, &bad)) {
+            overrides[n_overrides++] = (char *)value;
+        } else if (qkv_cli_option(argc, argv, &i, "--samples", &value, &bad)) {
+            char *end;
+            samples = (int)strtol(value, &end, 10);
+            if (bad || *end || samples < 0) {
+                fprintf(stderr, "qkv gradcheck: --samples takes a whole number >= 0, got '%s'\n", value);
+                bad = true;
+            }
+        } else if (qkv_cli_option(argc, argv, &i, "--seed", &value, &bad)) {
+            char *end;
+            seed = strtol(value, &end, 10);
+            if (bad || *end) {
+                fprintf(stderr, "qkv gradcheck: --seed takes a whole number, got '%s'\n", value);
+                bad = true;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "qkv gradcheck: unknown option '%s'\n", argv[i]);
+            bad = true;
+        } else if (!config) {
+            config = argv[i];
+        } else {
+            fprintf(stderr, "qkv gradcheck: one CONFIG only\n");
+            bad = true;
+        }
+    }
+    if (!bad && !config) {
+        fprintf(stderr, "qkv gradcheck: missing CONFIG\n");
+        bad = true;
+    }
+    if (bad) {
+        fputs(USAGE, stderr);
+        free(overrides);
+        return 2;
+    }
+
+    qkv_session s;
+    qkv_session_init(&s);
+    qkv_batch batch;
+    memset(&batch, 0, sizeof batch);
+    qkv_tape tp;
+    qkv_error err;
+    int status = 1;
+    qkv_tensor **tensors = NULL;
+    const char **names = NULL;
+    size_t **cand = NULL, *n_cand = NULL;
+    qkv_gradcheck_result *res = NULL;
+    if (qkv_session_config(&s, config, overrides, n_overrides, &err) || qkv_session_data(&s, true, &err) ||
+        qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err) || tiny_batch(&s.train, &batch, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    qkv_set_threads(1);
+    qkv_tape_init(&tp, 0);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, (uint64_t)seed);
+    tp.rng = &rng;
+    tp.fault_op = fault; /* testing the checker: that op's backward is scaled by 1.01 */
+
+    qkv_params *ps = &s.model.params;
+    tensors = calloc((size_t)ps->n, sizeof *tensors);
+    names = calloc((size_t)ps->n, sizeof *names);
+    cand = calloc((size_t)ps->n, sizeof *cand);
+    n_cand = calloc((size_t)ps->n, sizeof *n_cand);
+    res = calloc((size_t)ps->n, sizeof *res);
+    if (!tensors || !names || !cand || !n_cand || !res) {
+        fprintf(stderr, "qkv: out of memory\n");
+        goto done_tape;
+    }
+    for (int i = 0; i < ps->n; i++) {
+        tensors[i] = &ps->items[i]->t;
+        names[i] = ps->items[i]->name;
+    }
+    /* Embedding tables: only the rows the batch uses. */
+    for (int f = 0; f < s.model.cfg.n_features; f++) {
+        const qkv_tensor *table = s.model.embed[f];
+        int i = 0;
+        while (tensors[i] != table)
+            i++;
+        int d = table->shape[1];
+        cand[i] = malloc((size_t)batch.n_tokens * (size_t)d * sizeof **cand);
+        if (!cand[i]) {
+            fprintf(stderr, "qkv: out of memory\n");
+            goto done_tape;
+        }
+        for (int t = 0; t < batch.n_tokens; t++)
+            for (int k = 0; k < d; k++)
+                cand[i][n_cand[i]++] = (size_t)batch.features[f][t] * (size_t)d + (size_t)k;
+    }
+    qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
+    opts.max_samples = (size_t)samples;
+    opts.seed = (uint64_t)seed;
+    opts.candidates = (const size_t *const *)cand;
+    opts.n_candidates = n_cand;
+    forward_ctx ctx = {&s, &batch};
+    int st = qkv_gradcheck(&tp, forward, &ctx, ps->n, tensors, names, &opts, res, &err);
+    if (st < 0) {
+        fprintf(stderr, "qkv: gradcheck: %s\n", err.msg);
+        goto done_tape;
+    }
+    printf("gradcheck of %s: %d sentences, %d words, double precision, eps %g, atol %g, rtol %g%s%s\n", config,
+           batch.n_sent, batch.n_tokens, opts.eps, opts.atol, opts.rtol, fault ? ", broken backward: " : "",
+           fault ? fault : "");
+    printf("%-40s %8s %12s %12s  %s\n", "parameter", "checked", "max_abs_err", "max_rel_err", "result");
+    int failed = 0;
+    for (int i = 0; i < ps->n; i++) {
+        printf("%-40s %8zu %12.3e %12.3e  %s\n", res[i].name, res[i].checked, res[i].max_abs_err,
+               res[i].max_rel_err, res[i].failed ? "FAIL" : "pass");
+        failed += res[i].failed > 0;
+    }
+    if (failed)
+        printf("%d of %d tensors FAIL; first: %s\n", failed, ps->n, err.msg);
+    else
+        printf("all %d tensors pass\n", ps->n);
+    status = failed ? 1 : 0;
+done_tape:
+    qkv_tape_free(&tp);
+done:
+    for (int i = 0; cand && i < ps->n; i++)
+        free(cand[i]);
+    free(cand);
+    free(n_cand);
+    free(res);
+    free(tensors);
+    free(names);
+    qkv_batch_free(&batch);
+    qkv_session_free(&s);
+    free(overrides);
+    return status;
+}
