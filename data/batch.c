@@ -24,8 +24,8 @@ int qkv_batch_plan_make(qkv_batch_plan *plan, const qkv_dataset *ds, int budget,
         return qkv_fail(err, "batches: out of memory planning %d sentences", n);
     }
     int k = 0;
-    for (int s = 0; s < ds->n_sent; s++)
-        if (sent_len(ds, s) > 0)
+    for (int s = 0; s < ds->n_sent && k < n; s++)
+        if (qkv_dataset_batchable(ds, s))
             ids[k++] = s;
     if (rng)
         qkv_rng_shuffle(rng, ids, n);

@@ -7,7 +7,11 @@
  * by length (so sentences of equal length stay in shuffled order), cut greedily into batches of
  * at most `budget` words (a sentence longer than the budget is a batch of its own), and the
  * batch order is shuffled. Without an rng, sentences keep corpus order within a length and
- * batches stay in order of length (for evaluation). Sentences without words never enter a batch.
+ * batches stay in order of length (for evaluation). Sentences without words, and those left
+ * out by qkv_dataset_keep_max_len, never enter a batch. The cut depends only on the sorted
+ * sequence of lengths, so every plan of the same (dataset, budget) has the same number of
+ * batches, of the same sizes in words (in shuffled order), whatever the rng: the steps per
+ * epoch are fixed.
  *
  * A packed batch is what the attention op takes: the words of B sentences end to end (no
  * padding), offsets [B+1], feature ids [n_features][T], gold tags [T] and each sentence's index

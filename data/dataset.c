@@ -116,8 +116,32 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
     return QKV_OK;
 }
 
+int qkv_dataset_keep_max_len(qkv_dataset *ds, int max_len, qkv_error *err)
+{
+    if (max_len < 1)
+        return qkv_fail(err, "dataset: max_len must be >= 1, got %d", max_len);
+    if (!ds->left_out && !(ds->left_out = calloc((size_t)ds->n_sent + 1, 1)))
+        return qkv_fail(err, "dataset: out of memory");
+    ds->n_nonempty = ds->max_sent_len = ds->n_left_out = 0;
+    ds->n_left_out_words = 0;
+    for (int s = 0; s < ds->n_sent; s++) {
+        int n = ds->sent_start[s + 1] - ds->sent_start[s];
+        ds->left_out[s] = n > max_len;
+        if (n > max_len) {
+            ds->n_left_out++;
+            ds->n_left_out_words += n;
+        } else if (n > 0) {
+            ds->n_nonempty++;
+            if (n > ds->max_sent_len)
+                ds->max_sent_len = n;
+        }
+    }
+    return QKV_OK;
+}
+
 void qkv_dataset_free(qkv_dataset *ds)
 {
+    free(ds->left_out);
     free(ds->sent_start);
     free(ds->tags);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)

@@ -22,9 +22,12 @@ typedef struct qkv_dataset {
     int n_features;                       /* the featurizer's kinds, same order */
     int32_t *features[QKV_MAX_FEATURES];  /* features[f][w]: id in vocabulary f (0 = UNK) */
     int32_t *tags;                        /* [n_words] gold tag id, -1 = tag unseen in training */
-    int max_sent_len;                     /* words in the longest sentence */
-    int n_nonempty;                       /* sentences with at least one word */
+    int max_sent_len;                     /* words in the longest batchable sentence */
+    int n_nonempty;                       /* batchable sentences: with words, not left out */
     int n_unknown_tags;                   /* words whose gold tag is -1 */
+    uint8_t *left_out;                    /* [n_sent] 1 = never batched (too long); NULL = none */
+    int n_left_out;                       /* sentences left out by qkv_dataset_keep_max_len */
+    int64_t n_left_out_words;             /* their words */
 } qkv_dataset;
 
 /* Encodes corpus c with fz. Each gold tag not in fz's tags becomes -1 and, once per distinct
@@ -32,6 +35,19 @@ typedef struct qkv_dataset {
  * errors" is appended to warnings (may be NULL). */
 int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_warnings *warnings,
                        qkv_error *err);
+
+/* Leaves sentences of more than max_len words (>= 1) out of every batch plan (e.g. training
+ * with a learned positional table of max_len rows). They stay in the dataset, so sentence
+ * indices still match the corpus; n_nonempty and max_sent_len then count only the batchable
+ * sentences, n_left_out and n_left_out_words the others. Calling it again with another
+ * max_len recomputes from all sentences. */
+int qkv_dataset_keep_max_len(qkv_dataset *ds, int max_len, qkv_error *err);
+
+/* Whether sentence s enters batch plans: it has words and was not left out. */
+static inline int qkv_dataset_batchable(const qkv_dataset *ds, int s)
+{
+    return ds->sent_start[s + 1] > ds->sent_start[s] && !(ds->left_out && ds->left_out[s]);
+}
 
 void qkv_dataset_free(qkv_dataset *ds);
 

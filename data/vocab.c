@@ -131,27 +131,29 @@ int qkv_vocab_add(qkv_vocab *v, const char *s, size_t len, int32_t *id, qkv_erro
     return QKV_OK;
 }
 
-static const qkv_vocab *sort_vocab;
+typedef struct {
+    int64_t count;
+    int id;
+} counted;
 
+/* Descending count, then ascending id (first seen first). */
 static int by_count(const void *pa, const void *pb)
 {
-    int a = *(const int *)pa, b = *(const int *)pb;
-    int64_t ca = sort_vocab->counts[a], cb = sort_vocab->counts[b];
-    if (ca != cb)
-        return ca > cb ? -1 : 1;
-    return (a > b) - (a < b);
+    const counted *a = pa, *b = pb;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
 }
 
 int qkv_vocab_prune(qkv_vocab *v, int min_count, qkv_error *err)
 {
     int first = v->has_unk, n = 0;
-    int *keep = malloc((size_t)(v->size + 1) * sizeof *keep);
+    counted *keep = malloc((size_t)(v->size + 1) * sizeof *keep);
     if (!keep)
         return qkv_fail(err, "vocabulary: out of memory");
     for (int id = first; id < v->size; id++)
         if (v->counts[id] >= min_count)
-            keep[n++] = id;
-    sort_vocab = v;
+            keep[n++] = (counted){v->counts[id], id};
     qsort(keep, (size_t)n, sizeof *keep, by_count);
     qkv_vocab nv;
     if (qkv_vocab_init(&nv, v->has_unk, err) != QKV_OK) {
@@ -160,7 +162,7 @@ int qkv_vocab_prune(qkv_vocab *v, int min_count, qkv_error *err)
     }
     int st = QKV_OK;
     for (int i = 0; i < n && st == QKV_OK; i++) {
-        int id = keep[i];
+        int id = keep[i].id;
         st = append(&nv, v->pool + v->offs[id], v->lens[id], err);
         if (st == QKV_OK)
             nv.counts[nv.size - 1] = v->counts[id];

@@ -244,6 +244,83 @@ static void test_fill(void **state)
     free(lens);
 }
 
+/* Every plan of the same (dataset, budget) has the same number of batches and the same sorted
+ * list of batch sizes, whatever the seed (the trainer counts steps per epoch from one plan). */
+static void test_batch_count_independent_of_seed(void **state)
+{
+    (void)state;
+    int *lens = random_lengths(700, 11, 45);
+    qkv_dataset ds = make_dataset(700, lens, 1);
+    qkv_error err;
+    int first_n = -1;
+    int64_t first_sizes[800];
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        qkv_rng rng;
+        qkv_rng_seed(&rng, seed);
+        qkv_batch_plan p;
+        assert_int_equal(qkv_batch_plan_make(&p, &ds, 150, &rng, &err), QKV_OK);
+        int64_t sizes[800] = {0};
+        assert_true(p.n_batches < 800);
+        for (int b = 0; b < p.n_batches; b++) {
+            int64_t t = 0;
+            for (int i = p.start[b]; i < p.start[b + 1]; i++)
+                t += lens[p.order[i]];
+            sizes[t]++; /* histogram of batch sizes (t <= 150 here) */
+        }
+        if (first_n < 0) {
+            first_n = p.n_batches;
+            memcpy(first_sizes, sizes, sizeof sizes);
+        }
+        assert_int_equal(p.n_batches, first_n);
+        assert_memory_equal(sizes, first_sizes, sizeof sizes);
+        qkv_batch_plan_free(&p);
+    }
+    qkv_dataset_free(&ds);
+    free(lens);
+}
+
+/* keep_max_len: longer sentences never enter a plan, indices still match the corpus. */
+static void test_keep_max_len(void **state)
+{
+    (void)state;
+    int lens[] = {3, 0, 12, 5, 30, 9, 10, 11, 1};
+    qkv_dataset ds = make_dataset(9, lens, 2);
+    qkv_error err;
+    assert_int_equal(ds.n_nonempty, 8);
+    assert_int_equal(qkv_dataset_keep_max_len(&ds, 10, &err), QKV_OK);
+    assert_int_equal(ds.n_nonempty, 5);    /* 3 5 9 10 1 */
+    assert_int_equal(ds.max_sent_len, 10);
+    assert_int_equal(ds.n_left_out, 3);    /* 12 30 11 */
+    assert_int_equal(ds.n_left_out_words, 53);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 4);
+    qkv_batch_plan p;
+    assert_int_equal(qkv_batch_plan_make(&p, &ds, 12, &rng, &err), QKV_OK);
+    assert_int_equal(p.start[p.n_batches], 5);
+    assert_int_equal(p.n_tokens, 28);
+    for (int i = 0; i < p.start[p.n_batches]; i++)
+        assert_true(lens[p.order[i]] > 0 && lens[p.order[i]] <= 10);
+    int ms, mt;
+    qkv_batch_max_size(&ds, 12, &ms, &mt);
+    qkv_batch b;
+    assert_int_equal(qkv_batch_alloc(&b, 2, ms, mt, &err), QKV_OK);
+    for (int i = 0; i < p.n_batches; i++) {
+        assert_int_equal(qkv_batch_fill(&b, &ds, &p, i, &err), QKV_OK);
+        for (int k = 0; k < b.n_sent; k++) /* features still those of the corpus sentence */
+            assert_int_equal(b.features[1][b.offsets[k]], b.sent_ids[k] * 1000 + 1);
+    }
+    qkv_batch_free(&b);
+    qkv_batch_plan_free(&p);
+    /* again with a larger max_len: recomputed from all sentences */
+    assert_int_equal(qkv_dataset_keep_max_len(&ds, 100, &err), QKV_OK);
+    assert_int_equal(ds.n_nonempty, 8);
+    assert_int_equal(ds.n_left_out, 0);
+    assert_int_equal(ds.max_sent_len, 30);
+    assert_int_equal(qkv_dataset_keep_max_len(&ds, 0, &err), QKV_ERR);
+    assert_string_equal(err.msg, "dataset: max_len must be >= 1, got 0");
+    qkv_dataset_free(&ds);
+}
+
 /* The EWT training file: 12,544 sentences and 204,577 words, each exactly once per epoch. */
 static void test_ewt_epoch(void **state)
 {
@@ -279,6 +356,8 @@ int main(void)
         cmocka_unit_test(test_grouped_by_length),
         cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_fill),
+        cmocka_unit_test(test_batch_count_independent_of_seed),
+        cmocka_unit_test(test_keep_max_len),
         cmocka_unit_test(test_ewt_epoch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
