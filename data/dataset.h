@@ -51,8 +51,4 @@ static inline int qkv_dataset_batchable(const qkv_dataset *ds, int s)
 
 void qkv_dataset_free(qkv_dataset *ds);
 
-/* Drops the words of every sentence longer than max_len (>= 1) words: such a sentence keeps
- * its index but becomes empty, so it never reaches a batch (data/filter.c). */
-int qkv_dataset_keep_max_len(qkv_dataset *ds, int max_len, qkv_error *err);
-
 #endif
