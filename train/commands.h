@@ -15,5 +15,6 @@ int qkv_cmd_eval(int argc, char **argv);
 int qkv_cmd_tag(int argc, char **argv);
 int qkv_cmd_gradcheck(int argc, char **argv);
 int qkv_cmd_synth(int argc, char **argv);
+int qkv_cmd_config(int argc, char **argv);
 
 #endif

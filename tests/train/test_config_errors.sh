@@ -1,0 +1,26 @@
+#!/bin/bash
+# Config errors of qkv's own schema: each gives file:line:col and what is wrong, before any
+# work starts; and configs/README.md is the current `qkv config --doc`.
+. "$(dirname "$0")/common.sh"
+cfg=$SCRATCH/c.yaml
+check() { # check EXPECTED YAML
+    printf '%s\n' "$2" >"$cfg"
+    expect_error "$1" "$QKV_BIN" train "$cfg" --out "$SCRATCH/run"
+    [ ! -e "$SCRATCH/run" ] || fail "a run folder was created for a bad config"
+}
+check "c.yaml:2:3: unknown key 'd_modle' in section 'model', did you mean 'd_model'?" $'model:\n  d_modle: 64'
+check "c.yaml:2:3: key 'lr' belongs in section 'optim'" $'train:\n  lr: 0.1'
+check "c.yaml:3:3: duplicate key 'd_model'" $'model:\n  d_model: 64\n  d_model: 32'
+check "c.yaml:2:12: expected an integer for d_model, got 'big'" $'model:\n  d_model: big'
+check "c.yaml:2:12: d_model must be between 1 and 4096, got 0" $'model:\n  d_model: 0'
+check "c.yaml:1:1: unknown section 'modle'" $'modle:\n  d_model: 64'
+check "c.yaml:2:15: positional must be one of" $'model:\n  positional: rotary'
+check "n_heads = 3 does not divide model.d_model = 64" $'model:\n  d_model: 64\n  n_heads: 3'
+expect_error "--set train.epochs=0: epochs must be" "$QKV_BIN" train configs/quickstart.yaml --set train.epochs=0
+expect_error "missing.yaml: cannot open" "$QKV_BIN" train "$SCRATCH/missing.yaml"
+# a data file that does not exist: named, before training starts
+printf 'data:\n  train: nowhere.conllu\n' >"$cfg"
+expect_error "nowhere.conllu" "$QKV_BIN" train "$cfg" --out "$SCRATCH/run2"
+diff <("$QKV_BIN" config --doc) <(sed -n '/^| section |/,$p' configs/README.md) ||
+    fail "configs/README.md is not the output of 'qkv config --doc': regenerate its table"
+echo "config errors: ok"

@@ -1,0 +1,66 @@
+/* qkv config [CONFIG] [--set section.key=value]... | qkv config --doc */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/cli.h"
+#include "train/commands.h"
+#include "train/run_config.h"
+
+static const char USAGE[] =
+    "usage: qkv config [CONFIG] [--set section.key=value]...\n"
+    "       qkv config --doc\n"
+    "\n"
+    "Checks CONFIG and prints it resolved: every key, defaults filled in, paths absolute\n"
+    "(without CONFIG: the defaults). --doc prints the reference of every key as markdown\n"
+    "(configs/README.md holds the same table).\n";
+
+int qkv_cmd_config(int argc, char **argv)
+{
+    const char *config = NULL;
+    char **overrides = calloc((size_t)argc, sizeof *overrides);
+    int n_overrides = 0;
+    bool bad = !overrides, doc = false;
+    for (int i = 1; i < argc && !bad; i++) {
+        const char *value;
+        if (qkv_cli_is_help(argv[i])) {
+            fputs(USAGE, stdout);
+            free(overrides);
+            return 0;
+        } else if (!strcmp(argv[i], "--doc")) {
+            doc = true;
+        } else if (qkv_cli_option(argc, argv, &i, "--set", &value, &bad)) {
+            overrides[n_overrides++] = (char *)value;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "qkv config: unknown option '%s'\n", argv[i]);
+            bad = true;
+        } else if (!config) {
+            config = argv[i];
+        } else {
+            fprintf(stderr, "qkv config: one CONFIG only\n");
+            bad = true;
+        }
+    }
+    if (bad) {
+        fputs(USAGE, stderr);
+        free(overrides);
+        return 2;
+    }
+    qkv_error err;
+    int status = 0;
+    if (doc) {
+        status = qkv_config_doc(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, stdout, &err);
+    } else {
+        qkv_run_config cfg;
+        char *text = NULL;
+        status = qkv_run_config_load(config, overrides, n_overrides, &cfg, &err) ||
+                 qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &cfg, &text, &err);
+        if (!status)
+            fputs(text, stdout);
+        free(text);
+    }
+    if (status)
+        fprintf(stderr, "qkv: %s\n", err.msg);
+    free(overrides);
+    return status ? 1 : 0;
+}
