@@ -49,7 +49,7 @@ void *qkv_arena_alloc(qkv_arena *a, size_t bytes)
     if (!b || b->cap - b->used < need) {
         size_t cap = need > (1u << 20) ? need : (1u << 20);
         if (b && b->cap > cap)
-            cap = b->cap; /* overflow blocks grow geometrically with the arena */
+            cap = b->cap; /* an overflow block is as large as the block before it */
         qkv_arena_block *nb = block_new(a, cap);
         if (!nb)
             return NULL;
@@ -87,7 +87,7 @@ void qkv_arena_reset(qkv_arena *a)
     if (a->head && a->head->next) {
         /* Several blocks were needed: replace them by one that holds the peak. */
         free_blocks(a->head);
-        a->head = block_new(a, a->peak);
+        a->head = block_new(a, a->peak + a->peak / 4); /* headroom for a larger next step */
     } else if (a->head) {
         a->head->used = 0;
     }

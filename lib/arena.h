@@ -3,7 +3,7 @@
  * no malloc once the arena has grown to the largest step it has seen.
  *
  * Allocation never fails for lack of room: when the current block is full, an overflow block
- * is malloc'd; the next reset replaces all blocks by one block as large as the peak use.
+ * is malloc'd; the next reset replaces all blocks by one block of the peak use plus a quarter.
  * Only an out-of-memory malloc returns NULL. All pointers are 64-byte aligned. */
 #ifndef QKV_ARENA_H
 #define QKV_ARENA_H
@@ -24,7 +24,7 @@ int qkv_arena_init(qkv_arena *a, size_t reserve);
 void *qkv_arena_alloc(qkv_arena *a, size_t bytes);
 /* Like qkv_arena_alloc, with the bytes set to zero. */
 void *qkv_arena_calloc(qkv_arena *a, size_t bytes);
-/* Forgets every allocation; keeps (and if needed merges into) one block of the peak size. */
+/* Forgets every allocation; keeps (and if needed merges into) one block of 1.25 x the peak. */
 void qkv_arena_reset(qkv_arena *a);
 void qkv_arena_free(qkv_arena *a);
 
