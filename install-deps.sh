@@ -1,6 +1,9 @@
 #!/bin/sh
-# Installs the Debian 12 packages qkv needs to build, test and plot. Run as root (or with sudo).
+# Installs the Debian 12 packages qkv needs to build, test and plot (as root, or through sudo).
 set -eu
+if [ "$(id -u)" -ne 0 ]; then
+    exec sudo "$0" "$@"
+fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends \
