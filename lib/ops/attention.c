@@ -45,7 +45,12 @@ typedef struct {
     qkv_real *p;                 /* bands of P */
     qkv_real *pd;                /* bands of dropout(P), or NULL */
     size_t scratch;              /* elements of one scratch tile */
+    int nthreads;                /* 1 when the blocks are too small to be worth threads */
 } attn_saved;
+
+/* Below this many multiply-adds in the score products, blocks run on one thread: an OpenMP
+ * region costs microseconds, and far more on a loaded machine. */
+#define PARALLEL_MIN_WORK 200000.0
 
 static inline int key_lo(int i, int w) { return i - w > 0 ? i - w : 0; }
 static inline int key_hi(int i, int w, int n, bool causal)
@@ -217,14 +222,14 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     qkv_tensor *x = node->in[0], *out = node->out;
     int T = sv->total, D = sv->d_model;
     qkv_real *dqkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real));
-    int nthreads = omp_get_max_threads();
+    int nthreads = sv->nthreads;
     qkv_real *scratch = qkv_tape_alloc(tp, (size_t)nthreads * 2 * sv->scratch * sizeof(qkv_real));
     if (!dqkv || !scratch)
         return;
     memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
     const qkv_real *dout = out->grad;
     int nblk = sv->n_sentences * sv->n_heads, blas = blas_single_threaded(nthreads);
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++) {
         qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch;
         block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch);
@@ -314,6 +319,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
         return NULL;
     memcpy(sv->offsets, offsets, (size_t)(B + 1) * sizeof *offsets);
     size_t band_total = 0, scratch = 1;
+    double work = 0;
     for (int b = 0; b < B; b++) {
         int n = offsets[b + 1] - offsets[b];
         int win = (opts->window == 0 || opts->window >= n) ? (n > 0 ? n - 1 : 0) : opts->window;
@@ -324,6 +330,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
         size_t kw = (size_t)(W + TILE < n ? W + TILE : n);
         if (kw * TILE > scratch)
             scratch = kw * TILE;
+        work += (double)n * (double)kw * D;
     }
     sv->scratch = (scratch + 15) & ~(size_t)15; /* separate threads' tiles by >= 64 bytes */
     bool store_p = node || keep || drop; /* dropout masks go to per-block bands */
@@ -341,7 +348,8 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
                 at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
             }
     }
-    int nthreads = omp_get_max_threads();
+    int nthreads = work >= PARALLEL_MIN_WORK ? omp_get_max_threads() : 1;
+    sv->nthreads = nthreads;
     qkv_real *scratch_mem = qkv_tape_alloc(tp, (size_t)nthreads * sv->scratch * sizeof(qkv_real));
     uint64_t *seeds = drop ? qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds) : NULL;
     if (!scratch_mem || (drop && (!seeds || !sv->pd)))
@@ -370,7 +378,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
         qkv_gemm_rows_nt(T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D, rows_scratch);
 
     int nblk = B * H, blas = blas_single_threaded(nthreads);
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++)
         block_forward(sv, blk / H, blk % H, o->data, scratch_mem + (size_t)omp_get_thread_num() * sv->scratch,
                       seeds ? seeds[blk] : 0);

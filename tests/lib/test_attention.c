@@ -337,37 +337,39 @@ static void test_large_scores_stay_finite(void **state)
     qkv_params_free(&ps);
 }
 
-/* Sentence [5 tokens] alone, then placed third among other sentences: same output rows. */
-static void check_independence(bool bitwise)
+/* A sentence of `len` tokens alone, then third in a packed batch: the same output rows. */
+static void check_independence(bool bitwise, int d_model, int len, const int *mates)
 {
     qkv_attention_opts opts = {.n_heads = 4, .window = 2};
-    const int alone[] = {1, 5}, packed[] = {4, 3, 7, 5, 2};
+    const int alone[] = {1, len}, packed[] = {4, mates[0], mates[1], len, mates[2]};
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, 15, 8, alone + 1, alone[0], &opts, true);
+    setup(&f, &ps, 15, d_model, alone + 1, alone[0], &opts, true);
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     qkv_tensor *y1 = mha_fn(&tp, &f);
-    qkv_real first[40];
-    memcpy(first, y1->data, sizeof first);
-    /* the big batch: x rows of the sentence copied to rows 10 .. 14, others random */
+    size_t rows = (size_t)len * d_model, at = (size_t)(mates[0] + mates[1]) * d_model;
+    qkv_real *first = malloc(rows * sizeof *first);
+    memcpy(first, y1->data, rows * sizeof *first);
     qkv_rng rng;
     qkv_rng_seed(&rng, 16);
     qkv_error err;
-    qkv_tensor *xb = qkv_params_add(&ps, &err, 2, (int[]){17, 8}, "x_batch");
+    int total = mates[0] + mates[1] + len + mates[2];
+    qkv_tensor *xb = qkv_params_add(&ps, &err, 2, (int[]){total, d_model}, "x_batch");
     qkv_init_normal(xb, &rng, 1.0);
-    memcpy(xb->data + 10 * 8, f.x->data, 40 * sizeof(qkv_real));
+    memcpy(xb->data + at, f.x->data, rows * sizeof(qkv_real));
     f.x = xb;
     f.n_sentences = packed[0];
     for (int b = 0; b < packed[0]; b++)
         f.off[b + 1] = f.off[b] + packed[b + 1];
     qkv_tensor *y2 = mha_fn(&tp, &f);
     if (bitwise)
-        assert_memory_equal(first, y2->data + 80, sizeof first);
+        assert_memory_equal(first, y2->data + at, rows * sizeof(qkv_real));
     else
-        for (int i = 0; i < 40; i++)
-            tu_assert_close(y2->data[80 + i], first[i], 1e-6);
+        for (size_t i = 0; i < rows; i++)
+            tu_assert_close(y2->data[at + i], first[i], 1e-6);
+    free(first);
     qkv_tape_free(&tp);
     qkv_params_free(&ps);
 }
@@ -376,10 +378,13 @@ static void test_independent_of_batch_mates(void **state)
 {
     (void)state;
     int threads = omp_get_max_threads();
+    const int small[] = {3, 7, 2}, large[] = {60, 90, 40}; /* large: enough work for threads */
     omp_set_num_threads(1);
-    check_independence(true);
+    check_independence(true, 8, 5, small);
+    check_independence(true, 32, 45, large);
     omp_set_num_threads(threads > 1 ? threads : 2);
-    check_independence(false);
+    check_independence(false, 8, 5, small);
+    check_independence(false, 32, 45, large);
     omp_set_num_threads(threads);
 }
 
