@@ -99,6 +99,14 @@ static void normalize_row(qkv_real *row, int a, int e, qkv_attn_normalize how)
         row[j] *= inv;
 }
 
+/* Band row [W] = zeros, with len values at off. */
+static inline void put_band_row(qkv_real *band, int W, int off, const qkv_real *values, int len)
+{
+    memset(band, 0, (size_t)off * sizeof(qkv_real));
+    memcpy(band + off, values, (size_t)len * sizeof(qkv_real));
+    memset(band + off + len, 0, (size_t)(W - off - len) * sizeof(qkv_real));
+}
+
 /* Forward of block (b, h): O_h of sentence b. st: scratch [TILE, kw]. */
 static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
                           uint64_t seed)
@@ -128,15 +136,12 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
             normalize_row(row, a, e, sv->normalize);
             size_t at = blk + (size_t)i * W;
             int off = key_lo(i, w) - band_start(i, w, W, n);
-            if (sv->p) {
-                memset(sv->p + at, 0, (size_t)W * sizeof(qkv_real));
-                memcpy(sv->p + at + off, row + a, (size_t)(e - a) * sizeof(qkv_real));
-            }
+            if (sv->p)
+                put_band_row(sv->p + at, W, off, row + a, e - a);
             if (sv->dropout > 0) {
                 for (int j = a; j < e; j++)
                     row[j] = qkv_rng_uniform(&rng) < sv->dropout ? 0 : row[j] * keep_scale;
-                memset(sv->pd + at, 0, (size_t)W * sizeof(qkv_real));
-                memcpy(sv->pd + at + off, row + a, (size_t)(e - a) * sizeof(qkv_real));
+                put_band_row(sv->pd + at, W, off, row + a, e - a);
             }
         }
         qkv_gemm(false, false, r, dh, kw, 1, st, kw, vh + (size_t)klo * ld, ld, 0, oh + (size_t)i0 * D, D);
@@ -163,9 +168,10 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
         for (int rr = 0; rr < r; rr++) {
             int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
             qkv_real *row = st + (size_t)rr * kw;
-            memset(row, 0, (size_t)kw * sizeof(qkv_real));
             int off = key_lo(i, w) - band_start(i, w, W, n);
+            memset(row, 0, (size_t)a * sizeof(qkv_real));
             memcpy(row + a, pused + blk + (size_t)i * W + off, (size_t)(e - a) * sizeof(qkv_real));
+            memset(row + e, 0, (size_t)(kw - e) * sizeof(qkv_real));
         }
         /* dV [kw, dh] += P^T dO;  dP [r, kw] = dO V^T */
         qkv_gemm(true, false, kw, dh, r, 1, st, kw, doh + (size_t)i0 * D, D, 1, dvh + (size_t)klo * ld, ld);
