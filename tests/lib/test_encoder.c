@@ -74,9 +74,15 @@ static void check_block(uint64_t seed, const int *bt, const qkv_encoder_opts *op
         ts[i] = &ps.items[i]->t;
         names[i] = ps.items[i]->name;
     }
-    if (tu_gradcheck_status(&tp, block_fn, &f, ps.n, ts, names, seed) != 0)
-        fail_msg("encoder gradcheck failed: seed %llu post_ln %d gelu %d window %d dropout %g",
-                 (unsigned long long)seed, opts->post_ln, opts->activation, opts->attn.window, opts->dropout);
+    qkv_gradcheck_opts go = QKV_GRADCHECK_DEFAULTS; /* 17 tensors: more than tu_gradcheck_status holds */
+    go.seed = seed;
+    qkv_gradcheck_result res[20];
+    qkv_error gerr = {{0}};
+    assert_true(ps.n <= 20);
+    if (qkv_gradcheck(&tp, block_fn, &f, ps.n, ts, names, &go, res, &gerr) != 0)
+        fail_msg("encoder gradcheck failed: seed %llu post_ln %d gelu %d window %d dropout %g: %s",
+                 (unsigned long long)seed, opts->post_ln, opts->activation, opts->attn.window, opts->dropout,
+                 gerr.msg);
     qkv_tape_free(&tp);
     qkv_params_free(&ps);
 }
