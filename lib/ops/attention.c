@@ -13,7 +13,8 @@
  * Tiles. A block is processed TILE query rows at a time: the rows i0 .. i1-1 need keys
  * lo(i0) .. hi(i1-1), a contiguous range of kw <= W + TILE keys, so S, P V, and all backward
  * products are BLAS calls on [TILE, kw] tiles (thread-private scratch). Blocks run in parallel
- * (OpenMP, dynamic schedule); BLAS is kept single-threaded inside the parallel region. */
+ * (OpenMP, dynamic schedule). The projections are split by rows over OpenMP threads too, and
+ * OpenBLAS runs single-threaded throughout: one thread pool (lib/gemm_rows.h). */
 #include "lib/attention.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
@@ -206,22 +207,6 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
     }
 }
 
-/* BLAS runs single-threaded inside the parallel loops over blocks (the blocks are the
- * parallelism; nested BLAS threads would fight OpenMP's); returns the previous thread count. */
-static int blas_single_threaded(int nthreads)
-{
-    int saved = openblas_get_num_threads();
-    if (nthreads > 1 && saved > 1)
-        openblas_set_num_threads(1);
-    return saved;
-}
-
-static void blas_restore(int nthreads, int saved)
-{
-    if (nthreads > 1 && saved > 1)
-        openblas_set_num_threads(saved);
-}
-
 static void attention_backward(qkv_tape *tp, qkv_node *node)
 {
     const attn_saved *sv = node->saved;
@@ -234,25 +219,26 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
         return;
     memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
     const qkv_real *dout = out->grad;
-    int nblk = sv->n_sentences * sv->n_heads, blas = blas_single_threaded(nthreads);
+    int nblk = sv->n_sentences * sv->n_heads, blas = qkv_blas_single();
 #pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++) {
         qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch;
         block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch);
     }
-    blas_restore(nthreads, blas);
+    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
     qkv_real *dx = qkv_grad(tp, x);
-    if (dx) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
-        qkv_gemm(false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
+    if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
+        qkv_gemm_par(pthreads, false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
     for (int k = 0; k < 3; k++) {
         qkv_real *dw = qkv_grad(tp, node->in[1 + k]), *db = qkv_grad(tp, node->in[4 + k]);
-        if (dw) /* dW [D, D] += dQ^T [D, T] · X [T, D] */
-            qkv_gemm(true, false, D, D, T, 1, dqkv + (size_t)k * D, 3 * D, x->data, D, 1, dw, D);
+        if (dw && T > 0) /* dW [D, D] += dQ^T [D, T] · X [T, D] */
+            qkv_gemm_par(pthreads, true, false, D, D, T, 1, dqkv + (size_t)k * D, 3 * D, x->data, D, 1, dw, D);
         if (db)
             for (int t = 0; t < T; t++)
                 for (int j = 0; j < D; j++)
                     db[j] += dqkv[(size_t)t * 3 * D + (size_t)k * D + j];
     }
+    qkv_blas_restore(blas);
 }
 
 /* Checks shapes and offsets; returns false after failing the tape. */
@@ -377,18 +363,20 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
                 else
                     memset(dst, 0, (size_t)D * sizeof(qkv_real));
             }
-    qkv_real *rows_scratch = qkv_tape_alloc(tp, QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
+    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
+    qkv_real *rows_scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
     if (!rows_scratch)
         return NULL;
+    int blas = qkv_blas_single();
     if (T > 0)
-        qkv_gemm_rows_nt(T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D, rows_scratch);
-
-    int nblk = B * H, blas = blas_single_threaded(nthreads);
+        qkv_gemm_rows_nt_par(pthreads, T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D,
+                             rows_scratch);
+    int nblk = B * H;
 #pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++)
         block_forward(sv, blk / H, blk % H, o->data, scratch_mem + (size_t)omp_get_thread_num() * sv->scratch,
                       seeds ? seeds[blk] : 0);
-    blas_restore(nthreads, blas);
+    qkv_blas_restore(blas);
     if (node)
         node->saved = sv;
     if (keep) {
@@ -434,10 +422,12 @@ static void attention_out_backward(qkv_tape *tp, qkv_node *node)
     qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
     int T = qkv_rows(o), D = qkv_cols(o);
     qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
+    int pthreads = qkv_gemm_threads((double)T * D * D), blas = qkv_blas_single();
     if (d_o && T > 0) /* dO [T, D] += dY · w_o */
-        qkv_gemm(false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
+        qkv_gemm_par(pthreads, false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
     if (dw && T > 0) /* dW [D, D] += dY^T · O */
-        qkv_gemm(true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
+        qkv_gemm_par(pthreads, true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
+    qkv_blas_restore(blas);
     if (db)
         for (int t = 0; t < T; t++)
             for (int j = 0; j < D; j++)
@@ -452,15 +442,18 @@ static qkv_tensor *attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, q
         return qkv_tape_fail(tp, "attention: w_o is %s, expected [%d, %d]", qkv_shape_str(w_o, s1, sizeof s1), D, D);
     if (b_o && b_o->size != (size_t)D)
         return qkv_tape_fail(tp, "attention: b_o has %zu elements, d_model is %d", b_o->size, D);
+    int pthreads = qkv_gemm_threads((double)T * D * D);
     qkv_tensor *y = qkv_tape_tensor2(tp, T, D);
-    qkv_real *scratch = qkv_tape_alloc(tp, QKV_GEMM_ROWS_SCRATCH(D, D) * sizeof(qkv_real));
+    qkv_real *scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, D) * sizeof(qkv_real));
     if (!y || !scratch)
         return NULL;
     if (b_o)
         for (int t = 0; t < T; t++)
             memcpy(y->data + (size_t)t * D, b_o->data, (size_t)D * sizeof(qkv_real));
+    int blas = qkv_blas_single();
     if (T > 0)
-        qkv_gemm_rows_nt(T, D, D, o->data, D, w_o->data, D, b_o ? 1 : 0, y->data, D, scratch);
+        qkv_gemm_rows_nt_par(pthreads, T, D, D, o->data, D, w_o->data, D, b_o ? 1 : 0, y->data, D, scratch);
+    qkv_blas_restore(blas);
     qkv_tensor *inputs[3] = {o, w_o, b_o};
     qkv_tape_record(tp, "attention_out", attention_out_backward, y, 3, inputs);
     return y;
