@@ -279,6 +279,62 @@ static void test_one_word_sentence(void **state)
     check_gradients(12, 4, single, &opts, true, NULL);
 }
 
+/* Kept weights of a band: zero outside |i - j| <= 1 and j <= i, rows summing to 1; equal to
+ * the reference P recomputed from Q and K. An empty batch gives an empty output. */
+static void test_kept_weights_band_and_empty_batch(void **state)
+{
+    (void)state;
+    const int bt[] = {2, 5, 3};
+    qkv_attention_opts opts = {.n_heads = 2, .window = 1, .causal = true};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    setup(&f, &ps, 17, 4, bt + 1, bt[0], &opts, false);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    assert_non_null(mha_fn(&tp, &f));
+    for (int b = 0; b < 2; b++)
+        for (int h = 0; h < 2; h++)
+            for (int i = 0; i < bt[b + 1]; i++) {
+                double sum = 0;
+                for (int j = 0; j < bt[b + 1]; j++) {
+                    double p = qkv_attention_weight(&f.keep, b, h, i, j);
+                    if (j > i || i - j > 1)
+                        assert_true(p == 0.0);
+                    else
+                        assert_true(p > 0.0);
+                    sum += p;
+                }
+                tu_assert_close(sum, 1.0, 1e-12);
+            }
+    /* row 2 of sentence 0, head 1: softmax over keys 1 and 2 of q_2 · k_j / sqrt(2) */
+    int D = 4, dh = 2;
+    double s[2];
+    for (int j = 1; j <= 2; j++) {
+        double qk = 0;
+        for (int c = 0; c < dh; c++) {
+            double q = 0, k = 0;
+            for (int e = 0; e < D; e++) {
+                q += f.x->data[2 * D + e] * f.m.w_q->data[(dh + c) * D + e];
+                k += f.x->data[j * D + e] * f.m.w_k->data[(dh + c) * D + e];
+            }
+            qk += q * k;
+        }
+        s[j - 1] = qk / sqrt(2.0);
+    }
+    tu_assert_close(qkv_attention_weight(&f.keep, 0, 1, 2, 2), 1 / (1 + exp(s[0] - s[1])), 1e-12);
+    /* no sentences at all */
+    f.n_sentences = 0;
+    f.x->shape[0] = 0;
+    f.x->size = 0;
+    qkv_tape_reset(&tp);
+    qkv_tensor *y = mha_fn(&tp, &f);
+    assert_non_null(y);
+    assert_int_equal(y->size, 0);
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
 static void test_window_covering_sentence_equals_full(void **state)
 {
     (void)state;
@@ -430,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_gradcheck_dropout),
         cmocka_unit_test(test_dropout),
         cmocka_unit_test(test_one_word_sentence),
+        cmocka_unit_test(test_kept_weights_band_and_empty_batch),
         cmocka_unit_test(test_window_covering_sentence_equals_full),
         cmocka_unit_test(test_large_scores_stay_finite),
         cmocka_unit_test(test_independent_of_batch_mates),
