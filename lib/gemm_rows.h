@@ -41,4 +41,23 @@ static inline void qkv_gemm_rows_nt(int m, int n, int k, const qkv_real *a, int 
         memcpy(c + (size_t)(m0 + i) * ldc, pc + (size_t)i * n, (size_t)n * sizeof(qkv_real));
 }
 
+/* ---- OpenMP-parallel products (lib/gemm_rows.c) --------------------------------------------
+ * One thread pool: inside an op that uses these, OpenBLAS runs single-threaded
+ * (qkv_blas_single / qkv_blas_restore) and the rows of C are split over OpenMP threads, so
+ * OpenBLAS's own pthread pool and OpenMP's never compete for the cores. */
+
+/* Threads worth using for `madds` multiply-adds: 1 below 2^20 (an OpenMP region costs
+ * microseconds), else omp_get_max_threads(). */
+int qkv_gemm_threads(double madds);
+/* Sets OpenBLAS to one thread; returns the previous count for qkv_blas_restore. */
+int qkv_blas_single(void);
+void qkv_blas_restore(int saved);
+/* qkv_gemm_rows_nt with the rows split over nthreads threads in chunks of multiples of 16 rows
+ * (still row-stable). scratch: nthreads · QKV_GEMM_ROWS_SCRATCH(k, n) elements. */
+void qkv_gemm_rows_nt_par(int nthreads, int m, int n, int k, const qkv_real *a, int lda, const qkv_real *b,
+                          int ldb, qkv_real beta, qkv_real *c, int ldc, qkv_real *scratch);
+/* qkv_gemm with the rows of C split over nthreads threads. */
+void qkv_gemm_par(int nthreads, bool trans_a, bool trans_b, int m, int n, int k, qkv_real alpha, const qkv_real *a,
+                  int lda, const qkv_real *b, int ldb, qkv_real beta, qkv_real *c, int ldc);
+
 #endif

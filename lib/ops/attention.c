@@ -13,7 +13,8 @@
  * Tiles. A block is processed TILE query rows at a time: the rows i0 .. i1-1 need keys
  * lo(i0) .. hi(i1-1), a contiguous range of kw <= W + TILE keys, so S, P V, and all backward
  * products are BLAS calls on [TILE, kw] tiles (thread-private scratch). Blocks run in parallel
- * (OpenMP, dynamic schedule); BLAS is kept single-threaded inside the parallel region. */
+ * (OpenMP, dynamic schedule). The projections are split by rows over OpenMP threads too, and
+ * OpenBLAS runs single-threaded throughout: one thread pool (lib/gemm_rows.h). */
 #include "lib/attention.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
@@ -45,7 +46,12 @@ typedef struct {
     qkv_real *p;                 /* bands of P */
     qkv_real *pd;                /* bands of dropout(P), or NULL */
     size_t scratch;              /* elements of one scratch tile */
+    int nthreads;                /* 1 when the blocks are too small to be worth threads */
 } attn_saved;
+
+/* Below this many multiply-adds in the score products, blocks run on one thread: an OpenMP
+ * region costs microseconds, and far more on a loaded machine. */
+#define PARALLEL_MIN_WORK 200000.0
 
 static inline int key_lo(int i, int w) { return i - w > 0 ? i - w : 0; }
 static inline int key_hi(int i, int w, int n, bool causal)
@@ -94,6 +100,14 @@ static void normalize_row(qkv_real *row, int a, int e, qkv_attn_normalize how)
         row[j] *= inv;
 }
 
+/* Band row [W] = zeros, with len values at off. */
+static inline void put_band_row(qkv_real *band, int W, int off, const qkv_real *values, int len)
+{
+    memset(band, 0, (size_t)off * sizeof(qkv_real));
+    memcpy(band + off, values, (size_t)len * sizeof(qkv_real));
+    memset(band + off + len, 0, (size_t)(W - off - len) * sizeof(qkv_real));
+}
+
 /* Forward of block (b, h): O_h of sentence b. st: scratch [TILE, kw]. */
 static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
                           uint64_t seed)
@@ -123,15 +137,12 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
             normalize_row(row, a, e, sv->normalize);
             size_t at = blk + (size_t)i * W;
             int off = key_lo(i, w) - band_start(i, w, W, n);
-            if (sv->p) {
-                memset(sv->p + at, 0, (size_t)W * sizeof(qkv_real));
-                memcpy(sv->p + at + off, row + a, (size_t)(e - a) * sizeof(qkv_real));
-            }
+            if (sv->p)
+                put_band_row(sv->p + at, W, off, row + a, e - a);
             if (sv->dropout > 0) {
                 for (int j = a; j < e; j++)
                     row[j] = qkv_rng_uniform(&rng) < sv->dropout ? 0 : row[j] * keep_scale;
-                memset(sv->pd + at, 0, (size_t)W * sizeof(qkv_real));
-                memcpy(sv->pd + at + off, row + a, (size_t)(e - a) * sizeof(qkv_real));
+                put_band_row(sv->pd + at, W, off, row + a, e - a);
             }
         }
         qkv_gemm(false, false, r, dh, kw, 1, st, kw, vh + (size_t)klo * ld, ld, 0, oh + (size_t)i0 * D, D);
@@ -158,9 +169,10 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
         for (int rr = 0; rr < r; rr++) {
             int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
             qkv_real *row = st + (size_t)rr * kw;
-            memset(row, 0, (size_t)kw * sizeof(qkv_real));
             int off = key_lo(i, w) - band_start(i, w, W, n);
+            memset(row, 0, (size_t)a * sizeof(qkv_real));
             memcpy(row + a, pused + blk + (size_t)i * W + off, (size_t)(e - a) * sizeof(qkv_real));
+            memset(row + e, 0, (size_t)(kw - e) * sizeof(qkv_real));
         }
         /* dV [kw, dh] += P^T dO;  dP [r, kw] = dO V^T */
         qkv_gemm(true, false, kw, dh, r, 1, st, kw, doh + (size_t)i0 * D, D, 1, dvh + (size_t)klo * ld, ld);
@@ -195,53 +207,38 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
     }
 }
 
-/* BLAS runs single-threaded inside the parallel loops over blocks (the blocks are the
- * parallelism; nested BLAS threads would fight OpenMP's); returns the previous thread count. */
-static int blas_single_threaded(int nthreads)
-{
-    int saved = openblas_get_num_threads();
-    if (nthreads > 1 && saved > 1)
-        openblas_set_num_threads(1);
-    return saved;
-}
-
-static void blas_restore(int nthreads, int saved)
-{
-    if (nthreads > 1 && saved > 1)
-        openblas_set_num_threads(saved);
-}
-
 static void attention_backward(qkv_tape *tp, qkv_node *node)
 {
     const attn_saved *sv = node->saved;
     qkv_tensor *x = node->in[0], *out = node->out;
     int T = sv->total, D = sv->d_model;
     qkv_real *dqkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real));
-    int nthreads = omp_get_max_threads();
+    int nthreads = sv->nthreads;
     qkv_real *scratch = qkv_tape_alloc(tp, (size_t)nthreads * 2 * sv->scratch * sizeof(qkv_real));
     if (!dqkv || !scratch)
         return;
     memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
     const qkv_real *dout = out->grad;
-    int nblk = sv->n_sentences * sv->n_heads, blas = blas_single_threaded(nthreads);
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
+    int nblk = sv->n_sentences * sv->n_heads, blas = qkv_blas_single();
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++) {
         qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch;
         block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch);
     }
-    blas_restore(nthreads, blas);
+    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
     qkv_real *dx = qkv_grad(tp, x);
-    if (dx) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
-        qkv_gemm(false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
+    if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
+        qkv_gemm_par(pthreads, false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
     for (int k = 0; k < 3; k++) {
         qkv_real *dw = qkv_grad(tp, node->in[1 + k]), *db = qkv_grad(tp, node->in[4 + k]);
-        if (dw) /* dW [D, D] += dQ^T [D, T] · X [T, D] */
-            qkv_gemm(true, false, D, D, T, 1, dqkv + (size_t)k * D, 3 * D, x->data, D, 1, dw, D);
+        if (dw && T > 0) /* dW [D, D] += dQ^T [D, T] · X [T, D] */
+            qkv_gemm_par(pthreads, true, false, D, D, T, 1, dqkv + (size_t)k * D, 3 * D, x->data, D, 1, dw, D);
         if (db)
             for (int t = 0; t < T; t++)
                 for (int j = 0; j < D; j++)
                     db[j] += dqkv[(size_t)t * 3 * D + (size_t)k * D + j];
     }
+    qkv_blas_restore(blas);
 }
 
 /* Checks shapes and offsets; returns false after failing the tape. */
@@ -314,6 +311,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
         return NULL;
     memcpy(sv->offsets, offsets, (size_t)(B + 1) * sizeof *offsets);
     size_t band_total = 0, scratch = 1;
+    double work = 0;
     for (int b = 0; b < B; b++) {
         int n = offsets[b + 1] - offsets[b];
         int win = (opts->window == 0 || opts->window >= n) ? (n > 0 ? n - 1 : 0) : opts->window;
@@ -324,6 +322,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
         size_t kw = (size_t)(W + TILE < n ? W + TILE : n);
         if (kw * TILE > scratch)
             scratch = kw * TILE;
+        work += (double)n * (double)kw * D;
     }
     sv->scratch = (scratch + 15) & ~(size_t)15; /* separate threads' tiles by >= 64 bytes */
     bool store_p = node || keep || drop; /* dropout masks go to per-block bands */
@@ -341,7 +340,8 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
                 at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
             }
     }
-    int nthreads = omp_get_max_threads();
+    int nthreads = work >= PARALLEL_MIN_WORK ? omp_get_max_threads() : 1;
+    sv->nthreads = nthreads;
     qkv_real *scratch_mem = qkv_tape_alloc(tp, (size_t)nthreads * sv->scratch * sizeof(qkv_real));
     uint64_t *seeds = drop ? qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds) : NULL;
     if (!scratch_mem || (drop && (!seeds || !sv->pd)))
@@ -363,18 +363,20 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
                 else
                     memset(dst, 0, (size_t)D * sizeof(qkv_real));
             }
-    qkv_real *rows_scratch = qkv_tape_alloc(tp, QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
+    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
+    qkv_real *rows_scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
     if (!rows_scratch)
         return NULL;
+    int blas = qkv_blas_single();
     if (T > 0)
-        qkv_gemm_rows_nt(T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D, rows_scratch);
-
-    int nblk = B * H, blas = blas_single_threaded(nthreads);
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads)
+        qkv_gemm_rows_nt_par(pthreads, T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D,
+                             rows_scratch);
+    int nblk = B * H;
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++)
         block_forward(sv, blk / H, blk % H, o->data, scratch_mem + (size_t)omp_get_thread_num() * sv->scratch,
                       seeds ? seeds[blk] : 0);
-    blas_restore(nthreads, blas);
+    qkv_blas_restore(blas);
     if (node)
         node->saved = sv;
     if (keep) {
@@ -420,10 +422,12 @@ static void attention_out_backward(qkv_tape *tp, qkv_node *node)
     qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
     int T = qkv_rows(o), D = qkv_cols(o);
     qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
+    int pthreads = qkv_gemm_threads((double)T * D * D), blas = qkv_blas_single();
     if (d_o && T > 0) /* dO [T, D] += dY · w_o */
-        qkv_gemm(false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
+        qkv_gemm_par(pthreads, false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
     if (dw && T > 0) /* dW [D, D] += dY^T · O */
-        qkv_gemm(true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
+        qkv_gemm_par(pthreads, true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
+    qkv_blas_restore(blas);
     if (db)
         for (int t = 0; t < T; t++)
             for (int j = 0; j < D; j++)
@@ -438,15 +442,18 @@ static qkv_tensor *attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, q
         return qkv_tape_fail(tp, "attention: w_o is %s, expected [%d, %d]", qkv_shape_str(w_o, s1, sizeof s1), D, D);
     if (b_o && b_o->size != (size_t)D)
         return qkv_tape_fail(tp, "attention: b_o has %zu elements, d_model is %d", b_o->size, D);
+    int pthreads = qkv_gemm_threads((double)T * D * D);
     qkv_tensor *y = qkv_tape_tensor2(tp, T, D);
-    qkv_real *scratch = qkv_tape_alloc(tp, QKV_GEMM_ROWS_SCRATCH(D, D) * sizeof(qkv_real));
+    qkv_real *scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, D) * sizeof(qkv_real));
     if (!y || !scratch)
         return NULL;
     if (b_o)
         for (int t = 0; t < T; t++)
             memcpy(y->data + (size_t)t * D, b_o->data, (size_t)D * sizeof(qkv_real));
+    int blas = qkv_blas_single();
     if (T > 0)
-        qkv_gemm_rows_nt(T, D, D, o->data, D, w_o->data, D, b_o ? 1 : 0, y->data, D, scratch);
+        qkv_gemm_rows_nt_par(pthreads, T, D, D, o->data, D, w_o->data, D, b_o ? 1 : 0, y->data, D, scratch);
+    qkv_blas_restore(blas);
     qkv_tensor *inputs[3] = {o, w_o, b_o};
     qkv_tape_record(tp, "attention_out", attention_out_backward, y, 3, inputs);
     return y;

@@ -279,6 +279,62 @@ static void test_one_word_sentence(void **state)
     check_gradients(12, 4, single, &opts, true, NULL);
 }
 
+/* Kept weights of a band: zero outside |i - j| <= 1 and j <= i, rows summing to 1; equal to
+ * the reference P recomputed from Q and K. An empty batch gives an empty output. */
+static void test_kept_weights_band_and_empty_batch(void **state)
+{
+    (void)state;
+    const int bt[] = {2, 5, 3};
+    qkv_attention_opts opts = {.n_heads = 2, .window = 1, .causal = true};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    setup(&f, &ps, 17, 4, bt + 1, bt[0], &opts, false);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    assert_non_null(mha_fn(&tp, &f));
+    for (int b = 0; b < 2; b++)
+        for (int h = 0; h < 2; h++)
+            for (int i = 0; i < bt[b + 1]; i++) {
+                double sum = 0;
+                for (int j = 0; j < bt[b + 1]; j++) {
+                    double p = qkv_attention_weight(&f.keep, b, h, i, j);
+                    if (j > i || i - j > 1)
+                        assert_true(p == 0.0);
+                    else
+                        assert_true(p > 0.0);
+                    sum += p;
+                }
+                tu_assert_close(sum, 1.0, 1e-12);
+            }
+    /* row 2 of sentence 0, head 1: softmax over keys 1 and 2 of q_2 · k_j / sqrt(2) */
+    int D = 4, dh = 2;
+    double s[2];
+    for (int j = 1; j <= 2; j++) {
+        double qk = 0;
+        for (int c = 0; c < dh; c++) {
+            double q = 0, k = 0;
+            for (int e = 0; e < D; e++) {
+                q += f.x->data[2 * D + e] * f.m.w_q->data[(dh + c) * D + e];
+                k += f.x->data[j * D + e] * f.m.w_k->data[(dh + c) * D + e];
+            }
+            qk += q * k;
+        }
+        s[j - 1] = qk / sqrt(2.0);
+    }
+    tu_assert_close(qkv_attention_weight(&f.keep, 0, 1, 2, 2), 1 / (1 + exp(s[0] - s[1])), 1e-12);
+    /* no sentences at all */
+    f.n_sentences = 0;
+    f.x->shape[0] = 0;
+    f.x->size = 0;
+    qkv_tape_reset(&tp);
+    qkv_tensor *y = mha_fn(&tp, &f);
+    assert_non_null(y);
+    assert_int_equal(y->size, 0);
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
 static void test_window_covering_sentence_equals_full(void **state)
 {
     (void)state;
@@ -337,37 +393,39 @@ static void test_large_scores_stay_finite(void **state)
     qkv_params_free(&ps);
 }
 
-/* Sentence [5 tokens] alone, then placed third among other sentences: same output rows. */
-static void check_independence(bool bitwise)
+/* A sentence of `len` tokens alone, then third in a packed batch: the same output rows. */
+static void check_independence(bool bitwise, int d_model, int len, const int *mates)
 {
     qkv_attention_opts opts = {.n_heads = 4, .window = 2};
-    const int alone[] = {1, 5}, packed[] = {4, 3, 7, 5, 2};
+    const int alone[] = {1, len}, packed[] = {4, mates[0], mates[1], len, mates[2]};
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, 15, 8, alone + 1, alone[0], &opts, true);
+    setup(&f, &ps, 15, d_model, alone + 1, alone[0], &opts, true);
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     qkv_tensor *y1 = mha_fn(&tp, &f);
-    qkv_real first[40];
-    memcpy(first, y1->data, sizeof first);
-    /* the big batch: x rows of the sentence copied to rows 10 .. 14, others random */
+    size_t rows = (size_t)len * d_model, at = (size_t)(mates[0] + mates[1]) * d_model;
+    qkv_real *first = malloc(rows * sizeof *first);
+    memcpy(first, y1->data, rows * sizeof *first);
     qkv_rng rng;
     qkv_rng_seed(&rng, 16);
     qkv_error err;
-    qkv_tensor *xb = qkv_params_add(&ps, &err, 2, (int[]){17, 8}, "x_batch");
+    int total = mates[0] + mates[1] + len + mates[2];
+    qkv_tensor *xb = qkv_params_add(&ps, &err, 2, (int[]){total, d_model}, "x_batch");
     qkv_init_normal(xb, &rng, 1.0);
-    memcpy(xb->data + 10 * 8, f.x->data, 40 * sizeof(qkv_real));
+    memcpy(xb->data + at, f.x->data, rows * sizeof(qkv_real));
     f.x = xb;
     f.n_sentences = packed[0];
     for (int b = 0; b < packed[0]; b++)
         f.off[b + 1] = f.off[b] + packed[b + 1];
     qkv_tensor *y2 = mha_fn(&tp, &f);
     if (bitwise)
-        assert_memory_equal(first, y2->data + 80, sizeof first);
+        assert_memory_equal(first, y2->data + at, rows * sizeof(qkv_real));
     else
-        for (int i = 0; i < 40; i++)
-            tu_assert_close(y2->data[80 + i], first[i], 1e-6);
+        for (size_t i = 0; i < rows; i++)
+            tu_assert_close(y2->data[at + i], first[i], 1e-6);
+    free(first);
     qkv_tape_free(&tp);
     qkv_params_free(&ps);
 }
@@ -376,10 +434,13 @@ static void test_independent_of_batch_mates(void **state)
 {
     (void)state;
     int threads = omp_get_max_threads();
+    const int small[] = {3, 7, 2}, large[] = {60, 90, 40}; /* large: enough work for threads */
     omp_set_num_threads(1);
-    check_independence(true);
+    check_independence(true, 8, 5, small);
+    check_independence(true, 32, 45, large);
     omp_set_num_threads(threads > 1 ? threads : 2);
-    check_independence(false);
+    check_independence(false, 8, 5, small);
+    check_independence(false, 32, 45, large);
     omp_set_num_threads(threads);
 }
 
@@ -425,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_gradcheck_dropout),
         cmocka_unit_test(test_dropout),
         cmocka_unit_test(test_one_word_sentence),
+        cmocka_unit_test(test_kept_weights_band_and_empty_batch),
         cmocka_unit_test(test_window_covering_sentence_equals_full),
         cmocka_unit_test(test_large_scores_stay_finite),
         cmocka_unit_test(test_independent_of_batch_mates),
