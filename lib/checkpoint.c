@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,13 +56,14 @@ static int write_root_attributes(qkv_ckpt_writer *w, qkv_error *err)
     hid_t space = H5Screate(H5S_SCALAR), str = H5Tcopy(H5T_C_S1), a1 = H5I_INVALID_HID, a2 = H5I_INVALID_HID;
     int64_t version = QKV_CKPT_FORMAT_VERSION;
     const char *qkv_version = QKV_VERSION;
-    if (space < 0 || str < 0 || H5Tset_size(str, H5T_VARIABLE) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0)
+    if (space < 0 || str < 0 || H5Tset_size(str, strlen(qkv_version)) < 0 ||
+        H5Tset_strpad(str, H5T_STR_NULLPAD) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0)
         goto done;
     a1 = H5Acreate2(w->file, "format_version", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
     if (a1 < 0 || H5Awrite(a1, H5T_NATIVE_INT64, &version) < 0)
         goto done;
     a2 = H5Acreate2(w->file, "qkv_version", str, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (a2 < 0 || H5Awrite(a2, str, &qkv_version) < 0)
+    if (a2 < 0 || H5Awrite(a2, str, qkv_version) < 0)
         goto done;
     status = QKV_OK;
 done:
@@ -108,8 +110,11 @@ int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *er
     }
     close(fd);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
+    /* File format of HDF5 1.8 (readable by every HDF5 >= 1.8, h5py included): its
+     * superblock and object headers carry checksums, a second line of defence behind ours. */
     if (fcpl >= 0 && fapl >= 0 && H5Pset_userblock(fcpl, QKV_CKPT_HEADER_SIZE) >= 0 &&
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
         w->file = H5Fcreate(w->tmp_path, H5F_ACC_TRUNC, fcpl, fapl);
     char msg[512];
     if (w->file < 0)
@@ -409,15 +414,31 @@ static int write_utf8(qkv_ckpt_writer *w, const char *path, int rank, size_t n, 
             return writer_fail(w, err, path ? path : "(null)", what);
         }
     }
+    /* Fixed-length strings, NUL-padded to the longest one: they are stored inline in the
+     * dataset, so a reader never follows heap references (HDF5 1.10 can crash on a damaged
+     * global heap, where variable-length strings live). */
+    size_t width = 1;
+    for (size_t i = 0; i < n; i++)
+        width = strlen(strings[i]) > width ? strlen(strings[i]) : width;
+    if (n > 0 && width > SIZE_MAX / n)
+        return writer_fail(w, err, path ? path : "(null)", "strings too large");
+    char *buf = calloc(n ? n : 1, width);
+    if (!buf)
+        return writer_fail(w, err, path ? path : "(null)", "out of memory");
+    for (size_t i = 0; i < n; i++)
+        memcpy(buf + i * width, strings[i], strlen(strings[i]));
     hid_t str = H5Tcopy(H5T_C_S1);
-    if (str < 0 || H5Tset_size(str, H5T_VARIABLE) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0) {
-        if (str >= 0)
-            H5Tclose(str);
-        return writer_fail_h5(w, err, path ? path : "(null)");
+    int status;
+    if (str < 0 || H5Tset_size(str, width) < 0 || H5Tset_strpad(str, H5T_STR_NULLPAD) < 0 ||
+        H5Tset_cset(str, H5T_CSET_UTF8) < 0) {
+        status = writer_fail_h5(w, err, path ? path : "(null)");
+    } else {
+        hsize_t dims[1] = {(hsize_t)n};
+        status = write_dataset(w, err, path, str, str, rank, dims, buf);
     }
-    hsize_t dims[1] = {(hsize_t)n};
-    int status = write_dataset(w, err, path, str, str, rank, dims, strings);
-    H5Tclose(str);
+    if (str >= 0)
+        H5Tclose(str);
+    free(buf);
     return status;
 }
 

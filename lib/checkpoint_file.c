@@ -142,7 +142,20 @@ static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *e, void *data)
     if (!desc && H5Eget_msg(e->min_num, NULL, minor, sizeof minor) > 0)
         desc = minor;
     if (desc) {
-        snprintf(w->buf, w->len, "%s", desc);
+        /* HDF5's I/O messages are long ("file write failed: time = ..., errno = 28, error
+         * message = 'No space left on device', buf = ..."): keep the summary before the
+         * first ':' and the errno text. */
+        const char *colon = strchr(desc, ':'), *em = strstr(desc, "error message = '");
+        if (colon && em) {
+            em += strlen("error message = '");
+            const char *end = strchr(em, '\'');
+            snprintf(w->buf, w->len, "%.*s: %.*s", (int)(colon - desc), desc, (int)(end ? end - em : 200), em);
+        } else {
+            snprintf(w->buf, w->len, "%s", desc);
+        }
+        for (char *p = w->buf; *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
         w->found = true;
     }
     return 0;

@@ -127,16 +127,16 @@ static int read_root_attributes(qkv_ckpt_reader *r, qkv_error *err)
         H5Aclose(a);
     if (status != QKV_OK || H5Aexists(r->file, "qkv_version") <= 0)
         return status;
-    /* qkv_version is informative: read it when it is a variable-length string. */
+    /* qkv_version is informative: read it when it is a short fixed-length string
+     * (variable-length ones live in the global heap, which this reader never follows). */
     a = H5Aopen(r->file, "qkv_version", H5P_DEFAULT);
     type = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
     space = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
-    char *s = NULL;
-    if (type >= 0 && space >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0 &&
-        H5Sget_simple_extent_npoints(space) == 1 && H5Aread(a, type, &s) >= 0 && s) {
-        snprintf(r->qkv_version, sizeof r->qkv_version, "%s", s);
-        H5free_memory(s);
-    }
+    char buf[sizeof r->qkv_version] = {0};
+    if (type >= 0 && space >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0 &&
+        H5Tget_size(type) < sizeof buf && H5Sget_simple_extent_npoints(space) == 1 && H5Aread(a, type, buf) >= 0 &&
+        qkv_ckpt_utf8_valid(buf, strlen(buf)))
+        memcpy(r->qkv_version, buf, sizeof buf);
     if (space >= 0)
         H5Sclose(space);
     if (type >= 0)
