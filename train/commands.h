@@ -13,5 +13,7 @@ int qkv_cmd_train(int argc, char **argv);
 int qkv_cmd_stats(int argc, char **argv);
 int qkv_cmd_eval(int argc, char **argv);
 int qkv_cmd_tag(int argc, char **argv);
+int qkv_cmd_plot(int argc, char **argv);
+int qkv_cmd_attention(int argc, char **argv);
 
 #endif

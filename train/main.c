@@ -9,6 +9,8 @@ static const qkv_command COMMANDS[] = {
     {"eval", "evaluate a checkpoint on a tagged file", qkv_cmd_eval},
     {"tag", "tag a CoNLL-U or plain-text file with a checkpoint", qkv_cmd_tag},
     {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
+    {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot},
+    {"attention", "draw a checkpoint's attention weights for a sentence (gnuplot)", qkv_cmd_attention},
 };
 
 static void usage(FILE *out)
