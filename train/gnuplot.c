@@ -60,6 +60,15 @@ void qkv_gnuplot_terminal(FILE *f, qkv_image_kind kind, const char *image, int w
     fputc('\n', f);
 }
 
+void qkv_path_absolute(const char *path, char *out, size_t len)
+{
+    char cwd[4096];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%s/%s", cwd, path[0] == '.' && path[1] == '/' ? path + 2 : path);
+}
+
 bool qkv_gnuplot_available(void)
 {
     const char *path = getenv("PATH");

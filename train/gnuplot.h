@@ -26,6 +26,10 @@ void qkv_gnuplot_quote(FILE *f, const char *s);
  * pixels (svg: the same size in its units). */
 void qkv_gnuplot_terminal(FILE *f, qkv_image_kind kind, const char *image, int width, int height);
 
+/* An absolute form of path (the current folder prepended when relative), for scripts that
+ * can be rerun from anywhere. */
+void qkv_path_absolute(const char *path, char *out, size_t len);
+
 /* True when an executable `gnuplot` is on PATH. */
 bool qkv_gnuplot_available(void);
 

@@ -22,16 +22,6 @@ typedef struct run_info {
     double loss_lo, loss_hi, acc_lo, acc_hi; /* ranges of the finite values */
 } run_info;
 
-/* An absolute form of path (the current directory prepended when relative). */
-static void absolute(const char *path, char *out, size_t len)
-{
-    char cwd[4096];
-    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
-        snprintf(out, len, "%s", path);
-    else
-        snprintf(out, len, "%s/%s", cwd, path[0] == '.' && path[1] == '/' ? path + 2 : path);
-}
-
 /* The run's name: the last component of its folder (trailing slashes ignored). */
 static void run_name(const char *run, bool is_file, char *out, size_t len)
 {
@@ -113,7 +103,7 @@ static int scan_run(const char *run, run_info *ri, qkv_error *err)
                         path);
     if (ri->n_train + ri->n_dev == 0)
         return qkv_fail(err, "%s: no rows yet (the run has not logged a step): nothing to plot", path);
-    absolute(path, ri->metrics, sizeof ri->metrics);
+    qkv_path_absolute(path, ri->metrics, sizeof ri->metrics);
     run_name(run, is_file, ri->name, sizeof ri->name);
     return QKV_OK;
 }
@@ -145,6 +135,13 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
         if (ri[r].max_step > max_step)
             max_step = ri[r].max_step;
     }
+    size_t longest = 0;
+    for (int r = 0; r < n_runs; r++)
+        if (strlen(ri[r].name) > longest)
+            longest = strlen(ri[r].name);
+    int rmargin = (int)(n_runs == 1 ? 0 : longest + 2) + 24;
+    if (rmargin > 64)
+        rmargin = 64;
     /* Smoothing over about 5 logged rows for short runs, at most 0.95 (about 20 rows). */
     double smoothing = n_train > 5 ? 1.0 - 5.0 / (double)n_train : 0.0;
     if (smoothing > 0.95)
@@ -166,8 +163,9 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
             "set grid\n"
             "set key outside right top\n"
             "set lmargin 10\n"
+            "set rmargin %d  # room for the legend, the same in both panels\n"
             "set xrange [0:%ld]\n",
-            smoothing, max_step);
+            smoothing, rmargin, max_step);
     if (n_dev)
         fputs("set multiplot layout 2,1 title ", f);
     else
@@ -249,7 +247,7 @@ int qkv_plot_metrics(const char *const *runs, int n_runs, const char *image, int
             if (q != r && !strcmp(ri[r].name, ri[q].name))
                 snprintf(ri[r].name, sizeof ri[r].name, "%s", runs[r]);
     char abs_image[4200], script[4300], dir[4200];
-    absolute(image, abs_image, sizeof abs_image);
+    qkv_path_absolute(image, abs_image, sizeof abs_image);
     snprintf(dir, sizeof dir, "%s", abs_image);
     *strrchr(dir, '/') = '\0';
     if (dir[0] && qkv_mkdirs(dir)) {
