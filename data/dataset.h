@@ -4,6 +4,8 @@
 #ifndef QKV_DATA_DATASET_H
 #define QKV_DATA_DATASET_H
 
+#include <stdint.h>
+
 #include "data/corpus.h"
 #include "data/features.h"
 

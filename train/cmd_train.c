@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/threads.h"
 #include "train/cli.h"
@@ -161,6 +162,11 @@ int qkv_cmd_train(int argc, char **argv)
         }
         qkv_eval_result_free(&res);
         qkv_session_free(&best);
+    }
+    if (status == 0 && s.cfg.log.plot) {
+        snprintf(path, sizeof path, "%s/plots/loss.png", run_dir);
+        if (access(path, R_OK) == 0)
+            printf("\nloss plot: %s\n", path);
     }
 done:
     qkv_session_free(&s);

@@ -108,6 +108,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
 
     INT("log", "every_steps", L(every_steps), 1, INT_MAX, "50", "a log line and a metrics.tsv row every N steps"),
     ENUM("log", "progress", L(progress), PROGRESS, "auto", "progress bar on stderr: auto = when a terminal"),
+    BOOL("log", "plot", L(plot), "true",
+         "draw plots/loss.png (gnuplot) at the end of each epoch and of the run; a failure only warns"),
 };
 
 const int QKV_RUN_SCHEMA_LEN = (int)(sizeof QKV_RUN_SCHEMA / sizeof QKV_RUN_SCHEMA[0]);

@@ -12,6 +12,8 @@ static const qkv_command COMMANDS[] = {
     {"config", "check a config and print it resolved, or the key reference (--doc)", qkv_cmd_config},
     {"synth", "write the built-in synthetic corpus as CoNLL-U", qkv_cmd_synth},
     {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
+    {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot},
+    {"attention", "draw a checkpoint's attention weights for a sentence (gnuplot)", qkv_cmd_attention},
 };
 
 static void usage(FILE *out)

@@ -65,6 +65,7 @@ typedef struct qkv_checkpoint_section {
 typedef struct qkv_log_section {
     int every_steps;
     int progress;           /* 0 auto, 1 on, 2 off */
+    bool plot;              /* refresh RUN_DIR/plots/loss.png (train/plot_metrics.h) */
 } qkv_log_section;
 
 typedef struct qkv_run_config {

@@ -12,6 +12,7 @@
 #include "lib/schedule.h"
 #include "train/evaluate.h"
 #include "train/metrics.h"
+#include "train/plot_metrics.h"
 #include "train/report.h"
 #include "train/train_state.h"
 
@@ -33,6 +34,8 @@ typedef struct trainer {
     double t_start, t_log;
     bool progress_bar;
     char last_path[4200], best_path[4200];
+    char plot_path[4300];     /* the loss plot (qkv train prints its path at the end) */
+    bool plot_failed;         /* warned once: no more attempts */
 } trainer;
 
 static double now_seconds(void)
@@ -121,6 +124,21 @@ static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
         *stop = true;
     }
     return 0;
+}
+
+/* Redraws RUN_DIR/plots/loss.png (log.plot). A failure is a warning, once, never an error. */
+static void refresh_plot(trainer *t)
+{
+    if (!t->s->cfg.log.plot || t->plot_failed)
+        return;
+    qkv_error err;
+    fflush(t->metrics.f);
+    if (qkv_plot_run_loss(t->opts->run_dir, t->plot_path, sizeof t->plot_path, &err)) {
+        clear_progress(t);
+        fprintf(stderr, "qkv: warning: no loss plot (log.plot: false turns it off): %s\n", err.msg);
+        t->plot_failed = true;
+        t->plot_path[0] = '\0';
+    }
 }
 
 /* Replaces word identities by UNK with probability p (Kiperwasser & Goldberg 2016 style). */
@@ -316,6 +334,7 @@ static int run_epochs(trainer *t)
             t->st.epoch_rng = t->shuffle; /* what plans the next epoch */
             if (c->train.eval_every == 0 && evaluate_dev(t, t->st.epoch, &stop))
                 return 1;
+            refresh_plot(t);
         }
         if (save(t, t->last_path))
             return 1;
@@ -331,6 +350,7 @@ static int run_epochs(trainer *t)
     /* A run cut short by max_steps still ends with an evaluation of its last parameters. */
     if (evaluate_dev(t, t->st.epoch + (t->st.batch_pos > 0), &stop) || save(t, t->last_path))
         return 1;
+    refresh_plot(t);
     clear_progress(t);
     return 0;
 }

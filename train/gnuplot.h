@@ -1,0 +1,41 @@
+/* Running gnuplot on a script that qkv writes beside the image it draws, so that a user can
+ * edit the script and rerun it (`gnuplot loss.gp`). Used by `qkv plot`, `qkv attention` and
+ * the end-of-epoch loss plot of `qkv train`. gnuplot 5.2 or later (Debian: gnuplot-nox). */
+#ifndef QKV_GNUPLOT_H
+#define QKV_GNUPLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+
+typedef enum { QKV_IMAGE_PNG, QKV_IMAGE_SVG } qkv_image_kind;
+
+/* The image kind from the file name's extension (.png or .svg, any case). Errors: another
+ * extension (naming the file). */
+int qkv_image_kind_of(const char *path, qkv_image_kind *kind, qkv_error *err);
+
+/* The script path for an image: the image path with its extension replaced by ".gp". */
+void qkv_gnuplot_script_path(const char *image, char *out, size_t len);
+
+/* Writes s as a gnuplot single-quoted string literal (a ' inside is doubled). */
+void qkv_gnuplot_quote(FILE *f, const char *s);
+
+/* Writes the `set terminal ...` and `set output ...` lines for an image of width x height
+ * pixels (svg: the same size in its units). */
+void qkv_gnuplot_terminal(FILE *f, qkv_image_kind kind, const char *image, int width, int height);
+
+/* An absolute form of path (the current folder prepended when relative), for scripts that
+ * can be rerun from anywhere. */
+void qkv_path_absolute(const char *path, char *out, size_t len);
+
+/* True when an executable `gnuplot` is on PATH. */
+bool qkv_gnuplot_available(void);
+
+/* Runs `gnuplot SCRIPT` (fork and exec, no shell) and waits for it. gnuplot's messages go to
+ * standard error. Errors: gnuplot not on PATH (the message names the script, which is
+ * already written, and the Debian package gnuplot-nox), gnuplot failing (its exit status). */
+int qkv_gnuplot_run(const char *script, qkv_error *err);
+
+#endif
