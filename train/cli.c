@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -24,6 +25,42 @@ bool qkv_cli_option(int argc, char **argv, int *i, const char *name, const char 
     }
     *value = argv[++*i];
     return true;
+}
+
+bool qkv_cli_long(const char *cmd, const char *opt, const char *value, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (!*value || *end || errno || v < lo || v > hi) {
+        fprintf(stderr, "qkv %s: %s takes a whole number from %ld to %ld, got '%s'\n", cmd, opt, lo, hi, value);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+void qkv_cli_config_arg(qkv_cli_config *c, const char *cmd, int argc, char **argv, int *i, bool *bad)
+{
+    const char *value;
+    if (qkv_cli_option(argc, argv, i, "--set", &value, bad)) {
+        if (*bad)
+            return;
+        if (c->n_overrides == QKV_CLI_MAX_SET) {
+            fprintf(stderr, "qkv %s: more than %d --set options\n", cmd, QKV_CLI_MAX_SET);
+            *bad = true;
+            return;
+        }
+        c->overrides[c->n_overrides++] = (char *)value;
+    } else if (argv[*i][0] == '-' && argv[*i][1]) {
+        fprintf(stderr, "qkv %s: unknown option '%s'\n", cmd, argv[*i]);
+        *bad = true;
+    } else if (!c->path) {
+        c->path = argv[*i];
+    } else {
+        fprintf(stderr, "qkv %s: one CONFIG only, got '%s' and '%s'\n", cmd, c->path, argv[*i]);
+        *bad = true;
+    }
 }
 
 bool qkv_cli_is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }

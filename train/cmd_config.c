@@ -17,33 +17,20 @@ static const char USAGE[] =
 
 int qkv_cmd_config(int argc, char **argv)
 {
-    const char *config = NULL;
-    char **overrides = calloc((size_t)argc, sizeof *overrides);
-    int n_overrides = 0;
-    bool bad = !overrides, doc = false;
+    qkv_cli_config cc = {0};
+    bool bad = false, doc = false;
     for (int i = 1; i < argc && !bad; i++) {
-        const char *value;
         if (qkv_cli_is_help(argv[i])) {
             fputs(USAGE, stdout);
-            free(overrides);
             return 0;
         } else if (!strcmp(argv[i], "--doc")) {
             doc = true;
-        } else if (qkv_cli_option(argc, argv, &i, "--set", &value, &bad)) {
-            overrides[n_overrides++] = (char *)value;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "qkv config: unknown option '%s'\n", argv[i]);
-            bad = true;
-        } else if (!config) {
-            config = argv[i];
         } else {
-            fprintf(stderr, "qkv config: one CONFIG only\n");
-            bad = true;
+            qkv_cli_config_arg(&cc, "config", argc, argv, &i, &bad);
         }
     }
     if (bad) {
         fputs(USAGE, stderr);
-        free(overrides);
         return 2;
     }
     qkv_error err;
@@ -53,7 +40,7 @@ int qkv_cmd_config(int argc, char **argv)
     } else {
         qkv_run_config cfg;
         char *text = NULL;
-        status = qkv_run_config_load(config, overrides, n_overrides, &cfg, &err) ||
+        status = qkv_run_config_load(cc.path, cc.overrides, cc.n_overrides, &cfg, &err) ||
                  qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &cfg, &text, &err);
         if (!status)
             fputs(text, stdout);
@@ -61,6 +48,5 @@ int qkv_cmd_config(int argc, char **argv)
     }
     if (status)
         fprintf(stderr, "qkv: %s\n", err.msg);
-    free(overrides);
     return status ? 1 : 0;
 }

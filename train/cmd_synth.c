@@ -1,6 +1,6 @@
 /* qkv synth [--sentences N] [--seed S]: the built-in synthetic corpus as CoNLL-U on stdout. */
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "data/synthetic.h"
 #include "train/cli.h"
@@ -12,13 +12,6 @@ static const char USAGE[] =
     "Writes N sentences (default 1000) of qkv's synthetic tagging corpus, drawn from seed S\n"
     "(default 1), as CoNLL-U on standard output: the data of configs/quickstart.yaml.\n";
 
-static bool parse_long(const char *value, long lo, long *out)
-{
-    char *end;
-    *out = strtol(value, &end, 10);
-    return *value && !*end && *out >= lo;
-}
-
 int qkv_cmd_synth(int argc, char **argv)
 {
     long n = 1000, seed = 1;
@@ -29,15 +22,9 @@ int qkv_cmd_synth(int argc, char **argv)
             fputs(USAGE, stdout);
             return 0;
         } else if (qkv_cli_option(argc, argv, &i, "--sentences", &value, &bad)) {
-            if (!bad && !parse_long(value, 1, &n)) {
-                fprintf(stderr, "qkv synth: --sentences takes a number >= 1, got '%s'\n", value);
-                bad = true;
-            }
+            bad = bad || !qkv_cli_long("synth", "--sentences", value, 1, INT_MAX, &n);
         } else if (qkv_cli_option(argc, argv, &i, "--seed", &value, &bad)) {
-            if (!bad && !parse_long(value, 0, &seed)) {
-                fprintf(stderr, "qkv synth: --seed takes a number >= 0, got '%s'\n", value);
-                bad = true;
-            }
+            bad = bad || !qkv_cli_long("synth", "--seed", value, 0, LONG_MAX, &seed);
         } else {
             fprintf(stderr, "qkv synth: unexpected argument '%s'\n", argv[i]);
             bad = true;

@@ -1,6 +1,7 @@
 /* qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT] */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,59 +54,41 @@ static void default_run_dir(const char *config, char *out, size_t len)
 
 int qkv_cmd_train(int argc, char **argv)
 {
-    const char *config = NULL, *out = NULL, *resume = NULL;
+    const char *out = NULL, *resume = NULL;
     long stop_at_step = 0;
-    char **overrides = calloc((size_t)argc, sizeof *overrides);
-    int n_overrides = 0;
+    qkv_cli_config cc = {0};
     bool bad = false;
-    if (!overrides)
-        return 1;
     for (int i = 1; i < argc && !bad; i++) {
         const char *value;
         if (qkv_cli_is_help(argv[i])) {
             fputs(USAGE, stdout);
-            free(overrides);
             return 0;
-        } else if (qkv_cli_option(argc, argv, &i, "--set", &value, &bad)) {
-            if (!bad)
-                overrides[n_overrides++] = (char *)value;
         } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
             out = value;
         } else if (qkv_cli_option(argc, argv, &i, "--resume", &value, &bad)) {
             resume = value;
         } else if (qkv_cli_option(argc, argv, &i, "--stop-at-step", &value, &bad)) {
-            char *end;
-            stop_at_step = bad ? 0 : strtol(value, &end, 10);
-            if (!bad && (*end || stop_at_step < 1)) {
-                fprintf(stderr, "qkv train: --stop-at-step takes a step number >= 1, got '%s'\n", value);
-                bad = true;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "qkv train: unknown option '%s'\n", argv[i]);
-            bad = true;
-        } else if (!config) {
-            config = argv[i];
+            bad = bad || !qkv_cli_long("train", "--stop-at-step", value, 1, LONG_MAX, &stop_at_step);
         } else {
-            fprintf(stderr, "qkv train: one CONFIG only, got '%s' and '%s'\n", config, argv[i]);
-            bad = true;
+            qkv_cli_config_arg(&cc, "train", argc, argv, &i, &bad);
         }
     }
-    if (!bad && !config) {
+    if (!bad && !cc.path) {
         fprintf(stderr, "qkv train: missing CONFIG\n");
         bad = true;
     }
     if (bad) {
         fputs(USAGE, stderr);
-        free(overrides);
         return 2;
     }
+    const char *config = cc.path;
 
     qkv_session s;
     qkv_session_init(&s);
     qkv_error err;
     int status = 1;
     char run_dir[4096], path[4200];
-    if (qkv_session_config(&s, config, overrides, n_overrides, &err)) {
+    if (qkv_session_config(&s, config, cc.overrides, cc.n_overrides, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
@@ -170,6 +153,5 @@ int qkv_cmd_train(int argc, char **argv)
     }
 done:
     qkv_session_free(&s);
-    free(overrides);
     return status;
 }

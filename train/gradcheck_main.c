@@ -6,6 +6,7 @@
  * every parameter tensor by central differences (lib/gradcheck.h: eps 1e-6, atol 1e-5,
  * rtol 1e-3) on the scalar sum(loss ⊙ R). Embedding tables are sampled among the rows the
  * batch uses (other rows have a zero gradient that proves nothing). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,52 +70,32 @@ static int tiny_batch(const qkv_dataset *ds, qkv_batch *b, qkv_error *err)
 
 int main(int argc, char **argv)
 {
-    const char *config = NULL, *fault = getenv("QKV_BREAK_BACKWARD");
-    char **overrides = calloc((size_t)argc, sizeof *overrides);
-    int n_overrides = 0, samples = 12;
-    long seed = 1;
-    bool bad = !overrides;
+    const char *fault = getenv("QKV_BREAK_BACKWARD");
+    qkv_cli_config cc = {0};
+    long samples = 12, seed = 1;
+    bool bad = false;
     for (int i = 1; i < argc && !bad; i++) {
         const char *value;
         if (qkv_cli_is_help(argv[i])) {
             fputs(USAGE, stdout);
-            free(overrides);
             return 0;
-        } else if (qkv_cli_option(argc, argv, &i, "--set", &value, &bad)) {
-            overrides[n_overrides++] = (char *)value;
         } else if (qkv_cli_option(argc, argv, &i, "--samples", &value, &bad)) {
-            char *end;
-            samples = (int)strtol(value, &end, 10);
-            if (bad || *end || samples < 0) {
-                fprintf(stderr, "qkv gradcheck: --samples takes a whole number >= 0, got '%s'\n", value);
-                bad = true;
-            }
+            bad = bad || !qkv_cli_long("gradcheck", "--samples", value, 0, INT_MAX, &samples);
         } else if (qkv_cli_option(argc, argv, &i, "--seed", &value, &bad)) {
-            char *end;
-            seed = strtol(value, &end, 10);
-            if (bad || *end) {
-                fprintf(stderr, "qkv gradcheck: --seed takes a whole number, got '%s'\n", value);
-                bad = true;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "qkv gradcheck: unknown option '%s'\n", argv[i]);
-            bad = true;
-        } else if (!config) {
-            config = argv[i];
+            bad = bad || !qkv_cli_long("gradcheck", "--seed", value, 0, LONG_MAX, &seed);
         } else {
-            fprintf(stderr, "qkv gradcheck: one CONFIG only\n");
-            bad = true;
+            qkv_cli_config_arg(&cc, "gradcheck", argc, argv, &i, &bad);
         }
     }
-    if (!bad && !config) {
+    if (!bad && !cc.path) {
         fprintf(stderr, "qkv gradcheck: missing CONFIG\n");
         bad = true;
     }
     if (bad) {
         fputs(USAGE, stderr);
-        free(overrides);
         return 2;
     }
+    const char *config = cc.path;
 
     qkv_session s;
     qkv_session_init(&s);
@@ -127,7 +108,7 @@ int main(int argc, char **argv)
     const char **names = NULL;
     size_t **cand = NULL, *n_cand = NULL;
     qkv_gradcheck_result *res = NULL;
-    if (qkv_session_config(&s, config, overrides, n_overrides, &err) || qkv_session_data(&s, true, &err) ||
+    if (qkv_session_config(&s, config, cc.overrides, cc.n_overrides, &err) || qkv_session_data(&s, true, &err) ||
         qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err) || tiny_batch(&s.train, &batch, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
@@ -207,6 +188,5 @@ done:
     free(names);
     qkv_batch_free(&batch);
     qkv_session_free(&s);
-    free(overrides);
     return status;
 }
