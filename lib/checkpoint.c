@@ -114,7 +114,7 @@ int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *er
      * superblock and object headers carry checksums, a second line of defence behind ours. */
     if (fcpl >= 0 && fapl >= 0 && H5Pset_userblock(fcpl, QKV_CKPT_HEADER_SIZE) >= 0 &&
         H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
-        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
         w->file = H5Fcreate(w->tmp_path, H5F_ACC_TRUNC, fcpl, fapl);
     char msg[512];
     if (w->file < 0)
@@ -270,6 +270,32 @@ int qkv_ckpt_commit(qkv_ckpt_writer *w, qkv_error *err)
 
 /* ---- items ---- */
 
+/* Creates the missing groups on the way to path (not path itself), without timestamps. */
+static int make_groups(qkv_ckpt_writer *w, const char *path)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    int status = QKV_OK;
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    if (gcpl < 0 || H5Pset_obj_track_times(gcpl, 0) < 0)
+        status = QKV_ERR;
+    for (char *p = strchr(buf + 1, '/'); p && status == QKV_OK; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        htri_t e = H5Lexists(w->file, buf, H5P_DEFAULT);
+        if (e < 0)
+            status = QKV_ERR;
+        if (e == 0) {
+            hid_t g = H5Gcreate2(w->file, buf, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+            if (g < 0 || H5Gclose(g) < 0)
+                status = QKV_ERR;
+        }
+        *p = '/';
+    }
+    if (gcpl >= 0)
+        H5Pclose(gcpl);
+    return status;
+}
+
 /* Creates the dataset at path (groups on the way included) and writes n elements. */
 static int write_dataset(qkv_ckpt_writer *w, qkv_error *err, const char *path, hid_t file_type,
                          hid_t mem_type, int rank, const hsize_t *dims, const void *buf)
@@ -287,10 +313,11 @@ static int write_dataset(qkv_ckpt_writer *w, qkv_error *err, const char *path, h
         n *= dims[i];
     int status = QKV_ERR;
     hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dset = H5I_INVALID_HID;
-    if (space < 0 || lcpl < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0)
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), dset = H5I_INVALID_HID;
+    /* No modification times in object headers: the same content gives the same bytes. */
+    if (space < 0 || dcpl < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 || make_groups(w, path) != QKV_OK)
         goto done;
-    dset = H5Dcreate2(w->file, path, file_type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    dset = H5Dcreate2(w->file, path, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (dset < 0)
         goto done;
     if (n > 0 && H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
@@ -301,7 +328,7 @@ done:
         char msg[512], what[600];
         qkv_ckpt_h5_msg(msg, sizeof msg);
         /* HDF5 says "name already exists" for a duplicate: say it plainly. */
-        if (dset < 0 && space >= 0 && lcpl >= 0 && strstr(msg, "already exists"))
+        if (dset < 0 && space >= 0 && dcpl >= 0 && strstr(msg, "already exists"))
             snprintf(what, sizeof what, "an item with this path was already written");
         else
             snprintf(what, sizeof what, "HDF5: %s", msg);
@@ -309,8 +336,8 @@ done:
     }
     if (dset >= 0 && H5Dclose(dset) < 0 && status == QKV_OK)
         status = writer_fail_h5(w, err, path);
-    if (lcpl >= 0)
-        H5Pclose(lcpl);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
     if (space >= 0)
         H5Sclose(space);
     return status;

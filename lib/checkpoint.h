@@ -7,7 +7,8 @@
  *                    "qkv-checkpoint\nsize=<20 decimal digits>\ncrc32=<8 hex digits>\n..."
  *                  size is the file length in bytes; crc32 is zlib.crc32 (CRC-32/IEEE) of
  *                  bytes 512..size-1. The reader checks both before HDF5 parses a single byte,
- *                  so a truncated or corrupted file is a clear error, never a crash inside HDF5.
+ *                  so a truncated or corrupted file is a clear error, never a crash inside HDF5
+ *                  (which, in 1.10, can crash on some damaged structures).
  *                  A file changed by another tool (e.g. h5py in "r+" mode) fails the check too;
  *                  such a tool can re-seal it by rewriting the header the same way.
  *   /              attributes format_version (int64, QKV_CKPT_FORMAT_VERSION) and
@@ -17,14 +18,17 @@
  *                    /optim/m/<name>                     float32, same shape as the parameter
  *                    /train/step                         int64 scalar
  *                    /rng/state                          uint64 [4]
- *                    /vocab/words                        UTF-8 strings [n] (variable length)
+ *                    /vocab/words                        UTF-8 strings [n]
  *                    /config                             UTF-8 string scalar (the resolved YAML)
  *                  A path is '/'-separated; each component is one HDF5 link name, so a dotted
  *                  parameter name is ONE dataset name. Missing groups are created.
  *   types on disk  fixed-width little-endian only: float32 = H5T_IEEE_F32LE (converted from
  *                  qkv_real, float or double), int64 = H5T_STD_I64LE, uint64 = H5T_STD_U64LE,
- *                  float64 = H5T_IEEE_F64LE, strings = variable-length UTF-8. Datasets are
- *                  contiguous and uncompressed.
+ *                  float64 = H5T_IEEE_F64LE, strings = fixed-length NUL-padded UTF-8 (stored
+ *                  inline; no heap references to follow). Datasets are contiguous and
+ *                  uncompressed. HDF5 1.8 file format (superblock and object headers carry
+ *                  checksums; readable by any HDF5 >= 1.8). No timestamps: the same content
+ *                  always gives the same bytes, so checkpoints can be compared with cmp.
  *
  * ATOMIC SAVE
  *   qkv_ckpt_create() writes to "<final>.tmp-<pid>" in the final path's folder; the header is
@@ -100,12 +104,12 @@ int qkv_ckpt_write_i64_array(qkv_ckpt_writer *w, const char *path, size_t n, con
 int qkv_ckpt_write_u64_array(qkv_ckpt_writer *w, const char *path, size_t n, const uint64_t *values, qkv_error *err);
 int qkv_ckpt_write_f64_array(qkv_ckpt_writer *w, const char *path, size_t n, const double *values, qkv_error *err);
 
-/* A 1-D dataset of n variable-length UTF-8 strings (a vocabulary; n may be 0). h5py reads it
- * as bytes objects, or as str through ds.asstr(). Errors: a string that is not valid UTF-8
- * (its index is named). */
+/* A 1-D dataset of n UTF-8 strings (a vocabulary; n may be 0), fixed-length: every entry
+ * takes the bytes of the longest one. h5py reads it as bytes, or as str through ds.asstr().
+ * Errors: a string that is not valid UTF-8 (its index is named). */
 int qkv_ckpt_write_strings(qkv_ckpt_writer *w, const char *path, size_t n, const char *const *strings,
                            qkv_error *err);
-/* A scalar variable-length UTF-8 string dataset (e.g. the resolved config YAML). */
+/* A scalar UTF-8 string dataset of the text's length (e.g. the resolved config YAML). */
 int qkv_ckpt_write_text(qkv_ckpt_writer *w, const char *path, const char *text, qkv_error *err);
 
 /* ---------------------------------------------------------------- reading ---- */
@@ -153,11 +157,11 @@ int qkv_ckpt_read_i64_array(const qkv_ckpt_reader *r, const char *path, size_t n
 int qkv_ckpt_read_u64_array(const qkv_ckpt_reader *r, const char *path, size_t n, uint64_t *values, qkv_error *err);
 int qkv_ckpt_read_f64_array(const qkv_ckpt_reader *r, const char *path, size_t n, double *values, qkv_error *err);
 
-/* A 1-D dataset of strings (variable- or fixed-length, ASCII or UTF-8) as *n strings and a
- * terminating NULL pointer, all in ONE allocation: free(*strings) frees the array and the
- * strings. Fixed-length strings end at
- * their first NUL (space-padded ones also lose trailing spaces). Errors: not a 1-D string
- * dataset, invalid UTF-8, out of memory. */
+/* A 1-D dataset of strings (fixed-length, or variable-length as other tools may write them;
+ * ASCII or UTF-8) as *n strings and a terminating NULL pointer, all in ONE allocation:
+ * free(*strings) frees the array and the strings. Fixed-length strings end at their first
+ * NUL (space-padded ones also lose trailing spaces). Errors: not a 1-D string dataset,
+ * invalid UTF-8, out of memory. */
 int qkv_ckpt_read_strings(const qkv_ckpt_reader *r, const char *path, size_t *n, char ***strings,
                           qkv_error *err);
 /* A scalar string dataset as one malloc'd string (free it). */
