@@ -2,7 +2,8 @@
 #ifndef QKV_THREADS_H
 #define QKV_THREADS_H
 
-/* n <= 0: all cores. Returns the count in use. */
+/* n <= 0: all cores. Returns the count in use. OpenMP gets n threads; OpenBLAS gets one (the
+ * ops split products over OpenMP threads themselves, see lib/gemm_rows.h). */
 int qkv_set_threads(int n);
 
 #endif

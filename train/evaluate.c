@@ -65,6 +65,12 @@ static void count_batch(qkv_eval_result *res, const qkv_dataset *ds, const qkv_b
 
 int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err)
 {
+    return qkv_evaluate_logits(s, ds, batch_tokens, res, NULL, err);
+}
+
+int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res,
+                        qkv_real *logits_out, qkv_error *err)
+{
     memset(res, 0, sizeof *res);
     int n_tags = res->n_tags = qkv_featurizer_n_tags(&s->fz);
     res->gold = calloc((size_t)n_tags, sizeof(long));
@@ -104,6 +110,11 @@ int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_ev
             break;
         }
         count_batch(res, ds, &batch, logits);
+        for (int b = 0; logits_out && b < batch.n_sent; b++) {
+            int w0 = ds->sent_start[batch.sent_ids[b]], t0_ = batch.offsets[b];
+            size_t n = (size_t)(batch.offsets[b + 1] - t0_) * (size_t)n_tags;
+            memcpy(logits_out + (size_t)w0 * n_tags, logits->data + (size_t)t0_ * n_tags, n * sizeof(qkv_real));
+        }
     }
     res->seconds = now_seconds() - t0;
     long known = res->n_words - res->n_unknown_gold;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "train/commands.h"
+#include "train/omp_env.h"
 
 static const qkv_command COMMANDS[] = {
     {"train", "train a tagger from a YAML config", qkv_cmd_train},
@@ -31,6 +32,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    qkv_omp_env_setup(argv);
     if (argc < 2) {
         usage(stderr);
         return 2;
