@@ -1,0 +1,157 @@
+/* The tagger: logits shape, a whole-model double-precision gradcheck on a packed batch (learned
+ * and sinusoidal positions, full and windowed attention), the learned table's max_len error. */
+#define QKV_TESTUTIL_AUTOGRAD
+#include "testutil.h"
+
+#include <string.h>
+
+#include "lib/ops.h"
+#include "models/tagger.h"
+
+enum { T = 7, B = 3 };
+static const int32_t OFFSETS[B + 1] = {0, 1, 4, 7};
+static const int32_t WORDS[T] = {1, 2, 3, 0, 4, 1, 2};
+static const int32_t SUFFIX[T] = {0, 1, 2, 1, 2, 0, 1};
+static const int32_t TAGS[T] = {0, 1, 2, -1, 1, 0, 3};
+
+typedef struct {
+    qkv_tagger m;
+    qkv_tagger_input in;
+    const int32_t *features[2];
+} fixture;
+
+static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
+{
+    memset(f, 0, sizeof *f);
+    qkv_tagger_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.n_features = 2;
+    cfg.feature_names[0] = "word";
+    cfg.feature_names[1] = "suffix1";
+    cfg.vocab_sizes[0] = 5;
+    cfg.vocab_sizes[1] = 3;
+    cfg.n_tags = 4;
+    cfg.n_layers = 2;
+    cfg.encoder.d_model = 8;
+    cfg.encoder.d_ff = 12;
+    cfg.encoder.attn.n_heads = 2;
+    cfg.encoder.attn.window = window;
+    cfg.encoder.attn_bias = true;
+    cfg.encoder.activation = QKV_FFN_GELU;
+    cfg.encoder.dropout = 0.2;
+    cfg.encoder.ln_eps = 1e-5;
+    cfg.positional = pos;
+    cfg.max_len = max_len;
+    cfg.dropout = 0.1;
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 3);
+    qkv_error err;
+    if (qkv_tagger_init(&f->m, &cfg, &rng, &err))
+        fail_msg("%s", err.msg);
+    /* Non-trivial layer norms and biases, so that their gradients are exercised. */
+    for (int i = 0; i < f->m.params.n; i++)
+        if (f->m.params.items[i]->t.rank == 1)
+            qkv_init_normal(&f->m.params.items[i]->t, &rng, 0.5);
+    f->features[0] = WORDS;
+    f->features[1] = SUFFIX;
+    f->in.n_sent = B;
+    f->in.n_tokens = T;
+    f->in.offsets = OFFSETS;
+    f->in.features = f->features;
+}
+
+static qkv_tensor *loss_fn(qkv_tape *tp, void *user)
+{
+    fixture *f = user;
+    return qkv_cross_entropy(tp, qkv_tagger_logits(tp, &f->m, &f->in, -1, NULL), TAGS);
+}
+
+static void check_model(qkv_pos_kind pos, int window)
+{
+    fixture f;
+    make(&f, pos, window, 8);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 11);
+    tp.rng = &rng;
+    qkv_tensor *logits = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
+    assert_non_null(logits);
+    assert_int_equal(logits->shape[0], T);
+    assert_int_equal(logits->shape[1], 4);
+
+    int n = f.m.params.n;
+    qkv_tensor **ts = calloc((size_t)n, sizeof *ts);
+    const char **names = calloc((size_t)n, sizeof *names);
+    qkv_gradcheck_result *res = calloc((size_t)n, sizeof *res);
+    for (int i = 0; i < n; i++) {
+        ts[i] = &f.m.params.items[i]->t;
+        names[i] = f.m.params.items[i]->name;
+    }
+    qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
+    qkv_error err = {{0}};
+    int status = qkv_gradcheck(&tp, loss_fn, &f, n, ts, names, &opts, res, &err);
+    if (status)
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < n; i++)
+        assert_true(res[i].checked > 0);
+    free(ts);
+    free(names);
+    free(res);
+    qkv_tape_free(&tp);
+    qkv_tagger_free(&f.m);
+}
+
+static void test_gradcheck_learned_full(void **state)
+{
+    (void)state;
+    check_model(QKV_POS_LEARNED, 0);
+}
+
+static void test_gradcheck_sinusoidal_window(void **state)
+{
+    (void)state;
+    check_model(QKV_POS_SINUSOIDAL, 1);
+}
+
+static void test_parameter_names(void **state)
+{
+    (void)state;
+    fixture f;
+    make(&f, QKV_POS_LEARNED, 0, 8);
+    const char *expected[] = {"embed.word", "embed.suffix1", "pos.table", "encoder.layers.1.attn.w_q",
+                              "encoder.layers.0.ffn.w1", "final_ln.gain", "classifier.w", "classifier.b"};
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++)
+        if (!qkv_params_find(&f.m.params, expected[i]))
+            fail_msg("no parameter %s", expected[i]);
+    assert_int_equal(qkv_params_find(&f.m.params, "classifier.w")->t.shape[0], 4);
+    assert_int_equal(qkv_params_find(&f.m.params, "classifier.w")->t.shape[1], 8);
+    qkv_tagger_free(&f.m);
+}
+
+static void test_sentence_longer_than_learned_table(void **state)
+{
+    (void)state;
+    fixture f;
+    make(&f, QKV_POS_LEARNED, 0, 2); /* the batch has sentences of 3 words */
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    tp.no_grad = true;
+    assert_null(qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL));
+    assert_true(tp.failed);
+    if (!strstr(tp.err.msg, "3") || !strstr(tp.err.msg, "2"))
+        fail_msg("the error should name the length 3 and max_len 2: %s", tp.err.msg);
+    qkv_tape_free(&tp);
+    qkv_tagger_free(&f.m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parameter_names),
+        cmocka_unit_test(test_gradcheck_learned_full),
+        cmocka_unit_test(test_gradcheck_sinusoidal_window),
+        cmocka_unit_test(test_sentence_longer_than_learned_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
