@@ -10,7 +10,7 @@
 #   RUN_DIR          runs and evaluation files (default: runs/pe_experiment)
 #   QKV_BIN          the qkv command (default: build/qkv)
 #   QKV_EWT_DIR      UD English-EWT folder (default: data/ud_english_ewt; data/fetch-ud.sh fills it)
-#   PE_EPOCHS        EWT epochs (default 2), PE_SYNTH_EPOCHS synthetic epochs (default 5)
+#   PE_EPOCHS        EWT epochs (default 3), PE_SYNTH_EPOCHS synthetic epochs (default 12)
 #   PE_RESULTS       where the table and figure go (default: configs/experiments/results)
 # About 15 minutes on 2 cores. Needs gnuplot (gnuplot-nox) and python3 (standard library).
 set -euo pipefail
@@ -19,8 +19,8 @@ ROOT=$(cd "$HERE/../.." && pwd)
 QKV=${QKV_BIN:-$ROOT/build/qkv}
 OUT=${1:-runs/pe_experiment}
 RESULTS=${PE_RESULTS:-$HERE/results}
-EPOCHS=${PE_EPOCHS:-2}
-SYNTH_EPOCHS=${PE_SYNTH_EPOCHS:-5}
+EPOCHS=${PE_EPOCHS:-3}
+SYNTH_EPOCHS=${PE_SYNTH_EPOCHS:-12}
 export QKV_EWT_DIR=${QKV_EWT_DIR:-$ROOT/data/ud_english_ewt}
 DEV=$QKV_EWT_DIR/en_ewt-ud-dev.conllu
 KINDS=(none sinusoidal learned)
