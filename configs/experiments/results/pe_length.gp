@@ -2,10 +2,10 @@
 # Edit and rerun from this folder: gnuplot pe_length.gp
 $acc << EOD
 # bucket_index bucket none sinusoidal learned
-0 1-10 84.23 83.91 84.25
-1 11-20 84.22 84.56 84.78
-2 21-40 83.84 83.43 84.26
-3 41+ 83.25 81.44 83.34
+0 1-10 87.40 87.39 87.37
+1 11-20 86.79 86.93 87.21
+2 21-40 86.32 85.61 86.39
+3 41+ 85.85 84.18 85.75
 EOD
 set terminal pngcairo size 640,400 noenhanced font 'sans,10' background '#ffffff'
 set output 'pe_length.png'
