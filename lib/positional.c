@@ -1,6 +1,7 @@
 /* Positional encodings: forward and backward. See lib/positional.h. */
 #include "lib/positional.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -40,8 +41,12 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
 typedef struct {
     const int32_t *offsets;
     int n_sentences;
+    int last_row;       /* learned: the highest table row used (max_len - 1 when clamped) */
     qkv_real scale;
 } pos_saved;
+
+/* The table row of position p: p itself, or the last row when clamping past the table. */
+static inline int table_row(int p, int last_row) { return p < last_row ? p : last_row; }
 
 static void positional_backward(qkv_tape *tp, qkv_node *node)
 {
@@ -55,7 +60,7 @@ static void positional_backward(qkv_tape *tp, qkv_node *node)
     if (dt)
         for (int b = 0; b < s->n_sentences; b++)
             for (int t = s->offsets[b]; t < s->offsets[b + 1]; t++) {
-                qkv_real *row = dt + (size_t)(t - s->offsets[b]) * D;
+                qkv_real *row = dt + (size_t)table_row(t - s->offsets[b], s->last_row) * D;
                 const qkv_real *g = y->grad + (size_t)t * D;
                 for (int c = 0; c < D; c++)
                     row[c] += g[c];
@@ -78,7 +83,7 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
         int n = offsets[b + 1] - offsets[b];
         if (n < 0)
             return qkv_tape_fail(tp, "positional: offsets decrease at sentence %d", b);
-        if (pos->kind == QKV_POS_LEARNED && n > pos->max_len)
+        if (pos->kind == QKV_POS_LEARNED && n > pos->max_len && !pos->clamp_overflow)
             return qkv_tape_fail(tp, "positional: sentence %d has %d tokens, longer than max_len %d of the "
                                  "learned position table", b, n, pos->max_len);
     }
@@ -86,6 +91,7 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
     if (!y)
         return NULL;
     qkv_real scale = pos->scale_input ? (qkv_real)sqrt((double)D) : 1;
+    int last_row = pos->kind == QKV_POS_LEARNED && pos->clamp_overflow ? pos->max_len - 1 : INT_MAX;
     for (size_t k = 0; k < x->size; k++)
         y->data[k] = scale * x->data[k];
     if (pos->kind != QKV_POS_NONE) {
@@ -105,7 +111,7 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
         for (int b = 0; b < n_sentences; b++)
             for (int t = offsets[b]; t < offsets[b + 1]; t++) {
                 qkv_real *row = y->data + (size_t)t * D;
-                const qkv_real *e = pe + (size_t)(t - offsets[b]) * D;
+                const qkv_real *e = pe + (size_t)table_row(t - offsets[b], last_row) * D;
                 for (int c = 0; c < D; c++)
                     row[c] += e[c];
             }
@@ -121,6 +127,7 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
         s->offsets = off;
         s->n_sentences = n_sentences;
         s->scale = scale;
+        s->last_row = last_row;
         node->saved = s;
     }
     return y;

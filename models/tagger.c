@@ -31,6 +31,7 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
     if (qkv_positional_create(&m->pos, cfg->positional, d, cfg->max_len, cfg->scale_embeddings, &m->params, rng,
                               "pos", err))
         goto fail;
+    m->pos.clamp_overflow = cfg->pos_clamp;
     for (int i = 0; i < cfg->n_layers; i++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);

@@ -32,6 +32,7 @@ typedef struct qkv_tagger_config {
     qkv_encoder_opts encoder;        /* d_model, d_ff, attention options, dropout, ... */
     qkv_pos_kind positional;
     int max_len;                     /* rows of the learned table */
+    bool pos_clamp;                  /* learned: positions >= max_len use the last row (else an error) */
     bool scale_embeddings;
     double dropout;                  /* after adding positions */
 } qkv_tagger_config;

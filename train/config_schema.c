@@ -13,6 +13,7 @@ static const char *const SOURCES[] = {"files", "synthetic", NULL};
 static const char *const FORMATS[] = {"auto", "conllu", "columns", NULL};
 static const char *const TAGS[] = {"upos", "xpos", NULL};
 static const char *const POSITIONAL[] = {"none", "sinusoidal", "learned", NULL};
+static const char *const POS_OVERFLOW[] = {"error", "clamp", NULL};
 static const char *const ACTIVATIONS[] = {"relu", "gelu", NULL};
 static const char *const NORMALIZE[] = {"softmax", "relu", NULL};
 static const char *const OPTIMIZERS[] = {"adamw", "adam", "sgd", NULL};
@@ -40,7 +41,10 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     BOOL("model", "norm_first", M(norm_first), "true", "pre-LN blocks (true) or post-LN (false)"),
     ENUM("model", "positional", M(positional), POSITIONAL, "sinusoidal", "positional encoding"),
     INT("model", "max_len", M(max_len), 1, 1000000, "512",
-        "rows of the learned position table; a longer sentence is an error"),
+        "rows of the learned position table; a longer sentence: see pos_overflow"),
+    ENUM("model", "pos_overflow", M(pos_overflow), POS_OVERFLOW, "error",
+         "learned positions, a sentence longer than max_len: error, or clamp (words past the table "
+         "share its last row)"),
     BOOL("model", "scale_embeddings", M(scale_embeddings), "false",
          "multiply the summed embeddings by sqrt(d_model) before adding positions"),
     INT("model", "attn_window", M(attn_window), 0, 1000000, "0",

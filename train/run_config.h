@@ -10,6 +10,7 @@
 
 enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC };
 enum { QKV_OPT_ADAMW, QKV_OPT_ADAM, QKV_OPT_SGD };
+enum { QKV_POS_OVERFLOW_ERROR, QKV_POS_OVERFLOW_CLAMP };
 
 typedef struct qkv_model_section {
     int d_model, n_heads, n_layers, d_ff;
@@ -17,6 +18,7 @@ typedef struct qkv_model_section {
     bool norm_first;        /* pre-LN (true) or post-LN */
     int positional;         /* qkv_pos_kind (lib/positional.h): none, sinusoidal, learned */
     int max_len;            /* learned table rows */
+    int pos_overflow;       /* QKV_POS_OVERFLOW_*: a sentence longer than max_len (learned) */
     bool scale_embeddings;  /* multiply summed embeddings by sqrt(d_model) */
     int attn_window;        /* 0: whole sentence */
     bool attn_causal;

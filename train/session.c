@@ -139,6 +139,7 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
     tc.encoder.ln_eps = m->ln_eps;
     tc.positional = (qkv_pos_kind)m->positional;
     tc.max_len = m->max_len;
+    tc.pos_clamp = m->pos_overflow == QKV_POS_OVERFLOW_CLAMP;
     tc.scale_embeddings = m->scale_embeddings;
     tc.dropout = m->dropout;
     qkv_rng rng;

@@ -1,5 +1,5 @@
 /* Positional encodings: sinusoidal values of issue 3, positions restarting per sentence, the
- * learned table's gradient and its max_len error. */
+ * learned table's gradient, its max_len error and the clamp_overflow alternative. */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
@@ -132,6 +132,47 @@ static void test_too_long_for_table(void **state)
     qkv_params_free(&ps);
 }
 
+/* clamp_overflow: positions past the table use its last row, in values and gradients. */
+static void test_clamp_overflow(void **state)
+{
+    (void)state;
+    const int lens[] = {2, 6, 3};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    setup(&f, &ps, QKV_POS_LEARNED, 3, 3, false, lens, 3, 5);
+    f.pos.clamp_overflow = true;
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    qkv_tensor *y = pos_fn(&tp, &f);
+    assert_non_null(y);
+    const int expect_row[11] = {0, 1, 0, 1, 2, 2, 2, 2, 0, 1, 2};
+    for (int t = 0; t < 11; t++)
+        for (int c = 0; c < 3; c++)
+            tu_assert_close(y->data[t * 3 + c], f.x->data[t * 3 + c] + f.pos.table->data[expect_row[t] * 3 + c],
+                            1e-12);
+    qkv_tensor *ts[] = {f.x, f.pos.table};
+    const char *names[] = {"x", "pos.table"};
+    tu_assert_gradcheck(&tp, pos_fn, &f, 2, ts, names);
+    /* a table of one row: every position shares it */
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+    qkv_params_init(&ps);
+    const int one[] = {4};
+    setup(&f, &ps, QKV_POS_LEARNED, 1, 1, true, one, 1, 6);
+    f.pos.clamp_overflow = true;
+    qkv_tape_init(&tp, 0);
+    y = pos_fn(&tp, &f);
+    assert_non_null(y);
+    for (int t = 0; t < 4; t++)
+        tu_assert_close(y->data[t], f.x->data[t] + f.pos.table->data[0], 1e-12);
+    ts[0] = f.x;
+    ts[1] = f.pos.table;
+    tu_assert_gradcheck(&tp, pos_fn, &f, 2, ts, names);
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -139,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_positions_restart_per_sentence),
         cmocka_unit_test(test_gradcheck),
         cmocka_unit_test(test_too_long_for_table),
+        cmocka_unit_test(test_clamp_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
