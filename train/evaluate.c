@@ -99,7 +99,9 @@ int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens,
     }
     tp.no_grad = true;
     double t0 = now_seconds();
-    for (int i = 0; i < plan.n_batches && status == QKV_OK; i++) {
+    /* Longest sentences first: the first batch takes the most arena memory, so the arena does
+     * not regrow (fresh pages, page faults) batch after batch as lengths increase. */
+    for (int i = plan.n_batches - 1; i >= 0 && status == QKV_OK; i--) {
         if ((status = qkv_batch_fill(&batch, ds, &plan, i, err)))
             break;
         qkv_tape_reset(&tp);

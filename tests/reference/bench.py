@@ -14,7 +14,8 @@ data.batch_tokens = 1000) it runs, one after the other, each with the same threa
      trained for the same steps over the same batches (qkv's epoch-1 plan, rebuilt from the
      same seed: qkv_torch.py ports data/batch.c and lib/rng.c), then evaluated on EWT dev with
      qkv's evaluation batches; PyTorch gets padded [B, L] batches of length-sorted sentences
-     (little padding) and only real tokens count;
+     (little padding) and only real tokens count; it runs with GOMP_SPINCOUNT=1000 like qkv
+     (train/omp_env.h), which made it ~4x faster on the loaded machine than libgomp's default;
   4. the OpenBLAS sgemm probe (tests/bench/sgemm_probe.c) with the same thread count.
 Tokens per second count real words. Peak RSS is the process's maximum resident set (qkv:
 /usr/bin/time; PyTorch: getrusage), data reading and evaluation included. qkv's GFLOP/s counts
@@ -89,8 +90,12 @@ def bench_config(name, a, ewt, work):
     tokens = sum(sum(x) for x in after)
     gflop = sum(flops_per_step(x, CONFIGS[name], len(ck.tags)) for x in after) * 1e-9
 
+    # PyTorch's CPU ops run on libgomp too: give it the short spin-waits that qkv sets for itself
+    # (train/omp_env.h); with libgomp's default it trained ~4x slower on the loaded machine.
+    pt_env = dict(os.environ, GOMP_SPINCOUNT=os.environ.get("GOMP_SPINCOUNT", "1000"))
     pt = json.loads(run(["/usr/bin/python3", os.path.join(HERE, "qkv_torch.py"), "bench", ckpt, trn, dev,
-                         "--steps", str(a.steps), "--warmup", str(a.warmup), "--threads", str(a.threads)]).stdout)
+                         "--steps", str(a.steps), "--warmup", str(a.warmup), "--threads", str(a.threads)],
+                        pt_env).stdout)
     if pt["train_tokens_after_warmup"] != tokens:
         sys.exit(f"bench: PyTorch trained on {pt['train_tokens_after_warmup']} tokens, qkv on {tokens}")
     return {"qkv_train": tokens / t_qkv, "pt_train": pt["train_tokens_per_sec"], "qkv_eval": ev["tokens_per_sec"],
