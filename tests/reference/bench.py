@@ -38,8 +38,10 @@ sys.path.insert(0, HERE)
 import qkv_torch  # noqa: E402
 
 CONFIGS = {
-    "ref": {"model.d_model": 128, "model.n_heads": 4, "model.n_layers": 2, "model.d_ff": 512},
-    "large": {"model.d_model": 256, "model.n_heads": 8, "model.n_layers": 4, "model.d_ff": 1024},
+    # full attention (attn_window 0): the FLOP count below assumes it
+    "ref": {"model.d_model": 128, "model.n_heads": 4, "model.n_layers": 2, "model.d_ff": 512, "model.attn_window": 0},
+    "large": {"model.d_model": 256, "model.n_heads": 8, "model.n_layers": 4, "model.d_ff": 1024,
+              "model.attn_window": 0},
 }
 BATCH_TOKENS = 1000
 
