@@ -339,7 +339,9 @@ class Attention(torch.nn.Module):
             visible = (~hidden).sum(-1, keepdim=True).clamp(min=1)
             p = torch.relu(s).masked_fill(hidden, 0) / visible
         else:
-            p = torch.softmax(s.masked_fill(hidden, float("-inf")), dim=-1)
+            # a padding query may see no key at all (a window over padding only): its row of
+            # NaNs is set to 0, so that no NaN reaches a real token through P V
+            p = torch.softmax(s.masked_fill(hidden, float("-inf")), dim=-1).masked_fill(hidden, 0)
         p = F.dropout(p, self.p, self.training)
         o = torch.matmul(p, v).transpose(1, 2).reshape(B, L, d)
         return F.linear(o, self.w_o, self.b_o)
