@@ -163,6 +163,12 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
     if (qkv_ckpt_open(path, &r, err))
         return QKV_ERR;
     int status = qkv_ckpt_read_params(r, "/params", &s->model.params, err);
+    char *text = NULL;
+    if (status == QKV_OK && qkv_ckpt_read_text(r, "/config", &text, err) == QKV_OK &&
+        strcmp(text, s->config_text) != 0)
+        fprintf(stderr, "qkv: warning: %s was saved with another config; resuming with the one given "
+                        "(compare its /config with the run folder's config.yaml)\n", path);
+    free(text);
     const qkv_params *ps = &s->model.params;
     for (int i = 0; status == QKV_OK && i < ps->n; i++)
         for (int k = 0; status == QKV_OK && k < qkv_optim_n_slots(opt); k++) {

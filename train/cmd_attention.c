@@ -23,6 +23,9 @@ static const char USAGE[] =
     "  --head H|all     one head, 0-based, or every head of the layer in a grid (default: all)\n"
     "  --out FILE       .png or .svg (default: attention.png)\n";
 
+/* Larger heatmaps are unreadable, and gnuplot takes minutes to draw one of 1,000 words. */
+#define QKV_ATTENTION_MAX_WORDS 200
+
 /* The sentence as one CoNLL-U sentence (tokens split on blanks); *n_words its length. */
 static char *sentence_conllu(const char *text, size_t *len, int *n_words)
 {
@@ -169,6 +172,11 @@ int qkv_cmd_attention(int argc, char **argv)
     }
     if (n_words == 0) {
         fprintf(stderr, "qkv attention: --sentence has no words\n");
+        goto done;
+    }
+    if (n_words > QKV_ATTENTION_MAX_WORDS) {
+        fprintf(stderr, "qkv attention: --sentence has %d words; a heatmap shows at most %d\n", n_words,
+                QKV_ATTENTION_MAX_WORDS);
         goto done;
     }
     if (qkv_checkpoint_load_model(ckpt, &s, &err)) {

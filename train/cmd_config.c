@@ -40,7 +40,11 @@ int qkv_cmd_config(int argc, char **argv)
     } else {
         qkv_run_config cfg;
         char *text = NULL;
-        status = qkv_run_config_load(cc.path, cc.overrides, cc.n_overrides, &cfg, &err) ||
+        /* Without CONFIG: the defaults (and overrides), shown even where they do not make a
+         * complete run yet (no data.train). */
+        status = (cc.path ? qkv_run_config_load(cc.path, cc.overrides, cc.n_overrides, &cfg, &err)
+                          : qkv_config_load(NULL, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &cfg, cc.overrides,
+                                            cc.n_overrides, &err)) ||
                  qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &cfg, &text, &err);
         if (!status)
             fputs(text, stdout);

@@ -99,6 +99,10 @@ int qkv_cmd_eval(int argc, char **argv)
         goto done;
     }
     qkv_report_warnings(&s);
+    if (s.dev.n_words == 0) {
+        fprintf(stderr, "qkv: %s: no words to evaluate\n", file);
+        goto done;
+    }
     qkv_set_threads(s.cfg.train.threads);
     if (logits_path &&
         !(logits = malloc(((size_t)s.dev.n_words + 1) * (size_t)qkv_featurizer_n_tags(&s.fz) * sizeof *logits))) {

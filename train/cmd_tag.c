@@ -1,4 +1,5 @@
 /* qkv tag CHECKPOINT [FILE|-] [--format conllu|text] */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,7 @@ int qkv_cmd_tag(int argc, char **argv)
     size_t len = 0;
     FILE *in = strcmp(file, "-") ? fopen(file, "rb") : stdin;
     if (!in) {
-        perror(file);
+        fprintf(stderr, "qkv: %s: cannot open: %s\n", file, strerror(errno));
         goto done;
     }
     input = slurp(in, &len);

@@ -26,7 +26,8 @@ static const char USAGE[] =
     "  --resume CHECKPOINT       continue a run from a checkpoint (same config): the result is\n"
     "                            bit for bit that of the uninterrupted run (with train.threads: 1)\n"
     "  --stop-at-step N          save checkpoints/last.h5 and stop after step N, as if\n"
-    "                            interrupted (the learning-rate schedule is the whole run's)\n";
+    "                            interrupted (the learning-rate schedule is the whole run's)\n"
+    "  --force                   train into a RUN_DIR that already holds a run (it is replaced)\n";
 
 static int write_text(const char *path, const char *text)
 {
@@ -57,7 +58,7 @@ int qkv_cmd_train(int argc, char **argv)
     const char *out = NULL, *resume = NULL;
     long stop_at_step = 0;
     qkv_cli_config cc = {0};
-    bool bad = false;
+    bool bad = false, force = false;
     for (int i = 1; i < argc && !bad; i++) {
         const char *value;
         if (qkv_cli_is_help(argv[i])) {
@@ -67,6 +68,8 @@ int qkv_cmd_train(int argc, char **argv)
             out = value;
         } else if (qkv_cli_option(argc, argv, &i, "--resume", &value, &bad)) {
             resume = value;
+        } else if (!strcmp(argv[i], "--force")) {
+            force = true;
         } else if (qkv_cli_option(argc, argv, &i, "--stop-at-step", &value, &bad)) {
             bad = bad || !qkv_cli_long("train", "--stop-at-step", value, 1, LONG_MAX, &stop_at_step);
         } else {
@@ -75,6 +78,10 @@ int qkv_cmd_train(int argc, char **argv)
     }
     if (!bad && !cc.path) {
         fprintf(stderr, "qkv train: missing CONFIG\n");
+        bad = true;
+    }
+    if (!bad && out && !*out) {
+        fprintf(stderr, "qkv train: --out needs a folder name\n");
         bad = true;
     }
     if (bad) {
@@ -97,6 +104,14 @@ int qkv_cmd_train(int argc, char **argv)
         snprintf(run_dir, sizeof run_dir, "%s", out);
     else
         default_run_dir(config, run_dir, sizeof run_dir);
+    snprintf(path, sizeof path, "%s/metrics.tsv", run_dir);
+    if (!resume && !force && access(path, F_OK) == 0) {
+        fprintf(stderr,
+                "qkv: %s already holds a run (%s): choose another --out, continue it with --resume, or replace "
+                "it with --force\n",
+                run_dir, path);
+        goto done;
+    }
     snprintf(path, sizeof path, "%s/checkpoints", run_dir);
     if (qkv_mkdirs(path)) {
         fprintf(stderr, "qkv: %s: cannot create the run folder: %s\n", path, strerror(errno));
@@ -128,8 +143,11 @@ int qkv_cmd_train(int argc, char **argv)
     if (status == QKV_TRAIN_STOPPED)
         status = 0;
     else if (status == 0 && s.has_dev) {
-        /* Final report: the kept model on dev. */
-        snprintf(path, sizeof path, "%s/checkpoints/%s.h5", run_dir, s.cfg.checkpoint.keep_best ? "best" : "last");
+        /* Final report: the kept model on dev (best.h5; last.h5 when no evaluation of this run's
+         * folder beat the best one, e.g. a run resumed into a new folder). */
+        snprintf(path, sizeof path, "%s/checkpoints/best.h5", run_dir);
+        if (!s.cfg.checkpoint.keep_best || access(path, R_OK) != 0)
+            snprintf(path, sizeof path, "%s/checkpoints/last.h5", run_dir);
         qkv_session best;
         qkv_session_init(&best);
         qkv_eval_result res;

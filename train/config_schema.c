@@ -95,10 +95,10 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("train", "threads", T(threads), 0, 1024, "0", "OpenMP and BLAS threads; 0 = all cores"),
 
     ENUM("optim", "name", O(name), OPTIMIZERS, "adamw", "adamw, adam or sgd (with momentum)"),
-    REAL("optim", "lr", O(lr), 0, 10, "1e-3", "peak learning rate"),
+    REAL("optim", "lr", O(lr), 1e-9, 10, "1e-3", "peak learning rate"),
     REAL("optim", "beta1", O(beta1), 0, 0.999999, "0.9", "Adam beta1"),
     REAL("optim", "beta2", O(beta2), 0, 0.999999999, "0.999", "Adam beta2"),
-    REAL("optim", "eps", O(eps), 0, 1, "1e-8", "Adam epsilon"),
+    REAL("optim", "eps", O(eps), 1e-30, 1, "1e-8", "Adam epsilon"),
     REAL("optim", "weight_decay", O(weight_decay), 0, 10, "0.01",
          "AdamW decoupled decay (Adam, SGD: L2); not on biases, norms, embeddings"),
     REAL("optim", "momentum", O(momentum), 0, 0.999999, "0.9", "SGD momentum"),

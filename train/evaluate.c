@@ -83,6 +83,8 @@ int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens,
     for (int w = 0; w < ds->n_words; w++)
         res->pred[w] = -1;
 
+    if (ds->n_words == 0)
+        return QKV_OK; /* nothing to tag: all counts stay 0 */
     qkv_batch_plan plan;
     qkv_batch batch;
     memset(&batch, 0, sizeof batch);

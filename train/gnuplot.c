@@ -35,17 +35,25 @@ void qkv_gnuplot_script_path(const char *image, char *out, size_t len)
         memcpy(out + n, ".gp", 4);
 }
 
-void qkv_gnuplot_quote(FILE *f, const char *s)
+/* A double-quoted gnuplot string: backslash and double quote escaped, line breaks dropped;
+ * for a tic label (a format string to gnuplot) '%' is doubled too. */
+static void quote(FILE *f, const char *s, bool tic)
 {
-    fputc('\'', f);
+    fputc('"', f);
     for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
+        if (*s == '\\' || *s == '"')
+            fputc('\\', f);
+        if (tic && *s == '%')
+            fputc('%', f);
         if (*s != '\n' && *s != '\r')
             fputc(*s, f);
     }
-    fputc('\'', f);
+    fputc('"', f);
 }
+
+void qkv_gnuplot_quote(FILE *f, const char *s) { quote(f, s, false); }
+
+void qkv_gnuplot_quote_tic(FILE *f, const char *s) { quote(f, s, true); }
 
 void qkv_gnuplot_terminal(FILE *f, qkv_image_kind kind, const char *image, int width, int height)
 {

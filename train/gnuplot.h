@@ -19,8 +19,10 @@ int qkv_image_kind_of(const char *path, qkv_image_kind *kind, qkv_error *err);
 /* The script path for an image: the image path with its extension replaced by ".gp". */
 void qkv_gnuplot_script_path(const char *image, char *out, size_t len);
 
-/* Writes s as a gnuplot single-quoted string literal (a ' inside is doubled). */
+/* Writes s as a gnuplot double-quoted string literal (backslash and " escaped). */
 void qkv_gnuplot_quote(FILE *f, const char *s);
+/* The same for a tic label, which gnuplot reads as a format: '%' is doubled. */
+void qkv_gnuplot_quote_tic(FILE *f, const char *s);
 
 /* Writes the `set terminal ...` and `set output ...` lines for an image of width x height
  * pixels (svg: the same size in its units). */

@@ -35,7 +35,7 @@ static void word_tics(FILE *f, const char *axis, const qkv_attention_plot *ap, b
             snprintf(label, sizeof label, "%s %s", ap->words[i], ap->tags[i]);
         else
             snprintf(label, sizeof label, "%s", ap->words[i]);
-        qkv_gnuplot_quote(f, label);
+        qkv_gnuplot_quote_tic(f, label);
         fprintf(f, " %d%s", i, i + 1 < ap->n_words ? ", " : "");
     }
     fputs(")\n", f);

@@ -105,6 +105,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
             return qkv_fail(err, "no vocabulary: load a checkpoint or the training data first");
         if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err))
             return QKV_ERR;
+        if (s->dev.n_words == 0)
+            return qkv_fail(err, "%s: no words to evaluate on (data.dev)", s->dev_c.name);
         s->has_dev = true;
     }
     return QKV_OK;

@@ -195,11 +195,11 @@ static int train_step(trainer *t, int i)
     double norm = qkv_clip_grad_norm(&s->model.params, s->cfg.train.clip_grad_norm);
     if (!isfinite(value) || !isfinite(norm)) {
         clear_progress(t);
-        fprintf(stderr,
-                "qkv: step %ld: the %s is %g; stopping. Try a lower optim.lr or train.clip_grad_norm. "
-                "The last good checkpoint is %s\n",
-                t->st.step + 1, isfinite(value) ? "gradient norm" : "loss", isfinite(value) ? norm : value,
-                t->last_path);
+        fprintf(stderr, "qkv: step %ld: the %s is %s; stopping. Try a lower optim.lr or train.clip_grad_norm. %s%s\n",
+                t->st.step + 1, isfinite(value) ? "gradient norm" : "loss",
+                isnan(isfinite(value) ? norm : value) ? "NaN" : "infinite",
+                t->last_save_step >= 0 ? "The last good checkpoint is " : "No checkpoint was saved before it.",
+                t->last_save_step >= 0 ? t->last_path : "");
         return 1;
     }
     t->st.step++;
@@ -362,10 +362,12 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     int status = setup(&t, s, opts);
     if (status == 0)
         status = run_epochs(&t);
-    if (status == 0)
-        fprintf(stderr, "done: %ld steps in %.1f s; best dev accuracy %.2f%% at step %ld (%s)\n", t.st.step,
-                now_seconds() - t.t_start, 100 * (t.st.best_accuracy < 0 ? 0 : t.st.best_accuracy), t.st.best_step,
-                s->cfg.checkpoint.keep_best ? t.best_path : t.last_path);
+    if (status == 0 && t.st.best_accuracy >= 0)
+        fprintf(stderr, "done: %ld steps in %.1f s; best dev accuracy %.2f%% at step %ld\n", t.st.step,
+                now_seconds() - t.t_start, 100 * t.st.best_accuracy, t.st.best_step);
+    else if (status == 0)
+        fprintf(stderr, "done: %ld steps in %.1f s (no dev set: nothing evaluated); model in %s\n", t.st.step,
+                now_seconds() - t.t_start, t.last_path);
     teardown(&t);
     return status;
 }

@@ -43,13 +43,13 @@ mkdir -p "$OUT" "$RESULTS"
 start=$(date +%s)
 for kind in "${KINDS[@]}"; do
     echo "== EWT, positional: $kind"
-    "$QKV" train "$HERE/pe_ewt_$kind.yaml" --set train.epochs="$EPOCHS" --out "$OUT/ewt_$kind" \
+    "$QKV" train "$HERE/pe_ewt_$kind.yaml" --set train.epochs="$EPOCHS" --out "$OUT/ewt_$kind" --force \
         >"$OUT/ewt_$kind.report.txt" 2>"$OUT/ewt_$kind.log" || { tail "$OUT/ewt_$kind.log"; die "training ewt_$kind failed"; }
     grep '^done:' "$OUT/ewt_$kind.log"
     "$QKV" eval "$OUT/ewt_$kind/checkpoints/best.h5" "$DEV" --json --by-length >"$OUT/ewt_$kind.eval.json" \
         2>>"$OUT/ewt_$kind.log" || die "evaluating ewt_$kind failed"
     echo "== synthetic, positional: $kind"
-    "$QKV" train "$HERE/pe_synth_$kind.yaml" --set train.epochs="$SYNTH_EPOCHS" --out "$OUT/synth_$kind" \
+    "$QKV" train "$HERE/pe_synth_$kind.yaml" --set train.epochs="$SYNTH_EPOCHS" --out "$OUT/synth_$kind" --force \
         >"$OUT/synth_$kind.report.txt" 2>"$OUT/synth_$kind.log" || { tail "$OUT/synth_$kind.log"; die "training synth_$kind failed"; }
     grep '^done:' "$OUT/synth_$kind.log"
 done

@@ -33,7 +33,7 @@ grep -q "layer 1, all 4 heads" "$D/one.gp" || fail "default is not all heads of 
     fail "one head exited $?"
 grep -q "<svg" "$D/h2.svg" || fail "no svg"
 grep -q "set title 'layer 0, head 2'" "$D/h2.gp" || fail "title"
-grep -qF "('The' 0, 'old' 1, 'man' 2, 'the' 3, 'boats' 4, '''' 5)" "$D/h2.gp" || { cat "$D/h2.gp"; fail "word labels"; }
+grep -qF '("The" 0, "old" 1, "man" 2, "the" 3, "boats" 4, "'"'"'" 5)' "$D/h2.gp" || { cat "$D/h2.gp"; fail "word labels"; }
 sums=$(sed -n '/^\$head2 << EOD$/,/^EOD$/p' "$D/h2.gp" | awk 'NF == 6 { s = 0; for (i = 1; i <= 6; i++) s += $i; printf "%.3f\n", s }' | sort -u)
 [ "$sums" = "1.000" ] || fail "rows of P do not sum to 1: $sums"
 

@@ -52,6 +52,18 @@ for op in layer_norm attention; do
     grep -q FAIL "$SCRATCH/gc" || fail "no FAIL row with $op broken"
 done
 
+# found by trying qkv as a new user: each of these once misbehaved
+expect_error "--out needs a folder name" "$QKV_BIN" train configs/quickstart.yaml --out ""
+expect_error "already holds a run" "$QKV_BIN" train configs/quickstart.yaml --out "$SCRATCH/run"
+: | "$QKV_BIN" tag "$ckpt" --format text >"$SCRATCH/empty.out" || fail "tag of empty input"
+[ ! -s "$SCRATCH/empty.out" ] || fail "tag of empty input should print nothing"
+: >"$SCRATCH/empty.conllu"
+expect_error "no words to evaluate" "$QKV_BIN" eval "$ckpt" "$SCRATCH/empty.conllu"
+"$QKV_BIN" attention "$ckpt" --sentence "100% of '' \"dogs\" a\\b" --out "$SCRATCH/odd.png" >/dev/null ||
+    fail "attention heatmap of words with %, quotes and a backslash"
+expect_error "at most 200" "$QKV_BIN" attention "$ckpt" --sentence "$(printf 'w %.0s' $(seq 300))" --out "$SCRATCH/x.png"
+"$QKV_BIN" config >/dev/null || fail "qkv config without CONFIG prints the defaults"
+
 # help, version, usage errors
 "$QKV_BIN" --help | grep -q "train" || fail "--help"
 "$QKV_BIN" --version | grep -q "^qkv " || fail "--version"

@@ -42,7 +42,7 @@ out=$("$QKV_BIN" plot "$D/b" --size 640x480) || fail "plot b exited $?"
 [ "$(png_size "$D/b/plots/loss.png")" = 640x480 ] || fail "plot --size 640x480: $(png_size "$D/b/plots/loss.png")"
 "$QKV_BIN" plot "$D/a" "$D/b/" --out "$D/cmp/both.png" >/dev/null || fail "plot of two runs exited $?"
 [ "$(png_size "$D/cmp/both.png")" = 960x720 ] || fail "two runs: $(png_size "$D/cmp/both.png")"
-grep -q "'a: train (smoothed)'" "$D/cmp/both.gp" && grep -q "'b: dev accuracy'" "$D/cmp/both.gp" ||
+grep -qF '"a: train (smoothed)"' "$D/cmp/both.gp" && grep -qF '"b: dev accuracy"' "$D/cmp/both.gp" ||
     { cat "$D/cmp/both.gp"; fail "legend lacks the run names"; }
 [ "$(stat -c %s "$D/cmp/both.png")" -gt 5000 ] || fail "two runs: a suspiciously small PNG"
 "$QKV_BIN" plot "$D/a/metrics.tsv" --out "$D/a.svg" >/dev/null || fail "plot svg exited $?"
