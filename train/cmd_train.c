@@ -133,8 +133,9 @@ int qkv_cmd_train(int argc, char **argv)
         fprintf(stderr, "qkv: model: %s\n", err.msg);
         goto done;
     }
-    fprintf(stderr, "train: %s, %d sentences, %d words; dev: %s, %d sentences, %d words\n", s.train_c.name,
-            s.train.n_nonempty, s.train.n_words, s.has_dev ? s.dev_c.name : "none", s.has_dev ? s.dev.n_nonempty : 0,
+    /* counts without the sentences data.max_train_len leaves out */
+    fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n", s.train_c.name,
+            s.train.n_nonempty, (long)(s.train.n_words - s.train.n_left_out_words), s.has_dev ? s.dev_c.name : "none", s.has_dev ? s.dev.n_nonempty : 0,
             s.has_dev ? s.dev.n_words : 0);
     fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
             qkv_params_count(&s.model.params), s.fz.n_kinds, qkv_featurizer_n_tags(&s.fz), run_dir);

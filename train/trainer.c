@@ -241,8 +241,12 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     }
     int max_sent, max_tokens;
     qkv_batch_max_size(&s->train, c->data.batch_tokens, &max_sent, &max_tokens);
-    if (qkv_batch_alloc(&t->batch, s->train.n_features, max_sent, max_tokens, &err) || qkv_tape_init(&t->tp, 0)) {
+    if (qkv_batch_alloc(&t->batch, s->train.n_features, max_sent, max_tokens, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    if (qkv_tape_init(&t->tp, 0)) {
+        fprintf(stderr, "qkv: out of memory for the activations\n");
         return 1;
     }
     t->tp.rng = &t->st.rng;
