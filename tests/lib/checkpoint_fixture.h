@@ -202,4 +202,31 @@ static inline void fx_spit(const char *path, const void *buf, size_t len)
     assert_int_equal(fclose(f), 0);
 }
 
+/* Each test gets a fresh folder `dir` and a checkpoint path `path` inside it (cmocka setup and
+ * teardown; one copy per test program, which includes this header once). */
+__attribute__((unused)) static char dir[64];
+__attribute__((unused)) static char path[128];
+
+__attribute__((unused)) static int setup(void **state)
+{
+    (void)state;
+    fx_mkdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/ckpt.h5", dir);
+    return 0;
+}
+
+__attribute__((unused)) static int teardown(void **state)
+{
+    (void)state;
+    fx_rmdir(dir);
+    return 0;
+}
+
+/* err.msg contains needle. */
+#define assert_msg_has(err, needle)                                                         \
+    do {                                                                                    \
+        if (!strstr((err).msg, (needle)))                                                   \
+            fail_msg("error message lacks \"%s\": %s", (needle), (err).msg);                \
+    } while (0)
+
 #endif

@@ -5,30 +5,6 @@
 
 #include <hdf5.h>
 
-static char dir[64];
-static char path[128];
-
-static int setup(void **state)
-{
-    (void)state;
-    fx_mkdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/ckpt.h5", dir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fx_rmdir(dir);
-    return 0;
-}
-
-#define assert_msg_has(err, needle)                                                         \
-    do {                                                                                    \
-        if (!strstr((err).msg, (needle)))                                                   \
-            fail_msg("error message lacks \"%s\": %s", (needle), (err).msg);                \
-    } while (0)
-
 static void test_round_trip_every_item(void **state)
 {
     (void)state;

@@ -13,30 +13,6 @@
 
 #include "lib/checkpoint_internal.h"
 
-static char dir[64];
-static char path[128];
-
-static int setup(void **state)
-{
-    (void)state;
-    fx_mkdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/ckpt.h5", dir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fx_rmdir(dir);
-    return 0;
-}
-
-#define assert_msg_has(err, needle)                                                         \
-    do {                                                                                    \
-        if (!strstr((err).msg, (needle)))                                                   \
-            fail_msg("error message lacks \"%s\": %s", (needle), (err).msg);                \
-    } while (0)
-
 /* Opens path and reads the whole sample; QKV_OK only if everything equals the original. */
 static int open_and_check(const char *p, qkv_error *err)
 {
