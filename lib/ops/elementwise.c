@@ -15,6 +15,20 @@ static void add_into(qkv_real *dst, const qkv_real *src, size_t n)
 
 /* ---- add: y = a + b, same shape --------------------------------------------------------- */
 
+/* The output of an element-wise op on a and b of one shape; NULL (tape failed) otherwise. */
+static qkv_tensor *same_shape_output(qkv_tape *tp, const char *op, qkv_tensor *a, qkv_tensor *b)
+{
+    if (tp->failed)
+        return NULL;
+    char sa[64], sb[64];
+    if (!a || !b)
+        return qkv_tape_fail(tp, "%s: an operand is NULL", op);
+    if (!qkv_same_shape(a, b))
+        return qkv_tape_fail(tp, "%s: shapes differ: %s and %s", op, qkv_shape_str(a, sa, sizeof sa),
+                             qkv_shape_str(b, sb, sizeof sb));
+    return qkv_tape_like(tp, a);
+}
+
 static void add_backward(qkv_tape *tp, qkv_node *node)
 {
     qkv_tensor *a = node->in[0], *b = node->in[1], *y = node->out;
@@ -28,15 +42,7 @@ static void add_backward(qkv_tape *tp, qkv_node *node)
 
 qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
-    if (tp->failed)
-        return NULL;
-    char sa[64], sb[64];
-    if (!a || !b)
-        return qkv_tape_fail(tp, "add: an operand is NULL");
-    if (!qkv_same_shape(a, b))
-        return qkv_tape_fail(tp, "add: shapes differ: %s and %s", qkv_shape_str(a, sa, sizeof sa),
-                             qkv_shape_str(b, sb, sizeof sb));
-    qkv_tensor *y = qkv_tape_like(tp, a);
+    qkv_tensor *y = same_shape_output(tp, "add", a, b);
     if (!y)
         return NULL;
     size_t n = y->size;
@@ -122,15 +128,7 @@ static void mul_backward(qkv_tape *tp, qkv_node *node)
 
 qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
-    if (tp->failed)
-        return NULL;
-    char sa[64], sb[64];
-    if (!a || !b)
-        return qkv_tape_fail(tp, "mul: an operand is NULL");
-    if (!qkv_same_shape(a, b))
-        return qkv_tape_fail(tp, "mul: shapes differ: %s and %s", qkv_shape_str(a, sa, sizeof sa),
-                             qkv_shape_str(b, sb, sizeof sb));
-    qkv_tensor *y = qkv_tape_like(tp, a);
+    qkv_tensor *y = same_shape_output(tp, "mul", a, b);
     if (!y)
         return NULL;
     size_t n = y->size;

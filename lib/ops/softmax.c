@@ -25,6 +25,19 @@ static inline qkv_real row_max(const qkv_real *x, int n)
 
 /* ---- softmax -------------------------------------------------------------------------------- */
 
+/* The output of a row-wise op on x (at least one row); NULL (tape failed) otherwise. */
+static qkv_tensor *row_op_output(qkv_tape *tp, const char *op, qkv_tensor *x)
+{
+    if (tp->failed)
+        return NULL;
+    char sx[64];
+    if (!x)
+        return qkv_tape_fail(tp, "%s: the input is NULL", op);
+    if (x->rank < 1 || x->size == 0)
+        return qkv_tape_fail(tp, "%s: input %s has no rows", op, qkv_shape_str(x, sx, sizeof sx));
+    return qkv_tape_like(tp, x);
+}
+
 static void softmax_backward(qkv_tape *tp, qkv_node *node)
 {
     qkv_tensor *x = node->in[0], *y = node->out;
@@ -50,14 +63,7 @@ static void softmax_backward(qkv_tape *tp, qkv_node *node)
 
 qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
 {
-    if (tp->failed)
-        return NULL;
-    char sx[64];
-    if (!x)
-        return qkv_tape_fail(tp, "softmax: the input is NULL");
-    if (x->rank < 1 || x->size == 0)
-        return qkv_tape_fail(tp, "softmax: input %s has no rows", qkv_shape_str(x, sx, sizeof sx));
-    qkv_tensor *y = qkv_tape_like(tp, x);
+    qkv_tensor *y = row_op_output(tp, "softmax", x);
     if (!y)
         return NULL;
     int rows = qkv_rows(x), cols = qkv_cols(x);
@@ -109,14 +115,7 @@ static void log_softmax_backward(qkv_tape *tp, qkv_node *node)
 
 qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
 {
-    if (tp->failed)
-        return NULL;
-    char sx[64];
-    if (!x)
-        return qkv_tape_fail(tp, "log_softmax: the input is NULL");
-    if (x->rank < 1 || x->size == 0)
-        return qkv_tape_fail(tp, "log_softmax: input %s has no rows", qkv_shape_str(x, sx, sizeof sx));
-    qkv_tensor *y = qkv_tape_like(tp, x);
+    qkv_tensor *y = row_op_output(tp, "log_softmax", x);
     if (!y)
         return NULL;
     int rows = qkv_rows(x), cols = qkv_cols(x);
