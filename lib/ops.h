@@ -73,4 +73,25 @@ qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *t
 qkv_tensor *qkv_sum(qkv_tape *tp, qkv_tensor *x);
 qkv_tensor *qkv_mean(qkv_tape *tp, qkv_tensor *x);
 
+/* --- lib/ops/segment.c ------------------------------------------------------------------ */
+/* Packed segments: n_seg segments (e.g. the characters of each word of a batch) stored end to
+ * end in the rows of one matrix; segment s is rows offsets[s] .. offsets[s+1]-1, with
+ * offsets [n_seg + 1], offsets[0] = 0, offsets[n_seg] = the number of rows, non-decreasing.
+ * Both ops copy what they need of the offsets: the caller may reuse its array at once.
+ * Used for the character CNN word encoder of Santos & Zadrozny 2014 / Ma & Hovy 2016. */
+
+/* Convolution windows within segments ("im2col"): x [C, D] -> [C, width·D], width odd >= 1,
+ * h = width / 2. Row c of the result is x rows c-h, ..., c+h concatenated in that order, a
+ * row that lies outside c's own segment replaced by D zeros. qkv_linear of the result with
+ * w [F, width·D] is therefore a zero-padded 1-D convolution of width `width` that never mixes
+ * two segments (empty segments are allowed and contribute no rows). Tape errors: width even
+ * or < 1, x not a matrix, offsets not covering x's rows or decreasing. */
+qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_seg, int width);
+
+/* Max-pool over each segment's rows: x [C, F] -> [n_seg, F], row s = the column-wise maximum
+ * of segment s. Backward sends dy[s, f] to the row holding the maximum (the first such row on
+ * ties, as torch.max; a NaN counts as the maximum). Tape errors: an empty segment, x not a
+ * matrix, offsets not covering x's rows. */
+qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_seg);
+
 #endif
