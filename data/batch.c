@@ -105,7 +105,7 @@ void qkv_batch_max_size(const qkv_dataset *ds, int budget, int *max_sent, int *m
         *max_tokens = 1;
 }
 
-int qkv_batch_alloc(qkv_batch *b, int n_features, int max_sent, int max_tokens, qkv_error *err)
+int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent, int max_tokens, qkv_error *err)
 {
     memset(b, 0, sizeof *b);
     if (n_features < 0 || n_features > QKV_MAX_FEATURES || max_sent < 1 || max_tokens < 1)
@@ -118,6 +118,11 @@ int qkv_batch_alloc(qkv_batch *b, int n_features, int max_sent, int max_tokens, 
     int ok = b->offsets && b->sent_ids && b->tags;
     for (int f = 0; f < n_features; f++)
         ok = ok && (b->features[f] = malloc((size_t)max_tokens * sizeof *b->features[f]));
+    if (ok && with_chars) {
+        b->char_offsets = malloc(((size_t)max_tokens + 1) * sizeof *b->char_offsets);
+        b->chars = malloc((size_t)max_tokens * QKV_WORD_CHAR_IDS * sizeof *b->chars);
+        ok = b->char_offsets && b->chars;
+    }
     if (!ok) {
         qkv_batch_free(b);
         return qkv_fail(err, "batches: out of memory for a batch of %d tokens", max_tokens);
@@ -133,6 +138,8 @@ void qkv_batch_free(qkv_batch *b)
     free(b->offsets);
     free(b->sent_ids);
     free(b->tags);
+    free(b->char_offsets);
+    free(b->chars);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)
         free(b->features[f]);
     memset(b, 0, sizeof *b);
@@ -145,6 +152,8 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
     if (b->n_features != ds->n_features)
         return qkv_fail(err, "batches: the batch has %d feature kinds, the dataset %d", b->n_features,
                         ds->n_features);
+    if (ds->chars && !b->chars)
+        return qkv_fail(err, "batches: the dataset has characters, the batch has no room for them");
     int s0 = plan->start[index], s1 = plan->start[index + 1];
     int tokens = 0;
     for (int i = s0; i < s1; i++) {
@@ -158,16 +167,25 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
         return qkv_fail(err, "batches: batch %d has %d sentences and %d tokens, the buffers hold %d and %d", index,
                         s1 - s0, tokens, b->cap_sent, b->cap_tokens);
     int t = 0;
+    if (b->chars)
+        b->char_offsets[0] = 0;
     for (int i = s0; i < s1; i++) {
         int s = plan->order[i], w0 = ds->sent_start[s], n = sent_len(ds, s);
         for (int f = 0; f < ds->n_features; f++)
             memcpy(b->features[f] + t, ds->features[f] + w0, (size_t)n * sizeof(int32_t));
         memcpy(b->tags + t, ds->tags + w0, (size_t)n * sizeof(int32_t));
+        if (ds->chars) {
+            int c0 = ds->char_start[w0], nc = ds->char_start[w0 + n] - c0, at = b->char_offsets[t];
+            memcpy(b->chars + at, ds->chars + c0, (size_t)nc * sizeof(int32_t));
+            for (int j = 1; j <= n; j++)
+                b->char_offsets[t + j] = at + ds->char_start[w0 + j] - c0;
+        }
         b->sent_ids[i - s0] = s;
         t += n;
         b->offsets[i - s0 + 1] = t;
     }
     b->offsets[0] = 0;
+    b->n_chars = b->chars ? b->char_offsets[t] : 0;
     b->n_sent = s1 - s0;
     b->n_tokens = t;
     return QKV_OK;

@@ -15,10 +15,12 @@
  *
  * A packed batch is what the attention op takes: the words of B sentences end to end (no
  * padding), offsets [B+1], feature ids [n_features][T], gold tags [T] and each sentence's index
- * in its corpus. */
+ * in its corpus; with characters (data/features.h) also each word's character ids, packed the
+ * same way: char_offsets [T+1] into chars. */
 #ifndef QKV_DATA_BATCH_H
 #define QKV_DATA_BATCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "data/dataset.h"
@@ -32,6 +34,9 @@ typedef struct qkv_batch {
     int32_t *features[QKV_MAX_FEATURES]; /* features[f][t]: id in vocab f (0 = UNK) */
     int32_t *tags;           /* [T] gold tag ids, -1 = unknown/ignored */
     int32_t *sent_ids;       /* [B] index of each sentence in its corpus */
+    int n_chars;             /* character ids of all words (0 without characters) */
+    int32_t *char_offsets;   /* [T+1] word t's ids are chars[char_offsets[t] .. char_offsets[t+1]-1] */
+    int32_t *chars;          /* [n_chars]; both NULL when the batch holds no characters */
     /* capacity of the buffers (set by qkv_batch_alloc; not part of the model's view) */
     int cap_sent, cap_tokens;
 } qkv_batch;
@@ -55,12 +60,14 @@ void qkv_batch_plan_free(qkv_batch_plan *plan);
  * with words) sentences and max(budget, longest sentence) words. */
 void qkv_batch_max_size(const qkv_dataset *ds, int budget, int *max_sent, int *max_tokens);
 
-/* Buffers for batches of up to max_sent sentences and max_tokens words with n_features kinds. */
-int qkv_batch_alloc(qkv_batch *b, int n_features, int max_sent, int max_tokens, qkv_error *err);
+/* Buffers for batches of up to max_sent sentences and max_tokens words with n_features kinds,
+ * and with_chars: room for up to QKV_WORD_CHAR_IDS character ids per word. */
+int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent, int max_tokens, qkv_error *err);
 void qkv_batch_free(qkv_batch *b);
 
 /* Fills b with batch `index` of plan, copying from ds; allocates nothing. Errors: index out of
- * range, a batch larger than b's buffers, a feature count different from ds's. */
+ * range, a batch larger than b's buffers, a feature count different from ds's, characters in
+ * ds but no room for them in b. */
 int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *plan, int index, qkv_error *err);
 
 #endif

@@ -86,6 +86,11 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
     for (int w = 0; w < c->n_words; w++)
         if (c->forms[w].len > max_len)
             max_len = c->forms[w].len;
+    if (ok && fz->has_chars) {
+        ds->char_start = malloc(nw * sizeof *ds->char_start);
+        ds->chars = malloc(nw * QKV_WORD_CHAR_IDS * sizeof *ds->chars);
+        ok = ds->char_start && ds->chars;
+    }
     char *scratch = ok ? malloc(max_len + 1) : NULL;
     if (!scratch) {
         qkv_dataset_free(ds);
@@ -98,6 +103,8 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         if (n > ds->max_sent_len)
             ds->max_sent_len = n;
     }
+    if (ds->char_start)
+        ds->char_start[0] = 0;
     for (int w = 0; w < c->n_words; w++) {
         size_t len, tlen;
         const char *form = qkv_corpus_form(c, w, &len);
@@ -106,6 +113,9 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         ds->n_unknown_tags += ds->tags[w] < 0;
         for (int f = 0; f < fz->n_kinds; f++)
             ds->features[f][w] = qkv_featurizer_id(fz, f, form, len, scratch);
+        if (ds->chars)
+            ds->char_start[w + 1] =
+                ds->char_start[w] + qkv_featurizer_char_ids(fz, form, len, ds->chars + ds->char_start[w]);
     }
     free(scratch);
     if (ds->n_unknown_tags && warnings &&
@@ -144,6 +154,8 @@ void qkv_dataset_free(qkv_dataset *ds)
     free(ds->left_out);
     free(ds->sent_start);
     free(ds->tags);
+    free(ds->char_start);
+    free(ds->chars);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)
         free(ds->features[f]);
     memset(ds, 0, sizeof *ds);

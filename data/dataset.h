@@ -24,6 +24,9 @@ typedef struct qkv_dataset {
     int n_features;                       /* the featurizer's kinds, same order */
     int32_t *features[QKV_MAX_FEATURES];  /* features[f][w]: id in vocabulary f (0 = UNK) */
     int32_t *tags;                        /* [n_words] gold tag id, -1 = tag unseen in training */
+    int32_t *char_start;                  /* [n_words + 1] word w's character ids are           */
+    int32_t *chars;                       /*   chars[char_start[w] .. char_start[w+1]-1];
+                                             both NULL without characters (data/features.h) */
     int max_sent_len;                     /* words in the longest batchable sentence */
     int n_nonempty;                       /* batchable sentences: with words, not left out */
     int n_unknown_tags;                   /* words whose gold tag is -1 */

@@ -102,12 +102,18 @@ int qkv_featurizer_init(qkv_featurizer *fz, const qkv_feature_config *cfg, qkv_e
         cfg->suffix_max > QKV_MAX_AFFIX)
         return qkv_fail(err, "features: prefix and suffix lengths must be 0..%d, got %d and %d", QKV_MAX_AFFIX,
                         cfg->prefix_max, cfg->suffix_max);
-    if (cfg->word_min_count < 1 || cfg->affix_min_count < 1 || cfg->shape_min_count < 1)
-        return qkv_fail(err, "features: every min_count must be >= 1, got word %d, affix %d, shape %d",
-                        cfg->word_min_count, cfg->affix_min_count, cfg->shape_min_count);
+    if (cfg->word_min_count < 1 || cfg->affix_min_count < 1 || cfg->shape_min_count < 1 ||
+        (cfg->chars && cfg->char_min_count < 1))
+        return qkv_fail(err, "features: every min_count must be >= 1, got word %d, affix %d, shape %d, char %d",
+                        cfg->word_min_count, cfg->affix_min_count, cfg->shape_min_count, cfg->char_min_count);
     if (!cfg->word && !cfg->lower && !cfg->prefix_max && !cfg->suffix_max && !cfg->shape)
         return qkv_fail(err, "features: no feature kind selected (word, lower, prefix, suffix or shape)");
     int st = qkv_vocab_init(&fz->tags, 0, err);
+    if (st == QKV_OK && cfg->chars) {
+        st = qkv_vocab_init(&fz->chars, 1, err);
+        fz->has_chars = st == QKV_OK;
+        fz->char_min_count = cfg->char_min_count;
+    }
     if (st == QKV_OK && cfg->word)
         st = add_kind(fz, QKV_FEAT_WORD, 0, cfg->word_min_count, "word", err);
     if (st == QKV_OK && cfg->lower)
@@ -143,6 +149,8 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
         const char *form = qkv_corpus_form(train, w, &len);
         const char *tag = qkv_corpus_tag(train, w, &tlen);
         st = qkv_vocab_add(&fz->tags, tag, tlen, NULL, err);
+        if (st == QKV_OK && fz->has_chars)
+            st = qkv_featurizer_count_chars(fz, form, len, err);
         for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++) {
             size_t n = qkv_feature_string(&fz->kinds[f], form, len, scratch);
             st = qkv_vocab_add(&fz->kinds[f].vocab, scratch, n, NULL, err);
@@ -151,6 +159,8 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
     free(scratch);
     if (st == QKV_OK)
         st = qkv_vocab_prune(&fz->tags, 1, err);
+    if (st == QKV_OK && fz->has_chars)
+        st = qkv_featurizer_finish_chars(fz, err);
     for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++)
         st = qkv_vocab_prune(&fz->kinds[f].vocab, fz->kinds[f].min_count, err);
     if (st != QKV_OK) {
@@ -187,5 +197,7 @@ void qkv_featurizer_free(qkv_featurizer *fz)
     for (int f = 0; f < fz->n_kinds; f++)
         qkv_vocab_free(&fz->kinds[f].vocab);
     qkv_vocab_free(&fz->tags);
+    if (fz->has_chars)
+        qkv_vocab_free(&fz->chars);
     memset(fz, 0, sizeof *fz);
 }

@@ -20,6 +20,10 @@
 
 #define QKV_MAX_FEATURES 16
 #define QKV_MAX_AFFIX 6
+#define QKV_WORD_CHARS 20                    /* code points kept per word (even) */
+#define QKV_WORD_CHAR_IDS (QKV_WORD_CHARS + 2) /* most character ids of one word, markers included */
+#define QKV_CHAR_BOW "<w>"
+#define QKV_CHAR_EOW "</w>"
 
 typedef enum {
     QKV_FEAT_WORD,
@@ -38,10 +42,12 @@ typedef struct qkv_feature_config {
     int word_min_count;  /* min_count of "word" and "lower" (>= 1) */
     int affix_min_count; /* min_count of every prefix and suffix kind */
     int shape_min_count; /* min_count of "shape" */
+    int chars;           /* 1: character ids per word (see above) */
+    int char_min_count;  /* min_count of the character vocabulary (>= 1) */
 } qkv_feature_config;
 
 /* word (min_count 2, so that UNK is trained), suffixes 1..3 and shape. */
-#define QKV_FEATURE_DEFAULTS ((qkv_feature_config){1, 0, 0, 3, 1, 2, 2, 1})
+#define QKV_FEATURE_DEFAULTS ((qkv_feature_config){1, 0, 0, 3, 1, 2, 2, 1, 0, 1})
 
 typedef struct qkv_feature_kind {
     char name[16];         /* "word", "lower", "prefix2", "suffix3", "shape" */
@@ -55,6 +61,10 @@ typedef struct qkv_featurizer {
     int n_kinds;
     qkv_feature_kind kinds[QKV_MAX_FEATURES];
     qkv_vocab tags;        /* no UNK: an unseen tag looks up as -1 */
+    int has_chars;         /* 1: words also map to character ids */
+    int char_min_count;
+    qkv_vocab chars;       /* single code points, QKV_CHAR_BOW and QKV_CHAR_EOW; UNK = 0 */
+    int32_t char_bow, char_eow; /* the markers' ids in chars */
 } qkv_featurizer;
 
 /* The kinds selected by cfg, with empty vocabularies (to be built by qkv_featurizer_build or
@@ -71,6 +81,17 @@ int qkv_featurizer_set_vocab(qkv_featurizer *fz, int f, const char *const *strin
 int qkv_featurizer_set_tags(qkv_featurizer *fz, const char *const *strings, int n, qkv_error *err);
 
 void qkv_featurizer_free(qkv_featurizer *fz);
+
+/* data/chars.c. Counts the characters of form[0..len) (valid UTF-8) and the two markers into
+ * fz->chars (while building; qkv_featurizer_build calls it for every training word). */
+int qkv_featurizer_count_chars(qkv_featurizer *fz, const char *form, size_t len, qkv_error *err);
+/* Prunes the counted character vocabulary by char_min_count and looks up the markers' ids. */
+int qkv_featurizer_finish_chars(qkv_featurizer *fz, qkv_error *err);
+/* Replaces the character vocabulary by a saved string list (must hold both markers). */
+int qkv_featurizer_set_chars(qkv_featurizer *fz, const char *const *strings, int n, qkv_error *err);
+/* The character ids of form[0..len) into out (room for QKV_WORD_CHAR_IDS): the begin marker,
+ * one id per kept code point (0 = UNK), the end marker; returns how many (>= 2). */
+int qkv_featurizer_char_ids(const qkv_featurizer *fz, const char *form, size_t len, int32_t *out);
 
 /* For the model: number of kinds, kind f's name and vocabulary size; number of tags and tag t. */
 static inline int qkv_featurizer_n_features(const qkv_featurizer *fz) { return fz->n_kinds; }

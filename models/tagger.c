@@ -28,6 +28,12 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
         qkv_init_normal(m->embed[f], rng, embed_std);
         qkv_params_of(&m->params, m->embed[f])->no_weight_decay = true;
     }
+    if (cfg->chars.char_dim > 0) {
+        qkv_char_cnn_config cc = cfg->chars;
+        cc.d_model = d;
+        if (qkv_char_cnn_create(&m->chars, &m->params, rng, &cc, err))
+            goto fail;
+    }
     if (qkv_positional_create(&m->pos, cfg->positional, d, cfg->max_len, cfg->scale_embeddings, &m->params, rng,
                               "pos", err))
         goto fail;
@@ -69,6 +75,11 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
     for (int f = 0; f < cfg->n_features; f++) {
         qkv_tensor *e = qkv_embedding(tp, m->embed[f], in->features[f], in->n_tokens);
         x = x ? qkv_add(tp, x, e) : e;
+    }
+    if (cfg->chars.char_dim > 0) {
+        if (!in->chars || !in->char_offsets)
+            return qkv_tape_fail(tp, "tagger: the model has a character encoder but the batch has no characters");
+        x = qkv_add(tp, x, qkv_char_cnn_forward(tp, &m->chars, in->chars, in->n_chars, in->char_offsets, in->n_tokens));
     }
     x = qkv_positional_apply(tp, &m->pos, x, in->offsets, in->n_sent);
     x = qkv_dropout(tp, x, cfg->dropout);

@@ -1,11 +1,13 @@
 /* A sequence tagger built from lib/:
- *   token features -> embeddings (one table per feature kind, summed) [-> · sqrt(d_model)]
+ *   token features -> embeddings (one table per feature kind, summed)
+ *   [+ the character encoder's vector of each word, models/char_cnn.h] [-> · sqrt(d_model)]
  *   -> + positional encoding -> dropout -> n_layers encoder blocks -> layer norm
  *   -> linear to tag logits [T, n_tags].
  * Input is a packed batch (see DESIGN.md): T tokens of B sentences end to end with offsets.
  *
  * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
+ *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
  *   encoder.layers.<i>.*       see lib/encoder.h
  *   final_ln.gain, final_ln.bias  [d_model]
@@ -19,6 +21,7 @@
 #include "lib/param.h"
 #include "lib/positional.h"
 #include "lib/tape.h"
+#include "models/char_cnn.h"
 
 #define QKV_TAGGER_MAX_FEATURES 32
 #define QKV_TAGGER_MAX_LAYERS 64
@@ -35,6 +38,7 @@ typedef struct qkv_tagger_config {
     bool pos_clamp;                  /* learned: positions >= max_len use the last row (else an error) */
     bool scale_embeddings;
     double dropout;                  /* after adding positions */
+    qkv_char_cnn_config chars;       /* char_dim 0: no character encoder (d_model is filled in) */
 } qkv_tagger_config;
 
 /* One packed batch, as the model reads it. */
@@ -42,12 +46,16 @@ typedef struct qkv_tagger_input {
     int n_sent, n_tokens;
     const int32_t *offsets;                          /* [n_sent + 1] */
     const int32_t *const *features;                  /* [n_features][n_tokens], ids (0 = UNK) */
+    int n_chars;                                     /* character encoder only: */
+    const int32_t *char_offsets;                     /*   [n_tokens + 1] */
+    const int32_t *chars;                            /*   [n_chars] character ids */
 } qkv_tagger_input;
 
 typedef struct qkv_tagger {
     qkv_tagger_config cfg;
     qkv_params params;
     qkv_tensor *embed[QKV_TAGGER_MAX_FEATURES];
+    qkv_char_cnn chars;              /* used when cfg.chars.char_dim > 0 */
     qkv_positional pos;
     qkv_encoder_block layers[QKV_TAGGER_MAX_LAYERS];
     qkv_tensor *final_gain, *final_bias, *cls_w, *cls_b;
@@ -60,7 +68,8 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
 void qkv_tagger_free(qkv_tagger *m);
 
 /* Logits [T, n_tags] for a batch; NULL when the tape failed (tp->err says why, e.g. a sentence
- * longer than max_len with learned positions). `keep` (may be NULL) receives the attention
+ * longer than max_len with learned positions, or no characters for a model with a character
+ * encoder). `keep` (may be NULL) receives the attention
  * weights of layer keep_layer. */
 qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
                               int keep_layer, qkv_attention_weights *keep);

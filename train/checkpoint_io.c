@@ -7,6 +7,7 @@
  *   /train/rng, /train/epoch_rng     4 x uint64 xoshiro256** states
  *   /vocab/features                  names of the feature kinds, in model order
  *   /vocab/<feature>, /vocab/tags    vocabularies (UTF-8 strings, id order)
+ *   /vocab/chars                     the character vocabulary (model.char_dim > 0 only)
  *   /config                          the resolved YAML config
  * A checkpoint saved for inference only (no optimizer) has no /optim and /train. */
 #include "train/train_state.h"
@@ -17,6 +18,17 @@
 
 #include "lib/checkpoint.h"
 
+static int save_strings(qkv_ckpt_writer *w, const char *path, const qkv_vocab *v, qkv_error *err)
+{
+    const char **strings = malloc((size_t)(v->size ? v->size : 1) * sizeof *strings);
+    if (!strings)
+        return qkv_fail(err, "out of memory");
+    int count = qkv_vocab_strings(v, strings);
+    int st = qkv_ckpt_write_strings(w, path, (size_t)count, strings, err);
+    free(strings);
+    return st;
+}
+
 static int save_vocab(qkv_ckpt_writer *w, const qkv_featurizer *fz, qkv_error *err)
 {
     int n = fz->n_kinds;
@@ -26,19 +38,12 @@ static int save_vocab(qkv_ckpt_writer *w, const qkv_featurizer *fz, qkv_error *e
     if (qkv_ckpt_write_strings(w, "/vocab/features", (size_t)n, names, err))
         return QKV_ERR;
     for (int f = 0; f <= n; f++) {
-        const qkv_vocab *v = f < n ? &fz->kinds[f].vocab : &fz->tags;
-        const char **strings = malloc((size_t)(v->size ? v->size : 1) * sizeof *strings);
-        if (!strings)
-            return qkv_fail(err, "out of memory");
-        int count = qkv_vocab_strings(v, strings);
         char path[64];
         snprintf(path, sizeof path, "/vocab/%s", f < n ? fz->kinds[f].name : "tags");
-        int st = qkv_ckpt_write_strings(w, path, (size_t)count, strings, err);
-        free(strings);
-        if (st)
+        if (save_strings(w, path, f < n ? &fz->kinds[f].vocab : &fz->tags, err))
             return QKV_ERR;
     }
-    return QKV_OK;
+    return fz->has_chars ? save_strings(w, "/vocab/chars", &fz->chars, err) : QKV_OK;
 }
 
 static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_train_state *st, qkv_error *err)
@@ -116,6 +121,16 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s
             qkv_fail_prefix(err, "%s: %s", path, dataset);
     }
     free(names);
+    if (status == QKV_OK && s->fz.has_chars) {
+        char **strings = NULL;
+        size_t n = 0;
+        status = qkv_ckpt_read_strings(r, "/vocab/chars", &n, &strings, err);
+        if (status == QKV_OK)
+            status = qkv_featurizer_set_chars(&s->fz, (const char *const *)strings, (int)n, err);
+        free(strings);
+        if (status)
+            qkv_fail_prefix(err, "%s: /vocab/chars", path);
+    }
     return status;
 }
 

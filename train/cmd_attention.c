@@ -59,7 +59,7 @@ static int draw(qkv_session *s, int layer, int head, const char *image, qkv_erro
     memset(&batch, 0, sizeof batch);
     if (qkv_batch_plan_make(&plan, &s->dev, s->dev.n_words, NULL, err))
         return QKV_ERR;
-    int status = qkv_batch_alloc(&batch, s->dev.n_features, plan.max_sent, plan.max_tokens, err);
+    int status = qkv_batch_alloc(&batch, s->dev.n_features, s->dev.chars != NULL, plan.max_sent, plan.max_tokens, err);
     if (status == QKV_OK && qkv_tape_init(&tp, 0)) {
         qkv_batch_plan_free(&plan);
         qkv_batch_free(&batch);

@@ -73,7 +73,7 @@ static int run_timing(const char *path, const qkv_read_opts *opts, int budget)
     if (st == QKV_OK) {
         int ms, mt;
         qkv_batch_max_size(&ds, budget, &ms, &mt);
-        st = qkv_batch_alloc(&b, ds.n_features, ms, mt, &err);
+        st = qkv_batch_alloc(&b, ds.n_features, ds.chars != NULL, ms, mt, &err);
         for (int i = 0; st == QKV_OK && i < plan.n_batches; i++) {
             st = qkv_batch_fill(&b, &ds, &plan, i, &err);
             filled += b.n_tokens;

@@ -57,6 +57,10 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     REAL("model", "dropout", M(dropout), 0, 0.99, "0.1", "dropout on embeddings and block outputs"),
     REAL("model", "attn_dropout", M(attn_dropout), 0, 0.99, "0", "dropout on attention weights"),
     REAL("model", "ln_eps", M(ln_eps), 0, 1, "1e-5", "layer norm epsilon"),
+    INT("model", "char_dim", M(char_dim), 0, 1024, "0",
+        "character embedding size of a character CNN word encoder added to the embeddings; 0 = none"),
+    INT("model", "char_filters", M(char_filters), 1, 4096, "64", "channels of the character convolution"),
+    INT("model", "char_width", M(char_width), 1, 15, "3", "width of the character convolution (odd)"),
 
     ENUM("data", "source", D(source), SOURCES, "files",
          "files (train/dev paths) or synthetic (the built-in generated corpus)"),
@@ -76,6 +80,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
         "training words seen fewer times map to UNK"),
     INT("data", "feature_min_count", D(feature_min_count), 1, 1000000, "1",
         "min count for lowercase/affix/shape feature values"),
+    INT("data", "char_min_count", D(char_min_count), 1, 1000000, "1",
+        "characters seen fewer times in training are UNK (character encoder)"),
     BOOL("data", "lowercase", D(lowercase), "true", "add a lowercased-form feature"),
     BOOL("data", "shape", D(shape), "true", "add a word-shape feature (Xxxx, dd, x.x)"),
     INT("data", "prefix_len", D(prefix_len), 0, QKV_MAX_AFFIX, "3", "add prefix features of 1..k characters"),
@@ -124,6 +130,9 @@ static int check_relations(const qkv_run_config *cfg, const char *where, qkv_err
     if (cfg->model.d_model % cfg->model.n_heads)
         return qkv_fail(err, "%s: model.n_heads = %d does not divide model.d_model = %d", where,
                         cfg->model.n_heads, cfg->model.d_model);
+    if (cfg->model.char_width % 2 == 0)
+        return qkv_fail(err, "%s: model.char_width = %d must be odd (the convolution is centred on each character)",
+                        where, cfg->model.char_width);
     if (cfg->data.source == QKV_SOURCE_FILES && !cfg->data.train[0])
         return qkv_fail(err, "%s: data.train is required when data.source is files", where);
     if (cfg->data.tag_column == 1)

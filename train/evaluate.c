@@ -90,7 +90,7 @@ int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens,
     memset(&batch, 0, sizeof batch);
     if (qkv_batch_plan_make(&plan, ds, batch_tokens, NULL, err))
         return QKV_ERR;
-    int status = qkv_batch_alloc(&batch, ds->n_features, plan.max_sent, plan.max_tokens, err);
+    int status = qkv_batch_alloc(&batch, ds->n_features, ds->chars != NULL, plan.max_sent, plan.max_tokens, err);
     qkv_tape tp;
     if (status == QKV_OK && qkv_tape_init(&tp, 0))
         status = qkv_fail(err, "out of memory for evaluation");

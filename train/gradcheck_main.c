@@ -47,11 +47,14 @@ static qkv_tensor *forward(qkv_tape *tp, void *user)
 /* The first sentences of 1..8 words, at most 24 words in all, packed into b. */
 static int tiny_batch(const qkv_dataset *ds, qkv_batch *b, qkv_error *err)
 {
-    if (qkv_batch_alloc(b, ds->n_features, 8, 24, err))
+    if (qkv_batch_alloc(b, ds->n_features, ds->chars != NULL, 8, 24, err))
         return QKV_ERR;
     b->n_sent = 0;
     b->n_tokens = 0;
     b->offsets[0] = 0;
+    b->n_chars = 0;
+    if (b->chars)
+        b->char_offsets[0] = 0;
     for (int s = 0; s < ds->n_sent && b->n_sent < 8; s++) {
         int start = ds->sent_start[s], len = ds->sent_start[s + 1] - start;
         if (len < 1 || len > 8 || b->n_tokens + len > 24)
@@ -59,6 +62,12 @@ static int tiny_batch(const qkv_dataset *ds, qkv_batch *b, qkv_error *err)
         for (int f = 0; f < ds->n_features; f++)
             memcpy(b->features[f] + b->n_tokens, ds->features[f] + start, (size_t)len * sizeof(int32_t));
         memcpy(b->tags + b->n_tokens, ds->tags + start, (size_t)len * sizeof(int32_t));
+        for (int w = start; b->chars && w < start + len; w++) {
+            int n = ds->char_start[w + 1] - ds->char_start[w];
+            memcpy(b->chars + b->n_chars, ds->chars + ds->char_start[w], (size_t)n * sizeof(int32_t));
+            b->n_chars += n;
+            b->char_offsets[b->n_tokens + (w - start) + 1] = b->n_chars;
+        }
         b->sent_ids[b->n_sent++] = s;
         b->n_tokens += len;
         b->offsets[b->n_sent] = b->n_tokens;
@@ -134,21 +143,25 @@ int main(int argc, char **argv)
         tensors[i] = &ps->items[i]->t;
         names[i] = ps->items[i]->name;
     }
-    /* Embedding tables: only the rows the batch uses. */
-    for (int f = 0; f < s.model.cfg.n_features; f++) {
-        const qkv_tensor *table = s.model.embed[f];
+    /* Embedding tables (and the character table): only the rows the batch uses. */
+    int n_tables = s.model.cfg.n_features + (s.model.cfg.chars.char_dim > 0);
+    for (int f = 0; f < n_tables; f++) {
+        bool chars = f == s.model.cfg.n_features;
+        const qkv_tensor *table = chars ? s.model.chars.embed : s.model.embed[f];
+        const int32_t *ids = chars ? batch.chars : batch.features[f];
+        int n_ids = chars ? batch.n_chars : batch.n_tokens;
         int i = 0;
         while (tensors[i] != table)
             i++;
         int d = table->shape[1];
-        cand[i] = malloc((size_t)batch.n_tokens * (size_t)d * sizeof **cand);
+        cand[i] = malloc((size_t)n_ids * (size_t)d * sizeof **cand);
         if (!cand[i]) {
             fprintf(stderr, "qkv: out of memory\n");
             goto done_tape;
         }
-        for (int t = 0; t < batch.n_tokens; t++)
+        for (int t = 0; t < n_ids; t++)
             for (int k = 0; k < d; k++)
-                cand[i][n_cand[i]++] = (size_t)batch.features[f][t] * (size_t)d + (size_t)k;
+                cand[i][n_cand[i]++] = (size_t)ids[t] * (size_t)d + (size_t)k;
     }
     qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
     opts.max_samples = (size_t)samples;

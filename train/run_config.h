@@ -27,6 +27,8 @@ typedef struct qkv_model_section {
     bool attn_bias;
     double dropout, attn_dropout;
     double ln_eps;
+    int char_dim;           /* character encoder (models/char_cnn.h); 0: none */
+    int char_filters, char_width;
 } qkv_model_section;
 
 typedef struct qkv_data_section {
@@ -37,7 +39,7 @@ typedef struct qkv_data_section {
     int tag_column;         /* columns format: 1-based column of the tag; 0 = last */
     int synthetic_train, synthetic_dev, synthetic_seed;
     int max_train_len;      /* 0: no limit */
-    int word_min_count, feature_min_count;
+    int word_min_count, feature_min_count, char_min_count;
     bool lowercase, shape;
     int prefix_len, suffix_len; /* at most QKV_MAX_AFFIX (6) */
     int batch_tokens;

@@ -43,6 +43,8 @@ qkv_feature_config qkv_session_feature_config(const qkv_run_config *cfg)
     fc.word_min_count = cfg->data.word_min_count;
     fc.affix_min_count = cfg->data.feature_min_count;
     fc.shape_min_count = cfg->data.feature_min_count;
+    fc.chars = cfg->model.char_dim > 0;
+    fc.char_min_count = cfg->data.char_min_count;
     return fc;
 }
 
@@ -144,6 +146,12 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
     tc.pos_clamp = m->pos_overflow == QKV_POS_OVERFLOW_CLAMP;
     tc.scale_embeddings = m->scale_embeddings;
     tc.dropout = m->dropout;
+    if (m->char_dim > 0) {
+        tc.chars.n_chars = s->fz.chars.size;
+        tc.chars.char_dim = m->char_dim;
+        tc.chars.char_filters = m->char_filters;
+        tc.chars.char_width = m->char_width;
+    }
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
     if (qkv_tagger_init(&s->model, &tc, &rng, err))
@@ -159,5 +167,8 @@ qkv_tagger_input qkv_session_input(const qkv_batch *b)
     in.n_tokens = b->n_tokens;
     in.offsets = b->offsets;
     in.features = (const int32_t *const *)b->features;
+    in.n_chars = b->n_chars;
+    in.char_offsets = b->char_offsets;
+    in.chars = b->chars;
     return in;
 }

@@ -241,7 +241,7 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     }
     int max_sent, max_tokens;
     qkv_batch_max_size(&s->train, c->data.batch_tokens, &max_sent, &max_tokens);
-    if (qkv_batch_alloc(&t->batch, s->train.n_features, max_sent, max_tokens, &err)) {
+    if (qkv_batch_alloc(&t->batch, s->train.n_features, s->train.chars != NULL, max_sent, max_tokens, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }

@@ -45,7 +45,7 @@ static void exercise(const qkv_corpus *c, const uint8_t *data, size_t size)
     free(tags);
 
     qkv_error err;
-    qkv_feature_config cfg = {1, 1, 3, 3, 1, 1, 1, 1};
+    qkv_feature_config cfg = {1, 1, 3, 3, 1, 1, 1, 1, 1, 1};
     qkv_featurizer fz;
     check(qkv_featurizer_build(&fz, &cfg, c, &err) == QKV_OK, "featurizer");
     qkv_dataset ds;
@@ -59,7 +59,7 @@ static void exercise(const qkv_corpus *c, const uint8_t *data, size_t size)
     int ms, mt;
     qkv_batch_max_size(&ds, 5, &ms, &mt);
     qkv_batch b;
-    check(qkv_batch_alloc(&b, ds.n_features, ms, mt, &err) == QKV_OK, "batch alloc");
+    check(qkv_batch_alloc(&b, ds.n_features, ds.chars != NULL, ms, mt, &err) == QKV_OK, "batch alloc");
     int64_t words = 0;
     for (int i = 0; i < plan.n_batches; i++) {
         check(qkv_batch_fill(&b, &ds, &plan, i, &err) == QKV_OK, "fill");

@@ -201,7 +201,7 @@ static void test_fill(void **state)
     assert_int_equal(mt, 90);
     assert_true(p.max_sent <= ms && p.max_tokens <= mt);
     qkv_batch b;
-    assert_int_equal(qkv_batch_alloc(&b, 3, ms, mt, &err), QKV_OK);
+    assert_int_equal(qkv_batch_alloc(&b, 3, false, ms, mt, &err), QKV_OK);
     int32_t *bufs[5] = {b.offsets, b.tags, b.sent_ids, b.features[0], b.features[2]};
     int *seen = calloc(300, sizeof *seen);
     for (int i = p.n_batches - 1; i >= 0; i--) { /* any order: each batch by its index */
@@ -229,7 +229,7 @@ static void test_fill(void **state)
     assert_memory_equal(bufs, after, sizeof bufs);
     assert_int_equal(qkv_batch_fill(&b, &ds, &p, p.n_batches, &err), QKV_ERR);
     qkv_batch_free(&b);
-    assert_int_equal(qkv_batch_alloc(&b, 3, 2, 10, &err), QKV_OK);
+    assert_int_equal(qkv_batch_alloc(&b, 3, false, 2, 10, &err), QKV_OK);
     int big = -1;
     for (int i = 0; i < p.n_batches && big < 0; i++)
         if (p.start[i + 1] - p.start[i] > 2)
@@ -303,7 +303,7 @@ static void test_keep_max_len(void **state)
     int ms, mt;
     qkv_batch_max_size(&ds, 12, &ms, &mt);
     qkv_batch b;
-    assert_int_equal(qkv_batch_alloc(&b, 2, ms, mt, &err), QKV_OK);
+    assert_int_equal(qkv_batch_alloc(&b, 2, false, ms, mt, &err), QKV_OK);
     for (int i = 0; i < p.n_batches; i++) {
         assert_int_equal(qkv_batch_fill(&b, &ds, &p, i, &err), QKV_OK);
         for (int k = 0; k < b.n_sent; k++) /* features still those of the corpus sentence */
