@@ -8,11 +8,14 @@
  *
  * Per sentence b (n tokens) and head h (d_head = d_model / n_heads columns):
  *   Q = X w_q^T + b_q, K = X w_k^T + b_k, V = X w_v^T + b_v     (one GEMM over all T rows)
- *   S = Q_h K_h^T · scale                                          [n, n], only the band
+ *   S = Q_h K_h^T · scale [+ r_h(j - i)]                           [n, n], only the band
  *   P = softmax(S) row by row (max-shifted), or relu(S) / n_visible_keys(i)
  *   O_h = dropout(P) V_h;   Y = concat_h(O_h) w_o^T + b_o            [T, d_model]
  * Query i sees key j when |i - j| <= window (window 0: the whole sentence) and, if causal,
- * j <= i. Only the band is computed and stored: time and memory per (sentence, head) grow as
+ * j <= i. With rel_clip = R > 0, a learned scalar per head and relative position,
+ * r_h(j - i) = rel_bias[h][clip(j - i, -R, R) + R], is added to each score (relative position
+ * representations, Shaw et al. 2018, reduced to one scalar per offset as the bias of Raffel et
+ * al. 2020, T5, with Shaw's clipping instead of T5's log buckets). Only the band is computed and stored: time and memory per (sentence, head) grow as
  * n · min(n, 2·window + 1).
  *
  * Backward: dS = P ⊙ (dP − rowsum(P ⊙ dP)) per row for softmax (O(n) per row); for relu
@@ -35,6 +38,7 @@ typedef struct qkv_attention_opts {
     bool causal;                  /* j <= i */
     qkv_attn_normalize normalize; /* softmax (default) or relu */
     double dropout;               /* on P, in [0, 1); identity when tp->no_grad */
+    int rel_clip;                 /* > 0: relative position biases for offsets -R .. R */
 } qkv_attention_opts;
 
 /* Attention weights P of one forward pass, kept for inspection (e.g. heatmaps). The arrays
@@ -55,23 +59,26 @@ double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i,
 /* The attention core without the output projection:
  *   O [T, d_model] = concat_h(dropout(normalize(Q_h K_h^T · scale)) V_h),
  * Q/K/V from x [T, d_model] by w_q, w_k, w_v [d_model, d_model] (PyTorch's [out, in]) and
- * biases b_q, b_k, b_v [d_model] (each may be NULL). `keep` (may be NULL) receives P.
+ * biases b_q, b_k, b_v [d_model] (each may be NULL), rel_bias [n_heads, 2·rel_clip + 1]
+ * (required when opts->rel_clip > 0, else NULL). `keep` (may be NULL) receives P.
  * One tape node "attention". Errors (on the tape): n_heads does not divide d_model (naming
- * both), shapes, offsets not covering x. */
+ * both), shapes, offsets not covering x, rel_bias missing or of the wrong shape. */
 qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
                           qkv_tensor *w_q, qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q,
-                          qkv_tensor *b_k, qkv_tensor *b_v, const qkv_attention_opts *opts,
-                          qkv_attention_weights *keep);
+                          qkv_tensor *b_k, qkv_tensor *b_v, qkv_tensor *rel_bias,
+                          const qkv_attention_opts *opts, qkv_attention_weights *keep);
 
 /* A multi-head self-attention layer: parameters plus options. Biases may be NULL. */
 typedef struct qkv_mha {
     qkv_tensor *w_q, *w_k, *w_v, *w_o; /* [d_model, d_model] */
     qkv_tensor *b_q, *b_k, *b_v, *b_o; /* [d_model] or NULL */
+    qkv_tensor *rel_bias;              /* [n_heads, 2·rel_clip + 1] or NULL */
     qkv_attention_opts opts;
 } qkv_mha;
 
 /* Creates "<prefix>.w_q", ".w_k", ".w_v", ".w_o" (Xavier uniform, Glorot & Bengio 2010) and,
- * when bias, ".b_q", ".b_k", ".b_v", ".b_o" (zeros) in ps. Fails (err) when n_heads does not
+ * when bias, ".b_q", ".b_k", ".b_v", ".b_o" (zeros) in ps; with opts->rel_clip > 0 also
+ * ".rel_bias" (zeros: training starts from plain attention). Fails (err) when n_heads does not
  * divide d_model or a parameter cannot be added. */
 int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix, int d_model,
                    const qkv_attention_opts *opts, bool bias, qkv_error *err);

@@ -49,6 +49,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "multiply the summed embeddings by sqrt(d_model) before adding positions"),
     INT("model", "attn_window", M(attn_window), 0, 1000000, "0",
         "truncated attention: query i sees keys j with |i-j| <= window; 0 = whole sentence"),
+    INT("model", "attn_rel_clip", M(attn_rel_clip), 0, 1024, "0",
+        "learned score bias per head and relative position j-i, clipped to [-K, K] (Shaw et al. 2018); 0 = none"),
     BOOL("model", "attn_causal", M(attn_causal), "false", "query i sees only keys j <= i"),
     ENUM("model", "attn_normalize", M(attn_normalize), NORMALIZE, "softmax",
          "softmax, or relu(S)/n_visible_keys"),

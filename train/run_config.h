@@ -21,6 +21,7 @@ typedef struct qkv_model_section {
     int pos_overflow;       /* QKV_POS_OVERFLOW_*: a sentence longer than max_len (learned) */
     bool scale_embeddings;  /* multiply summed embeddings by sqrt(d_model) */
     int attn_window;        /* 0: whole sentence */
+    int attn_rel_clip;      /* relative position biases for offsets -K..K; 0: none */
     bool attn_causal;
     int attn_normalize;     /* qkv_attn_normalize (lib/attention.h): softmax, relu */
     double attn_scale;      /* 0: 1/sqrt(d_head) */

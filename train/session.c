@@ -133,6 +133,7 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
     tc.encoder.attn.n_heads = m->n_heads;
     tc.encoder.attn.scale = m->attn_scale;
     tc.encoder.attn.window = m->attn_window;
+    tc.encoder.attn.rel_clip = m->attn_rel_clip;
     tc.encoder.attn.causal = m->attn_causal;
     tc.encoder.attn.normalize = (qkv_attn_normalize)m->attn_normalize;
     tc.encoder.attn.dropout = m->attn_dropout;

@@ -47,7 +47,11 @@ typedef struct {
     qkv_real *pd;                /* bands of dropout(P), or NULL */
     size_t scratch;              /* elements of one scratch tile */
     int nthreads;                /* 1 when the blocks are too small to be worth threads */
+    int rel_clip;                /* R > 0: rel (= rel_bias->data) [H, 2R + 1] added to scores */
+    const qkv_real *rel;
 } attn_saved;
+
+static inline int rel_index(int d, int R) { return (d < -R ? -R : d > R ? R : d) + R; }
 
 /* Below this many multiply-adds in the score products, blocks run on one thread: an OpenMP
  * region costs microseconds, and far more on a loaded machine. */
@@ -134,6 +138,11 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
                 row[j] = 0;
             for (int j = e; j < kw; j++)
                 row[j] = 0;
+            if (sv->rel_clip) {
+                const qkv_real *rb = sv->rel + (size_t)h * (2 * sv->rel_clip + 1);
+                for (int j = a; j < e; j++)
+                    row[j] += rb[rel_index(klo + j - i, sv->rel_clip)];
+            }
             normalize_row(row, a, e, sv->normalize);
             size_t at = blk + (size_t)i * W;
             int off = key_lo(i, w) - band_start(i, w, W, n);
@@ -151,7 +160,7 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
 
 /* Backward of block (b, h): adds into dQKV's rows of sentence b, head h. */
 static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *dout, qkv_real *dqkv,
-                           qkv_real *st, qkv_real *dp)
+                           qkv_real *st, qkv_real *dp, qkv_real *drel)
 {
     int n = sv->offsets[b + 1] - sv->offsets[b], W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
@@ -198,6 +207,9 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
                 for (int j = a; j < e; j++)
                     row[j] = p[j] > 0 ? g[j] * inv : 0;
             }
+            if (drel) /* the bias entered the scores unscaled: d rel_bias[h][k] = sum of dS */
+                for (int j = a; j < e; j++)
+                    drel[rel_index(klo + j - i, sv->rel_clip)] += row[j];
         }
         /* dQ [r, dh] += dS K · scale;  dK [kw, dh] += dS^T Q · scale */
         qkv_gemm(false, false, r, dh, kw, sv->scale, st, kw, kh + (size_t)klo * ld, ld, 1,
@@ -220,11 +232,25 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
     const qkv_real *dout = out->grad;
     int nblk = sv->n_sentences * sv->n_heads, blas = qkv_blas_single();
+    /* Relative biases: one partial gradient per block, summed in block order afterwards, so
+     * the result does not depend on which thread ran which block. */
+    int n_rel = 2 * sv->rel_clip + 1;
+    qkv_real *drel_all = NULL, *drel = sv->rel_clip ? qkv_grad(tp, node->in[7]) : NULL;
+    if (drel) {
+        drel_all = qkv_tape_alloc(tp, ((size_t)nblk * n_rel + 1) * sizeof(qkv_real));
+        if (!drel_all)
+            return;
+        memset(drel_all, 0, (size_t)nblk * n_rel * sizeof(qkv_real));
+    }
 #pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++) {
         qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch;
-        block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch);
+        block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch,
+                       drel_all ? drel_all + (size_t)blk * n_rel : NULL);
     }
+    for (int blk = 0; drel && blk < nblk; blk++)
+        for (int k = 0; k < n_rel; k++)
+            drel[(size_t)(blk % sv->n_heads) * n_rel + k] += drel_all[(size_t)blk * n_rel + k];
     int pthreads = qkv_gemm_threads(3.0 * T * D * D);
     qkv_real *dx = qkv_grad(tp, x);
     if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
@@ -243,7 +269,8 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
 
 /* Checks shapes and offsets; returns false after failing the tape. */
 static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
-                         qkv_tensor *const *w, qkv_tensor *const *bias, const qkv_attention_opts *opts)
+                         qkv_tensor *const *w, qkv_tensor *const *bias, qkv_tensor *rel_bias,
+                         const qkv_attention_opts *opts)
 {
     char s1[64], s2[64];
     static const char *wn[3] = {"w_q", "w_k", "w_v"}, *bn[3] = {"b_q", "b_k", "b_v"};
@@ -261,6 +288,15 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, in
     }
     if (opts->window < 0)
         return qkv_tape_fail(tp, "attention: window %d is negative", opts->window), false;
+    if (opts->rel_clip < 0)
+        return qkv_tape_fail(tp, "attention: rel_clip %d is negative", opts->rel_clip), false;
+    if (opts->rel_clip > 0 && (!rel_bias || rel_bias->rank != 2 || rel_bias->shape[0] != opts->n_heads ||
+                               rel_bias->shape[1] != 2 * opts->rel_clip + 1))
+        return qkv_tape_fail(tp, "attention: rel_clip %d needs rel_bias [%d, %d], got %s", opts->rel_clip,
+                             opts->n_heads, 2 * opts->rel_clip + 1,
+                             rel_bias ? qkv_shape_str(rel_bias, s1, sizeof s1) : "none"), false;
+    if (opts->rel_clip == 0 && rel_bias)
+        return qkv_tape_fail(tp, "attention: rel_bias given but rel_clip is 0"), false;
     if (!(opts->dropout >= 0 && opts->dropout < 1))
         return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
     if (n_sentences < 0 || !offsets || offsets[0] != 0 || offsets[n_sentences] != T)
@@ -274,13 +310,13 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, in
 
 qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
                           qkv_tensor *w_q, qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q,
-                          qkv_tensor *b_k, qkv_tensor *b_v, const qkv_attention_opts *opts,
-                          qkv_attention_weights *keep)
+                          qkv_tensor *b_k, qkv_tensor *b_v, qkv_tensor *rel_bias,
+                          const qkv_attention_opts *opts, qkv_attention_weights *keep)
 {
     if (tp->failed)
         return NULL;
     qkv_tensor *w[3] = {w_q, w_k, w_v}, *bias[3] = {b_q, b_k, b_v};
-    if (!check_inputs(tp, x, offsets, n_sentences, w, bias, opts))
+    if (!check_inputs(tp, x, offsets, n_sentences, w, bias, rel_bias, opts))
         return NULL;
     int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = n_sentences;
     bool drop = opts->dropout > 0 && !tp->no_grad;
@@ -290,8 +326,8 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
     attn_saved *sv = qkv_tape_alloc(tp, sizeof *sv);
     if (!o || !sv)
         return NULL;
-    qkv_tensor *inputs[7] = {x, w_q, w_k, w_v, b_q, b_k, b_v};
-    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, 7, inputs);
+    qkv_tensor *inputs[8] = {x, w_q, w_k, w_v, b_q, b_k, b_v, rel_bias};
+    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, 8, inputs);
     memset(sv, 0, sizeof *sv);
     sv->n_sentences = B;
     sv->d_model = D;
@@ -302,6 +338,8 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
     sv->dropout = drop ? opts->dropout : 0;
     sv->causal = opts->causal;
     sv->normalize = opts->normalize;
+    sv->rel_clip = opts->rel_clip;
+    sv->rel = rel_bias ? rel_bias->data : NULL;
     sv->offsets = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->offsets);
     sv->width = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->width);
     sv->window = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->window);
@@ -412,6 +450,12 @@ int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix,
             qkv_params_of(ps, *bs[k])->no_weight_decay = true;
         }
     }
+    if (opts->rel_clip > 0) {
+        m->rel_bias = qkv_params_add(ps, err, 2, (int[]){opts->n_heads, 2 * opts->rel_clip + 1}, "%s.rel_bias", prefix);
+        if (!m->rel_bias)
+            return QKV_ERR;
+        qkv_params_of(ps, m->rel_bias)->no_weight_decay = true;
+    }
     return QKV_OK;
 }
 
@@ -463,7 +507,7 @@ qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, const
                             int n_sentences, qkv_attention_weights *keep)
 {
     qkv_tensor *o = qkv_attention(tp, x, offsets, n_sentences, m->w_q, m->w_k, m->w_v, m->b_q, m->b_k,
-                                  m->b_v, &m->opts, keep);
+                                  m->b_v, m->rel_bias, &m->opts, keep);
     if (!o)
         return NULL;
     return attention_out(tp, o, m->w_o, m->b_o);

@@ -72,6 +72,10 @@ static void reference(const fixture *f, double *y)
                     for (int c = 0; c < dh; c++)
                         s += q[(base + i) * D + h * dh + c] * k[(base + j) * D + h * dh + c];
                     p[j] = s * scale;
+                    if (m->rel_bias) { /* r_h(clip(j - i, -R, R)) */
+                        int R = m->opts.rel_clip, d = j - i < -R ? -R : (j - i > R ? R : j - i);
+                        p[j] += m->rel_bias->data[h * (2 * R + 1) + d + R];
+                    }
                     if (vis[j]) {
                         visible++;
                         mx = fmax(mx, p[j]);
@@ -122,6 +126,7 @@ static void test_forward_matches_reference(void **state)
                                            .normalize = (variant & 2) ? QKV_ATTN_RELU : QKV_ATTN_SOFTMAX};
                 if (cfg % 5 == 0)
                     opts.scale = 0.7;
+                opts.rel_clip = cfg % 3; /* 0: none; 1 and 2: clipped in sentences of up to 7 */
                 const int *bt = batches[cfg % 4];
                 qkv_params ps;
                 qkv_params_init(&ps);
@@ -151,13 +156,18 @@ static void check_gradients(uint64_t seed, int d_model, const int *bt, const qkv
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     tp.rng = tape_rng;
-    qkv_tensor *ts[9] = {f.x, f.m.w_q, f.m.w_k, f.m.w_v, f.m.w_o, f.m.b_q, f.m.b_k, f.m.b_v, f.m.b_o};
-    const char *names[9] = {"x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"};
-    int status = tu_gradcheck_status(&tp, mha_fn, &f, bias ? 9 : 5, ts, names, seed);
+    qkv_tensor *ts[10] = {f.x, f.m.w_q, f.m.w_k, f.m.w_v, f.m.w_o, f.m.b_q, f.m.b_k, f.m.b_v, f.m.b_o};
+    const char *names[10] = {"x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"};
+    int n = bias ? 9 : 5;
+    if (f.m.rel_bias) {
+        ts[n] = f.m.rel_bias;
+        names[n++] = "rel_bias";
+    }
+    int status = tu_gradcheck_status(&tp, mha_fn, &f, n, ts, names, seed);
     if (status != 0)
-        fail_msg("gradcheck failed: seed %llu heads %d window %d causal %d relu %d bias %d dropout %g",
+        fail_msg("gradcheck failed: seed %llu heads %d window %d causal %d relu %d bias %d dropout %g rel_clip %d",
                  (unsigned long long)seed, opts->n_heads, opts->window, opts->causal, opts->normalize, bias,
-                 opts->dropout);
+                 opts->dropout, opts->rel_clip);
     qkv_tape_free(&tp);
     qkv_params_free(&ps);
 }
@@ -170,7 +180,8 @@ static void test_gradcheck(void **state)
         for (int window = 0; window <= 3; window += (window ? 2 : 1))
             for (int variant = 0; variant < 8; variant++, cfg++) {
                 qkv_attention_opts opts = {.n_heads = heads, .window = window, .causal = variant & 1,
-                                           .normalize = (variant & 2) ? QKV_ATTN_RELU : QKV_ATTN_SOFTMAX};
+                                           .normalize = (variant & 2) ? QKV_ATTN_RELU : QKV_ATTN_SOFTMAX,
+                                           .rel_clip = cfg % 3};
                 check_gradients(200 + (uint64_t)cfg, 4, batches[cfg % 4], &opts, variant & 4, NULL);
             }
 }
@@ -183,19 +194,21 @@ static void test_gradcheck_catches_fault(void **state)
     for (int k = 0; k < 2; k++) {
         qkv_params ps;
         qkv_params_init(&ps);
-        qkv_attention_opts opts = {.n_heads = 2, .window = 1};
+        qkv_attention_opts opts = {.n_heads = 2, .window = 1, .rel_clip = 1};
         fixture f;
         setup(&f, &ps, 400 + (uint64_t)k, 4, batches[2] + 1, batches[2][0], &opts, true);
         qkv_tape tp;
         qkv_tape_init(&tp, 0);
         tp.fault_op = ops[k];
-        qkv_tensor *ts[] = {f.x, f.m.w_q};
-        const char *names[] = {"x", "w_q"};
+        qkv_tensor *ts[] = {f.x, f.m.w_q, f.m.rel_bias};
+        const char *names[] = {"x", "w_q", "rel_bias"};
         qkv_gradcheck_opts go = QKV_GRADCHECK_DEFAULTS;
-        qkv_gradcheck_result res[2];
+        qkv_gradcheck_result res[3];
         qkv_error err;
-        assert_int_equal(qkv_gradcheck(&tp, mha_fn, &f, 2, ts, names, &go, res, &err), 1);
+        assert_int_equal(qkv_gradcheck(&tp, mha_fn, &f, 3, ts, names, &go, res, &err), 1);
         assert_int_equal(res[0].checked, f.x->size);
+        if (k == 0) /* the relative biases' gradient comes from the attention node only */
+            assert_true(res[2].failed > 0);
         qkv_tape_free(&tp);
         qkv_params_free(&ps);
     }
