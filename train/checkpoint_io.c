@@ -5,6 +5,8 @@
  *   /train/{step,epoch,batch_pos,best_step,bad_evals,log_steps,log_tokens}   int64
  *   /train/{best_accuracy,log_loss_sum}                                      float64
  *   /train/rng, /train/epoch_rng     4 x uint64 xoshiro256** states
+ *   /train/raw_params/<name>         with train.ema_decay > 0: the last update's parameters
+ *                                    (/params then holds their moving average)
  *   /vocab/features                  names of the feature kinds, in model order
  *   /vocab/<feature>, /vocab/tags    vocabularies (UTF-8 strings, id order)
  *   /vocab/chars                     the character vocabulary (model.char_dim > 0 only)
@@ -69,6 +71,19 @@ static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_t
         qkv_ckpt_write_u64_array(w, "/train/rng", 4, st->rng.s, err) ||
         qkv_ckpt_write_u64_array(w, "/train/epoch_rng", 4, st->epoch_rng.s, err))
         return QKV_ERR;
+    if (st->ema) {
+        if (!st->ema->swapped)
+            return qkv_fail(err, "checkpoint: the parameter average must be swapped in before saving");
+        size_t at = 0;
+        for (int i = 0; i < ps->n; i++) {
+            char path[256];
+            snprintf(path, sizeof path, "/train/raw_params/%s", ps->items[i]->name);
+            const qkv_tensor *t = &ps->items[i]->t;
+            if (qkv_ckpt_write_real(w, path, t->rank, t->shape, st->ema->avg + at, err))
+                return QKV_ERR;
+            at += t->size;
+        }
+    }
     return QKV_OK;
 }
 
@@ -171,6 +186,31 @@ int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
     return status;
 }
 
+/* /params was read into the parameters: with an average, it becomes the average and the
+ * parameters take /train/raw_params. */
+static int load_raw_params(const qkv_ckpt_reader *r, const qkv_params *ps, qkv_ema *ema, qkv_error *err)
+{
+    char path[256];
+    bool has_raw = qkv_ckpt_has(r, "/train/raw_params");
+    if (has_raw != (ema != NULL))
+        return qkv_fail(err, has_raw ? "it was saved with a parameter average (train.ema_decay > 0); resume with the same "
+                                       "train.ema_decay"
+                                     : "it has no parameter average; train.ema_decay must be 0 to resume from it");
+    if (!ema)
+        return QKV_OK;
+    size_t at = 0;
+    for (int i = 0; i < ps->n; i++) {
+        qkv_tensor *t = &ps->items[i]->t;
+        memcpy(ema->avg + at, t->data, t->size * sizeof *t->data);
+        snprintf(path, sizeof path, "/train/raw_params/%s", ps->items[i]->name);
+        if (qkv_ckpt_read_real(r, path, t->rank, t->shape, t->data, err))
+            return QKV_ERR;
+        at += t->size;
+    }
+    ema->swapped = false;
+    return QKV_OK;
+}
+
 int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer *opt, qkv_train_state *st,
                                  qkv_error *err)
 {
@@ -217,6 +257,8 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
         status = qkv_ckpt_read_u64_array(r, "/train/rng", 4, st->rng.s, err);
     if (status == QKV_OK)
         status = qkv_ckpt_read_u64_array(r, "/train/epoch_rng", 4, st->epoch_rng.s, err);
+    if (status == QKV_OK)
+        status = load_raw_params(r, ps, st->ema, err);
     if (status)
         qkv_fail_prefix(err, "%s", path);
     qkv_ckpt_close(r);

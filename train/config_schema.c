@@ -96,6 +96,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     REAL("train", "word_dropout", T(word_dropout), 0, 0.99, "0.05",
          "probability of replacing a training word by UNK"),
     REAL("train", "clip_grad_norm", T(clip_grad_norm), 0, 1e9, "1", "global gradient norm limit; 0 = off"),
+    REAL("train", "ema_decay", T(ema_decay), 0, 0.999999, "0",
+         "evaluate and save a moving average of the parameters with this decay per step (e.g. 0.999); 0 = off"),
     INT("train", "eval_every", T(eval_every), 0, INT_MAX, "0",
         "evaluate on dev every N steps; 0 = at the end of each epoch"),
     INT("train", "patience", T(patience), 0, 100000, "0",

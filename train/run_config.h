@@ -49,6 +49,7 @@ typedef struct qkv_data_section {
 typedef struct qkv_train_section {
     int seed, epochs, max_steps;
     double word_dropout, clip_grad_norm;
+    double ema_decay;       /* parameter moving average (lib/ema.h); 0: none */
     int eval_every;         /* steps; 0: at the end of each epoch only */
     int patience;           /* evaluations without improvement; 0: never stop early */
     int threads;            /* 0: all cores */

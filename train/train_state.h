@@ -3,6 +3,7 @@
 #ifndef QKV_TRAIN_STATE_H
 #define QKV_TRAIN_STATE_H
 
+#include "lib/ema.h"
 #include "lib/optim.h"
 #include "lib/rng.h"
 #include "train/session.h"
@@ -18,10 +19,14 @@ typedef struct qkv_train_state {
     int bad_evals;         /* evaluations since the best one (early stopping) */
     double log_loss_sum;   /* training loss summed since the last log row */
     long log_steps, log_tokens;
+    qkv_ema *ema;          /* train.ema_decay > 0: the parameter average (NULL: none) */
 } qkv_train_state;
 
 /* Writes a checkpoint of the session's model, vocabularies and config, and (opt and st not
- * NULL) the optimizer and training state, atomically (temp file + rename) at path. */
+ * NULL) the optimizer and training state, atomically (temp file + rename) at path. With an
+ * average (st->ema), the caller has swapped it in (qkv_ema_swap): /params holds the average,
+ * the model users evaluate, and /train/raw_params/<name> the last update's values (from the
+ * swapped-out buffer), which training continues from. */
 int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimizer *opt,
                         const qkv_train_state *st, qkv_error *err);
 
@@ -34,7 +39,9 @@ int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err);
 int qkv_checkpoint_load_vocab(const char *path, qkv_session *s, qkv_error *err);
 
 /* For --resume: parameters, optimizer state and training state into an already built
- * session and optimizer (shapes are checked; a mismatch names the dataset). */
+ * session and optimizer (shapes are checked; a mismatch names the dataset). With st->ema the
+ * average comes from /params and the parameters from /train/raw_params; a checkpoint with an
+ * average resumed without one, or the reverse, is an error. */
 int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer *opt, qkv_train_state *st,
                                  qkv_error *err);
 

@@ -20,6 +20,7 @@ typedef struct trainer {
     qkv_session *s;
     const qkv_trainer_opts *opts;
     qkv_optimizer opt;
+    qkv_ema ema;              /* used when st.ema points to it (train.ema_decay > 0) */
     qkv_lr_schedule sched;
     qkv_train_state st;
     qkv_rng shuffle;          /* plans epochs; st.epoch_rng is its state before the current plan */
@@ -81,7 +82,14 @@ static int save(trainer *t, const char *path)
             return 0; /* already saved at this step */
         t->last_save_step = t->st.step;
     }
-    if (qkv_checkpoint_save(path, t->s, &t->opt, &t->st, &err)) {
+    /* With an average, checkpoints hold it as /params (the caller may have swapped it in). */
+    bool swap = t->st.ema && !t->st.ema->swapped;
+    if (swap)
+        qkv_ema_swap(t->st.ema, &t->s->model.params);
+    int status = qkv_checkpoint_save(path, t->s, &t->opt, &t->st, &err);
+    if (swap)
+        qkv_ema_swap(t->st.ema, &t->s->model.params);
+    if (status) {
         clear_progress(t);
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
@@ -89,11 +97,24 @@ static int save(trainer *t, const char *path)
     return 0;
 }
 
-/* Dev evaluation: a metrics row, best.h5 when better; sets *stop when patience runs out. */
+static int evaluate_params(trainer *t, int epoch_label, bool *stop);
+
+/* Dev evaluation (of the parameter average when there is one): a metrics row, best.h5 when
+ * better; sets *stop when patience runs out. */
 static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
 {
     if (!t->s->has_dev || t->last_eval_step == t->st.step)
         return 0;
+    if (t->st.ema)
+        qkv_ema_swap(t->st.ema, &t->s->model.params);
+    int status = evaluate_params(t, epoch_label, stop);
+    if (t->st.ema)
+        qkv_ema_swap(t->st.ema, &t->s->model.params);
+    return status;
+}
+
+static int evaluate_params(trainer *t, int epoch_label, bool *stop)
+{
     t->last_eval_step = t->st.step;
     qkv_eval_result res;
     qkv_error err;
@@ -204,6 +225,8 @@ static int train_step(trainer *t, int i)
     }
     t->st.step++;
     qkv_optim_step(&t->opt, qkv_lr_at(&t->sched, t->st.step));
+    if (t->st.ema)
+        qkv_ema_update(t->st.ema, &s->model.params, t->st.step);
     qkv_params_zero_grad(&s->model.params);
     t->st.log_loss_sum += value;
     t->st.log_steps++;
@@ -238,6 +261,13 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     if (qkv_optim_init(&t->opt, &s->model.params, &oc, &err)) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);
         return 1;
+    }
+    if (c->train.ema_decay > 0) {
+        if (qkv_ema_init(&t->ema, &s->model.params, c->train.ema_decay, &err)) {
+            fprintf(stderr, "qkv: train.ema_decay: %s\n", err.msg);
+            return 1;
+        }
+        t->st.ema = &t->ema;
     }
     int max_sent, max_tokens;
     qkv_batch_max_size(&s->train, c->data.batch_tokens, &max_sent, &max_tokens);
@@ -298,6 +328,7 @@ static void teardown(trainer *t)
     qkv_batch_plan_free(&t->plan);
     qkv_tape_free(&t->tp);
     qkv_optim_free(&t->opt);
+    qkv_ema_free(&t->ema);
 }
 
 static int run_epochs(trainer *t)

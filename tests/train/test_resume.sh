@@ -1,28 +1,39 @@
 #!/bin/bash
 # Exact resume: a run stopped after a checkpoint and resumed with --resume gives the same
 # metrics.tsv losses and the same final parameters, bit for bit (one thread), as the run never
-# stopped, for a stop in the middle of an epoch and one at an epoch boundary.
+# stopped, for a stop in the middle of an epoch and one at an epoch boundary; once with the
+# plain model and once with a parameter average (train.ema_decay), the character encoder and
+# relative position biases, whose state must survive the stop too.
 . "$(dirname "$0")/common.sh"
-SETS=(--set train.threads=1 --set train.max_steps=40 --set data.synthetic_train=800 --set data.synthetic_dev=100
+BASE=(--set train.threads=1 --set train.max_steps=40 --set data.synthetic_train=800 --set data.synthetic_dev=100
       --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400)
-quick_run "$SCRATCH/full" "${SETS[@]}"
-boundary=$(awk -F'\t' '$3 == "dev" {print $1; exit}' "$SCRATCH/full/metrics.tsv")
-[ -n "$boundary" ] && [ "$boundary" -lt 40 ] || fail "no epoch boundary before step 40 (got '$boundary')"
+EXTRA=(--set train.ema_decay=0.9 --set model.char_dim=8 --set model.char_filters=12 --set model.attn_window=2
+       --set model.attn_rel_clip=2)
 
 compare_params() {
     "$PY" - "$1" "$2" <<'PY'
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-names = sorted(a["params"].keys())
-assert names == sorted(b["params"].keys()), "different parameter sets"
-for n in names:
-    x, y = a["params"][n][()], b["params"][n][()]
-    if not np.array_equal(x.view(np.uint32), y.view(np.uint32)):
-        sys.exit(f"parameter {n} differs: max |diff| {np.abs(x - y).max()}")
-print(f"{len(names)} parameter tensors identical")
+groups = ["params"] + (["train/raw_params"] if "train/raw_params" in a else [])
+assert ("train/raw_params" in a) == ("train/raw_params" in b), "one has an average, the other not"
+for g in groups:
+    names = sorted(a[g].keys())
+    assert names == sorted(b[g].keys()), "different parameter sets"
+    for n in names:
+        x, y = a[g][n][()], b[g][n][()]
+        if not np.array_equal(x.view(np.uint32), y.view(np.uint32)):
+            sys.exit(f"{g}/{n} differs: max |diff| {np.abs(x - y).max()}")
+    print(f"{g}: {len(names)} tensors identical")
 PY
 }
 
+for variant in plain averaged; do
+SETS=("${BASE[@]}")
+[ "$variant" = averaged ] && SETS+=("${EXTRA[@]}")
+rm -rf "$SCRATCH/full" "$SCRATCH"/part*
+quick_run "$SCRATCH/full" "${SETS[@]}"
+boundary=$(awk -F'\t' '$3 == "dev" {print $1; exit}' "$SCRATCH/full/metrics.tsv")
+[ -n "$boundary" ] && [ "$boundary" -lt 40 ] || fail "no epoch boundary before step 40 (got '$boundary')"
 for stop in 7 "$boundary"; do
     quick_run "$SCRATCH/part$stop" "${SETS[@]}" --stop-at-step "$stop"
     grep -q "stopped after step $stop" "$SCRATCH/part$stop.log" || fail "run did not stop at step $stop"
@@ -33,6 +44,12 @@ for stop in 7 "$boundary"; do
     cut -f1,3,4,5 "$SCRATCH/part$stop/metrics.tsv" >"$SCRATCH/b"
     diff "$SCRATCH/a" "$SCRATCH/b" || fail "metrics differ after resuming at step $stop"
     compare_params "$SCRATCH/full/checkpoints/last.h5" "$SCRATCH/part$stop/checkpoints/last.h5" ||
-        fail "final parameters differ after resuming at step $stop"
+        fail "final parameters differ after resuming at step $stop ($variant)"
 done
-echo "resume at steps 7 and $boundary (epoch boundary): bit-exact"
+echo "$variant: resume at steps 7 and $boundary (epoch boundary): bit-exact"
+done
+# an averaged checkpoint cannot be resumed without the average, nor a plain one with it
+expect_error "saved with a parameter average" "$QKV_BIN" train configs/quickstart.yaml "${BASE[@]}" \
+    --out "$SCRATCH/mismatch" --resume "$SCRATCH/resume7.h5" --set model.char_dim=8 --set model.char_filters=12 \
+    --set model.attn_window=2 --set model.attn_rel_clip=2
+echo "average mismatch on resume: clear error"
