@@ -486,6 +486,19 @@ static void test_n_heads_error(void **state)
     int32_t bad[] = {0, 2};
     assert_null(qkv_mha_forward(&tp, &m, x, bad, 1, NULL));
     assert_non_null(strstr(tp.err.msg, "offsets"));
+    /* relative biases: the table must match rel_clip and n_heads, and come with rel_clip */
+    qkv_tape_reset(&tp);
+    m.opts.rel_clip = 2;
+    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_non_null(strstr(tp.err.msg, "rel_clip 2 needs rel_bias [2, 5], got none"));
+    qkv_tape_reset(&tp);
+    m.rel_bias = tu_param(&ps, &rng, "rel", 2, (int[]){2, 3});
+    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_non_null(strstr(tp.err.msg, "rel_clip 2 needs rel_bias [2, 5], got [2, 3]"));
+    qkv_tape_reset(&tp);
+    m.opts.rel_clip = 0;
+    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_non_null(strstr(tp.err.msg, "rel_bias given but rel_clip is 0"));
     qkv_tape_free(&tp);
     qkv_params_free(&ps);
 }
