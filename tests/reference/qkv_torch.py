@@ -1,29 +1,34 @@
 #!/usr/bin/python3
-"""A PyTorch port of qkv's tagger, for parity checks and the benchmark (tests/reference/bench.sh).
+"""A PyTorch port of qkv's tagger, for parity checks and the benchmark (tests/reference/bench.py).
 
 Reads everything from a qkv checkpoint (train/checkpoint_io.c): the resolved YAML config
-(/config), the vocabularies (/vocab/features, /vocab/<feature>, /vocab/tags) and the
-parameters (/params/<name>, float32, PyTorch [out, in] shapes). The model has exactly qkv's
-parameter names (models/tagger.h, lib/encoder.h) and computes:
+(/config), the vocabularies (/vocab/features, /vocab/<feature>, /vocab/tags, /vocab/chars) and
+the parameters (/params/<name>, float32, PyTorch [out, in] shapes; /train is ignored). The
+model has exactly qkv's parameter names (models/tagger.h, models/char_cnn.h, lib/encoder.h,
+lib/attention.h) and computes (models/tagger.c qkv_tagger_logits):
 
-    sum_f embed.<f>[id_f]  [* sqrt(d_model)]  + PE(position in sentence)  -> dropout
+    sum_f embed.<f>[id_f]  [+ CharCNN(the word's characters)]  [* sqrt(d_model)]
+    + PE(position in sentence)  -> dropout
     -> n_layers encoder blocks (pre-LN: h = x + drop(MHA(LN1 x)); y = h + drop(FFN(LN2 h)))
     -> final layer norm -> classifier
 
 on padded batches [B, L] with a key-padding mask (padding rows are ignored everywhere they
-could matter: keys are masked, and only real tokens are read out).
+could matter: keys are masked, and only real tokens are read out). CharCNN (models/char_cnn.h):
+chars.embed -> Conv1d of width char_width, zero-padded at the word's own ends -> ReLU -> max
+over the word's characters -> chars.proj.w (no bias). Attention (lib/attention.h): scores
+Q K^T * scale [+ rel_bias[h][clip(j - i, -R, R) + R] with model.attn_rel_clip = R > 0], window
+and causal masks, softmax or relu normalisation.
 
-Token features port data/features.c and data/utf8.c exactly (lowercasing of ASCII, Latin-1,
-Latin Extended-A, Greek and Cyrillic capitals; affixes in code points of the lowercased form;
-spaCy-style shapes with runs cut at 4; UNK = id 0). Batches port data/batch.c and lib/rng.c
-(xoshiro256** seeded by splitmix64), so `plan(...)` gives qkv's batches of an epoch.
+The data side (features, characters, CoNLL-U, checkpoint reading, qkv's batch plan) is in
+qkv_torch_data.py.
 
 Commands:
   qkv_torch.py compare CKPT CONLLU QKV_LOGITS.h5 [--rtol 1e-4]
       runs the model in float64 on CONLLU and compares with `qkv eval ... --logits` output;
       exit 0 when max|torch - qkv| <= rtol * max|torch| and every predicted tag is equal.
   qkv_torch.py bench CKPT TRAIN DEV --steps N --warmup W [--threads 2] [--seed S]
-      trains N steps (AdamW, the config's lr schedule, dropout, word dropout and clipping) on
+      trains N steps (AdamW, the config's lr schedule, dropout, word dropout, clipping and the
+      parameter average of train.ema_decay) on
       qkv's batches of TRAIN's first epoch, then evaluates DEV; prints one JSON line.
 """
 import argparse
@@ -37,245 +42,8 @@ import h5py
 import numpy as np
 import torch
 import torch.nn.functional as F
-import yaml
 
-# ---------------------------------------------------------------- data/utf8.c, data/features.c
-
-
-def to_lower_cp(cp):
-    if 0x41 <= cp <= 0x5A:
-        return cp + 32
-    if cp < 0xC0:
-        return cp
-    if cp <= 0xDE:
-        return cp if cp == 0xD7 else cp + 32
-    if 0x100 <= cp <= 0x137:
-        return cp + 1 if (cp % 2 == 0 and cp != 0x130) else cp
-    if 0x139 <= cp <= 0x148:
-        return cp + 1 if cp % 2 == 1 else cp
-    if 0x14A <= cp <= 0x177:
-        return cp + 1 if cp % 2 == 0 else cp
-    if cp == 0x178:
-        return 0xFF
-    if 0x179 <= cp <= 0x17E:
-        return cp + 1 if cp % 2 == 1 else cp
-    if 0x391 <= cp <= 0x3AB and cp != 0x3A2:
-        return cp + 32
-    if 0x410 <= cp <= 0x42F:
-        return cp + 32
-    if 0x400 <= cp <= 0x40F:
-        return cp + 80
-    return cp
-
-
-def is_lower_cp(cp):
-    if 0x61 <= cp <= 0x7A:
-        return True
-    if 0xDF <= cp <= 0xFF and cp != 0xF7:
-        return True
-    if 0x100 <= cp <= 0x17F:
-        return to_lower_cp(cp) == cp and cp != 0x130
-    if 0x3AC <= cp <= 0x3CE:
-        return True
-    if 0x430 <= cp <= 0x45F:
-        return True
-    return False
-
-
-def lower(form):
-    return "".join(chr(to_lower_cp(ord(c))) for c in form)
-
-
-def shape(form):
-    out, last, run = [], None, 0
-    for c in form:
-        cp = ord(c)
-        if 0x30 <= cp <= 0x39:
-            sh = "d"
-        elif to_lower_cp(cp) != cp:
-            sh = "X"
-        elif is_lower_cp(cp):
-            sh = "x"
-        else:
-            sh = c
-        run = run + 1 if sh == last else 1
-        last = sh
-        if run <= 4:
-            out.append(sh)
-    return "".join(out)
-
-
-def feature_string(name, form):
-    """The string of feature kind `name` ("word", "lower", "prefixK", "suffixK", "shape")."""
-    if name == "word":
-        return form
-    if name == "lower":
-        return lower(form)
-    if name.startswith("prefix"):
-        return lower(form)[: int(name[6:])]
-    if name.startswith("suffix"):
-        k = int(name[6:])
-        lo = lower(form)
-        return lo[-k:] if len(lo) > k else lo
-    if name == "shape":
-        return shape(form)
-    raise ValueError(f"unknown feature kind {name!r}")
-
-
-# ---------------------------------------------------------------- CoNLL-U (data/conllu.c)
-
-
-def read_conllu(path, tag_field="upos"):
-    """Sentences as lists of (form, tag); multiword tokens and empty nodes are not words."""
-    col = 3 if tag_field == "upos" else 4
-    sents, cur = [], []
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        for line in f:
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip(" \t"):
-                if cur:
-                    sents.append(cur)
-                    cur = []
-                continue
-            if line.startswith("#"):
-                continue
-            fields = line.split("\t")
-            if len(fields) != 10:
-                raise ValueError(f"{path}: expected 10 fields, got {len(fields)}: {line!r}")
-            if "-" in fields[0] or "." in fields[0]:
-                continue
-            cur.append((fields[1], fields[col]))
-    if cur:
-        sents.append(cur)
-    return sents
-
-
-def numbers(node):
-    """YAML 1.1 reads 1e-05 (no dot) as a string; qkv's config reader takes it as a number."""
-    if isinstance(node, dict):
-        return {k: numbers(v) for k, v in node.items()}
-    if isinstance(node, str):
-        try:
-            return float(node)
-        except ValueError:
-            return node
-    return node
-
-
-class Checkpoint:
-    def __init__(self, path):
-        with h5py.File(path, "r") as f:
-            text = f["/config"][()]
-            self.config_text = text.decode() if isinstance(text, bytes) else text
-            self.config = numbers(yaml.safe_load(self.config_text))
-
-            def strings(p):
-                return [s.decode() if isinstance(s, bytes) else s for s in f[p][()]]
-
-            self.features = strings("/vocab/features")
-            self.vocab = {n: {s: i for i, s in enumerate(strings(f"/vocab/{n}"))} for n in self.features}
-            self.vocab_size = {n: len(self.vocab[n]) for n in self.features}
-            self.tags = strings("/vocab/tags")
-            self.params = {}
-            f["/params"].visititems(lambda name, obj: self.params.__setitem__(name, np.array(obj))
-                                    if isinstance(obj, h5py.Dataset) else None)
-
-
-def encode(ckpt, sents):
-    """(feature ids [n_features][n_words] int64, tags [n_words] (-1 unknown), sentence starts)."""
-    tag_id = {t: i for i, t in enumerate(ckpt.tags)}
-    feats = [[] for _ in ckpt.features]
-    tags, starts = [], [0]
-    for s in sents:
-        for form, tag in s:
-            for k, name in enumerate(ckpt.features):
-                feats[k].append(ckpt.vocab[name].get(feature_string(name, form), 0))
-            tags.append(tag_id.get(tag, -1))
-        starts.append(len(tags))
-    return np.array(feats, dtype=np.int64).reshape(len(ckpt.features), -1), np.array(tags, dtype=np.int64), starts
-
-
-# ---------------------------------------------------------------- lib/rng.c, data/batch.c
-
-M64 = (1 << 64) - 1
-
-
-class Rng:
-    """xoshiro256** seeded with splitmix64 (lib/rng.c)."""
-
-    def __init__(self, seed):
-        x, self.s = seed & M64, []
-        for _ in range(4):
-            x = (x + 0x9E3779B97F4A7C15) & M64
-            z = x
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-            self.s.append(z ^ (z >> 31))
-
-    @staticmethod
-    def _rotl(x, k):
-        return ((x << k) | (x >> (64 - k))) & M64
-
-    def next(self):
-        s = self.s
-        result = (self._rotl((s[1] * 5) & M64, 7) * 9) & M64
-        t = (s[1] << 17) & M64
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = self._rotl(s[3], 45)
-        return result
-
-    def below(self, n):
-        limit = M64 - M64 % n
-        while True:
-            x = self.next()
-            if x < limit:
-                return x % n
-
-    def shuffle(self, items):
-        for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
-            items[i], items[j] = items[j], items[i]
-
-
-def plan(starts, budget, rng=None):
-    """qkv_batch_plan_make: list of batches, each a list of sentence indices."""
-    lens = [starts[s + 1] - starts[s] for s in range(len(starts) - 1)]
-    ids = [s for s in range(len(lens)) if lens[s] > 0]
-    if rng:
-        rng.shuffle(ids)
-    order = sorted(ids, key=lambda s: lens[s])  # stable
-    batches, tokens = [], 0
-    for i, s in enumerate(order):
-        if i == 0 or tokens + lens[s] > budget:
-            batches.append([])
-            tokens = 0
-        batches[-1].append(s)
-        tokens += lens[s]
-    if rng and len(batches) > 1:
-        perm = list(range(len(batches)))
-        rng.shuffle(perm)
-        batches = [batches[p] for p in perm]
-    return batches
-
-
-def padded(feats, tags, starts, batch):
-    """Feature ids [n_features, B, L], tags [B, L] (-1 on padding), key mask [B, L] (True = pad)."""
-    lens = [starts[s + 1] - starts[s] for s in batch]
-    B, L = len(batch), max(lens)
-    x = np.zeros((feats.shape[0], B, L), dtype=np.int64)
-    y = np.full((B, L), -1, dtype=np.int64)
-    pad = np.ones((B, L), dtype=bool)
-    for b, s in enumerate(batch):
-        n = lens[b]
-        x[:, b, :n] = feats[:, starts[s]:starts[s + 1]]
-        y[b, :n] = tags[starts[s]:starts[s + 1]]
-        pad[b, :n] = False
-    return torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(pad), lens
-
+from qkv_torch_data import Checkpoint, Rng, encode, padded, plan, read_conllu  # noqa: F401 (bench.py)
 
 # ---------------------------------------------------------------- the model
 
@@ -301,7 +69,8 @@ class LayerNorm(torch.nn.Module):
 
 
 class Attention(torch.nn.Module):
-    """lib/attention.h: MHA with optional window, causal mask and relu normalization."""
+    """lib/attention.h: MHA with optional window, causal mask, relu normalization and relative
+    position biases (rel_bias [n_heads, 2R + 1], R = attn_rel_clip)."""
 
     def __init__(self, d, m):
         super().__init__()
@@ -317,6 +86,9 @@ class Attention(torch.nn.Module):
                 setattr(self, n, torch.nn.Parameter(torch.zeros(d)))
         else:
             self.b_q = self.b_k = self.b_v = self.b_o = None
+        self.rel_clip = m.get("attn_rel_clip", 0)
+        if self.rel_clip > 0:
+            self.rel_bias = torch.nn.Parameter(torch.zeros(self.n_heads, 2 * self.rel_clip + 1))
 
     def forward(self, x, pad):
         B, L, d = x.shape
@@ -325,6 +97,11 @@ class Attention(torch.nn.Module):
         b = torch.cat([self.b_q, self.b_k, self.b_v]) if self.b_q is not None else None
         q, k, v = F.linear(x, w, b).view(B, L, 3, H, d // H).permute(2, 0, 3, 1, 4)
         s = torch.matmul(q, k.transpose(-1, -2)) * self.scale  # [B, H, L, L]
+        if self.rel_clip > 0:
+            # + rel_bias[h][clip(j - i, -R, R) + R], unscaled; masked pairs are masked below
+            R = self.rel_clip
+            offset = torch.arange(L)[None, :] - torch.arange(L)[:, None]  # [i, j] = j - i
+            s = s + self.rel_bias[:, offset.clamp(-R, R) + R]  # [H, L, L], broadcast over B
         hidden = pad[:, None, None, :]
         if self.window or self.causal:
             i = torch.arange(L)[:, None]
@@ -400,15 +177,52 @@ class Positional(torch.nn.Module):
         return x
 
 
+class CharCNN(torch.nn.Module):
+    """models/char_cnn.h: character embeddings -> Conv1d of width char_width within each word
+    (zero padding at the word's own ends) -> ReLU -> max over the word's characters -> proj.
+    Parameters in qkv's layout: conv.w [char_filters, char_width * char_dim], column k * D + d
+    = tap k (offset k - width // 2), channel d; torch's Conv1d weight is its [F, W, D] view
+    permuted to [F, D, W]."""
+
+    def __init__(self, n_chars, m):
+        super().__init__()
+        D, Fn, W = m["char_dim"], m.get("char_filters", 64), m.get("char_width", 3)
+        self.width = W
+        self.embed = torch.nn.Parameter(torch.empty(n_chars, D))
+        self.conv = torch.nn.Module()
+        self.conv.w = torch.nn.Parameter(torch.empty(Fn, W * D))
+        self.conv.b = torch.nn.Parameter(torch.zeros(Fn))
+        self.proj = torch.nn.Module()
+        self.proj.w = torch.nn.Parameter(torch.empty(m["d_model"], Fn))
+
+    def forward(self, chars, char_lens):
+        """chars [B, L, C] ids, char_lens [B, L] (0 = padding word) -> [B, L, d_model], 0 on padding."""
+        B, L, C = chars.shape
+        real = char_lens > 0
+        ids, n = chars[real], char_lens[real]  # [N, C], [N]: the real words only
+        inside = torch.arange(C)[None, :] < n[:, None]  # [N, C]
+        # zero vectors after the word's end: the convolution then sees exactly its zero padding
+        e = F.embedding(ids, self.embed) * inside[..., None].to(self.embed.dtype)  # [N, C, D]
+        Fn, D = self.conv.w.shape[0], self.embed.shape[1]
+        w = self.conv.w.view(Fn, self.width, D).permute(0, 2, 1)  # [F, D, W]
+        h = torch.relu(F.conv1d(e.transpose(1, 2), w, self.conv.b, padding=self.width // 2))  # [N, F, C]
+        pooled = h.masked_fill(~inside[:, None, :], float("-inf")).max(dim=-1).values  # [N, F]
+        v = F.linear(pooled, self.proj.w)
+        out = v.new_zeros(B, L, v.shape[-1])
+        out[real] = v
+        return out
+
+
 class Tagger(torch.nn.Module):
     """qkv's tagger (models/tagger.h) with the same parameter names."""
 
-    def __init__(self, config, features, vocab_size, n_tags):
+    def __init__(self, config, features, vocab_size, n_tags, n_chars=0):
         super().__init__()
         m = config["model"]
         d = m["d_model"]
         self.features = list(features)
         self.embed = torch.nn.ParameterDict({f: torch.nn.Parameter(torch.empty(vocab_size[f], d)) for f in features})
+        self.chars = CharCNN(n_chars, m) if m.get("char_dim", 0) > 0 else None
         self.pos = Positional(m)
         self.scale = math.sqrt(d) if m.get("scale_embeddings", False) else 1.0
         self.p = m.get("dropout", 0.1)
@@ -430,9 +244,14 @@ class Tagger(torch.nn.Module):
                     raise ValueError(f"{name}: checkpoint shape {params[name].shape}, model {tuple(p.shape)}")
                 p.copy_(torch.from_numpy(params[name]))
 
-    def forward(self, ids, pad):
-        """ids [n_features, B, L], pad [B, L] -> logits [B, L, n_tags]."""
+    def forward(self, ids, pad, chars=None, char_lens=None):
+        """ids [n_features, B, L], pad [B, L] (True = padding), with a character encoder chars
+        [B, L, C] and char_lens [B, L] (qkv_torch_data.Batch) -> logits [B, L, n_tags]."""
         x = sum(F.embedding(ids[k], self.embed[f]) for k, f in enumerate(self.features))
+        if self.chars is not None:
+            if chars is None:
+                raise ValueError("the model has a character encoder but the batch has no characters")
+            x = x + self.chars(chars, char_lens)
         x = F.dropout(self.pos(x * self.scale), self.p, self.training)
         for blk in self.encoder.layers:
             x = blk(x, pad)
@@ -441,21 +260,21 @@ class Tagger(torch.nn.Module):
 
 def load(ckpt_path, dtype=torch.float32):
     ck = Checkpoint(ckpt_path)
-    model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags))
+    model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
     model.load_qkv(ck.params)
     return ck, model.to(dtype)
 
 
-def run_logits(model, feats, starts, budget):
-    """Logits [n_words, n_tags] in corpus order, with qkv's evaluation batches."""
-    tags = np.zeros(feats.shape[1], dtype=np.int64)
-    out = torch.empty(feats.shape[1], model.classifier.w.shape[0], dtype=model.classifier.w.dtype)
+def run_logits(model, data, budget):
+    """Logits [n_words, n_tags] in corpus order for an Encoded `data`, with qkv's evaluation batches."""
+    starts = data.starts
+    out = torch.empty(data.feats.shape[1], model.classifier.w.shape[0], dtype=model.classifier.w.dtype)
     with torch.no_grad():
         for batch in plan(starts, budget):
-            x, _, pad, lens = padded(feats, tags, starts, batch)
-            logits = model(x, pad)
+            bt = padded(data, batch)
+            logits = model(bt.ids, bt.pad, bt.chars, bt.char_lens)
             for b, s in enumerate(batch):
-                out[starts[s]:starts[s + 1]] = logits[b, :lens[b]]
+                out[starts[s]:starts[s + 1]] = logits[b, :bt.lens[b]]
     return out
 
 
@@ -465,8 +284,8 @@ def run_logits(model, feats, starts, budget):
 def cmd_compare(a):
     ck, model = load(a.checkpoint, torch.float64)
     model.eval()
-    feats, _, starts = encode(ck, read_conllu(a.conllu, ck.config["data"].get("tags", "upos")))
-    ref = run_logits(model, feats, starts, ck.config["data"]["batch_tokens"]).numpy()
+    data = encode(ck, read_conllu(a.conllu, ck.config["data"].get("tags", "upos")))
+    ref = run_logits(model, data, ck.config["data"]["batch_tokens"]).numpy()
     with h5py.File(a.qkv_logits, "r") as f:
         got = np.array(f["/logits"], dtype=np.float64)
         got_pred = np.array(f["/pred"])
@@ -504,6 +323,14 @@ def lr_at(step, o, total):
     return lr
 
 
+def decays(name, p):
+    """AdamW's weight decay applies to matrices that mix features (models/tagger.c): not to
+    rank-1 parameters, embedding tables (embed.*, chars.embed), learned positions (pos.*) or
+    relative position biases (lib/ops/attention.c qkv_mha_create)."""
+    return p.dim() == 2 and not (name.startswith(("embed.", "pos.")) or name == "chars.embed"
+                                 or name.endswith(".rel_bias"))
+
+
 def cmd_bench(a):
     torch.set_num_threads(a.threads)
     torch.set_num_interop_threads(1)
@@ -511,30 +338,34 @@ def cmd_bench(a):
     ck, model = load(a.checkpoint)
     cfg = ck.config
     t0 = time.perf_counter()
-    feats, tags, starts = encode(ck, read_conllu(a.train, cfg["data"].get("tags", "upos")))
-    dfeats, _, dstarts = encode(ck, read_conllu(a.dev, cfg["data"].get("tags", "upos")))
+    train = encode(ck, read_conllu(a.train, cfg["data"].get("tags", "upos")))
+    dev = encode(ck, read_conllu(a.dev, cfg["data"].get("tags", "upos")))
     t_read = time.perf_counter() - t0
     budget = cfg["data"]["batch_tokens"]
-    batches = plan(starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
+    batches = plan(train.starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
     o, tr = cfg["optim"], cfg["train"]
-    decay = [p for n, p in model.named_parameters() if p.dim() == 2 and not n.startswith(("embed.", "pos."))]
-    no_decay = [p for n, p in model.named_parameters() if not (p.dim() == 2 and not n.startswith(("embed.", "pos.")))]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": o.get("weight_decay", 0.01)},
-                             {"params": no_decay, "weight_decay": 0.0}],
+    named = list(model.named_parameters())
+    opt = torch.optim.AdamW([{"params": [p for n, p in named if decays(n, p)], "weight_decay": o.get("weight_decay", 0.01)},
+                             {"params": [p for n, p in named if not decays(n, p)], "weight_decay": 0.0}],
                             lr=o["lr"], betas=(o.get("beta1", 0.9), o.get("beta2", 0.999)), eps=o.get("eps", 1e-8))
+    # train.ema_decay > 0: qkv updates an average of the parameters after every step (lib/ema.c)
+    # and evaluates with it; the port does the same work
+    ema_decay = tr.get("ema_decay", 0)
+    params = [p for _, p in named]
+    avg = [p.detach().clone() for p in params] if ema_decay > 0 else None
     word_kinds = [k for k, f in enumerate(ck.features) if f in ("word", "lower")]
     p_word = tr.get("word_dropout", 0)
     clip = tr.get("clip_grad_norm", 1.0)
     model.train()
     tokens_after, t_warm, t_start = 0, None, time.perf_counter()
     for step, batch in enumerate(batches, 1):
-        x, y, pad, lens = padded(feats, tags, starts, batch)
-        if p_word > 0:
-            drop = (torch.rand(x.shape[1:]) < p_word) & ~pad
+        bt = padded(train, batch)
+        if p_word > 0:  # word identities only (train/trainer.c): characters are kept
+            drop = (torch.rand(bt.ids.shape[1:]) < p_word) & ~bt.pad
             for k in word_kinds:
-                x[k].masked_fill_(drop, 0)
-        logits = model(x, pad)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-1)
+                bt.ids[k].masked_fill_(drop, 0)
+        logits = model(bt.ids, bt.pad, bt.chars, bt.char_lens)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), bt.tags.reshape(-1), ignore_index=-1)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if clip > 0:
@@ -542,14 +373,23 @@ def cmd_bench(a):
         for g in opt.param_groups:
             g["lr"] = lr_at(step, o, len(batches))
         opt.step()
+        if avg is not None:
+            d = min(ema_decay, (1 + step) / (10 + step))
+            with torch.no_grad():
+                torch._foreach_mul_(avg, d)
+                torch._foreach_add_(avg, [p.detach() for p in params], alpha=1 - d)
         if step == a.warmup:
             t_warm = time.perf_counter()
         elif step > a.warmup:
-            tokens_after += sum(lens)
+            tokens_after += sum(bt.lens)
     t_end = time.perf_counter()
     model.eval()
+    if avg is not None:
+        with torch.no_grad():
+            for p, v in zip(params, avg):
+                p.copy_(v)
     t0 = time.perf_counter()
-    run_logits(model, dfeats, dstarts, budget)
+    run_logits(model, dev, budget)
     t_eval = time.perf_counter() - t0
     print(json.dumps({
         "system": "pytorch", "torch": torch.__version__, "threads": a.threads, "steps": len(batches),
@@ -557,7 +397,7 @@ def cmd_bench(a):
         "train_seconds_after_warmup": t_end - t_warm,
         "train_tokens_per_sec": tokens_after / (t_end - t_warm),
         "total_train_seconds": t_end - t_start, "read_seconds": t_read, "final_loss": float(loss),
-        "eval_tokens_per_sec": dfeats.shape[1] / t_eval, "peak_rss_mb": peak_rss_mb()}))
+        "eval_tokens_per_sec": dev.feats.shape[1] / t_eval, "peak_rss_mb": peak_rss_mb()}))
     return 0
 
 

@@ -3,9 +3,12 @@
 # on UD English-EWT train, dumps its dev-set logits (qkv eval --logits), and checks that the
 # PyTorch port tests/reference/qkv_torch.py, loading the same checkpoint, gives logits within
 # 1e-4 relative (max |difference| / max |logit|) and the same predicted tag for every word.
-# Two models: the EWT config's architecture (sinusoidal positions, GELU, pre-LN) and one with
+# Three models: the EWT config's architecture (sinusoidal positions, GELU, pre-LN), one with
 # the other options (learned positions, scaled embeddings, post-LN, ReLU, windowed attention,
-# no attention biases). Skips (77) when python3-torch, h5py or the EWT data are missing.
+# no attention biases), and one with the character CNN word encoder, relative position biases
+# in windowed attention and a parameter average (train.ema_decay: the checkpoint's /params hold
+# the average, /train/raw_params the raw values, which the port must ignore). Skips (77) when
+# python3-torch, h5py or the EWT data are missing.
 set -u
 PY=/usr/bin/python3
 SRC=${QKV_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -47,4 +50,22 @@ check ewt model.d_model=64 model.n_heads=4 model.d_ff=128 train.max_steps=30
 check options model.d_model=48 model.n_heads=3 model.d_ff=96 model.n_layers=1 train.max_steps=15 \
     model.positional=learned model.max_len=200 model.scale_embeddings=true model.norm_first=false \
     model.activation=relu model.attn_window=5 model.attn_bias=false data.prefix_len=2 data.shape=false
+check chars_rel model.d_model=48 model.n_heads=3 model.d_ff=96 model.n_layers=2 train.max_steps=30 \
+    model.char_dim=16 model.char_filters=24 model.attn_rel_clip=3 model.attn_window=4 train.ema_decay=0.99
+# the third check proves something only if the average and the raw parameters differ (so
+# reading /train/raw_params would have failed it) and the new parameters are there
+if [ -f "$work/chars_rel/checkpoints/last.h5" ] && ! "$PY" - "$work/chars_rel/checkpoints/last.h5" <<'EOF'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    need = ["chars.embed", "chars.conv.w", "chars.conv.b", "chars.proj.w", "encoder.layers.1.attn.rel_bias"]
+    missing = [n for n in need if n not in f["/params"]]
+    if missing or "/vocab/chars" not in f or "/train/raw_params" not in f:
+        sys.exit(f"FAIL (chars_rel): checkpoint lacks {missing or '/vocab/chars or /train/raw_params'}")
+    gap = max(np.abs(np.array(f["/params/" + n]) - np.array(f["/train/raw_params/" + n])).max() for n in f["/params"])
+    if not gap > 1e-3:
+        sys.exit(f"FAIL (chars_rel): /params and /train/raw_params differ by only {gap:.3g}")
+EOF
+then
+    status=1
+fi
 exit $status

@@ -1,0 +1,315 @@
+#!/usr/bin/python3
+"""The data side of the PyTorch port of qkv's tagger (qkv_torch.py): everything that turns a
+qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself would use.
+
+- Token features port data/features.c and data/utf8.c exactly (lowercasing of ASCII, Latin-1,
+  Latin Extended-A, Greek and Cyrillic capitals; affixes in code points of the lowercased form;
+  spaCy-style shapes with runs cut at 4; UNK = id 0).
+- Character ids port data/chars.c: per word [id("<w>"), one id per code point as written (case
+  kept; a word of more than WORD_CHARS code points keeps its first and last WORD_CHARS / 2),
+  id("</w>")], from the checkpoint's /vocab/chars (id i = string i; an unknown character is 0).
+- Checkpoint reads the resolved config (/config), the vocabularies (/vocab/...) and the model's
+  parameters from /params only: with train.ema_decay > 0, /params holds the average that qkv
+  evaluates, and /train/raw_params (the optimizer's raw values, kept for resuming) is ignored.
+- Batches port data/batch.c and lib/rng.c (xoshiro256** seeded by splitmix64), so `plan(...)`
+  gives qkv's batches of an epoch; `padded(...)` lays one out as [B, L] with a padding mask.
+"""
+import collections
+
+import h5py
+import numpy as np
+import torch
+import yaml
+
+WORD_CHARS = 20  # data/features.h QKV_WORD_CHARS: code points kept per word
+CHAR_BOW, CHAR_EOW = "<w>", "</w>"
+
+# ---------------------------------------------------------------- data/utf8.c, data/features.c
+
+
+def to_lower_cp(cp):
+    if 0x41 <= cp <= 0x5A:
+        return cp + 32
+    if cp < 0xC0:
+        return cp
+    if cp <= 0xDE:
+        return cp if cp == 0xD7 else cp + 32
+    if 0x100 <= cp <= 0x137:
+        return cp + 1 if (cp % 2 == 0 and cp != 0x130) else cp
+    if 0x139 <= cp <= 0x148:
+        return cp + 1 if cp % 2 == 1 else cp
+    if 0x14A <= cp <= 0x177:
+        return cp + 1 if cp % 2 == 0 else cp
+    if cp == 0x178:
+        return 0xFF
+    if 0x179 <= cp <= 0x17E:
+        return cp + 1 if cp % 2 == 1 else cp
+    if 0x391 <= cp <= 0x3AB and cp != 0x3A2:
+        return cp + 32
+    if 0x410 <= cp <= 0x42F:
+        return cp + 32
+    if 0x400 <= cp <= 0x40F:
+        return cp + 80
+    return cp
+
+
+def is_lower_cp(cp):
+    if 0x61 <= cp <= 0x7A:
+        return True
+    if 0xDF <= cp <= 0xFF and cp != 0xF7:
+        return True
+    if 0x100 <= cp <= 0x17F:
+        return to_lower_cp(cp) == cp and cp != 0x130
+    if 0x3AC <= cp <= 0x3CE:
+        return True
+    if 0x430 <= cp <= 0x45F:
+        return True
+    return False
+
+
+def lower(form):
+    return "".join(chr(to_lower_cp(ord(c))) for c in form)
+
+
+def shape(form):
+    out, last, run = [], None, 0
+    for c in form:
+        cp = ord(c)
+        if 0x30 <= cp <= 0x39:
+            sh = "d"
+        elif to_lower_cp(cp) != cp:
+            sh = "X"
+        elif is_lower_cp(cp):
+            sh = "x"
+        else:
+            sh = c
+        run = run + 1 if sh == last else 1
+        last = sh
+        if run <= 4:
+            out.append(sh)
+    return "".join(out)
+
+
+def feature_string(name, form):
+    """The string of feature kind `name` ("word", "lower", "prefixK", "suffixK", "shape")."""
+    if name == "word":
+        return form
+    if name == "lower":
+        return lower(form)
+    if name.startswith("prefix"):
+        return lower(form)[: int(name[6:])]
+    if name.startswith("suffix"):
+        k = int(name[6:])
+        lo = lower(form)
+        return lo[-k:] if len(lo) > k else lo
+    if name == "shape":
+        return shape(form)
+    raise ValueError(f"unknown feature kind {name!r}")
+
+
+# ---------------------------------------------------------------- CoNLL-U (data/conllu.c)
+
+
+def read_conllu(path, tag_field="upos"):
+    """Sentences as lists of (form, tag); multiword tokens and empty nodes are not words."""
+    col = 3 if tag_field == "upos" else 4
+    sents, cur = [], []
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        for line in f:
+            line = line.rstrip("\n").rstrip("\r")
+            if not line.strip(" \t"):
+                if cur:
+                    sents.append(cur)
+                    cur = []
+                continue
+            if line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) != 10:
+                raise ValueError(f"{path}: expected 10 fields, got {len(fields)}: {line!r}")
+            if "-" in fields[0] or "." in fields[0]:
+                continue
+            cur.append((fields[1], fields[col]))
+    if cur:
+        sents.append(cur)
+    return sents
+
+
+def numbers(node):
+    """YAML 1.1 reads 1e-05 (no dot) as a string; qkv's config reader takes it as a number."""
+    if isinstance(node, dict):
+        return {k: numbers(v) for k, v in node.items()}
+    if isinstance(node, str):
+        try:
+            return float(node)
+        except ValueError:
+            return node
+    return node
+
+
+def char_ids(form, vocab):
+    """data/chars.c qkv_featurizer_char_ids: [<w>, kept code points..., </w>] as ids (UNK 0)."""
+    cps = form if len(form) <= WORD_CHARS else form[:WORD_CHARS // 2] + form[-(WORD_CHARS // 2):]
+    return [vocab[CHAR_BOW]] + [vocab.get(c, 0) for c in cps] + [vocab[CHAR_EOW]]
+
+
+class Checkpoint:
+    def __init__(self, path):
+        with h5py.File(path, "r") as f:
+            text = f["/config"][()]
+            self.config_text = text.decode() if isinstance(text, bytes) else text
+            self.config = numbers(yaml.safe_load(self.config_text))
+
+            def strings(p):
+                return [s.decode() if isinstance(s, bytes) else s for s in f[p][()]]
+
+            self.features = strings("/vocab/features")
+            self.vocab = {n: {s: i for i, s in enumerate(strings(f"/vocab/{n}"))} for n in self.features}
+            self.vocab_size = {n: len(self.vocab[n]) for n in self.features}
+            self.tags = strings("/vocab/tags")
+            # the character vocabulary, present exactly when model.char_dim > 0
+            self.chars = None
+            if self.config["model"].get("char_dim", 0) > 0:
+                if "/vocab/chars" not in f:
+                    raise ValueError(f"{path}: model.char_dim > 0 but no /vocab/chars")
+                self.chars = {s: i for i, s in enumerate(strings("/vocab/chars"))}
+                for m in (CHAR_BOW, CHAR_EOW):
+                    if self.chars.get(m, 0) <= 0:
+                        raise ValueError(f"{path}: /vocab/chars lacks the word marker {m}")
+            # /params only: the evaluated model (the average when train.ema_decay > 0);
+            # /train/raw_params and /optim are training state, not the model
+            self.params = {}
+            f["/params"].visititems(lambda name, obj: self.params.__setitem__(name, np.array(obj))
+                                    if isinstance(obj, h5py.Dataset) else None)
+
+    @property
+    def n_chars(self):
+        return len(self.chars) if self.chars is not None else 0
+
+
+# feats [n_features, n_words] int64; tags [n_words] (-1 = a tag unseen in training); starts
+# [n_sentences + 1]; chars [n_words, WORD_CHARS + 2] int64 (0 after a word's end) and char_lens
+# [n_words], or None for a model without a character encoder
+Encoded = collections.namedtuple("Encoded", "feats tags starts chars char_lens")
+
+
+def encode(ckpt, sents):
+    """The id arrays of sentences (lists of (form, tag)) under the checkpoint's vocabularies."""
+    tag_id = {t: i for i, t in enumerate(ckpt.tags)}
+    feats = [[] for _ in ckpt.features]
+    tags, starts, chars = [], [0], []
+    for s in sents:
+        for form, tag in s:
+            for k, name in enumerate(ckpt.features):
+                feats[k].append(ckpt.vocab[name].get(feature_string(name, form), 0))
+            tags.append(tag_id.get(tag, -1))
+            if ckpt.chars is not None:
+                chars.append(char_ids(form, ckpt.chars))
+        starts.append(len(tags))
+    feats = np.array(feats, dtype=np.int64).reshape(len(ckpt.features), -1)
+    char_arr = char_lens = None
+    if ckpt.chars is not None:
+        char_lens = np.array([len(c) for c in chars], dtype=np.int64)
+        char_arr = np.zeros((len(chars), WORD_CHARS + 2), dtype=np.int64)
+        for w, c in enumerate(chars):
+            char_arr[w, :len(c)] = c
+    return Encoded(feats, np.array(tags, dtype=np.int64), starts, char_arr, char_lens)
+
+
+# ---------------------------------------------------------------- lib/rng.c, data/batch.c
+
+M64 = (1 << 64) - 1
+
+
+class Rng:
+    """xoshiro256** seeded with splitmix64 (lib/rng.c)."""
+
+    def __init__(self, seed):
+        x, self.s = seed & M64, []
+        for _ in range(4):
+            x = (x + 0x9E3779B97F4A7C15) & M64
+            z = x
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+            self.s.append(z ^ (z >> 31))
+
+    @staticmethod
+    def _rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & M64
+
+    def next(self):
+        s = self.s
+        result = (self._rotl((s[1] * 5) & M64, 7) * 9) & M64
+        t = (s[1] << 17) & M64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = self._rotl(s[3], 45)
+        return result
+
+    def below(self, n):
+        limit = M64 - M64 % n
+        while True:
+            x = self.next()
+            if x < limit:
+                return x % n
+
+    def shuffle(self, items):
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+def plan(starts, budget, rng=None):
+    """qkv_batch_plan_make: list of batches, each a list of sentence indices."""
+    lens = [starts[s + 1] - starts[s] for s in range(len(starts) - 1)]
+    ids = [s for s in range(len(lens)) if lens[s] > 0]
+    if rng:
+        rng.shuffle(ids)
+    order = sorted(ids, key=lambda s: lens[s])  # stable
+    batches, tokens = [], 0
+    for i, s in enumerate(order):
+        if i == 0 or tokens + lens[s] > budget:
+            batches.append([])
+            tokens = 0
+        batches[-1].append(s)
+        tokens += lens[s]
+    if rng and len(batches) > 1:
+        perm = list(range(len(batches)))
+        rng.shuffle(perm)
+        batches = [batches[p] for p in perm]
+    return batches
+
+
+# ids [n_features, B, L]; tags [B, L] (-1 on padding); pad [B, L] (True = padding); lens [B];
+# chars [B, L, C] (C = the batch's longest word in character ids; 0 after a word's end and on
+# padding) and char_lens [B, L] (0 on padding), or None without a character encoder
+Batch = collections.namedtuple("Batch", "ids tags pad lens chars char_lens")
+
+
+def padded(data, batch):
+    """Batch `batch` (sentence indices into the Encoded `data`) as padded torch tensors."""
+    starts = data.starts
+    lens = [starts[s + 1] - starts[s] for s in batch]
+    B, L = len(batch), max(lens)
+    x = np.zeros((data.feats.shape[0], B, L), dtype=np.int64)
+    y = np.full((B, L), -1, dtype=np.int64)
+    pad = np.ones((B, L), dtype=bool)
+    chars = char_lens = None
+    if data.chars is not None:
+        C = max(int(data.char_lens[starts[s]:starts[s + 1]].max()) for s in batch)
+        chars = np.zeros((B, L, C), dtype=np.int64)
+        char_lens = np.zeros((B, L), dtype=np.int64)
+    for b, s in enumerate(batch):
+        n, w0, w1 = lens[b], starts[s], starts[s + 1]
+        x[:, b, :n] = data.feats[:, w0:w1]
+        y[b, :n] = data.tags[w0:w1]
+        pad[b, :n] = False
+        if chars is not None:
+            chars[b, :n] = data.chars[w0:w1, :C]
+            char_lens[b, :n] = data.char_lens[w0:w1]
+    t = torch.from_numpy
+    return Batch(t(x), t(y), t(pad), lens, t(chars) if chars is not None else None,
+                 t(char_lens) if char_lens is not None else None)
