@@ -118,6 +118,11 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
                 ds->char_start[w] + qkv_featurizer_char_ids(fz, form, len, ds->chars + ds->char_start[w]);
     }
     free(scratch);
+    if (ds->chars) { /* room was made for the longest words: give back the rest */
+        int32_t *fit = realloc(ds->chars, ((size_t)ds->char_start[c->n_words] + 1) * sizeof *fit);
+        if (fit)
+            ds->chars = fit;
+    }
     if (ds->n_unknown_tags && warnings &&
         report_unknown_tags(c, ds, fz->tags.size, warnings, err) != QKV_OK) {
         qkv_dataset_free(ds);
