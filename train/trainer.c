@@ -97,22 +97,7 @@ static int save(trainer *t, const char *path)
     return 0;
 }
 
-static int evaluate_params(trainer *t, int epoch_label, bool *stop);
-
-/* Dev evaluation (of the parameter average when there is one): a metrics row, best.h5 when
- * better; sets *stop when patience runs out. */
-static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
-{
-    if (!t->s->has_dev || t->last_eval_step == t->st.step)
-        return 0;
-    if (t->st.ema)
-        qkv_ema_swap(t->st.ema, &t->s->model.params);
-    int status = evaluate_params(t, epoch_label, stop);
-    if (t->st.ema)
-        qkv_ema_swap(t->st.ema, &t->s->model.params);
-    return status;
-}
-
+/* One dev evaluation of the parameters as they are now; see evaluate_dev. */
 static int evaluate_params(trainer *t, int epoch_label, bool *stop)
 {
     t->last_eval_step = t->st.step;
@@ -145,6 +130,20 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
         *stop = true;
     }
     return 0;
+}
+
+/* Dev evaluation (of the parameter average when there is one): a metrics row, best.h5 when
+ * better; sets *stop when patience runs out. */
+static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
+{
+    if (!t->s->has_dev || t->last_eval_step == t->st.step)
+        return 0;
+    if (t->st.ema)
+        qkv_ema_swap(t->st.ema, &t->s->model.params);
+    int status = evaluate_params(t, epoch_label, stop);
+    if (t->st.ema)
+        qkv_ema_swap(t->st.ema, &t->s->model.params);
+    return status;
 }
 
 /* Redraws RUN_DIR/plots/loss.png (log.plot). A failure is a warning, once, never an error. */
