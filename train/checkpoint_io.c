@@ -137,14 +137,15 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s
     }
     free(names);
     if (status == QKV_OK && s->fz.has_chars) {
+        if (!qkv_ckpt_has(r, "/vocab/chars"))
+            return qkv_fail(err, "%s has no character vocabulary (/vocab/chars): it was trained without the character "
+                                 "encoder, but model.char_dim is %d", path, s->cfg.model.char_dim);
         char **strings = NULL;
         size_t n = 0;
         status = qkv_ckpt_read_strings(r, "/vocab/chars", &n, &strings, err);
-        if (status == QKV_OK)
-            status = qkv_featurizer_set_chars(&s->fz, (const char *const *)strings, (int)n, err);
+        if (status == QKV_OK && qkv_featurizer_set_chars(&s->fz, (const char *const *)strings, (int)n, err))
+            status = qkv_fail_prefix(err, "%s: /vocab/chars", path);
         free(strings);
-        if (status)
-            qkv_fail_prefix(err, "%s: /vocab/chars", path);
     }
     return status;
 }

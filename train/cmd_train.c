@@ -112,6 +112,11 @@ int qkv_cmd_train(int argc, char **argv)
                 run_dir, path);
         goto done;
     }
+    /* A checkpoint that cannot be resumed is refused before the run folder is made. */
+    if (resume && qkv_checkpoint_load_vocab(resume, &s, &err)) {
+        fprintf(stderr, "qkv: --resume: %s\n", err.msg);
+        goto done;
+    }
     snprintf(path, sizeof path, "%s/checkpoints", run_dir);
     if (qkv_mkdirs(path)) {
         fprintf(stderr, "qkv: %s: cannot create the run folder: %s\n", path, strerror(errno));
@@ -120,10 +125,6 @@ int qkv_cmd_train(int argc, char **argv)
     snprintf(path, sizeof path, "%s/config.yaml", run_dir);
     if (write_text(path, s.config_text))
         goto done;
-    if (resume && qkv_checkpoint_load_vocab(resume, &s, &err)) {
-        fprintf(stderr, "qkv: --resume: %s\n", err.msg);
-        goto done;
-    }
     if (qkv_session_data(&s, true, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
