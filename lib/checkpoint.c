@@ -2,8 +2,10 @@
  * seal (header with size and CRC-32), fsync, rename, fsync the folder. See lib/checkpoint.h. */
 #include "lib/checkpoint_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,46 @@ static char *dup_printf(const char *fmt, const char *a, long b)
     if (s)
         snprintf(s, (size_t)len + 1, fmt, a, b);
     return s;
+}
+
+int qkv_ckpt_remove_stale(const char *final_path, int *removed, qkv_error *err)
+{
+    if (removed)
+        *removed = 0;
+    const char *slash = strrchr(final_path, '/');
+    const char *base = slash ? slash + 1 : final_path;
+    char folder[4096], prefix[512], stale[4096 + 512];
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == final_path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - final_path), final_path);
+    snprintf(prefix, sizeof prefix, "%s.tmp-", base);
+    size_t plen = strlen(prefix);
+    DIR *d = opendir(folder);
+    if (!d)
+        return qkv_fail(err, "checkpoint %s: cannot read the folder %s: %s", final_path, folder, strerror(errno));
+    int status = QKV_OK;
+    struct dirent *e;
+    while (status == QKV_OK && (e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, plen) != 0)
+            continue;
+        char *end;
+        long pid = strtol(e->d_name + plen, &end, 10);
+        if (end == e->d_name + plen || *end || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* that process still runs (or is not ours to judge) */
+        snprintf(stale, sizeof stale, "%s/%s", folder, e->d_name);
+        if (unlink(stale) != 0)
+            status = qkv_fail(err, "checkpoint %s: cannot remove the stale temporary file %s: %s", final_path, stale,
+                              strerror(errno));
+        else if (removed)
+            (*removed)++;
+    }
+    closedir(d);
+    return status;
 }
 
 static void writer_free(qkv_ckpt_writer *w)

@@ -82,6 +82,12 @@ int qkv_ckpt_commit(qkv_ckpt_writer *w, qkv_error *err);
  * w may be NULL. */
 void qkv_ckpt_abort(qkv_ckpt_writer *w);
 
+/* Removes the temporary files "<final_path>.tmp-<pid>" that saves interrupted by a crash or a
+ * kill left behind: those whose process no longer exists (kill(pid, 0) fails with ESRCH); a
+ * save still running in another process is left alone. *removed (may be NULL) receives how
+ * many were removed. Errors: the folder cannot be read, a stale file cannot be removed. */
+int qkv_ckpt_remove_stale(const char *final_path, int *removed, qkv_error *err);
+
 /* The temporary file's path (valid until commit/abort); for messages and tests. */
 const char *qkv_ckpt_temp_path(const qkv_ckpt_writer *w);
 

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/checkpoint.h"
 #include "lib/ops.h"
 #include "lib/optim.h"
 #include "lib/schedule.h"
@@ -245,6 +246,15 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     qkv_rng_seed(&t->shuffle, (uint64_t)c->train.seed * 2);
     snprintf(t->last_path, sizeof t->last_path, "%s/checkpoints/last.h5", opts->run_dir);
     snprintf(t->best_path, sizeof t->best_path, "%s/checkpoints/best.h5", opts->run_dir);
+    /* Saves interrupted by a kill leave "<name>.tmp-<pid>" (up to the size of a checkpoint). */
+    for (int k = 0; k < 2; k++) {
+        int removed = 0;
+        const char *p = k ? t->best_path : t->last_path;
+        if (qkv_ckpt_remove_stale(p, &removed, &err))
+            fprintf(stderr, "qkv: warning: %s\n", err.msg);
+        else if (removed)
+            fprintf(stderr, "removed %d temporary file(s) of an interrupted save of %s\n", removed, p);
+    }
     for (int f = 0; f < s->fz.n_kinds; f++)
         if (s->fz.kinds[f].type == QKV_FEAT_WORD || s->fz.kinds[f].type == QKV_FEAT_LOWER)
             t->word_kinds[t->n_word_kinds++] = f;

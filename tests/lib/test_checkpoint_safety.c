@@ -184,6 +184,21 @@ static void test_interrupted_save(void **state)
     qkv_error err;
     assert_int_equal(qkv_ckpt_open(tmp, &r, &err), QKV_ERR);
     assert_msg_has(err, "unfinished temporary file");
+    /* the stale file of the dead process goes; one of a live process (ours) stays */
+    char live[160];
+    snprintf(live, sizeof live, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(live, "w");
+    assert_non_null(f);
+    fclose(f);
+    int removed = -1;
+    assert_int_equal(qkv_ckpt_remove_stale(path, &removed, &err), QKV_OK);
+    assert_int_equal(removed, 1);
+    assert_int_equal(access(tmp, F_OK), -1);
+    assert_int_equal(access(live, F_OK), 0);
+    assert_int_equal(access(path, F_OK), 0);
+    unlink(live);
+    assert_int_equal(qkv_ckpt_remove_stale(path, &removed, &err), QKV_OK);
+    assert_int_equal(removed, 0);
     free(before);
 }
 

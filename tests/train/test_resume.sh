@@ -62,3 +62,11 @@ expect_error "has no character vocabulary (/vocab/chars): it was trained without
 expect_error "cannot open" "$QKV_BIN" train configs/quickstart.yaml --out "$SCRATCH/nofile" --resume "$SCRATCH/none.h5"
 [ ! -e "$SCRATCH/nofile" ] || fail "a missing --resume checkpoint left a run folder behind"
 echo "refused resumes: clear errors, no run folder"
+# a save killed mid-way leaves "<name>.tmp-<pid>": the next run in that folder removes it
+true & dead=$!
+wait "$dead"
+touch "$SCRATCH/plain/checkpoints/last.h5.tmp-$dead"
+quick_run "$SCRATCH/plain" "${BASE[@]}" --set train.max_steps=3 --force
+[ ! -e "$SCRATCH/plain/checkpoints/last.h5.tmp-$dead" ] || fail "the stale temporary checkpoint is still there"
+grep -q "removed 1 temporary file(s) of an interrupted save" "$SCRATCH/plain.log" || fail "no word of the removal"
+echo "stale temporary checkpoint removed"
