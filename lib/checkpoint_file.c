@@ -3,26 +3,25 @@
 #include "lib/checkpoint_internal.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 
 uint32_t qkv_ckpt_crc32(uint32_t crc, const void *data, size_t n)
 {
-    /* Reflected CRC-32 with polynomial 0xEDB88320, initial and final value 0xFFFFFFFF
-     * (ISO 3309 / IEEE 802.3; identical to zlib.crc32). The table is rebuilt per call
-     * (256 entries, negligible against a checkpoint) to keep lib/ free of global state. */
-    uint32_t table[256];
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        table[i] = c;
-    }
+    /* zlib's crc32: reflected CRC-32, polynomial 0xEDB88320, initial and final value
+     * 0xFFFFFFFF (ISO 3309 / IEEE 802.3), what Python's zlib.crc32 computes. zlib takes
+     * lengths as uInt: larger buffers go in pieces. */
     const unsigned char *p = data;
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++)
-        crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
-    return ~crc;
+    uLong c = crc;
+    while (n > 0) {
+        uInt piece = n > (size_t)UINT_MAX ? UINT_MAX : (uInt)n;
+        c = crc32(c, p, piece);
+        p += piece;
+        n -= piece;
+    }
+    return (uint32_t)c;
 }
 
 #define HEADER_TEXT                                                                              \

@@ -23,7 +23,7 @@ struct qkv_ckpt_reader {
     char qkv_version[64];
 };
 
-/* CRC-32/IEEE (the one zlib.crc32 computes); start with crc = 0, chain over pieces. */
+/* CRC-32/IEEE through zlib (what zlib.crc32 computes); start with crc = 0, chain over pieces. */
 uint32_t qkv_ckpt_crc32(uint32_t crc, const void *data, size_t n);
 
 /* Fills the QKV_CKPT_HEADER_SIZE-byte header for a file of `size` bytes whose bytes

@@ -155,6 +155,16 @@ static void test_resealed_corruption_reaches_hdf5(void **state)
 
 /* A save killed before its commit: the previous file is intact; the temporary file left
  * behind is not a checkpoint. */
+/* The header's checksum is CRC-32/IEEE: the standard check value, and chaining over pieces. */
+static void test_crc32_check_value(void **state)
+{
+    (void)state;
+    assert_int_equal(qkv_ckpt_crc32(0, "123456789", 9), 0xCBF43926u);
+    uint32_t chained = qkv_ckpt_crc32(qkv_ckpt_crc32(0, "1234", 4), "56789", 5);
+    assert_int_equal(chained, 0xCBF43926u);
+    assert_int_equal(qkv_ckpt_crc32(0, "", 0), 0);
+}
+
 static void test_interrupted_save(void **state)
 {
     (void)state;
@@ -396,6 +406,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncated_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resealed_corruption_reaches_hdf5, setup, teardown),
+        cmocka_unit_test(test_crc32_check_value),
         cmocka_unit_test_setup_teardown(test_interrupted_save, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_full_keeps_previous, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_paths, setup, teardown),
