@@ -63,6 +63,22 @@ void qkv_cli_config_arg(qkv_cli_config *c, const char *cmd, int argc, char **arg
     }
 }
 
+void qkv_cli_positional(const char *cmd, const char *arg, const char **slots[], int n_slots, bool *bad)
+{
+    if (arg[0] == '-' && arg[1]) {
+        fprintf(stderr, "qkv %s: unknown option '%s'\n", cmd, arg);
+        *bad = true;
+        return;
+    }
+    for (int k = 0; k < n_slots; k++)
+        if (!*slots[k]) {
+            *slots[k] = arg;
+            return;
+        }
+    fprintf(stderr, "qkv %s: unexpected argument '%s'\n", cmd, arg);
+    *bad = true;
+}
+
 bool qkv_cli_is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
 
 int qkv_mkdirs(const char *path)

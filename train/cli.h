@@ -7,6 +7,10 @@
 /* argv[*i] is `--name VALUE` or `--name=VALUE`: sets *value, advances *i past it and returns
  * true. A missing VALUE prints an error and sets *bad. */
 bool qkv_cli_option(int argc, char **argv, int *i, const char *name, const char **value, bool *bad);
+/* Takes an argument that no option of the command took: an unknown option (starts with '-',
+ * not "-" alone) or one positional argument too many is an error (printed, *bad set);
+ * otherwise arg fills the first NULL of slots[0 .. n_slots-1] (e.g. CHECKPOINT, then FILE). */
+void qkv_cli_positional(const char *cmd, const char *arg, const char **slots[], int n_slots, bool *bad);
 /* argv[i] is --help or -h. */
 bool qkv_cli_is_help(const char *arg);
 /* value is a whole number in [lo, hi]: sets *out and returns true; else prints

@@ -126,14 +126,8 @@ int qkv_cmd_attention(int argc, char **argv)
             head_arg = value;
         } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
             out = value;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "qkv attention: unknown option '%s'\n", argv[i]);
-            bad = true;
-        } else if (!ckpt) {
-            ckpt = argv[i];
         } else {
-            fprintf(stderr, "qkv attention: unexpected argument '%s'\n", argv[i]);
-            bad = true;
+            qkv_cli_positional("attention", argv[i], (const char **[]){&ckpt}, 1, &bad);
         }
     }
     if (!bad && !ckpt) {

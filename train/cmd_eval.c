@@ -52,6 +52,7 @@ int qkv_cmd_eval(int argc, char **argv)
     const char *ckpt = NULL, *file = NULL, *logits_path = NULL;
     bool json = false, by_length = false, bad = false;
     for (int i = 1; i < argc && !bad; i++) {
+        const char *value;
         if (qkv_cli_is_help(argv[i])) {
             fputs(USAGE, stdout);
             return 0;
@@ -59,23 +60,10 @@ int qkv_cmd_eval(int argc, char **argv)
             json = true;
         } else if (!strcmp(argv[i], "--by-length")) {
             by_length = true;
-        } else if (!strcmp(argv[i], "--logits")) {
-            if (i + 1 < argc) {
-                logits_path = argv[++i];
-            } else {
-                fprintf(stderr, "qkv eval: --logits needs a file name\n");
-                bad = true;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "qkv eval: unknown option '%s'\n", argv[i]);
-            bad = true;
-        } else if (!ckpt) {
-            ckpt = argv[i];
-        } else if (!file) {
-            file = argv[i];
+        } else if (qkv_cli_option(argc, argv, &i, "--logits", &value, &bad)) {
+            logits_path = value;
         } else {
-            fprintf(stderr, "qkv eval: unexpected argument '%s'\n", argv[i]);
-            bad = true;
+            qkv_cli_positional("eval", argv[i], (const char **[]){&ckpt, &file}, 2, &bad);
         }
     }
     if (!bad && (!ckpt || !file)) {

@@ -80,16 +80,8 @@ int qkv_cmd_tag(int argc, char **argv)
             return 0;
         } else if (qkv_cli_option(argc, argv, &i, "--format", &value, &bad)) {
             format = value;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "qkv tag: unknown option '%s'\n", argv[i]);
-            bad = true;
-        } else if (!ckpt) {
-            ckpt = argv[i];
-        } else if (!file) {
-            file = argv[i];
         } else {
-            fprintf(stderr, "qkv tag: unexpected argument '%s'\n", argv[i]);
-            bad = true;
+            qkv_cli_positional("tag", argv[i], (const char **[]){&ckpt, &file}, 2, &bad);
         }
     }
     bool text = !strcmp(format, "text");
