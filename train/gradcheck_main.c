@@ -44,37 +44,25 @@ static qkv_tensor *forward(qkv_tape *tp, void *user)
     return qkv_cross_entropy(tp, logits, c->batch->tags);
 }
 
-/* The first sentences of 1..8 words, at most 24 words in all, packed into b. */
+/* The first sentences of 1..8 words, at most 24 words in all, packed into b (a one-batch plan
+ * of those sentences, filled as training fills its batches). */
 static int tiny_batch(const qkv_dataset *ds, qkv_batch *b, qkv_error *err)
 {
+    int32_t order[8], start[2] = {0, 0};
+    int words = 0;
+    for (int s = 0; s < ds->n_sent && start[1] < 8; s++) {
+        int len = ds->sent_start[s + 1] - ds->sent_start[s];
+        if (len < 1 || len > 8 || words + len > 24)
+            continue;
+        order[start[1]++] = s;
+        words += len;
+    }
+    if (!words)
+        return qkv_fail(err, "no training sentence of 1 to 8 words to check gradients on");
+    qkv_batch_plan plan = {.n_batches = 1, .start = start, .order = order};
     if (qkv_batch_alloc(b, ds->n_features, ds->chars != NULL, 8, 24, err))
         return QKV_ERR;
-    b->n_sent = 0;
-    b->n_tokens = 0;
-    b->offsets[0] = 0;
-    b->n_chars = 0;
-    if (b->chars)
-        b->char_offsets[0] = 0;
-    for (int s = 0; s < ds->n_sent && b->n_sent < 8; s++) {
-        int start = ds->sent_start[s], len = ds->sent_start[s + 1] - start;
-        if (len < 1 || len > 8 || b->n_tokens + len > 24)
-            continue;
-        for (int f = 0; f < ds->n_features; f++)
-            memcpy(b->features[f] + b->n_tokens, ds->features[f] + start, (size_t)len * sizeof(int32_t));
-        memcpy(b->tags + b->n_tokens, ds->tags + start, (size_t)len * sizeof(int32_t));
-        for (int w = start; b->chars && w < start + len; w++) {
-            int n = ds->char_start[w + 1] - ds->char_start[w];
-            memcpy(b->chars + b->n_chars, ds->chars + ds->char_start[w], (size_t)n * sizeof(int32_t));
-            b->n_chars += n;
-            b->char_offsets[b->n_tokens + (w - start) + 1] = b->n_chars;
-        }
-        b->sent_ids[b->n_sent++] = s;
-        b->n_tokens += len;
-        b->offsets[b->n_sent] = b->n_tokens;
-    }
-    if (!b->n_tokens)
-        return qkv_fail(err, "no training sentence of 1 to 8 words to check gradients on");
-    return QKV_OK;
+    return qkv_batch_fill(b, ds, &plan, 0, err);
 }
 
 int main(int argc, char **argv)
