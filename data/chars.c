@@ -5,49 +5,38 @@
 #include "data/features.h"
 #include "data/utf8.h"
 
-/* Calls fn on each kept code point of form[0..len) (all of them, or the first and last
- * QKV_WORD_CHARS / 2 of a longer word) as a byte range; stops at the first non-zero return. */
-typedef int (*char_fn)(void *user, const char *ch, size_t n);
-
-static int each_kept_char(const char *form, size_t len, char_fn fn, void *user)
+/* The kept code points of form[0..len) are the bytes [0, *cut) and [*resume, len): all of
+ * them, or the first and last QKV_WORD_CHARS / 2 of a longer word. */
+static void kept_bytes(const char *form, size_t len, size_t *cut, size_t *resume)
 {
-    size_t n_cp = qkv_utf8_length(form, len);
-    size_t skip_from = n_cp > QKV_WORD_CHARS ? QKV_WORD_CHARS / 2 : n_cp;
-    size_t skip_to = n_cp > QKV_WORD_CHARS ? n_cp - QKV_WORD_CHARS / 2 : n_cp;
-    size_t i = 0;
-    for (size_t k = 0; i < len; k++) {
-        int n;
-        qkv_utf8_decode(form + i, len - i, &n);
-        if (n < 1)
-            n = 1;
-        if (k < skip_from || k >= skip_to) {
-            int st = fn(user, form + i, (size_t)n);
-            if (st)
-                return st;
-        }
-        i += (size_t)n;
+    *cut = *resume = len;
+    if (qkv_utf8_length(form, len) > QKV_WORD_CHARS) {
+        *cut = qkv_utf8_prefix_bytes(form, len, QKV_WORD_CHARS / 2);
+        *resume = qkv_utf8_suffix_start(form, len, QKV_WORD_CHARS / 2);
     }
-    return 0;
 }
 
-typedef struct {
-    qkv_vocab *v;
-    qkv_error *err;
-} count_ctx;
-
-static int count_one(void *user, const char *ch, size_t n)
+/* The byte length of the code point at form + i (at least 1). */
+static size_t char_bytes(const char *form, size_t len, size_t i)
 {
-    count_ctx *c = user;
-    return qkv_vocab_add(c->v, ch, n, NULL, c->err);
+    int n;
+    qkv_utf8_decode(form + i, len - i, &n);
+    return n < 1 ? 1 : (size_t)n;
 }
 
 int qkv_featurizer_count_chars(qkv_featurizer *fz, const char *form, size_t len, qkv_error *err)
 {
-    count_ctx c = {&fz->chars, err};
     if (qkv_vocab_add(&fz->chars, QKV_CHAR_BOW, strlen(QKV_CHAR_BOW), NULL, err) ||
         qkv_vocab_add(&fz->chars, QKV_CHAR_EOW, strlen(QKV_CHAR_EOW), NULL, err))
         return QKV_ERR;
-    return each_kept_char(form, len, count_one, &c) ? QKV_ERR : QKV_OK;
+    size_t cut, resume;
+    kept_bytes(form, len, &cut, &resume);
+    for (size_t i = 0, n; i < len; i += n) {
+        n = char_bytes(form, len, i);
+        if ((i < cut || i >= resume) && qkv_vocab_add(&fz->chars, form + i, n, NULL, err))
+            return QKV_ERR;
+    }
+    return QKV_OK;
 }
 
 static int find_markers(qkv_featurizer *fz, qkv_error *err)
@@ -86,24 +75,17 @@ int qkv_featurizer_set_chars(qkv_featurizer *fz, const char *const *strings, int
     return find_markers(fz, err);
 }
 
-typedef struct {
-    const qkv_vocab *v;
-    int32_t *out;
-    int n;
-} ids_ctx;
-
-static int id_one(void *user, const char *ch, size_t n)
-{
-    ids_ctx *c = user;
-    c->out[c->n++] = qkv_vocab_lookup(c->v, ch, n);
-    return 0;
-}
-
 int qkv_featurizer_char_ids(const qkv_featurizer *fz, const char *form, size_t len, int32_t *out)
 {
-    ids_ctx c = {&fz->chars, out, 0};
-    out[c.n++] = fz->char_bow;
-    each_kept_char(form, len, id_one, &c);
-    out[c.n++] = fz->char_eow;
-    return c.n;
+    size_t cut, resume;
+    kept_bytes(form, len, &cut, &resume);
+    int k = 0;
+    out[k++] = fz->char_bow;
+    for (size_t i = 0, n; i < len; i += n) {
+        n = char_bytes(form, len, i);
+        if (i < cut || i >= resume)
+            out[k++] = qkv_vocab_lookup(&fz->chars, form + i, n);
+    }
+    out[k++] = fz->char_eow;
+    return k;
 }
