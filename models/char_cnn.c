@@ -1,6 +1,6 @@
 #include "models/char_cnn.h"
 
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 
 int qkv_char_cnn_create(qkv_char_cnn *c, qkv_params *ps, qkv_rng *rng, const qkv_char_cnn_config *cfg,
                         qkv_error *err)

@@ -9,7 +9,7 @@
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
  *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
- *   encoder.layers.<i>.*       see lib/encoder.h
+ *   encoder.layers.<i>.*       see lib/nn/encoder.h
  *   final_ln.gain, final_ln.bias  [d_model]
  *   classifier.w [n_tags, d_model], classifier.b [n_tags] */
 #ifndef QKV_TAGGER_H
@@ -17,9 +17,9 @@
 
 #include <stdint.h>
 
-#include "lib/encoder.h"
+#include "lib/nn/encoder.h"
 #include "lib/param.h"
-#include "lib/positional.h"
+#include "lib/nn/positional.h"
 #include "lib/tape.h"
 #include "models/char_cnn.h"
 
@@ -62,7 +62,7 @@ typedef struct qkv_tagger {
 } qkv_tagger;
 
 /* Creates and initialises every parameter from rng: embeddings N(0, 1/n_features) so that
- * their sum has unit variance, encoder blocks as lib/encoder.h, final layer norm gain 1 and
+ * their sum has unit variance, encoder blocks as lib/nn/encoder.h, final layer norm gain 1 and
  * bias 0, classifier Xavier uniform with zero bias. Errors: bad sizes, n_heads not dividing d_model, too many features or layers. */
 int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err);
 void qkv_tagger_free(qkv_tagger *m);

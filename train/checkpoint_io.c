@@ -1,4 +1,4 @@
-/* What a qkv checkpoint holds (all readable with h5py, see lib/checkpoint.h for the format):
+/* What a qkv checkpoint holds (all readable with h5py, see lib/io/checkpoint.h for the format):
  *   /params/<name>                   model parameters, float32, PyTorch [out, in] shapes
  *   /optim/<param name>/<slot>       optimizer state (exp_avg, exp_avg_sq or momentum_buffer)
  *   /optim/step                      optimizer updates done
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/checkpoint.h"
+#include "lib/io/checkpoint.h"
 
 static int save_strings(qkv_ckpt_writer *w, const char *path, const qkv_vocab *v, qkv_error *err)
 {
@@ -131,7 +131,7 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s
             status = f < s->fz.n_kinds
                          ? qkv_featurizer_set_vocab(&s->fz, f, (const char *const *)strings, (int)n, err)
                          : qkv_featurizer_set_tags(&s->fz, (const char *const *)strings, (int)n, err);
-        free(strings); /* one allocation, see lib/checkpoint.h */
+        free(strings); /* one allocation, see lib/io/checkpoint.h */
         if (status)
             qkv_fail_prefix(err, "%s: %s", path, dataset);
     }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 
 const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS] = {10, 20, 40, INT_MAX};
 

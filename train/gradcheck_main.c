@@ -1,4 +1,4 @@
-/* qkv-gradcheck: the double-precision half of `qkv gradcheck CONFIG` (train/cmd_gradcheck.c
+/* qkv-gradcheck: the double-precision half of `qkv gradcheck CONFIG` (train/cli/cmd_gradcheck.c
  * runs this program, built against qkv_f64 and qkv_models_f64).
  *
  * Builds the config's model in double precision, takes a tiny batch of its training data
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "lib/gradcheck.h"
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/threads.h"
-#include "train/cli.h"
+#include "train/cli/cli.h"
 #include "train/session.h"
 
 #if !QKV_REAL_IS_DOUBLE

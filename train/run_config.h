@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "lib/config.h"
+#include "lib/io/config.h"
 
 enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC };
 enum { QKV_OPT_ADAMW, QKV_OPT_ADAM, QKV_OPT_SGD };
@@ -14,16 +14,16 @@ enum { QKV_POS_OVERFLOW_ERROR, QKV_POS_OVERFLOW_CLAMP };
 
 typedef struct qkv_model_section {
     int d_model, n_heads, n_layers, d_ff;
-    int activation;         /* qkv_ffn_activation (lib/encoder.h): relu, gelu */
+    int activation;         /* qkv_ffn_activation (lib/nn/encoder.h): relu, gelu */
     bool norm_first;        /* pre-LN (true) or post-LN */
-    int positional;         /* qkv_pos_kind (lib/positional.h): none, sinusoidal, learned */
+    int positional;         /* qkv_pos_kind (lib/nn/positional.h): none, sinusoidal, learned */
     int max_len;            /* learned table rows */
     int pos_overflow;       /* QKV_POS_OVERFLOW_*: a sentence longer than max_len (learned) */
     bool scale_embeddings;  /* multiply summed embeddings by sqrt(d_model) */
     int attn_window;        /* 0: whole sentence */
     int attn_rel_clip;      /* relative position biases for offsets -K..K; 0: none */
     bool attn_causal;
-    int attn_normalize;     /* qkv_attn_normalize (lib/attention.h): softmax, relu */
+    int attn_normalize;     /* qkv_attn_normalize (lib/ops/attention.h): softmax, relu */
     double attn_scale;      /* 0: 1/sqrt(d_head) */
     bool attn_bias;
     double dropout, attn_dropout;
@@ -49,7 +49,7 @@ typedef struct qkv_data_section {
 typedef struct qkv_train_section {
     int seed, epochs, max_steps;
     double word_dropout, clip_grad_norm;
-    double ema_decay;       /* parameter moving average (lib/ema.h); 0: none */
+    double ema_decay;       /* parameter moving average (lib/optim/ema.h); 0: none */
     int eval_every;         /* steps; 0: at the end of each epoch only */
     int patience;           /* evaluations without improvement; 0: never stop early */
     int threads;            /* 0: all cores */
@@ -59,7 +59,7 @@ typedef struct qkv_optim_section {
     int name;               /* QKV_OPT_* */
     double lr, beta1, beta2, eps, weight_decay, momentum;
     int warmup_steps;
-    int decay;              /* qkv_lr_decay (lib/schedule.h): none, linear, cosine */
+    int decay;              /* qkv_lr_decay (lib/optim/schedule.h): none, linear, cosine */
     double min_lr;
 } qkv_optim_section;
 
@@ -71,7 +71,7 @@ typedef struct qkv_checkpoint_section {
 typedef struct qkv_log_section {
     int every_steps;
     int progress;           /* 0 auto, 1 on, 2 off */
-    bool plot;              /* refresh RUN_DIR/plots/loss.png (train/plot_metrics.h) */
+    bool plot;              /* refresh RUN_DIR/plots/loss.png (train/plot/plot_metrics.h) */
 } qkv_log_section;
 
 typedef struct qkv_run_config {

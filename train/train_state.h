@@ -3,8 +3,8 @@
 #ifndef QKV_TRAIN_STATE_H
 #define QKV_TRAIN_STATE_H
 
-#include "lib/ema.h"
-#include "lib/optim.h"
+#include "lib/optim/ema.h"
+#include "lib/optim/optim.h"
 #include "lib/rng.h"
 #include "train/session.h"
 

@@ -7,13 +7,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/checkpoint.h"
-#include "lib/ops.h"
-#include "lib/optim.h"
-#include "lib/schedule.h"
+#include "lib/io/checkpoint.h"
+#include "lib/ops/ops.h"
+#include "lib/optim/optim.h"
+#include "lib/optim/schedule.h"
 #include "train/evaluate.h"
 #include "train/metrics.h"
-#include "train/plot_metrics.h"
+#include "train/plot/plot_metrics.h"
 #include "train/report.h"
 #include "train/train_state.h"
 

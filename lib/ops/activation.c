@@ -2,7 +2,7 @@
  * over contiguous memory, threaded for large tensors (see op_util.h). */
 #include <stdint.h>
 
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 /* ---- relu: y = max(x, 0); dy/dx = 1 for x > 0, else 0 (0 at x = 0, as PyTorch) ----------- */

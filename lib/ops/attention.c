@@ -1,5 +1,5 @@
 /* Multi-head self-attention over a packed batch: forward and backward side by side.
- * See lib/attention.h for the formulas and shapes.
+ * See lib/ops/attention.h for the formulas and shapes.
  *
  * Layout. QKV [T, 3·d_model] holds q | k | v of each token in one row (one GEMM over all rows
  * against w_cat = [w_q; w_k; w_v], [3·d_model, d_model]). Head h of Q is the column range
@@ -15,10 +15,10 @@
  * products are BLAS calls on [TILE, kw] tiles (thread-private scratch). Blocks run in parallel
  * (OpenMP, dynamic schedule). The projections are split by rows over OpenMP threads too, and
  * OpenBLAS runs single-threaded throughout: one thread pool (lib/gemm_rows.h). */
-#include "lib/attention.h"
+#include "lib/ops/attention.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 
 #include <math.h>
 #include <omp.h>
@@ -429,36 +429,6 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
     return o;
 }
 
-int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix, int d_model,
-                   const qkv_attention_opts *opts, bool bias, qkv_error *err)
-{
-    memset(m, 0, sizeof *m);
-    m->opts = *opts;
-    if (opts->n_heads < 1 || d_model % opts->n_heads != 0)
-        return qkv_fail(err, "%s: n_heads %d does not divide d_model %d", prefix, opts->n_heads, d_model);
-    qkv_tensor **ws[4] = {&m->w_q, &m->w_k, &m->w_v, &m->w_o}, **bs[4] = {&m->b_q, &m->b_k, &m->b_v, &m->b_o};
-    static const char *names[4] = {"q", "k", "v", "o"};
-    for (int k = 0; k < 4; k++) {
-        *ws[k] = qkv_params_add(ps, err, 2, (int[]){d_model, d_model}, "%s.w_%s", prefix, names[k]);
-        if (!*ws[k])
-            return QKV_ERR;
-        qkv_init_xavier_uniform(*ws[k], rng);
-        if (bias) {
-            *bs[k] = qkv_params_add(ps, err, 1, (int[]){d_model}, "%s.b_%s", prefix, names[k]);
-            if (!*bs[k])
-                return QKV_ERR;
-            qkv_params_of(ps, *bs[k])->no_weight_decay = true;
-        }
-    }
-    if (opts->rel_clip > 0) {
-        m->rel_bias = qkv_params_add(ps, err, 2, (int[]){opts->n_heads, 2 * opts->rel_clip + 1}, "%s.rel_bias", prefix);
-        if (!m->rel_bias)
-            return QKV_ERR;
-        qkv_params_of(ps, m->rel_bias)->no_weight_decay = true;
-    }
-    return QKV_OK;
-}
-
 /* ---- output projection: y [T, D] = o [T, D] · w_o^T + b_o, row-stable (lib/gemm_rows.h) ---- */
 
 static void attention_out_backward(qkv_tape *tp, qkv_node *node)
@@ -478,7 +448,7 @@ static void attention_out_backward(qkv_tape *tp, qkv_node *node)
                 db[j] += y->grad[(size_t)t * D + j];
 }
 
-static qkv_tensor *attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_tensor *b_o)
+qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_tensor *b_o)
 {
     int T = qkv_rows(o), D = qkv_cols(o);
     char s1[64];
@@ -501,14 +471,4 @@ static qkv_tensor *attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, q
     qkv_tensor *inputs[3] = {o, w_o, b_o};
     qkv_tape_record(tp, "attention_out", attention_out_backward, y, 3, inputs);
     return y;
-}
-
-qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, const int32_t *offsets,
-                            int n_sentences, qkv_attention_weights *keep)
-{
-    qkv_tensor *o = qkv_attention(tp, x, offsets, n_sentences, m->w_q, m->w_k, m->w_v, m->b_q, m->b_k,
-                                  m->b_v, m->rel_bias, &m->opts, keep);
-    if (!o)
-        return NULL;
-    return attention_out(tp, o, m->w_o, m->b_o);
 }

@@ -4,7 +4,7 @@
  * The mask comes from tp->rng: one 64-bit draw gives two elements, element 2k its low and
  * element 2k+1 its high 32 bits, kept when those bits are >= floor(p · 2^32). So a mask depends
  * only on the rng state and the element count, and restoring the rng replays it exactly. */
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 typedef struct {

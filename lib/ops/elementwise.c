@@ -2,7 +2,7 @@
  * Every loop is a plain pass over contiguous memory; large tensors split it over OpenMP
  * threads (see op_util.h). Backward functions never assume that two inputs are distinct
  * tensors: qkv_add(tp, a, a) and qkv_mul(tp, a, a) are correct. */
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 /* dst[i] += src[i] for i < n. */

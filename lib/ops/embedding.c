@@ -2,7 +2,7 @@
  * Backward adds dy row i into table->grad row ids[i]: rows no id picks are never touched
  * (an optimizer with sparse updates could skip them). Repeated ids accumulate; that loop is
  * serial, in order, so the sum never depends on threads. */
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 #include <string.h>

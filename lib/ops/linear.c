@@ -1,7 +1,7 @@
 /* Linear layer and matrix product, forward and backward. */
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 
 #include <string.h>
 

@@ -7,7 +7,7 @@
  *     dx_ij = dloss · (softmax(x_i)_j - [j = t_i]) / |R|,   softmax(x_i)_j = exp(x_ij - lse_i).
  * The row losses are summed in row order, so the loss never depends on the thread count.
  * Same as PyTorch's cross_entropy(reduction='mean', ignore_index=<any negative>). */
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 #include <string.h>

@@ -11,7 +11,7 @@
  *     dgain_j = Σ_i dy_ij xhat_ij,   dbias_j = Σ_i dy_ij.
  * Rows are independent and threaded for large inputs; dgain and dbias are summed over rows in
  * row order per block of columns (double accumulators), so they do not depend on threads. */
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 #define LN_COL_BLOCK 64

@@ -1,7 +1,7 @@
 /* Reductions to a scalar, forward and backward: sum and mean of all elements.
  * The forward sum accumulates in double in a fixed order (SIMD lanes, no threads), so the
  * result is the same on any number of cores. */
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 static double sum_all(const qkv_real *x, size_t n)

@@ -13,7 +13,7 @@
  * wins ties (as torch.max) and a NaN wins over numbers (so it propagates, as in PyTorch).
  * Backward adds dy[s, f] into dx[argmax[s, f], f]; segments own disjoint rows of dx, so the
  * loop over segments is threaded without races. */
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 #include <limits.h>

@@ -8,7 +8,7 @@
  *     log_softmax: dx_j = dy_j - exp(y_j) Σ_k dy_k
  * A row needs a finite maximum: a row of -inf (or any +inf, NaN) gives NaN, as in PyTorch.
  * Rows are independent and threaded for large inputs (see op_util.h). */
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 /* exp is tens of cycles per element: threads pay off earlier than for a plain add */

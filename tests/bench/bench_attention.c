@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/attention.h"
+#include "lib/nn/mha.h"
 
 /* GFLOP/s of one large sgemm on the same machine in the same run, for scale. */
 static double sgemm_probe(void)

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/checkpoint.h"
+#include "lib/io/checkpoint.h"
 
 /* A fresh folder under /tmp; removed by fx_rmdir. */
 static inline void fx_mkdir(char *dir, size_t len)

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/config.h"
+#include "lib/io/config.h"
 
 typedef struct {
     int d_model, n_heads;

@@ -7,7 +7,7 @@
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 
 typedef struct {
     qkv_params ps;

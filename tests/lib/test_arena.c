@@ -3,8 +3,8 @@
 #include "testutil.h"
 
 #include "lib/arena.h"
-#include "lib/ops.h"
-#include "lib/optim.h"
+#include "lib/ops/ops.h"
+#include "lib/optim/optim.h"
 
 static int aligned64(const void *p) { return ((uintptr_t)p & 63) == 0; }
 

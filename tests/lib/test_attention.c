@@ -6,8 +6,8 @@
 
 #include <omp.h>
 
-#include "lib/attention.h"
-#include "lib/ops.h"
+#include "lib/nn/mha.h"
+#include "lib/ops/ops.h"
 
 typedef struct {
     qkv_mha m;

@@ -5,7 +5,7 @@
 #include "testutil.h"
 
 #include "h5fixture.h"
-#include "lib/attention.h"
+#include "lib/nn/mha.h"
 
 typedef struct {
     qkv_mha m;

@@ -3,7 +3,7 @@
 # (tests/lib/checkpoint_sample.c) writes the sample checkpoint, /usr/bin/python3 + h5py reads
 # every item and compares it with the values the fixture wrote. Then h5py edits the file:
 # qkv must refuse it (CRC-32 mismatch) until the header is re-sealed by the recipe documented
-# in lib/checkpoint.h, and must then read the edited value.
+# in lib/io/checkpoint.h, and must then read the edited value.
 # Skips (exit 0 with a message) when /usr/bin/python3 or h5py is missing.
 set -euo pipefail
 PY=/usr/bin/python3

@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "lib/checkpoint_internal.h"
+#include "lib/io/checkpoint_internal.h"
 
 /* Opens path and reads the whole sample; QKV_OK only if everything equals the original. */
 static int open_and_check(const char *p, qkv_error *err)

@@ -1,8 +1,8 @@
-/* Parameter moving average (lib/ema.h): values after a few updates against the formula
+/* Parameter moving average (lib/optim/ema.h): values after a few updates against the formula
  * computed here, the warm-up decay, swapping in and out, and bad decays. */
 #include "testutil.h"
 
-#include "lib/ema.h"
+#include "lib/optim/ema.h"
 
 static void test_updates_and_swap(void **state)
 {

@@ -5,7 +5,7 @@
 #include "testutil.h"
 
 #include "h5fixture.h"
-#include "lib/encoder.h"
+#include "lib/nn/encoder.h"
 
 typedef struct {
     qkv_encoder_block blk;

@@ -3,7 +3,7 @@
 
 #include <omp.h>
 
-#include "lib/optim.h"
+#include "lib/optim/optim.h"
 
 /* The fixed problem of tests/lib/reference/optim_reference.py: w (weight decay applies) and b
  * (no_weight_decay), fixed gradients and a different learning rate at each of three steps,

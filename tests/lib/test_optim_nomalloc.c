@@ -13,8 +13,8 @@
 #include <errno.h>
 
 #include "lib/blas.h"
-#include "lib/ops.h"
-#include "lib/optim.h"
+#include "lib/ops/ops.h"
+#include "lib/optim/optim.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define COUNTING 0

@@ -3,7 +3,7 @@
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
-#include "lib/positional.h"
+#include "lib/nn/positional.h"
 
 typedef struct {
     qkv_positional pos;

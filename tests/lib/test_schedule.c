@@ -1,7 +1,7 @@
 /* Learning-rate schedule: warmup, constant, linear and cosine decay at their key steps. */
 #include "testutil.h"
 
-#include "lib/schedule.h"
+#include "lib/optim/schedule.h"
 
 /* lr 1e-3, min_lr 1e-4, 100 warmup steps, decay done at step 1100 (1000 decay steps). */
 static qkv_lr_schedule sched(qkv_lr_decay d)

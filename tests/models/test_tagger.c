@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "lib/ops.h"
+#include "lib/ops/ops.h"
 #include "models/tagger.h"
 
 enum { T = 7, B = 3 };

@@ -65,7 +65,7 @@ def run(cmd, env=None):
 
 
 def visible_pairs(n, m):
-    """(query, key) pairs of a sentence of n words that lib/attention.h computes scores for."""
+    """(query, key) pairs of a sentence of n words that lib/ops/attention.h computes scores for."""
     w, causal = m.get("attn_window", 0) or n, m.get("attn_causal", False)
     return sum(min(i + w, n - 1 if not causal else i) - max(i - w, 0) + 1 for i in range(n))
 

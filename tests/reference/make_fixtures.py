@@ -13,7 +13,7 @@ exactly the per-sentence independence qkv's packed layout must reproduce.
 
 qkv <-> torch names: w_q/w_k/w_v = rows of in_proj_weight (stacked q;k;v), b_q/b_k/b_v = parts
 of in_proj_bias, w_o/b_o = out_proj; encoder: ln1 = norm1, ffn.w1/b1 = linear1, ffn.w2/b2 =
-linear2, ln2 = norm2 (see lib/encoder.h).
+linear2, ln2 = norm2 (see lib/nn/encoder.h).
 """
 import os
 

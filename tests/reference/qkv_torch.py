@@ -4,8 +4,8 @@
 Reads everything from a qkv checkpoint (train/checkpoint_io.c): the resolved YAML config
 (/config), the vocabularies (/vocab/features, /vocab/<feature>, /vocab/tags, /vocab/chars) and
 the parameters (/params/<name>, float32, PyTorch [out, in] shapes; /train is ignored). The
-model has exactly qkv's parameter names (models/tagger.h, models/char_cnn.h, lib/encoder.h,
-lib/attention.h) and computes (models/tagger.c qkv_tagger_logits):
+model has exactly qkv's parameter names (models/tagger.h, models/char_cnn.h, lib/nn/encoder.h,
+lib/ops/attention.h) and computes (models/tagger.c qkv_tagger_logits):
 
     sum_f embed.<f>[id_f]  [+ CharCNN(the word's characters)]  [* sqrt(d_model)]
     + PE(position in sentence)  -> dropout
@@ -15,7 +15,7 @@ lib/attention.h) and computes (models/tagger.c qkv_tagger_logits):
 on padded batches [B, L] with a key-padding mask (padding rows are ignored everywhere they
 could matter: keys are masked, and only real tokens are read out). CharCNN (models/char_cnn.h):
 chars.embed -> Conv1d of width char_width, zero-padded at the word's own ends -> ReLU -> max
-over the word's characters -> chars.proj.w (no bias). Attention (lib/attention.h): scores
+over the word's characters -> chars.proj.w (no bias). Attention (lib/ops/attention.h): scores
 Q K^T * scale [+ rel_bias[h][clip(j - i, -R, R) + R] with model.attn_rel_clip = R > 0], window
 and causal masks, softmax or relu normalisation.
 
@@ -49,7 +49,7 @@ from qkv_torch_data import Checkpoint, Rng, encode, padded, plan, read_conllu  #
 
 
 def sinusoidal(n, d, dtype):
-    """PE [n, d] as lib/positional.c: angle = p / 10000^(2i / d), computed in double."""
+    """PE [n, d] as lib/nn/positional.c: angle = p / 10000^(2i / d), computed in double."""
     p = torch.arange(n, dtype=torch.float64)[:, None]
     c = torch.arange(d)
     two_i = (c - c % 2).to(torch.float64)
@@ -69,7 +69,7 @@ class LayerNorm(torch.nn.Module):
 
 
 class Attention(torch.nn.Module):
-    """lib/attention.h: MHA with optional window, causal mask, relu normalization and relative
+    """lib/ops/attention.h: MHA with optional window, causal mask, relu normalization and relative
     position biases (rel_bias [n_heads, 2R + 1], R = attn_rel_clip)."""
 
     def __init__(self, d, m):
@@ -310,7 +310,7 @@ def peak_rss_mb():
 
 
 def lr_at(step, o, total):
-    """lib/schedule.c: linear warmup from 0, then none/linear/cosine decay to min_lr."""
+    """lib/optim/schedule.c: linear warmup from 0, then none/linear/cosine decay to min_lr."""
     lr, lo, warm = o["lr"], o.get("min_lr", 0), min(o.get("warmup_steps", 0), total - 1)
     if step <= warm and warm > 0:
         return lr * step / warm
@@ -348,7 +348,7 @@ def cmd_bench(a):
     opt = torch.optim.AdamW([{"params": [p for n, p in named if decays(n, p)], "weight_decay": o.get("weight_decay", 0.01)},
                              {"params": [p for n, p in named if not decays(n, p)], "weight_decay": 0.0}],
                             lr=o["lr"], betas=(o.get("beta1", 0.9), o.get("beta2", 0.999)), eps=o.get("eps", 1e-8))
-    # train.ema_decay > 0: qkv updates an average of the parameters after every step (lib/ema.c)
+    # train.ema_decay > 0: qkv updates an average of the parameters after every step (lib/optim/ema.c)
     # and evaluates with it; the port does the same work
     ema_decay = tr.get("ema_decay", 0)
     params = [p for _, p in named]

@@ -1,0 +1,523 @@
+/* Checkpoint writer: a temporary HDF5 file in the final folder, typed items, then
+ * seal (header with size and CRC-32), fsync, rename, fsync the folder. See lib/checkpoint.h. */
+#include "lib/io/checkpoint_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(hid_t) == sizeof(int64_t), "hid_t is expected to be 64-bit (HDF5 >= 1.10)");
+
+static char *dup_printf(const char *fmt, const char *a, long b)
+{
+    int len = snprintf(NULL, 0, fmt, a, b);
+    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (s)
+        snprintf(s, (size_t)len + 1, fmt, a, b);
+    return s;
+}
+
+int qkv_ckpt_remove_stale(const char *final_path, int *removed, qkv_error *err)
+{
+    if (removed)
+        *removed = 0;
+    const char *slash = strrchr(final_path, '/');
+    const char *base = slash ? slash + 1 : final_path;
+    char folder[4096], prefix[512], stale[4096 + 512];
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == final_path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - final_path), final_path);
+    snprintf(prefix, sizeof prefix, "%s.tmp-", base);
+    size_t plen = strlen(prefix);
+    DIR *d = opendir(folder);
+    if (!d)
+        return qkv_fail(err, "checkpoint %s: cannot read the folder %s: %s", final_path, folder, strerror(errno));
+    int status = QKV_OK;
+    struct dirent *e;
+    while (status == QKV_OK && (e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, plen) != 0)
+            continue;
+        char *end;
+        long pid = strtol(e->d_name + plen, &end, 10);
+        if (end == e->d_name + plen || *end || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* that process still runs (or is not ours to judge) */
+        snprintf(stale, sizeof stale, "%s/%s", folder, e->d_name);
+        if (unlink(stale) != 0)
+            status = qkv_fail(err, "checkpoint %s: cannot remove the stale temporary file %s: %s", final_path, stale,
+                              strerror(errno));
+        else if (removed)
+            (*removed)++;
+    }
+    closedir(d);
+    return status;
+}
+
+static void writer_free(qkv_ckpt_writer *w)
+{
+    free(w->final_path);
+    free(w->tmp_path);
+    free(w);
+}
+
+/* Records the first failure so that commit refuses a partial checkpoint. */
+static int writer_fail(qkv_ckpt_writer *w, qkv_error *err, const char *path, const char *what)
+{
+    qkv_error e;
+    qkv_fail(&e, "checkpoint %s: cannot write %s: %s", w->final_path, path, what);
+    if (!w->failed) {
+        w->failed = true;
+        w->first_err = e;
+    }
+    if (err)
+        *err = e;
+    return QKV_ERR;
+}
+
+static int writer_fail_h5(qkv_ckpt_writer *w, qkv_error *err, const char *path)
+{
+    char msg[512], what[600];
+    snprintf(what, sizeof what, "HDF5: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+    return writer_fail(w, err, path, what);
+}
+
+static int write_root_attributes(qkv_ckpt_writer *w, qkv_error *err)
+{
+    int status = QKV_ERR;
+    hid_t space = H5Screate(H5S_SCALAR), str = H5Tcopy(H5T_C_S1), a1 = H5I_INVALID_HID, a2 = H5I_INVALID_HID;
+    int64_t version = QKV_CKPT_FORMAT_VERSION;
+    const char *qkv_version = QKV_VERSION;
+    if (space < 0 || str < 0 || H5Tset_size(str, strlen(qkv_version)) < 0 ||
+        H5Tset_strpad(str, H5T_STR_NULLPAD) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0)
+        goto done;
+    a1 = H5Acreate2(w->file, "format_version", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (a1 < 0 || H5Awrite(a1, H5T_NATIVE_INT64, &version) < 0)
+        goto done;
+    a2 = H5Acreate2(w->file, "qkv_version", str, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (a2 < 0 || H5Awrite(a2, str, qkv_version) < 0)
+        goto done;
+    status = QKV_OK;
+done:
+    if (status != QKV_OK)
+        writer_fail_h5(w, err, "root attributes");
+    if (a2 >= 0)
+        H5Aclose(a2);
+    if (a1 >= 0)
+        H5Aclose(a1);
+    if (str >= 0)
+        H5Tclose(str);
+    if (space >= 0)
+        H5Sclose(space);
+    return status;
+}
+
+int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *err)
+{
+    *out = NULL;
+    qkv_ckpt_h5_silence();
+    if (!final_path || !final_path[0])
+        return qkv_fail(err, "checkpoint: empty file name");
+    struct stat st;
+    if (stat(final_path, &st) == 0 && !S_ISREG(st.st_mode))
+        return qkv_fail(err, "checkpoint %s: exists and is not a regular file", final_path);
+    qkv_ckpt_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return qkv_fail(err, "checkpoint %s: out of memory", final_path);
+    w->file = H5I_INVALID_HID;
+    w->final_path = strdup(final_path);
+    w->tmp_path = dup_printf("%s.tmp-%ld", final_path, (long)getpid());
+    if (!w->final_path || !w->tmp_path) {
+        writer_free(w);
+        return qkv_fail(err, "checkpoint %s: out of memory", final_path);
+    }
+    /* Create the file ourselves first: errno gives a plain reason (missing folder, no
+     * permission, a path component that is a file) before HDF5 is involved. */
+    int fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        qkv_fail(err, "checkpoint %s: cannot create temporary file %s: %s", final_path, w->tmp_path,
+                 strerror(errno));
+        writer_free(w);
+        return QKV_ERR;
+    }
+    close(fd);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
+    /* File format of HDF5 1.8 (readable by every HDF5 >= 1.8, h5py included): its
+     * superblock and object headers carry checksums, a second line of defence behind ours. */
+    if (fcpl >= 0 && fapl >= 0 && H5Pset_userblock(fcpl, QKV_CKPT_HEADER_SIZE) >= 0 &&
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
+        w->file = H5Fcreate(w->tmp_path, H5F_ACC_TRUNC, fcpl, fapl);
+    char msg[512];
+    if (w->file < 0)
+        qkv_fail(err, "checkpoint %s: HDF5 cannot create %s: %s", final_path, w->tmp_path,
+                 qkv_ckpt_h5_msg(msg, sizeof msg));
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (w->file < 0 || write_root_attributes(w, err) != QKV_OK) {
+        qkv_ckpt_abort(w);
+        return QKV_ERR;
+    }
+    *out = w;
+    return QKV_OK;
+}
+
+void qkv_ckpt_abort(qkv_ckpt_writer *w)
+{
+    if (!w)
+        return;
+    if (w->file >= 0)
+        H5Fclose(w->file);
+    unlink(w->tmp_path);
+    writer_free(w);
+}
+
+const char *qkv_ckpt_temp_path(const qkv_ckpt_writer *w) { return w->tmp_path; }
+int64_t qkv_ckpt_writer_hid(const qkv_ckpt_writer *w) { return w->file; }
+
+/* Writes the header into the closed temporary file and fsyncs it. */
+static int seal(const char *tmp_path, const char **what)
+{
+    int fd = open(tmp_path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        *what = "cannot reopen the temporary file";
+        return QKV_ERR;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < QKV_CKPT_HEADER_SIZE) {
+        *what = "the temporary file is shorter than its header";
+        close(fd);
+        return QKV_ERR;
+    }
+    static const size_t chunk = 1 << 16;
+    unsigned char *buf = malloc(chunk);
+    if (!buf) {
+        *what = "out of memory";
+        close(fd);
+        return QKV_ERR;
+    }
+    uint32_t crc = 0;
+    off_t pos = QKV_CKPT_HEADER_SIZE;
+    while (pos < st.st_size) {
+        ssize_t got = pread(fd, buf, chunk, pos);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            *what = got < 0 ? "cannot read back the temporary file" : "the temporary file shrank";
+            free(buf);
+            close(fd);
+            return QKV_ERR;
+        }
+        crc = qkv_ckpt_crc32(crc, buf, (size_t)got);
+        pos += got;
+    }
+    free(buf);
+    char header[QKV_CKPT_HEADER_SIZE];
+    qkv_ckpt_header_format(header, (uint64_t)st.st_size, crc);
+    if (pwrite(fd, header, sizeof header, 0) != (ssize_t)sizeof header) {
+        *what = "cannot write the header";
+        close(fd);
+        return QKV_ERR;
+    }
+    if (fsync(fd) != 0) {
+        *what = "fsync failed";
+        close(fd);
+        return QKV_ERR;
+    }
+    if (close(fd) != 0) {
+        *what = "close failed";
+        return QKV_ERR;
+    }
+    return QKV_OK;
+}
+
+/* fsync of the folder that holds path, so that the rename itself is durable. */
+static int sync_folder(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? malloc((size_t)(slash - path) + 2) : NULL;
+    if (slash && !dir)
+        return -1;
+    if (dir) {
+        size_t len = slash == path ? 1 : (size_t)(slash - path);
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+    }
+    int fd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0)
+        return -1;
+    /* Some file systems cannot fsync a folder (EINVAL): nothing more can be done there. */
+    int rc = fsync(fd) == 0 || errno == EINVAL ? 0 : -1;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+int qkv_ckpt_commit(qkv_ckpt_writer *w, qkv_error *err)
+{
+    if (w->failed) {
+        if (err)
+            *err = w->first_err;
+        qkv_fail_prefix(err, "not saved, an earlier write failed");
+        qkv_ckpt_abort(w);
+        return QKV_ERR;
+    }
+    hid_t file = w->file;
+    w->file = H5I_INVALID_HID;
+    char msg[512];
+    if (H5Fclose(file) < 0) {
+        qkv_fail(err, "checkpoint %s: not saved: HDF5 cannot finish %s: %s", w->final_path, w->tmp_path,
+                 qkv_ckpt_h5_msg(msg, sizeof msg));
+        qkv_ckpt_abort(w);
+        return QKV_ERR;
+    }
+    const char *what = NULL;
+    errno = 0;
+    if (seal(w->tmp_path, &what) != QKV_OK) {
+        qkv_fail(err, "checkpoint %s: not saved: %s %s: %s", w->final_path, what, w->tmp_path,
+                 errno ? strerror(errno) : "unexpected size");
+        qkv_ckpt_abort(w);
+        return QKV_ERR;
+    }
+    if (rename(w->tmp_path, w->final_path) != 0) {
+        int saved = errno;
+        int removed = unlink(w->tmp_path);
+        qkv_fail(err, "checkpoint %s: not saved: cannot rename %s onto it: %s%s", w->final_path,
+                 w->tmp_path, strerror(saved),
+                 removed == 0 ? "" : " (and the temporary file could not be removed)");
+        writer_free(w);
+        return QKV_ERR;
+    }
+    int status = QKV_OK;
+    if (sync_folder(w->final_path) != 0)
+        status = qkv_fail(err, "checkpoint %s: saved, but fsync of its folder failed (%s): it may not "
+                               "survive a power loss", w->final_path, strerror(errno));
+    writer_free(w);
+    return status;
+}
+
+/* ---- items ---- */
+
+/* Creates the missing groups on the way to path (not path itself), without timestamps. */
+static int make_groups(qkv_ckpt_writer *w, const char *path)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    int status = QKV_OK;
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    if (gcpl < 0 || H5Pset_obj_track_times(gcpl, 0) < 0)
+        status = QKV_ERR;
+    for (char *p = strchr(buf + 1, '/'); p && status == QKV_OK; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        htri_t e = H5Lexists(w->file, buf, H5P_DEFAULT);
+        if (e < 0)
+            status = QKV_ERR;
+        if (e == 0) {
+            hid_t g = H5Gcreate2(w->file, buf, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+            if (g < 0 || H5Gclose(g) < 0)
+                status = QKV_ERR;
+        }
+        *p = '/';
+    }
+    if (gcpl >= 0)
+        H5Pclose(gcpl);
+    return status;
+}
+
+/* Creates the dataset at path (groups on the way included) and writes n elements. */
+static int write_dataset(qkv_ckpt_writer *w, qkv_error *err, const char *path, hid_t file_type,
+                         hid_t mem_type, int rank, const hsize_t *dims, const void *buf)
+{
+    if (w->failed) {
+        if (err)
+            *err = w->first_err;
+        return qkv_fail_prefix(err, "not written (%s), an earlier write failed", path ? path : "(null)");
+    }
+    const char *problem = qkv_ckpt_path_problem(path);
+    if (problem)
+        return writer_fail(w, err, path ? path : "(null)", problem);
+    hsize_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
+    int status = QKV_ERR;
+    hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), dset = H5I_INVALID_HID;
+    /* No modification times in object headers: the same content gives the same bytes. */
+    if (space < 0 || dcpl < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 || make_groups(w, path) != QKV_OK)
+        goto done;
+    dset = H5Dcreate2(w->file, path, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dset < 0)
+        goto done;
+    if (n > 0 && H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+        goto done;
+    status = QKV_OK;
+done:
+    if (status != QKV_OK) {
+        char msg[512], what[600];
+        qkv_ckpt_h5_msg(msg, sizeof msg);
+        /* HDF5 says "name already exists" for a duplicate: say it plainly. */
+        if (dset < 0 && space >= 0 && dcpl >= 0 && strstr(msg, "already exists"))
+            snprintf(what, sizeof what, "an item with this path was already written");
+        else
+            snprintf(what, sizeof what, "HDF5: %s", msg);
+        writer_fail(w, err, path, what);
+    }
+    if (dset >= 0 && H5Dclose(dset) < 0 && status == QKV_OK)
+        status = writer_fail_h5(w, err, path);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
+    return status;
+}
+
+int qkv_ckpt_write_real(qkv_ckpt_writer *w, const char *path, int rank, const int *shape,
+                        const qkv_real *data, qkv_error *err)
+{
+    if (rank < 0 || rank > QKV_MAX_RANK)
+        return writer_fail(w, err, path ? path : "(null)", "rank outside 0..4");
+    hsize_t dims[QKV_MAX_RANK];
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] < 0)
+            return writer_fail(w, err, path ? path : "(null)", "negative dimension");
+        dims[i] = (hsize_t)shape[i];
+        n *= (size_t)shape[i];
+    }
+#if QKV_REAL_IS_DOUBLE
+    float *buf = malloc((n ? n : 1) * sizeof *buf);
+    if (!buf)
+        return writer_fail(w, err, path ? path : "(null)", "out of memory");
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)data[i];
+    int status = write_dataset(w, err, path, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, rank, dims, buf);
+    free(buf);
+    return status;
+#else
+    (void)n;
+    return write_dataset(w, err, path, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, rank, dims, data);
+#endif
+}
+
+int qkv_ckpt_write_tensor(qkv_ckpt_writer *w, const char *path, const qkv_tensor *t, qkv_error *err)
+{
+    return qkv_ckpt_write_real(w, path, t->rank, t->shape, t->data, err);
+}
+
+int qkv_ckpt_write_params(qkv_ckpt_writer *w, const char *group, const qkv_params *ps, qkv_error *err)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const qkv_param *p = ps->items[i];
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", group ? group : "(null)", p->name);
+        if (strchr(p->name, '/') || strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0 || !p->name[0])
+            return writer_fail(w, err, path, "a parameter name must not be empty, '.', '..' or contain '/'");
+        if (qkv_ckpt_write_tensor(w, path, &p->t, err) != QKV_OK)
+            return QKV_ERR;
+    }
+    return QKV_OK;
+}
+
+static int write_1d(qkv_ckpt_writer *w, const char *path, hid_t file_type, hid_t mem_type, size_t n,
+                    const void *values, qkv_error *err)
+{
+    hsize_t dims[1] = {(hsize_t)n};
+    return write_dataset(w, err, path, file_type, mem_type, 1, dims, values);
+}
+
+int qkv_ckpt_write_i64(qkv_ckpt_writer *w, const char *path, int64_t value, qkv_error *err)
+{
+    return write_dataset(w, err, path, H5T_STD_I64LE, H5T_NATIVE_INT64, 0, NULL, &value);
+}
+
+int qkv_ckpt_write_u64(qkv_ckpt_writer *w, const char *path, uint64_t value, qkv_error *err)
+{
+    return write_dataset(w, err, path, H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, NULL, &value);
+}
+
+int qkv_ckpt_write_f64(qkv_ckpt_writer *w, const char *path, double value, qkv_error *err)
+{
+    return write_dataset(w, err, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, NULL, &value);
+}
+
+int qkv_ckpt_write_i64_array(qkv_ckpt_writer *w, const char *path, size_t n, const int64_t *values, qkv_error *err)
+{
+    return write_1d(w, path, H5T_STD_I64LE, H5T_NATIVE_INT64, n, values, err);
+}
+
+int qkv_ckpt_write_u64_array(qkv_ckpt_writer *w, const char *path, size_t n, const uint64_t *values, qkv_error *err)
+{
+    return write_1d(w, path, H5T_STD_U64LE, H5T_NATIVE_UINT64, n, values, err);
+}
+
+int qkv_ckpt_write_f64_array(qkv_ckpt_writer *w, const char *path, size_t n, const double *values, qkv_error *err)
+{
+    return write_1d(w, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, values, err);
+}
+
+static int write_utf8(qkv_ckpt_writer *w, const char *path, int rank, size_t n, const char *const *strings,
+                      qkv_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        char what[128];
+        if (!strings[i]) {
+            snprintf(what, sizeof what, "string %zu is NULL", i);
+            return writer_fail(w, err, path ? path : "(null)", what);
+        }
+        if (!qkv_ckpt_utf8_valid(strings[i], strlen(strings[i]))) {
+            snprintf(what, sizeof what, "string %zu is not valid UTF-8", i);
+            return writer_fail(w, err, path ? path : "(null)", what);
+        }
+    }
+    /* Fixed-length strings, NUL-padded to the longest one: they are stored inline in the
+     * dataset, so a reader never follows heap references (HDF5 1.10 can crash on a damaged
+     * global heap, where variable-length strings live). */
+    size_t width = 1;
+    for (size_t i = 0; i < n; i++)
+        width = strlen(strings[i]) > width ? strlen(strings[i]) : width;
+    if (n > 0 && width > SIZE_MAX / n)
+        return writer_fail(w, err, path ? path : "(null)", "strings too large");
+    char *buf = calloc(n ? n : 1, width);
+    if (!buf)
+        return writer_fail(w, err, path ? path : "(null)", "out of memory");
+    for (size_t i = 0; i < n; i++)
+        memcpy(buf + i * width, strings[i], strlen(strings[i]));
+    hid_t str = H5Tcopy(H5T_C_S1);
+    int status;
+    if (str < 0 || H5Tset_size(str, width) < 0 || H5Tset_strpad(str, H5T_STR_NULLPAD) < 0 ||
+        H5Tset_cset(str, H5T_CSET_UTF8) < 0) {
+        status = writer_fail_h5(w, err, path ? path : "(null)");
+    } else {
+        hsize_t dims[1] = {(hsize_t)n};
+        status = write_dataset(w, err, path, str, str, rank, dims, buf);
+    }
+    if (str >= 0)
+        H5Tclose(str);
+    free(buf);
+    return status;
+}
+
+int qkv_ckpt_write_strings(qkv_ckpt_writer *w, const char *path, size_t n, const char *const *strings,
+                           qkv_error *err)
+{
+    return write_utf8(w, path, 1, n, strings, err);
+}
+
+int qkv_ckpt_write_text(qkv_ckpt_writer *w, const char *path, const char *text, qkv_error *err)
+{
+    return write_utf8(w, path, 0, 1, &text, err);
+}

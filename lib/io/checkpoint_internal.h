@@ -1,0 +1,61 @@
+/* Internals shared by lib/io/checkpoint.c (writer), lib/io/checkpoint_read.c (reader) and
+ * lib/io/checkpoint_file.c (header, CRC-32, path and UTF-8 checks, HDF5 error text).
+ * Not part of the public API; only these three files include it. */
+#ifndef QKV_CHECKPOINT_INTERNAL_H
+#define QKV_CHECKPOINT_INTERNAL_H
+
+#include <hdf5.h>
+
+#include "lib/io/checkpoint.h"
+
+struct qkv_ckpt_writer {
+    hid_t file;
+    char *final_path;
+    char *tmp_path;
+    bool failed;          /* an item write failed: commit refuses */
+    qkv_error first_err;  /* the first failure, repeated by commit */
+};
+
+struct qkv_ckpt_reader {
+    hid_t file;
+    char *path;
+    int64_t format_version;
+    char qkv_version[64];
+};
+
+/* CRC-32/IEEE through zlib (what zlib.crc32 computes); start with crc = 0, chain over pieces. */
+uint32_t qkv_ckpt_crc32(uint32_t crc, const void *data, size_t n);
+
+/* Fills the QKV_CKPT_HEADER_SIZE-byte header for a file of `size` bytes whose bytes
+ * [QKV_CKPT_HEADER_SIZE, size) have CRC-32 `crc` (NUL-padded text). */
+void qkv_ckpt_header_format(char *buf, uint64_t size, uint32_t crc);
+/* Parses a header; returns false when it is not an intact qkv header. */
+bool qkv_ckpt_header_parse(const char *buf, uint64_t *size, uint32_t *crc);
+
+/* NULL when path is a valid absolute item path ("/a/b.c"), else what is wrong with it. */
+const char *qkv_ckpt_path_problem(const char *path);
+/* True when the n bytes at s are valid UTF-8 (no overlongs, surrogates or code points
+ * above U+10FFFF). */
+bool qkv_ckpt_utf8_valid(const char *s, size_t n);
+
+/* The innermost message on HDF5's default error stack (what actually failed, e.g. an errno
+ * text), or "unknown HDF5 error". Writes into buf and returns it. */
+const char *qkv_ckpt_h5_msg(char *buf, size_t len);
+/* Switches off HDF5's automatic error printing (lib/ never prints). */
+void qkv_ckpt_h5_silence(void);
+
+/* ---- reader helpers (lib/io/checkpoint_read.c) ---- */
+enum qkv_ckpt_kind { KIND_FLOAT, KIND_INT, KIND_UINT, KIND_STRING, KIND_ANY };
+
+/* Fills err with "checkpoint <file>: <path>: <what>"; returns QKV_ERR. */
+int qkv_ckpt_read_fail(const qkv_ckpt_reader *r, qkv_error *err, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* "[2, 3]", or "a scalar" for rank 0. */
+const char *qkv_ckpt_dims_str(int rank, const hsize_t *dims, char *buf, size_t len);
+/* Opens the dataset at path after checking it exists, is a dataset of the given class and
+ * has rank <= QKV_MAX_RANK; gives its rank and dims. H5I_INVALID_HID with err set on failure;
+ * close the result with H5Dclose. */
+hid_t qkv_ckpt_open_dataset(const qkv_ckpt_reader *r, const char *path, enum qkv_ckpt_kind kind, int *rank,
+                            hsize_t dims[QKV_MAX_RANK], qkv_error *err);
+
+#endif

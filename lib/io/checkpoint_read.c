@@ -1,0 +1,527 @@
+/* Checkpoint reader: verifies the qkv header (size, CRC-32) before HDF5 sees the file, then
+ * the format version; typed readers check each dataset's class and shape. See lib/checkpoint.h. */
+#include "lib/io/checkpoint_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- opening ---- */
+
+static ssize_t read_full(int fd, void *buf, size_t n, off_t pos)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t got = pread(fd, (char *)buf + done, n - done, pos + (off_t)done);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        done += (size_t)got;
+    }
+    return (ssize_t)done;
+}
+
+/* Everything that can be checked without HDF5: existence, header, length, CRC-32. */
+static int verify_file(const char *path, qkv_error *err)
+{
+    static const char hdf5_signature[8] = "\211HDF\r\n\032\n";
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return qkv_fail(err, "checkpoint %s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return qkv_fail(err, "checkpoint %s: not a regular file", path);
+    }
+    char header[QKV_CKPT_HEADER_SIZE] = {0}, at_block[8] = {0};
+    ssize_t got = read_full(fd, header, sizeof header, 0);
+    ssize_t got_block = read_full(fd, at_block, sizeof at_block, QKV_CKPT_HEADER_SIZE);
+    int status = QKV_ERR;
+    uint64_t size = 0;
+    uint32_t crc = 0;
+    if (got < 0 || got_block < 0) {
+        qkv_fail(err, "checkpoint %s: cannot read: %s", path, strerror(errno));
+    } else if (st.st_size == 0) {
+        qkv_fail(err, "checkpoint %s: the file is empty", path);
+    } else if (got >= 8 && memcmp(header, hdf5_signature, 8) == 0) {
+        qkv_fail(err, "checkpoint %s: an HDF5 file, but not a qkv checkpoint (no qkv header)", path);
+    } else if (got < 20 || memcmp(header, "qkv-checkpoint\nsize=", 20) != 0) {
+        if (got_block == 8 && memcmp(at_block, hdf5_signature, 8) == 0)
+            qkv_fail(err, "checkpoint %s: an HDF5 file without a valid qkv header (an unfinished "
+                          "temporary file of an interrupted save, or a damaged header)", path);
+        else
+            qkv_fail(err, "checkpoint %s: not an HDF5 file (neither a qkv nor an HDF5 signature)", path);
+    } else if (got < QKV_CKPT_HEADER_SIZE) {
+        qkv_fail(err, "checkpoint %s: truncated: %lld bytes, shorter than its %d-byte header", path,
+                 (long long)st.st_size, QKV_CKPT_HEADER_SIZE);
+    } else if (!qkv_ckpt_header_parse(header, &size, &crc)) {
+        qkv_fail(err, "checkpoint %s: corrupted: its qkv header is damaged", path);
+    } else if ((uint64_t)st.st_size < size) {
+        qkv_fail(err, "checkpoint %s: truncated: %lld bytes, the header says %" PRIu64, path,
+                 (long long)st.st_size, size);
+    } else if ((uint64_t)st.st_size > size) {
+        qkv_fail(err, "checkpoint %s: %lld bytes, the header says %" PRIu64 " (data appended after saving?)",
+                 path, (long long)st.st_size, size);
+    } else {
+        static const size_t chunk = 1 << 16;
+        unsigned char *buf = malloc(chunk);
+        uint32_t actual = 0;
+        off_t pos = QKV_CKPT_HEADER_SIZE;
+        ssize_t n = 0;
+        while (buf && pos < st.st_size && (n = read_full(fd, buf, chunk, pos)) > 0) {
+            actual = qkv_ckpt_crc32(actual, buf, (size_t)n);
+            pos += n;
+        }
+        free(buf);
+        if (!buf)
+            qkv_fail(err, "checkpoint %s: out of memory", path);
+        else if (pos != st.st_size)
+            qkv_fail(err, "checkpoint %s: cannot read: %s", path, n < 0 ? strerror(errno) : "file shrank");
+        else if (actual != crc)
+            qkv_fail(err, "checkpoint %s: corrupted or modified after saving: CRC-32 of its contents is "
+                          "%08" PRIx32 ", the header says %08" PRIx32, path, actual, crc);
+        else
+            status = QKV_OK;
+    }
+    close(fd);
+    return status;
+}
+
+static int read_root_attributes(qkv_ckpt_reader *r, qkv_error *err)
+{
+    htri_t has = H5Aexists(r->file, "format_version");
+    if (has <= 0)
+        return qkv_fail(err, "checkpoint %s: not a qkv checkpoint: root attribute format_version is missing", r->path);
+    int status = QKV_ERR;
+    hid_t a = H5Aopen(r->file, "format_version", H5P_DEFAULT);
+    hid_t type = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+    hid_t space = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+    int64_t v = 0;
+    if (type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER || H5Sget_simple_extent_npoints(space) != 1 ||
+        H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
+        qkv_fail(err, "checkpoint %s: root attribute format_version is not one integer", r->path);
+    else if (v > QKV_CKPT_FORMAT_VERSION)
+        qkv_fail(err, "checkpoint %s: written by a newer qkv (format_version %" PRId64 "; this qkv reads %d)",
+                 r->path, v, QKV_CKPT_FORMAT_VERSION);
+    else if (v != QKV_CKPT_FORMAT_VERSION)
+        qkv_fail(err, "checkpoint %s: format_version %" PRId64 " is not supported (this qkv reads %d)",
+                 r->path, v, QKV_CKPT_FORMAT_VERSION);
+    else
+        status = QKV_OK;
+    r->format_version = v;
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (a >= 0)
+        H5Aclose(a);
+    if (status != QKV_OK || H5Aexists(r->file, "qkv_version") <= 0)
+        return status;
+    /* qkv_version is informative: read it when it is a short fixed-length string
+     * (variable-length ones live in the global heap, which this reader never follows). */
+    a = H5Aopen(r->file, "qkv_version", H5P_DEFAULT);
+    type = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+    space = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+    char buf[sizeof r->qkv_version] = {0};
+    if (type >= 0 && space >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0 &&
+        H5Tget_size(type) < sizeof buf && H5Sget_simple_extent_npoints(space) == 1 && H5Aread(a, type, buf) >= 0 &&
+        qkv_ckpt_utf8_valid(buf, strlen(buf)))
+        memcpy(r->qkv_version, buf, sizeof buf);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (a >= 0)
+        H5Aclose(a);
+    return QKV_OK;
+}
+
+int qkv_ckpt_open(const char *path, qkv_ckpt_reader **out, qkv_error *err)
+{
+    *out = NULL;
+    qkv_ckpt_h5_silence();
+    if (!path || !path[0])
+        return qkv_fail(err, "checkpoint: empty file name");
+    if (verify_file(path, err) != QKV_OK)
+        return QKV_ERR;
+    qkv_ckpt_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return qkv_fail(err, "checkpoint %s: out of memory", path);
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    r->file = H5I_INVALID_HID;
+    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
+        r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (r->file < 0) {
+        char msg[512];
+        qkv_fail(err, "checkpoint %s: HDF5 cannot open it: %s", path, qkv_ckpt_h5_msg(msg, sizeof msg));
+        qkv_ckpt_close(r);
+        return QKV_ERR;
+    }
+    if (read_root_attributes(r, err) != QKV_OK) {
+        qkv_ckpt_close(r);
+        return QKV_ERR;
+    }
+    *out = r;
+    return QKV_OK;
+}
+
+void qkv_ckpt_close(qkv_ckpt_reader *r)
+{
+    if (!r)
+        return;
+    if (r->file >= 0)
+        H5Fclose(r->file);
+    free(r->path);
+    free(r);
+}
+
+int64_t qkv_ckpt_format_version(const qkv_ckpt_reader *r) { return r->format_version; }
+const char *qkv_ckpt_qkv_version(const qkv_ckpt_reader *r) { return r->qkv_version; }
+int64_t qkv_ckpt_reader_hid(const qkv_ckpt_reader *r) { return r->file; }
+
+bool qkv_ckpt_has(const qkv_ckpt_reader *r, const char *path)
+{
+    if (qkv_ckpt_path_problem(path))
+        return false;
+    /* H5Lexists needs every earlier component to exist: check prefix by prefix. */
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char saved = *p;
+            *p = '\0';
+            htri_t e = H5Lexists(r->file, buf, H5P_DEFAULT);
+            *p = saved;
+            if (e <= 0)
+                return false;
+            if (saved == '\0')
+                return true;
+        }
+    }
+}
+
+/* ---- datasets ---- */
+
+static const char *const kind_names[] = {"floating-point", "signed integer", "unsigned integer", "string"};
+
+int qkv_ckpt_read_fail(const qkv_ckpt_reader *r, qkv_error *err, const char *path, const char *fmt, ...)
+{
+    char what[800];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return qkv_fail(err, "checkpoint %s: %s: %s", r->path, path ? path : "(null)", what);
+}
+
+const char *qkv_ckpt_dims_str(int rank, const hsize_t *dims, char *buf, size_t len)
+{
+    if (rank == 0) {
+        snprintf(buf, len, "a scalar");
+        return buf;
+    }
+    size_t used = (size_t)snprintf(buf, len, "[");
+    for (int i = 0; i < rank && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, i ? ", %llu" : "%llu", (unsigned long long)dims[i]);
+    if (used < len)
+        snprintf(buf + used, len - used, "]");
+    return buf;
+}
+
+static const char *class_name(hid_t type)
+{
+    switch (H5Tget_class(type)) {
+    case H5T_INTEGER:
+        return H5Tget_sign(type) == H5T_SGN_NONE ? kind_names[KIND_UINT] : kind_names[KIND_INT];
+    case H5T_FLOAT:
+        return kind_names[KIND_FLOAT];
+    case H5T_STRING:
+        return kind_names[KIND_STRING];
+    default:
+        return "compound or other";
+    }
+}
+
+static bool is_kind(hid_t type, enum qkv_ckpt_kind kind)
+{
+    H5T_class_t c = H5Tget_class(type);
+    switch (kind) {
+    case KIND_FLOAT:
+        return c == H5T_FLOAT;
+    case KIND_INT:
+        return c == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_2;
+    case KIND_UINT:
+        return c == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_NONE;
+    case KIND_STRING:
+        return c == H5T_STRING;
+    case KIND_ANY:
+        return true;
+    }
+    return false;
+}
+
+/* Opens the dataset at path and checks its class; gets its rank and dims. */
+hid_t qkv_ckpt_open_dataset(const qkv_ckpt_reader *r, const char *path, enum qkv_ckpt_kind kind, int *rank,
+                          hsize_t dims[QKV_MAX_RANK], qkv_error *err)
+{
+    const char *problem = qkv_ckpt_path_problem(path);
+    if (problem) {
+        qkv_ckpt_read_fail(r, err, path, "%s", problem);
+        return H5I_INVALID_HID;
+    }
+    if (!qkv_ckpt_has(r, path)) {
+        qkv_ckpt_read_fail(r, err, path, "missing");
+        return H5I_INVALID_HID;
+    }
+    hid_t obj = H5Oopen(r->file, path, H5P_DEFAULT);
+    char msg[512];
+    if (obj < 0) {
+        qkv_ckpt_read_fail(r, err, path, "HDF5 cannot open it: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+        return H5I_INVALID_HID;
+    }
+    if (H5Iget_type(obj) != H5I_DATASET) {
+        qkv_ckpt_read_fail(r, err, path, "a group, not a dataset");
+        H5Oclose(obj);
+        return H5I_INVALID_HID;
+    }
+    hid_t type = H5Dget_type(obj), space = H5Dget_space(obj);
+    bool ok = false;
+    if (type < 0 || space < 0) {
+        qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read its type: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+    } else if (!is_kind(type, kind)) {
+        qkv_ckpt_read_fail(r, err, path, "%s data, expected %s", class_name(type), kind_names[kind]);
+    } else {
+        H5S_class_t sc = H5Sget_simple_extent_type(space);
+        int nd = H5Sget_simple_extent_ndims(space);
+        if (sc == H5S_SCALAR) {
+            *rank = 0;
+            ok = true;
+        } else if (sc != H5S_SIMPLE || nd < 0) {
+            qkv_ckpt_read_fail(r, err, path, "an empty dataspace");
+        } else if (nd > QKV_MAX_RANK) {
+            qkv_ckpt_read_fail(r, err, path, "rank %d, at most %d is supported", nd, QKV_MAX_RANK);
+        } else if (H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+            qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read its shape: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+        } else {
+            *rank = nd;
+            ok = true;
+        }
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (!ok) {
+        H5Dclose(obj);
+        return H5I_INVALID_HID;
+    }
+    return obj;
+}
+
+int qkv_ckpt_shape(const qkv_ckpt_reader *r, const char *path, int *rank, int shape[QKV_MAX_RANK], qkv_error *err)
+{
+    hsize_t dims[QKV_MAX_RANK];
+    hid_t d = qkv_ckpt_open_dataset(r, path, KIND_ANY, rank, dims, err);
+    if (d < 0)
+        return QKV_ERR;
+    H5Dclose(d);
+    for (int i = 0; i < *rank; i++) {
+        if (dims[i] > INT_MAX)
+            return qkv_ckpt_read_fail(r, err, path, "dimension %d is %llu, larger than supported", i,
+                             (unsigned long long)dims[i]);
+        shape[i] = (int)dims[i];
+    }
+    return QKV_OK;
+}
+
+/* Reads a numeric dataset that must have exactly the given rank and dims. */
+static int read_numeric(const qkv_ckpt_reader *r, const char *path, enum qkv_ckpt_kind kind, hid_t mem_type, int want_rank,
+                        const hsize_t *want, void *buf, qkv_error *err)
+{
+    int rank;
+    hsize_t dims[QKV_MAX_RANK];
+    hid_t d = qkv_ckpt_open_dataset(r, path, kind, &rank, dims, err);
+    if (d < 0)
+        return QKV_ERR;
+    bool same = rank == want_rank;
+    hsize_t n = 1;
+    for (int i = 0; same && i < rank; i++) {
+        same = dims[i] == want[i];
+        n *= dims[i];
+    }
+    int status = QKV_OK;
+    char a[128], b[128], msg[512];
+    if (!same)
+        status = qkv_ckpt_read_fail(r, err, path, "%s in the checkpoint, expected %s", qkv_ckpt_dims_str(rank, dims, a, sizeof a),
+                           qkv_ckpt_dims_str(want_rank, want, b, sizeof b));
+    else if (n > 0 && H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+        status = qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+    H5Dclose(d);
+    return status;
+}
+
+#if QKV_REAL_IS_DOUBLE
+#define NATIVE_REAL H5T_NATIVE_DOUBLE
+#else
+#define NATIVE_REAL H5T_NATIVE_FLOAT
+#endif
+
+int qkv_ckpt_read_real(const qkv_ckpt_reader *r, const char *path, int rank, const int *shape, qkv_real *data,
+                       qkv_error *err)
+{
+    if (rank < 0 || rank > QKV_MAX_RANK)
+        return qkv_ckpt_read_fail(r, err, path, "expected rank %d is outside 0..%d", rank, QKV_MAX_RANK);
+    hsize_t want[QKV_MAX_RANK];
+    for (int i = 0; i < rank; i++)
+        want[i] = (hsize_t)(shape[i] < 0 ? 0 : shape[i]);
+    return read_numeric(r, path, KIND_FLOAT, NATIVE_REAL, rank, want, data, err);
+}
+
+int qkv_ckpt_read_tensor(const qkv_ckpt_reader *r, const char *path, qkv_tensor *t, qkv_error *err)
+{
+    return qkv_ckpt_read_real(r, path, t->rank, t->shape, t->data, err);
+}
+
+int qkv_ckpt_read_i64(const qkv_ckpt_reader *r, const char *path, int64_t *value, qkv_error *err)
+{
+    return read_numeric(r, path, KIND_INT, H5T_NATIVE_INT64, 0, NULL, value, err);
+}
+
+int qkv_ckpt_read_u64(const qkv_ckpt_reader *r, const char *path, uint64_t *value, qkv_error *err)
+{
+    return read_numeric(r, path, KIND_UINT, H5T_NATIVE_UINT64, 0, NULL, value, err);
+}
+
+int qkv_ckpt_read_f64(const qkv_ckpt_reader *r, const char *path, double *value, qkv_error *err)
+{
+    return read_numeric(r, path, KIND_FLOAT, H5T_NATIVE_DOUBLE, 0, NULL, value, err);
+}
+
+int qkv_ckpt_read_i64_array(const qkv_ckpt_reader *r, const char *path, size_t n, int64_t *values, qkv_error *err)
+{
+    hsize_t want[1] = {(hsize_t)n};
+    return read_numeric(r, path, KIND_INT, H5T_NATIVE_INT64, 1, want, values, err);
+}
+
+int qkv_ckpt_read_u64_array(const qkv_ckpt_reader *r, const char *path, size_t n, uint64_t *values, qkv_error *err)
+{
+    hsize_t want[1] = {(hsize_t)n};
+    return read_numeric(r, path, KIND_UINT, H5T_NATIVE_UINT64, 1, want, values, err);
+}
+
+int qkv_ckpt_read_f64_array(const qkv_ckpt_reader *r, const char *path, size_t n, double *values, qkv_error *err)
+{
+    hsize_t want[1] = {(hsize_t)n};
+    return read_numeric(r, path, KIND_FLOAT, H5T_NATIVE_DOUBLE, 1, want, values, err);
+}
+
+/* ---- parameters ---- */
+
+/* A bounded message under construction: items are appended while they fit, then counted. */
+typedef struct {
+    char text[900];
+    size_t used;
+    int dropped;
+} list_msg;
+
+static void list_add(list_msg *m, const char *sep, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void list_add(list_msg *m, const char *sep, const char *fmt, ...)
+{
+    char item[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(item, sizeof item, fmt, ap);
+    va_end(ap);
+    size_t need = strlen(sep) + strlen(item);
+    if (m->dropped || m->used + need + 40 >= sizeof m->text) {
+        m->dropped++;
+        return;
+    }
+    m->used += (size_t)snprintf(m->text + m->used, sizeof m->text - m->used, "%s%s", sep, item);
+}
+
+int qkv_ckpt_read_params(const qkv_ckpt_reader *r, const char *group, qkv_params *ps, qkv_error *err)
+{
+    const char *problem = qkv_ckpt_path_problem(group);
+    if (problem)
+        return qkv_ckpt_read_fail(r, err, group, "%s", problem);
+    list_msg m = {{0}, 0, 0};
+    int n_bad = 0;
+    char path[1200], a[128], b[128];
+    /* 1. every parameter exists with the model's shape */
+    for (int i = 0; i < ps->n; i++) {
+        const qkv_param *p = ps->items[i];
+        snprintf(path, sizeof path, "%s/%s", group, p->name);
+        if (!qkv_ckpt_has(r, path)) {
+            list_add(&m, n_bad++ ? "; " : "", "%s is missing", path);
+            continue;
+        }
+        int rank;
+        hsize_t dims[QKV_MAX_RANK], want[QKV_MAX_RANK];
+        qkv_error e;
+        hid_t d = qkv_ckpt_open_dataset(r, path, KIND_FLOAT, &rank, dims, &e);
+        if (d < 0) {
+            const char *what = strstr(e.msg, path);
+            list_add(&m, n_bad++ ? "; " : "", "%s", what ? what : e.msg);
+            continue;
+        }
+        H5Dclose(d);
+        bool same = rank == p->t.rank;
+        for (int k = 0; k < p->t.rank; k++) {
+            want[k] = (hsize_t)p->t.shape[k];
+            same = same && dims[k] == want[k];
+        }
+        if (!same)
+            list_add(&m, n_bad++ ? "; " : "", "%s is %s in the checkpoint but %s in the model", path,
+                     qkv_ckpt_dims_str(rank, dims, a, sizeof a), qkv_ckpt_dims_str(p->t.rank, want, b, sizeof b));
+    }
+    /* 2. the group holds nothing the model does not have */
+    if (qkv_ckpt_has(r, group)) {
+        hid_t g = H5Gopen2(r->file, group, H5P_DEFAULT);
+        H5G_info_t info;
+        if (g < 0 || H5Gget_info(g, &info) < 0) {
+            if (g >= 0)
+                H5Gclose(g);
+            return qkv_ckpt_read_fail(r, err, group, "not a group");
+        }
+        int n_extra = 0;
+        for (hsize_t i = 0; i < info.nlinks; i++) {
+            char name[QKV_PARAM_NAME_MAX + 1];
+            ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+            if (len < 0)
+                continue;
+            if (len >= (ssize_t)sizeof name || !qkv_params_find(ps, name)) {
+                list_add(&m, n_extra++ ? ", " : n_bad ? "; not in the model: " : "not in the model: ", "%s%s",
+                         name, len >= (ssize_t)sizeof name ? "..." : "");
+                n_bad++;
+            }
+        }
+        H5Gclose(g);
+    }
+    if (n_bad) {
+        if (m.dropped)
+            snprintf(m.text + m.used, sizeof m.text - m.used, " (and %d more)", m.dropped);
+        return qkv_fail(err, "checkpoint %s does not match the model: %s", r->path, m.text);
+    }
+    /* 3. load */
+    for (int i = 0; i < ps->n; i++) {
+        snprintf(path, sizeof path, "%s/%s", group, ps->items[i]->name);
+        if (qkv_ckpt_read_tensor(r, path, &ps->items[i]->t, err) != QKV_OK)
+            return QKV_ERR;
+    }
+    return QKV_OK;
+}

@@ -1,0 +1,165 @@
+/* The resolved config as YAML text (reads back to the same struct) and the key table as
+ * markdown. */
+#include "lib/io/config_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_names[] = {"int", "real", "bool", "string", "path", "enum"};
+
+/* A STRING/PATH value as a YAML double-quoted scalar; '$' doubled so that expansion on reload
+ * gives it back. Non-ASCII UTF-8 is written as is. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch == '$')
+            fputs("$$", f);
+        else if (ch == '\n')
+            fputs("\\n", f);
+        else if (ch == '\t')
+            fputs("\\t", f);
+        else if (ch < 0x20 || ch == 0x7f)
+            fprintf(f, "\\x%02x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void put_value(FILE *f, const qkv_cfg_key *k, const void *cfg)
+{
+    const char *field = (const char *)cfg + k->offset;
+    char buf[64];
+    switch (k->type) {
+    case QKV_CFG_INT:
+        fprintf(f, "%d", *(const int *)field);
+        break;
+    case QKV_CFG_REAL:
+        qkv_cfg_format_real(*(const double *)field, buf, sizeof buf);
+        fputs(buf, f);
+        break;
+    case QKV_CFG_BOOL:
+        fputs(*(const bool *)field ? "true" : "false", f);
+        break;
+    case QKV_CFG_ENUM:
+        fputs(k->choices[*(const int *)field], f);
+        break;
+    case QKV_CFG_STRING:
+    case QKV_CFG_PATH:
+        put_quoted(f, field);
+        break;
+    }
+}
+
+/* Index of the first key of the section of schema[i]. */
+static int first_of_section(const qkv_cfg_key *schema, int i)
+{
+    int j = 0;
+    while (strcmp(schema[j].section, schema[i].section))
+        j++;
+    return j;
+}
+
+int qkv_config_dump(const qkv_cfg_key *schema, int n_keys, const void *cfg, char **text,
+                    qkv_error *err)
+{
+    *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(text, &size);
+    if (!f)
+        return qkv_fail(err, "config dump: cannot open a memory stream: %s", strerror(errno));
+    for (int s = 0; s < n_keys; s++) {
+        if (first_of_section(schema, s) != s)
+            continue;
+        fprintf(f, "%s:\n", schema[s].section);
+        for (int i = s; i < n_keys; i++) {
+            if (strcmp(schema[i].section, schema[s].section))
+                continue;
+            const qkv_cfg_key *k = &schema[i];
+            if (k->type == QKV_CFG_ENUM) {
+                int v = *(const int *)((const char *)cfg + k->offset), n = 0;
+                while (k->choices[n])
+                    n++;
+                if (v < 0 || v >= n) {
+                    fclose(f);
+                    free(*text);
+                    *text = NULL;
+                    return qkv_fail(err, "config dump: %s.%s holds %d, not an index into its %d choices",
+                                    k->section, k->name, v, n);
+                }
+            }
+            fprintf(f, "  %s: ", k->name);
+            put_value(f, k, cfg);
+            fputc('\n', f);
+        }
+    }
+    if (fclose(f) || !*text) {
+        free(*text);
+        *text = NULL;
+        return qkv_fail(err, "config dump: out of memory");
+    }
+    return QKV_OK;
+}
+
+/* Markdown table cell text: '|' escaped. */
+static void put_cell(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+int qkv_config_doc(const qkv_cfg_key *schema, int n_keys, FILE *out, qkv_error *err)
+{
+    fputs("| section | key | type | default | range / choices | description |\n", out);
+    fputs("|---|---|---|---|---|---|\n", out);
+    for (int s = 0; s < n_keys; s++) {
+        if (first_of_section(schema, s) != s)
+            continue;
+        for (int i = s; i < n_keys; i++) {
+            const qkv_cfg_key *k = &schema[i];
+            if (strcmp(k->section, schema[s].section))
+                continue;
+            fprintf(out, "| %s | %s | %s | ", k->section, k->name, type_names[k->type]);
+            if (!k->default_value) {
+                fputs("(required)", out);
+            } else if (!*k->default_value) {
+                fputs("(empty)", out);
+            } else {
+                fputc('`', out);
+                put_cell(out, k->default_value);
+                fputc('`', out);
+            }
+            fputs(" | ", out);
+            if (k->type == QKV_CFG_INT || k->type == QKV_CFG_REAL) {
+                char lo[64], hi[64];
+                bool has_lo, has_hi;
+                qkv_cfg_bounds(k, lo, hi, sizeof lo, &has_lo, &has_hi);
+                if (has_lo && has_hi)
+                    fprintf(out, "%s to %s", lo, hi);
+                else if (has_lo)
+                    fprintf(out, ">= %s", lo);
+                else if (has_hi)
+                    fprintf(out, "<= %s", hi);
+                else
+                    fputs("any", out);
+            } else if (k->type == QKV_CFG_ENUM) {
+                for (int c = 0; k->choices[c]; c++)
+                    fprintf(out, "%s`%s`", c ? ", " : "", k->choices[c]);
+            }
+            fputs(" | ", out);
+            put_cell(out, k->doc);
+            fputs(" |\n", out);
+        }
+    }
+    if (fflush(out) || ferror(out))
+        return qkv_fail(err, "config doc: write failed: %s", strerror(errno));
+    return QKV_OK;
+}

@@ -1,0 +1,51 @@
+/* Shared by lib/io/config.c (parsing), lib/io/config_value.c (typed values) and lib/io/config_dump.c
+ * (dump, docs). Not part of the public API. */
+#ifndef QKV_CONFIG_INTERNAL_H
+#define QKV_CONFIG_INTERNAL_H
+
+#include <limits.h>
+
+#include "lib/io/config.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* How a value's text was written: literally (a --set value or a schema default), or in a YAML
+ * file as a plain scalar or a quoted/block scalar (a quoted scalar is always a string). */
+typedef enum { QKV_CFG_TEXT, QKV_CFG_PLAIN, QKV_CFG_QUOTED } qkv_cfg_style;
+
+/* The directory relative PATH values are joined to; made absolute on first use. */
+typedef struct qkv_cfg_base {
+    const char *dir; /* NULL: the current directory */
+    char abs[PATH_MAX];
+    bool resolved;
+} qkv_cfg_base;
+
+/* Parses text[0..len) as key k's type, checks its range or choices, expands STRING/PATH values
+ * and resolves PATH values against base, and stores the result at (char *)out + k->offset.
+ * text[len] must be the NUL. On failure returns QKV_ERR with a message that names the key but
+ * not the place. */
+int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cfg_style style,
+                      qkv_cfg_base *base, void *out, qkv_error *err);
+
+/* Optimal-string-alignment edit distance (insertions, deletions, substitutions and swaps of
+ * neighbours each cost 1), ignoring ASCII case. */
+int qkv_cfg_distance(const char *a, const char *b);
+
+/* True when typo is close enough to candidate to suggest it: distance 1 for candidates of up to
+ * 5 characters, 2 for longer ones (and never identical). */
+bool qkv_cfg_is_near(const char *typo, const char *candidate);
+
+/* v in the fewest significant digits that read back as exactly v, without an exponent when
+ * it fits in 17 digits ("10", "1000000", "0.001", "1e-05", "1e+20"). */
+void qkv_cfg_format_real(double v, char *buf, size_t cap);
+
+/* Lower and upper bound of an INT/REAL key as text for messages and docs; *has_lo / *has_hi are
+ * false for a side with no bound (-INFINITY/INFINITY, or INT_MIN/INT_MAX for INT). */
+void qkv_cfg_bounds(const qkv_cfg_key *k, char *lo, char *hi, size_t cap, bool *has_lo, bool *has_hi);
+
+/* True for a non-empty word of [A-Za-z0-9_] (extra: further allowed characters). */
+bool qkv_cfg_is_word(const char *s, const char *extra);
+
+#endif

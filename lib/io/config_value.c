@@ -1,0 +1,396 @@
+/* Typed config values: parsing and range checks, ${VAR} expansion, relative paths, and the
+ * small helpers shared with the parser (edit distance, number formatting). The rules are
+ * listed in lib/config.h. */
+#include "lib/io/config_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The value text for a message: at most 60 bytes, control characters shown as '?'. */
+static const char *show(const char *text, size_t len, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n + 4 < cap && n < 60; i++)
+        buf[n++] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+    if (n < len && n + 4 <= cap) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+bool qkv_cfg_is_word(const char *s, const char *extra)
+{
+    if (!s || !*s)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && !(extra && strchr(extra, *s)))
+            return false;
+    return true;
+}
+
+int qkv_cfg_distance(const char *a, const char *b)
+{
+    enum { MAXLEN = 64 };
+    size_t na = strlen(a), nb = strlen(b);
+    if (na >= MAXLEN || nb >= MAXLEN)
+        return MAXLEN;
+    int d[MAXLEN + 1][MAXLEN + 1];
+    for (size_t i = 0; i <= na; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= nb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        for (size_t j = 1; j <= nb; j++) {
+            int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+            int best = d[i - 1][j - 1] + (ca != cb);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[na][nb];
+}
+
+bool qkv_cfg_is_near(const char *typo, const char *candidate)
+{
+    if (strcmp(typo, candidate) == 0)
+        return false;
+    return qkv_cfg_distance(typo, candidate) <= (strlen(candidate) <= 5 ? 1 : 2);
+}
+
+void qkv_cfg_format_real(double v, char *buf, size_t cap)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) != v)
+            continue;
+        /* %g switches to an exponent once it is >= prec: write 10 and 65536, not 1e+01 and
+         * 7e+04-like forms, while the digits fit in 17 */
+        char *e = strchr(buf, 'e');
+        int exp10 = e ? atoi(e + 1) : 0;
+        if (e && exp10 >= prec && exp10 < 17)
+            snprintf(buf, cap, "%.*g", exp10 + 1, v);
+        return;
+    }
+}
+
+void qkv_cfg_bounds(const qkv_cfg_key *k, char *lo, char *hi, size_t cap, bool *has_lo, bool *has_hi)
+{
+    if (k->type == QKV_CFG_INT) {
+        *has_lo = k->min > INT_MIN;
+        *has_hi = k->max < INT_MAX;
+        snprintf(lo, cap, "%.0f", *has_lo ? k->min : (double)INT_MIN);
+        snprintf(hi, cap, "%.0f", *has_hi ? k->max : (double)INT_MAX);
+    } else {
+        *has_lo = !isinf(k->min);
+        *has_hi = !isinf(k->max);
+        qkv_cfg_format_real(k->min, lo, cap);
+        qkv_cfg_format_real(k->max, hi, cap);
+    }
+}
+
+/* shown is the value as written; too_high tells which side it failed on. */
+static int range_error(const qkv_cfg_key *k, const char *shown, bool too_high, qkv_error *err)
+{
+    char lo[64], hi[64];
+    bool has_lo, has_hi;
+    qkv_cfg_bounds(k, lo, hi, sizeof lo, &has_lo, &has_hi);
+    if ((too_high && !has_hi) || (!too_high && !has_lo)) {
+        if (k->type == QKV_CFG_REAL)
+            return qkv_fail(err, "%s must be a finite number, got %s", k->name, shown);
+        return qkv_fail(err, "%s must be at %s %s (the %s int), got %s", k->name, too_high ? "most" : "least",
+                        too_high ? hi : lo, too_high ? "largest" : "smallest", shown);
+    }
+    if (has_lo && has_hi)
+        return qkv_fail(err, "%s must be between %s and %s, got %s", k->name, lo, hi, shown);
+    if (has_lo)
+        return qkv_fail(err, "%s must be at least %s, got %s", k->name, lo, shown);
+    return qkv_fail(err, "%s must be at most %s, got %s", k->name, hi, shown);
+}
+
+/* [-+]?[0-9]+ */
+static bool is_int_text(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    while (isdigit((unsigned char)*s))
+        s++;
+    return *s == '\0';
+}
+
+/* [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? (YAML 1.2 core, finite only) */
+static bool is_real_text(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    int digits = 0;
+    while (isdigit((unsigned char)*s))
+        s++, digits++;
+    if (*s == '.') {
+        s++;
+        while (isdigit((unsigned char)*s))
+            s++, digits++;
+    }
+    if (digits == 0)
+        return false;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (!isdigit((unsigned char)*s))
+            return false;
+        while (isdigit((unsigned char)*s))
+            s++;
+    }
+    return *s == '\0';
+}
+
+static bool is_null_text(const char *s)
+{
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
+/* Well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF). */
+static bool is_utf8(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t n;
+        unsigned cp, min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xe0) == 0xc0) {
+            n = 1, cp = c & 0x1f, min = 0x80;
+        } else if ((c & 0xf0) == 0xe0) {
+            n = 2, cp = c & 0x0f, min = 0x800;
+        } else if ((c & 0xf8) == 0xf0) {
+            n = 3, cp = c & 0x07, min = 0x10000;
+        } else {
+            return false;
+        }
+        if (i + n >= len)
+            return false;
+        for (size_t j = 1; j <= n; j++) {
+            if ((s[i + j] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + j] & 0x3f);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += n + 1;
+    }
+    return true;
+}
+
+/* Expands ${VAR}, ${VAR:-text} and $$ from text into dst (cap bytes with the NUL). */
+static int expand(const qkv_cfg_key *k, const char *text, char *dst, size_t cap, qkv_error *err)
+{
+    char shown[80];
+    size_t n = 0;
+    for (const char *p = text; *p;) {
+        const char *piece = p;
+        size_t plen = 1;
+        if (p[0] == '$' && p[1] == '$') {
+            p += 2;
+        } else if (p[0] == '$' && p[1] == '{') {
+            const char *close = strchr(p + 2, '}');
+            if (!close)
+                return qkv_fail(err, "unterminated '${' in %s: '%s'", k->name,
+                                show(text, strlen(text), shown, sizeof shown));
+            const char *name = p + 2, *dflt = strstr(name, ":-");
+            size_t name_len = (dflt && dflt < close ? dflt : close) - name;
+            char var[128];
+            bool ok = name_len > 0 && name_len < sizeof var && !isdigit((unsigned char)name[0]);
+            for (size_t i = 0; ok && i < name_len; i++)
+                ok = isalnum((unsigned char)name[i]) || name[i] == '_';
+            if (!ok)
+                return qkv_fail(err, "bad variable name in '%.*s' in %s (expected ${NAME} or ${NAME:-default})",
+                                (int)(close - p + 1 < 60 ? close - p + 1 : 60), p, k->name);
+            memcpy(var, name, name_len);
+            var[name_len] = '\0';
+            const char *val = getenv(var);
+            if (dflt && dflt < close) {
+                if (!val || !*val) {
+                    val = dflt + 2;
+                    plen = close - val;
+                } else {
+                    plen = strlen(val);
+                }
+            } else {
+                if (!val)
+                    return qkv_fail(err, "environment variable '%s' is not set (used in %s; "
+                                         "write ${%s:-default} for a fallback)",
+                                    var, k->name, var);
+                plen = strlen(val);
+            }
+            piece = val;
+            p = close + 1;
+        } else {
+            p++;
+        }
+        if (n + plen >= cap)
+            return qkv_fail(err, "%s is longer than %zu bytes", k->name, cap - 1);
+        memcpy(dst + n, piece, plen);
+        n += plen;
+    }
+    dst[n] = '\0';
+    return QKV_OK;
+}
+
+static const char *base_dir(qkv_cfg_base *base, const char *value, qkv_error *err)
+{
+    if (!base->resolved) {
+        const char *dir = base->dir ? base->dir : ".";
+        if (!realpath(dir, base->abs)) {
+            qkv_fail(err, "cannot resolve directory '%s' for relative path '%s': %s", dir, value,
+                     strerror(errno));
+            return NULL;
+        }
+        base->resolved = true;
+    }
+    return base->abs;
+}
+
+/* value made absolute into dst (cap bytes): see lib/config.h. */
+static int resolve_path(const qkv_cfg_key *k, const char *value, qkv_cfg_base *base, char *dst,
+                        size_t cap, qkv_error *err)
+{
+    if (!*value || value[0] == '/') {
+        if (strlen(value) >= cap)
+            return qkv_fail(err, "%s is longer than %zu bytes", k->name, cap - 1);
+        strcpy(dst, value);
+        return QKV_OK;
+    }
+    const char *b = base_dir(base, value, err);
+    if (!b)
+        return QKV_ERR;
+    if (strlen(b) >= cap)
+        return qkv_fail(err, "%s is longer than %zu bytes", k->name, cap - 1);
+    strcpy(dst, b);
+    size_t n = strlen(dst);
+    int own = 0; /* components of value appended so far */
+    for (const char *p = value; *p;) {
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0 || (len == 1 && p[0] == '.')) {
+            /* skip */
+        } else if (len == 2 && p[0] == '.' && p[1] == '.' && own == 0) {
+            char *slash = strrchr(dst, '/');
+            n = slash == dst ? 1 : (size_t)(slash - dst);
+            dst[n] = '\0';
+        } else {
+            size_t sep = n > 1 ? 1 : 0;
+            if (n + sep + len >= cap)
+                return qkv_fail(err, "%s is longer than %zu bytes", k->name, cap - 1);
+            if (sep)
+                dst[n++] = '/';
+            memcpy(dst + n, p, len);
+            n += len;
+            dst[n] = '\0';
+            own++;
+        }
+        p += len + (end ? 1 : 0);
+    }
+    return QKV_OK;
+}
+
+static int set_string(const qkv_cfg_key *k, const char *text, qkv_cfg_base *base, char *field,
+                      qkv_error *err)
+{
+    char expanded[QKV_CFG_STR_MAX];
+    if (expand(k, text, expanded, sizeof expanded, err))
+        return QKV_ERR;
+    if (!is_utf8((const unsigned char *)expanded, strlen(expanded)))
+        return qkv_fail(err, "%s is not valid UTF-8", k->name);
+    if (k->type == QKV_CFG_STRING) {
+        memcpy(field, expanded, strlen(expanded) + 1);
+        return QKV_OK;
+    }
+    return resolve_path(k, expanded, base, field, QKV_CFG_STR_MAX, err);
+}
+
+static int set_enum(const qkv_cfg_key *k, const char *text, const char *shown, int *field,
+                    qkv_error *err)
+{
+    char list[512];
+    size_t n = 0;
+    list[0] = '\0';
+    const char *near = NULL;
+    for (int i = 0; k->choices[i]; i++) {
+        if (!strcmp(text, k->choices[i])) {
+            *field = i;
+            return QKV_OK;
+        }
+        if (!near && qkv_cfg_is_near(text, k->choices[i]))
+            near = k->choices[i];
+        if (n < sizeof list)
+            n += snprintf(list + n, sizeof list - n, "%s'%s'", i ? ", " : "", k->choices[i]);
+    }
+    if (near)
+        return qkv_fail(err, "%s must be one of %s, got %s, did you mean '%s'?", k->name, list, shown, near);
+    return qkv_fail(err, "%s must be one of %s, got %s", k->name, list, shown);
+}
+
+int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cfg_style style,
+                      qkv_cfg_base *base, void *out, qkv_error *err)
+{
+    char *field = (char *)out + k->offset;
+    char shown_buf[80], shown[90];
+    snprintf(shown, sizeof shown, "'%s'", show(text, len, shown_buf, sizeof shown_buf));
+    if (memchr(text, '\0', len))
+        return qkv_fail(err, "%s contains a NUL character", k->name);
+    if (style == QKV_CFG_PLAIN && is_null_text(text))
+        return qkv_fail(err, "no value given for %s (delete the line to use the default)", k->name);
+    bool quoted = style == QKV_CFG_QUOTED;
+    const char *what = quoted ? "the quoted string " : "";
+    switch (k->type) {
+    case QKV_CFG_INT: {
+        if (quoted || !is_int_text(text))
+            return qkv_fail(err, "expected an integer for %s, got %s%s", k->name, what, shown);
+        errno = 0;
+        long long v = strtoll(text, NULL, 10);
+        if (errno == ERANGE || v < INT_MIN || v > INT_MAX || (double)v < k->min || (double)v > k->max)
+            return range_error(k, shown_buf, text[0] != '-' && (errno == ERANGE || (double)v > k->max), err);
+        *(int *)field = (int)v;
+        return QKV_OK;
+    }
+    case QKV_CFG_REAL: {
+        if (quoted || !is_real_text(text))
+            return qkv_fail(err, "expected a number for %s, got %s%s", k->name, what, shown);
+        double v = strtod(text, NULL);
+        if (isinf(v) || v < k->min || v > k->max)
+            return range_error(k, shown_buf, v > 0 && (isinf(v) || v > k->max), err);
+        *(double *)field = v;
+        return QKV_OK;
+    }
+    case QKV_CFG_BOOL: {
+        bool t = !strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "TRUE");
+        bool f = !strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE");
+        if (quoted || (!t && !f))
+            return qkv_fail(err, "expected true or false for %s, got %s%s", k->name, what, shown);
+        *(bool *)field = t;
+        return QKV_OK;
+    }
+    case QKV_CFG_ENUM:
+        return set_enum(k, text, shown, (int *)field, err);
+    case QKV_CFG_STRING:
+    case QKV_CFG_PATH:
+        return set_string(k, text, base, field, err);
+    }
+    return qkv_fail(err, "%s has an unknown type %d", k->name, (int)k->type);
+}

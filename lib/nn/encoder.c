@@ -1,0 +1,85 @@
+/* Encoder block: composition of lib/ops/attention.h and lib/ops/ops.h ops. See lib/encoder.h. */
+#include "lib/nn/encoder.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int qkv_encoder_block_create(qkv_encoder_block *blk, qkv_params *ps, qkv_rng *rng, const char *prefix,
+                             const qkv_encoder_opts *opts, qkv_error *err)
+{
+    memset(blk, 0, sizeof *blk);
+    blk->opts = *opts;
+    int d = opts->d_model, f = opts->d_ff;
+    if (d < 1 || f < 1)
+        return qkv_fail(err, "%s: d_model %d and d_ff %d must be positive", prefix, d, f);
+    if (!(opts->dropout >= 0 && opts->dropout < 1))
+        return qkv_fail(err, "%s: dropout %g is outside [0, 1)", prefix, opts->dropout);
+    char name[QKV_PARAM_NAME_MAX];
+    snprintf(name, sizeof name, "%s.attn", prefix);
+    if (qkv_mha_create(&blk->attn, ps, rng, name, d, &opts->attn, opts->attn_bias, err) != QKV_OK)
+        return QKV_ERR;
+    struct {
+        qkv_tensor **t;
+        int rows, cols; /* cols 0: a vector */
+        const char *suffix;
+        double fill;    /* for vectors */
+    } spec[8] = {
+        {&blk->ln1_gain, d, 0, "ln1.gain", 1}, {&blk->ln1_bias, d, 0, "ln1.bias", 0},
+        {&blk->w1, f, d, "ffn.w1", 0},          {&blk->b1, f, 0, "ffn.b1", 0},
+        {&blk->w2, d, f, "ffn.w2", 0},          {&blk->b2, d, 0, "ffn.b2", 0},
+        {&blk->ln2_gain, d, 0, "ln2.gain", 1}, {&blk->ln2_bias, d, 0, "ln2.bias", 0},
+    };
+    for (int k = 0; k < 8; k++) {
+        int shape[2] = {spec[k].rows, spec[k].cols};
+        *spec[k].t = qkv_params_add(ps, err, spec[k].cols ? 2 : 1, shape, "%s.%s", prefix, spec[k].suffix);
+        if (!*spec[k].t)
+            return QKV_ERR;
+        if (spec[k].cols) {
+            qkv_init_xavier_uniform(*spec[k].t, rng);
+        } else {
+            qkv_init_constant(*spec[k].t, spec[k].fill);
+            qkv_params_of(ps, *spec[k].t)->no_weight_decay = true;
+        }
+    }
+    return QKV_OK;
+}
+
+static qkv_tensor *ffn(qkv_tape *tp, const qkv_encoder_block *blk, qkv_tensor *z)
+{
+    qkv_tensor *h = qkv_linear(tp, z, blk->w1, blk->b1);
+    if (!h)
+        return NULL;
+    h = blk->opts.activation == QKV_FFN_GELU ? qkv_gelu(tp, h, QKV_GELU_ERF) : qkv_relu(tp, h);
+    if (!h)
+        return NULL;
+    return qkv_linear(tp, h, blk->w2, blk->b2);
+}
+
+qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk, qkv_tensor *x,
+                                      const int32_t *offsets, int n_sentences, qkv_attention_weights *keep)
+{
+    if (tp->failed)
+        return NULL;
+    double eps = blk->opts.ln_eps > 0 ? blk->opts.ln_eps : 1e-5, p = blk->opts.dropout;
+    qkv_tensor *h, *y;
+    if (!blk->opts.post_ln) {
+        qkv_tensor *a = qkv_layer_norm(tp, x, blk->ln1_gain, blk->ln1_bias, eps);
+        a = a ? qkv_mha_forward(tp, &blk->attn, a, offsets, n_sentences, keep) : NULL;
+        a = a ? qkv_dropout(tp, a, p) : NULL;
+        h = a ? qkv_add(tp, x, a) : NULL;
+        qkv_tensor *g = h ? qkv_layer_norm(tp, h, blk->ln2_gain, blk->ln2_bias, eps) : NULL;
+        g = g ? ffn(tp, blk, g) : NULL;
+        g = g ? qkv_dropout(tp, g, p) : NULL;
+        y = g ? qkv_add(tp, h, g) : NULL;
+    } else {
+        qkv_tensor *a = qkv_mha_forward(tp, &blk->attn, x, offsets, n_sentences, keep);
+        a = a ? qkv_dropout(tp, a, p) : NULL;
+        h = a ? qkv_add(tp, x, a) : NULL;
+        h = h ? qkv_layer_norm(tp, h, blk->ln1_gain, blk->ln1_bias, eps) : NULL;
+        qkv_tensor *g = h ? ffn(tp, blk, h) : NULL;
+        g = g ? qkv_dropout(tp, g, p) : NULL;
+        y = g ? qkv_add(tp, h, g) : NULL;
+        y = y ? qkv_layer_norm(tp, y, blk->ln2_gain, blk->ln2_bias, eps) : NULL;
+    }
+    return y;
+}

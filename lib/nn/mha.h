@@ -1,0 +1,29 @@
+/* Multi-head self-attention layer (Vaswani et al. 2017, section 3.2.2): the parameters w_q,
+ * w_k, w_v, w_o (PyTorch's [out, in] layout), optional biases and relative position biases,
+ * applied through the attention op (lib/ops/attention.h) and its output projection. */
+#ifndef QKV_NN_MHA_H
+#define QKV_NN_MHA_H
+
+#include "lib/ops/attention.h"
+
+/* A multi-head self-attention layer: parameters plus options. Biases may be NULL. */
+typedef struct qkv_mha {
+    qkv_tensor *w_q, *w_k, *w_v, *w_o; /* [d_model, d_model] */
+    qkv_tensor *b_q, *b_k, *b_v, *b_o; /* [d_model] or NULL */
+    qkv_tensor *rel_bias;              /* [n_heads, 2·rel_clip + 1] or NULL */
+    qkv_attention_opts opts;
+} qkv_mha;
+
+/* Creates "<prefix>.w_q", ".w_k", ".w_v", ".w_o" (Xavier uniform, Glorot & Bengio 2010) and,
+ * when bias, ".b_q", ".b_k", ".b_v", ".b_o" (zeros) in ps; with opts->rel_clip > 0 also
+ * ".rel_bias" (zeros: training starts from plain attention). Fails (err) when n_heads does not
+ * divide d_model or a parameter cannot be added. */
+int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix, int d_model,
+                   const qkv_attention_opts *opts, bool bias, qkv_error *err);
+
+/* Y [T, d_model] = qkv_attention(...) w_o^T + b_o: two tape nodes ("attention",
+ * "attention_out"). Both projections are row-stable (lib/gemm_rows.h). */
+qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, const int32_t *offsets,
+                            int n_sentences, qkv_attention_weights *keep);
+
+#endif

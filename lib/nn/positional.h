@@ -1,0 +1,52 @@
+/* Positional encodings added to the token representations of a packed batch.
+ *
+ *   y[t] = x[t] · (scale_input ? sqrt(d_model) : 1) + PE(p(t))
+ *
+ * where p(t) is the position of token t inside its own sentence (restarting at 0 for every
+ * sentence of the packed batch, see lib/ops/attention.h for offsets). Kinds:
+ *   none        PE = 0 (only the optional scaling applies)
+ *   sinusoidal  PE(p, 2i) = sin(p / 10000^(2i / d_model)), PE(p, 2i+1) = cos(same angle)
+ *               (Vaswani et al. 2017, section 3.5), any length, odd d_model included
+ *   learned     PE(p) = row p of a [max_len, d_model] parameter "<prefix>.table"
+ *               (a sentence longer than max_len is a tape error naming both numbers, unless
+ *               clamp_overflow is set: then positions p >= max_len use row max_len - 1, so
+ *               every word past the table shares the last learned position)
+ * Relative, rotary and ALiBi encodings act inside attention rather than on x; they will get
+ * their own enum values here and a hook in qkv_attention_opts, behind the same interface. */
+#ifndef QKV_POSITIONAL_H
+#define QKV_POSITIONAL_H
+
+#include <stdint.h>
+
+#include "lib/param.h"
+#include "lib/tape.h"
+
+typedef enum { QKV_POS_NONE = 0, QKV_POS_SINUSOIDAL, QKV_POS_LEARNED } qkv_pos_kind;
+
+typedef struct qkv_positional {
+    qkv_pos_kind kind;
+    int d_model;
+    int max_len;        /* learned: rows of the table */
+    bool scale_input;   /* multiply x by sqrt(d_model) first */
+    bool clamp_overflow; /* learned: PE(p) = row min(p, max_len - 1) instead of an error;
+                            false after qkv_positional_create, set it afterwards */
+    qkv_tensor *table;  /* learned: [max_len, d_model] parameter; else NULL */
+} qkv_positional;
+
+/* Fills pe [d_model] with the sinusoidal encoding of position p (computed in double). */
+void qkv_sinusoidal(int p, int d_model, qkv_real *pe);
+
+/* Sets up pos; for `learned` adds the parameter "<prefix>.table" [max_len, d_model] to ps,
+ * initialized N(0, 0.02^2). Errors (err): d_model < 1, learned with max_len < 1, a parameter
+ * that cannot be added. rng is used only for `learned`. */
+int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, bool scale_input,
+                          qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
+
+/* y [T, d_model] = x · s + PE(position in sentence). x [T, d_model], offsets [n_sentences + 1]
+ * as in lib/attention.h. One tape node "positional" (gradients to x and to the table).
+ * Tape errors: x not [T, d_model], offsets not covering x, a sentence longer than max_len
+ * (learned without clamp_overflow). */
+qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x,
+                                 const int32_t *offsets, int n_sentences);
+
+#endif

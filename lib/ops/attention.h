@@ -1,0 +1,77 @@
+/* Multi-head self-attention over a packed batch (Vaswani et al. 2017, "Attention is all you
+ * need", section 3.2), with truncated (banded) and causal attention and a relu alternative to
+ * softmax. Notation: see DESIGN.md; one token per row.
+ *
+ * Packed batch: X [T, d_model] holds the tokens of B sentences end to end; offsets [B + 1]
+ * (int32, offsets[0] = 0, offsets[B] = T, non-decreasing) give sentence b as rows
+ * offsets[b] .. offsets[b+1]-1. No token attends across sentences; no padding exists.
+ *
+ * Per sentence b (n tokens) and head h (d_head = d_model / n_heads columns):
+ *   Q = X w_q^T + b_q, K = X w_k^T + b_k, V = X w_v^T + b_v     (one GEMM over all T rows)
+ *   S = Q_h K_h^T · scale [+ r_h(j - i)]                           [n, n], only the band
+ *   P = softmax(S) row by row (max-shifted), or relu(S) / n_visible_keys(i)
+ *   O_h = dropout(P) V_h;   Y = concat_h(O_h) w_o^T + b_o            [T, d_model]
+ * Query i sees key j when |i - j| <= window (window 0: the whole sentence) and, if causal,
+ * j <= i. With rel_clip = R > 0, a learned scalar per head and relative position,
+ * r_h(j - i) = rel_bias[h][clip(j - i, -R, R) + R], is added to each score (relative position
+ * representations, Shaw et al. 2018, reduced to one scalar per offset as the bias of Raffel et
+ * al. 2020, T5, with Shaw's clipping instead of T5's log buckets). Only the band is computed and stored: time and memory per (sentence, head) grow as
+ * n · min(n, 2·window + 1).
+ *
+ * Backward: dS = P ⊙ (dP − rowsum(P ⊙ dP)) per row for softmax (O(n) per row); for relu
+ * dS = [S > 0] ⊙ dP / n_visible_keys. Blocks (sentence, head) run in parallel with OpenMP;
+ * within a block the products use BLAS single-threaded on tiles of query rows. */
+#ifndef QKV_ATTENTION_H
+#define QKV_ATTENTION_H
+
+#include <stdint.h>
+
+#include "lib/param.h"
+#include "lib/tape.h"
+
+typedef enum { QKV_ATTN_SOFTMAX = 0, QKV_ATTN_RELU = 1 } qkv_attn_normalize;
+
+typedef struct qkv_attention_opts {
+    int n_heads;                  /* must divide d_model */
+    double scale;                 /* 0: 1 / sqrt(d_head) */
+    int window;                   /* 0: whole sentence; else |i - j| <= window */
+    bool causal;                  /* j <= i */
+    qkv_attn_normalize normalize; /* softmax (default) or relu */
+    double dropout;               /* on P, in [0, 1); identity when tp->no_grad */
+    int rel_clip;                 /* > 0: relative position biases for offsets -R .. R */
+} qkv_attention_opts;
+
+/* Attention weights P of one forward pass, kept for inspection (e.g. heatmaps). The arrays
+ * live in the tape's arena: valid until the next qkv_tape_reset(). Read with
+ * qkv_attention_weight(). P is stored before dropout. */
+typedef struct qkv_attention_weights {
+    int n_sentences, n_heads;
+    const int32_t *offsets;   /* [n_sentences + 1] (copy) */
+    const int *width;         /* [n_sentences]: band width W of each sentence */
+    const int *window;        /* [n_sentences]: effective window (n - 1 when whole sentence) */
+    const size_t *block;      /* [n_sentences * n_heads]: start of block (b, h) in p */
+    const qkv_real *p;        /* per block [n, W]: row i holds keys s(i) .. s(i) + W - 1 */
+} qkv_attention_weights;
+
+/* P[i][j] of sentence b, head h (0 for a key that query i does not see). */
+double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i, int j);
+
+/* The attention core without the output projection:
+ *   O [T, d_model] = concat_h(dropout(normalize(Q_h K_h^T · scale)) V_h),
+ * Q/K/V from x [T, d_model] by w_q, w_k, w_v [d_model, d_model] (PyTorch's [out, in]) and
+ * biases b_q, b_k, b_v [d_model] (each may be NULL), rel_bias [n_heads, 2·rel_clip + 1]
+ * (required when opts->rel_clip > 0, else NULL). `keep` (may be NULL) receives P.
+ * One tape node "attention". Errors (on the tape): n_heads does not divide d_model (naming
+ * both), shapes, offsets not covering x, rel_bias missing or of the wrong shape. */
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
+                          qkv_tensor *w_q, qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q,
+                          qkv_tensor *b_k, qkv_tensor *b_v, qkv_tensor *rel_bias,
+                          const qkv_attention_opts *opts, qkv_attention_weights *keep);
+
+/* Output projection of the attention core: y [T, d_model] = o [T, d_model] · w_o^T + b_o,
+ * w_o [d_model, d_model], b_o [d_model] or NULL. Row-stable (lib/gemm_rows.h): a row's result
+ * does not depend on the other rows of the batch. One tape node "attention_out". Tape errors:
+ * w_o or b_o of the wrong shape. */
+qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_tensor *b_o);
+
+#endif

@@ -1,0 +1,108 @@
+/* Differentiable ops. Each takes the tape it records on, returns a new arena tensor, or NULL
+ * when the tape has failed (bad shapes set tp->err; see lib/tape.h). Shapes use the code's
+ * row convention (one token per row, see README "Notation"). Each op family lives in one file
+ * of lib/ops/ with forward and backward side by side.
+ *
+ * "matrix" below means the tensor viewed as [rows, cols] with cols = its last dimension. */
+#ifndef QKV_OPS_H
+#define QKV_OPS_H
+
+#include <stdint.h>
+
+#include "lib/tape.h"
+
+/* --- lib/ops/linear.c -------------------------------------------------------------------- */
+/* y = x w^T + b. x [N, in], w [out, in] (PyTorch's Linear layout), b [out] or NULL -> [N, out].
+ * Products through OpenBLAS sgemm/dgemm. */
+qkv_tensor *qkv_linear(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b);
+/* c = op(a) op(b), op(m) = m^T when the flag is set. a, b rank 2 -> [M, N]. */
+qkv_tensor *qkv_matmul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b, bool trans_a, bool trans_b);
+
+/* --- lib/ops/elementwise.c --------------------------------------------------------------- */
+/* a + b, same shape. */
+qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b);
+/* x + b broadcast over rows: x matrix [N, C], b [C]. */
+qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b);
+/* a ⊙ b (element-wise), same shape. */
+qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b);
+/* s · x for a constant s. */
+qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s);
+
+/* --- lib/ops/activation.c ---------------------------------------------------------------- */
+qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x);
+typedef enum { QKV_GELU_ERF, QKV_GELU_TANH } qkv_gelu_form;
+/* GELU (Hendrycks & Gimpel 2016): erf form x·Φ(x), or the tanh approximation
+ * 0.5·x·(1 + tanh(sqrt(2/π)(x + 0.044715 x³))), as PyTorch's approximate='tanh'. */
+qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form);
+
+/* --- lib/ops/norm.c ---------------------------------------------------------------------- */
+/* Layer norm over the last dimension (Ba et al. 2016): (x - mean) / sqrt(var + eps) ⊙ gain
+ * + bias, as PyTorch's layer_norm: biased variance (divide by C), eps added to the variance
+ * inside the square root. x matrix [N, C], gain and bias [C] (either may be NULL) -> [N, C].
+ * Errors: gain/bias size != C, eps < 0 or not finite. With eps = 0 a constant row gives NaN. */
+qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps);
+
+/* --- lib/ops/softmax.c ------------------------------------------------------------------- */
+/* Softmax over each row (the last dimension), max-shifted: softmax([1000, 1000]) = [0.5, 0.5].
+ * Each row needs a finite maximum (a row of -inf gives NaN, as PyTorch). */
+qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x);
+/* Log-softmax over each row, max-shifted: log_softmax([1000, 0]) = [0, -1000]. */
+qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x);
+
+/* --- lib/ops/embedding.c ----------------------------------------------------------------- */
+/* Rows of table [V, D] picked by ids [n] -> [n, D], n >= 1. An id outside 0..V-1 fails the
+ * tape (the message names the id, its position and V). Backward adds into the used rows of
+ * table->grad only. The ids are copied: the caller may reuse its array before backward. */
+qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, int n);
+
+/* --- lib/ops/dropout.c ------------------------------------------------------------------- */
+/* Inverted dropout: each element is zeroed with probability p, survivors scaled by 1/(1-p).
+ * Random numbers from tp->rng; the identity (and no random draw) when tp->no_grad or p == 0:
+ * then x itself is returned, not a copy. Tape errors: p outside [0, 1); tp->rng NULL when a
+ * mask must be drawn. */
+qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p);
+
+/* --- lib/ops/loss.c ---------------------------------------------------------------------- */
+/* Mean cross-entropy of logits [N, C] against targets [N] (class index, or < 0 = ignored),
+ * over the rows not ignored -> scalar [1]. All rows ignored: loss 0, gradient 0 (never NaN).
+ * A target >= C fails the tape. Computed by max-shifted log-sum-exp; the targets are copied. */
+qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *targets);
+
+/* --- lib/ops/reduce.c -------------------------------------------------------------------- */
+/* Sum / mean of all elements -> scalar [1]. */
+qkv_tensor *qkv_sum(qkv_tape *tp, qkv_tensor *x);
+qkv_tensor *qkv_mean(qkv_tape *tp, qkv_tensor *x);
+
+/* --- lib/ops/segment.c ------------------------------------------------------------------ */
+/* Packed segments: n_seg segments (e.g. the characters of each word of a batch) stored end to
+ * end in the rows of one matrix; segment s is rows offsets[s] .. offsets[s+1]-1, with
+ * offsets [n_seg + 1], offsets[0] = 0, offsets[n_seg] = the number of rows, non-decreasing.
+ * Both ops copy what they need of the offsets: the caller may reuse its array at once.
+ * Used for the character CNN word encoder of Santos & Zadrozny 2014 / Ma & Hovy 2016. */
+
+/* Convolution windows within segments ("im2col"): x [C, D] -> [C, width·D], width odd >= 1,
+ * h = width / 2. Row c of the result is x rows c-h, ..., c+h concatenated in that order, a
+ * row that lies outside c's own segment replaced by D zeros. qkv_linear of the result with
+ * w [F, width·D] is therefore a zero-padded 1-D convolution of width `width` that never mixes
+ * two segments (empty segments are allowed and contribute no rows). Tape errors: width even
+ * or < 1, x not a matrix, offsets not covering x's rows or decreasing. */
+qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_seg, int width);
+
+/* Max-pool over each segment's rows: x [C, F] -> [n_seg, F], row s = the column-wise maximum
+ * of segment s. Backward sends dy[s, f] to the row holding the maximum (the first such row on
+ * ties, as torch.max; a NaN counts as the maximum). Tape errors: an empty segment, x not a
+ * matrix, offsets not covering x's rows. */
+qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_seg);
+
+/* --- lib/ops/positional.c --------------------------------------------------------------- */
+/* Positions added to a packed batch (offsets [n_sentences + 1] as in lib/ops/attention.h):
+ *   y[t] = scale · x[t] + pe[row(t)],  row(t) = position of token t inside its sentence,
+ * or the last row of pe for positions past it when clamp is set. x [T, D]; pe [rows, D] is a
+ * learned table (its gradient: the sum of dy over the tokens that used each row) or a constant
+ * one (sinusoidal, lib/nn/positional.h); NULL: y = scale · x. One tape node "positional".
+ * Tape errors: x or pe of the wrong shape, offsets not covering x, a sentence longer than the
+ * rows of pe without clamp (naming the sentence, its length and the rows). */
+qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
+                              qkv_real scale, qkv_tensor *pe, bool clamp);
+
+#endif

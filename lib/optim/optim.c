@@ -1,0 +1,289 @@
+/* SGD with momentum, Adam, AdamW and gradient clipping; the formulas are in lib/optim.h. */
+#include "lib/optim/optim.h"
+#include "lib/parallel.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if QKV_REAL_IS_DOUBLE
+#define REAL_SQRT sqrt
+#else
+#define REAL_SQRT sqrtf
+#endif
+
+/* State buffers start on 64-byte boundaries (one cache line, one AVX-512 vector). */
+#define ALIGN_BYTES 64
+#define ALIGN_ELEMS (ALIGN_BYTES / sizeof(qkv_real))
+
+qkv_optim_config qkv_optim_defaults(qkv_optim_kind kind)
+{
+    qkv_optim_config c = {.kind = kind, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8};
+    switch (kind) {
+    case QKV_OPTIM_SGD:
+        c.lr = 0.01;
+        c.momentum = 0.9;
+        break;
+    case QKV_OPTIM_ADAM:
+        c.lr = 1e-3;
+        break;
+    case QKV_OPTIM_ADAMW:
+        c.lr = 1e-3;
+        c.weight_decay = 0.01;
+        break;
+    }
+    return c;
+}
+
+static const char *const kind_names[] = {"sgd", "adam", "adamw"};
+
+const char *qkv_optim_kind_name(qkv_optim_kind kind)
+{
+    return (unsigned)kind < 3 ? kind_names[kind] : "unknown";
+}
+
+int qkv_optim_kind_parse(const char *name, qkv_optim_kind *kind, qkv_error *err)
+{
+    for (int k = 0; k < 3; k++)
+        if (strcmp(name, kind_names[k]) == 0) {
+            *kind = (qkv_optim_kind)k;
+            return QKV_OK;
+        }
+    return qkv_fail(err, "unknown optimizer '%s' (expected sgd, adam or adamw)", name);
+}
+
+static int check_config(const qkv_optim_config *c, qkv_error *err)
+{
+    if ((unsigned)c->kind > QKV_OPTIM_ADAMW)
+        return qkv_fail(err, "optimizer kind %d is not sgd, adam or adamw", (int)c->kind);
+    if (!(isfinite(c->lr) && c->lr >= 0))
+        return qkv_fail(err, "optimizer lr = %g, must be finite and >= 0", c->lr);
+    if (!(isfinite(c->weight_decay) && c->weight_decay >= 0))
+        return qkv_fail(err, "optimizer weight_decay = %g, must be finite and >= 0", c->weight_decay);
+    if (c->kind == QKV_OPTIM_SGD) {
+        if (!(c->momentum >= 0 && c->momentum < 1))
+            return qkv_fail(err, "optimizer momentum = %g, must be in [0, 1)", c->momentum);
+        return QKV_OK;
+    }
+    if (!(c->beta1 >= 0 && c->beta1 < 1))
+        return qkv_fail(err, "optimizer beta1 = %g, must be in [0, 1)", c->beta1);
+    if (!(c->beta2 >= 0 && c->beta2 < 1))
+        return qkv_fail(err, "optimizer beta2 = %g, must be in [0, 1)", c->beta2);
+    if (!(isfinite(c->eps) && c->eps > 0))
+        return qkv_fail(err, "optimizer eps = %g, must be finite and > 0", c->eps);
+    return QKV_OK;
+}
+
+static size_t padded(size_t n) { return (n + ALIGN_ELEMS - 1) / ALIGN_ELEMS * ALIGN_ELEMS; }
+
+int qkv_optim_init(qkv_optimizer *o, qkv_params *ps, const qkv_optim_config *cfg, qkv_error *err)
+{
+    memset(o, 0, sizeof *o);
+    if (check_config(cfg, err) != QKV_OK)
+        return QKV_ERR;
+    o->cfg = *cfg;
+    o->ps = ps;
+    o->n = ps->n;
+    o->n_slots = cfg->kind == QKV_OPTIM_SGD ? (cfg->momentum > 0 ? 1 : 0) : 2;
+    if (o->n_slots == 0 || o->n == 0)
+        return QKV_OK;
+    size_t per_slot = 0;
+    for (int i = 0; i < o->n; i++)
+        per_slot += padded(ps->items[i]->t.size);
+    size_t bytes = (size_t)o->n_slots * per_slot * sizeof(qkv_real);
+    o->mem = aligned_alloc(ALIGN_BYTES, bytes);
+    for (int k = 0; k < o->n_slots; k++)
+        o->slot[k] = malloc((size_t)o->n * sizeof(qkv_real *));
+    if (!o->mem || !o->slot[0] || (o->n_slots > 1 && !o->slot[1])) {
+        qkv_optim_free(o);
+        return qkv_fail(err, "out of memory for the optimizer state (%zu bytes)", bytes);
+    }
+    memset(o->mem, 0, bytes);
+    qkv_real *at = o->mem;
+    for (int k = 0; k < o->n_slots; k++)
+        for (int i = 0; i < o->n; i++) {
+            o->slot[k][i] = at;
+            at += padded(ps->items[i]->t.size);
+        }
+    return QKV_OK;
+}
+
+void qkv_optim_free(qkv_optimizer *o)
+{
+    free(o->mem);
+    for (int k = 0; k < QKV_OPTIM_MAX_SLOTS; k++)
+        free(o->slot[k]);
+    memset(o, 0, sizeof *o);
+}
+
+/* ---- update loops ---------------------------------------------------------------------- */
+
+static void sgd_plain(qkv_real *restrict p, const qkv_real *restrict g, size_t n, qkv_real lr, qkv_real wd)
+{
+    QKV_FOR_ELEMENTS(j, n, p[j] -= lr * (g[j] + wd * p[j]););
+}
+
+static void sgd_momentum(qkv_real *restrict p, const qkv_real *restrict g, qkv_real *restrict buf, size_t n,
+                         qkv_real lr, qkv_real wd, qkv_real mu)
+{
+    QKV_FOR_ELEMENTS(j, n, {
+        qkv_real b = mu * buf[j] + (g[j] + wd * p[j]);
+        buf[j] = b;
+        p[j] -= lr * b;
+    });
+}
+
+/* Adam with L2 term l2 (Adam) and multiplicative decay `keep` = 1 − lr·wd (AdamW). */
+typedef struct {
+    qkv_real b1, one_minus_b1, b2, one_minus_b2, step_size, bc2_sqrt, eps, l2, keep;
+} adam_coef;
+
+static void adam_update(qkv_real *restrict p, const qkv_real *restrict g, qkv_real *restrict m,
+                        qkv_real *restrict v, size_t n, const adam_coef *c)
+{
+    /* local copies: the vectorizer keeps them in registers in both loop forms */
+    const qkv_real b1 = c->b1, c1 = c->one_minus_b1, b2 = c->b2, c2 = c->one_minus_b2;
+    const qkv_real step_size = c->step_size, bc2_sqrt = c->bc2_sqrt, eps = c->eps, l2 = c->l2,
+                   keep = c->keep;
+    QKV_FOR_ELEMENTS(j, n, {
+        qkv_real gj = g[j] + l2 * p[j];
+        qkv_real mj = b1 * m[j] + c1 * gj;
+        qkv_real vj = b2 * v[j] + c2 * gj * gj;
+        m[j] = mj;
+        v[j] = vj;
+        qkv_real denom = REAL_SQRT(vj) / bc2_sqrt + eps;
+        p[j] = p[j] * keep - step_size * mj / denom;
+    });
+}
+
+void qkv_optim_step(qkv_optimizer *o, double lr)
+{
+    const qkv_optim_config *c = &o->cfg;
+    o->step++;
+    if (c->kind == QKV_OPTIM_SGD) {
+        for (int i = 0; i < o->n; i++) {
+            qkv_param *pp = o->ps->items[i];
+            qkv_real wd = pp->no_weight_decay ? 0 : (qkv_real)c->weight_decay;
+            if (o->n_slots)
+                sgd_momentum(pp->t.data, pp->t.grad, o->slot[0][i], pp->t.size, (qkv_real)lr, wd,
+                             (qkv_real)c->momentum);
+            else
+                sgd_plain(pp->t.data, pp->t.grad, pp->t.size, (qkv_real)lr, wd);
+        }
+        return;
+    }
+    double t = (double)o->step;
+    adam_coef k = {
+        .b1 = (qkv_real)c->beta1,
+        .one_minus_b1 = (qkv_real)(1 - c->beta1),
+        .b2 = (qkv_real)c->beta2,
+        .one_minus_b2 = (qkv_real)(1 - c->beta2),
+        .step_size = (qkv_real)(lr / (1 - pow(c->beta1, t))),
+        .bc2_sqrt = (qkv_real)sqrt(1 - pow(c->beta2, t)),
+        .eps = (qkv_real)c->eps,
+    };
+    for (int i = 0; i < o->n; i++) {
+        qkv_param *pp = o->ps->items[i];
+        double wd = pp->no_weight_decay ? 0 : c->weight_decay;
+        k.l2 = (qkv_real)(c->kind == QKV_OPTIM_ADAM ? wd : 0);
+        k.keep = (qkv_real)(c->kind == QKV_OPTIM_ADAMW ? 1 - lr * wd : 1);
+        adam_update(pp->t.data, pp->t.grad, o->slot[0][i], o->slot[1][i], pp->t.size, &k);
+    }
+}
+
+/* ---- state access ---------------------------------------------------------------------- */
+
+int qkv_optim_n_slots(const qkv_optimizer *o) { return o->n_slots; }
+
+const char *qkv_optim_slot_name(const qkv_optimizer *o, int k)
+{
+    if (k < 0 || k >= o->n_slots)
+        return NULL;
+    if (o->cfg.kind == QKV_OPTIM_SGD)
+        return "momentum_buffer";
+    return k == 0 ? "exp_avg" : "exp_avg_sq";
+}
+
+qkv_real *qkv_optim_slot(const qkv_optimizer *o, int i, int k)
+{
+    if (i < 0 || i >= o->n || k < 0 || k >= o->n_slots)
+        return NULL;
+    return o->slot[k][i];
+}
+
+qkv_real *qkv_optim_slot_by_name(const qkv_optimizer *o, const char *param_name, int k)
+{
+    for (int i = 0; i < o->n; i++)
+        if (strcmp(o->ps->items[i]->name, param_name) == 0)
+            return qkv_optim_slot(o, i, k);
+    return NULL;
+}
+
+size_t qkv_optimizer_state(const qkv_optimizer *o, int i, qkv_real **m, qkv_real **v)
+{
+    if (m)
+        *m = qkv_optim_slot(o, i, 0);
+    if (v)
+        *v = o->cfg.kind == QKV_OPTIM_SGD ? NULL : qkv_optim_slot(o, i, 1);
+    return i >= 0 && i < o->n ? o->ps->items[i]->t.size : 0;
+}
+
+/* ---- clipping -------------------------------------------------------------------------- */
+
+/* The squared norm is summed over blocks of CLIP_BLOCK elements; up to CLIP_BATCH block sums
+ * are computed in parallel into a stack array and then added in block order, so no thread
+ * count changes the result and nothing is allocated. */
+#define CLIP_BLOCK 4096
+#define CLIP_BATCH 256
+
+static double block_sum_squares(const qkv_real *g, size_t lo, size_t hi)
+{
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (size_t j = lo; j < hi; j++)
+        s += (double)g[j] * (double)g[j];
+    return s;
+}
+
+static double sum_squares(const qkv_real *g, size_t n)
+{
+    double total = 0, partial[CLIP_BATCH];
+    size_t n_blocks = (n + CLIP_BLOCK - 1) / CLIP_BLOCK;
+    for (size_t b0 = 0; b0 < n_blocks; b0 += CLIP_BATCH) {
+        int nb = (int)(n_blocks - b0 < CLIP_BATCH ? n_blocks - b0 : CLIP_BATCH);
+        if (qkv_parallel_worth(n)) {
+#pragma omp parallel for schedule(static)
+            for (int b = 0; b < nb; b++) {
+                size_t lo = (b0 + (size_t)b) * CLIP_BLOCK;
+                partial[b] = block_sum_squares(g, lo, lo + CLIP_BLOCK < n ? lo + CLIP_BLOCK : n);
+            }
+        } else {
+            for (int b = 0; b < nb; b++) {
+                size_t lo = (b0 + (size_t)b) * CLIP_BLOCK;
+                partial[b] = block_sum_squares(g, lo, lo + CLIP_BLOCK < n ? lo + CLIP_BLOCK : n);
+            }
+        }
+        for (int b = 0; b < nb; b++)
+            total += partial[b];
+    }
+    return total;
+}
+
+static void scale(qkv_real *restrict g, size_t n, qkv_real s)
+{
+    QKV_FOR_ELEMENTS(j, n, g[j] *= s;);
+}
+
+double qkv_clip_grad_norm(qkv_params *ps, double max_norm)
+{
+    double sq = 0;
+    for (int i = 0; i < ps->n; i++)
+        sq += sum_squares(ps->items[i]->t.grad, ps->items[i]->t.size);
+    double norm = sqrt(sq);
+    if (!isfinite(norm) || !(max_norm > 0) || norm <= max_norm)
+        return norm;
+    qkv_real s = (qkv_real)(max_norm / (norm + 1e-6));
+    for (int i = 0; i < ps->n; i++)
+        scale(ps->items[i]->t.grad, ps->items[i]->t.size, s);
+    return norm;
+}

@@ -1,0 +1,210 @@
+/* qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/threads.h"
+#include "train/cli/cli.h"
+#include "train/cli/commands.h"
+#include "train/plot/plot_attention.h"
+#include "train/train_state.h"
+
+static const char USAGE[] =
+    "usage: qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE]\n"
+    "\n"
+    "Runs the model on one sentence (words separated by spaces) and draws the attention\n"
+    "weights P of one layer as a heatmap with gnuplot: rows are queries (labelled with the\n"
+    "word and its predicted tag), columns are keys. Keys a query does not see (outside\n"
+    "model.attn_window, or later words with model.attn_causal) are drawn as 0. The gnuplot\n"
+    "script, with the weights in it, is written beside the image (FILE.gp).\n"
+    "\n"
+    "  --sentence TEXT  the sentence, e.g. \"The old man the boats .\"\n"
+    "  --layer L        encoder block, 0-based (default: the last)\n"
+    "  --head H|all     one head, 0-based, or every head of the layer in a grid (default: all)\n"
+    "  --out FILE       .png or .svg (default: attention.png)\n";
+
+/* Larger heatmaps are unreadable, and gnuplot takes minutes to draw one of 1,000 words. */
+#define QKV_ATTENTION_MAX_WORDS 200
+
+/* The sentence as one CoNLL-U sentence (tokens split on blanks); *n_words its length. */
+static char *sentence_conllu(const char *text, size_t *len, int *n_words)
+{
+    char *out = NULL;
+    FILE *f = open_memstream(&out, len);
+    if (!f)
+        return NULL;
+    int id = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p && strchr(" \t\r\n", *p))
+            p++;
+        const char *start = p;
+        while (*p && !strchr(" \t\r\n", *p))
+            p++;
+        if (p > start)
+            fprintf(f, "%d\t%.*s\t_\t_\t_\t_\t_\t_\t_\t_\n", ++id, (int)(p - start), start);
+    }
+    fputc('\n', f);
+    fclose(f);
+    *n_words = id;
+    return out;
+}
+
+/* Runs the model on the sentence (dev set of s) and draws the heatmap. */
+static int draw(qkv_session *s, int layer, int head, const char *image, qkv_error *err)
+{
+    qkv_batch_plan plan;
+    qkv_batch batch;
+    qkv_tape tp;
+    memset(&batch, 0, sizeof batch);
+    if (qkv_batch_plan_make(&plan, &s->dev, s->dev.n_words, NULL, err))
+        return QKV_ERR;
+    int status = qkv_batch_alloc(&batch, s->dev.n_features, s->dev.chars != NULL, plan.max_sent, plan.max_tokens, err);
+    if (status == QKV_OK && qkv_tape_init(&tp, 0)) {
+        qkv_batch_plan_free(&plan);
+        qkv_batch_free(&batch);
+        return qkv_fail(err, "out of memory");
+    }
+    if (status == QKV_OK)
+        status = qkv_batch_fill(&batch, &s->dev, &plan, 0, err);
+    int n = s->dev.n_words;
+    char **words = calloc((size_t)n, sizeof *words);
+    const char **tags = calloc((size_t)n, sizeof *tags);
+    if (status == QKV_OK && (!words || !tags))
+        status = qkv_fail(err, "out of memory");
+    if (status == QKV_OK) {
+        tp.no_grad = true;
+        qkv_attention_weights keep;
+        memset(&keep, 0, sizeof keep);
+        qkv_tagger_input in = qkv_session_input(&batch);
+        qkv_tensor *logits = qkv_tagger_logits(&tp, &s->model, &in, layer, &keep);
+        if (!logits)
+            status = qkv_fail(err, "%s", tp.err.msg);
+        for (int w = 0; status == QKV_OK && w < n; w++) {
+            size_t len;
+            const char *form = qkv_corpus_form(&s->dev_c, w, &len);
+            if (!(words[w] = strndup(form, len))) {
+                status = qkv_fail(err, "out of memory");
+                break;
+            }
+            int n_tags = logits->shape[1], best = 0;
+            for (int t = 1; t < n_tags; t++)
+                if (logits->data[(size_t)w * (size_t)n_tags + (size_t)t] >
+                    logits->data[(size_t)w * (size_t)n_tags + (size_t)best])
+                    best = t;
+            tags[w] = qkv_featurizer_tag(&s->fz, best);
+        }
+        if (status == QKV_OK) {
+            qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head};
+            status = qkv_plot_attention(&ap, image, err);
+        }
+        qkv_tape_free(&tp);
+    }
+    for (int w = 0; words && w < n; w++)
+        free(words[w]);
+    free(words);
+    free(tags);
+    qkv_batch_plan_free(&plan);
+    qkv_batch_free(&batch);
+    return status;
+}
+
+int qkv_cmd_attention(int argc, char **argv)
+{
+    const char *ckpt = NULL, *sentence = NULL, *layer_arg = NULL, *head_arg = "all", *out = "attention.png";
+    bool bad = false;
+    for (int i = 1; i < argc && !bad; i++) {
+        const char *value;
+        if (qkv_cli_is_help(argv[i])) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (qkv_cli_option(argc, argv, &i, "--sentence", &value, &bad)) {
+            sentence = value;
+        } else if (qkv_cli_option(argc, argv, &i, "--layer", &value, &bad)) {
+            layer_arg = value;
+        } else if (qkv_cli_option(argc, argv, &i, "--head", &value, &bad)) {
+            head_arg = value;
+        } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
+            out = value;
+        } else {
+            qkv_cli_positional("attention", argv[i], (const char **[]){&ckpt}, 1, &bad);
+        }
+    }
+    if (!bad && !ckpt) {
+        fprintf(stderr, "qkv attention: missing CHECKPOINT\n");
+        bad = true;
+    }
+    if (!bad && !sentence) {
+        fprintf(stderr, "qkv attention: missing --sentence\n");
+        bad = true;
+    }
+    int layer = -1, head = -1;
+    char *end;
+    if (!bad && layer_arg && ((layer = (int)strtol(layer_arg, &end, 10)) < 0 || *end || end == layer_arg)) {
+        fprintf(stderr, "qkv attention: --layer is a layer number from 0, not '%s'\n", layer_arg);
+        bad = true;
+    }
+    if (!bad && strcmp(head_arg, "all") &&
+        ((head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg)) {
+        fprintf(stderr, "qkv attention: --head is a head number from 0 or 'all', not '%s'\n", head_arg);
+        bad = true;
+    }
+    if (bad) {
+        fputs(USAGE, stderr);
+        return 2;
+    }
+
+    qkv_session s;
+    qkv_session_init(&s);
+    qkv_error err;
+    int status = 1, n_words = 0;
+    size_t len = 0;
+    char *conllu = sentence_conllu(sentence, &len, &n_words);
+    if (!conllu) {
+        fprintf(stderr, "qkv: out of memory\n");
+        goto done;
+    }
+    if (n_words == 0) {
+        fprintf(stderr, "qkv attention: --sentence has no words\n");
+        goto done;
+    }
+    if (n_words > QKV_ATTENTION_MAX_WORDS) {
+        fprintf(stderr, "qkv attention: --sentence has %d words; a heatmap shows at most %d\n", n_words,
+                QKV_ATTENTION_MAX_WORDS);
+        goto done;
+    }
+    if (qkv_checkpoint_load_model(ckpt, &s, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    qkv_set_threads(s.cfg.train.threads);
+    int n_layers = s.model.cfg.n_layers, n_heads = s.model.cfg.encoder.attn.n_heads;
+    if (n_layers == 0) {
+        fprintf(stderr, "qkv: %s: the model has no encoder layers, hence no attention\n", ckpt);
+        goto done;
+    }
+    if (layer < 0)
+        layer = n_layers - 1;
+    if (layer >= n_layers) {
+        fprintf(stderr, "qkv attention: --layer %d: the model has layers 0..%d\n", layer, n_layers - 1);
+        goto done;
+    }
+    if (head >= n_heads) {
+        fprintf(stderr, "qkv attention: --head %d: the model has heads 0..%d\n", head, n_heads - 1);
+        goto done;
+    }
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_CONLLU;
+    opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
+    if (qkv_corpus_read_mem(&s.dev_c, conllu, len, "--sentence", &opts, &err) ||
+        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) || draw(&s, layer, head, out, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    printf("%s\n", out);
+    status = 0;
+done:
+    free(conllu);
+    qkv_session_free(&s);
+    return status;
+}

@@ -1,0 +1,118 @@
+/* qkv eval CHECKPOINT FILE [--json] [--by-length] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/io/checkpoint.h"
+#include "lib/threads.h"
+#include "train/cli/cli.h"
+#include "train/cli/commands.h"
+#include "train/evaluate.h"
+#include "train/report.h"
+#include "train/train_state.h"
+
+static const char USAGE[] =
+    "usage: qkv eval CHECKPOINT FILE [--json] [--by-length] [--logits OUT.h5]\n"
+    "\n"
+    "Tags FILE (read with the checkpoint's data settings) and compares with its gold tags:\n"
+    "accuracy, per-tag precision/recall/F1, the most frequent confusions, words per second.\n"
+    "A gold tag never seen in training counts as an error (with one warning).\n"
+    "\n"
+    "  --json        one JSON object on stdout instead of the text report\n"
+    "  --by-length   also accuracy per sentence length (1-10, 11-20, 21-40, 41+ words)\n"
+    "  --logits OUT  also write every word's logits to the HDF5 file OUT: /logits float32\n"
+    "                [words, tags] and /pred int64 [words] in file order (for parity checks)\n";
+
+/* /logits [n_words, n_tags] and /pred [n_words] of res into path (a qkv HDF5 container). */
+static int write_logits(const char *path, const qkv_eval_result *res, const qkv_real *logits, int n_words,
+                        qkv_error *err)
+{
+    int64_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
+    if (!pred)
+        return qkv_fail(err, "out of memory for %d predictions", n_words);
+    for (int w = 0; w < n_words; w++)
+        pred[w] = res->pred[w];
+    qkv_ckpt_writer *w;
+    int status = qkv_ckpt_create(path, &w, err);
+    if (status == QKV_OK) {
+        if (qkv_ckpt_write_real(w, "/logits", 2, (int[]){n_words, res->n_tags}, logits, err) ||
+            qkv_ckpt_write_i64_array(w, "/pred", (size_t)n_words, pred, err)) {
+            qkv_ckpt_abort(w);
+            status = QKV_ERR;
+        } else {
+            status = qkv_ckpt_commit(w, err);
+        }
+    }
+    free(pred);
+    return status;
+}
+
+int qkv_cmd_eval(int argc, char **argv)
+{
+    const char *ckpt = NULL, *file = NULL, *logits_path = NULL;
+    bool json = false, by_length = false, bad = false;
+    for (int i = 1; i < argc && !bad; i++) {
+        const char *value;
+        if (qkv_cli_is_help(argv[i])) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (!strcmp(argv[i], "--by-length")) {
+            by_length = true;
+        } else if (qkv_cli_option(argc, argv, &i, "--logits", &value, &bad)) {
+            logits_path = value;
+        } else {
+            qkv_cli_positional("eval", argv[i], (const char **[]){&ckpt, &file}, 2, &bad);
+        }
+    }
+    if (!bad && (!ckpt || !file)) {
+        fprintf(stderr, "qkv eval: needs CHECKPOINT and FILE\n");
+        bad = true;
+    }
+    if (bad) {
+        fputs(USAGE, stderr);
+        return 2;
+    }
+    qkv_session s;
+    qkv_session_init(&s);
+    qkv_error err;
+    qkv_eval_result res;
+    memset(&res, 0, sizeof res);
+    int status = 1;
+    qkv_real *logits = NULL;
+    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_session_read_corpus(&s, file, &s.dev_c, &err) ||
+        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    qkv_report_warnings(&s);
+    if (s.dev.n_words == 0) {
+        fprintf(stderr, "qkv: %s: no words to evaluate\n", file);
+        goto done;
+    }
+    qkv_set_threads(s.cfg.train.threads);
+    if (logits_path &&
+        !(logits = malloc(((size_t)s.dev.n_words + 1) * (size_t)qkv_featurizer_n_tags(&s.fz) * sizeof *logits))) {
+        fprintf(stderr, "qkv: out of memory for the logits of %d words\n", s.dev.n_words);
+        goto done;
+    }
+    if (qkv_evaluate_logits(&s, &s.dev, s.cfg.data.batch_tokens, &res, logits, &err)) {
+        fprintf(stderr, "qkv: %s: %s\n", file, err.msg);
+        goto done;
+    }
+    if (logits_path && write_logits(logits_path, &res, logits, s.dev.n_words, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    if (json)
+        qkv_report_json(stdout, &s, file, &res, by_length);
+    else
+        qkv_report_text(stdout, &s, file, &res, by_length);
+    status = 0;
+done:
+    free(logits);
+    qkv_eval_result_free(&res);
+    qkv_session_free(&s);
+    return status;
+}

@@ -1,0 +1,199 @@
+/* qkv stats FILE [--train TRAIN]: counts of a tagged corpus (data/ computes, this prints). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "data/batch.h"
+#include "data/stats.h"
+#include "train/cli/commands.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: qkv stats FILE [--train TRAIN] [--xpos] [--format auto|conllu|columns]\n"
+            "                 [--tag-column N] [--time] [--budget TOKENS]\n"
+            "\n"
+            "Prints the sentences, words, multiword tokens, empty nodes, the longest sentence and\n"
+            "the words per tag of FILE (CoNLL-U, or FORM<TAB>TAG columns with blank lines between\n"
+            "sentences).\n"
+            "\n"
+            "  --train TRAIN    also the share of words and of word types (distinct FORMs) of FILE\n"
+            "                   that never occur in TRAIN\n"
+            "  --xpos           CoNLL-U: count the XPOS column instead of UPOS\n"
+            "  --format F       auto (default: CoNLL-U for *.conllu or 10 fields), conllu, columns\n"
+            "  --tag-column N   columns format: the tag is column N (FORM is 1; default: the last)\n"
+            "  --time           time reading, indexing (vocabularies and feature ids with the default\n"
+            "                   features) and batching (plan and fill every batch) of FILE\n"
+            "  --budget TOKENS  token budget per batch for --time (default 2000)\n");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double pct(double a, double b) { return b > 0 ? 100.0 * a / b : 0.0; }
+
+/* Reads, indexes and batches one epoch of the file as training data; prints the times. */
+static int run_timing(const char *path, const qkv_read_opts *opts, int budget)
+{
+    qkv_error err;
+    qkv_corpus c;
+    qkv_featurizer fz;
+    qkv_dataset ds;
+    qkv_batch_plan plan;
+    qkv_batch b;
+    qkv_feature_config cfg = QKV_FEATURE_DEFAULTS;
+    clock_t cpu0 = clock();
+    double t0 = now_s();
+    if (qkv_corpus_read(&c, path, opts, &err) != QKV_OK) {
+        fprintf(stderr, "qkv stats: %s\n", err.msg);
+        return 1;
+    }
+    double t1 = now_s();
+    int st = qkv_featurizer_build(&fz, &cfg, &c, &err);
+    if (st == QKV_OK) {
+        st = qkv_dataset_encode(&ds, &fz, &c, NULL, &err);
+        if (st != QKV_OK)
+            qkv_featurizer_free(&fz);
+    }
+    if (st != QKV_OK) {
+        qkv_corpus_free(&c);
+        fprintf(stderr, "qkv stats: %s\n", err.msg);
+        return 1;
+    }
+    double t2 = now_s();
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 1);
+    int64_t filled = 0;
+    st = qkv_batch_plan_make(&plan, &ds, budget, &rng, &err);
+    if (st == QKV_OK) {
+        int ms, mt;
+        qkv_batch_max_size(&ds, budget, &ms, &mt);
+        st = qkv_batch_alloc(&b, ds.n_features, ds.chars != NULL, ms, mt, &err);
+        for (int i = 0; st == QKV_OK && i < plan.n_batches; i++) {
+            st = qkv_batch_fill(&b, &ds, &plan, i, &err);
+            filled += b.n_tokens;
+        }
+        qkv_batch_free(&b);
+    }
+    double t3 = now_s();
+    double cpu = (double)(clock() - cpu0) / CLOCKS_PER_SEC;
+    if (st == QKV_OK)
+        printf("time: read %.3f s, index %.3f s (%d feature kinds), batch %.3f s (%d batches, %lld words), "
+               "total %.3f s wall, %.3f s CPU\n",
+               t1 - t0, t2 - t1, ds.n_features, t3 - t2, plan.n_batches, (long long)filled, t3 - t0, cpu);
+    else
+        fprintf(stderr, "qkv stats: %s\n", err.msg);
+    qkv_batch_plan_free(&plan);
+    qkv_dataset_free(&ds);
+    qkv_featurizer_free(&fz);
+    qkv_corpus_free(&c);
+    return st == QKV_OK ? 0 : 1;
+}
+
+int qkv_cmd_stats(int argc, char **argv)
+{
+    const char *file = NULL, *train_path = NULL;
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    int timing = 0, budget = 2000;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--train") && i + 1 < argc) {
+            train_path = argv[++i];
+        } else if (!strcmp(a, "--xpos")) {
+            opts.tag_field = QKV_TAG_XPOS;
+        } else if (!strcmp(a, "--time")) {
+            timing = 1;
+        } else if (!strcmp(a, "--format") && i + 1 < argc) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "auto"))
+                opts.format = QKV_FORMAT_AUTO;
+            else if (!strcmp(f, "conllu"))
+                opts.format = QKV_FORMAT_CONLLU;
+            else if (!strcmp(f, "columns"))
+                opts.format = QKV_FORMAT_COLUMNS;
+            else {
+                fprintf(stderr, "qkv stats: --format expects auto, conllu or columns, got '%s'\n", f);
+                return 2;
+            }
+        } else if ((!strcmp(a, "--tag-column") || !strcmp(a, "--budget")) && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 1000000000) {
+                fprintf(stderr, "qkv stats: %s expects a positive integer, got '%s'\n", a, argv[i]);
+                return 2;
+            }
+            if (!strcmp(a, "--budget"))
+                budget = (int)v;
+            else
+                opts.tag_column = (int)v;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "qkv stats: unknown or incomplete option '%s' (see qkv stats --help)\n", a);
+            return 2;
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "qkv stats: one FILE expected, got '%s' and '%s'\n", file, a);
+            return 2;
+        }
+    }
+    if (!file) {
+        usage(stderr);
+        return 2;
+    }
+    qkv_error err;
+    qkv_corpus c, train;
+    if (qkv_corpus_read(&c, file, &opts, &err) != QKV_OK) {
+        fprintf(stderr, "qkv stats: %s\n", err.msg);
+        return 1;
+    }
+    if (train_path && qkv_corpus_read(&train, train_path, &opts, &err) != QKV_OK) {
+        fprintf(stderr, "qkv stats: %s\n", err.msg);
+        qkv_corpus_free(&c);
+        return 1;
+    }
+    qkv_corpus_stats st;
+    if (qkv_corpus_stats_compute(&st, &c, train_path ? &train : NULL, &err) != QKV_OK) {
+        fprintf(stderr, "qkv stats: %s\n", err.msg);
+        qkv_corpus_free(&c);
+        if (train_path)
+            qkv_corpus_free(&train);
+        return 1;
+    }
+    const char *fmt = c.format == QKV_FORMAT_CONLLU ? (opts.tag_field == QKV_TAG_XPOS ? "CoNLL-U, tags from XPOS"
+                                                                                        : "CoNLL-U, tags from UPOS")
+                                                    : "FORM<TAB>TAG columns";
+    printf("file: %s (%s)\n", file, fmt);
+    printf("sentences: %d\n", st.n_sent);
+    if (st.n_sent_without_words)
+        printf("sentences without words: %d\n", st.n_sent_without_words);
+    printf("words: %d\n", st.n_words);
+    printf("multiword tokens: %d\n", st.n_multiword);
+    printf("empty nodes: %d\n", st.n_empty_nodes);
+    if (st.longest_line)
+        printf("longest sentence: %d words (line %d)\n", st.longest, st.longest_line);
+    else
+        printf("longest sentence: 0 words\n");
+    printf("word types: %d\n", st.n_types);
+    printf("tags: %d\n", st.tags.size);
+    for (int t = 0; t < st.tags.size; t++) {
+        int64_t n = qkv_vocab_count(&st.tags, t);
+        printf("  %-12s %8lld  %6.2f%%\n", qkv_vocab_string(&st.tags, t), (long long)n, pct((double)n, st.n_words));
+    }
+    if (st.has_train)
+        printf("unknown to %s: %lld of %d words (%.2f%%), %d of %d word types (%.2f%%)\n", train_path,
+               (long long)st.unknown_words, st.n_words, pct((double)st.unknown_words, st.n_words), st.unknown_types,
+               st.n_types, pct(st.unknown_types, st.n_types));
+    qkv_corpus_stats_free(&st);
+    qkv_corpus_free(&c);
+    if (train_path)
+        qkv_corpus_free(&train);
+    return timing ? run_timing(file, &opts, budget) : 0;
+}

@@ -1,0 +1,177 @@
+/* qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT] */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/threads.h"
+#include "train/cli/cli.h"
+#include "train/cli/commands.h"
+#include "train/evaluate.h"
+#include "train/report.h"
+#include "train/train_state.h"
+#include "train/trainer.h"
+
+static const char USAGE[] =
+    "usage: qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT]\n"
+    "\n"
+    "Trains a tagger as CONFIG (YAML) says. Every key and its default: configs/README.md.\n"
+    "\n"
+    "  --set section.key=value   override one config key (repeatable), e.g. --set train.epochs=3\n"
+    "  --out RUN_DIR             run folder (default: runs/<config name>); it receives\n"
+    "                            config.yaml (resolved), metrics.tsv, checkpoints/{last,best}.h5\n"
+    "  --resume CHECKPOINT       continue a run from a checkpoint (same config): the result is\n"
+    "                            bit for bit that of the uninterrupted run (with train.threads: 1)\n"
+    "  --stop-at-step N          save checkpoints/last.h5 and stop after step N, as if\n"
+    "                            interrupted (the learning-rate schedule is the whole run's)\n"
+    "  --force                   train into a RUN_DIR that already holds a run (it is replaced)\n";
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) == EOF || fclose(f)) {
+        fprintf(stderr, "qkv: %s: cannot write: %s\n", path, strerror(errno));
+        if (f)
+            fclose(f);
+        return 1;
+    }
+    return 0;
+}
+
+/* Default run folder: runs/<config file name without .yaml>. */
+static void default_run_dir(const char *config, char *out, size_t len)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", config);
+    char *name = basename(copy);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+    snprintf(out, len, "runs/%s", name);
+}
+
+int qkv_cmd_train(int argc, char **argv)
+{
+    const char *out = NULL, *resume = NULL;
+    long stop_at_step = 0;
+    qkv_cli_config cc = {0};
+    bool bad = false, force = false;
+    for (int i = 1; i < argc && !bad; i++) {
+        const char *value;
+        if (qkv_cli_is_help(argv[i])) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
+            out = value;
+        } else if (qkv_cli_option(argc, argv, &i, "--resume", &value, &bad)) {
+            resume = value;
+        } else if (!strcmp(argv[i], "--force")) {
+            force = true;
+        } else if (qkv_cli_option(argc, argv, &i, "--stop-at-step", &value, &bad)) {
+            bad = bad || !qkv_cli_long("train", "--stop-at-step", value, 1, LONG_MAX, &stop_at_step);
+        } else {
+            qkv_cli_config_arg(&cc, "train", argc, argv, &i, &bad);
+        }
+    }
+    if (!bad && !cc.path) {
+        fprintf(stderr, "qkv train: missing CONFIG\n");
+        bad = true;
+    }
+    if (!bad && out && !*out) {
+        fprintf(stderr, "qkv train: --out needs a folder name\n");
+        bad = true;
+    }
+    if (bad) {
+        fputs(USAGE, stderr);
+        return 2;
+    }
+    const char *config = cc.path;
+
+    qkv_session s;
+    qkv_session_init(&s);
+    qkv_error err;
+    int status = 1;
+    char run_dir[4096], path[4200];
+    if (qkv_session_config(&s, config, cc.overrides, cc.n_overrides, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    qkv_set_threads(s.cfg.train.threads);
+    if (out)
+        snprintf(run_dir, sizeof run_dir, "%s", out);
+    else
+        default_run_dir(config, run_dir, sizeof run_dir);
+    snprintf(path, sizeof path, "%s/metrics.tsv", run_dir);
+    if (!resume && !force && access(path, F_OK) == 0) {
+        fprintf(stderr,
+                "qkv: %s already holds a run (%s): choose another --out, continue it with --resume, or replace "
+                "it with --force\n",
+                run_dir, path);
+        goto done;
+    }
+    /* A checkpoint that cannot be resumed is refused before the run folder is made. */
+    if (resume && qkv_checkpoint_load_vocab(resume, &s, &err)) {
+        fprintf(stderr, "qkv: --resume: %s\n", err.msg);
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s/checkpoints", run_dir);
+    if (qkv_mkdirs(path)) {
+        fprintf(stderr, "qkv: %s: cannot create the run folder: %s\n", path, strerror(errno));
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s/config.yaml", run_dir);
+    if (write_text(path, s.config_text))
+        goto done;
+    if (qkv_session_data(&s, true, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    qkv_report_warnings(&s);
+    if (qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err)) {
+        fprintf(stderr, "qkv: model: %s\n", err.msg);
+        goto done;
+    }
+    /* counts without the sentences data.max_train_len leaves out */
+    fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n", s.train_c.name,
+            s.train.n_nonempty, (long)(s.train.n_words - s.train.n_left_out_words), s.has_dev ? s.dev_c.name : "none", s.has_dev ? s.dev.n_nonempty : 0,
+            s.has_dev ? s.dev.n_words : 0);
+    fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
+            qkv_params_count(&s.model.params), s.fz.n_kinds, qkv_featurizer_n_tags(&s.fz), run_dir);
+    qkv_trainer_opts topts = {run_dir, resume, stop_at_step};
+    status = qkv_trainer_run(&s, &topts);
+    if (status == QKV_TRAIN_STOPPED)
+        status = 0;
+    else if (status == 0 && s.has_dev) {
+        /* Final report: the kept model on dev (best.h5; last.h5 when no evaluation of this run's
+         * folder beat the best one, e.g. a run resumed into a new folder). */
+        snprintf(path, sizeof path, "%s/checkpoints/best.h5", run_dir);
+        if (!s.cfg.checkpoint.keep_best || access(path, R_OK) != 0)
+            snprintf(path, sizeof path, "%s/checkpoints/last.h5", run_dir);
+        qkv_session best;
+        qkv_session_init(&best);
+        qkv_eval_result res;
+        memset(&res, 0, sizeof res);
+        if (qkv_checkpoint_load_model(path, &best, &err) ||
+            qkv_evaluate(&best, &s.dev, s.cfg.data.batch_tokens, &res, &err)) {
+            fprintf(stderr, "qkv: %s\n", err.msg);
+            status = 1;
+        } else {
+            char what[4400];
+            snprintf(what, sizeof what, "%s on %s", path, s.dev_c.name);
+            qkv_report_text(stdout, &best, what, &res, false);
+        }
+        qkv_eval_result_free(&res);
+        qkv_session_free(&best);
+    }
+    if (status == 0 && s.cfg.log.plot) {
+        snprintf(path, sizeof path, "%s/plots/loss.png", run_dir);
+        if (access(path, R_OK) == 0)
+            printf("\nloss plot: %s\n", path);
+    }
+done:
+    qkv_session_free(&s);
+    return status;
+}

@@ -1,0 +1,54 @@
+/* qkv: the command. Dispatches to one subcommand per file (train/cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "train/cli/commands.h"
+#include "train/omp_env.h"
+
+static const qkv_command COMMANDS[] = {
+    {"train", "train a tagger from a YAML config", qkv_cmd_train},
+    {"eval", "evaluate a checkpoint on a tagged file", qkv_cmd_eval},
+    {"tag", "tag a CoNLL-U or plain-text file with a checkpoint", qkv_cmd_tag},
+    {"gradcheck", "check the model's gradients by finite differences", qkv_cmd_gradcheck},
+    {"config", "check a config and print it resolved, or the key reference (--doc)", qkv_cmd_config},
+    {"synth", "write the built-in synthetic corpus as CoNLL-U", qkv_cmd_synth},
+    {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
+    {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot},
+    {"attention", "draw a checkpoint's attention weights for a sentence (gnuplot)", qkv_cmd_attention},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: qkv COMMAND [ARGS]\n"
+            "\n"
+            "qkv trains learnable-attention taggers from a YAML config.\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(out, "\n'qkv COMMAND --help' describes one command. qkv --version prints the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+    qkv_omp_env_setup(argv);
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("qkv %s\n", QKV_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (COMMANDS[i].run && !strcmp(cmd, COMMANDS[i].name))
+            return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "qkv: unknown command '%s' (see qkv --help)\n", cmd);
+    return 2;
+}

@@ -1,0 +1,29 @@
+/* Heatmaps of attention weights P for one sentence (rows = queries, columns = keys), labelled
+ * with the words, as a gnuplot script (the weights inline as datablocks) and an image. One head,
+ * or every head of the layer in a grid. Keys a query does not see (outside the window, or
+ * after it when causal) are drawn as 0. */
+#ifndef QKV_PLOT_ATTENTION_H
+#define QKV_PLOT_ATTENTION_H
+
+#include "lib/ops/attention.h"
+#include "lib/error.h"
+
+typedef struct qkv_attention_plot {
+    const qkv_attention_weights *w; /* from qkv_tagger_logits(..., keep_layer, keep) */
+    int sentence;                   /* index b in w */
+    int n_words;                    /* the sentence's length */
+    const char *const *words;       /* [n_words] labels of keys and queries */
+    const char *const *tags;        /* [n_words] predicted tags for the query labels, or NULL */
+    int layer;                      /* for the titles */
+    int head;                       /* 0 .. n_heads - 1, or -1: every head in a grid */
+} qkv_attention_plot;
+
+/* Writes the script beside image (.png or .svg) and runs gnuplot. The panel size grows with the
+ * sentence (qkv_attention_plot_size). Errors (err): bad head or sentence index, image
+ * extension, the script not writable, gnuplot missing (script written) or failing. */
+int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_error *err);
+
+/* The image size in pixels for n_panels heads of an n-word sentence. */
+void qkv_attention_plot_size(int n_words, int n_panels, int *width, int *height);
+
+#endif
