@@ -4,7 +4,9 @@
  * `train.conllu`. zlib decides from the first bytes: a gzip stream (one member or several in a
  * row, as `cat a.gz b.gz` makes) is decompressed, anything else is read as it is. A name ending
  * in ".gz" must hold a gzip stream. A stream that is truncated or corrupt (bad compressed data,
- * a CRC or length that does not match) is an error; no partial text is ever returned. */
+ * a CRC or length that does not match) is an error; no partial text is ever returned. Bytes
+ * after a complete member that do not begin another member are ignored, as `gzip -d` does
+ * (with a warning there). */
 #ifndef QKV_DATA_TEXTFILE_H
 #define QKV_DATA_TEXTFILE_H
 
