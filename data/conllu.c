@@ -1,12 +1,12 @@
 /* CoNLL-U and two-column reader (see corpus.h for the rules it follows). */
 #include "data/corpus.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/textfile.h"
 #include "data/utf8.h"
 
 static const char *const CONLLU_FIELDS[10] = {"ID",   "FORM", "LEMMA",  "UPOS", "XPOS",
@@ -196,7 +196,9 @@ static size_t line_end(const char *text, size_t pos, size_t len, size_t *next)
 static qkv_format detect_format(const qkv_corpus *c, size_t start)
 {
     size_t nlen = strlen(c->name);
-    if (nlen >= 7 && !strcmp(c->name + nlen - 7, ".conllu"))
+    if (nlen >= 3 && !strcmp(c->name + nlen - 3, ".gz"))
+        nlen -= 3; /* x.conllu.gz is CoNLL-U too */
+    if (nlen >= 7 && !strncmp(c->name + nlen - 7, ".conllu", 7))
         return QKV_FORMAT_CONLLU;
     size_t pos = start, next;
     while (pos < c->text_len) {
@@ -267,37 +269,6 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
     return end_sentence(&r);
 }
 
-static int read_all(FILE *f, char **buf, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    if (!b)
-        return -1;
-    for (;;) {
-        if (cap - n < 2) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                return -1;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        size_t got = fread(b + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        free(b);
-        return -2;
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
 static int finish(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
 {
     qkv_read_opts defaults = QKV_READ_DEFAULTS;
@@ -311,13 +282,8 @@ static int finish(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
 int qkv_corpus_read(qkv_corpus *c, const char *path, const qkv_read_opts *opts, qkv_error *err)
 {
     memset(c, 0, sizeof *c);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return qkv_fail(err, "%.200s: cannot open: %s", path, strerror(errno));
-    int st = read_all(f, &c->text, &c->text_len);
-    fclose(f);
-    if (st != 0)
-        return qkv_fail(err, "%.200s: %s", path, st == -1 ? "out of memory" : "read error");
+    if (qkv_text_read(path, &c->text, &c->text_len, err) != QKV_OK)
+        return QKV_ERR;
     c->name = strdup(path);
     if (!c->name) {
         qkv_corpus_free(c);

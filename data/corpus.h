@@ -23,8 +23,9 @@
 #include "lib/error.h"
 
 typedef enum {
-    QKV_FORMAT_AUTO = 0, /* CoNLL-U if the name ends in ".conllu" or the first line that is
-                            neither blank nor a comment has 10 fields; else columns */
+    QKV_FORMAT_AUTO = 0, /* CoNLL-U if the name ends in ".conllu" (or ".conllu.gz") or the
+                            first line that is neither blank nor a comment has 10 fields;
+                            else columns */
     QKV_FORMAT_CONLLU,
     QKV_FORMAT_COLUMNS,
 } qkv_format;
@@ -62,7 +63,8 @@ typedef struct qkv_corpus {
     int n_comments;      /* comment lines */
 } qkv_corpus;
 
-/* Reads a file (any size below 4 GiB). On error the corpus is left empty (safe to free). */
+/* Reads a file (any size below 4 GiB), plain or gzip-compressed (data/textfile.h: a truncated
+ * or corrupt stream is an error). On error the corpus is left empty (safe to free). */
 int qkv_corpus_read(qkv_corpus *c, const char *path, const qkv_read_opts *opts, qkv_error *err);
 
 /* Reads len bytes of memory (copied); name is used in messages. */

@@ -2,7 +2,7 @@
  * one, same rng state -> same plan, lengths grouped, fill by index copies the right ids. */
 #include "testutil.h"
 
-#include "data/batch.h"
+#include "corpus_checks.h"
 
 /* A dataset of n sentences with given lengths; feature f of word j of sentence s = s*1000 + j*10 + f,
  * tag = s % 7 (or -1 for s % 11 == 0). */
@@ -41,34 +41,6 @@ static int *random_lengths(int n, uint64_t seed, int max_len)
     for (int i = 0; i < n; i++)
         lens[i] = i % 13 == 5 ? 0 : 1 + (int)qkv_rng_below(&rng, (uint64_t)max_len);
     return lens;
-}
-
-static void check_plan(const qkv_dataset *ds, const qkv_batch_plan *p, int budget)
-{
-    int *seen = calloc((size_t)ds->n_sent, sizeof *seen);
-    int64_t tokens = 0;
-    assert_int_equal(p->start[0], 0);
-    assert_int_equal(p->start[p->n_batches], ds->n_nonempty);
-    for (int b = 0; b < p->n_batches; b++) {
-        int t = 0;
-        assert_true(p->start[b + 1] > p->start[b]);
-        for (int i = p->start[b]; i < p->start[b + 1]; i++) {
-            int s = p->order[i];
-            int len = ds->sent_start[s + 1] - ds->sent_start[s];
-            assert_true(len > 0);
-            seen[s]++;
-            t += len;
-        }
-        /* within the budget, unless one sentence longer than the budget is alone */
-        assert_true(t <= budget || p->start[b + 1] - p->start[b] == 1);
-        assert_true(t <= p->max_tokens);
-        tokens += t;
-    }
-    for (int s = 0; s < ds->n_sent; s++)
-        assert_int_equal(seen[s], ds->sent_start[s + 1] > ds->sent_start[s] ? 1 : 0);
-    assert_int_equal(tokens, ds->n_words);
-    assert_int_equal(p->n_tokens, ds->n_words);
-    free(seen);
 }
 
 static void test_plan_properties(void **state)
@@ -321,34 +293,6 @@ static void test_keep_max_len(void **state)
     qkv_dataset_free(&ds);
 }
 
-/* The EWT training file: 12,544 sentences and 204,577 words, each exactly once per epoch. */
-static void test_ewt_epoch(void **state)
-{
-    (void)state;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/en_ewt-ud-train.conllu", getenv("QKV_EWT_DIR"));
-    qkv_corpus c;
-    qkv_error err;
-    if (qkv_corpus_read(&c, path, NULL, &err) != QKV_OK)
-        fail_msg("%s", err.msg);
-    qkv_feature_config cfg = QKV_FEATURE_DEFAULTS;
-    qkv_featurizer fz;
-    assert_int_equal(qkv_featurizer_build(&fz, &cfg, &c, &err), QKV_OK);
-    qkv_dataset ds;
-    assert_int_equal(qkv_dataset_encode(&ds, &fz, &c, NULL, &err), QKV_OK);
-    assert_int_equal(ds.n_nonempty, 12544);
-    qkv_rng rng;
-    qkv_rng_seed(&rng, 1);
-    qkv_batch_plan p;
-    assert_int_equal(qkv_batch_plan_make(&p, &ds, 2000, &rng, &err), QKV_OK);
-    check_plan(&ds, &p, 2000);
-    assert_int_equal(p.n_tokens, 204577);
-    qkv_batch_plan_free(&p);
-    qkv_dataset_free(&ds);
-    qkv_featurizer_free(&fz);
-    qkv_corpus_free(&c);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,7 +302,6 @@ int main(void)
         cmocka_unit_test(test_fill),
         cmocka_unit_test(test_batch_count_independent_of_seed),
         cmocka_unit_test(test_keep_max_len),
-        cmocka_unit_test(test_ewt_epoch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

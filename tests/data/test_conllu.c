@@ -1,19 +1,11 @@
-/* CoNLL-U and two-column reader and writer: one tiny file per rule with exact counts, the
- * error messages, and the real EWT files (counts and a byte-for-byte round trip). */
+/* CoNLL-U and two-column reader and writer: one tiny file per rule with exact counts, and the
+ * error messages. Real UD text: test_sample.c (the committed sample) and test_ewt_corpus.c (the
+ * whole EWT, when QKV_EWT_DIR is set). */
 #include "testutil.h"
 
-#include "data/corpus.h"
+#include "corpus_checks.h"
 
 #define FILES "tests/data/files/"
-
-static qkv_corpus read_ok(const char *path, const qkv_read_opts *opts)
-{
-    qkv_corpus c;
-    qkv_error err = {{0}};
-    if (qkv_corpus_read(&c, path, opts, &err) != QKV_OK)
-        fail_msg("%s", err.msg);
-    return c;
-}
 
 static void assert_read_error(const char *path, const qkv_read_opts *opts, const char *expected)
 {
@@ -38,22 +30,6 @@ static void assert_words(const qkv_corpus *c, int n, const char *const *forms, c
             fail_msg("word %d: got %.*s/%.*s, expected %s/%s", w, (int)c->forms[w].len, c->text + c->forms[w].off,
                      (int)c->tags[w].len, c->text + c->tags[w].off, forms[w], tags[w]);
     }
-}
-
-/* Writes c back (with tags, may be NULL) and compares with the file's bytes. */
-static void assert_round_trip(const qkv_corpus *c, const char *const *tags, const char *expected, size_t expected_len)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    qkv_error err = {{0}};
-    if (qkv_corpus_write(c, f, tags, &err) != QKV_OK)
-        fail_msg("%s", err.msg);
-    fclose(f);
-    assert_int_equal(len, expected_len);
-    assert_memory_equal(buf, expected, len);
-    free(buf);
 }
 
 static const char *BASIC_FORMS[] = {"The", "cat", "sleeps", ".", "Dogs", "bark", "!"};
@@ -257,62 +233,6 @@ static void test_memory_edge_cases(void **state)
     assert_string_equal(err.msg, "overlong:1: invalid UTF-8 at byte 3 of the line (byte 0xC0); expected UTF-8 text");
 }
 
-static const char *ewt_path(char *buf, size_t size, const char *file)
-{
-    const char *dir = getenv("QKV_EWT_DIR");
-    if (!dir)
-        fail_msg("QKV_EWT_DIR is not set");
-    snprintf(buf, size, "%s/%s", dir, file);
-    return buf;
-}
-
-static void test_ewt_counts(void **state)
-{
-    (void)state;
-    char path[4096];
-    qkv_corpus c = read_ok(ewt_path(path, sizeof path, "en_ewt-ud-train.conllu"), NULL);
-    assert_int_equal(c.n_sent, 12544);
-    assert_int_equal(c.n_words, 204577);
-    assert_int_equal(c.n_multiword, 2614);
-    assert_int_equal(c.n_empty_nodes, 37);
-    qkv_corpus_free(&c);
-    c = read_ok(ewt_path(path, sizeof path, "en_ewt-ud-dev.conllu"), NULL);
-    assert_int_equal(c.n_sent, 2001);
-    assert_int_equal(c.n_words, 25147);
-    assert_int_equal(c.n_multiword, 359);
-    assert_int_equal(c.n_empty_nodes, 4);
-    qkv_corpus_free(&c);
-}
-
-/* Reading and writing en_ewt-ud-dev.conllu reproduces the file byte for byte, compared with
- * an independent read of the file (not the corpus's own copy). */
-static void test_ewt_dev_round_trip(void **state)
-{
-    (void)state;
-    char path[4096];
-    ewt_path(path, sizeof path, "en_ewt-ud-dev.conllu");
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *want = malloc((size_t)size);
-    assert_int_equal(fread(want, 1, (size_t)size, f), (size_t)size);
-    fclose(f);
-    assert_int_equal(size, 1805545);
-    qkv_corpus c = read_ok(path, NULL);
-    /* substituting each word's own gold tag (as a new string) must also give the same bytes */
-    char **tags = malloc((size_t)c.n_words * sizeof *tags);
-    for (int w = 0; w < c.n_words; w++)
-        tags[w] = strndup(c.text + c.tags[w].off, c.tags[w].len);
-    assert_round_trip(&c, (const char *const *)tags, want, (size_t)size);
-    for (int w = 0; w < c.n_words; w++)
-        free(tags[w]);
-    free(tags);
-    qkv_corpus_free(&c);
-    free(want);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,8 +245,6 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_columns),
         cmocka_unit_test(test_memory_edge_cases),
-        cmocka_unit_test(test_ewt_counts),
-        cmocka_unit_test(test_ewt_dev_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

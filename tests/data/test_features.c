@@ -221,38 +221,6 @@ static void test_featurizer_and_unseen_tags(void **state)
     qkv_corpus_free(&dev);
 }
 
-static void test_ewt_featurizer(void **state)
-{
-    (void)state;
-    char tpath[4096], dpath[4096];
-    snprintf(tpath, sizeof tpath, "%s/en_ewt-ud-train.conllu", getenv("QKV_EWT_DIR"));
-    snprintf(dpath, sizeof dpath, "%s/en_ewt-ud-dev.conllu", getenv("QKV_EWT_DIR"));
-    qkv_corpus train, dev;
-    qkv_error err;
-    assert_int_equal(qkv_corpus_read(&train, tpath, NULL, &err), QKV_OK);
-    assert_int_equal(qkv_corpus_read(&dev, dpath, NULL, &err), QKV_OK);
-    qkv_feature_config cfg = QKV_FEATURE_DEFAULTS;
-    qkv_featurizer fz;
-    assert_int_equal(qkv_featurizer_build(&fz, &cfg, &train, &err), QKV_OK);
-    assert_int_equal(qkv_featurizer_n_tags(&fz), 17);
-    assert_string_equal(qkv_featurizer_name(&fz, 0), "word");
-    assert_string_equal(qkv_featurizer_name(&fz, 4), "shape");
-    qkv_dataset ds;
-    qkv_warnings w = {0};
-    assert_int_equal(qkv_dataset_encode(&ds, &fz, &dev, &w, &err), QKV_OK);
-    assert_int_equal(w.n, 0);
-    assert_int_equal(ds.n_unknown_tags, 0);
-    assert_int_equal(ds.n_words, 25147);
-    int unk = 0;
-    for (int i = 0; i < ds.n_words; i++)
-        unk += ds.features[0][i] == 0;
-    assert_true(unk > 0 && unk < ds.n_words / 5);
-    qkv_dataset_free(&ds);
-    qkv_featurizer_free(&fz);
-    qkv_corpus_free(&train);
-    qkv_corpus_free(&dev);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,7 +229,6 @@ int main(void)
         cmocka_unit_test(test_utf8_affixes),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_featurizer_and_unseen_tags),
-        cmocka_unit_test(test_ewt_featurizer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 #!/bin/bash
-# qkv stats: exact counts on the tiny files and on the EWT dev file, --train, --help, errors.
+# qkv stats: exact counts on the tiny files and on the committed EWT sample (.gz), --train,
+# --help, errors.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 expect_line() { # output, line
@@ -29,14 +30,25 @@ out=$("$QKV_BIN" stats --tag-column 2 $F/columns3.tsv) || fail "stats columns ex
 expect_line "$out" "file: $F/columns3.tsv (FORM<TAB>TAG columns)"
 expect_line "$out" "  NNP                 3   75.00%"
 
-E=${QKV_EWT_DIR:?QKV_EWT_DIR is not set}
-out=$("$QKV_BIN" stats "$E/en_ewt-ud-dev.conllu" --train "$E/en_ewt-ud-train.conllu") || fail "stats EWT exited $?"
-expect_line "$out" "sentences: 2001"
-expect_line "$out" "words: 25147"
-expect_line "$out" "multiword tokens: 359"
-expect_line "$out" "empty nodes: 4"
+# The committed EWT sample, gzip-compressed (the whole EWT: test_ewt_commands.sh).
+S=data/ud_english_ewt_sample
+out=$("$QKV_BIN" stats $S/en_ewt-sample-dev.conllu.gz --train $S/en_ewt-sample-train.conllu.gz) ||
+    fail "stats sample exited $?"
+expect_line "$out" "file: $S/en_ewt-sample-dev.conllu.gz (CoNLL-U, tags from UPOS)"
+expect_line "$out" "sentences: 501"
+expect_line "$out" "words: 6518"
+expect_line "$out" "multiword tokens: 81"
+expect_line "$out" "empty nodes: 1"
 expect_line "$out" "tags: 17"
-grep -q "^unknown to $E/en_ewt-ud-train.conllu: [0-9]* of 25147 words" <<<"$out" || fail "no unknown-word line"
+expect_line "$out" "unknown to $S/en_ewt-sample-train.conllu.gz: 920 of 6518 words (14.11%), 826 of 2254 word types (36.65%)"
+# A damaged stream is an error naming the file.
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+head -c 20000 $S/en_ewt-sample-dev.conllu.gz >"$T/cut.conllu.gz"
+err=$("$QKV_BIN" stats "$T/cut.conllu.gz" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "truncated .gz: exit $rc, expected 1"
+[ "$err" = "qkv stats: $T/cut.conllu.gz: truncated gzip stream (it ends before its end marker: an incomplete download or copy?)" ] ||
+    fail "truncated .gz message: $err"
 
 "$QKV_BIN" stats --help | grep -q "usage: qkv stats FILE" || fail "--help"
 err=$("$QKV_BIN" stats $F/bad_fields.conllu 2>&1 >/dev/null); rc=$?

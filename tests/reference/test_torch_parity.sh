@@ -7,18 +7,23 @@
 # the other options (learned positions, scaled embeddings, post-LN, ReLU, windowed attention,
 # no attention biases), and one with the character CNN word encoder, relative position biases
 # in windowed attention and a parameter average (train.ema_decay: the checkpoint's /params hold
-# the average, /train/raw_params the raw values, which the port must ignore). Skips (77) when
-# python3-torch, h5py or the EWT data are missing.
+# the average, /train/raw_params the raw values, which the port must ignore). Skipped (exit 77)
+# when QKV_EWT_DIR is not set or python3 cannot import torch and h5py; fails when QKV_EWT_DIR
+# does not hold the EWT train and dev files.
 set -u
 PY=/usr/bin/python3
 SRC=${QKV_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-if ! "$PY" -c 'import torch, h5py, yaml, numpy' 2>/dev/null; then
-    echo "SKIP: $PY cannot import torch, h5py, yaml and numpy (apt-get install python3-torch python3-h5py python3-yaml)"
+EWT=${QKV_EWT_DIR:-}
+if [ -z "$EWT" ]; then
+    echo "skipped: QKV_EWT_DIR is not set (the UD English-EWT folder; data/fetch-ud.sh UD_English-EWT DIR fetches it)"
     exit 77
 fi
-EWT=${QKV_EWT_DIR:-}
 if [ ! -f "$EWT/en_ewt-ud-train.conllu" ] || [ ! -f "$EWT/en_ewt-ud-dev.conllu" ]; then
-    echo "SKIP: no UD English-EWT in QKV_EWT_DIR='$EWT' (data/fetch-ud.sh UD_English-EWT DIR)"
+    echo "FAIL: no en_ewt-ud-train.conllu and en_ewt-ud-dev.conllu in QKV_EWT_DIR=$EWT"
+    exit 1
+fi
+if ! "$PY" -c 'import torch, h5py, yaml, numpy' 2>/dev/null; then
+    echo "skipped: $PY cannot import torch, h5py, yaml and numpy (apt-get install python3-torch python3-h5py python3-yaml)"
     exit 77
 fi
 QKV_BIN=${QKV_BIN:?QKV_BIN must name the qkv binary}

@@ -31,6 +31,6 @@ expect_error() {
 quick_run() {
     local dir=$1
     shift
-    "$QKV_BIN" train configs/quickstart.yaml --out "$dir" --set log.progress=off "$@" >"$dir.log" 2>&1 ||
+    "$QKV_BIN" train tests/train/synthetic.yaml --out "$dir" --set log.progress=off "$@" >"$dir.log" 2>&1 ||
         { cat "$dir.log" >&2; fail "qkv train $*"; }
 }

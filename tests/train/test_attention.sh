@@ -13,8 +13,8 @@ trap 'rm -rf "$D"' EXIT
 TINY=(--set data.synthetic_train=100 --set data.synthetic_dev=20 --set model.d_model=16 --set model.d_ff=32
       --set model.n_heads=4 --set model.n_layers=2 --set data.batch_tokens=300 --set train.max_steps=3
       --set log.progress=off --set log.plot=false)
-"$QKV_BIN" train configs/quickstart.yaml "${TINY[@]}" --out "$D/run" >/dev/null 2>"$D/err" || { cat "$D/err"; fail "train"; }
-"$QKV_BIN" train configs/quickstart.yaml "${TINY[@]}" --set model.attn_window=1 --out "$D/win" >/dev/null 2>"$D/err" ||
+"$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --out "$D/run" >/dev/null 2>"$D/err" || { cat "$D/err"; fail "train"; }
+"$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set model.attn_window=1 --out "$D/win" >/dev/null 2>"$D/err" ||
     { cat "$D/err"; fail "train windowed"; }
 CK=$D/run/checkpoints/last.h5
 

@@ -9,7 +9,7 @@ ckpt="$SCRATCH/run/checkpoints/best.h5"
 head -1 "$SCRATCH/run/metrics.tsv" | grep -q "^step	epoch	split	loss	accuracy" || fail "metrics.tsv header"
 
 # Reload: the trainer's last dev evaluation and 'qkv eval' of the saved checkpoint agree.
-"$QKV_BIN" train configs/quickstart.yaml --set train.max_steps=40 --set train.threads=1 --set log.progress=off \
+"$QKV_BIN" train tests/train/synthetic.yaml --set train.max_steps=40 --set train.threads=1 --set log.progress=off \
     --out "$SCRATCH/run2" >"$SCRATCH/report" 2>/dev/null
 train_acc=$(awk -F'\t' '$3 == "dev" {a = $5} END {print a}' "$SCRATCH/run2/metrics.tsv")
 "$PY" - "$SCRATCH/run2/checkpoints/last.h5" <<'PY' || fail "checkpoint not readable with h5py"
@@ -43,18 +43,18 @@ echo "the old man the boats ." | "$QKV_BIN" tag "$ckpt" --format text >"$SCRATCH
 [ "$(grep -c '	' "$SCRATCH/text.conllu")" = 6 ] || fail "text tagging should give 6 word lines"
 
 # gradcheck: passes; a backward scaled by 1.01 fails
-"$QKV_BIN" gradcheck configs/quickstart.yaml --samples 4 >"$SCRATCH/gc" || { cat "$SCRATCH/gc"; fail "gradcheck failed"; }
+"$QKV_BIN" gradcheck tests/train/synthetic.yaml --samples 4 >"$SCRATCH/gc" || { cat "$SCRATCH/gc"; fail "gradcheck failed"; }
 grep -q "all .* tensors pass" "$SCRATCH/gc" || fail "gradcheck summary"
 for op in layer_norm attention; do
-    if QKV_BREAK_BACKWARD=$op "$QKV_BIN" gradcheck configs/quickstart.yaml --samples 4 >"$SCRATCH/gc"; then
+    if QKV_BREAK_BACKWARD=$op "$QKV_BIN" gradcheck tests/train/synthetic.yaml --samples 4 >"$SCRATCH/gc"; then
         fail "gradcheck passed with the $op backward broken"
     fi
     grep -q FAIL "$SCRATCH/gc" || fail "no FAIL row with $op broken"
 done
 
 # found by trying qkv as a new user: each of these once misbehaved
-expect_error "--out needs a folder name" "$QKV_BIN" train configs/quickstart.yaml --out ""
-expect_error "already holds a run" "$QKV_BIN" train configs/quickstart.yaml --out "$SCRATCH/run"
+expect_error "--out needs a folder name" "$QKV_BIN" train tests/train/synthetic.yaml --out ""
+expect_error "already holds a run" "$QKV_BIN" train tests/train/synthetic.yaml --out "$SCRATCH/run"
 : | "$QKV_BIN" tag "$ckpt" --format text >"$SCRATCH/empty.out" || fail "tag of empty input"
 [ ! -s "$SCRATCH/empty.out" ] || fail "tag of empty input should print nothing"
 : >"$SCRATCH/empty.conllu"

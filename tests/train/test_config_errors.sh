@@ -16,7 +16,7 @@ check "c.yaml:2:12: d_model must be between 1 and 4096, got 0" $'model:\n  d_mod
 check "c.yaml:1:1: unknown section 'modle'" $'modle:\n  d_model: 64'
 check "c.yaml:2:15: positional must be one of" $'model:\n  positional: rotary'
 check "n_heads = 3 does not divide model.d_model = 64" $'model:\n  d_model: 64\n  n_heads: 3'
-expect_error "--set train.epochs=0: epochs must be" "$QKV_BIN" train configs/quickstart.yaml --set train.epochs=0
+expect_error "--set train.epochs=0: epochs must be" "$QKV_BIN" train tests/train/synthetic.yaml --set train.epochs=0
 expect_error "missing.yaml: cannot open" "$QKV_BIN" train "$SCRATCH/missing.yaml"
 # a data file that does not exist: named, before training starts
 printf 'data:\n  train: nowhere.conllu\n' >"$cfg"

@@ -19,7 +19,7 @@ TINY=(--set data.synthetic_train=200 --set data.synthetic_dev=40 --set model.d_m
       --set model.n_heads=2 --set data.batch_tokens=300 --set log.every_steps=2 --set log.progress=off)
 
 # A run of 2 short epochs: plots/loss.png written by the trainer, path printed at the end.
-out=$("$QKV_BIN" train configs/quickstart.yaml "${TINY[@]}" --set train.epochs=2 --out "$D/a" 2>"$D/a.err") ||
+out=$("$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.epochs=2 --out "$D/a" 2>"$D/a.err") ||
     { cat "$D/a.err"; fail "train exited $?"; }
 [ "$(tail -n 1 <<<"$out")" = "loss plot: $D/a/plots/loss.png" ] || { echo "$out"; fail "train does not end with the plot path"; }
 [ "$(png_size "$D/a/plots/loss.png")" = 960x720 ] || fail "trainer loss.png: $(png_size "$D/a/plots/loss.png")"
@@ -32,7 +32,7 @@ rm "$D/a/plots/loss.png"
 [ "$(png_size "$D/a/plots/loss.png")" = 960x720 ] || fail "rerun loss.gp"
 
 # A second run (max_steps: a partial epoch) and log.plot: false.
-"$QKV_BIN" train configs/quickstart.yaml "${TINY[@]}" --set train.max_steps=5 --set log.plot=false --out "$D/b" \
+"$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.max_steps=5 --set log.plot=false --out "$D/b" \
     >/dev/null 2>"$D/b.err" || { cat "$D/b.err"; fail "train b exited $?"; }
 [ -e "$D/b/plots" ] && fail "log.plot: false still made plots/"
 
@@ -73,7 +73,7 @@ grep -qF "gnuplot-nox" <<<"$err" || { echo "$err"; fail "no package name"; }
 [ -s "$D/nognu.gp" ] || fail "no script without gnuplot"
 [ -e "$D/nognu.png" ] && fail "an image without gnuplot?"
 # ... and training still succeeds, with one warning.
-PATH=/nonexistent "$QKV_BIN" train configs/quickstart.yaml "${TINY[@]}" --set train.max_steps=3 --out "$D/c" \
+PATH=/nonexistent "$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.max_steps=3 --out "$D/c" \
     >/dev/null 2>"$D/c.err" || { cat "$D/c.err"; fail "train without gnuplot failed"; }
 [ "$(grep -c 'warning: no loss plot' "$D/c.err")" = 1 ] || { cat "$D/c.err"; fail "expected one plot warning"; }
 echo "ok"

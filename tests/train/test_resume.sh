@@ -49,17 +49,17 @@ done
 echo "$variant: resume at steps 7 and $boundary (epoch boundary): bit-exact"
 done
 # an averaged checkpoint cannot be resumed without the average, nor a plain one with it
-expect_error "saved with a parameter average" "$QKV_BIN" train configs/quickstart.yaml "${BASE[@]}" \
+expect_error "saved with a parameter average" "$QKV_BIN" train tests/train/synthetic.yaml "${BASE[@]}" \
     --out "$SCRATCH/mismatch" --resume "$SCRATCH/resume7.h5" --set model.char_dim=8 --set model.char_filters=12 \
     --set model.attn_window=2 --set model.attn_rel_clip=2
 echo "average mismatch on resume: clear error"
 # a plain checkpoint resumed with the character encoder: a clear error, and no run folder made
 quick_run "$SCRATCH/plain" "${BASE[@]}" --set train.max_steps=3
 expect_error "has no character vocabulary (/vocab/chars): it was trained without the character encoder" \
-    "$QKV_BIN" train configs/quickstart.yaml "${BASE[@]}" --out "$SCRATCH/nochars" --resume "$SCRATCH/plain/checkpoints/last.h5" \
+    "$QKV_BIN" train tests/train/synthetic.yaml "${BASE[@]}" --out "$SCRATCH/nochars" --resume "$SCRATCH/plain/checkpoints/last.h5" \
     --set model.char_dim=8
 [ ! -e "$SCRATCH/nochars" ] || fail "a refused --resume left a run folder behind"
-expect_error "cannot open" "$QKV_BIN" train configs/quickstart.yaml --out "$SCRATCH/nofile" --resume "$SCRATCH/none.h5"
+expect_error "cannot open" "$QKV_BIN" train tests/train/synthetic.yaml --out "$SCRATCH/nofile" --resume "$SCRATCH/none.h5"
 [ ! -e "$SCRATCH/nofile" ] || fail "a missing --resume checkpoint left a run folder behind"
 echo "refused resumes: clear errors, no run folder"
 # a save killed mid-way leaves "<name>.tmp-<pid>": the next run in that folder removes it

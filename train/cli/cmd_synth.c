@@ -10,7 +10,8 @@ static const char USAGE[] =
     "usage: qkv synth [--sentences N] [--seed S]\n"
     "\n"
     "Writes N sentences (default 1000) of qkv's synthetic tagging corpus, drawn from seed S\n"
-    "(default 1), as CoNLL-U on standard output: the data of configs/quickstart.yaml.\n";
+    "(default 1), as CoNLL-U on standard output: the data of a config with\n"
+    "data.source: synthetic (e.g. tests/train/synthetic.yaml).\n";
 
 int qkv_cmd_synth(int argc, char **argv)
 {

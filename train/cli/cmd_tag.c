@@ -1,9 +1,9 @@
 /* qkv tag CHECKPOINT [FILE|-] [--format conllu|text] */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/textfile.h"
 #include "lib/threads.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
@@ -17,26 +17,6 @@ static const char USAGE[] =
     "  --format conllu  (default) CoNLL-U in, the same bytes out with the predicted tag in the\n"
     "                   tag column the model was trained on (UPOS or XPOS)\n"
     "  --format text    one sentence per line, tokens separated by spaces; CoNLL-U out\n";
-
-/* All of a stream, NUL-terminated. */
-static char *slurp(FILE *in, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, in);
-        if (n < cap - 1)
-            break;
-        char *bigger = realloc(buf, cap *= 2);
-        if (!bigger)
-            free(buf);
-        buf = bigger;
-    }
-    if (buf)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 /* Plain text (a sentence a line, tokens split on spaces) as minimal CoNLL-U. */
 static char *text_to_conllu(const char *text, size_t *out_len)
@@ -114,15 +94,13 @@ int qkv_cmd_tag(int argc, char **argv)
     }
     qkv_set_threads(s.cfg.train.threads);
     size_t len = 0;
-    FILE *in = strcmp(file, "-") ? fopen(file, "rb") : stdin;
-    if (!in) {
-        fprintf(stderr, "qkv: %s: cannot open: %s\n", file, strerror(errno));
+    int read_st = strcmp(file, "-") ? qkv_text_read(file, &input, &len, &err)
+                                    : qkv_text_read_fd(0, "<stdin>", &input, &len, &err);
+    if (read_st != QKV_OK) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
-    input = slurp(in, &len);
-    if (in != stdin)
-        fclose(in);
-    if (input && text) {
+    if (text) {
         char *conllu = text_to_conllu(input, &len);
         free(input);
         input = conllu;

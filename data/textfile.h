@@ -1,0 +1,28 @@
+/* Reading a whole text file into memory, gzip-compressed or not.
+ *
+ * Every corpus qkv reads goes through here, so that `train.conllu.gz` reads exactly like
+ * `train.conllu`. zlib decides from the first bytes: a gzip stream (one member or several in a
+ * row, as `cat a.gz b.gz` makes) is decompressed, anything else is read as it is. A name ending
+ * in ".gz" must hold a gzip stream. A stream that is truncated or corrupt (bad compressed data,
+ * a CRC or length that does not match) is an error; no partial text is ever returned. Bytes
+ * after a complete member that do not begin another member are ignored, as `gzip -d` does
+ * (with a warning there). */
+#ifndef QKV_DATA_TEXTFILE_H
+#define QKV_DATA_TEXTFILE_H
+
+#include <stddef.h>
+
+#include "lib/error.h"
+
+/* Reads the file at path into *text (malloc'd, NUL-terminated; the caller frees it) and its
+ * length in bytes (the NUL not counted) into *len; at most 4 GiB - 2 bytes of text.
+ * Errors (*text NULL, *len 0): "PATH: cannot open: <reason>", "PATH: read error: <reason>",
+ * "PATH: not a gzip stream ...", "PATH: truncated gzip stream ...", "PATH: corrupt gzip
+ * stream: <zlib's reason>", "PATH: text too large ...", "PATH: out of memory". */
+int qkv_text_read(const char *path, char **text, size_t *len, qkv_error *err);
+
+/* The same for an open file descriptor (e.g. 0, standard input), which stays open; name is
+ * used in messages (e.g. "<stdin>"). */
+int qkv_text_read_fd(int fd, const char *name, char **text, size_t *len, qkv_error *err);
+
+#endif
