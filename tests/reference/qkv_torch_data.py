@@ -161,7 +161,10 @@ class Checkpoint:
             self.config = numbers(yaml.safe_load(self.config_text))
 
             def strings(p):
-                return [s.decode() if isinstance(s, bytes) else s for s in f[p][()]]
+                d = f[p]
+                if d.dtype == np.uint8:  # format_version 2: UTF-8 strings, each ended by a NUL
+                    return bytes(d[()]).decode("utf-8").split("\0")[:-1]
+                return [s.decode() if isinstance(s, bytes) else s for s in d[()]]  # version 1
 
             self.features = strings("/vocab/features")
             self.vocab = {n: {s: i for i, s in enumerate(strings(f"/vocab/{n}"))} for n in self.features}
