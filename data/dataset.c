@@ -91,7 +91,7 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         ds->chars = malloc(nw * QKV_WORD_CHAR_IDS * sizeof *ds->chars);
         ok = ds->char_start && ds->chars;
     }
-    char *scratch = ok ? malloc(max_len + 1) : NULL;
+    char *scratch = ok ? malloc(QKV_FEATURE_ROOM(max_len)) : NULL;
     if (!scratch) {
         qkv_dataset_free(ds);
         return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);

@@ -16,15 +16,8 @@ size_t qkv_word_shape(const char *form, size_t len, char *out)
     while (i < len) {
         int n;
         uint32_t cp = qkv_utf8_decode(form + i, len - i, &n);
-        uint32_t sh;
-        if (cp >= '0' && cp <= '9')
-            sh = 'd';
-        else if (qkv_utf8_to_lower(cp) != cp)
-            sh = 'X';
-        else if (qkv_utf8_is_lower(cp))
-            sh = 'x';
-        else
-            sh = cp;
+        char cls = qkv_utf8_shape_class(cp);
+        uint32_t sh = cls ? (uint32_t)cls : cp;
         run = sh == last ? run + 1 : 1;
         last = sh;
         if (run <= SHAPE_MAX_RUN) {
@@ -138,7 +131,7 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
     for (int w = 0; w < train->n_words; w++)
         if (train->forms[w].len > max_len)
             max_len = train->forms[w].len;
-    char *scratch = malloc(max_len + 1);
+    char *scratch = malloc(QKV_FEATURE_ROOM(max_len));
     if (!scratch) {
         qkv_featurizer_free(fz);
         return qkv_fail(err, "features: out of memory");

@@ -2,9 +2,12 @@
 """The data side of the PyTorch port of qkv's tagger (qkv_torch.py): everything that turns a
 qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself would use.
 
-- Token features port data/features.c and data/utf8.c exactly (lowercasing of ASCII, Latin-1,
-  Latin Extended-A, Greek and Cyrillic capitals; affixes in code points of the lowercased form;
-  spaCy-style shapes with runs cut at 4; UNK = id 0).
+- Token features port data/features.c and data/utf8.c exactly: lowercasing is Unicode's full
+  case mapping, str.lower() here and libunistring's u8_tolower in qkv (the same mapping: "İ" ->
+  "i̇", "ẞ" -> "ß", final sigma; tests/reference/test_unicode_port.sh compares every code point);
+  affixes in code points of the lowercased form; spaCy-style shapes (X: changes when lowercased,
+  x: lower case or a letter without case, d: decimal digit of any script) with runs cut at 4;
+  UNK = id 0.
 - Character ids port data/chars.c: per word [id("<w>"), one id per code point as written (case
   kept; a word of more than WORD_CHARS code points keeps its first and last WORD_CHARS / 2),
   id("</w>")], from the checkpoint's /vocab/chars (id i = string i; an unknown character is 0).
@@ -15,6 +18,7 @@ qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself woul
   gives qkv's batches of an epoch; `padded(...)` lays one out as [B, L] with a padding mask.
 """
 import collections
+import unicodedata
 
 import h5py
 import numpy as np
@@ -27,62 +31,25 @@ CHAR_BOW, CHAR_EOW = "<w>", "</w>"
 # ---------------------------------------------------------------- data/utf8.c, data/features.c
 
 
-def to_lower_cp(cp):
-    if 0x41 <= cp <= 0x5A:
-        return cp + 32
-    if cp < 0xC0:
-        return cp
-    if cp <= 0xDE:
-        return cp if cp == 0xD7 else cp + 32
-    if 0x100 <= cp <= 0x137:
-        return cp + 1 if (cp % 2 == 0 and cp != 0x130) else cp
-    if 0x139 <= cp <= 0x148:
-        return cp + 1 if cp % 2 == 1 else cp
-    if 0x14A <= cp <= 0x177:
-        return cp + 1 if cp % 2 == 0 else cp
-    if cp == 0x178:
-        return 0xFF
-    if 0x179 <= cp <= 0x17E:
-        return cp + 1 if cp % 2 == 1 else cp
-    if 0x391 <= cp <= 0x3AB and cp != 0x3A2:
-        return cp + 32
-    if 0x410 <= cp <= 0x42F:
-        return cp + 32
-    if 0x400 <= cp <= 0x40F:
-        return cp + 80
-    return cp
-
-
-def is_lower_cp(cp):
-    if 0x61 <= cp <= 0x7A:
-        return True
-    if 0xDF <= cp <= 0xFF and cp != 0xF7:
-        return True
-    if 0x100 <= cp <= 0x17F:
-        return to_lower_cp(cp) == cp and cp != 0x130
-    if 0x3AC <= cp <= 0x3CE:
-        return True
-    if 0x430 <= cp <= 0x45F:
-        return True
-    return False
-
-
 def lower(form):
-    return "".join(chr(to_lower_cp(ord(c))) for c in form)
+    return form.lower()
+
+
+def shape_class(c):
+    """data/utf8.c qkv_utf8_shape_class: "X", "x", "d", or None (the character is kept)."""
+    if c.lower() != c:
+        return "X"
+    if c.islower() or c.isalpha():
+        return "x"
+    if unicodedata.category(c) == "Nd":
+        return "d"
+    return None
 
 
 def shape(form):
     out, last, run = [], None, 0
     for c in form:
-        cp = ord(c)
-        if 0x30 <= cp <= 0x39:
-            sh = "d"
-        elif to_lower_cp(cp) != cp:
-            sh = "X"
-        elif is_lower_cp(cp):
-            sh = "x"
-        else:
-            sh = c
+        sh = shape_class(c) or c
         run = run + 1 if sh == last else 1
         last = sh
         if run <= 4:
