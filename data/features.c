@@ -141,7 +141,8 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
         size_t len, tlen;
         const char *form = qkv_corpus_form(train, w, &len);
         const char *tag = qkv_corpus_tag(train, w, &tlen);
-        st = qkv_vocab_add(&fz->tags, tag, tlen, NULL, err);
+        if (!qkv_corpus_untagged(train, w)) /* "_" is no tag, never a class */
+            st = qkv_vocab_add(&fz->tags, tag, tlen, NULL, err);
         if (st == QKV_OK && fz->has_chars)
             st = qkv_featurizer_count_chars(fz, form, len, err);
         for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++) {
@@ -152,6 +153,9 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
     free(scratch);
     if (st == QKV_OK)
         st = qkv_vocab_prune(&fz->tags, 1, err);
+    if (st == QKV_OK && fz->tags.size == 0 && train->n_words > 0)
+        st = qkv_fail(err, "no word has a tag in %s: all %d are \"%s\"", train->tag_column, train->n_words,
+                      QKV_NO_TAG);
     if (st == QKV_OK && fz->has_chars)
         st = qkv_featurizer_finish_chars(fz, err);
     for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++)

@@ -2,7 +2,8 @@
  * prefix or suffix of k characters, its shape) and the string to an id in the kind's own
  * vocabulary (id 0 = UNK: strings seen fewer than min_count times in training, or never).
  * The model embeds every kind and sums the embeddings ("embed.<name>", vocab size rows).
- * Tags come from the training file only (a vocabulary without UNK).
+ * Tags come from the training file only (a vocabulary without UNK; "_", no tag, never enters
+ * it, and a training file without any other tag is an error naming its tag column).
  *
  * Kinds, in this order when enabled: "word", "lower", "prefix1".."prefixK", "suffix1"..
  * "suffixK", "shape". Affixes are taken from the lowercased form and counted in characters

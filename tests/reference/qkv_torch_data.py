@@ -8,6 +8,7 @@ qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself woul
   affixes in code points of the lowercased form; spaCy-style shapes (X: changes when lowercased,
   x: lower case or a letter without case, d: decimal digit of any script) with runs cut at 4;
   UNK = id 0.
+- Tags: `_` (unspecified) is no tag: such a word is encoded as NO_TAG and is not a target.
 - Character ids port data/chars.c: per word [id("<w>"), one id per code point as written (case
   kept; a word of more than WORD_CHARS code points keeps its first and last WORD_CHARS / 2),
   id("</w>")], from the checkpoint's /vocab/chars (id i = string i; an unknown character is 0).
@@ -96,6 +97,8 @@ def read_conllu(path, tag_field="upos"):
                 raise ValueError(f"{path}: expected 10 fields, got {len(fields)}: {line!r}")
             if "-" in fields[0] or "." in fields[0]:
                 continue
+            if any(c.isspace() for c in fields[col]):
+                raise ValueError(f"{path}: whitespace in the tag field {fields[col]!r}")
             cur.append((fields[1], fields[col]))
     if cur:
         sents.append(cur)
@@ -157,7 +160,9 @@ class Checkpoint:
         return len(self.chars) if self.chars is not None else 0
 
 
-# feats [n_features, n_words] int64; tags [n_words] (-1 = a tag unseen in training); starts
+NO_TAG = -2  # data/dataset.h QKV_TAG_NONE: the gold tag is `_`; not a target, not scored
+
+# feats [n_features, n_words] int64; tags [n_words] (-1 = a tag unseen in training, NO_TAG = `_`); starts
 # [n_sentences + 1]; chars [n_words, WORD_CHARS + 2] int64 (0 after a word's end) and char_lens
 # [n_words], or None for a model without a character encoder
 Encoded = collections.namedtuple("Encoded", "feats tags starts chars char_lens")
@@ -172,7 +177,7 @@ def encode(ckpt, sents):
         for form, tag in s:
             for k, name in enumerate(ckpt.features):
                 feats[k].append(ckpt.vocab[name].get(feature_string(name, form), 0))
-            tags.append(tag_id.get(tag, -1))
+            tags.append(NO_TAG if tag == "_" else tag_id.get(tag, -1))
             if ckpt.chars is not None:
                 chars.append(char_ids(form, ckpt.chars))
         starts.append(len(tags))
@@ -253,7 +258,8 @@ def plan(starts, budget, rng=None):
     return batches
 
 
-# ids [n_features, B, L]; tags [B, L] (-1 on padding); pad [B, L] (True = padding); lens [B];
+# ids [n_features, B, L]; tags [B, L] (-1 = no target: padding, `_`, a tag unseen in training);
+# pad [B, L] (True = padding); lens [B];
 # chars [B, L, C] (C = the batch's longest word in character ids; 0 after a word's end and on
 # padding) and char_lens [B, L] (0 on padding), or None without a character encoder
 Batch = collections.namedtuple("Batch", "ids tags pad lens chars char_lens")
@@ -275,7 +281,7 @@ def padded(data, batch):
     for b, s in enumerate(batch):
         n, w0, w1 = lens[b], starts[s], starts[s + 1]
         x[:, b, :n] = data.feats[:, w0:w1]
-        y[b, :n] = data.tags[w0:w1]
+        y[b, :n] = np.maximum(data.tags[w0:w1], -1)
         pad[b, :n] = False
         if chars is not None:
             chars[b, :n] = data.chars[w0:w1, :C]
