@@ -2,21 +2,12 @@
  * upper/lower pair per script for the "lower" feature, the affixes and the shape; the special
  * mappings (ẞ, İ, final sigma, title-case digraphs); and, for every code point, that the
  * lowercase fits the room the callers give it and is what libunistring's u8_tolower gives. */
-#include "testutil.h"
+#include "feature_check.h"
 
 #include <unicase.h>
 
 #include "data/features.h"
 #include "data/utf8.h"
-
-static void assert_feature(qkv_feature_type type, int length, const char *form, const char *expected)
-{
-    qkv_feature_kind k = {.type = type, .length = length};
-    char out[256];
-    size_t n = qkv_feature_string(&k, form, strlen(form), out);
-    if (strcmp(out, expected) || n != strlen(expected))
-        fail_msg("feature %d/%d of \"%s\": got \"%s\", expected \"%s\"", (int)type, length, form, out, expected);
-}
 
 /* One pair per script the issue names, and a few more cased scripts. */
 static const char *const PAIRS[][2] = {
