@@ -8,6 +8,6 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends \
     build-essential cmake pkg-config \
-    libopenblas-dev libhdf5-dev libyaml-dev libcmocka-dev zlib1g-dev \
+    libopenblas-dev libhdf5-dev libyaml-dev libcmocka-dev zlib1g-dev libunistring-dev \
     gnuplot-nox clang \
     python3 python3-numpy python3-h5py python3-yaml python3-torch

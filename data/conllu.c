@@ -78,6 +78,35 @@ static long parse_num(const char *s, size_t len, size_t *i)
     return v;
 }
 
+/* Whether s[0..len) (valid UTF-8) holds a Unicode White_Space character. */
+static bool has_space(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        int n;
+        if (qkv_utf8_is_space(qkv_utf8_decode(s + i, len - i, &n)))
+            return true;
+        i += (size_t)n;
+    }
+    return false;
+}
+
+/* The span f of line s without the White_Space characters at its two ends. */
+static qkv_span strip_space(const char *s, qkv_span f)
+{
+    int n;
+    while (f.len > 0 && qkv_utf8_is_space(qkv_utf8_decode(s + f.off, f.len, &n))) {
+        f.off += (uint32_t)n;
+        f.len -= (uint32_t)n;
+    }
+    while (f.len > 0) {
+        uint32_t start = (uint32_t)qkv_utf8_suffix_start(s + f.off, f.len, 1);
+        if (!qkv_utf8_is_space(qkv_utf8_decode(s + f.off + start, f.len - start, &n)))
+            break;
+        f.len = start;
+    }
+    return f;
+}
+
 static void add_word(reader *r, const char *line, qkv_span form, qkv_span tag)
 {
     qkv_corpus *c = r->c;
@@ -115,6 +144,11 @@ static int conllu_line(reader *r, const char *s, size_t len)
     if (a >= 0 && i == idlen) { /* a word */
         if (a != expected)
             return FAIL(r, "expected word ID %d, found %.*s", expected, show_len(id, idlen), id);
+        for (int k = 3; k <= 4; k++)
+            if (has_space(s + f[k].off, f[k].len))
+                return FAIL(r, "expected no whitespace in field %d (%s), found \"%.*s\" (CoNLL-U allows "
+                               "spaces only in FORM, LEMMA and MISC)",
+                            k + 1, CONLLU_FIELDS[k], show_len(s + f[k].off, f[k].len), s + f[k].off);
         int tf = r->opts->tag_field == QKV_TAG_XPOS ? 4 : 3;
         add_word(r, s, f[1], f[tf]);
         return QKV_OK;
@@ -169,8 +203,10 @@ static int columns_line(reader *r, const char *s, size_t len)
     }
     if (form.len == 0)
         return FAIL(r, "expected a FORM in field 1, found an empty field");
+    bool blank = tag.len > 0;
+    tag = strip_space(s, tag);
     if (tag.len == 0)
-        return FAIL(r, "expected a tag in field %d, found an empty field", want);
+        return FAIL(r, "expected a tag in field %d, found %s", want, blank ? "only whitespace" : "an empty field");
     add_word(r, s, form, tag);
     return QKV_OK;
 }
@@ -233,6 +269,13 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
     if (c->text_len >= 3 && !memcmp(c->text, "\xEF\xBB\xBF", 3))
         pos = 3;
     c->format = opts->format != QKV_FORMAT_AUTO ? opts->format : detect_format(c, pos);
+    if (c->format == QKV_FORMAT_CONLLU)
+        snprintf(c->tag_column, sizeof c->tag_column, "%s",
+                 opts->tag_field == QKV_TAG_XPOS ? "XPOS (field 5)" : "UPOS (field 4)");
+    else if (opts->tag_column > 0)
+        snprintf(c->tag_column, sizeof c->tag_column, "field %d", opts->tag_column);
+    else
+        snprintf(c->tag_column, sizeof c->tag_column, "the last field");
     reader r = {.c = c, .opts = opts, .err = err};
     while (pos < c->text_len) {
         size_t next, eol = line_end(c->text, pos, c->text_len, &next);

@@ -8,8 +8,15 @@
  * CRLF line endings or a UTF-8 byte-order mark reads exactly like its LF twin; the last
  * sentence is read with or without a final blank line or newline.
  *
+ * UPOS and XPOS must not contain whitespace (CoNLL-U allows spaces only in FORM, LEMMA and
+ * MISC): a space, NBSP or any other Unicode White_Space character there is an error.
+ *
  * The two-column format (CoNLL-2000 chunking / CoNLL-2003 NER style, with TABs): FORM in the
  * first column, the tag in a chosen column, blank lines between sentences, no comments.
+ * Whitespace around the tag is not part of it ("O " and " O" are the tag "O").
+ *
+ * A tag "_" (CoNLL-U's "unspecified") means the word has no tag, in either format: the word is
+ * read (it is part of its sentence) and qkv_corpus_untagged says so.
  *
  * The corpus keeps the file's bytes, so that qkv_corpus_write reproduces it byte for byte with
  * other tags substituted. Every error reads "FILE:LINE: what was expected". */
@@ -51,12 +58,14 @@ typedef struct qkv_corpus {
     char *text;          /* the file's bytes as read (BOM and CRs included), NUL-terminated */
     size_t text_len;
     qkv_format format;   /* CONLLU or COLUMNS after reading */
+    char tag_column[24]; /* where the tags come from, for messages: "UPOS (field 4)", "XPOS
+                            (field 5)", "field 3" or "the last field" */
     int n_sent;          /* sentences, including ones without words (comments only) */
     int32_t *sent_start; /* [n_sent + 1]: sentence s is words sent_start[s] .. sent_start[s+1]-1 */
     int32_t *sent_line;  /* [n_sent]: line number of the sentence's first line */
     int n_words;         /* syntactic words (not multiword tokens, not empty nodes) */
     qkv_span *forms;     /* [n_words] */
-    qkv_span *tags;      /* [n_words] gold tags as written */
+    qkv_span *tags;      /* [n_words] gold tags as written (columns: without surrounding whitespace) */
     int32_t *word_line;  /* [n_words] line number of each word */
     int n_multiword;     /* multiword-token lines */
     int n_empty_nodes;   /* empty-node lines */
@@ -84,13 +93,21 @@ static inline const char *qkv_corpus_tag(const qkv_corpus *c, int w, size_t *len
     *len = c->tags[w].len;
     return c->text + c->tags[w].off;
 }
+/* The tag that means "no tag" (CoNLL-U's unspecified value). */
+#define QKV_NO_TAG "_"
+
+/* Whether word w's tag is QKV_NO_TAG. */
+static inline int qkv_corpus_untagged(const qkv_corpus *c, int w)
+{
+    return c->tags[w].len == 1 && c->text[c->tags[w].off] == QKV_NO_TAG[0];
+}
 static inline int qkv_corpus_sent_len(const qkv_corpus *c, int s)
 {
     return c->sent_start[s + 1] - c->sent_start[s];
 }
 
-/* Writes the corpus back: every byte as read, except that word w's tag column holds tags[w]
- * (tags may be NULL, or tags[w] NULL, to keep the tag as read). A tag must be non-empty and
+/* Writes the corpus back: every byte as read, except that word w's tag holds tags[w] (tags may
+ * be NULL, or tags[w] NULL, to keep the tag as read; whitespace around a column file's tag stays). A tag must be non-empty and
  * contain no TAB, CR or LF, else an error naming the word's line. */
 int qkv_corpus_write(const qkv_corpus *c, FILE *out, const char *const *tags, qkv_error *err);
 int qkv_corpus_write_path(const qkv_corpus *c, const char *path, const char *const *tags,

@@ -44,7 +44,7 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
     int st = QKV_OK;
     int32_t *first = NULL;
     for (int i = 0; i < c->n_words && st == QKV_OK; i++) {
-        if (ds->tags[i] >= 0)
+        if (ds->tags[i] != QKV_TAG_UNSEEN)
             continue;
         int32_t id;
         int before = unseen.size;
@@ -91,7 +91,7 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         ds->chars = malloc(nw * QKV_WORD_CHAR_IDS * sizeof *ds->chars);
         ok = ds->char_start && ds->chars;
     }
-    char *scratch = ok ? malloc(max_len + 1) : NULL;
+    char *scratch = ok ? malloc(QKV_FEATURE_ROOM(max_len)) : NULL;
     if (!scratch) {
         qkv_dataset_free(ds);
         return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
@@ -109,8 +109,9 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         size_t len, tlen;
         const char *form = qkv_corpus_form(c, w, &len);
         const char *tag = qkv_corpus_tag(c, w, &tlen);
-        ds->tags[w] = qkv_vocab_lookup(&fz->tags, tag, tlen);
-        ds->n_unknown_tags += ds->tags[w] < 0;
+        ds->tags[w] = qkv_corpus_untagged(c, w) ? QKV_TAG_NONE : qkv_vocab_lookup(&fz->tags, tag, tlen);
+        ds->n_unknown_tags += ds->tags[w] == QKV_TAG_UNSEEN;
+        ds->n_untagged += ds->tags[w] == QKV_TAG_NONE;
         for (int f = 0; f < fz->n_kinds; f++)
             ds->features[f][w] = qkv_featurizer_id(fz, f, form, len, scratch);
         if (ds->chars)
@@ -128,6 +129,25 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         qkv_dataset_free(ds);
         return QKV_ERR;
     }
+    if (ds->n_untagged && warnings) {
+        int first = 0;
+        while (ds->tags[first] != QKV_TAG_NONE)
+            first++;
+        if (warn(warnings, err, "%.200s:%d: %d word%s no tag (\"%s\" in %s), the first here; %s not scored",
+                 c->name, c->word_line[first], ds->n_untagged, ds->n_untagged == 1 ? " has" : "s have", QKV_NO_TAG,
+                 c->tag_column, ds->n_untagged == 1 ? "it is" : "they are") != QKV_OK) {
+            qkv_dataset_free(ds);
+            return QKV_ERR;
+        }
+    }
+    return QKV_OK;
+}
+
+int qkv_dataset_require_tags(const qkv_dataset *ds, const qkv_corpus *c, qkv_error *err)
+{
+    if (ds->n_words > 0 && ds->n_untagged == ds->n_words)
+        return qkv_fail(err, "%.200s: no word has a tag in %s: all %d are \"%s\"", c->name, c->tag_column,
+                        ds->n_words, QKV_NO_TAG);
     return QKV_OK;
 }
 

@@ -17,29 +17,42 @@ typedef struct qkv_warnings {
 
 void qkv_warnings_free(qkv_warnings *w);
 
+/* Gold tag ids that are not tags (both ignored by the loss, which ignores negative targets):
+ * a tag the training file never has (evaluation counts such a word as an error), and the tag
+ * "_" (no tag: the word is context for its neighbours but no target, and is not scored). */
+#define QKV_TAG_UNSEEN (-1)
+#define QKV_TAG_NONE (-2)
+
 typedef struct qkv_dataset {
     int n_sent;
     int32_t *sent_start;                  /* [n_sent + 1] */
     int n_words;
     int n_features;                       /* the featurizer's kinds, same order */
     int32_t *features[QKV_MAX_FEATURES];  /* features[f][w]: id in vocabulary f (0 = UNK) */
-    int32_t *tags;                        /* [n_words] gold tag id, -1 = tag unseen in training */
+    int32_t *tags;                        /* [n_words] gold tag id, QKV_TAG_UNSEEN or QKV_TAG_NONE */
     int32_t *char_start;                  /* [n_words + 1] word w's character ids are           */
     int32_t *chars;                       /*   chars[char_start[w] .. char_start[w+1]-1];
                                              both NULL without characters (data/features.h) */
     int max_sent_len;                     /* words in the longest batchable sentence */
     int n_nonempty;                       /* batchable sentences: with words, not left out */
-    int n_unknown_tags;                   /* words whose gold tag is -1 */
+    int n_unknown_tags;                   /* words whose gold tag is QKV_TAG_UNSEEN */
+    int n_untagged;                       /* words whose gold tag is QKV_TAG_NONE */
     uint8_t *left_out;                    /* [n_sent] 1 = never batched (too long); NULL = none */
     int n_left_out;                       /* sentences left out by qkv_dataset_keep_max_len */
     int64_t n_left_out_words;             /* their words */
 } qkv_dataset;
 
-/* Encodes corpus c with fz. Each gold tag not in fz's tags becomes -1 and, once per distinct
- * tag, a warning "FILE:LINE: tag "T" is not among the N training tags (K words); they count as
- * errors" is appended to warnings (may be NULL). */
+/* Encodes corpus c with fz. Each gold tag not in fz's tags becomes QKV_TAG_UNSEEN and, once
+ * per distinct tag, a warning "FILE:LINE: tag "T" is not among the N training tags (K words);
+ * they count as errors" is appended to warnings (may be NULL). Each tag "_" becomes
+ * QKV_TAG_NONE, with one warning "FILE:LINE: K words have no tag ("_" in UPOS (field 4)), the
+ * first here; they are not scored". */
 int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_warnings *warnings,
                        qkv_error *err);
+
+/* An error "FILE: no word has a tag in UPOS (field 4): all N are "_"" when every word of ds
+ * (encoded from c) is untagged; what is "nothing to train on" or "nothing to score". */
+int qkv_dataset_require_tags(const qkv_dataset *ds, const qkv_corpus *c, qkv_error *err);
 
 /* Leaves sentences of more than max_len words (>= 1) out of every batch plan (e.g. training
  * with a learned positional table of max_len rows). They stay in the dataset, so sentence

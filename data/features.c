@@ -16,15 +16,8 @@ size_t qkv_word_shape(const char *form, size_t len, char *out)
     while (i < len) {
         int n;
         uint32_t cp = qkv_utf8_decode(form + i, len - i, &n);
-        uint32_t sh;
-        if (cp >= '0' && cp <= '9')
-            sh = 'd';
-        else if (qkv_utf8_to_lower(cp) != cp)
-            sh = 'X';
-        else if (qkv_utf8_is_lower(cp))
-            sh = 'x';
-        else
-            sh = cp;
+        char cls = qkv_utf8_shape_class(cp);
+        uint32_t sh = cls ? (uint32_t)cls : cp;
         run = sh == last ? run + 1 : 1;
         last = sh;
         if (run <= SHAPE_MAX_RUN) {
@@ -138,7 +131,7 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
     for (int w = 0; w < train->n_words; w++)
         if (train->forms[w].len > max_len)
             max_len = train->forms[w].len;
-    char *scratch = malloc(max_len + 1);
+    char *scratch = malloc(QKV_FEATURE_ROOM(max_len));
     if (!scratch) {
         qkv_featurizer_free(fz);
         return qkv_fail(err, "features: out of memory");
@@ -148,7 +141,8 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
         size_t len, tlen;
         const char *form = qkv_corpus_form(train, w, &len);
         const char *tag = qkv_corpus_tag(train, w, &tlen);
-        st = qkv_vocab_add(&fz->tags, tag, tlen, NULL, err);
+        if (!qkv_corpus_untagged(train, w)) /* "_" is no tag, never a class */
+            st = qkv_vocab_add(&fz->tags, tag, tlen, NULL, err);
         if (st == QKV_OK && fz->has_chars)
             st = qkv_featurizer_count_chars(fz, form, len, err);
         for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++) {
@@ -159,6 +153,9 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
     free(scratch);
     if (st == QKV_OK)
         st = qkv_vocab_prune(&fz->tags, 1, err);
+    if (st == QKV_OK && fz->tags.size == 0 && train->n_words > 0)
+        st = qkv_fail(err, "no word has a tag in %s: all %d are \"%s\"", train->tag_column, train->n_words,
+                      QKV_NO_TAG);
     if (st == QKV_OK && fz->has_chars)
         st = qkv_featurizer_finish_chars(fz, err);
     for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++)

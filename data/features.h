@@ -2,20 +2,24 @@
  * prefix or suffix of k characters, its shape) and the string to an id in the kind's own
  * vocabulary (id 0 = UNK: strings seen fewer than min_count times in training, or never).
  * The model embeds every kind and sums the embeddings ("embed.<name>", vocab size rows).
- * Tags come from the training file only (a vocabulary without UNK).
+ * Tags come from the training file only (a vocabulary without UNK; "_", no tag, never enters
+ * it, and a training file without any other tag is an error naming its tag column).
  *
  * Kinds, in this order when enabled: "word", "lower", "prefix1".."prefixK", "suffix1"..
  * "suffixK", "shape". Affixes are taken from the lowercased form and counted in characters
  * (UTF-8 code points, never cut inside one); a form shorter than k characters gives the whole
- * lowercased form. Lowercasing covers ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic
- * (see utf8.h). The shape maps upper-case letters to X, lower-case letters to x, digits to d
- * and keeps every other character, then shortens each run of one repeated shape character to
- * at most 4 ("Hello" -> "Xxxxx", "Mississippi" -> "Xxxxx", "1984" -> "dddd", "e.g." -> "x.x.",
- * "U.S." -> "X.X.", "$12.50" -> "$dd.dd"), after spaCy's Token.shape_ convention. */
+ * lowercased form. Lowercasing is Unicode's full case mapping of every script (see utf8.h).
+ * The shape maps letters that change when lowercased (upper and title case) to X, lower-case
+ * letters and letters without case (CJK, Hebrew, Arabic, ...) to x, decimal digits of any script
+ * to d and keeps every other character, then shortens each run of one repeated shape character
+ * to at most 4 ("Hello" -> "Xxxxx", "Mississippi" -> "Xxxxx", "1984" -> "dddd", "e.g." -> "x.x.",
+ * "U.S." -> "X.X.", "$12.50" -> "$dd.dd", "Ґрунт" -> "Xxxxx", "日本" -> "xx"), after spaCy's
+ * Token.shape_ convention. */
 #ifndef QKV_DATA_FEATURES_H
 #define QKV_DATA_FEATURES_H
 
 #include "data/corpus.h"
+#include "data/utf8.h"
 #include "data/vocab.h"
 
 #define QKV_MAX_FEATURES 16
@@ -100,14 +104,18 @@ static inline int qkv_featurizer_vocab_size(const qkv_featurizer *fz, int f) { r
 static inline int qkv_featurizer_n_tags(const qkv_featurizer *fz) { return fz->tags.size; }
 static inline const char *qkv_featurizer_tag(const qkv_featurizer *fz, int t) { return qkv_vocab_string(&fz->tags, t); }
 
+/* Bytes of room for the feature string of a form of len bytes (a lowercase can be longer than
+ * the form, see utf8.h). */
+#define QKV_FEATURE_ROOM(len) QKV_UTF8_LOWER_ROOM(len)
+
 /* The feature string of kind k for form[0..len) (valid UTF-8), written NUL-terminated into out,
- * which needs room for len + 1 bytes; returns its length. */
+ * which needs QKV_FEATURE_ROOM(len) bytes; returns its length. */
 size_t qkv_feature_string(const qkv_feature_kind *k, const char *form, size_t len, char *out);
 
 /* The shape of form[0..len) into out (room for len + 1 bytes); returns its length. */
 size_t qkv_word_shape(const char *form, size_t len, char *out);
 
-/* The id of form[0..len) in kind f (0 = UNK); scratch needs room for len + 1 bytes. */
+/* The id of form[0..len) in kind f (0 = UNK); scratch needs QKV_FEATURE_ROOM(len) bytes. */
 int32_t qkv_featurizer_id(const qkv_featurizer *fz, int f, const char *form, size_t len, char *scratch);
 
 #endif

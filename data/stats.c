@@ -28,7 +28,10 @@ int qkv_corpus_stats_compute(qkv_corpus_stats *st, const qkv_corpus *c, const qk
     }
     int ok = QKV_OK;
     for (int w = 0; w < c->n_words && ok == QKV_OK; w++) {
-        ok = qkv_vocab_add(&st->tags, c->text + c->tags[w].off, c->tags[w].len, NULL, err);
+        if (qkv_corpus_untagged(c, w))
+            st->n_untagged++;
+        else
+            ok = qkv_vocab_add(&st->tags, c->text + c->tags[w].off, c->tags[w].len, NULL, err);
         if (ok == QKV_OK)
             ok = qkv_vocab_add(&forms, c->text + c->forms[w].off, c->forms[w].len, NULL, err);
     }

@@ -14,7 +14,8 @@ typedef struct qkv_corpus_stats {
     int n_sent_without_words;
     int longest;          /* words in the longest sentence */
     int longest_line;     /* line of its first line (0 when there are no words) */
-    qkv_vocab tags;       /* every tag with its count, by descending count (no UNK) */
+    qkv_vocab tags;       /* every tag with its count, by descending count (no UNK; not "_") */
+    int n_untagged;       /* words whose tag is "_" (no tag) */
     int n_types;          /* distinct FORMs */
     /* against a training corpus (when given) */
     int has_train;

@@ -1,5 +1,10 @@
 #include "data/utf8.h"
 
+#include <stdlib.h>
+#include <string.h>
+#include <unicase.h>
+#include <unictype.h>
+
 size_t qkv_utf8_check(const char *str, size_t len)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -109,66 +114,43 @@ size_t qkv_utf8_suffix_start(const char *s, size_t len, size_t k)
     return i;
 }
 
-/* Every mapping below keeps the UTF-8 byte length or shortens it: ASCII -> ASCII, U+00C0..
- * U+017F -> U+00E0..U+017F (2 bytes), Greek and Cyrillic capitals -> their small letters
- * (2 bytes). */
-uint32_t qkv_utf8_to_lower(uint32_t cp)
+size_t qkv_utf8_lower(const char *s, size_t len, char *out)
 {
-    if (cp >= 'A' && cp <= 'Z')
-        return cp + 32;
-    if (cp < 0xC0)
-        return cp;
-    if (cp <= 0xDE)
-        return cp == 0xD7 ? cp : cp + 32;
-    if (cp >= 0x100 && cp <= 0x137) /* Latin Extended-A, even = capital (except U+0130) */
-        return (cp % 2 == 0 && cp != 0x130) ? cp + 1 : cp;
-    if (cp >= 0x139 && cp <= 0x148)
-        return cp % 2 == 1 ? cp + 1 : cp;
-    if (cp >= 0x14A && cp <= 0x177)
-        return cp % 2 == 0 ? cp + 1 : cp;
-    if (cp == 0x178)
-        return 0xFF;
-    if (cp >= 0x179 && cp <= 0x17E)
-        return cp % 2 == 1 ? cp + 1 : cp;
-    if (cp >= 0x391 && cp <= 0x3AB && cp != 0x3A2)
-        return cp + 32;
-    if (cp >= 0x410 && cp <= 0x42F)
-        return cp + 32;
-    if (cp >= 0x400 && cp <= 0x40F)
-        return cp + 80;
-    return cp;
+    size_t i = 0;
+    while (i < len && (unsigned char)s[i] < 0x80) /* ASCII: A-Z -> a-z is the whole mapping */
+        i++;
+    if (i == len) {
+        for (i = 0; i < len; i++)
+            out[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + ('a' - 'A') : s[i]);
+        out[len] = '\0';
+        return len;
+    }
+    size_t room = QKV_UTF8_LOWER_ROOM(len) - 1, n = room;
+    uint8_t *r = u8_tolower((const uint8_t *)s, len, NULL, NULL, (uint8_t *)out, &n);
+    if (r != (uint8_t *)out || n > room) {
+        /* Not reached with the Unicode data of libunistring 1.0 (tests/data/test_unicode_case.c
+         * lowercases every code point within the room). Should a later table map past it, or the
+         * library run out of memory, the word is kept as written rather than cut. */
+        if (r && r != (uint8_t *)out)
+            free(r);
+        memcpy(out, s, len);
+        n = len;
+    }
+    out[n] = '\0';
+    return n;
 }
 
-int qkv_utf8_is_lower(uint32_t cp)
+char qkv_utf8_shape_class(uint32_t cp)
 {
-    if (cp >= 'a' && cp <= 'z')
-        return 1;
-    if (cp >= 0xDF && cp <= 0xFF && cp != 0xF7)
-        return 1;
-    if (cp >= 0x100 && cp <= 0x17F)
-        return qkv_utf8_to_lower(cp) == cp && cp != 0x130;
-    if (cp >= 0x3AC && cp <= 0x3CE)
-        return 1;
-    if (cp >= 0x430 && cp <= 0x45F)
-        return 1;
+    if (cp < 0x80) /* the same classes, without the table lookups */
+        return cp >= 'A' && cp <= 'Z' ? 'X' : cp >= 'a' && cp <= 'z' ? 'x' : cp >= '0' && cp <= '9' ? 'd' : 0;
+    if (uc_tolower(cp) != cp)
+        return 'X';
+    if (uc_is_property_lowercase(cp) || uc_is_general_category(cp, UC_CATEGORY_L))
+        return 'x';
+    if (uc_is_general_category(cp, UC_CATEGORY_Nd))
+        return 'd';
     return 0;
 }
 
-size_t qkv_utf8_lower(const char *s, size_t len, char *out)
-{
-    size_t i = 0, o = 0;
-    while (i < len) {
-        int n;
-        uint32_t cp = qkv_utf8_decode(s + i, len - i, &n);
-        uint32_t lo = qkv_utf8_to_lower(cp);
-        if (lo == cp) {
-            for (int k = 0; k < n; k++)
-                out[o++] = s[i + k];
-        } else {
-            o += (size_t)qkv_utf8_encode(lo, out + o);
-        }
-        i += (size_t)n;
-    }
-    out[o] = '\0';
-    return o;
-}
+int qkv_utf8_is_space(uint32_t cp) { return uc_is_property_white_space(cp); }

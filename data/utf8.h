@@ -1,4 +1,5 @@
-/* UTF-8 helpers for data/: validation, decoding, character counting and a small case mapping.
+/* UTF-8 helpers for data/: validation, decoding, character counting, Unicode case mapping and
+ * character classes.
  * Follows RFC 3629 (UTF-8): no overlong forms, no surrogates (U+D800..U+DFFF), nothing above
  * U+10FFFF. */
 #ifndef QKV_DATA_UTF8_H
@@ -26,15 +27,26 @@ size_t qkv_utf8_prefix_bytes(const char *s, size_t len, size_t k);
 /* Byte offset where the last k characters of s begin (0 when s has fewer). */
 size_t qkv_utf8_suffix_start(const char *s, size_t len, size_t k);
 
-/* Simple case mapping, one code point to one code point: ASCII, Latin-1 Supplement, Latin
- * Extended-A, Greek and Cyrillic capitals (the scripts of most UD treebanks); other code
- * points map to themselves. qkv_utf8_upper_to_lower(cp) != cp means cp is an upper-case
- * letter; qkv_utf8_is_lower(cp) says whether cp is a lower-case letter of those ranges. */
-uint32_t qkv_utf8_to_lower(uint32_t cp);
-int qkv_utf8_is_lower(uint32_t cp);
-
-/* Lowercases valid UTF-8 s[0..len) into out (room for len + 1 bytes: every mapping keeps the
- * byte length within len, see utf8.c), NUL-terminated; returns the output length. */
+/* Case and character classes come from the Unicode Character Database through libunistring
+ * (no table of our own).
+ *
+ * Lowercases valid UTF-8 s[0..len) by Unicode's full case mapping without language tailoring
+ * (libunistring u8_tolower: every cased letter of every script; SpecialCasing's unconditional
+ * mappings and the final-sigma rule, e.g. "ẞ" -> "ß", "İ" -> "i̇" (i + U+0307), "ǄA" -> "ǆa",
+ * "ΟΔΟΣ" -> "οδος"; what Python's str.lower() gives). The lowercase can be longer than the
+ * input (U+0130, U+023A and U+023E take 2 bytes, their lowercase 3): out needs
+ * QKV_UTF8_LOWER_ROOM(len) bytes. Writes a NUL after the result and returns its length. */
+#define QKV_UTF8_LOWER_ROOM(len) (2 * (size_t)(len) + 1)
 size_t qkv_utf8_lower(const char *s, size_t len, char *out);
+
+/* The word-shape class of code point cp: 'X' for a letter that changes when lowercased
+ * (upper case and title case, e.g. "Ґ", "ǅ"), 'x' for a lower-case character (Unicode's
+ * Lowercase property) and for a letter without case (CJK, Hebrew, Arabic, ...: general category
+ * L), 'd' for a decimal digit of any script (general category Nd), 0 for anything else (the
+ * shape keeps such a character as it is). */
+char qkv_utf8_shape_class(uint32_t cp);
+
+/* True when cp has Unicode's White_Space property (space, TAB, NBSP, U+2003, ...). */
+int qkv_utf8_is_space(uint32_t cp);
 
 #endif

@@ -8,7 +8,7 @@
  *   /train/raw_params/<name>         with train.ema_decay > 0: the last update's parameters
  *                                    (/params then holds their moving average)
  *   /vocab/features                  names of the feature kinds, in model order
- *   /vocab/<feature>, /vocab/tags    vocabularies (UTF-8 strings, id order)
+ *   /vocab/<feature>, /vocab/tags    vocabularies (UTF-8 strings in id order, each NUL-ended, as uint8)
  *   /vocab/chars                     the character vocabulary (model.char_dim > 0 only)
  *   /config                          the resolved YAML config
  * A checkpoint saved for inference only (no optimizer) has no /optim and /train. */

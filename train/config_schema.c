@@ -69,8 +69,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     PATH("data", "train", D(train), "", "training file (source: files)"),
     PATH("data", "dev", D(dev), "", "development file for evaluation and model selection"),
     ENUM("data", "format", D(format), FORMATS, "auto",
-         "conllu, columns (FORM<TAB>TAG lines), or auto (by file name and first line)"),
-    ENUM("data", "tags", D(tags), TAGS, "upos", "CoNLL-U tag column"),
+         "conllu, columns (FORM<TAB>TAG lines; whitespace around a tag is dropped), or auto (by file name and "
+         "first line)"),
+    ENUM("data", "tags", D(tags), TAGS, "upos", "CoNLL-U tag column; a tag _ means no tag (not learned, not scored)"),
     INT("data", "tag_column", D(tag_column), 0, 100, "0",
         "columns format: 1-based tag column (FORM is 1); 0 = the last column"),
     INT("data", "synthetic_train", D(synthetic_train), 1, 10000000, "4000", "synthetic training sentences"),

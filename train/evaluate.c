@@ -41,6 +41,10 @@ static void count_batch(qkv_eval_result *res, const qkv_dataset *ds, const qkv_b
             /* loss: -log softmax(row)[gold], max-shifted, in double */
             int gold = b->tags[t];
             res->pred[ds->sent_start[b->sent_ids[s]] + (t - b->offsets[s])] = best;
+            if (gold == QKV_TAG_NONE) {
+                res->n_untagged++;
+                continue;
+            }
             res->n_words++;
             res->bucket_words[bucket]++;
             res->predicted[best]++;
@@ -124,7 +128,7 @@ int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens,
     long known = res->n_words - res->n_unknown_gold;
     res->loss = known ? res->loss / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
-    res->tokens_per_sec = res->seconds > 0 ? (double)res->n_words / res->seconds : 0;
+    res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
     qkv_tape_free(&tp);
     qkv_batch_plan_free(&plan);
     qkv_batch_free(&batch);

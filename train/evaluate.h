@@ -9,11 +9,12 @@
 extern const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS]; /* 10, 20, 40, INT_MAX */
 
 typedef struct qkv_eval_result {
-    long n_words, n_correct;
+    long n_words, n_correct; /* scored words: all but the untagged ones */
     long n_unknown_gold;     /* words whose gold tag never occurs in training: always errors */
+    long n_untagged;         /* words whose gold tag is "_": tagged (pred) but not scored */
     double loss;             /* mean cross-entropy over words with a known gold tag */
     double accuracy;         /* n_correct / n_words */
-    double seconds, tokens_per_sec;
+    double seconds, tokens_per_sec; /* tokens: every word tagged, scored or not */
     int n_tags;
     long *gold, *predicted, *correct; /* [n_tags] per-tag counts */
     long *confusion;         /* [n_tags * n_tags]: confusion[g * n_tags + p], known gold only */

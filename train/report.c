@@ -45,6 +45,8 @@ void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qk
             res->n_correct, res->n_words, res->loss, res->tokens_per_sec);
     if (res->n_unknown_gold)
         fprintf(out, "  %ld words have a gold tag unseen in training (counted as errors)\n", res->n_unknown_gold);
+    if (res->n_untagged)
+        fprintf(out, "  %ld words without a tag (%s) not scored\n", res->n_untagged, QKV_NO_TAG);
     fprintf(out, "  %-8s %9s %9s %9s %8s\n", "tag", "precision", "recall", "f1", "support");
     for (int t = 0; t < res->n_tags; t++) {
         double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
@@ -87,9 +89,9 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
     fprintf(out, "{\"file\": ");
     json_string(out, what);
     fprintf(out, ", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f, \"loss\": %.6f, \"unknown_gold\": %ld, "
-                 "\"seconds\": %.4f, \"tokens_per_sec\": %.1f,\n \"tags\": {",
-            res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->seconds,
-            res->tokens_per_sec);
+                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f,\n \"tags\": {",
+            res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->n_untagged,
+            res->seconds, res->tokens_per_sec);
     for (int t = 0; t < res->n_tags; t++) {
         double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
         double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;

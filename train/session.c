@@ -89,7 +89,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
                 return QKV_ERR;
             s->fz_ready = true;
         }
-        if (qkv_dataset_encode(&s->train, &s->fz, &s->train_c, &s->warnings, err))
+        if (qkv_dataset_encode(&s->train, &s->fz, &s->train_c, &s->warnings, err) ||
+            qkv_dataset_require_tags(&s->train, &s->train_c, err))
             return QKV_ERR;
         if (d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err))
             return QKV_ERR;
@@ -105,7 +106,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
             return QKV_ERR;
         if (!s->fz_ready)
             return qkv_fail(err, "no vocabulary: load a checkpoint or the training data first");
-        if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err))
+        if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err) ||
+            qkv_dataset_require_tags(&s->dev, &s->dev_c, err))
             return QKV_ERR;
         if (s->dev.n_words == 0)
             return qkv_fail(err, "%s: no words to evaluate on (data.dev)", s->dev_c.name);

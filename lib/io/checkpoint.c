@@ -469,8 +469,8 @@ int qkv_ckpt_write_f64_array(qkv_ckpt_writer *w, const char *path, size_t n, con
     return write_1d(w, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, values, err);
 }
 
-static int write_utf8(qkv_ckpt_writer *w, const char *path, int rank, size_t n, const char *const *strings,
-                      qkv_error *err)
+/* Every string must be non-NULL, valid UTF-8. */
+static int check_utf8(qkv_ckpt_writer *w, const char *path, size_t n, const char *const *strings, qkv_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         char what[128];
@@ -483,41 +483,53 @@ static int write_utf8(qkv_ckpt_writer *w, const char *path, int rank, size_t n, 
             return writer_fail(w, err, path ? path : "(null)", what);
         }
     }
-    /* Fixed-length strings, NUL-padded to the longest one: they are stored inline in the
-     * dataset, so a reader never follows heap references (HDF5 1.10 can crash on a damaged
-     * global heap, where variable-length strings live). */
-    size_t width = 1;
-    for (size_t i = 0; i < n; i++)
-        width = strlen(strings[i]) > width ? strlen(strings[i]) : width;
-    if (n > 0 && width > SIZE_MAX / n)
-        return writer_fail(w, err, path ? path : "(null)", "strings too large");
-    char *buf = calloc(n ? n : 1, width);
+    return QKV_OK;
+}
+
+int qkv_ckpt_write_strings(qkv_ckpt_writer *w, const char *path, size_t n, const char *const *strings,
+                           qkv_error *err)
+{
+    if (check_utf8(w, path, n, strings, err) != QKV_OK)
+        return QKV_ERR;
+    /* The strings' bytes end to end, each ended by a NUL, as one uint8 array: stored inline
+     * (no global heap, where variable-length strings live and where HDF5 1.10 crashes on a
+     * damaged reference), and as large as the text, not n times its longest string. */
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(strings[i]);
+        if (len >= SIZE_MAX - total)
+            return writer_fail(w, err, path ? path : "(null)", "strings too large");
+        total += len + 1;
+    }
+    unsigned char *buf = malloc(total ? total : 1);
     if (!buf)
         return writer_fail(w, err, path ? path : "(null)", "out of memory");
-    for (size_t i = 0; i < n; i++)
-        memcpy(buf + i * width, strings[i], strlen(strings[i]));
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(strings[i]) + 1;
+        memcpy(buf + at, strings[i], len);
+        at += len;
+    }
+    int status = write_1d(w, path, H5T_STD_U8LE, H5T_NATIVE_UCHAR, total, buf, err);
+    free(buf);
+    return status;
+}
+
+int qkv_ckpt_write_text(qkv_ckpt_writer *w, const char *path, const char *text, qkv_error *err)
+{
+    if (check_utf8(w, path, 1, &text, err) != QKV_OK)
+        return QKV_ERR;
+    /* A fixed-length string of the text's length (stored inline, no heap). */
+    size_t width = strlen(text) ? strlen(text) : 1;
     hid_t str = H5Tcopy(H5T_C_S1);
     int status;
     if (str < 0 || H5Tset_size(str, width) < 0 || H5Tset_strpad(str, H5T_STR_NULLPAD) < 0 ||
         H5Tset_cset(str, H5T_CSET_UTF8) < 0) {
         status = writer_fail_h5(w, err, path ? path : "(null)");
     } else {
-        hsize_t dims[1] = {(hsize_t)n};
-        status = write_dataset(w, err, path, str, str, rank, dims, buf);
+        status = write_dataset(w, err, path, str, str, 0, NULL, text); /* width bytes, or the NUL of "" */
     }
     if (str >= 0)
         H5Tclose(str);
-    free(buf);
     return status;
-}
-
-int qkv_ckpt_write_strings(qkv_ckpt_writer *w, const char *path, size_t n, const char *const *strings,
-                           qkv_error *err)
-{
-    return write_utf8(w, path, 1, n, strings, err);
-}
-
-int qkv_ckpt_write_text(qkv_ckpt_writer *w, const char *path, const char *text, qkv_error *err)
-{
-    return write_utf8(w, path, 0, 1, &text, err);
 }

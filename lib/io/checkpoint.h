@@ -18,14 +18,17 @@
  *                    /optim/m/<name>                     float32, same shape as the parameter
  *                    /train/step                         int64 scalar
  *                    /rng/state                          uint64 [4]
- *                    /vocab/words                        UTF-8 strings [n]
+ *                    /vocab/words                        uint8 [bytes]: n UTF-8 strings, each ended by NUL
  *                    /config                             UTF-8 string scalar (the resolved YAML)
  *                  A path is '/'-separated; each component is one HDF5 link name, so a dotted
  *                  parameter name is ONE dataset name. Missing groups are created.
  *   types on disk  fixed-width little-endian only: float32 = H5T_IEEE_F32LE (converted from
  *                  qkv_real, float or double), int64 = H5T_STD_I64LE, uint64 = H5T_STD_U64LE,
- *                  float64 = H5T_IEEE_F64LE, strings = fixed-length NUL-padded UTF-8 (stored
- *                  inline; no heap references to follow). Datasets are contiguous and
+ *                  float64 = H5T_IEEE_F64LE, a list of strings = H5T_STD_U8LE bytes, the UTF-8
+ *                  strings end to end, each ended by a NUL (h5py: bytes(ds[()]).split(b"\0")[:-1];
+ *                  the file grows with the text, not with n times the longest string), a text =
+ *                  a fixed-length UTF-8 string of its length. Both are stored inline: no
+ *                  variable-length strings, no heap references to follow. Datasets are contiguous and
  *                  uncompressed. HDF5 1.8 file format (superblock and object headers carry
  *                  checksums; readable by any HDF5 >= 1.8). No timestamps: the same content
  *                  always gives the same bytes, so checkpoints can be compared with cmp.
@@ -53,9 +56,12 @@
 #include "lib/param.h"
 #include "lib/tensor.h"
 
-/* The container version written to /@format_version; the reader accepts exactly this one.
- * Bump it when the meaning of existing items changes. */
-#define QKV_CKPT_FORMAT_VERSION 1
+/* The container version written to /@format_version; the reader accepts QKV_CKPT_FORMAT_OLDEST
+ * to QKV_CKPT_FORMAT_VERSION. Bump it when the meaning or the storage of existing items changes.
+ *   1  string lists as fixed-length strings, each padded to the longest one
+ *   2  string lists as NUL-ended UTF-8 bytes (qkv_ckpt_write_strings); 1 is still read */
+#define QKV_CKPT_FORMAT_VERSION 2
+#define QKV_CKPT_FORMAT_OLDEST 1
 /* Size of the qkv header (the HDF5 user block) at the start of the file, in bytes. */
 #define QKV_CKPT_HEADER_SIZE 512
 
@@ -110,9 +116,9 @@ int qkv_ckpt_write_i64_array(qkv_ckpt_writer *w, const char *path, size_t n, con
 int qkv_ckpt_write_u64_array(qkv_ckpt_writer *w, const char *path, size_t n, const uint64_t *values, qkv_error *err);
 int qkv_ckpt_write_f64_array(qkv_ckpt_writer *w, const char *path, size_t n, const double *values, qkv_error *err);
 
-/* A 1-D dataset of n UTF-8 strings (a vocabulary; n may be 0), fixed-length: every entry
- * takes the bytes of the longest one. h5py reads it as bytes, or as str through ds.asstr().
- * Errors: a string that is not valid UTF-8 (its index is named). */
+/* A list of n UTF-8 strings (a vocabulary; n may be 0) as a 1-D uint8 dataset of their bytes,
+ * each string followed by a NUL (see FILE LAYOUT; n strings take their lengths + n bytes).
+ * Errors: a NULL string, or one that is not valid UTF-8 (its index is named). */
 int qkv_ckpt_write_strings(qkv_ckpt_writer *w, const char *path, size_t n, const char *const *strings,
                            qkv_error *err);
 /* A scalar UTF-8 string dataset of the text's length (e.g. the resolved config YAML). */
@@ -124,7 +130,7 @@ int qkv_ckpt_write_text(qkv_ckpt_writer *w, const char *path, const char *text, 
  * regular file; it has the qkv header (else: "not an HDF5 file", or "an HDF5 file but not a
  * qkv checkpoint"); its length matches the header (else: truncated / trailing bytes); the
  * CRC-32 matches (else: corrupted or modified); HDF5 opens it; /@format_version exists, is an
- * integer and equals QKV_CKPT_FORMAT_VERSION. On success *out must be closed with
+ * integer and lies in QKV_CKPT_FORMAT_OLDEST..QKV_CKPT_FORMAT_VERSION. On success *out must be closed with
  * qkv_ckpt_close(). */
 int qkv_ckpt_open(const char *path, qkv_ckpt_reader **out, qkv_error *err);
 void qkv_ckpt_close(qkv_ckpt_reader *r);
@@ -163,11 +169,12 @@ int qkv_ckpt_read_i64_array(const qkv_ckpt_reader *r, const char *path, size_t n
 int qkv_ckpt_read_u64_array(const qkv_ckpt_reader *r, const char *path, size_t n, uint64_t *values, qkv_error *err);
 int qkv_ckpt_read_f64_array(const qkv_ckpt_reader *r, const char *path, size_t n, double *values, qkv_error *err);
 
-/* A 1-D dataset of strings (fixed-length, or variable-length as other tools may write them;
- * ASCII or UTF-8) as *n strings and a terminating NULL pointer, all in ONE allocation:
- * free(*strings) frees the array and the strings. Fixed-length strings end at their first
- * NUL (space-padded ones also lose trailing spaces). Errors: not a 1-D string dataset,
- * invalid UTF-8, out of memory. */
+/* A list of strings as *n strings and a terminating NULL pointer, all in ONE allocation:
+ * free(*strings) frees the array and the strings. Reads what qkv_ckpt_write_strings writes
+ * (uint8 bytes, each string NUL-ended), and 1-D HDF5 string datasets (format_version 1's
+ * fixed-length strings, or variable-length ones as other tools may write them; ASCII or UTF-8;
+ * fixed-length strings end at their first NUL, space-padded ones also lose trailing spaces).
+ * Errors: neither form, bytes not ending in NUL, invalid UTF-8, out of memory. */
 int qkv_ckpt_read_strings(const qkv_ckpt_reader *r, const char *path, size_t *n, char ***strings,
                           qkv_error *err);
 /* A scalar string dataset as one malloc'd string (free it). */

@@ -111,11 +111,11 @@ static int read_root_attributes(qkv_ckpt_reader *r, qkv_error *err)
         H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
         qkv_fail(err, "checkpoint %s: root attribute format_version is not one integer", r->path);
     else if (v > QKV_CKPT_FORMAT_VERSION)
-        qkv_fail(err, "checkpoint %s: written by a newer qkv (format_version %" PRId64 "; this qkv reads %d)",
-                 r->path, v, QKV_CKPT_FORMAT_VERSION);
-    else if (v != QKV_CKPT_FORMAT_VERSION)
-        qkv_fail(err, "checkpoint %s: format_version %" PRId64 " is not supported (this qkv reads %d)",
-                 r->path, v, QKV_CKPT_FORMAT_VERSION);
+        qkv_fail(err, "checkpoint %s: written by a newer qkv (format_version %" PRId64 "; this qkv reads %d to %d)",
+                 r->path, v, QKV_CKPT_FORMAT_OLDEST, QKV_CKPT_FORMAT_VERSION);
+    else if (v < QKV_CKPT_FORMAT_OLDEST)
+        qkv_fail(err, "checkpoint %s: format_version %" PRId64 " is not supported (this qkv reads %d to %d)",
+                 r->path, v, QKV_CKPT_FORMAT_OLDEST, QKV_CKPT_FORMAT_VERSION);
     else
         status = QKV_OK;
     r->format_version = v;

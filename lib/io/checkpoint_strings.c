@@ -1,7 +1,9 @@
-/* Checkpoint reader for strings: vocabularies (1-D) and text blobs (scalar), stored as
- * variable- or fixed-length HDF5 strings. See lib/checkpoint.h. */
+/* Checkpoint reader for strings: vocabularies (1-D) stored as NUL-ended UTF-8 bytes (format
+ * version 2) or as HDF5 string datasets (version 1, and other tools), and text blobs (scalar
+ * strings). See lib/io/checkpoint.h. */
 #include "lib/io/checkpoint_internal.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,9 +135,84 @@ static int read_strings(const qkv_ckpt_reader *r, const char *path, int want_ran
     return QKV_OK;
 }
 
+/* A uint8 array of NUL-ended UTF-8 strings (what qkv_ckpt_write_strings writes) as one block:
+ * n + 1 pointers, then the bytes. */
+static int read_packed(const qkv_ckpt_reader *r, const char *path, hid_t d, int rank, const hsize_t *dims,
+                       size_t *n_out, char ***out, qkv_error *err)
+{
+    char msg[512];
+    if (rank != 1)
+        return qkv_ckpt_read_fail(r, err, path, "%s of bytes, expected a 1-D list of NUL-ended strings",
+                                  qkv_ckpt_dims_str(rank, dims, msg, sizeof msg));
+    size_t total = (size_t)dims[0];
+    if (dims[0] != (hsize_t)total || total > SIZE_MAX / 2 - sizeof(char *))
+        return qkv_ckpt_read_fail(r, err, path, "too many bytes");
+    unsigned char *bytes = malloc(total ? total : 1);
+    if (!bytes)
+        return qkv_ckpt_read_fail(r, err, path, "out of memory (%zu bytes)", total);
+    if (total && H5Dread(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes) < 0) {
+        free(bytes);
+        return qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < total; i++)
+        n += bytes[i] == 0;
+    int status = QKV_OK;
+    if (total && bytes[total - 1] != 0)
+        status = qkv_ckpt_read_fail(r, err, path, "the last string has no terminating NUL byte");
+    for (size_t i = 0, s = 0, k = 0; status == QKV_OK && i < total; i++)
+        if (bytes[i] == 0) {
+            if (!qkv_ckpt_utf8_valid((const char *)bytes + s, i - s))
+                status = qkv_ckpt_read_fail(r, err, path, "string %zu is not valid UTF-8", k);
+            s = i + 1;
+            k++;
+        }
+    char **block = NULL;
+    if (status == QKV_OK && n > (SIZE_MAX - total) / sizeof(char *) - 1)
+        status = qkv_ckpt_read_fail(r, err, path, "too many strings");
+    if (status == QKV_OK && !(block = malloc((n + 1) * sizeof(char *) + total)))
+        status = qkv_ckpt_read_fail(r, err, path, "out of memory (%zu bytes)", total);
+    if (status == QKV_OK) {
+        char *dst = (char *)(block + n + 1);
+        memcpy(dst, bytes, total);
+        for (size_t i = 0, s = 0, k = 0; i < total; i++)
+            if (dst[i] == 0) {
+                block[k++] = dst + s;
+                s = i + 1;
+            }
+        block[n] = NULL;
+        *out = block;
+        *n_out = n;
+    }
+    free(bytes);
+    return status;
+}
+
 int qkv_ckpt_read_strings(const qkv_ckpt_reader *r, const char *path, size_t *n, char ***strings, qkv_error *err)
 {
-    return read_strings(r, path, 1, n, strings, err);
+    *strings = NULL;
+    *n = 0;
+    int rank;
+    hsize_t dims[QKV_MAX_RANK];
+    hid_t d = qkv_ckpt_open_dataset(r, path, KIND_ANY, &rank, dims, err);
+    if (d < 0)
+        return QKV_ERR;
+    hid_t type = H5Dget_type(d);
+    H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+    bool bytes = cls == H5T_INTEGER && H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE;
+    if (type >= 0)
+        H5Tclose(type);
+    int status;
+    if (bytes) {
+        status = read_packed(r, path, d, rank, dims, n, strings, err);
+        H5Dclose(d);
+        return status;
+    }
+    H5Dclose(d);
+    if (cls == H5T_STRING) /* format version 1, or another tool */
+        return read_strings(r, path, 1, n, strings, err);
+    return qkv_ckpt_read_fail(r, err, path, "%s data, expected strings (NUL-ended UTF-8 bytes, uint8)",
+                              cls == H5T_INTEGER ? "integer" : cls == H5T_FLOAT ? "floating-point" : "other");
 }
 
 int qkv_ckpt_read_text(const qkv_ckpt_reader *r, const char *path, char **text, qkv_error *err)

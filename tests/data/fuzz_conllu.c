@@ -47,11 +47,20 @@ static void exercise(const qkv_corpus *c, const uint8_t *data, size_t size)
     qkv_error err;
     qkv_feature_config cfg = {1, 1, 3, 3, 1, 1, 1, 1, 1, 1};
     qkv_featurizer fz;
+    int untagged = 0;
+    for (int w = 0; w < c->n_words; w++)
+        untagged += qkv_corpus_untagged(c, w);
+    if (c->n_words > 0 && untagged == c->n_words) { /* no tag at all: an error naming the column */
+        check(qkv_featurizer_build(&fz, &cfg, c, &err) == QKV_ERR && strstr(err.msg, c->tag_column),
+              "a training file without tags is refused");
+        return;
+    }
     check(qkv_featurizer_build(&fz, &cfg, c, &err) == QKV_OK, "featurizer");
     qkv_dataset ds;
     qkv_warnings warnings = {0};
     check(qkv_dataset_encode(&ds, &fz, c, &warnings, &err) == QKV_OK, "encode");
-    check(ds.n_unknown_tags == 0 && warnings.n == 0, "no unseen tag in the training file itself");
+    check(ds.n_unknown_tags == 0 && ds.n_untagged == untagged && warnings.n == (untagged > 0),
+          "no unseen tag in the training file itself; untagged words counted, one warning");
     qkv_rng rng;
     qkv_rng_seed(&rng, size);
     qkv_batch_plan plan;

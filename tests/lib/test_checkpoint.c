@@ -35,8 +35,11 @@ static void test_round_trip_every_item(void **state)
     assert_int_equal(qkv_ckpt_shape(r, "/train/step", &rank, shape, &err), QKV_OK);
     assert_int_equal(rank, 0);
     assert_int_equal(qkv_ckpt_shape(r, "/vocab/words", &rank, shape, &err), QKV_OK);
-    assert_int_equal(rank, 1);
-    assert_int_equal(shape[0], (int)FX_N_WORDS);
+    assert_int_equal(rank, 1); /* the strings' bytes, each string NUL-ended */
+    int bytes = 0;
+    for (size_t i = 0; i < FX_N_WORDS; i++)
+        bytes += (int)strlen(fx_words[i]) + 1;
+    assert_int_equal(shape[0], bytes);
     qkv_ckpt_close(r);
 }
 
@@ -82,9 +85,23 @@ static void test_types_on_disk(void **state)
         H5Tclose(t);
         H5Dclose(d);
     }
+    /* a list of strings: its bytes, each string NUL-ended (stored inline, no heap) */
     hid_t d = H5Dopen2(file, "/vocab/words", H5P_DEFAULT);
     hid_t t = H5Dget_type(d);
-    assert_int_equal(H5Tis_variable_str(t), 0); /* fixed-length: stored inline, no heap */
+    assert_true(H5Tequal(t, H5T_STD_U8LE) > 0);
+    size_t total = 0;
+    for (size_t i = 0; i < FX_N_WORDS; i++)
+        total += strlen(fx_words[i]) + 1;
+    hid_t space = H5Dget_space(d);
+    assert_int_equal(H5Sget_simple_extent_npoints(space), total);
+    H5Sclose(space);
+    H5Tclose(t);
+    H5Dclose(d);
+    /* a text: one fixed-length UTF-8 string */
+    d = H5Dopen2(file, "/config", H5P_DEFAULT);
+    t = H5Dget_type(d);
+    assert_int_equal(H5Tget_class(t), H5T_STRING);
+    assert_int_equal(H5Tis_variable_str(t), 0);
     assert_int_equal(H5Tget_cset(t), H5T_CSET_UTF8);
     H5Tclose(t);
     H5Dclose(d);
@@ -141,14 +158,14 @@ static void test_read_errors_name_item_and_shapes(void **state)
     assert_int_equal(qkv_ckpt_read_real(r, "/optim/m", 1, (int[]){1}, buf, &err), QKV_ERR);
     assert_msg_has(err, "/optim/m: a group, not a dataset");
     assert_int_equal(qkv_ckpt_read_real(r, "/vocab/words", 1, (int[]){8}, buf, &err), QKV_ERR);
-    assert_msg_has(err, "string data, expected floating-point");
+    assert_msg_has(err, "unsigned integer data, expected floating-point");
     assert_int_equal(qkv_ckpt_read_strings(r, "/rng/state", &n, &strs, &err), QKV_ERR);
-    assert_msg_has(err, "unsigned integer data, expected string");
+    assert_msg_has(err, "/rng/state: integer data, expected strings (NUL-ended UTF-8 bytes, uint8)");
     assert_int_equal(qkv_ckpt_read_strings(r, "/config", &n, &strs, &err), QKV_ERR);
     assert_msg_has(err, "a scalar of strings, expected a 1-D list");
     char *text;
     assert_int_equal(qkv_ckpt_read_text(r, "/vocab/words", &text, &err), QKV_ERR);
-    assert_msg_has(err, "expected a scalar");
+    assert_msg_has(err, "unsigned integer data, expected string");
     assert_int_equal(qkv_ckpt_read_i64(r, "bad//path", &i64, &err), QKV_ERR);
     assert_msg_has(err, "must start with '/'");
     qkv_ckpt_close(r);
@@ -272,7 +289,7 @@ static void test_format_version_errors(void **state)
     assert_msg_has(err, "root attribute format_version is missing");
     write_with_version(1);
     assert_int_equal(qkv_ckpt_open(path, &r, &err), QKV_ERR);
-    assert_msg_has(err, "written by a newer qkv (format_version 2; this qkv reads 1)");
+    assert_msg_has(err, "written by a newer qkv (format_version 3; this qkv reads 1 to 2)");
     write_with_version(2);
     assert_int_equal(qkv_ckpt_open(path, &r, &err), QKV_ERR);
     assert_msg_has(err, "format_version 0 is not supported");

@@ -2,9 +2,13 @@
 """The data side of the PyTorch port of qkv's tagger (qkv_torch.py): everything that turns a
 qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself would use.
 
-- Token features port data/features.c and data/utf8.c exactly (lowercasing of ASCII, Latin-1,
-  Latin Extended-A, Greek and Cyrillic capitals; affixes in code points of the lowercased form;
-  spaCy-style shapes with runs cut at 4; UNK = id 0).
+- Token features port data/features.c and data/utf8.c exactly: lowercasing is Unicode's full
+  case mapping, str.lower() here and libunistring's u8_tolower in qkv (the same mapping: "İ" ->
+  "i̇", "ẞ" -> "ß", final sigma; tests/reference/test_unicode_port.sh compares every code point);
+  affixes in code points of the lowercased form; spaCy-style shapes (X: changes when lowercased,
+  x: lower case or a letter without case, d: decimal digit of any script) with runs cut at 4;
+  UNK = id 0.
+- Tags: `_` (unspecified) is no tag: such a word is encoded as NO_TAG and is not a target.
 - Character ids port data/chars.c: per word [id("<w>"), one id per code point as written (case
   kept; a word of more than WORD_CHARS code points keeps its first and last WORD_CHARS / 2),
   id("</w>")], from the checkpoint's /vocab/chars (id i = string i; an unknown character is 0).
@@ -15,6 +19,7 @@ qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself woul
   gives qkv's batches of an epoch; `padded(...)` lays one out as [B, L] with a padding mask.
 """
 import collections
+import unicodedata
 
 import h5py
 import numpy as np
@@ -27,62 +32,25 @@ CHAR_BOW, CHAR_EOW = "<w>", "</w>"
 # ---------------------------------------------------------------- data/utf8.c, data/features.c
 
 
-def to_lower_cp(cp):
-    if 0x41 <= cp <= 0x5A:
-        return cp + 32
-    if cp < 0xC0:
-        return cp
-    if cp <= 0xDE:
-        return cp if cp == 0xD7 else cp + 32
-    if 0x100 <= cp <= 0x137:
-        return cp + 1 if (cp % 2 == 0 and cp != 0x130) else cp
-    if 0x139 <= cp <= 0x148:
-        return cp + 1 if cp % 2 == 1 else cp
-    if 0x14A <= cp <= 0x177:
-        return cp + 1 if cp % 2 == 0 else cp
-    if cp == 0x178:
-        return 0xFF
-    if 0x179 <= cp <= 0x17E:
-        return cp + 1 if cp % 2 == 1 else cp
-    if 0x391 <= cp <= 0x3AB and cp != 0x3A2:
-        return cp + 32
-    if 0x410 <= cp <= 0x42F:
-        return cp + 32
-    if 0x400 <= cp <= 0x40F:
-        return cp + 80
-    return cp
-
-
-def is_lower_cp(cp):
-    if 0x61 <= cp <= 0x7A:
-        return True
-    if 0xDF <= cp <= 0xFF and cp != 0xF7:
-        return True
-    if 0x100 <= cp <= 0x17F:
-        return to_lower_cp(cp) == cp and cp != 0x130
-    if 0x3AC <= cp <= 0x3CE:
-        return True
-    if 0x430 <= cp <= 0x45F:
-        return True
-    return False
-
-
 def lower(form):
-    return "".join(chr(to_lower_cp(ord(c))) for c in form)
+    return form.lower()
+
+
+def shape_class(c):
+    """data/utf8.c qkv_utf8_shape_class: "X", "x", "d", or None (the character is kept)."""
+    if c.lower() != c:
+        return "X"
+    if c.islower() or c.isalpha():
+        return "x"
+    if unicodedata.category(c) == "Nd":
+        return "d"
+    return None
 
 
 def shape(form):
     out, last, run = [], None, 0
     for c in form:
-        cp = ord(c)
-        if 0x30 <= cp <= 0x39:
-            sh = "d"
-        elif to_lower_cp(cp) != cp:
-            sh = "X"
-        elif is_lower_cp(cp):
-            sh = "x"
-        else:
-            sh = c
+        sh = shape_class(c) or c
         run = run + 1 if sh == last else 1
         last = sh
         if run <= 4:
@@ -129,6 +97,8 @@ def read_conllu(path, tag_field="upos"):
                 raise ValueError(f"{path}: expected 10 fields, got {len(fields)}: {line!r}")
             if "-" in fields[0] or "." in fields[0]:
                 continue
+            if any(c.isspace() for c in fields[col]):
+                raise ValueError(f"{path}: whitespace in the tag field {fields[col]!r}")
             cur.append((fields[1], fields[col]))
     if cur:
         sents.append(cur)
@@ -161,7 +131,10 @@ class Checkpoint:
             self.config = numbers(yaml.safe_load(self.config_text))
 
             def strings(p):
-                return [s.decode() if isinstance(s, bytes) else s for s in f[p][()]]
+                d = f[p]
+                if d.dtype == np.uint8:  # format_version 2: UTF-8 strings, each ended by a NUL
+                    return bytes(d[()]).decode("utf-8").split("\0")[:-1]
+                return [s.decode() if isinstance(s, bytes) else s for s in d[()]]  # version 1
 
             self.features = strings("/vocab/features")
             self.vocab = {n: {s: i for i, s in enumerate(strings(f"/vocab/{n}"))} for n in self.features}
@@ -187,7 +160,9 @@ class Checkpoint:
         return len(self.chars) if self.chars is not None else 0
 
 
-# feats [n_features, n_words] int64; tags [n_words] (-1 = a tag unseen in training); starts
+NO_TAG = -2  # data/dataset.h QKV_TAG_NONE: the gold tag is `_`; not a target, not scored
+
+# feats [n_features, n_words] int64; tags [n_words] (-1 = a tag unseen in training, NO_TAG = `_`); starts
 # [n_sentences + 1]; chars [n_words, WORD_CHARS + 2] int64 (0 after a word's end) and char_lens
 # [n_words], or None for a model without a character encoder
 Encoded = collections.namedtuple("Encoded", "feats tags starts chars char_lens")
@@ -202,7 +177,7 @@ def encode(ckpt, sents):
         for form, tag in s:
             for k, name in enumerate(ckpt.features):
                 feats[k].append(ckpt.vocab[name].get(feature_string(name, form), 0))
-            tags.append(tag_id.get(tag, -1))
+            tags.append(NO_TAG if tag == "_" else tag_id.get(tag, -1))
             if ckpt.chars is not None:
                 chars.append(char_ids(form, ckpt.chars))
         starts.append(len(tags))
@@ -283,7 +258,8 @@ def plan(starts, budget, rng=None):
     return batches
 
 
-# ids [n_features, B, L]; tags [B, L] (-1 on padding); pad [B, L] (True = padding); lens [B];
+# ids [n_features, B, L]; tags [B, L] (-1 = no target: padding, `_`, a tag unseen in training);
+# pad [B, L] (True = padding); lens [B];
 # chars [B, L, C] (C = the batch's longest word in character ids; 0 after a word's end and on
 # padding) and char_lens [B, L] (0 on padding), or None without a character encoder
 Batch = collections.namedtuple("Batch", "ids tags pad lens chars char_lens")
@@ -305,7 +281,7 @@ def padded(data, batch):
     for b, s in enumerate(batch):
         n, w0, w1 = lens[b], starts[s], starts[s + 1]
         x[:, b, :n] = data.feats[:, w0:w1]
-        y[b, :n] = data.tags[w0:w1]
+        y[b, :n] = np.maximum(data.tags[w0:w1], -1)
         pad[b, :n] = False
         if chars is not None:
             chars[b, :n] = data.chars[w0:w1, :C]

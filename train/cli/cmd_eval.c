@@ -16,7 +16,8 @@ static const char USAGE[] =
     "\n"
     "Tags FILE (read with the checkpoint's data settings) and compares with its gold tags:\n"
     "accuracy, per-tag precision/recall/F1, the most frequent confusions, words per second.\n"
-    "A gold tag never seen in training counts as an error (with one warning).\n"
+    "A gold tag never seen in training counts as an error (with one warning); a word whose\n"
+    "gold tag is _ (no tag) is tagged but not scored (counted in the report).\n"
     "\n"
     "  --json        one JSON object on stdout instead of the text report\n"
     "  --by-length   also accuracy per sentence length (1-10, 11-20, 21-40, 41+ words)\n"
@@ -82,7 +83,8 @@ int qkv_cmd_eval(int argc, char **argv)
     int status = 1;
     qkv_real *logits = NULL;
     if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_session_read_corpus(&s, file, &s.dev_c, &err) ||
-        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err)) {
+        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
+        qkv_dataset_require_tags(&s.dev, &s.dev_c, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }

@@ -16,7 +16,7 @@ static void usage(FILE *out)
             "\n"
             "Prints the sentences, words, multiword tokens, empty nodes, the longest sentence and\n"
             "the words per tag of FILE (CoNLL-U, or FORM<TAB>TAG columns with blank lines between\n"
-            "sentences).\n"
+            "sentences). A tag _ means no tag: such words are counted apart.\n"
             "\n"
             "  --train TRAIN    also the share of words and of word types (distinct FORMs) of FILE\n"
             "                   that never occur in TRAIN\n"
@@ -183,6 +183,8 @@ int qkv_cmd_stats(int argc, char **argv)
         printf("longest sentence: 0 words\n");
     printf("word types: %d\n", st.n_types);
     printf("tags: %d\n", st.tags.size);
+    if (st.n_untagged)
+        printf("words without a tag (%s): %d\n", QKV_NO_TAG, st.n_untagged);
     for (int t = 0; t < st.tags.size; t++) {
         int64_t n = qkv_vocab_count(&st.tags, t);
         printf("  %-12s %8lld  %6.2f%%\n", qkv_vocab_string(&st.tags, t), (long long)n, pct((double)n, st.n_words));
