@@ -197,7 +197,8 @@ int qkv_cmd_attention(int argc, char **argv)
     opts.format = QKV_FORMAT_CONLLU;
     opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
     if (qkv_corpus_read_mem(&s.dev_c, conllu, len, "--sentence", &opts, &err) ||
-        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) || draw(&s, layer, head, out, &err)) {
+        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
+        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) || draw(&s, layer, head, out, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }

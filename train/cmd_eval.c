@@ -82,7 +82,8 @@ int qkv_cmd_eval(int argc, char **argv)
     int status = 1;
     qkv_real *logits = NULL;
     if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_session_read_corpus(&s, file, &s.dev_c, &err) ||
-        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err)) {
+        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
+        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }

@@ -16,7 +16,8 @@ static const char USAGE[] =
     "Writes FILE (default: standard input) to standard output with predicted tags.\n"
     "  --format conllu  (default) CoNLL-U in, the same bytes out with the predicted tag in the\n"
     "                   tag column the model was trained on (UPOS or XPOS)\n"
-    "  --format text    one sentence per line, tokens separated by spaces; CoNLL-U out\n";
+    "  --format text    one sentence per line, tokens separated by spaces; CoNLL-U out (every\n"
+    "                   other byte is in a token; a NUL byte or invalid UTF-8 is an error)\n";
 
 /* All of a stream, NUL-terminated. */
 static char *slurp(FILE *in, size_t *len)
@@ -36,37 +37,6 @@ static char *slurp(FILE *in, size_t *len)
         buf[n] = '\0';
     *len = n;
     return buf;
-}
-
-/* Plain text (a sentence a line, tokens split on spaces) as minimal CoNLL-U. */
-static char *text_to_conllu(const char *text, size_t *out_len)
-{
-    char *out = NULL;
-    FILE *f = open_memstream(&out, out_len);
-    if (!f)
-        return NULL;
-    const char *line = text;
-    while (*line) {
-        const char *end = strchr(line, '\n');
-        if (!end)
-            end = line + strlen(line);
-        int id = 0;
-        const char *p = line;
-        while (p < end) {
-            while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-                p++;
-            const char *start = p;
-            while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
-                p++;
-            if (p > start)
-                fprintf(f, "%d\t%.*s\t_\t_\t_\t_\t_\t_\t_\t_\n", ++id, (int)(p - start), start);
-        }
-        if (id)
-            fputc('\n', f);
-        line = *end ? end + 1 : end;
-    }
-    fclose(f);
-    return out;
 }
 
 int qkv_cmd_tag(int argc, char **argv)
@@ -122,22 +92,19 @@ int qkv_cmd_tag(int argc, char **argv)
     input = slurp(in, &len);
     if (in != stdin)
         fclose(in);
-    if (input && text) {
-        char *conllu = text_to_conllu(input, &len);
-        free(input);
-        input = conllu;
-    }
     if (!input) {
         fprintf(stderr, "qkv: %s: out of memory\n", file);
         goto done;
     }
     qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = text ? QKV_FORMAT_CONLLU : (qkv_format)s.cfg.data.format;
+    opts.format = (qkv_format)s.cfg.data.format;
     opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
     opts.tag_column = s.cfg.data.tag_column;
     const char *name = strcmp(file, "-") ? file : "<stdin>";
-    if (qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err) ||
+    if ((text ? qkv_corpus_read_text(&s.dev_c, input, len, name, &err)
+              : qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err)) ||
         qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
+        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) ||
         qkv_evaluate(&s, &s.dev, s.cfg.data.batch_tokens, &res, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;

@@ -17,3 +17,68 @@ grep -q "checkpoints/.*\.h5: not saved: cannot write .*: File too large" "$SCRAT
     fail "no clear error for the failed save"
 }
 [ -z "$(ls "$SCRATCH/full/checkpoints")" ] || fail "a failed save left files: $(ls "$SCRATCH/full/checkpoints")"
+
+# A sentence longer than model.max_len (learned positions, model.pos_overflow: error) is refused
+# when the data is read, naming FILE:LINE of its first word, before any training step (it was
+# refused when its batch came up, as "sentence 17" of a batch); the same for eval and tag.
+"$QKV_BIN" synth --sentences 400 --seed 3 >"$SCRATCH/synth.conllu"
+"$PY" - "$SCRATCH" <<'PY'
+import sys
+d = sys.argv[1]
+blocks = open(d + "/synth.conllu").read().strip("\n").split("\n\n")
+words = lambda b: sum(1 for l in b.split("\n") if not l.startswith("#"))
+short = [b for b in blocks if words(b) <= 12]
+long = next(b for b in blocks if words(b) > 12)
+open(d + "/short_train.conllu", "w").write("\n\n".join(short[:200]) + "\n\n")
+open(d + "/short_dev.conllu", "w").write("\n\n".join(short[200:260]) + "\n\n")
+text = "\n\n".join(short[:20] + [long] + short[20:40]) + "\n\n"
+open(d + "/long.conllu", "w").write(text)
+lines = text.split("\n")
+first_word = next(i for i, l in enumerate(lines) if l.startswith("1\t") and i > 0 and
+                  lines[i - 1].startswith("# text = " + long.split("# text = ")[1].split("\n")[0]))
+open(d + "/long.where", "w").write(f"{first_word + 1} {words(long)}\n")
+tokens = [l.split("\t")[1] for l in long.split("\n") if not l.startswith("#")]
+open(d + "/long.txt", "w").write("a short one\n\n" + " ".join(tokens) + "\nanother one\n")
+PY
+read -r line n <"$SCRATCH/long.where"
+learned=(--set data.source=files --set model.positional=learned --set model.max_len=12 --set log.progress=off
+    --set train.max_steps=10 --set train.threads=1)
+expect_error "long.conllu:$line: sentence of $n words is longer than model.max_len 12:" \
+    "$QKV_BIN" train configs/quickstart.yaml --out "$SCRATCH/long_run" "${learned[@]}" \
+    --set data.train="$SCRATCH/long.conllu" --set data.dev="$SCRATCH/short_dev.conllu"
+grep -qF "data.max_train_len" "$SCRATCH/err" || fail "the training-set hint names data.max_train_len"
+[ ! -e "$SCRATCH/long_run/metrics.tsv" ] && [ -z "$(ls "$SCRATCH/long_run/checkpoints" 2>/dev/null)" ] ||
+    fail "a refused training set still trained"
+expect_error "long.conllu:$line: sentence of $n words is longer than model.max_len 12" \
+    "$QKV_BIN" train configs/quickstart.yaml --out "$SCRATCH/long_dev_run" "${learned[@]}" \
+    --set data.train="$SCRATCH/short_train.conllu" --set data.dev="$SCRATCH/long.conllu"
+# with data.max_train_len the long training sentence is left out and the run trains
+"$QKV_BIN" train configs/quickstart.yaml --out "$SCRATCH/short_run" "${learned[@]}" --set data.max_train_len=12 \
+    --set data.train="$SCRATCH/long.conllu" --set data.dev="$SCRATCH/short_dev.conllu" >/dev/null 2>"$SCRATCH/err" ||
+    { cat "$SCRATCH/err" >&2; fail "training with data.max_train_len"; }
+short_ckpt="$SCRATCH/short_run/checkpoints/last.h5"
+expect_error "long.conllu:$line: sentence of $n words is longer than model.max_len 12" \
+    "$QKV_BIN" eval "$short_ckpt" "$SCRATCH/long.conllu"
+expect_error "long.conllu:$line: sentence of $n words is longer than model.max_len 12" \
+    "$QKV_BIN" tag "$short_ckpt" "$SCRATCH/long.conllu"
+expect_error "<stdin>:3: sentence of $n words is longer than model.max_len 12" \
+    sh -c '"$0" tag "$1" --format text <"$2"' "$QKV_BIN" "$short_ckpt" "$SCRATCH/long.txt"
+"$QKV_BIN" tag "$short_ckpt" "$SCRATCH/short_dev.conllu" >/dev/null || fail "tag of short sentences"
+
+# qkv tag --format text: every byte of the input is tagged, a separator, or an error naming the
+# user's line (a NUL byte once silently dropped the rest of the input, with exit status 0).
+printf 'the cat\nsat on\nthe\0mat\nmore words\n' >"$SCRATCH/nul.txt"
+expect_error "<stdin>:3: expected text, found a NUL byte at byte 4 of the line" \
+    sh -c '"$0" tag "$1" --format text <"$2"' "$QKV_BIN" "$short_ckpt" "$SCRATCH/nul.txt"
+expect_error "nul.txt:3: expected text, found a NUL byte" "$QKV_BIN" tag "$short_ckpt" "$SCRATCH/nul.txt" --format text
+printf 'ok\nna\357ve\n' >"$SCRATCH/latin1.txt"
+expect_error "latin1.txt:2: invalid UTF-8 at byte 3 of the line (byte 0xEF)" \
+    "$QKV_BIN" tag "$short_ckpt" "$SCRATCH/latin1.txt" --format text
+printf '\357\273\277a\001b c\033d\r\n\n e\tf\177' >"$SCRATCH/controls.txt"
+"$QKV_BIN" tag "$short_ckpt" "$SCRATCH/controls.txt" --format text >"$SCRATCH/controls.conllu" ||
+    fail "tag of text with control characters"
+"$PY" - "$SCRATCH/controls.conllu" <<'PY' || fail "a byte of the text input is missing from the tagged tokens"
+import sys
+forms = [l.split(b"\t")[1] for l in open(sys.argv[1], "rb").read().split(b"\n") if l.count(b"\t") == 9]
+assert forms == [b"a\x01b", b"c\x1bd", b"e", b"f\x7f"], forms
+PY
