@@ -8,6 +8,7 @@
 #include "train/cli.h"
 #include "train/commands.h"
 #include "train/evaluate.h"
+#include "train/output_file.h"
 #include "train/train_state.h"
 
 static const char USAGE[] =
@@ -69,6 +70,8 @@ int qkv_cmd_tag(int argc, char **argv)
     }
     if (!file)
         file = "-";
+    if (!qkv_output_ok("tag", NULL, NULL, (const char *[]){ckpt, file}, 2, false, false))
+        return 1;
 
     qkv_session s;
     qkv_session_init(&s);

@@ -82,3 +82,55 @@ import sys
 forms = [l.split(b"\t")[1] for l in open(sys.argv[1], "rb").read().split(b"\n") if l.count(b"\t") == 9]
 assert forms == [b"a\x01b", b"c\x1bd", b"e", b"f\x7f"], forms
 PY
+
+# No output option overwrites an input (the same file under any name) or, without --force, any
+# existing file ('qkv eval CKPT FILE --logits CKPT' once replaced the checkpoint with logits).
+ck="$SCRATCH/model.h5"
+cp "$short_ckpt" "$ck"
+ln -s "$ck" "$SCRATCH/model_link.h5"
+ln "$ck" "$SCRATCH/model_hard.h5"
+cp "$ck" "$SCRATCH/model.before"
+dev="$SCRATCH/short_dev.conllu"
+cp "$dev" "$SCRATCH/dev.before"
+for target in "$ck" "$SCRATCH/model_link.h5" "$SCRATCH/model_hard.h5"; do
+    for force in "" --force; do
+        expect_error "is the input $ck: writing it would destroy it" \
+            "$QKV_BIN" eval "$ck" "$dev" --logits "$target" $force
+    done
+done
+expect_error "--logits $dev is the input $dev" "$QKV_BIN" eval "$ck" "$dev" --logits "$dev" --force
+cmp -s "$ck" "$SCRATCH/model.before" && cmp -s "$dev" "$SCRATCH/dev.before" || fail "an input was changed"
+"$QKV_BIN" eval "$ck" "$dev" --logits "$SCRATCH/logits.h5" >/dev/null || fail "eval --logits to a new file"
+expect_error "--logits $SCRATCH/logits.h5 already exists: choose another file, or replace it with --force" \
+    "$QKV_BIN" eval "$ck" "$dev" --logits "$SCRATCH/logits.h5"
+"$QKV_BIN" eval "$ck" "$dev" --logits "$SCRATCH/logits.h5" --force >/dev/null || fail "eval --logits --force"
+# tag: standard output redirected onto the input
+cp "$dev" "$SCRATCH/in.conllu"
+expect_error "standard output is the same file as the input ($SCRATCH/in.conllu)" \
+    sh -c '"$0" tag "$1" "$2" >>"$2"' "$QKV_BIN" "$ck" "$SCRATCH/in.conllu"
+expect_error "standard output is the same file as the input (standard input)" \
+    sh -c '"$0" tag "$1" <"$2" >>"$2"' "$QKV_BIN" "$ck" "$SCRATCH/in.conllu"
+cmp -s "$SCRATCH/in.conllu" "$dev" || fail "tag appended to its own input"
+# plot and attention: --out (and the gnuplot script beside it) never over an input, an existing
+# file only with --force; RUN/plots/loss.png, qkv train's own, is redrawn
+if command -v gnuplot >/dev/null; then
+    cp "$ck" "$SCRATCH/model.png" # a checkpoint may have any name
+    expect_error "--out $SCRATCH/model.png is the input $SCRATCH/model.png" \
+        "$QKV_BIN" attention "$SCRATCH/model.png" --sentence "a dog" --out "$SCRATCH/model.png" --force
+    cmp -s "$SCRATCH/model.png" "$ck" || fail "attention wrote over its checkpoint"
+    sentence=(--sentence "the dog")
+    "$QKV_BIN" attention "$ck" "${sentence[@]}" --out "$SCRATCH/a.png" >/dev/null || fail "attention --out"
+    expect_error "--out $SCRATCH/a.png already exists" "$QKV_BIN" attention "$ck" "${sentence[@]}" --out "$SCRATCH/a.png"
+    rm "$SCRATCH/a.png"
+    expect_error "$SCRATCH/a.gp already exists" "$QKV_BIN" attention "$ck" "${sentence[@]}" --out "$SCRATCH/a.png"
+    "$QKV_BIN" attention "$ck" "${sentence[@]}" --out "$SCRATCH/a.png" --force >/dev/null || fail "attention --force"
+    (cd "$SCRATCH" && "$QKV_BIN" attention "$ck" "${sentence[@]}" >/dev/null) || fail "attention (default --out)"
+    expect_error "attention.png already exists" sh -c 'cd "$1" && "$0" attention "$2" --sentence "a b"' \
+        "$QKV_BIN" "$SCRATCH" "$ck"
+    run="$SCRATCH/short_run"
+    "$QKV_BIN" plot "$run" >/dev/null || fail "plot of a run (its own plots/loss.png)"
+    "$QKV_BIN" plot "$run" >/dev/null || fail "plot of a run, again"
+    "$QKV_BIN" plot "$run" --out "$SCRATCH/p.svg" >/dev/null || fail "plot --out"
+    expect_error "--out $SCRATCH/p.svg already exists" "$QKV_BIN" plot "$run" --out "$SCRATCH/p.svg"
+    "$QKV_BIN" plot "$run" --out "$SCRATCH/p.svg" --force >/dev/null || fail "plot --out --force"
+fi
