@@ -134,3 +134,30 @@ if command -v gnuplot >/dev/null; then
     expect_error "--out $SCRATCH/p.svg already exists" "$QKV_BIN" plot "$run" --out "$SCRATCH/p.svg"
     "$QKV_BIN" plot "$run" --out "$SCRATCH/p.svg" --force >/dev/null || fail "plot --out --force"
 fi
+
+# The logged training loss is token-weighted: with parameters that do not move (a learning rate
+# of 1e-15 during warmup, no dropout), one epoch's training loss over a file equals the dev loss
+# of the same file, for any batch size (it was a mean of batch means: 3.2450 and 3.2490 for a
+# dev loss of 3.2476).
+for bt in 150 1000; do
+    "$QKV_BIN" train configs/quickstart.yaml --out "$SCRATCH/weighted$bt" --set data.source=files \
+        --set data.train="$SCRATCH/short_train.conllu" --set data.dev="$SCRATCH/short_train.conllu" \
+        --set data.batch_tokens=$bt --set train.epochs=1 --set optim.lr=1e-9 --set optim.warmup_steps=1000000 \
+        --set optim.weight_decay=0 --set model.dropout=0 --set train.word_dropout=0 --set log.every_steps=1000000 \
+        --set log.progress=off --set log.plot=false --set train.threads=1 >/dev/null 2>"$SCRATCH/err" ||
+        { cat "$SCRATCH/err" >&2; fail "training with batch_tokens $bt"; }
+done
+"$PY" - "$SCRATCH/weighted150/metrics.tsv" "$SCRATCH/weighted1000/metrics.tsv" <<'PY' || fail "training loss not token-weighted"
+import csv, sys
+losses = {}
+for path in sys.argv[1:]:
+    rows = list(csv.DictReader(open(path), delimiter="\t"))
+    train = [float(r["loss"]) for r in rows if r["split"] == "train"]
+    dev = [float(r["loss"]) for r in rows if r["split"] == "dev"]
+    assert len(train) == 1 and len(dev) >= 1, (path, rows)
+    losses[path] = train[0]
+    assert abs(train[0] - dev[-1]) <= 1e-6 * dev[-1], f"{path}: training loss {train[0]}, dev loss {dev[-1]}"
+a, b = losses.values()
+assert abs(a - b) <= 1e-6 * a, f"training loss {a} with 150-token batches, {b} with 1000"
+print(f"training loss {a:.7f} (150-token batches), {b:.7f} (1000): both the dev loss of the same file")
+PY
