@@ -282,13 +282,9 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
         const char *s = c->text + pos;
         size_t len = eol - pos;
         r.line++;
-        size_t bad = qkv_utf8_check(s, len);
-        if (bad < len) {
-            if (s[bad] == '\0')
-                return FAIL(&r, "expected text, found a NUL byte at byte %zu of the line", bad + 1);
-            return FAIL(&r, "invalid UTF-8 at byte %zu of the line (byte 0x%02X); expected UTF-8 text",
-                        bad + 1, (unsigned char)s[bad]);
-        }
+        char problem[160];
+        if (qkv_text_line_problem(s, len, problem, sizeof problem))
+            return FAIL(&r, "%s", problem);
         pos = next;
         if (len == 0) {
             if (end_sentence(&r) != QKV_OK)

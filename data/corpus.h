@@ -80,6 +80,18 @@ int qkv_corpus_read(qkv_corpus *c, const char *path, const qkv_read_opts *opts, 
 int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char *name,
                         const qkv_read_opts *opts, qkv_error *err);
 
+/* Reads plain text (qkv tag --format text): one sentence a line, tokens separated by spaces,
+ * TABs or CRs; lines without tokens are no sentence; a UTF-8 byte-order mark at the start is
+ * skipped. Every other byte ends up in a token, control characters included. The corpus holds
+ * the text as minimal CoNLL-U (ID, FORM, "_" elsewhere; format CONLLU), for writing it back
+ * tagged, but its line numbers (sent_line, word_line) are those of the text. Errors
+ * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped). */
+int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err);
+
+/* NULL when the len bytes of one line at s are valid UTF-8 without NUL bytes; else buf,
+ * filled with what is wrong ("expected text, found a NUL byte at byte 3 of the line"). */
+const char *qkv_text_line_problem(const char *s, size_t len, char *buf, size_t buf_len);
+
 void qkv_corpus_free(qkv_corpus *c);
 
 /* Word w's FORM / tag: pointer into the corpus text (not NUL-terminated) and its length. */

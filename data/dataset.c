@@ -174,6 +174,20 @@ int qkv_dataset_keep_max_len(qkv_dataset *ds, int max_len, qkv_error *err)
     return QKV_OK;
 }
 
+int qkv_dataset_first_longer(const qkv_dataset *ds, int max_len, int *n_longer)
+{
+    int first = -1, n = 0;
+    for (int s = 0; s < ds->n_sent; s++)
+        if (qkv_dataset_batchable(ds, s) && ds->sent_start[s + 1] - ds->sent_start[s] > max_len) {
+            if (first < 0)
+                first = s;
+            n++;
+        }
+    if (n_longer)
+        *n_longer = n;
+    return first;
+}
+
 void qkv_dataset_free(qkv_dataset *ds)
 {
     free(ds->left_out);

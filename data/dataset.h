@@ -67,6 +67,10 @@ static inline int qkv_dataset_batchable(const qkv_dataset *ds, int s)
     return ds->sent_start[s + 1] > ds->sent_start[s] && !(ds->left_out && ds->left_out[s]);
 }
 
+/* The first batchable sentence of more than max_len words, or -1 when there is none;
+ * *n_longer (may be NULL) receives how many batchable sentences are longer than max_len. */
+int qkv_dataset_first_longer(const qkv_dataset *ds, int max_len, int *n_longer);
+
 void qkv_dataset_free(qkv_dataset *ds);
 
 #endif

@@ -2,8 +2,10 @@
  *   /params/<name>                   model parameters, float32, PyTorch [out, in] shapes
  *   /optim/<param name>/<slot>       optimizer state (exp_avg, exp_avg_sq or momentum_buffer)
  *   /optim/step                      optimizer updates done
- *   /train/{step,epoch,batch_pos,best_step,bad_evals,log_steps,log_tokens}   int64
+ *   /train/{step,epoch,batch_pos,best_step,bad_evals,log_steps,log_tokens,log_loss_tokens}  int64
  *   /train/{best_accuracy,log_loss_sum}                                      float64
+ *                                    log_loss_sum / log_loss_tokens: the token-weighted
+ *                                    training loss since the last log row
  *   /train/rng, /train/epoch_rng     4 x uint64 xoshiro256** states
  *   /train/raw_params/<name>         with train.ema_decay > 0: the last update's parameters
  *                                    (/params then holds their moving average)
@@ -67,7 +69,8 @@ static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_t
         qkv_ckpt_write_i64(w, "/train/log_steps", st->log_steps, err) ||
         qkv_ckpt_write_i64(w, "/train/log_tokens", st->log_tokens, err) ||
         qkv_ckpt_write_f64(w, "/train/best_accuracy", st->best_accuracy, err) ||
-        qkv_ckpt_write_f64(w, "/train/log_loss_sum", st->log_loss_sum, err) ||
+        qkv_ckpt_write_f64(w, "/train/log_loss_sum", st->log_loss.sum, err) ||
+        qkv_ckpt_write_i64(w, "/train/log_loss_tokens", st->log_loss.tokens, err) ||
         qkv_ckpt_write_u64_array(w, "/train/rng", 4, st->rng.s, err) ||
         qkv_ckpt_write_u64_array(w, "/train/epoch_rng", 4, st->epoch_rng.s, err))
         return QKV_ERR;
@@ -253,7 +256,17 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
         status = qkv_ckpt_read_f64(r, "/train/best_accuracy", &st->best_accuracy, err);
     }
     if (status == QKV_OK)
-        status = qkv_ckpt_read_f64(r, "/train/log_loss_sum", &st->log_loss_sum, err);
+        status = qkv_ckpt_read_f64(r, "/train/log_loss_sum", &st->log_loss.sum, err);
+    if (status == QKV_OK && !qkv_ckpt_has(r, "/train/log_loss_tokens")) {
+        /* a qkv before token-weighted losses summed batch means here: the window restarts */
+        fprintf(stderr, "qkv: warning: %s is from an older qkv: the first training loss logged after resuming "
+                        "covers only the resumed steps\n", path);
+        st->log_loss = (qkv_loss_meter){0, 0};
+    } else if (status == QKV_OK) {
+        int64_t tokens = 0;
+        status = qkv_ckpt_read_i64(r, "/train/log_loss_tokens", &tokens, err);
+        st->log_loss.tokens = tokens;
+    }
     if (status == QKV_OK)
         status = qkv_ckpt_read_u64_array(r, "/train/rng", 4, st->rng.s, err);
     if (status == QKV_OK)

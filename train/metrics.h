@@ -1,8 +1,9 @@
 /* metrics.tsv: one row per logged point of a run, tab-separated with a header, ready for
  * gnuplot (`plot 'metrics.tsv' using 1:4`). Columns:
  *   step  epoch  split  loss  accuracy  lr  tokens_per_sec  elapsed_s
- * split is "train" (loss averaged over the steps since the previous train row; accuracy is
- * "nan") or "dev" (loss and accuracy on the dev set). */
+ * split is "train" (the cross-entropy per token over every token of the steps since the
+ * previous train row, not a mean of batch means, so it does not depend on the batch size;
+ * accuracy is "nan") or "dev" (loss per token and accuracy on the dev set). */
 #ifndef QKV_METRICS_H
 #define QKV_METRICS_H
 

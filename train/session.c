@@ -92,7 +92,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
         if (qkv_dataset_encode(&s->train, &s->fz, &s->train_c, &s->warnings, err) ||
             qkv_dataset_require_tags(&s->train, &s->train_c, err))
             return QKV_ERR;
-        if (d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err))
+        if ((d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err)) ||
+            qkv_session_check_lengths(s, &s->train_c, &s->train, true, err))
             return QKV_ERR;
         if (s->train.n_nonempty == 0)
             return qkv_fail(err, "%s: no sentence with words to train on", s->train_c.name);
@@ -107,7 +108,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
         if (!s->fz_ready)
             return qkv_fail(err, "no vocabulary: load a checkpoint or the training data first");
         if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err) ||
-            qkv_dataset_require_tags(&s->dev, &s->dev_c, err))
+            qkv_dataset_require_tags(&s->dev, &s->dev_c, err) ||
+            qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, err))
             return QKV_ERR;
         if (s->dev.n_words == 0)
             return qkv_fail(err, "%s: no words to evaluate on (data.dev)", s->dev_c.name);
@@ -161,6 +163,25 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
         return QKV_ERR;
     s->model_ready = true;
     return QKV_OK;
+}
+
+int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
+                              qkv_error *err)
+{
+    const qkv_model_section *m = &s->cfg.model;
+    if (m->positional != QKV_POS_LEARNED || m->pos_overflow != QKV_POS_OVERFLOW_ERROR)
+        return QKV_OK;
+    int n_longer = 0, first = qkv_dataset_first_longer(ds, m->max_len, &n_longer);
+    if (first < 0)
+        return QKV_OK;
+    char more[64] = "";
+    if (n_longer > 1)
+        snprintf(more, sizeof more, " (and %d more sentences are)", n_longer - 1);
+    return qkv_fail(err,
+                    "%s:%d: sentence of %d words is longer than model.max_len %d%s: set model.pos_overflow: clamp%s "
+                    "or raise model.max_len",
+                    c->name, (int)c->word_line[c->sent_start[first]], ds->sent_start[first + 1] - ds->sent_start[first],
+                    m->max_len, more, training ? ", leave such sentences out with data.max_train_len" : "");
 }
 
 qkv_tagger_input qkv_session_input(const qkv_batch *b)

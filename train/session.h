@@ -39,6 +39,12 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
 qkv_feature_config qkv_session_feature_config(const qkv_run_config *cfg);
 /* Reads a corpus file with the config's format options. */
 int qkv_session_read_corpus(const qkv_session *s, const char *path, qkv_corpus *c, qkv_error *err);
+/* Refuses data the model cannot take, before any work is done: with learned positions and
+ * model.pos_overflow: error, a sentence of ds (encoded from c) longer than model.max_len is an
+ * error "FILE:LINE: sentence of N words is longer than model.max_len M ..." naming its first
+ * word's line. training: ds is the training set (the hint then names data.max_train_len). */
+int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
+                              qkv_error *err);
 /* Views a packed batch as model input. */
 qkv_tagger_input qkv_session_input(const qkv_batch *b);
 

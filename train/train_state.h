@@ -4,6 +4,7 @@
 #define QKV_TRAIN_STATE_H
 
 #include "lib/optim/ema.h"
+#include "lib/loss_meter.h"
 #include "lib/optim/optim.h"
 #include "lib/rng.h"
 #include "train/session.h"
@@ -17,7 +18,7 @@ typedef struct qkv_train_state {
     double best_accuracy;  /* best dev accuracy so far (-1: none yet) */
     long best_step;
     int bad_evals;         /* evaluations since the best one (early stopping) */
-    double log_loss_sum;   /* training loss summed since the last log row */
+    qkv_loss_meter log_loss; /* training loss since the last log row, token-weighted */
     long log_steps, log_tokens;
     qkv_ema *ema;          /* train.ema_decay > 0: the parameter average (NULL: none) */
 } qkv_train_state;

@@ -177,7 +177,7 @@ static void word_dropout(trainer *t)
 static void log_row(trainer *t, int epoch_label)
 {
     double now = now_seconds(), elapsed = now - t->t_start;
-    double loss = t->st.log_loss_sum / (double)t->st.log_steps;
+    double loss = qkv_loss_meter_mean(&t->st.log_loss);
     double lr = qkv_lr_at(&t->sched, t->st.step);
     double tps = (double)t->st.log_tokens / fmax(now - t->t_log, 1e-9);
     qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed);
@@ -187,7 +187,7 @@ static void log_row(trainer *t, int epoch_label)
     clear_progress(t);
     fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", epoch_label,
             t->st.step, t->total_steps, loss, lr, tps, el, eta);
-    t->st.log_loss_sum = 0;
+    t->st.log_loss = (qkv_loss_meter){0, 0};
     t->st.log_steps = 0;
     t->st.log_tokens = 0;
     t->t_log = now;
@@ -228,7 +228,7 @@ static int train_step(trainer *t, int i)
     if (t->st.ema)
         qkv_ema_update(t->st.ema, &s->model.params, t->st.step);
     qkv_params_zero_grad(&s->model.params);
-    t->st.log_loss_sum += value;
+    qkv_loss_meter_add(&t->st.log_loss, value, qkv_loss_tokens(t->batch.tags, t->batch.n_tokens));
     t->st.log_steps++;
     t->st.log_tokens += t->batch.n_tokens;
     return 0;

@@ -54,7 +54,7 @@ for kind in "${KINDS[@]}"; do
     grep '^done:' "$OUT/synth_$kind.log"
 done
 minutes=$(( ($(date +%s) - start + 59) / 60 ))
-"$QKV" plot "$OUT/ewt_none" "$OUT/ewt_sinusoidal" "$OUT/ewt_learned" --out "$OUT/ewt_curves.png" >/dev/null
+"$QKV" plot "$OUT/ewt_none" "$OUT/ewt_sinusoidal" "$OUT/ewt_learned" --out "$OUT/ewt_curves.png" --force >/dev/null
 
 # The table and the figure's script, from the JSON reports (EWT) and the text reports (synthetic).
 python3 - "$OUT" "$RESULTS" "$EPOCHS" "$SYNTH_EPOCHS" "$minutes" "${KINDS[@]}" <<'PY'

@@ -1,5 +1,6 @@
-/* Checkpoint writer: a temporary HDF5 file in the final folder, typed items, then
- * seal (header with size and CRC-32), fsync, rename, fsync the folder. See lib/checkpoint.h. */
+/* Checkpoint writer: typed items into an HDF5 file in memory, then at commit the file with
+ * its header (size and CRC-32) into a temporary file in the final folder, fsync, rename,
+ * fsync the folder. See lib/checkpoint.h. */
 #include "lib/io/checkpoint_internal.h"
 
 #include <dirent.h>
@@ -135,6 +136,7 @@ int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *er
     if (!w)
         return qkv_fail(err, "checkpoint %s: out of memory", final_path);
     w->file = H5I_INVALID_HID;
+    w->fd = -1;
     w->final_path = strdup(final_path);
     w->tmp_path = dup_printf("%s.tmp-%ld", final_path, (long)getpid());
     if (!w->final_path || !w->tmp_path) {
@@ -142,30 +144,31 @@ int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *er
         return qkv_fail(err, "checkpoint %s: out of memory", final_path);
     }
     /* Create the file ourselves first: errno gives a plain reason (missing folder, no
-     * permission, a path component that is a file) before HDF5 is involved. */
-    int fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
+     * permission, a path component that is a file) before any work is done. HDF5 builds the
+     * file in memory; commit writes it here. */
+    w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
         qkv_fail(err, "checkpoint %s: cannot create temporary file %s: %s", final_path, w->tmp_path,
                  strerror(errno));
         writer_free(w);
         return QKV_ERR;
     }
-    close(fd);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
     /* File format of HDF5 1.8 (readable by every HDF5 >= 1.8, h5py included): its
      * superblock and object headers carry checksums, a second line of defence behind ours. */
+    char msg[512] = "unknown HDF5 error";
     if (fcpl >= 0 && fapl >= 0 && H5Pset_userblock(fcpl, QKV_CKPT_HEADER_SIZE) >= 0 &&
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 && qkv_ckpt_image_fapl(fapl, &w->image) == QKV_OK &&
         H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
         w->file = H5Fcreate(w->tmp_path, H5F_ACC_TRUNC, fcpl, fapl);
-    char msg[512];
     if (w->file < 0)
-        qkv_fail(err, "checkpoint %s: HDF5 cannot create %s: %s", final_path, w->tmp_path,
-                 qkv_ckpt_h5_msg(msg, sizeof msg));
+        qkv_ckpt_h5_msg(msg, sizeof msg); /* before the next HDF5 call clears the error stack */
     if (fcpl >= 0)
         H5Pclose(fcpl);
     if (fapl >= 0)
         H5Pclose(fapl);
+    if (w->file < 0)
+        qkv_fail(err, "checkpoint %s: HDF5 cannot create %s: %s", final_path, w->tmp_path, msg);
     if (w->file < 0 || write_root_attributes(w, err) != QKV_OK) {
         qkv_ckpt_abort(w);
         return QKV_ERR;
@@ -174,74 +177,33 @@ int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *er
     return QKV_OK;
 }
 
+/* Closes the in-memory HDF5 file (HDF5 writes nothing to disk, so this fails only for lack of
+ * memory) and forgets its ID: HDF5 1.10 cannot close a file whose H5Fclose failed. */
+static int close_h5(qkv_ckpt_writer *w, char *msg, size_t len)
+{
+    hid_t file = w->file;
+    w->file = H5I_INVALID_HID;
+    if (file < 0 || H5Fclose(file) >= 0)
+        return QKV_OK;
+    qkv_ckpt_h5_msg(msg, len);
+    return QKV_ERR;
+}
+
 void qkv_ckpt_abort(qkv_ckpt_writer *w)
 {
     if (!w)
         return;
-    if (w->file >= 0)
-        H5Fclose(w->file);
+    char msg[512];
+    close_h5(w, msg, sizeof msg);
+    qkv_ckpt_image_release(&w->image);
+    if (w->fd >= 0)
+        close(w->fd);
     unlink(w->tmp_path);
     writer_free(w);
 }
 
 const char *qkv_ckpt_temp_path(const qkv_ckpt_writer *w) { return w->tmp_path; }
 int64_t qkv_ckpt_writer_hid(const qkv_ckpt_writer *w) { return w->file; }
-
-/* Writes the header into the closed temporary file and fsyncs it. */
-static int seal(const char *tmp_path, const char **what)
-{
-    int fd = open(tmp_path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        *what = "cannot reopen the temporary file";
-        return QKV_ERR;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < QKV_CKPT_HEADER_SIZE) {
-        *what = "the temporary file is shorter than its header";
-        close(fd);
-        return QKV_ERR;
-    }
-    static const size_t chunk = 1 << 16;
-    unsigned char *buf = malloc(chunk);
-    if (!buf) {
-        *what = "out of memory";
-        close(fd);
-        return QKV_ERR;
-    }
-    uint32_t crc = 0;
-    off_t pos = QKV_CKPT_HEADER_SIZE;
-    while (pos < st.st_size) {
-        ssize_t got = pread(fd, buf, chunk, pos);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            *what = got < 0 ? "cannot read back the temporary file" : "the temporary file shrank";
-            free(buf);
-            close(fd);
-            return QKV_ERR;
-        }
-        crc = qkv_ckpt_crc32(crc, buf, (size_t)got);
-        pos += got;
-    }
-    free(buf);
-    char header[QKV_CKPT_HEADER_SIZE];
-    qkv_ckpt_header_format(header, (uint64_t)st.st_size, crc);
-    if (pwrite(fd, header, sizeof header, 0) != (ssize_t)sizeof header) {
-        *what = "cannot write the header";
-        close(fd);
-        return QKV_ERR;
-    }
-    if (fsync(fd) != 0) {
-        *what = "fsync failed";
-        close(fd);
-        return QKV_ERR;
-    }
-    if (close(fd) != 0) {
-        *what = "close failed";
-        return QKV_ERR;
-    }
-    return QKV_OK;
-}
 
 /* fsync of the folder that holds path, so that the rename itself is durable. */
 static int sync_folder(const char *path)
@@ -276,20 +238,24 @@ int qkv_ckpt_commit(qkv_ckpt_writer *w, qkv_error *err)
         qkv_ckpt_abort(w);
         return QKV_ERR;
     }
-    hid_t file = w->file;
-    w->file = H5I_INVALID_HID;
     char msg[512];
-    if (H5Fclose(file) < 0) {
-        qkv_fail(err, "checkpoint %s: not saved: HDF5 cannot finish %s: %s", w->final_path, w->tmp_path,
-                 qkv_ckpt_h5_msg(msg, sizeof msg));
+    if (close_h5(w, msg, sizeof msg) != QKV_OK) {
+        qkv_fail(err, "checkpoint %s: not saved: HDF5 cannot finish %s: %s", w->final_path, w->tmp_path, msg);
         qkv_ckpt_abort(w);
         return QKV_ERR;
     }
-    const char *what = NULL;
-    errno = 0;
-    if (seal(w->tmp_path, &what) != QKV_OK) {
-        qkv_fail(err, "checkpoint %s: not saved: %s %s: %s", w->final_path, what, w->tmp_path,
-                 errno ? strerror(errno) : "unexpected size");
+    /* the HDF5 file is closed and nothing of it is left open: now our own plain I/O */
+    int fd = w->fd;
+    w->fd = -1;
+    const char *what = "cannot write", *why = NULL;
+    int status = qkv_ckpt_image_write(&w->image, fd, &why);
+    qkv_ckpt_image_release(&w->image);
+    if (status == QKV_OK && fsync(fd) != 0)
+        status = QKV_ERR, what = "cannot fsync", why = strerror(errno);
+    if (close(fd) != 0 && status == QKV_OK)
+        status = QKV_ERR, what = "cannot close", why = strerror(errno);
+    if (status != QKV_OK) {
+        qkv_fail(err, "checkpoint %s: not saved: %s %s: %s", w->final_path, what, w->tmp_path, why);
         qkv_ckpt_abort(w);
         return QKV_ERR;
     }
@@ -302,7 +268,7 @@ int qkv_ckpt_commit(qkv_ckpt_writer *w, qkv_error *err)
         writer_free(w);
         return QKV_ERR;
     }
-    int status = QKV_OK;
+    status = QKV_OK;
     if (sync_folder(w->final_path) != 0)
         status = qkv_fail(err, "checkpoint %s: saved, but fsync of its folder failed (%s): it may not "
                                "survive a power loss", w->final_path, strerror(errno));
@@ -312,8 +278,9 @@ int qkv_ckpt_commit(qkv_ckpt_writer *w, qkv_error *err)
 
 /* ---- items ---- */
 
-/* Creates the missing groups on the way to path (not path itself), without timestamps. */
-static int make_groups(qkv_ckpt_writer *w, const char *path)
+/* Creates the missing groups on the way to path (not path itself), without timestamps. On
+ * failure puts HDF5's reason into msg. */
+static int make_groups(qkv_ckpt_writer *w, const char *path, char *msg, size_t len)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", path);
@@ -333,6 +300,8 @@ static int make_groups(qkv_ckpt_writer *w, const char *path)
         }
         *p = '/';
     }
+    if (status != QKV_OK)
+        qkv_ckpt_h5_msg(msg, len); /* before H5Pclose clears HDF5's error stack */
     if (gcpl >= 0)
         H5Pclose(gcpl);
     return status;
@@ -354,23 +323,33 @@ static int write_dataset(qkv_ckpt_writer *w, qkv_error *err, const char *path, h
     for (int i = 0; i < rank; i++)
         n *= dims[i];
     int status = QKV_ERR;
+    char msg[512] = "unknown HDF5 error";
+    bool duplicate = false;
     hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), dset = H5I_INVALID_HID;
-    /* No modification times in object headers: the same content gives the same bytes. */
-    if (space < 0 || dcpl < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 || make_groups(w, path) != QKV_OK)
+    hid_t dcpl = space >= 0 ? H5Pcreate(H5P_DATASET_CREATE) : H5I_INVALID_HID, dset = H5I_INVALID_HID;
+    /* No modification times in object headers: the same content gives the same bytes.
+     * HDF5's reason is taken right where a call fails: the next HDF5 call clears it. */
+    if (space < 0 || dcpl < 0 || H5Pset_obj_track_times(dcpl, 0) < 0) {
+        qkv_ckpt_h5_msg(msg, sizeof msg);
+        goto done;
+    }
+    if (make_groups(w, path, msg, sizeof msg) != QKV_OK)
         goto done;
     dset = H5Dcreate2(w->file, path, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (dset < 0)
+    if (dset < 0) {
+        /* HDF5 says "name already exists" for a duplicate: say it plainly. */
+        duplicate = strstr(qkv_ckpt_h5_msg(msg, sizeof msg), "already exists") != NULL;
         goto done;
-    if (n > 0 && H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    }
+    if (n > 0 && H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        qkv_ckpt_h5_msg(msg, sizeof msg);
         goto done;
+    }
     status = QKV_OK;
 done:
     if (status != QKV_OK) {
-        char msg[512], what[600];
-        qkv_ckpt_h5_msg(msg, sizeof msg);
-        /* HDF5 says "name already exists" for a duplicate: say it plainly. */
-        if (dset < 0 && space >= 0 && dcpl >= 0 && strstr(msg, "already exists"))
+        char what[600];
+        if (duplicate)
             snprintf(what, sizeof what, "an item with this path was already written");
         else
             snprintf(what, sizeof what, "HDF5: %s", msg);

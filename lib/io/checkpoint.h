@@ -34,11 +34,16 @@
  *                  always gives the same bytes, so checkpoints can be compared with cmp.
  *
  * ATOMIC SAVE
- *   qkv_ckpt_create() writes to "<final>.tmp-<pid>" in the final path's folder; the header is
- *   written last, by qkv_ckpt_commit(), which then fsyncs the file, renames it onto the final
- *   path and fsyncs the folder. A crash or a failed save (disk full, no permission) leaves the
- *   previous file at the final path untouched; an unsealed temporary file is never accepted by
- *   qkv_ckpt_open().
+ *   qkv_ckpt_create() creates "<final>.tmp-<pid>" in the final path's folder (so a missing
+ *   folder or a missing permission is reported at once) and builds the HDF5 file in memory
+ *   (HDF5's core driver): a save holds the whole checkpoint in memory until its commit.
+ *   qkv_ckpt_commit() closes the HDF5 file, writes it with its header into the temporary file,
+ *   fsyncs it, renames it onto the final path and fsyncs the folder. HDF5 never writes to disk
+ *   itself, so a full disk is a plain write error of the commit, after which no HDF5 object is
+ *   left open (HDF5 1.10 cannot close a file whose metadata flush failed, and then crashes at
+ *   process exit). A crash or a failed save (disk full, no permission) leaves the previous
+ *   file at the final path untouched and, except after a crash, no temporary file; an
+ *   unfinished temporary file is never accepted by qkv_ckpt_open().
  *
  * ERRORS  Every function returning int gives QKV_OK or QKV_ERR with err filled with one line
  *   naming the file, the item path and what is wrong (HDF5's own diagnostic included where it
@@ -77,8 +82,10 @@ typedef struct qkv_ckpt_reader qkv_ckpt_reader;
  * qkv_ckpt_abort(). */
 int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *err);
 
-/* Closes the HDF5 file, writes the header (size, CRC-32), fsyncs the file, renames it onto
- * the final path and fsyncs the folder. Always frees w. On any failure before the rename the
+/* Closes the (in-memory) HDF5 file, writes it with its header (size, CRC-32) into the
+ * temporary file, fsyncs it, renames it onto the final path and fsyncs the folder. Always
+ * frees w and leaves no HDF5 object of it open. Errors name errno's reason ("No space left
+ * on device"). On any failure before the rename the
  * temporary file is removed and the final path is unchanged. Also fails (and discards the
  * file) when an earlier write on w failed, so a partial checkpoint can never be committed.
  * If only the final fsync of the folder fails, the new file is in place and QKV_ERR says so. */

@@ -1,6 +1,7 @@
-/* Internals shared by lib/io/checkpoint.c (writer), lib/io/checkpoint_read.c (reader) and
+/* Internals shared by lib/io/checkpoint.c (writer), lib/io/checkpoint_image.c (the writer's
+ * in-memory file), lib/io/checkpoint_read.c and lib/io/checkpoint_strings.c (reader) and
  * lib/io/checkpoint_file.c (header, CRC-32, path and UTF-8 checks, HDF5 error text).
- * Not part of the public API; only these three files include it. */
+ * Not part of the public API; only these files (and the checkpoint tests) include it. */
 #ifndef QKV_CHECKPOINT_INTERNAL_H
 #define QKV_CHECKPOINT_INTERNAL_H
 
@@ -8,8 +9,17 @@
 
 #include "lib/io/checkpoint.h"
 
+/* The writer's in-memory HDF5 file (lib/io/checkpoint_image.c). */
+typedef struct {
+    unsigned char *mem; /* the file's bytes from offset 0 (the user block included) */
+    size_t cap;         /* bytes allocated at mem */
+    bool closed;        /* HDF5 closed the file and handed mem over */
+} qkv_ckpt_image;
+
 struct qkv_ckpt_writer {
     hid_t file;
+    int fd;               /* the temporary file, written at commit */
+    qkv_ckpt_image image;
     char *final_path;
     char *tmp_path;
     bool failed;          /* an item write failed: commit refuses */
@@ -43,6 +53,15 @@ bool qkv_ckpt_utf8_valid(const char *s, size_t n);
 const char *qkv_ckpt_h5_msg(char *buf, size_t len);
 /* Switches off HDF5's automatic error printing (lib/ never prints). */
 void qkv_ckpt_h5_silence(void);
+
+/* ---- the in-memory file of a writer (lib/io/checkpoint_image.c) ---- */
+/* Makes fapl keep the file in memory, allocated through img (zeroed here). */
+int qkv_ckpt_image_fapl(hid_t fapl, qkv_ckpt_image *img);
+/* After H5Fclose: puts the qkv header (length, CRC-32) into the image and writes the whole
+ * file to fd. QKV_ERR with *why (e.g. strerror's "No space left on device") on failure. */
+int qkv_ckpt_image_write(qkv_ckpt_image *img, int fd, const char **why);
+/* Frees the image once HDF5 has let go of it; leaves img empty. */
+void qkv_ckpt_image_release(qkv_ckpt_image *img);
 
 /* ---- reader helpers (lib/io/checkpoint_read.c) ---- */
 enum qkv_ckpt_kind { KIND_FLOAT, KIND_INT, KIND_UINT, KIND_STRING, KIND_ANY };

@@ -31,6 +31,18 @@ static ssize_t read_full(int fd, void *buf, size_t n, off_t pos)
     return (ssize_t)done;
 }
 
+/* For a name "<checkpoint>.tmp-<pid>" (the writer's temporary file), what it is. */
+static const char *temp_hint(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *tmp = strstr(slash ? slash : path, ".tmp-");
+    if (!tmp || !tmp[5])
+        return "";
+    for (const char *p = tmp + 5; *p; p++)
+        if (*p < '0' || *p > '9')
+            return "";
+    return " (an unfinished temporary file of an interrupted save)";
+}
+
 /* Everything that can be checked without HDF5: existence, header, length, CRC-32. */
 static int verify_file(const char *path, qkv_error *err)
 {
@@ -52,7 +64,7 @@ static int verify_file(const char *path, qkv_error *err)
     if (got < 0 || got_block < 0) {
         qkv_fail(err, "checkpoint %s: cannot read: %s", path, strerror(errno));
     } else if (st.st_size == 0) {
-        qkv_fail(err, "checkpoint %s: the file is empty", path);
+        qkv_fail(err, "checkpoint %s: the file is empty%s", path, temp_hint(path));
     } else if (got >= 8 && memcmp(header, hdf5_signature, 8) == 0) {
         qkv_fail(err, "checkpoint %s: an HDF5 file, but not a qkv checkpoint (no qkv header)", path);
     } else if (got < 20 || memcmp(header, "qkv-checkpoint\nsize=", 20) != 0) {
@@ -67,8 +79,8 @@ static int verify_file(const char *path, qkv_error *err)
     } else if (!qkv_ckpt_header_parse(header, &size, &crc)) {
         qkv_fail(err, "checkpoint %s: corrupted: its qkv header is damaged", path);
     } else if ((uint64_t)st.st_size < size) {
-        qkv_fail(err, "checkpoint %s: truncated: %lld bytes, the header says %" PRIu64, path,
-                 (long long)st.st_size, size);
+        qkv_fail(err, "checkpoint %s: truncated: %lld bytes, the header says %" PRIu64 "%s", path,
+                 (long long)st.st_size, size, temp_hint(path));
     } else if ((uint64_t)st.st_size > size) {
         qkv_fail(err, "checkpoint %s: %lld bytes, the header says %" PRIu64 " (data appended after saving?)",
                  path, (long long)st.st_size, size);
@@ -163,11 +175,13 @@ int qkv_ckpt_open(const char *path, qkv_ckpt_reader **out, qkv_error *err)
     r->file = H5I_INVALID_HID;
     if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
         r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    char msg[512];
+    if (r->file < 0)
+        qkv_ckpt_h5_msg(msg, sizeof msg); /* now: H5Pclose clears HDF5's error stack */
     if (fapl >= 0)
         H5Pclose(fapl);
     if (r->file < 0) {
-        char msg[512];
-        qkv_fail(err, "checkpoint %s: HDF5 cannot open it: %s", path, qkv_ckpt_h5_msg(msg, sizeof msg));
+        qkv_fail(err, "checkpoint %s: HDF5 cannot open it: %s", path, msg);
         qkv_ckpt_close(r);
         return QKV_ERR;
     }
@@ -298,7 +312,8 @@ hid_t qkv_ckpt_open_dataset(const qkv_ckpt_reader *r, const char *path, enum qkv
         H5Oclose(obj);
         return H5I_INVALID_HID;
     }
-    hid_t type = H5Dget_type(obj), space = H5Dget_space(obj);
+    hid_t type = H5Dget_type(obj);
+    hid_t space = type >= 0 ? H5Dget_space(obj) : H5I_INVALID_HID;
     bool ok = false;
     if (type < 0 || space < 0) {
         qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read its type: %s", qkv_ckpt_h5_msg(msg, sizeof msg));

@@ -1,8 +1,10 @@
 /* Checkpoints, part 2: safety. Truncated and byte-flipped files give errors (or, for a
- * harmless flip, the original data) and never crash; a save that is interrupted or fails
- * (file size limit as a stand-in for a full disk, a folder without write permission, a path
- * through a regular file, a rename that fails) leaves the previous checkpoint byte-identical
- * and no temporary file behind where it can remove it. */
+ * harmless flip, the original data) and never crash; when HDF5 itself refuses a file, its
+ * reason is in the error. A save that is interrupted or fails (file size limit as a stand-in
+ * for a full disk, a folder without write permission, a path through a regular file, a rename
+ * that fails) leaves the previous checkpoint byte-identical, no temporary file behind where it
+ * can remove it, and no HDF5 object open: the process then exits normally (HDF5's shutdown at
+ * exit crashed on a file left half-closed by a failed save). */
 #include "checkpoint_fixture.h"
 
 #include <errno.h>
@@ -135,7 +137,7 @@ static void test_resealed_corruption_reaches_hdf5(void **state)
             qkv_error err = {{0}};
             if (open_and_check(p, &err) == QKV_OK)
                 _exit(10);
-            _exit(!err.msg[0] ? 12 : strstr(err.msg, "differ") ? 13 : 11);
+            _exit(!err.msg[0] || strstr(err.msg, "unknown HDF5 error") ? 12 : strstr(err.msg, "differ") ? 13 : 11);
         }
         int status;
         assert_int_equal(waitpid(child, &status, 0), child);
@@ -153,8 +155,48 @@ static void test_resealed_corruption_reaches_hdf5(void **state)
     free(buf);
 }
 
-/* A save killed before its commit: the previous file is intact; the temporary file left
- * behind is not a checkpoint. */
+/* Writes len bytes of buf to p with a valid qkv header, so that HDF5 itself reads them. */
+static void reseal(const char *p, unsigned char *buf, size_t len)
+{
+    qkv_ckpt_header_format((char *)buf, len, qkv_ckpt_crc32(0, buf + QKV_CKPT_HEADER_SIZE, len - QKV_CKPT_HEADER_SIZE));
+    fx_spit(p, buf, len);
+}
+
+/* When HDF5 refuses a file, the error gives HDF5's reason (its error stack was once cleared by
+ * the next HDF5 call, leaving "unknown HDF5 error"). */
+static void test_hdf5_reason_kept(void **state)
+{
+    (void)state;
+    fx_write_sample(path);
+    size_t len;
+    unsigned char *buf = fx_slurp(path, &len), *copy = malloc(len);
+    char p[160];
+    snprintf(p, sizeof p, "%s/other.h5", dir);
+    qkv_ckpt_reader *r = NULL;
+    qkv_error err;
+    /* not HDF5 at all behind a valid qkv header */
+    memcpy(copy, buf, len);
+    memset(copy + QKV_CKPT_HEADER_SIZE, 'x', len - QKV_CKPT_HEADER_SIZE);
+    reseal(p, copy, len);
+    assert_int_equal(qkv_ckpt_open(p, &r, &err), QKV_ERR);
+    assert_null(r);
+    assert_msg_has(err, "HDF5 cannot open it: file signature not found");
+    /* an HDF5 file cut short, re-sealed */
+    const size_t cuts[] = {QKV_CKPT_HEADER_SIZE + 100, len / 2, len - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        memcpy(copy, buf, len);
+        reseal(p, copy, cuts[i]);
+        assert_int_equal(qkv_ckpt_open(p, &r, &err), QKV_ERR);
+        assert_msg_has(err, "HDF5 cannot open it: truncated file");
+    }
+    /* a folder never reaches HDF5 */
+    assert_int_equal(qkv_ckpt_open(dir, &r, &err), QKV_ERR);
+    assert_msg_has(err, "not a regular file");
+    assert_int_equal(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
+    free(copy);
+    free(buf);
+}
+
 /* The header's checksum is CRC-32/IEEE: the standard check value, and chaining over pieces. */
 static void test_crc32_check_value(void **state)
 {
@@ -165,6 +207,8 @@ static void test_crc32_check_value(void **state)
     assert_int_equal(qkv_ckpt_crc32(0, "", 0), 0);
 }
 
+/* A save killed before its commit: the previous file is intact; the temporary file left
+ * behind is not a checkpoint. */
 static void test_interrupted_save(void **state)
 {
     (void)state;
@@ -256,7 +300,13 @@ static void save_big(int fd, void *arg)
     if (write(fd, err.msg, strlen(err.msg)) < 0)
         _exit(98);
     qkv_params_free(&ps);
-    _exit(rc == QKV_OK ? 1 : 0);
+    ssize_t open_objects = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+    if (open_objects != 0) {
+        dprintf(fd, " -- %zd HDF5 objects still open", open_objects);
+        _exit(96);
+    }
+    /* exit, not _exit: HDF5's shutdown (an atexit handler) must run, and must not crash */
+    exit(rc == QKV_OK ? 1 : 0);
 }
 
 typedef struct {
@@ -406,6 +456,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncated_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resealed_corruption_reaches_hdf5, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hdf5_reason_kept, setup, teardown),
         cmocka_unit_test(test_crc32_check_value),
         cmocka_unit_test_setup_teardown(test_interrupted_save, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_full_keeps_previous, setup, teardown),

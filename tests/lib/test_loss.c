@@ -1,7 +1,10 @@
 /* cross_entropy: values and gradients by hand (including logits [1000, 0] for target 1: loss
  * 1000, gradient [1, -1]), ignored rows, every row ignored (loss 0, zero gradient, no NaN),
- * logits of ±1e4, out-of-range targets, and double-precision gradient checks. */
+ * logits of ±1e4, out-of-range targets, and double-precision gradient checks. The loss meter:
+ * batch means weighted by their token counts give the loss of all tokens at once. */
 #include "optest.h"
+
+#include "lib/loss_meter.h"
 
 typedef struct {
     qkv_tensor *logits;
@@ -148,6 +151,46 @@ static void test_gradcheck_catches_one_percent(void **state)
     ot_free(&e);
 }
 
+/* The same 7 rows (one ignored) split into batches of 1+5 and 3+3 rows: the meter's mean is
+ * the loss of all rows in one batch for both splits; the plain mean of the batch means is not. */
+static void test_loss_meter(void **state)
+{
+    (void)state;
+    static const double values[] = {1, 2, 3, 0, 0, 0, 7, 8, 9, -1, 4, 0.5, 2, 2, 2, 0, 5, -3, 1, 1, 6};
+    static const int32_t targets[] = {2, 0, -1, 1, 1, 2, 0};
+    ot_env e;
+    ot_init(&e, 1);
+    qkv_tensor *all = ot_values(&e, "all", 2, (int[]){7, 3}, values);
+    qkv_tensor *whole = qkv_cross_entropy(&e.tp, all, targets);
+    assert_non_null(whole);
+    assert_int_equal(qkv_loss_tokens(targets, 7), 6);
+    const int splits[2][2] = {{1, 6}, {3, 7}}; /* batch 1 = rows [0, a), batch 2 = rows [a, 7) */
+    double plain[2];
+    for (int k = 0; k < 2; k++) {
+        qkv_loss_meter m = {0, 0};
+        double mean_of_means = 0;
+        for (int b = 0; b < 2; b++) {
+            int from = b ? splits[k][0] : 0, to = b ? 7 : splits[k][0];
+            char name[16];
+            snprintf(name, sizeof name, "split%d.batch%d", k, b);
+            qkv_tensor *x = ot_values(&e, name, 2, (int[]){to - from, 3}, values + 3 * from);
+            qkv_tensor *loss = qkv_cross_entropy(&e.tp, x, targets + from);
+            assert_non_null(loss);
+            qkv_loss_meter_add(&m, loss->data[0], qkv_loss_tokens(targets + from, to - from));
+            mean_of_means += loss->data[0] / 2;
+        }
+        assert_int_equal(m.tokens, 6);
+        tu_assert_close(qkv_loss_meter_mean(&m), whole->data[0], 1e-12);
+        plain[k] = mean_of_means;
+    }
+    /* what the trainer once logged: another value for each split, neither the loss */
+    assert_true(fabs(plain[0] - plain[1]) > 0.1);
+    assert_true(fabs(plain[0] - whole->data[0]) > 0.1 && fabs(plain[1] - whole->data[0]) > 0.1);
+    qkv_loss_meter none = {0, 0};
+    assert_true(isnan(qkv_loss_meter_mean(&none)));
+    ot_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_gradcheck),
         cmocka_unit_test(test_gradcheck_catches_one_percent),
+        cmocka_unit_test(test_loss_meter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

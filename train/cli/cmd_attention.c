@@ -1,4 +1,4 @@
-/* qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] */
+/* qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--force] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,11 +6,13 @@
 #include "lib/threads.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
+#include "train/plot/gnuplot.h"
+#include "train/cli/output_file.h"
 #include "train/plot/plot_attention.h"
 #include "train/train_state.h"
 
 static const char USAGE[] =
-    "usage: qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE]\n"
+    "usage: qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--force]\n"
     "\n"
     "Runs the model on one sentence (words separated by spaces) and draws the attention\n"
     "weights P of one layer as a heatmap with gnuplot: rows are queries (labelled with the\n"
@@ -21,7 +23,8 @@ static const char USAGE[] =
     "  --sentence TEXT  the sentence, e.g. \"The old man the boats .\"\n"
     "  --layer L        encoder block, 0-based (default: the last)\n"
     "  --head H|all     one head, 0-based, or every head of the layer in a grid (default: all)\n"
-    "  --out FILE       .png or .svg (default: attention.png)\n";
+    "  --out FILE       .png or .svg (default: attention.png)\n"
+    "  --force          replace FILE (and FILE.gp) if it exists\n";
 
 /* Larger heatmaps are unreadable, and gnuplot takes minutes to draw one of 1,000 words. */
 #define QKV_ATTENTION_MAX_WORDS 200
@@ -112,7 +115,7 @@ static int draw(qkv_session *s, int layer, int head, const char *image, qkv_erro
 int qkv_cmd_attention(int argc, char **argv)
 {
     const char *ckpt = NULL, *sentence = NULL, *layer_arg = NULL, *head_arg = "all", *out = "attention.png";
-    bool bad = false;
+    bool bad = false, force = false, out_given = false;
     for (int i = 1; i < argc && !bad; i++) {
         const char *value;
         if (qkv_cli_is_help(argv[i])) {
@@ -126,6 +129,9 @@ int qkv_cmd_attention(int argc, char **argv)
             head_arg = value;
         } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
             out = value;
+            out_given = true;
+        } else if (!strcmp(argv[i], "--force")) {
+            force = true;
         } else {
             qkv_cli_positional("attention", argv[i], (const char **[]){&ckpt}, 1, &bad);
         }
@@ -153,10 +159,20 @@ int qkv_cmd_attention(int argc, char **argv)
         fputs(USAGE, stderr);
         return 2;
     }
+    char script[4300];
+    qkv_gnuplot_script_path(out, script, sizeof script);
+    qkv_error err;
+    qkv_image_kind kind;
+    if (qkv_image_kind_of(out, &kind, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    if (!qkv_output_ok("attention", out_given ? "--out" : NULL, out, &ckpt, 1, force, false) ||
+        !qkv_output_ok("attention", NULL, script, &ckpt, 1, force, false))
+        return 1;
 
     qkv_session s;
     qkv_session_init(&s);
-    qkv_error err;
     int status = 1, n_words = 0;
     size_t len = 0;
     char *conllu = sentence_conllu(sentence, &len, &n_words);
@@ -197,7 +213,8 @@ int qkv_cmd_attention(int argc, char **argv)
     opts.format = QKV_FORMAT_CONLLU;
     opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
     if (qkv_corpus_read_mem(&s.dev_c, conllu, len, "--sentence", &opts, &err) ||
-        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) || draw(&s, layer, head, out, &err)) {
+        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
+        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) || draw(&s, layer, head, out, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }

@@ -8,11 +8,12 @@
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/evaluate.h"
+#include "train/cli/output_file.h"
 #include "train/report.h"
 #include "train/train_state.h"
 
 static const char USAGE[] =
-    "usage: qkv eval CHECKPOINT FILE [--json] [--by-length] [--logits OUT.h5]\n"
+    "usage: qkv eval CHECKPOINT FILE [--json] [--by-length] [--logits OUT.h5 [--force]]\n"
     "\n"
     "Tags FILE (read with the checkpoint's data settings) and compares with its gold tags:\n"
     "accuracy, per-tag precision/recall/F1, the most frequent confusions, words per second.\n"
@@ -22,7 +23,8 @@ static const char USAGE[] =
     "  --json        one JSON object on stdout instead of the text report\n"
     "  --by-length   also accuracy per sentence length (1-10, 11-20, 21-40, 41+ words)\n"
     "  --logits OUT  also write every word's logits to the HDF5 file OUT: /logits float32\n"
-    "                [words, tags] and /pred int64 [words] in file order (for parity checks)\n";
+    "                [words, tags] and /pred int64 [words] in file order (for parity checks)\n"
+    "  --force       replace OUT if it exists (never CHECKPOINT or FILE)\n";
 
 /* /logits [n_words, n_tags] and /pred [n_words] of res into path (a qkv HDF5 container). */
 static int write_logits(const char *path, const qkv_eval_result *res, const qkv_real *logits, int n_words,
@@ -51,7 +53,7 @@ static int write_logits(const char *path, const qkv_eval_result *res, const qkv_
 int qkv_cmd_eval(int argc, char **argv)
 {
     const char *ckpt = NULL, *file = NULL, *logits_path = NULL;
-    bool json = false, by_length = false, bad = false;
+    bool json = false, by_length = false, force = false, bad = false;
     for (int i = 1; i < argc && !bad; i++) {
         const char *value;
         if (qkv_cli_is_help(argv[i])) {
@@ -61,6 +63,8 @@ int qkv_cmd_eval(int argc, char **argv)
             json = true;
         } else if (!strcmp(argv[i], "--by-length")) {
             by_length = true;
+        } else if (!strcmp(argv[i], "--force")) {
+            force = true;
         } else if (qkv_cli_option(argc, argv, &i, "--logits", &value, &bad)) {
             logits_path = value;
         } else {
@@ -75,6 +79,8 @@ int qkv_cmd_eval(int argc, char **argv)
         fputs(USAGE, stderr);
         return 2;
     }
+    if (logits_path && !qkv_output_ok("eval", "--logits", logits_path, (const char *[]){ckpt, file}, 2, force, false))
+        return 1;
     qkv_session s;
     qkv_session_init(&s);
     qkv_error err;
@@ -84,7 +90,9 @@ int qkv_cmd_eval(int argc, char **argv)
     qkv_real *logits = NULL;
     if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_session_read_corpus(&s, file, &s.dev_c, &err) ||
         qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
-        qkv_dataset_require_tags(&s.dev, &s.dev_c, &err)) {
+        qkv_dataset_require_tags(&s.dev, &s.dev_c, &err) ||
+
+        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }

@@ -6,10 +6,12 @@
 
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
+#include "train/plot/gnuplot.h"
+#include "train/cli/output_file.h"
 #include "train/plot/plot_metrics.h"
 
 static const char USAGE[] =
-    "usage: qkv plot RUN_DIR... [--out FILE.png|FILE.svg] [--size WIDTHxHEIGHT]\n"
+    "usage: qkv plot RUN_DIR... [--out FILE.png|FILE.svg] [--size WIDTHxHEIGHT] [--force]\n"
     "\n"
     "Draws the training curves of one or more runs from their metrics.tsv with gnuplot:\n"
     "training loss per step (faint) with a smoothed line and dev loss per evaluation on top,\n"
@@ -19,6 +21,7 @@ static const char USAGE[] =
     "  --out FILE   the image, .png or .svg (default: RUN_DIR/plots/loss.png for one run,\n"
     "               compare.png for several)\n"
     "  --size WxH   pixels (default 960x720)\n"
+    "  --force      replace FILE (and FILE.gp) if it exists\n"
     "\n"
     "Needs gnuplot (Debian/Ubuntu: apt-get install gnuplot-nox).\n";
 
@@ -27,7 +30,7 @@ int qkv_cmd_plot(int argc, char **argv)
     const char *out = NULL, *size = NULL;
     const char **runs = calloc((size_t)argc, sizeof *runs);
     int n_runs = 0, width = QKV_PLOT_WIDTH, height = QKV_PLOT_HEIGHT;
-    bool bad = false;
+    bool bad = false, force = false;
     if (!runs)
         return 1;
     for (int i = 1; i < argc && !bad; i++) {
@@ -40,6 +43,8 @@ int qkv_cmd_plot(int argc, char **argv)
             out = value;
         } else if (qkv_cli_option(argc, argv, &i, "--size", &value, &bad)) {
             size = value;
+        } else if (!strcmp(argv[i], "--force")) {
+            force = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "qkv plot: unknown option '%s'\n", argv[i]);
             bad = true;
@@ -80,8 +85,20 @@ int qkv_cmd_plot(int argc, char **argv)
         else
             snprintf(image, sizeof image, "%s/plots/loss.png", runs[0]);
     }
+    /* RUN_DIR/plots/loss.png (and loss.gp) are qkv train's own, redrawn at will */
+    bool owned = !out && n_runs == 1;
+    char script[4300];
+    qkv_gnuplot_script_path(image, script, sizeof script);
     qkv_error err;
-    int status = qkv_plot_metrics(runs, n_runs, image, width, height, &err);
+    qkv_image_kind kind;
+    int status = qkv_image_kind_of(image, &kind, &err);
+    if (status == QKV_OK && (!qkv_output_ok("plot", out ? "--out" : NULL, image, runs, n_runs, force, owned) ||
+                             !qkv_output_ok("plot", NULL, script, runs, n_runs, force, owned))) {
+        free(runs);
+        return 1;
+    }
+    if (status == QKV_OK)
+        status = qkv_plot_metrics(runs, n_runs, image, width, height, &err);
     free(runs);
     if (status) {
         fprintf(stderr, "qkv: %s\n", err.msg);

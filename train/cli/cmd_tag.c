@@ -8,6 +8,7 @@
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/evaluate.h"
+#include "train/cli/output_file.h"
 #include "train/train_state.h"
 
 static const char USAGE[] =
@@ -16,38 +17,8 @@ static const char USAGE[] =
     "Writes FILE (default: standard input) to standard output with predicted tags.\n"
     "  --format conllu  (default) CoNLL-U in, the same bytes out with the predicted tag in the\n"
     "                   tag column the model was trained on (UPOS or XPOS)\n"
-    "  --format text    one sentence per line, tokens separated by spaces; CoNLL-U out\n";
-
-/* Plain text (a sentence a line, tokens split on spaces) as minimal CoNLL-U. */
-static char *text_to_conllu(const char *text, size_t *out_len)
-{
-    char *out = NULL;
-    FILE *f = open_memstream(&out, out_len);
-    if (!f)
-        return NULL;
-    const char *line = text;
-    while (*line) {
-        const char *end = strchr(line, '\n');
-        if (!end)
-            end = line + strlen(line);
-        int id = 0;
-        const char *p = line;
-        while (p < end) {
-            while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-                p++;
-            const char *start = p;
-            while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
-                p++;
-            if (p > start)
-                fprintf(f, "%d\t%.*s\t_\t_\t_\t_\t_\t_\t_\t_\n", ++id, (int)(p - start), start);
-        }
-        if (id)
-            fputc('\n', f);
-        line = *end ? end + 1 : end;
-    }
-    fclose(f);
-    return out;
-}
+    "  --format text    one sentence per line, tokens separated by spaces; CoNLL-U out (every\n"
+    "                   other byte is in a token; a NUL byte or invalid UTF-8 is an error)\n";
 
 int qkv_cmd_tag(int argc, char **argv)
 {
@@ -79,6 +50,8 @@ int qkv_cmd_tag(int argc, char **argv)
     }
     if (!file)
         file = "-";
+    if (!qkv_output_ok("tag", NULL, NULL, (const char *[]){ckpt, file}, 2, false, false))
+        return 1;
 
     qkv_session s;
     qkv_session_init(&s);
@@ -100,22 +73,15 @@ int qkv_cmd_tag(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
-    if (text) {
-        char *conllu = text_to_conllu(input, &len);
-        free(input);
-        input = conllu;
-    }
-    if (!input) {
-        fprintf(stderr, "qkv: %s: out of memory\n", file);
-        goto done;
-    }
     qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = text ? QKV_FORMAT_CONLLU : (qkv_format)s.cfg.data.format;
+    opts.format = (qkv_format)s.cfg.data.format;
     opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
     opts.tag_column = s.cfg.data.tag_column;
     const char *name = strcmp(file, "-") ? file : "<stdin>";
-    if (qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err) ||
+    if ((text ? qkv_corpus_read_text(&s.dev_c, input, len, name, &err)
+              : qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err)) ||
         qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
+        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) ||
         qkv_evaluate(&s, &s.dev, s.cfg.data.batch_tokens, &res, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;

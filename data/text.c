@@ -1,0 +1,95 @@
+/* Plain text as a corpus (see corpus.h, qkv_corpus_read_text). */
+#include "data/corpus.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/utf8.h"
+
+const char *qkv_text_line_problem(const char *s, size_t len, char *buf, size_t buf_len)
+{
+    size_t bad = qkv_utf8_check(s, len);
+    if (bad >= len)
+        return NULL;
+    if (s[bad] == '\0')
+        snprintf(buf, buf_len, "expected text, found a NUL byte at byte %zu of the line", bad + 1);
+    else
+        snprintf(buf, buf_len, "invalid UTF-8 at byte %zu of the line (byte 0x%02X); expected UTF-8 text", bad + 1,
+                 (unsigned char)s[bad]);
+    return buf;
+}
+
+static bool is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+
+/* Appends the CoNLL-U line number -> text line number entry. */
+static bool map_add(int32_t **map, size_t *n, size_t *cap, int32_t text_line)
+{
+    if (*n == *cap) {
+        size_t bigger = *cap ? *cap * 2 : 256;
+        int32_t *m = realloc(*map, bigger * sizeof *m);
+        if (!m)
+            return false;
+        *map = m;
+        *cap = bigger;
+    }
+    (*map)[(*n)++] = text_line;
+    return true;
+}
+
+int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!name)
+        name = "<memory>";
+    size_t pos = len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3) ? 3 : 0; /* a byte-order mark is no text */
+    char *conllu = NULL;
+    size_t conllu_len = 0, n_map = 0, cap_map = 0;
+    int32_t *map = NULL; /* map[k]: the text line of CoNLL-U line k + 1 */
+    FILE *f = open_memstream(&conllu, &conllu_len);
+    if (!f)
+        return qkv_fail(err, "%.200s: out of memory", name);
+    int status = QKV_OK;
+    bool room = true;
+    for (int32_t line = 1; pos < len && status == QKV_OK; line++) {
+        const char *s = data + pos, *nl = memchr(s, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - s) : len - pos;
+        pos += n + (nl != NULL);
+        char problem[160];
+        if (qkv_text_line_problem(s, n, problem, sizeof problem)) {
+            status = qkv_fail(err, "%.200s:%d: %s", name, (int)line, problem);
+            break;
+        }
+        int id = 0;
+        for (size_t i = 0; i < n;) {
+            while (i < n && is_blank(s[i]))
+                i++;
+            size_t start = i;
+            while (i < n && !is_blank(s[i]))
+                i++;
+            if (i > start) {
+                fprintf(f, "%d\t%.*s\t_\t_\t_\t_\t_\t_\t_\t_\n", ++id, (int)(i - start), s + start);
+                room = room && map_add(&map, &n_map, &cap_map, line);
+            }
+        }
+        if (id) {
+            fputc('\n', f);
+            room = room && map_add(&map, &n_map, &cap_map, line);
+        }
+    }
+    if (fclose(f) != 0 || !room)
+        status = status == QKV_OK ? qkv_fail(err, "%.200s: out of memory", name) : status;
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_CONLLU;
+    if (status == QKV_OK)
+        status = qkv_corpus_read_mem(c, conllu ? conllu : "", conllu ? conllu_len : 0, name, &opts, err);
+    if (status == QKV_OK) { /* the user's lines, not those of the CoNLL-U made here */
+        for (int s = 0; s < c->n_sent; s++)
+            c->sent_line[s] = map[c->sent_line[s] - 1];
+        for (int w = 0; w < c->n_words; w++)
+            c->word_line[w] = map[c->word_line[w] - 1];
+    }
+    free(map);
+    free(conllu);
+    return status;
+}

@@ -1,0 +1,21 @@
+/* The one rule for every file a qkv command writes besides a run folder (eval --logits,
+ * plot --out, attention --out and the gnuplot scripts beside their images, tag's standard
+ * output): never over one of the command's inputs, and over an existing file only with --force. */
+#ifndef QKV_OUTPUT_FILE_H
+#define QKV_OUTPUT_FILE_H
+
+#include <stdbool.h>
+
+/* Whether command cmd may write out (given by option opt, e.g. "--logits"; NULL for a default
+ * name). Refused, with a message on stderr:
+ *   - out is one of inputs[0..n_inputs-1] ("-" = standard input): the same file by device and
+ *     inode, so another name, a hard link or a symbolic link to an input counts too; --force
+ *     does not change this;
+ *   - out exists, unless force, or replace_ok (a file qkv itself keeps up to date, such as
+ *     RUN/plots/loss.png).
+ * out NULL means standard output: refused only when it is one of the inputs (with
+ * "qkv tag M in.conllu > in.conllu" the shell has already emptied that file). */
+bool qkv_output_ok(const char *cmd, const char *opt, const char *out, const char *const *inputs, int n_inputs,
+                   bool force, bool replace_ok);
+
+#endif
