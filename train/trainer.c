@@ -246,15 +246,6 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     qkv_rng_seed(&t->shuffle, (uint64_t)c->train.seed * 2);
     snprintf(t->last_path, sizeof t->last_path, "%s/checkpoints/last.h5", opts->run_dir);
     snprintf(t->best_path, sizeof t->best_path, "%s/checkpoints/best.h5", opts->run_dir);
-    /* Saves interrupted by a kill leave "<name>.tmp-<pid>" (up to the size of a checkpoint). */
-    for (int k = 0; k < 2; k++) {
-        int removed = 0;
-        const char *p = k ? t->best_path : t->last_path;
-        if (qkv_ckpt_remove_stale(p, &removed, &err))
-            fprintf(stderr, "qkv: warning: %s\n", err.msg);
-        else if (removed)
-            fprintf(stderr, "removed %d temporary file(s) of an interrupted save of %s\n", removed, p);
-    }
     for (int f = 0; f < s->fz.n_kinds; f++)
         if (s->fz.kinds[f].type == QKV_FEAT_WORD || s->fz.kinds[f].type == QKV_FEAT_LOWER)
             t->word_kinds[t->n_word_kinds++] = f;
@@ -321,6 +312,21 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", opts->resume, t->st.step,
                 t->st.epoch + 1, t->st.batch_pos);
     }
+    /* Everything is ready: now the run folder is made (or cleared, --force) and written. */
+    snprintf(t->st.run_id, sizeof t->st.run_id, "%s", opts->plan->id);
+    if (qkv_run_folder_prepare(opts->plan, s, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    /* Saves interrupted by a kill leave "<name>.tmp-<pid>" (up to the size of a checkpoint). */
+    for (int k = 0; k < 2; k++) {
+        int removed = 0;
+        const char *p = k ? t->best_path : t->last_path;
+        if (qkv_ckpt_remove_stale(p, &removed, &err))
+            fprintf(stderr, "qkv: warning: %s\n", err.msg);
+        else if (removed)
+            fprintf(stderr, "removed %d temporary file(s) of an interrupted save of %s\n", removed, p);
+    }
     if (qkv_metrics_open(&t->metrics, opts->run_dir, keep, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
@@ -384,8 +390,8 @@ static int run_epochs(trainer *t)
             return 1;
         if (t->st.step == t->opts->stop_at_step) {
             clear_progress(t);
-            fprintf(stderr, "stopped after step %ld as asked; continue with --resume %s\n", t->st.step,
-                    t->last_path);
+            fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
+                    t->st.step, t->opts->run_dir, t->last_path);
             return QKV_TRAIN_STOPPED;
         }
     }
