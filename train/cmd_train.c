@@ -17,18 +17,26 @@
 #include "train/trainer.h"
 
 static const char USAGE[] =
-    "usage: qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT]\n"
+    "usage: qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT] [--force]\n"
     "\n"
     "Trains a tagger as CONFIG (YAML) says. Every key and its default: configs/README.md.\n"
     "\n"
     "  --set section.key=value   override one config key (repeatable), e.g. --set train.epochs=3\n"
-    "  --out RUN_DIR             run folder (default: runs/<config name>); it receives\n"
-    "                            config.yaml (resolved), metrics.tsv, checkpoints/{last,best}.h5\n"
-    "  --resume CHECKPOINT       continue a run from a checkpoint (same config): the result is\n"
-    "                            bit for bit that of the uninterrupted run (with train.threads: 1)\n"
+    "  --out RUN_DIR             run folder (default: runs/<config name>; with --resume, the run\n"
+    "                            folder of CHECKPOINT); it receives config.yaml (resolved, its\n"
+    "                            first line names the run), metrics.tsv, checkpoints/{last,best}.h5\n"
+    "  --resume CHECKPOINT       continue a run from a checkpoint with the run's config (e.g.\n"
+    "                            qkv train RUN/config.yaml --resume RUN/checkpoints/last.h5): the\n"
+    "                            result is bit for bit that of the uninterrupted run (with\n"
+    "                            train.threads: 1). Into a new --out folder: a branch of the run\n"
     "  --stop-at-step N          save checkpoints/last.h5 and stop after step N, as if\n"
     "                            interrupted (the learning-rate schedule is the whole run's)\n"
-    "  --force                   train into a RUN_DIR that already holds a run (it is replaced)\n";
+    "  --force                   write into a RUN_DIR that holds another run (or another config,\n"
+    "                            or a later part of CHECKPOINT's run): what is not CHECKPOINT's\n"
+    "                            history is removed first (config.yaml, metrics.tsv, the\n"
+    "                            checkpoints and plots of the other run; never CHECKPOINT)\n"
+    "\n"
+    "Without --force, qkv never writes into a folder holding a run other than the one it continues.\n";
 
 /* A data file of the config that cannot be opened: prints where its path came from (the
  * config's text or --set, and the environment variables in it) and how to get UD data, and
