@@ -291,6 +291,14 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     if (c->train.max_steps > 0 && c->train.max_steps < t->total_steps)
         t->total_steps = c->train.max_steps;
     qkv_batch_plan_free(&t->plan);
+    if (c->optim.warmup_steps > 0 && c->optim.warmup_steps >= t->total_steps)
+        fprintf(stderr,
+                "qkv: warning: optim.warmup_steps is %d but the whole run has %ld steps: the warmup is cut to %ld "
+                "steps, so the learning rate rises %.1f times as fast as configured to optim.lr %g, reached at "
+                "step %ld (set optim.warmup_steps below %ld, e.g. to about a tenth of the run)\n",
+                c->optim.warmup_steps, t->total_steps, t->total_steps - 1,
+                (double)c->optim.warmup_steps / (double)(t->total_steps > 1 ? t->total_steps - 1 : 1), c->optim.lr,
+                t->total_steps > 1 ? t->total_steps - 1 : 1, t->total_steps);
     t->sched.decay = (qkv_lr_decay)c->optim.decay;
     t->sched.lr = c->optim.lr;
     t->sched.min_lr = c->optim.min_lr;
