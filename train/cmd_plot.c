@@ -6,6 +6,7 @@
 
 #include "train/cli.h"
 #include "train/commands.h"
+#include "train/gnuplot.h"
 #include "train/plot_metrics.h"
 
 static const char USAGE[] =
@@ -49,9 +50,7 @@ int qkv_cmd_plot(int argc, char **argv)
         }
     }
     if (!bad && size) {
-        char tail;
-        if (sscanf(size, "%dx%d%c", &width, &height, &tail) != 2 || width < 16 || height < 16 || width > 20000 ||
-            height > 20000) {
+        if (!qkv_image_size_parse(size, &width, &height)) {
             fprintf(stderr, "qkv plot: --size is WIDTHxHEIGHT in pixels (16..20000), e.g. 960x720, not '%s'\n", size);
             bad = true;
         }
