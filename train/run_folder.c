@@ -127,8 +127,8 @@ static void same_execution(qkv_run_config *to, const qkv_run_config *from)
     to->checkpoint.every_steps = from->checkpoint.every_steps;
 }
 
-/* The keys in which the config at path differs from cfg, as "train.seed 1 -> 2, ..." into
- * out ("" when none). Errors: the file cannot be loaded as a config. */
+/* The keys in which the config at path differs from cfg, as "train.seed: 1 in the run, 2
+ * given, ..." into out ("" when none). Errors: the file cannot be loaded as a config. */
 static int config_differences(const char *path, const qkv_run_config *cfg, char *out, size_t len, qkv_error *err)
 {
     qkv_run_config old, now = *cfg;
@@ -155,7 +155,7 @@ static int config_differences(const char *path, const qkv_run_config *cfg, char 
             size_t key = strcspn(pa, ":"), kb = strcspn(pb, ":");
             const char *va = pa + key + 2, *vb = pb + kb + 2;
             if (n_diff < 4 && used < len)
-                used += (size_t)snprintf(out + used, len - used, "%s%s.%.*s %.*s -> %.*s", n_diff ? ", " : "",
+                used += (size_t)snprintf(out + used, len - used, "%s%s.%.*s: %.*s in the run, %.*s given", n_diff ? ", " : "",
                                          section, (int)(key - 2), pa + 2, (int)(pa + la - va), va,
                                          (int)(pb + lb - vb), vb);
             n_diff++;
