@@ -204,9 +204,10 @@ int qkv_checkpoint_run_info(const char *path, char *run_id, size_t len, long *st
             snprintf(run_id, len, "%s", text);
         free(text);
     }
-    int64_t v;
-    if (status == QKV_OK && qkv_ckpt_has(r, "/train/step") && (status = qkv_ckpt_read_i64(r, "/train/step", &v, err)) == QKV_OK)
-        *step = (long)v;
+    int64_t v = -1;
+    if (status == QKV_OK && qkv_ckpt_has(r, "/train/step"))
+        status = qkv_ckpt_read_i64(r, "/train/step", &v, err);
+    *step = (long)v;
     qkv_ckpt_close(r);
     return status;
 }

@@ -69,7 +69,8 @@ static int scan_folder(const char *dir, folder *fo, qkv_error *err)
     fo->last_step = fo->best_step = -1;
     struct stat st;
     if (stat(dir, &st) != 0)
-        return errno == ENOENT ? QKV_OK : qkv_fail(err, "%s: cannot look into the run folder: %s", dir, strerror(errno));
+        return errno == ENOENT ? QKV_OK
+                               : qkv_fail(err, "%s: cannot look into the run folder: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return qkv_fail(err, "%s is not a folder: give --out a folder for the run", dir);
     char path[4200];
@@ -155,9 +156,9 @@ static int config_differences(const char *path, const qkv_run_config *cfg, char 
             size_t key = strcspn(pa, ":"), kb = strcspn(pb, ":");
             const char *va = pa + key + 2, *vb = pb + kb + 2;
             if (n_diff < 4 && used < len)
-                used += (size_t)snprintf(out + used, len - used, "%s%s.%.*s: %.*s in the run, %.*s given", n_diff ? ", " : "",
-                                         section, (int)(key - 2), pa + 2, (int)(pa + la - va), va,
-                                         (int)(pb + lb - vb), vb);
+                used += (size_t)snprintf(out + used, len - used, "%s%s.%.*s: %.*s in the run, %.*s given",
+                                         n_diff ? ", " : "", section, (int)(key - 2), pa + 2,
+                                         (int)(pa + la - va), va, (int)(pb + lb - vb), vb);
             n_diff++;
         }
         pa += la + (pa[la] == '\n');
