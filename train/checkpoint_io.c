@@ -7,6 +7,7 @@
  *                                    log_loss_sum / log_loss_tokens: the token-weighted
  *                                    training loss since the last log row
  *   /train/rng, /train/epoch_rng     4 x uint64 xoshiro256** states
+ *   /train/run_id                    the run's ID, 16 hex digits (train/run_folder.h)
  *   /train/raw_params/<name>         with train.ema_decay > 0: the last update's parameters
  *                                    (/params then holds their moving average)
  *   /vocab/features                  names of the feature kinds, in model order
@@ -72,7 +73,8 @@ static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_t
         qkv_ckpt_write_f64(w, "/train/log_loss_sum", st->log_loss.sum, err) ||
         qkv_ckpt_write_i64(w, "/train/log_loss_tokens", st->log_loss.tokens, err) ||
         qkv_ckpt_write_u64_array(w, "/train/rng", 4, st->rng.s, err) ||
-        qkv_ckpt_write_u64_array(w, "/train/epoch_rng", 4, st->epoch_rng.s, err))
+        qkv_ckpt_write_u64_array(w, "/train/epoch_rng", 4, st->epoch_rng.s, err) ||
+        (st->run_id[0] && qkv_ckpt_write_text(w, "/train/run_id", st->run_id, err)))
         return QKV_ERR;
     if (st->ema) {
         if (!st->ema->swapped)
@@ -186,6 +188,29 @@ int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
     if (status == QKV_OK && qkv_ckpt_read_params(r, "/params", &s->model.params, err))
         status = qkv_fail_prefix(err, "%s", path);
     free(text);
+    qkv_ckpt_close(r);
+    return status;
+}
+
+int qkv_checkpoint_run_info(const char *path, char *run_id, size_t len, long *step, qkv_error *err)
+{
+    qkv_ckpt_reader *r;
+    if (qkv_ckpt_open(path, &r, err))
+        return QKV_ERR;
+    snprintf(run_id, len, "%s", "");
+    *step = -1;
+    int status = QKV_OK;
+    if (qkv_ckpt_has(r, "/train/run_id")) {
+        char *text = NULL;
+        status = qkv_ckpt_read_text(r, "/train/run_id", &text, err);
+        if (status == QKV_OK)
+            snprintf(run_id, len, "%s", text);
+        free(text);
+    }
+    int64_t v = -1;
+    if (status == QKV_OK && qkv_ckpt_has(r, "/train/step"))
+        status = qkv_ckpt_read_i64(r, "/train/step", &v, err);
+    *step = (long)v;
     qkv_ckpt_close(r);
     return status;
 }

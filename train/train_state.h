@@ -9,6 +9,9 @@
 #include "lib/rng.h"
 #include "train/session.h"
 
+/* A run's ID: 16 hex digits (train/run_folder.h). */
+#define QKV_RUN_ID_LEN 16
+
 typedef struct qkv_train_state {
     long step;             /* optimizer updates done */
     int epoch;             /* current epoch, from 0 */
@@ -21,6 +24,7 @@ typedef struct qkv_train_state {
     qkv_loss_meter log_loss; /* training loss since the last log row, token-weighted */
     long log_steps, log_tokens;
     qkv_ema *ema;          /* train.ema_decay > 0: the parameter average (NULL: none) */
+    char run_id[QKV_RUN_ID_LEN + 1]; /* the run's ID, saved as /train/run_id ("": none) */
 } qkv_train_state;
 
 /* Writes a checkpoint of the session's model, vocabularies and config, and (opt and st not
@@ -30,6 +34,11 @@ typedef struct qkv_train_state {
  * swapped-out buffer), which training continues from. */
 int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimizer *opt,
                         const qkv_train_state *st, qkv_error *err);
+
+/* The run a checkpoint belongs to: its /train/run_id into run_id (len bytes; "" when it has
+ * none: saved without training state or by a qkv before run IDs) and its /train/step into
+ * *step (-1 when none). Errors: the file cannot be opened as a checkpoint (naming it). */
+int qkv_checkpoint_run_info(const char *path, char *run_id, size_t len, long *step, qkv_error *err);
 
 /* For commands that use a trained model: the config stored in the checkpoint, the
  * featurizer from its vocabularies, and the model with its parameters. */

@@ -246,15 +246,6 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     qkv_rng_seed(&t->shuffle, (uint64_t)c->train.seed * 2);
     snprintf(t->last_path, sizeof t->last_path, "%s/checkpoints/last.h5", opts->run_dir);
     snprintf(t->best_path, sizeof t->best_path, "%s/checkpoints/best.h5", opts->run_dir);
-    /* Saves interrupted by a kill leave "<name>.tmp-<pid>" (up to the size of a checkpoint). */
-    for (int k = 0; k < 2; k++) {
-        int removed = 0;
-        const char *p = k ? t->best_path : t->last_path;
-        if (qkv_ckpt_remove_stale(p, &removed, &err))
-            fprintf(stderr, "qkv: warning: %s\n", err.msg);
-        else if (removed)
-            fprintf(stderr, "removed %d temporary file(s) of an interrupted save of %s\n", removed, p);
-    }
     for (int f = 0; f < s->fz.n_kinds; f++)
         if (s->fz.kinds[f].type == QKV_FEAT_WORD || s->fz.kinds[f].type == QKV_FEAT_LOWER)
             t->word_kinds[t->n_word_kinds++] = f;
@@ -300,6 +291,14 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     if (c->train.max_steps > 0 && c->train.max_steps < t->total_steps)
         t->total_steps = c->train.max_steps;
     qkv_batch_plan_free(&t->plan);
+    if (c->optim.warmup_steps > 0 && c->optim.warmup_steps >= t->total_steps)
+        fprintf(stderr,
+                "qkv: warning: optim.warmup_steps is %d but the whole run has %ld steps: the warmup is cut to %ld "
+                "steps, so the learning rate rises %.1f times as fast as configured to optim.lr %g, reached at "
+                "step %ld (set optim.warmup_steps below %ld, e.g. to about a tenth of the run)\n",
+                c->optim.warmup_steps, t->total_steps, t->total_steps - 1,
+                (double)c->optim.warmup_steps / (double)(t->total_steps > 1 ? t->total_steps - 1 : 1), c->optim.lr,
+                t->total_steps > 1 ? t->total_steps - 1 : 1, t->total_steps);
     t->sched.decay = (qkv_lr_decay)c->optim.decay;
     t->sched.lr = c->optim.lr;
     t->sched.min_lr = c->optim.min_lr;
@@ -320,6 +319,21 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         keep = t->st.step;
         fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", opts->resume, t->st.step,
                 t->st.epoch + 1, t->st.batch_pos);
+    }
+    /* Everything is ready: now the run folder is made (or cleared, --force) and written. */
+    snprintf(t->st.run_id, sizeof t->st.run_id, "%s", opts->plan->id);
+    if (qkv_run_folder_prepare(opts->plan, s, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return 1;
+    }
+    /* Saves interrupted by a kill leave "<name>.tmp-<pid>" (up to the size of a checkpoint). */
+    for (int k = 0; k < 2; k++) {
+        int removed = 0;
+        const char *p = k ? t->best_path : t->last_path;
+        if (qkv_ckpt_remove_stale(p, &removed, &err))
+            fprintf(stderr, "qkv: warning: %s\n", err.msg);
+        else if (removed)
+            fprintf(stderr, "removed %d temporary file(s) of an interrupted save of %s\n", removed, p);
     }
     if (qkv_metrics_open(&t->metrics, opts->run_dir, keep, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
@@ -384,8 +398,8 @@ static int run_epochs(trainer *t)
             return 1;
         if (t->st.step == t->opts->stop_at_step) {
             clear_progress(t);
-            fprintf(stderr, "stopped after step %ld as asked; continue with --resume %s\n", t->st.step,
-                    t->last_path);
+            fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
+                    t->st.step, t->opts->run_dir, t->last_path);
             return QKV_TRAIN_STOPPED;
         }
     }

@@ -2,6 +2,7 @@
 #ifndef QKV_TRAINER_H
 #define QKV_TRAINER_H
 
+#include "train/run_folder.h"
 #include "train/session.h"
 
 typedef struct qkv_trainer_opts {
@@ -9,6 +10,8 @@ typedef struct qkv_trainer_opts {
     const char *resume;       /* checkpoint to continue from, or NULL */
     long stop_at_step;        /* > 0: save and stop after this step, as if interrupted (the
                                  schedule is that of the whole run); 0: run to the end */
+    const qkv_run_plan *plan; /* what to do with run_dir (qkv_run_plan_make), carried out once
+                                 the trainer is ready: nothing is written before */
 } qkv_trainer_opts;
 
 enum { QKV_TRAIN_STOPPED = 3 };

@@ -7,6 +7,13 @@
 #include <string.h>
 #include <yaml.h>
 
+/* qkv_config_load_written: the key whose text as written is wanted, and where it goes. */
+typedef struct {
+    const char *section, *name;
+    char *text;
+    size_t cap;
+} written_req;
+
 typedef struct {
     const char *name; /* file name for messages */
     const char *text;
@@ -23,12 +30,21 @@ typedef struct {
     yaml_event_t ev;
     bool have_ev;
     qkv_cfg_base file_base;
+    const written_req *want; /* NULL: nothing captured */
     qkv_error *err;
 } ctx;
 
 static const char *section_name(const ctx *c, int s)
 {
     return c->schema[c->sec_key[s]].section;
+}
+
+/* Keeps the text key k was given as, when it is the wanted one (qkv_config_load_written). */
+static void note_written(const ctx *c, int k, const char *text)
+{
+    const written_req *w = c->want;
+    if (w && !strcmp(c->schema[k].section, w->section) && !strcmp(c->schema[k].name, w->name))
+        snprintf(w->text, w->cap, "%s", text);
 }
 
 /* --- schema --------------------------------------------------------------------------------- */
@@ -238,6 +254,7 @@ static int walk_keys(ctx *c, int s)
             return fail_at(c, c->ev.start_mark);
         }
         qkv_cfg_style style = c->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? QKV_CFG_PLAIN : QKV_CFG_QUOTED;
+        note_written(c, k, (const char *)c->ev.data.scalar.value);
         if (qkv_cfg_set_value(&c->schema[k], (const char *)c->ev.data.scalar.value, c->ev.data.scalar.length,
                               style, &c->file_base, c->out, c->err))
             return fail_at(c, c->ev.start_mark);
@@ -340,9 +357,10 @@ static int apply_override(ctx *c, const char *arg, qkv_cfg_base *cwd)
         unknown_section(c, section);
     else if ((k = find_key(c, section, name)) < 0)
         unknown_key(c, section, name);
-    else if (!qkv_cfg_set_value(&c->schema[k], eq + 1, strlen(eq + 1), QKV_CFG_TEXT, cwd, c->out, c->err))
+    else if (!qkv_cfg_set_value(&c->schema[k], eq + 1, strlen(eq + 1), QKV_CFG_TEXT, cwd, c->out, c->err)) {
         c->key_line[k] = -1;
-    else
+        note_written(c, k, eq + 1);
+    } else
         k = -1;
     if (k < 0)
         return qkv_fail_prefix(c->err, "--set %s", arg);
@@ -368,6 +386,7 @@ static int apply_defaults(ctx *c, bool have_file)
             return qkv_fail(c->err, "%s:1:1: missing required key '%s' in section '%s'", c->name, k->name,
                             k->section);
         }
+        note_written(c, i, k->default_value);
         if (qkv_cfg_set_value(k, k->default_value, strlen(k->default_value), QKV_CFG_TEXT, &c->file_base, c->out,
                               c->err)) {
             if (have_file)
@@ -409,12 +428,20 @@ static int run(ctx *c, bool have_file, char *const *overrides, int n_overrides)
 
 static int start(ctx *c, const char *text, size_t len, const char *name, const char *base_dir,
                  const qkv_cfg_key *schema, int n_keys, void *out, char *const *overrides,
-                 int n_overrides, qkv_error *err)
+                 int n_overrides, const written_req *want, qkv_error *err)
 {
     *c = (ctx){.name = name ? name : "config", .text = text, .len = len, .schema = schema,
-               .n_keys = n_keys, .out = out, .err = err, .file_base = {.dir = base_dir}};
+               .n_keys = n_keys, .out = out, .err = err, .file_base = {.dir = base_dir}, .want = want};
     if (check_schema(schema, n_keys, err))
         return QKV_ERR;
+    if (want) {
+        bool known = false;
+        for (int i = 0; i < n_keys && !known; i++)
+            known = !strcmp(schema[i].section, want->section) && !strcmp(schema[i].name, want->name);
+        if (!known)
+            return qkv_fail(err, "config: no key %s.%s in the schema", want->section, want->name);
+        snprintf(want->text, want->cap, "%s", "");
+    }
     if (n_overrides < 0 || (n_overrides > 0 && !overrides))
         return qkv_fail(err, "config: %d overrides and no list", n_overrides);
     int status = run(c, text != NULL, overrides, n_overrides);
@@ -430,15 +457,16 @@ int qkv_config_parse(const char *text, size_t len, const char *name, const char 
                      char *const *overrides, int n_overrides, qkv_error *err)
 {
     ctx c;
-    return start(&c, text ? text : "", len, name, base_dir, schema, n_keys, out, overrides, n_overrides, err);
+    return start(&c, text ? text : "", len, name, base_dir, schema, n_keys, out, overrides, n_overrides, NULL,
+                 err);
 }
 
-int qkv_config_load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
-                    char *const *overrides, int n_overrides, qkv_error *err)
+static int load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out, char *const *overrides,
+                int n_overrides, const written_req *want, qkv_error *err)
 {
     ctx c;
     if (!path)
-        return start(&c, NULL, 0, NULL, NULL, schema, n_keys, out, overrides, n_overrides, err);
+        return start(&c, NULL, 0, NULL, NULL, schema, n_keys, out, overrides, n_overrides, want, err);
     FILE *f = fopen(path, "rb");
     if (!f)
         return qkv_fail(err, "%s: cannot open: %s", path, strerror(errno));
@@ -475,7 +503,23 @@ int qkv_config_load(const char *path, const qkv_cfg_key *schema, int n_keys, voi
         snprintf(dir, sizeof dir, "/");
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int status = start(&c, text, len, path, dir, schema, n_keys, out, overrides, n_overrides, err);
+    int status = start(&c, text, len, path, dir, schema, n_keys, out, overrides, n_overrides, want, err);
     free(text);
     return status;
+}
+
+int qkv_config_load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
+                    char *const *overrides, int n_overrides, qkv_error *err)
+{
+    return load(path, schema, n_keys, out, overrides, n_overrides, NULL, err);
+}
+
+int qkv_config_load_written(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
+                            char *const *overrides, int n_overrides, const char *section, const char *name,
+                            char *text, size_t cap, qkv_error *err)
+{
+    if (!text || cap == 0)
+        return qkv_fail(err, "config: no room for the text of %s.%s", section, name);
+    written_req want = {section, name, text, cap};
+    return load(path, schema, n_keys, out, overrides, n_overrides, &want, err);
 }

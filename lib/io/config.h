@@ -85,6 +85,15 @@ typedef struct qkv_cfg_key {
 int qkv_config_load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
                     char *const *overrides, int n_overrides, qkv_error *err);
 
+/* Like qkv_config_load, and also gives the text of one key (section.name) as it was written,
+ * before ${VAR} expansion and path resolution, for messages that name the variables a value
+ * came from: its last --set value, else its value in the file, else the schema's default,
+ * copied into text (cap bytes, truncated). Errors: those of qkv_config_load; a key not in the
+ * schema. */
+int qkv_config_load_written(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
+                            char *const *overrides, int n_overrides, const char *section, const char *name,
+                            char *text, size_t cap, qkv_error *err);
+
 /* Like qkv_config_load, from YAML text in memory (len bytes; e.g. the resolved config stored in
  * a checkpoint). name is used in messages in place of a file path; relative PATH values are
  * joined to base_dir (NULL: the current directory). */

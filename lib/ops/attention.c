@@ -81,6 +81,12 @@ double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i,
     return (double)w->p[w->block[(size_t)b * w->n_heads + h] + (size_t)i * W + (size_t)(j - s)];
 }
 
+bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j)
+{
+    int n = w->offsets[b + 1] - w->offsets[b], win = w->window[b];
+    return i >= 0 && i < n && j >= key_lo(i, win) && j <= key_hi(i, win, n, w->causal);
+}
+
 /* Normalizes row[a .. e) in place: softmax (max-shifted) or relu(x) / (e - a). */
 static void normalize_row(qkv_real *row, int a, int e, qkv_attn_normalize how)
 {
@@ -425,6 +431,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
         keep->window = sv->window;
         keep->block = sv->block;
         keep->p = sv->p;
+        keep->causal = sv->causal;
     }
     return o;
 }

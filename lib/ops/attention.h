@@ -51,10 +51,14 @@ typedef struct qkv_attention_weights {
     const int *window;        /* [n_sentences]: effective window (n - 1 when whole sentence) */
     const size_t *block;      /* [n_sentences * n_heads]: start of block (b, h) in p */
     const qkv_real *p;        /* per block [n, W]: row i holds keys s(i) .. s(i) + W - 1 */
+    bool causal;              /* the layer's opts->causal */
 } qkv_attention_weights;
 
 /* P[i][j] of sentence b, head h (0 for a key that query i does not see). */
 double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i, int j);
+/* True when query i of sentence b sees key j: |i - j| <= window and, if causal, j <= i. A
+ * weight of 0 from a seen key is a real 0 (e.g. of relu attention); an unseen key is masked. */
+bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j);
 
 /* The attention core without the output projection:
  *   O [T, d_model] = concat_h(dropout(normalize(Q_h K_h^T · scale)) V_h),

@@ -292,7 +292,8 @@ static void test_one_word_sentence(void **state)
     check_gradients(12, 4, single, &opts, true, NULL);
 }
 
-/* Kept weights of a band: zero outside |i - j| <= 1 and j <= i, rows summing to 1; equal to
+/* Kept weights of a band: zero outside |i - j| <= 1 and j <= i (exactly where
+ * qkv_attention_sees says the key is not seen), rows summing to 1; equal to
  * the reference P recomputed from Q and K. An empty batch gives an empty output. */
 static void test_kept_weights_band_and_empty_batch(void **state)
 {
@@ -312,7 +313,9 @@ static void test_kept_weights_band_and_empty_batch(void **state)
                 double sum = 0;
                 for (int j = 0; j < bt[b + 1]; j++) {
                     double p = qkv_attention_weight(&f.keep, b, h, i, j);
-                    if (j > i || i - j > 1)
+                    bool seen = !(j > i || i - j > 1);
+                    assert_true(qkv_attention_sees(&f.keep, b, i, j) == seen);
+                    if (!seen)
                         assert_true(p == 0.0);
                     else
                         assert_true(p > 0.0);

@@ -179,6 +179,36 @@ static void test_env_expansion(void **state)
     unsetenv("QKV_TEST_WHO");
 }
 
+/* The text a value was written as, before expansion: from the file, a --set, or the default. */
+static void test_written_text(void **state)
+{
+    (void)state;
+    test_cfg cfg;
+    qkv_error err = {{0}};
+    char text[64];
+    unsetenv("QKV_TEST_UNSET");
+    fx_write("c.yaml", "data:\n  dir: ${QKV_TEST_UNSET:-corpus}/train\n");
+    assert_int_equal(qkv_config_load_written("c.yaml", schema, N_KEYS, &cfg, NULL, 0, "data", "dir", text,
+                                             sizeof text, &err), QKV_OK);
+    assert_string_equal(text, "${QKV_TEST_UNSET:-corpus}/train");
+    assert_string_equal(cfg.dir, in_dir("corpus/train"));
+    char *ov[] = {"data.dir=/x/${QKV_TEST_UNSET:-y}", "log.name=z"};
+    assert_int_equal(qkv_config_load_written("c.yaml", schema, N_KEYS, &cfg, ov, 2, "data", "dir", text,
+                                             sizeof text, &err), QKV_OK);
+    assert_string_equal(text, "/x/${QKV_TEST_UNSET:-y}");
+    assert_int_equal(qkv_config_load_written("c.yaml", schema, N_KEYS, &cfg, NULL, 0, "log", "name", text,
+                                             sizeof text, &err), QKV_OK);
+    assert_string_equal(text, "run"); /* the default */
+    /* truncated to the room given */
+    char small[8];
+    assert_int_equal(qkv_config_load_written("c.yaml", schema, N_KEYS, &cfg, NULL, 0, "data", "dir", small,
+                                             sizeof small, &err), QKV_OK);
+    assert_string_equal(small, "${QKV_T");
+    assert_int_equal(qkv_config_load_written("c.yaml", schema, N_KEYS, &cfg, NULL, 0, "data", "nope", text,
+                                             sizeof text, &err), QKV_ERR);
+    assert_string_equal(err.msg, "config: no key data.nope in the schema");
+}
+
 static void test_relative_paths(void **state)
 {
     (void)state;
@@ -416,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_range_bounds),
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_env_expansion),
+        cmocka_unit_test(test_written_text),
         cmocka_unit_test(test_relative_paths),
         cmocka_unit_test(test_dump_text_and_round_trip),
         cmocka_unit_test(test_dump_number_format),

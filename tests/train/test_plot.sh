@@ -16,7 +16,8 @@ command -v gnuplot >/dev/null || fail "gnuplot is not installed (apt-get install
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 TINY=(--set data.synthetic_train=200 --set data.synthetic_dev=40 --set model.d_model=16 --set model.d_ff=32
-      --set model.n_heads=2 --set data.batch_tokens=300 --set log.every_steps=2 --set log.progress=off)
+      --set model.n_heads=2 --set data.batch_tokens=300 --set log.every_steps=2 --set log.progress=off
+      --set optim.warmup_steps=2)
 
 # A run of 2 short epochs: plots/loss.png written by the trainer, path printed at the end.
 out=$("$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.epochs=2 --out "$D/a" 2>"$D/a.err") ||
@@ -47,6 +48,33 @@ grep -qF '"a: train (smoothed)"' "$D/cmp/both.gp" && grep -qF '"b: dev accuracy"
 [ "$(stat -c %s "$D/cmp/both.png")" -gt 5000 ] || fail "two runs: a suspiciously small PNG"
 "$QKV_BIN" plot "$D/a/metrics.tsv" --out "$D/a.svg" >/dev/null || fail "plot svg exited $?"
 grep -q 'viewBox="0 0 960 720"' "$D/a.svg" || fail "svg size"
+
+# Smoothing without lag: a loss that falls fast in 12 logged rows (2.5 -> 0.18) is drawn where it
+# is (an exponential average showed 0.76 where the loss was 0.4, and 0.20 at the end), and a noisy
+# run of 200 rows is smoothed without a bias on its falling part; each run of an overlay gets its
+# own window (about a tenth of its rows), and the raw line has a legend entry.
+mkdir -p "$D/fast" "$D/long"
+{ printf 'step\tepoch\tsplit\tloss\taccuracy\tlr\ttokens_per_sec\telapsed_s\n'
+  s=0; for l in 2.5 1.6 1.0 0.62 0.4 0.3 0.24 0.21 0.19 0.185 0.18 0.18; do
+      s=$((s + 10)); printf '%d\t1\ttrain\t%s\tnan\t0.001\t1000\t1\n' $s $l; done; } >"$D/fast/metrics.tsv"
+awk 'BEGIN { srand(7); print "step\tepoch\tsplit\tloss\taccuracy\tlr\ttokens_per_sec\telapsed_s"
+             for (i = 1; i <= 200; i++) { s = 5 * i; u = 0; for (k = 0; k < 12; k++) u += rand()
+                 printf "%d\t1\ttrain\t%.6f\tnan\t0.001\t1000\t1\n", s, (2 * exp(-s / 150) + 0.2) * (1 + 0.1 * (u - 6)) } }' \
+    >"$D/long/metrics.tsv"
+"$QKV_BIN" plot "$D/fast" "$D/long" --out "$D/smooth.png" >/dev/null || fail "plot of fast and long exited $?"
+block() { sed -n "/^\\\$smooth$1 << EOD\$/,/^EOD\$/p" "$D/smooth.gp" | awk -F'\t' 'NF == 2'; }
+[ "$(block 0 | wc -l)" = 12 ] && [ "$(block 1 | wc -l)" = 200 ] || { cat "$D/smooth.gp"; fail "no smoothed rows in the script"; }
+paste <(block 0) <(awk -F'\t' 'NR > 1 {print $4}' "$D/fast/metrics.tsv") |
+    awk '{ d = $2 - $3; if (d > 0.1 || d < -0.1) { print "row " NR ": smoothed " $2 ", loss " $3; bad = 1 } }
+         END { d = $2 - 0.18; if (d > 0.01 || d < -0.01) { print "last: smoothed " $2 ", loss 0.18"; bad = 1 }; exit bad }' ||
+    fail "the smoothed line lags behind a fast-falling loss"
+paste <(block 1) <(awk -F'\t' 'NR > 1 {print $4}' "$D/long/metrics.tsv") |
+    awk '{ t = 2 * exp(-$1 / 150) + 0.2; es = $2 - t; er = $3 - t; ss += es * es; sr += er * er; if (NR <= 50) b += es }
+         END { printf "noisy run: rms error smoothed %.4f, raw %.4f; mean error of the first 50 rows %.4f\n", sqrt(ss / NR), sqrt(sr / NR), b / 50
+               exit !(ss < 0.25 * sr && b / 50 < 0.03 && b / 50 > -0.03) }' || fail "the smoothing of a noisy run is biased or does not smooth"
+grep -qF "line through the 3 rows around it" "$D/smooth.gp" && grep -qF "line through the 21 rows around it" "$D/smooth.gp" ||
+    fail "the runs of an overlay are not smoothed each over its own window"
+grep -qF '"fast: train (raw)"' "$D/smooth.gp" || fail "the raw line has no legend entry"
 
 # Errors: missing, empty, header only, not metrics, bad extension, bad size.
 expect_error() { # message-substring, args...

@@ -1,4 +1,4 @@
-/* qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--force] */
+/* qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--size WxH] [--force] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +12,21 @@
 #include "train/train_state.h"
 
 static const char USAGE[] =
-    "usage: qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--force]\n"
+    "usage: qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--size WxH] [--force]\n"
     "\n"
     "Runs the model on one sentence (words separated by spaces) and draws the attention\n"
     "weights P of one layer as a heatmap with gnuplot: rows are queries (labelled with the\n"
     "word and its predicted tag), columns are keys. Keys a query does not see (outside\n"
-    "model.attn_window, or later words with model.attn_causal) are drawn as 0. The gnuplot\n"
-    "script, with the weights in it, is written beside the image (FILE.gp).\n"
+    "model.attn_window, or later words with model.attn_causal) are masked: grey cells. The\n"
+    "image grows with the sentence (a cell and a label per word). The gnuplot script, with\n"
+    "the weights in it (-1 for masked), is written beside the image (FILE.gp).\n"
     "\n"
     "  --sentence TEXT  the sentence, e.g. \"The old man the boats .\"\n"
     "  --layer L        encoder block, 0-based (default: the last)\n"
     "  --head H|all     one head, 0-based, or every head of the layer in a grid (default: all)\n"
     "  --out FILE       .png or .svg (default: attention.png)\n"
+    "  --size WxH       the image in pixels, e.g. 1600x1600 (default: sized to the sentence)\n"
+
     "  --force          replace FILE (and FILE.gp) if it exists\n";
 
 /* Larger heatmaps are unreadable, and gnuplot takes minutes to draw one of 1,000 words. */
@@ -54,7 +57,7 @@ static char *sentence_conllu(const char *text, size_t *len, int *n_words)
 }
 
 /* Runs the model on the sentence (dev set of s) and draws the heatmap. */
-static int draw(qkv_session *s, int layer, int head, const char *image, qkv_error *err)
+static int draw(qkv_session *s, int layer, int head, int width, int height, const char *image, qkv_error *err)
 {
     qkv_batch_plan plan;
     qkv_batch batch;
@@ -98,7 +101,7 @@ static int draw(qkv_session *s, int layer, int head, const char *image, qkv_erro
             tags[w] = qkv_featurizer_tag(&s->fz, best);
         }
         if (status == QKV_OK) {
-            qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head};
+            qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head, width, height};
             status = qkv_plot_attention(&ap, image, err);
         }
         qkv_tape_free(&tp);
@@ -115,6 +118,8 @@ static int draw(qkv_session *s, int layer, int head, const char *image, qkv_erro
 int qkv_cmd_attention(int argc, char **argv)
 {
     const char *ckpt = NULL, *sentence = NULL, *layer_arg = NULL, *head_arg = "all", *out = "attention.png";
+    const char *size = NULL;
+    int width = 0, height = 0;
     bool bad = false, force = false, out_given = false;
     for (int i = 1; i < argc && !bad; i++) {
         const char *value;
@@ -132,6 +137,8 @@ int qkv_cmd_attention(int argc, char **argv)
             out_given = true;
         } else if (!strcmp(argv[i], "--force")) {
             force = true;
+        } else if (qkv_cli_option(argc, argv, &i, "--size", &value, &bad)) {
+            size = value;
         } else {
             qkv_cli_positional("attention", argv[i], (const char **[]){&ckpt}, 1, &bad);
         }
@@ -153,6 +160,11 @@ int qkv_cmd_attention(int argc, char **argv)
     if (!bad && strcmp(head_arg, "all") &&
         ((head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg)) {
         fprintf(stderr, "qkv attention: --head is a head number from 0 or 'all', not '%s'\n", head_arg);
+        bad = true;
+    }
+    if (!bad && size && !qkv_image_size_parse(size, &width, &height)) {
+        fprintf(stderr, "qkv attention: --size is WIDTHxHEIGHT in pixels (16..20000), e.g. 1600x1600, not '%s'\n",
+                size);
         bad = true;
     }
     if (bad) {
@@ -214,7 +226,7 @@ int qkv_cmd_attention(int argc, char **argv)
     opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
     if (qkv_corpus_read_mem(&s.dev_c, conllu, len, "--sentence", &opts, &err) ||
         qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
-        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) || draw(&s, layer, head, out, &err)) {
+        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) || draw(&s, layer, head, width, height, out, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }

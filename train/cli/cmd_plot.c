@@ -14,7 +14,8 @@ static const char USAGE[] =
     "usage: qkv plot RUN_DIR... [--out FILE.png|FILE.svg] [--size WIDTHxHEIGHT] [--force]\n"
     "\n"
     "Draws the training curves of one or more runs from their metrics.tsv with gnuplot:\n"
-    "training loss per step (faint) with a smoothed line and dev loss per evaluation on top,\n"
+    "training loss per step (faint) with a smoothed line (a local line fit over about a tenth\n"
+    "of each run's rows, without lag) and dev loss per evaluation on top,\n"
     "dev accuracy below. Several runs overlay, named by their folders. The gnuplot script is\n"
     "written beside the image (FILE.gp): edit it and rerun 'gnuplot FILE.gp'.\n"
     "\n"
@@ -53,9 +54,7 @@ int qkv_cmd_plot(int argc, char **argv)
         }
     }
     if (!bad && size) {
-        char tail;
-        if (sscanf(size, "%dx%d%c", &width, &height, &tail) != 2 || width < 16 || height < 16 || width > 20000 ||
-            height > 20000) {
+        if (!qkv_image_size_parse(size, &width, &height)) {
             fprintf(stderr, "qkv plot: --size is WIDTHxHEIGHT in pixels (16..20000), e.g. 960x720, not '%s'\n", size);
             bad = true;
         }

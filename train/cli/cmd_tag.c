@@ -20,6 +20,31 @@ static const char USAGE[] =
     "  --format text    one sentence per line, tokens separated by spaces; CoNLL-U out (every\n"
     "                   other byte is in a token; a NUL byte or invalid UTF-8 is an error)\n";
 
+/* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
+ * the input is plain text given without --format text, and err says so instead. */
+static void plain_text_hint(const char *input, size_t len, const char *name, qkv_error *err)
+{
+    size_t n = strlen(name);
+    char *end;
+    if (strncmp(err->msg, name, n) || err->msg[n] != ':')
+        return;
+    long line = strtol(err->msg + n + 1, &end, 10);
+    if (end == err->msg + n + 1 || *end != ':' || line < 1)
+        return;
+    const char *p = input, *stop = input + len;
+    for (long l = 1; l <= line && p < stop; l++) {
+        const char *eol = memchr(p, '\n', (size_t)(stop - p));
+        if (!eol)
+            eol = stop;
+        if (memchr(p, '\t', (size_t)(eol - p)))
+            return;
+        p = eol + 1;
+    }
+    qkv_fail(err, "%s:%ld: this looks like plain text (no TAB-separated fields): use --format text to tag a "
+                  "sentence a line",
+             name, line);
+}
+
 int qkv_cmd_tag(int argc, char **argv)
 {
     const char *ckpt = NULL, *file = NULL, *format = "conllu";
@@ -78,9 +103,14 @@ int qkv_cmd_tag(int argc, char **argv)
     opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
     opts.tag_column = s.cfg.data.tag_column;
     const char *name = strcmp(file, "-") ? file : "<stdin>";
-    if ((text ? qkv_corpus_read_text(&s.dev_c, input, len, name, &err)
-              : qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err)) ||
-        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
+    if (text ? qkv_corpus_read_text(&s.dev_c, input, len, name, &err)
+             : qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err)) {
+        if (!text)
+            plain_text_hint(input, len, name, &err);
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    if (qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
         qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) ||
         qkv_evaluate(&s, &s.dev, s.cfg.data.batch_tokens, &res, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);

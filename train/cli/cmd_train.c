@@ -12,30 +12,77 @@
 #include "train/cli/commands.h"
 #include "train/evaluate.h"
 #include "train/report.h"
+#include "train/run_folder.h"
 #include "train/train_state.h"
 #include "train/trainer.h"
 
 static const char USAGE[] =
-    "usage: qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT]\n"
+    "usage: qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT] [--force]\n"
     "\n"
     "Trains a tagger as CONFIG (YAML) says. Every key and its default: configs/README.md.\n"
     "\n"
     "  --set section.key=value   override one config key (repeatable), e.g. --set train.epochs=3\n"
-    "  --out RUN_DIR             run folder (default: runs/<config name>); it receives\n"
-    "                            config.yaml (resolved), metrics.tsv, checkpoints/{last,best}.h5\n"
-    "  --resume CHECKPOINT       continue a run from a checkpoint (same config): the result is\n"
-    "                            bit for bit that of the uninterrupted run (with train.threads: 1)\n"
+    "  --out RUN_DIR             run folder (default: runs/<config name>; with --resume, the run\n"
+    "                            folder of CHECKPOINT); it receives config.yaml (resolved, its\n"
+    "                            first line names the run), metrics.tsv, checkpoints/{last,best}.h5\n"
+    "  --resume CHECKPOINT       continue a run from a checkpoint with the run's config (e.g.\n"
+    "                            qkv train RUN/config.yaml --resume RUN/checkpoints/last.h5): the\n"
+    "                            result is bit for bit that of the uninterrupted run (with\n"
+    "                            train.threads: 1). Into a new --out folder: a branch of the run\n"
     "  --stop-at-step N          save checkpoints/last.h5 and stop after step N, as if\n"
     "                            interrupted (the learning-rate schedule is the whole run's)\n"
-    "  --force                   train into a RUN_DIR that already holds a run (it is replaced)\n";
+    "  --force                   write into a RUN_DIR that holds another run (or another config,\n"
+    "                            or a later part of CHECKPOINT's run): what is not CHECKPOINT's\n"
+    "                            history is removed first (config.yaml, metrics.tsv, the\n"
+    "                            checkpoints and plots of the other run; never CHECKPOINT)\n"
+    "\n"
+    "Without --force, qkv never writes into a folder holding a run other than the one it continues.\n";
 
-static int write_text(const char *path, const char *text)
+/* A data file of the config that cannot be opened: prints where its path came from (the
+ * config's text or --set, and the environment variables in it) and how to get UD data, and
+ * returns 1. Checked before anything is read, so a missing dev file is told at once. */
+static int missing_data(const qkv_session *s, const qkv_cli_config *cc)
 {
-    FILE *f = fopen(path, "w");
-    if (!f || fputs(text, f) == EOF || fclose(f)) {
-        fprintf(stderr, "qkv: %s: cannot write: %s\n", path, strerror(errno));
-        if (f)
-            fclose(f);
+    const qkv_data_section *d = &s->cfg.data;
+    if (d->source != QKV_SOURCE_FILES)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        const char *key = k ? "dev" : "train", *path = k ? d->dev : d->train;
+        if (!path[0] || access(path, R_OK) == 0)
+            continue;
+        int e = errno;
+        fprintf(stderr, "qkv: data.%s: %s: cannot open: %s\n", key, path, strerror(e));
+        qkv_run_config scratch;
+        qkv_error err;
+        char written[QKV_CFG_STR_MAX], set[64];
+        if (e != ENOENT || qkv_config_load_written(cc->path, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &scratch,
+                                                   cc->overrides, cc->n_overrides, "data", key, written,
+                                                   sizeof written, &err))
+            return 1;
+        snprintf(set, sizeof set, "data.%s=", key);
+        bool from_set = false;
+        for (int i = 0; i < cc->n_overrides; i++)
+            from_set = from_set || !strncmp(cc->overrides[i], set, strlen(set));
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        fprintf(stderr, "qkv: %s gives data.%s as \"%s\"", from_set ? "--set" : cc->path, key, written);
+        char first[128] = "";
+        for (const char *p = strstr(written, "${"); p; p = strstr(p + 2, "${")) {
+            char var[128];
+            size_t n = strcspn(p + 2, ":}");
+            snprintf(var, sizeof var, "%.*s", (int)(n < sizeof var ? n : sizeof var - 1), p + 2);
+            const char *value = getenv(var);
+            fprintf(stderr, "%s %s %s%s", first[0] ? "," : " and", var, value && *value ? "is " : "is not set",
+                    value && *value ? value : "");
+            if (!first[0])
+                snprintf(first, sizeof first, "%s", var);
+        }
+        if (first[0])
+            fprintf(stderr, ": set %s to the folder that holds %s", first, base);
+        else
+            fprintf(stderr, ": give the file's path in the config or with --set data.%s=FILE", key);
+        fprintf(stderr, ". To download a UD treebank: data/fetch-ud.sh TREEBANK DIR, e.g. data/fetch-ud.sh "
+                        "UD_English-EWT DIR%s%s%s\n",
+                first[0] ? ", then export " : "", first, first[0] ? "=DIR" : "");
         return 1;
     }
     return 0;
@@ -95,35 +142,30 @@ int qkv_cmd_train(int argc, char **argv)
     qkv_error err;
     int status = 1;
     char run_dir[4096], path[4200];
+    qkv_run_plan plan;
+    if (out)
+        snprintf(run_dir, sizeof run_dir, "%s", out);
+    else if (resume && qkv_run_folder_of_checkpoint(resume, run_dir, sizeof run_dir, &err)) {
+        fprintf(stderr, "qkv train: %s\n", err.msg);
+        goto done;
+    } else if (!resume)
+        default_run_dir(config, run_dir, sizeof run_dir);
     if (qkv_session_config(&s, config, cc.overrides, cc.n_overrides, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
     qkv_set_threads(s.cfg.train.threads);
-    if (out)
-        snprintf(run_dir, sizeof run_dir, "%s", out);
-    else
-        default_run_dir(config, run_dir, sizeof run_dir);
-    snprintf(path, sizeof path, "%s/metrics.tsv", run_dir);
-    if (!resume && !force && access(path, F_OK) == 0) {
-        fprintf(stderr,
-                "qkv: %s already holds a run (%s): choose another --out, continue it with --resume, or replace "
-                "it with --force\n",
-                run_dir, path);
-        goto done;
-    }
-    /* A checkpoint that cannot be resumed is refused before the run folder is made. */
+    /* Nothing is written before the checkpoint, the run folder, the data and the model are
+     * known to be usable: a refused or failed start leaves no folder behind. */
     if (resume && qkv_checkpoint_load_vocab(resume, &s, &err)) {
         fprintf(stderr, "qkv: --resume: %s\n", err.msg);
         goto done;
     }
-    snprintf(path, sizeof path, "%s/checkpoints", run_dir);
-    if (qkv_mkdirs(path)) {
-        fprintf(stderr, "qkv: %s: cannot create the run folder: %s\n", path, strerror(errno));
+    if (qkv_run_plan_make(&plan, run_dir, resume, force, &s, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
-    snprintf(path, sizeof path, "%s/config.yaml", run_dir);
-    if (write_text(path, s.config_text))
+    if (missing_data(&s, &cc))
         goto done;
     if (qkv_session_data(&s, true, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
@@ -140,7 +182,7 @@ int qkv_cmd_train(int argc, char **argv)
             s.has_dev ? s.dev.n_words : 0);
     fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
             qkv_params_count(&s.model.params), s.fz.n_kinds, qkv_featurizer_n_tags(&s.fz), run_dir);
-    qkv_trainer_opts topts = {run_dir, resume, stop_at_step};
+    qkv_trainer_opts topts = {run_dir, resume, stop_at_step, &plan};
     status = qkv_trainer_run(&s, &topts);
     if (status == QKV_TRAIN_STOPPED)
         status = 0;

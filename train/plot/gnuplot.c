@@ -24,6 +24,17 @@ int qkv_image_kind_of(const char *path, qkv_image_kind *kind, qkv_error *err)
     return qkv_fail(err, "%s: the image name must end in .png or .svg", path);
 }
 
+bool qkv_image_size_parse(const char *text, int *width, int *height)
+{
+    int w, h;
+    char tail;
+    if (sscanf(text, "%dx%d%c", &w, &h, &tail) != 2 || w < 16 || h < 16 || w > 20000 || h > 20000)
+        return false;
+    *width = w;
+    *height = h;
+    return true;
+}
+
 void qkv_gnuplot_script_path(const char *image, char *out, size_t len)
 {
     snprintf(out, len, "%s", image);

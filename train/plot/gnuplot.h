@@ -16,6 +16,10 @@ typedef enum { QKV_IMAGE_PNG, QKV_IMAGE_SVG } qkv_image_kind;
  * extension (naming the file). */
 int qkv_image_kind_of(const char *path, qkv_image_kind *kind, qkv_error *err);
 
+/* An image size "WIDTHxHEIGHT" in pixels, each 16..20000 (e.g. "960x720"): sets *width and
+ * *height and returns true; false for anything else. */
+bool qkv_image_size_parse(const char *text, int *width, int *height);
+
 /* The script path for an image: the image path with its extension replaced by ".gp". */
 void qkv_gnuplot_script_path(const char *image, char *out, size_t len);
 

@@ -15,14 +15,60 @@ static int grid_cols(int n_panels)
     return cols;
 }
 
-void qkv_attention_plot_size(int n_words, int n_panels, int *width, int *height)
+/* Characters (UTF-8 code points) of a label, at most 40. */
+static int label_chars(const char *s)
 {
-    int panel = 220 + 26 * n_words;
-    if (panel > 1000)
-        panel = 1000;
-    int cols = grid_cols(n_panels), rows = (n_panels + cols - 1) / cols;
-    *width = cols * panel + 80;  /* + the colour box */
-    *height = rows * panel + 40; /* + the title */
+    int n = 0;
+    for (; *s && n < 40; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Pixel layout of one panel: margins around an n x n grid of cells. */
+typedef struct layout {
+    int cols, rows;               /* panels */
+    double cell;                  /* pixels per cell */
+    int left, right, top, bottom; /* margins of a panel around its cells */
+    int head;                     /* the title line(s) above all panels */
+    int width, height;            /* the image */
+} layout;
+
+static void plan_layout(const qkv_attention_plot *ap, int n_panels, layout *L)
+{
+    int n = ap->n_words, key_chars = 1, query_chars = 1;
+    for (int i = 0; i < n; i++) {
+        int k = label_chars(ap->words[i]), q = k + (ap->tags && ap->tags[i] ? 1 + label_chars(ap->tags[i]) : 0);
+        key_chars = k > key_chars ? k : key_chars;
+        query_chars = q > query_chars ? q : query_chars;
+    }
+    L->cols = grid_cols(n_panels);
+    L->rows = (n_panels + L->cols - 1) / L->cols;
+    /* 7 pixels a character of the 10-point labels; key labels are turned (45 or 90 degrees). */
+    L->left = 40 + 7 * query_chars;
+    L->bottom = 55 + (n <= 12 ? 5 : 7) * key_chars;
+    L->top = 35;
+    L->right = 90; /* the colour box and its numbers */
+    L->head = 50;
+    /* Cells of 28 pixels for short sentences down to 14 for long ones (a label each). */
+    L->cell = n <= 12 ? 28 : fmax(14, 28 - 0.25 * (n - 12));
+    if (ap->width > 0 && ap->height > 0) { /* --size: the cells fill what the margins leave */
+        double cw = ((double)ap->width / L->cols - L->left - L->right) / n;
+        double ch = ((double)(ap->height - L->head) / L->rows - L->top - L->bottom) / n;
+        L->cell = fmax(1, fmin(cw, ch));
+        L->width = ap->width;
+        L->height = ap->height;
+        return;
+    }
+    L->width = L->cols * (int)ceil(L->left + n * L->cell + L->right);
+    L->height = L->head + L->rows * (int)ceil(L->top + n * L->cell + L->bottom);
+}
+
+void qkv_attention_plot_size(const qkv_attention_plot *ap, int n_panels, int *width, int *height)
+{
+    layout L;
+    plan_layout(ap, n_panels, &L);
+    *width = L.width;
+    *height = L.height;
 }
 
 /* `set xtics (...)` / `set ytics (...)` with one label per word. */
@@ -41,20 +87,28 @@ static void word_tics(FILE *f, const char *axis, const qkv_attention_plot *ap, b
     fputs(")\n", f);
 }
 
+/* The datablock $headH: P row by row (query i, key j), MASKED where query i does not see key j. */
+#define MASKED "-1"
+
 static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, qkv_image_kind kind,
                          const char *image, const char *script)
 {
     const qkv_attention_weights *w = ap->w;
-    int n = ap->n_words, n_panels = h1 - h0, width, height;
-    qkv_attention_plot_size(n, n_panels, &width, &height);
+    int n = ap->n_words, n_panels = h1 - h0, n_masked = 0;
+    layout L;
+    plan_layout(ap, n_panels, &L);
     double max = 0;
     for (int h = h0; h < h1; h++)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
                 max = fmax(max, qkv_attention_weight(w, ap->sentence, h, i, j));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            n_masked += !qkv_attention_sees(w, ap->sentence, i, j);
     if (!(max > 0))
         max = 1;
-    fputs("# Written by 'qkv attention': attention weights P (rows = queries, columns = keys).\n"
+    fputs("# Written by 'qkv attention': attention weights P (rows = queries, columns = keys);\n"
+          "# " MASKED ": masked, the query does not see the key (outside the window, or later when causal).\n"
           "# Edit and rerun with: gnuplot ",
           f);
     qkv_gnuplot_quote(f, script);
@@ -62,44 +116,65 @@ static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, 
     for (int h = h0; h < h1; h++) {
         fprintf(f, "$head%d << EOD\n", h);
         for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++)
-                fprintf(f, "%s%.6f", j ? " " : "", qkv_attention_weight(w, ap->sentence, h, i, j));
+            for (int j = 0; j < n; j++) {
+                if (j)
+                    fputc(' ', f);
+                if (qkv_attention_sees(w, ap->sentence, i, j))
+                    fprintf(f, "%.6f", qkv_attention_weight(w, ap->sentence, h, i, j));
+                else
+                    fputs(MASKED, f);
+            }
             fputc('\n', f);
         }
         fputs("EOD\n", f);
     }
-    qkv_gnuplot_terminal(f, kind, image, width, height);
+    qkv_gnuplot_terminal(f, kind, image, L.width, L.height);
     fprintf(f,
             "pmax = %.6f  # top of the colour scale: the largest weight drawn\n"
             "show_values = %d  # 1: print each weight in its cell\n"
+            "masked_colour = '#cccccc'  # cells of keys the query does not see\n"
             "set palette defined (0 '#ffffff', 0.5 '#6baed6', 1 '#08306b')\n"
             "set cbrange [0:pmax]\n"
             "set xrange [-0.5:%d.5]\n"
             "set yrange [%d.5:-0.5]  # query 0 at the top\n"
-            "set xtics rotate by 45 right scale 0 nomirror\n"
+            "set xtics %s scale 0 nomirror\n"
             "set ytics scale 0 nomirror\n"
             "set xlabel 'key'\n"
             "set ylabel 'query'\n"
-            "set size ratio -1\n"
             "unset key\n",
-            max, n <= 12, n - 1, n - 1);
+            max, n <= 12, n - 1, n - 1, n <= 12 ? "rotate by 45 right" : "rotate by 90 right");
     word_tics(f, "x", ap, false);
     word_tics(f, "y", ap, true);
-    if (n_panels > 1) {
-        int cols = grid_cols(n_panels), rows = (n_panels + cols - 1) / cols;
-        fprintf(f, "set multiplot layout %d,%d title 'layer %d, all %d heads'\n", rows, cols, ap->layer, n_panels);
-    }
+    char head[256];
+    if (n_panels > 1)
+        snprintf(head, sizeof head, "layer %d, all %d heads", ap->layer, n_panels);
+    else
+        snprintf(head, sizeof head, "layer %d", ap->layer);
+    if (n_masked)
+        fprintf(f, "set multiplot title '%s (grey: masked, the query does not see the key)'\n", head);
+    else
+        fprintf(f, "set multiplot title '%s'\n", head);
+    /* Each panel placed in pixels: n x n square cells of L.cell pixels. */
     for (int h = h0; h < h1; h++) {
+        int k = h - h0, col = k % L.cols, row = k / L.cols;
+        double pw = (double)L.width / L.cols, ph = (double)(L.height - L.head) / L.rows;
+        double x0 = col * pw + L.left, y0 = L.head + row * ph + L.top, side = n * L.cell;
+        fprintf(f, "set lmargin at screen %.5f\nset rmargin at screen %.5f\n", x0 / L.width, (x0 + side) / L.width);
+        fprintf(f, "set tmargin at screen %.5f\nset bmargin at screen %.5f\n", 1 - y0 / L.height,
+                1 - (y0 + side) / L.height);
+        fprintf(f, "set colorbox user origin screen %.5f, screen %.5f size screen %.5f, screen %.5f\n",
+                (x0 + side + 12) / L.width, 1 - (y0 + side) / L.height, 14.0 / L.width, side / L.height);
         fprintf(f, "set title 'layer %d, head %d'\n", ap->layer, h);
         fprintf(f,
-                "plot $head%d matrix using 1:2:($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5):3 with boxxy "
-                "fs solid 1.0 noborder lc palette, \\\n"
-                "     $head%d matrix using 1:2:(show_values ? sprintf('%%.2f', $3) : '')"
+                "plot $head%d matrix using 1:2:($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5):($3 >= 0 ? $3 : NaN) "
+                "with boxxy fs solid 1.0 noborder lc palette, \\\n"
+                "     $head%d matrix using 1:($3 < 0 ? $2 : NaN):($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5) "
+                "with boxxy fs solid 1.0 noborder lc rgb masked_colour, \\\n"
+                "     $head%d matrix using 1:2:(show_values && $3 >= 0 ? sprintf('%%.2f', $3) : '')"
                 ":($3 > 0.6 * pmax ? 0xffffff : 0x202020) with labels font ',8' tc rgb variable\n",
-                h, h);
+                h, h, h);
     }
-    if (n_panels > 1)
-        fputs("unset multiplot\n", f);
+    fputs("unset multiplot\n", f);
 }
 
 int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_error *err)

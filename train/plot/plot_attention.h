@@ -1,7 +1,7 @@
 /* Heatmaps of attention weights P for one sentence (rows = queries, columns = keys), labelled
  * with the words, as a gnuplot script (the weights inline as datablocks) and an image. One head,
  * or every head of the layer in a grid. Keys a query does not see (outside the window, or
- * after it when causal) are drawn as 0. */
+ * after it when causal) are masked: grey cells, and -1 in the script's datablocks. */
 #ifndef QKV_PLOT_ATTENTION_H
 #define QKV_PLOT_ATTENTION_H
 
@@ -16,14 +16,16 @@ typedef struct qkv_attention_plot {
     const char *const *tags;        /* [n_words] predicted tags for the query labels, or NULL */
     int layer;                      /* for the titles */
     int head;                       /* 0 .. n_heads - 1, or -1: every head in a grid */
+    int width, height;              /* the image in pixels; 0: sized to the sentence */
 } qkv_attention_plot;
 
-/* Writes the script beside image (.png or .svg) and runs gnuplot. The panel size grows with the
- * sentence (qkv_attention_plot_size). Errors (err): bad head or sentence index, image
+/* Writes the script beside image (.png or .svg) and runs gnuplot. Unless ap gives a size, the
+ * image grows with the sentence (qkv_attention_plot_size): cells of 28 pixels for up to 12
+ * words, shrinking to 14 pixels from 68 words on, room for every label. Errors (err): bad head or sentence index, image
  * extension, the script not writable, gnuplot missing (script written) or failing. */
 int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_error *err);
 
-/* The image size in pixels for n_panels heads of an n-word sentence. */
-void qkv_attention_plot_size(int n_words, int n_panels, int *width, int *height);
+/* The image size in pixels for n_panels heads of ap's sentence (ap->width, ap->height when set). */
+void qkv_attention_plot_size(const qkv_attention_plot *ap, int n_panels, int *width, int *height);
 
 #endif

@@ -20,7 +20,46 @@ typedef struct run_info {
     long n_train, n_dev; /* rows of each split */
     long max_step;
     double loss_lo, loss_hi, acc_lo, acc_hi; /* ranges of the finite values */
+    double *step, *loss;                     /* [n_loss]: the train rows with a finite loss */
+    long n_loss, cap_loss;
 } run_info;
+
+/* The smoothing window of a run of n logged training rows: half-width h rows, about a tenth
+ * of the run in all (2h + 1 rows), at least 3 rows and at most 101; none below 5 rows. */
+static long smooth_half_width(long n)
+{
+    if (n < 5)
+        return 0;
+    long h = (n + 10) / 20;
+    return h < 1 ? 1 : h > 50 ? 50 : h;
+}
+
+/* Local linear smoothing (a Savitzky-Golay filter of degree 1 on the steps as they are):
+ * out[i] is the least-squares line through the 2h + 1 rows around row i (the window shifted
+ * inside the run at its ends), evaluated at step x[i]. The window is centred wherever it can
+ * be, so a falling loss is not drawn late (no lag) as an exponential moving average draws
+ * it, and a line fit is exact for a linear trend, so the ends are not pulled towards the
+ * middle either. h = 0 copies y. */
+static void smooth_local_linear(const double *x, const double *y, long n, long h, double *out)
+{
+    for (long i = 0; i < n; i++) {
+        long lo = i - h, hi = i + h;
+        if (lo < 0)
+            hi -= lo, lo = 0;
+        if (hi > n - 1)
+            lo -= hi - (n - 1), hi = n - 1;
+        if (lo < 0)
+            lo = 0;
+        double m = (double)(hi - lo + 1), sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (long j = lo; j <= hi; j++) {
+            double dx = x[j] - x[i];
+            sx += dx, sy += y[j], sxx += dx * dx, sxy += dx * y[j];
+        }
+        double det = m * sxx - sx * sx;
+        double slope = det > 0 ? (m * sxy - sx * sy) / det : 0;
+        out[i] = (sy - slope * sx) / m;
+    }
+}
 
 /* The run's name: the last component of its folder (trailing slashes ignored). */
 static void run_name(const char *run, bool is_file, char *out, size_t len)
@@ -86,6 +125,24 @@ static int scan_run(const char *run, run_info *ri, qkv_error *err)
         *(dev ? &ri->n_dev : &ri->n_train) += 1;
         char *p = strchr(tab2 + 1, '\t') + 1;
         double loss = strtod(p, &p), acc = strtod(p, NULL);
+        if (!dev && isfinite(loss)) {
+            if (ri->n_loss == ri->cap_loss) {
+                long cap = ri->cap_loss ? 2 * ri->cap_loss : 256;
+                double *a = realloc(ri->step, (size_t)cap * sizeof *a);
+                if (a)
+                    ri->step = a;
+                double *b = a ? realloc(ri->loss, (size_t)cap * sizeof *b) : NULL;
+                if (b)
+                    ri->loss = b;
+                if (!a || !b) {
+                    fclose(f);
+                    return qkv_fail(err, "%s: out of memory reading the metrics", path);
+                }
+                ri->cap_loss = cap;
+            }
+            ri->step[ri->n_loss] = (double)step;
+            ri->loss[ri->n_loss++] = loss;
+        }
         if (isfinite(loss)) {
             ri->loss_lo = fmin(ri->loss_lo, loss);
             ri->loss_hi = fmax(ri->loss_hi, loss);
@@ -122,7 +179,7 @@ static void title(FILE *f, const run_info *ri, int n_runs, const char *what)
 static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind kind, const char *image,
                          const char *script, int width, int height)
 {
-    long n_dev = 0, n_train = 0, max_step = 1;
+    long n_dev = 0, max_step = 1;
     double loss_lo = INFINITY, loss_hi = -INFINITY, acc_lo = INFINITY, acc_hi = -INFINITY;
     for (int r = 0; r < n_runs; r++) {
         loss_lo = fmin(loss_lo, ri[r].loss_lo);
@@ -130,8 +187,6 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
         acc_lo = fmin(acc_lo, ri[r].acc_lo);
         acc_hi = fmax(acc_hi, ri[r].acc_hi);
         n_dev += ri[r].n_dev;
-        if (ri[r].n_train > n_train)
-            n_train = ri[r].n_train;
         if (ri[r].max_step > max_step)
             max_step = ri[r].max_step;
     }
@@ -142,30 +197,51 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
     int rmargin = (int)(n_runs == 1 ? 0 : longest + 2) + 24;
     if (rmargin > 64)
         rmargin = 64;
-    /* Smoothing over about 5 logged rows for short runs, at most 0.95 (about 20 rows). */
-    double smoothing = n_train > 5 ? 1.0 - 5.0 / (double)n_train : 0.0;
-    if (smoothing > 0.95)
-        smoothing = 0.95;
     fprintf(f, "# Written by 'qkv plot': training curves of %d run%s. Edit and rerun with: gnuplot ", n_runs,
             n_runs == 1 ? "" : "s");
     qkv_gnuplot_quote(f, script);
     fputs("\n", f);
+    /* The smoothed training loss of each run, computed here (see smooth_local_linear). */
+    for (int r = 0; r < n_runs; r++) {
+        const run_info *x = &ri[r];
+        if (!x->n_loss)
+            continue;
+        long h = smooth_half_width(x->n_loss);
+        double *y = malloc(2 * (size_t)x->n_loss * sizeof *y), *sm = y ? y + x->n_loss : NULL;
+        if (!y)
+            continue; /* drawn without the smoothed line */
+        /* A loss falls roughly exponentially: fitted to its logarithm, a line follows the bend
+         * at the end of a fast fall instead of cutting across it. */
+        bool positive = true;
+        for (long i = 0; i < x->n_loss; i++)
+            positive = positive && x->loss[i] > 0;
+        for (long i = 0; i < x->n_loss; i++)
+            y[i] = positive ? log(x->loss[i]) : x->loss[i];
+        smooth_local_linear(x->step, y, x->n_loss, h, sm);
+        for (long i = 0; positive && i < x->n_loss; i++)
+            sm[i] = exp(sm[i]);
+        fprintf(f,
+                "# %s: training loss smoothed by qkv when it drew this: at each logged row, the least-squares\n"
+                "# line through the %ld rows around it (shifted inside the run at its ends), fitted to %s\n"
+                "# and taken at that row: no lag behind a falling loss. Columns (TAB-separated): step, loss.\n"
+                "$smooth%d << EOD\n",
+                x->name, h ? 2 * h + 1 : 1, positive ? "log(loss)" : "the loss", r);
+        for (long i = 0; i < x->n_loss; i++)
+            fprintf(f, "%.0f\t%.9g\n", x->step[i], sm[i]);
+        fputs("EOD\n", f);
+        free(y);
+    }
     qkv_gnuplot_terminal(f, kind, image, width, height);
     fprintf(f,
             "set datafile separator '\\t'\n"
             "set datafile missing NaN  # rows of the other split are skipped, not line breaks\n"
-            "# The smoothed training loss: an exponential moving average over the logged rows with\n"
-            "# weight `smoothing` on the past, bias-corrected at the start (as TensorBoard does).\n"
-            "smoothing = %.3f\n"
-            "ema(x) = (ema_n = ema_n + 1, ema_m = smoothing * ema_m + (1 - smoothing) * x, "
-            "ema_m / (1 - smoothing ** ema_n))\n"
             "split(s) = strcol(3) eq s\n"
             "set grid\n"
             "set key outside right top\n"
             "set lmargin 10\n"
             "set rmargin %d  # room for the legend, the same in both panels\n"
             "set xrange [0:%ld]\n",
-            smoothing, rmargin, max_step);
+            rmargin, max_step);
     if (n_dev)
         fputs("set multiplot layout 2,1 title ", f);
     else
@@ -187,12 +263,14 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
         if (x->n_train) {
             fputs("  ", f);
             qkv_gnuplot_quote(f, x->metrics);
-            fprintf(f, " skip 1 using 1:(split('train') ? $4 : NaN) with lines lw 1 lc rgb '#b0%s' notitle, \\\n", c);
-            fputs("  ema_n = 0, ema_m = 0, ", f);
-            qkv_gnuplot_quote(f, x->metrics);
-            fprintf(f, " skip 1 using 1:(split('train') ? ema($4) : NaN) with lines lw 2 lc rgb '#%s' title ", c);
-            title(f, x, n_runs, "train (smoothed)");
+            fprintf(f, " skip 1 using 1:(split('train') ? $4 : NaN) with lines lw 1 lc rgb '#80%s' title ", c);
+            title(f, x, n_runs, "train (raw)");
             fputs(", \\\n", f);
+            if (x->n_loss) {
+                fprintf(f, "  $smooth%d using 1:2 with lines lw 2 lc rgb '#%s' title ", r, c);
+                title(f, x, n_runs, "train (smoothed)");
+                fputs(", \\\n", f);
+            }
         }
         if (x->n_dev) {
             fputs("  ", f);
@@ -225,6 +303,15 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
     }
 }
 
+static void free_runs(run_info *ri, int n_runs)
+{
+    for (int r = 0; r < n_runs; r++) {
+        free(ri[r].step);
+        free(ri[r].loss);
+    }
+    free(ri);
+}
+
 int qkv_plot_metrics(const char *const *runs, int n_runs, const char *image, int width, int height,
                      qkv_error *err)
 {
@@ -238,7 +325,7 @@ int qkv_plot_metrics(const char *const *runs, int n_runs, const char *image, int
         return qkv_fail(err, "out of memory");
     for (int r = 0; r < n_runs; r++)
         if (scan_run(runs[r], &ri[r], err)) {
-            free(ri);
+            free_runs(ri, n_runs);
             return QKV_ERR;
         }
     /* Runs of the same name (a/run, b/run) keep their paths as legend names. */
@@ -251,17 +338,17 @@ int qkv_plot_metrics(const char *const *runs, int n_runs, const char *image, int
     snprintf(dir, sizeof dir, "%s", abs_image);
     *strrchr(dir, '/') = '\0';
     if (dir[0] && qkv_mkdirs(dir)) {
-        free(ri);
+        free_runs(ri, n_runs);
         return qkv_fail(err, "%s: cannot create the folder for the image: %s", dir, strerror(errno));
     }
     qkv_gnuplot_script_path(abs_image, script, sizeof script);
     FILE *f = fopen(script, "w");
     if (!f) {
-        free(ri);
+        free_runs(ri, n_runs);
         return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
     }
     write_script(f, ri, n_runs, kind, abs_image, script, width, height);
-    free(ri);
+    free_runs(ri, n_runs);
     if (fclose(f))
         return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
     return qkv_gnuplot_run(script, err);

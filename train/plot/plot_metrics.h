@@ -1,6 +1,9 @@
 /* Training curves of one or more runs as a gnuplot script and an image (PNG or SVG):
- *   top panel     training loss per step (each logged row, faint) and its exponential moving
- *                 average (weight `smoothing` = 0.9 in the script), dev loss per evaluation
+ *   top panel     training loss per step (each logged row, faint: "train (raw)"), the same
+ *                 smoothed ("train (smoothed)": at each row, a least-squares line through the
+ *                 rows around it, about a tenth of the run's rows, fitted to log(loss); centred,
+ *                 so it neither lags behind a falling loss nor is biased at the ends; computed
+ *                 per run and written into the script as a datablock), dev loss per evaluation
  *   bottom panel  dev accuracy (%) per evaluation (only when some run has dev rows)
  * Several runs overlay with one colour each and their names in the legend. The script reads
  * each run's metrics.tsv (train/metrics.h) by absolute path, so it can be edited and rerun

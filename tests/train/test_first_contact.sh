@@ -1,0 +1,28 @@
+#!/bin/bash
+# What a new user meets first: a warmup longer than the whole run is a warning naming both
+# numbers (once, and none when it fits); `qkv tag` of plain text without --format text says so.
+. "$(dirname "$0")/common.sh"
+TINY=(--set data.synthetic_train=200 --set data.synthetic_dev=20 --set model.d_model=16 --set model.d_ff=32
+      --set model.n_heads=2 --set data.batch_tokens=300 --set log.plot=false)
+
+# A warmup of 50 steps in a run of 10 steps is cut short.
+quick_run "$SCRATCH/short" "${TINY[@]}" --set train.max_steps=10 --set optim.warmup_steps=50
+grep -F "warning: optim.warmup_steps is 50 but the whole run has 10 steps: the warmup is cut to 9 steps" \
+    "$SCRATCH/short.log" >/dev/null || { cat "$SCRATCH/short.log"; fail "no warmup warning naming 50 and 10"; }
+[ "$(grep -c warmup_steps "$SCRATCH/short.log")" = 1 ] || fail "the warmup warning is not given once"
+quick_run "$SCRATCH/fits" "${TINY[@]}" --set train.max_steps=10 --set optim.warmup_steps=9
+grep -q warmup "$SCRATCH/fits.log" && { cat "$SCRATCH/fits.log"; fail "a warning for a warmup that fits"; }
+
+# qkv tag on plain text without --format text: the hint names the line and --format text.
+ckpt=$SCRATCH/fits/checkpoints/last.h5
+printf 'The dog barks .\nA cat sleeps .\n' >"$SCRATCH/plain.txt"
+expect_error "$SCRATCH/plain.txt:1: this looks like plain text (no TAB-separated fields): use --format text" \
+    "$QKV_BIN" tag "$ckpt" "$SCRATCH/plain.txt"
+printf '# a comment\n\nThe dog barks .\n' >"$SCRATCH/plain2.txt"
+expect_error "plain2.txt:1: this looks like plain text" "$QKV_BIN" tag "$ckpt" "$SCRATCH/plain2.txt"
+# ... and not for a CoNLL-U file with one bad line after good ones: the reader's own message.
+printf '1\tThe\t_\tDET\t_\t_\t_\t_\t_\t_\nno tab here\n' >"$SCRATCH/bad.conllu"
+expect_error "bad.conllu:2: expected 10 TAB-separated fields, found 1" "$QKV_BIN" tag "$ckpt" "$SCRATCH/bad.conllu"
+grep -q "plain text" "$SCRATCH/err" && fail "plain-text hint for a CoNLL-U file"
+"$QKV_BIN" tag "$ckpt" "$SCRATCH/plain.txt" --format text >/dev/null || fail "tag --format text"
+echo "first contact: ok"
