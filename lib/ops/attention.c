@@ -33,12 +33,12 @@
 #endif
 
 typedef struct {
-    int n_sentences, d_model, n_heads, d_head, total;
+    int d_model, n_heads, d_head, total;
     qkv_real scale;
     double dropout;              /* > 0 only when masks were drawn */
     bool causal;
     qkv_attn_normalize normalize;
-    int32_t *offsets;            /* [B + 1] */
+    qkv_segments sentences;      /* arena copy: B = sentences.n */
     int *width, *window;         /* [B] */
     size_t *block;               /* [B · H] start of block in p / pd */
     qkv_real *qkv;               /* [T, 3D] */
@@ -74,7 +74,7 @@ static inline int band_start(int i, int w, int W, int n)
 
 double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i, int j)
 {
-    int n = w->offsets[b + 1] - w->offsets[b], W = w->width[b], win = w->window[b];
+    int n = qkv_segments_len(w->sentences, b), W = w->width[b], win = w->window[b];
     int s = band_start(i, win, W, n);
     if (j < s || j >= s + W)
         return 0.0;
@@ -116,11 +116,11 @@ static inline void put_band_row(qkv_real *band, int W, int off, const qkv_real *
 static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
                           uint64_t seed)
 {
-    int n = sv->offsets[b + 1] - sv->offsets[b], W = sv->width[b], w = sv->window[b];
+    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
-    const qkv_real *qh = sv->qkv + (size_t)sv->offsets[b] * ld + (size_t)h * dh;
+    const qkv_real *qh = sv->qkv + (size_t)sv->sentences.offsets[b] * ld + (size_t)h * dh;
     const qkv_real *kh = qh + D, *vh = qh + 2 * D;
-    qkv_real *oh = o + (size_t)sv->offsets[b] * D + (size_t)h * dh;
+    qkv_real *oh = o + (size_t)sv->sentences.offsets[b] * D + (size_t)h * dh;
     size_t blk = sv->block ? sv->block[(size_t)b * sv->n_heads + h] : 0;
     qkv_rng rng;
     if (sv->dropout > 0)
@@ -162,9 +162,9 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
 static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *dout, qkv_real *dqkv,
                            qkv_real *st, qkv_real *dp, qkv_real *drel)
 {
-    int n = sv->offsets[b + 1] - sv->offsets[b], W = sv->width[b], w = sv->window[b];
+    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
-    size_t row0 = (size_t)sv->offsets[b];
+    size_t row0 = (size_t)sv->sentences.offsets[b];
     const qkv_real *qh = sv->qkv + row0 * ld + (size_t)h * dh, *kh = qh + D, *vh = qh + 2 * D;
     qkv_real *dqh = dqkv + row0 * ld + (size_t)h * dh, *dkh = dqh + D, *dvh = dqh + 2 * D;
     const qkv_real *doh = dout + row0 * D + (size_t)h * dh;
@@ -231,7 +231,7 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
         return;
     memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
     const qkv_real *dout = out->grad;
-    int nblk = sv->n_sentences * sv->n_heads, blas = qkv_blas_single();
+    int nblk = sv->sentences.n * sv->n_heads, blas = qkv_blas_single();
     /* Relative biases: one partial gradient per block, summed in block order afterwards, so
      * the result does not depend on which thread ran which block. */
     int n_rel = 2 * sv->rel_clip + 1;
@@ -267,16 +267,16 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     qkv_blas_restore(blas);
 }
 
-/* Checks shapes and offsets; returns false after failing the tape. */
-static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
-                         qkv_tensor *const *w, qkv_tensor *const *bias, qkv_tensor *rel_bias,
+/* Checks shapes and options (the sentences are checked by qkv_tape_segments); returns false
+ * after failing the tape. */
+static bool check_inputs(qkv_tape *tp, qkv_tensor *x, qkv_tensor *const *w, qkv_tensor *const *bias, qkv_tensor *rel_bias,
                          const qkv_attention_opts *opts)
 {
     char s1[64], s2[64];
     static const char *wn[3] = {"w_q", "w_k", "w_v"}, *bn[3] = {"b_q", "b_k", "b_v"};
     if (x->rank != 2)
         return qkv_tape_fail(tp, "attention: x must be [T, d_model], got %s", qkv_shape_str(x, s1, sizeof s1)), false;
-    int T = x->shape[0], D = x->shape[1];
+    int D = x->shape[1];
     if (opts->n_heads < 1 || D % opts->n_heads != 0)
         return qkv_tape_fail(tp, "attention: n_heads %d does not divide d_model %d", opts->n_heads, D), false;
     for (int k = 0; k < 3; k++) {
@@ -299,26 +299,24 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, in
         return qkv_tape_fail(tp, "attention: rel_bias given but rel_clip is 0"), false;
     if (!(opts->dropout >= 0 && opts->dropout < 1))
         return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
-    if (n_sentences < 0 || !offsets || offsets[0] != 0 || offsets[n_sentences] != T)
-        return qkv_tape_fail(tp, "attention: offsets of %d sentences must run from 0 to T = %d", n_sentences, T), false;
-    for (int b = 0; b < n_sentences; b++)
-        if (offsets[b + 1] < offsets[b])
-            return qkv_tape_fail(tp, "attention: offsets decrease at sentence %d (%d > %d)", b, offsets[b],
-                                 offsets[b + 1]), false;
     return true;
 }
 
-qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
-                          qkv_tensor *w_q, qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q,
-                          qkv_tensor *b_k, qkv_tensor *b_v, qkv_tensor *rel_bias,
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_tensor *w_q,
+                          qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q, qkv_tensor *b_k,
+                          qkv_tensor *b_v, qkv_tensor *rel_bias,
                           const qkv_attention_opts *opts, qkv_attention_weights *keep)
 {
     if (tp->failed)
         return NULL;
     qkv_tensor *w[3] = {w_q, w_k, w_v}, *bias[3] = {b_q, b_k, b_v};
-    if (!check_inputs(tp, x, offsets, n_sentences, w, bias, rel_bias, opts))
+    if (!check_inputs(tp, x, w, bias, rel_bias, opts))
         return NULL;
-    int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = n_sentences;
+    qkv_segments sent = qkv_tape_segments(tp, "attention", sentences, x, false);
+    if (!sent.offsets)
+        return NULL;
+    const int32_t *offsets = sent.offsets;
+    int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = sent.n;
     bool drop = opts->dropout > 0 && !tp->no_grad;
     if (drop && !tp->rng)
         return qkv_tape_fail(tp, "attention: dropout %g needs a random generator (tp->rng)", opts->dropout);
@@ -329,7 +327,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
     qkv_tensor *inputs[8] = {x, w_q, w_k, w_v, b_q, b_k, b_v, rel_bias};
     qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, 8, inputs);
     memset(sv, 0, sizeof *sv);
-    sv->n_sentences = B;
+    sv->sentences = sent;
     sv->d_model = D;
     sv->n_heads = H;
     sv->d_head = D / H;
@@ -340,14 +338,12 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
     sv->normalize = opts->normalize;
     sv->rel_clip = opts->rel_clip;
     sv->rel = rel_bias ? rel_bias->data : NULL;
-    sv->offsets = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->offsets);
     sv->width = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->width);
     sv->window = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->window);
     sv->qkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real) + 1);
     sv->w_cat = qkv_tape_alloc(tp, (size_t)3 * D * D * sizeof(qkv_real));
-    if (!sv->offsets || !sv->width || !sv->window || !sv->qkv || !sv->w_cat)
+    if (!sv->width || !sv->window || !sv->qkv || !sv->w_cat)
         return NULL;
-    memcpy(sv->offsets, offsets, (size_t)(B + 1) * sizeof *offsets);
     size_t band_total = 0, scratch = 1;
     double work = 0;
     for (int b = 0; b < B; b++) {
@@ -418,9 +414,8 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, i
     if (node)
         node->saved = sv;
     if (keep) {
-        keep->n_sentences = B;
+        keep->sentences = sent;
         keep->n_heads = H;
-        keep->offsets = sv->offsets;
         keep->width = sv->width;
         keep->window = sv->window;
         keep->block = sv->block;

@@ -20,7 +20,7 @@ typedef struct {
 static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_mha_forward(tp, &f->m, f->x, f->off, f->n_sentences, &f->keep);
+    return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n_sentences, f->off}, &f->keep);
 }
 
 /* Builds parameters (N(0, 0.5^2) so that softmax is not saturated) and x ~ N(0, 1). */
@@ -479,25 +479,25 @@ static void test_n_heads_error(void **state)
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     int32_t off[] = {0, 3};
-    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "n_heads 5 does not divide d_model 8"));
     qkv_tape_reset(&tp);
     m.opts.n_heads = 2;
     int32_t bad[] = {0, 2};
-    assert_null(qkv_mha_forward(&tp, &m, x, bad, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, bad}, NULL));
     assert_non_null(strstr(tp.err.msg, "offsets"));
     /* relative biases: the table must match rel_clip and n_heads, and come with rel_clip */
     qkv_tape_reset(&tp);
     m.opts.rel_clip = 2;
-    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_clip 2 needs rel_bias [2, 5], got none"));
     qkv_tape_reset(&tp);
     m.rel_bias = tu_param(&ps, &rng, "rel", 2, (int[]){2, 3});
-    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_clip 2 needs rel_bias [2, 5], got [2, 3]"));
     qkv_tape_reset(&tp);
     m.opts.rel_clip = 0;
-    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_bias given but rel_clip is 0"));
     qkv_tape_free(&tp);
     qkv_params_free(&ps);
