@@ -215,7 +215,8 @@ static void test_errors(void **state)
     expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){0, off}, 3), "0 segments");
     expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){2, NULL}, 3), "NULL");
     qkv_tensor *vec = ot_param(&e, "vec", 1, (int[]){5});
-    expect_error(&e, qkv_segment_windows(&e.tp, vec, (qkv_segments){2, off}, 3), "matrix [C, D] with at least one row, got [5]");
+    expect_error(&e, qkv_segment_windows(&e.tp, vec, (qkv_segments){2, off}, 3),
+                 "matrix [C, D] with at least one row, got [5]");
     expect_error(&e, qkv_segment_max(&e.tp, x, (qkv_segments){3, empty}), "segment 1 is empty");
     expect_error(&e, qkv_segment_max(&e.tp, x, (qkv_segments){2, short_off}), "rows of the input [5, 3] (5)");
     expect_error(&e, qkv_segment_max(&e.tp, x, (qkv_segments){3, decreasing}), "offsets decrease");
@@ -347,7 +348,8 @@ static void run_big(int threads, qkv_tensor *x, const int32_t *off, bool windows
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     memset(x->grad, 0, x->size * sizeof *x->grad);
-    qkv_tensor *y = windows ? qkv_segment_windows(&tp, x, (qkv_segments){BIG_SEG, off}, BIG_WIDTH) : qkv_segment_max(&tp, x, (qkv_segments){BIG_SEG, off});
+    qkv_segments seg = {BIG_SEG, off};
+    qkv_tensor *y = windows ? qkv_segment_windows(&tp, x, seg, BIG_WIDTH) : qkv_segment_max(&tp, x, seg);
     assert_non_null(y);
     memcpy(y_out, y->data, y->size * sizeof *y_out);
     assert_int_equal(qkv_backward_from(&tp, y, dy), QKV_OK);
