@@ -158,119 +158,10 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
     }
 }
 
-/* Backward of block (b, h): adds into dQKV's rows of sentence b, head h. */
-static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *dout, qkv_real *dqkv,
-                           qkv_real *st, qkv_real *dp, qkv_real *drel)
-{
-    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
-    int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
-    size_t row0 = (size_t)sv->sentences.offsets[b];
-    const qkv_real *qh = sv->qkv + row0 * ld + (size_t)h * dh, *kh = qh + D, *vh = qh + 2 * D;
-    qkv_real *dqh = dqkv + row0 * ld + (size_t)h * dh, *dkh = dqh + D, *dvh = dqh + 2 * D;
-    const qkv_real *doh = dout + row0 * D + (size_t)h * dh;
-    size_t blk = sv->block[(size_t)b * sv->n_heads + h];
-    const qkv_real *pused = sv->pd ? sv->pd : sv->p; /* the P that multiplied V */
-    qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
-    for (int i0 = 0; i0 < n; i0 += TILE) {
-        int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
-        int klo = key_lo(i0, w), kw = key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
-        /* st = the used P of this tile, dense [r, kw] */
-        for (int rr = 0; rr < r; rr++) {
-            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
-            qkv_real *row = st + (size_t)rr * kw;
-            int off = key_lo(i, w) - band_start(i, w, W, n);
-            memset(row, 0, (size_t)a * sizeof(qkv_real));
-            memcpy(row + a, pused + blk + (size_t)i * W + off, (size_t)(e - a) * sizeof(qkv_real));
-            memset(row + e, 0, (size_t)(kw - e) * sizeof(qkv_real));
-        }
-        /* dV [kw, dh] += P^T dO;  dP [r, kw] = dO V^T */
-        qkv_gemm(true, false, kw, dh, r, 1, st, kw, doh + (size_t)i0 * D, D, 1, dvh + (size_t)klo * ld, ld);
-        qkv_gemm(false, true, r, kw, dh, 1, doh + (size_t)i0 * D, D, vh + (size_t)klo * ld, ld, 0, dp, kw);
-        /* st = dS, row by row */
-        for (int rr = 0; rr < r; rr++) {
-            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
-            int off = key_lo(i, w) - band_start(i, w, W, n);
-            const qkv_real *p = sv->p + blk + (size_t)i * W + off - a; /* p[j], j in a..e-1 */
-            const qkv_real *pd = sv->pd ? sv->pd + blk + (size_t)i * W + off - a : NULL;
-            qkv_real *row = st + (size_t)rr * kw, *g = dp + (size_t)rr * kw;
-            if (pd) /* through dropout: dP = dPd ⊙ mask / (1 - p) */
-                for (int j = a; j < e; j++)
-                    g[j] = pd[j] != 0 ? g[j] * keep_scale : 0;
-            if (sv->normalize == QKV_ATTN_SOFTMAX) {
-                qkv_real dot = 0;
-                for (int j = a; j < e; j++)
-                    dot += p[j] * g[j];
-                for (int j = a; j < e; j++)
-                    row[j] = p[j] * (g[j] - dot);
-            } else {
-                qkv_real inv = (qkv_real)1 / (qkv_real)(e - a);
-                for (int j = a; j < e; j++)
-                    row[j] = p[j] > 0 ? g[j] * inv : 0;
-            }
-            if (drel) /* the bias entered the scores unscaled: d rel_bias[h][k] = sum of dS */
-                for (int j = a; j < e; j++)
-                    drel[rel_index(klo + j - i, sv->rel_clip)] += row[j];
-        }
-        /* dQ [r, dh] += dS K · scale;  dK [kw, dh] += dS^T Q · scale */
-        qkv_gemm(false, false, r, dh, kw, sv->scale, st, kw, kh + (size_t)klo * ld, ld, 1,
-                 dqh + (size_t)i0 * ld, ld);
-        qkv_gemm(true, false, kw, dh, r, sv->scale, st, kw, qh + (size_t)i0 * ld, ld, 1,
-                 dkh + (size_t)klo * ld, ld);
-    }
-}
-
-static void attention_backward(qkv_tape *tp, qkv_node *node)
-{
-    const attn_saved *sv = node->saved;
-    qkv_tensor *x = node->in[0], *out = node->out;
-    int T = sv->total, D = sv->d_model;
-    qkv_real *dqkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real));
-    int nthreads = sv->nthreads;
-    qkv_real *scratch = qkv_tape_alloc(tp, (size_t)nthreads * 2 * sv->scratch * sizeof(qkv_real));
-    if (!dqkv || !scratch)
-        return;
-    memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
-    const qkv_real *dout = out->grad;
-    int nblk = sv->sentences.n * sv->n_heads, blas = qkv_blas_single();
-    /* Relative biases: one partial gradient per block, summed in block order afterwards, so
-     * the result does not depend on which thread ran which block. */
-    int n_rel = 2 * sv->rel_clip + 1;
-    qkv_real *drel_all = NULL, *drel = sv->rel_clip ? qkv_grad(tp, node->in[7]) : NULL;
-    if (drel) {
-        drel_all = qkv_tape_alloc(tp, ((size_t)nblk * n_rel + 1) * sizeof(qkv_real));
-        if (!drel_all)
-            return;
-        memset(drel_all, 0, (size_t)nblk * n_rel * sizeof(qkv_real));
-    }
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
-    for (int blk = 0; blk < nblk; blk++) {
-        qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch;
-        block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch,
-                       drel_all ? drel_all + (size_t)blk * n_rel : NULL);
-    }
-    for (int blk = 0; drel && blk < nblk; blk++)
-        for (int k = 0; k < n_rel; k++)
-            drel[(size_t)(blk % sv->n_heads) * n_rel + k] += drel_all[(size_t)blk * n_rel + k];
-    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
-    qkv_real *dx = qkv_grad(tp, x);
-    if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
-        qkv_gemm_par(pthreads, false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
-    for (int k = 0; k < 3; k++) {
-        qkv_real *dw = qkv_grad(tp, node->in[1 + k]), *db = qkv_grad(tp, node->in[4 + k]);
-        if (dw && T > 0) /* dW [D, D] += dQ^T [D, T] · X [T, D] */
-            qkv_gemm_par(pthreads, true, false, D, D, T, 1, dqkv + (size_t)k * D, 3 * D, x->data, D, 1, dw, D);
-        if (db)
-            for (int t = 0; t < T; t++)
-                for (int j = 0; j < D; j++)
-                    db[j] += dqkv[(size_t)t * 3 * D + (size_t)k * D + j];
-    }
-    qkv_blas_restore(blas);
-}
-
 /* Checks shapes and options (the sentences are checked by qkv_tape_segments); returns false
  * after failing the tape. */
-static bool check_inputs(qkv_tape *tp, qkv_tensor *x, qkv_tensor *const *w, qkv_tensor *const *bias, qkv_tensor *rel_bias,
-                         const qkv_attention_opts *opts)
+static bool check_inputs(qkv_tape *tp, qkv_tensor *x, qkv_tensor *const *w, qkv_tensor *const *bias,
+                         qkv_tensor *rel_bias, const qkv_attention_opts *opts)
 {
     char s1[64], s2[64];
     static const char *wn[3] = {"w_q", "w_k", "w_v"}, *bn[3] = {"b_q", "b_k", "b_v"};
@@ -301,6 +192,8 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, qkv_tensor *const *w, qkv_
         return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
     return true;
 }
+
+static void attention_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_tensor *w_q,
                           qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q, qkv_tensor *b_k,
@@ -424,24 +317,118 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
     return o;
 }
 
+/* Backward of block (b, h): adds into dQKV's rows of sentence b, head h. */
+static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *dout, qkv_real *dqkv,
+                           qkv_real *st, qkv_real *dp, qkv_real *drel)
+{
+    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
+    int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
+    size_t row0 = (size_t)sv->sentences.offsets[b];
+    const qkv_real *qh = sv->qkv + row0 * ld + (size_t)h * dh, *kh = qh + D, *vh = qh + 2 * D;
+    qkv_real *dqh = dqkv + row0 * ld + (size_t)h * dh, *dkh = dqh + D, *dvh = dqh + 2 * D;
+    const qkv_real *doh = dout + row0 * D + (size_t)h * dh;
+    size_t blk = sv->block[(size_t)b * sv->n_heads + h];
+    const qkv_real *pused = sv->pd ? sv->pd : sv->p; /* the P that multiplied V */
+    qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
+    for (int i0 = 0; i0 < n; i0 += TILE) {
+        int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
+        int klo = key_lo(i0, w), kw = key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
+        /* st = the used P of this tile, dense [r, kw] */
+        for (int rr = 0; rr < r; rr++) {
+            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
+            qkv_real *row = st + (size_t)rr * kw;
+            int off = key_lo(i, w) - band_start(i, w, W, n);
+            memset(row, 0, (size_t)a * sizeof(qkv_real));
+            memcpy(row + a, pused + blk + (size_t)i * W + off, (size_t)(e - a) * sizeof(qkv_real));
+            memset(row + e, 0, (size_t)(kw - e) * sizeof(qkv_real));
+        }
+        /* dV [kw, dh] += P^T dO;  dP [r, kw] = dO V^T */
+        qkv_gemm(true, false, kw, dh, r, 1, st, kw, doh + (size_t)i0 * D, D, 1, dvh + (size_t)klo * ld, ld);
+        qkv_gemm(false, true, r, kw, dh, 1, doh + (size_t)i0 * D, D, vh + (size_t)klo * ld, ld, 0, dp, kw);
+        /* st = dS, row by row */
+        for (int rr = 0; rr < r; rr++) {
+            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
+            int off = key_lo(i, w) - band_start(i, w, W, n);
+            const qkv_real *p = sv->p + blk + (size_t)i * W + off - a; /* p[j], j in a..e-1 */
+            const qkv_real *pd = sv->pd ? sv->pd + blk + (size_t)i * W + off - a : NULL;
+            qkv_real *row = st + (size_t)rr * kw, *g = dp + (size_t)rr * kw;
+            if (pd) /* through dropout: dP = dPd ⊙ mask / (1 - p) */
+                for (int j = a; j < e; j++)
+                    g[j] = pd[j] != 0 ? g[j] * keep_scale : 0;
+            if (sv->normalize == QKV_ATTN_SOFTMAX) {
+                qkv_real dot = 0;
+                for (int j = a; j < e; j++)
+                    dot += p[j] * g[j];
+                for (int j = a; j < e; j++)
+                    row[j] = p[j] * (g[j] - dot);
+            } else {
+                qkv_real inv = (qkv_real)1 / (qkv_real)(e - a);
+                for (int j = a; j < e; j++)
+                    row[j] = p[j] > 0 ? g[j] * inv : 0;
+            }
+            if (drel) /* the bias entered the scores unscaled: d rel_bias[h][k] = sum of dS */
+                for (int j = a; j < e; j++)
+                    drel[rel_index(klo + j - i, sv->rel_clip)] += row[j];
+        }
+        /* dQ [r, dh] += dS K · scale;  dK [kw, dh] += dS^T Q · scale */
+        qkv_gemm(false, false, r, dh, kw, sv->scale, st, kw, kh + (size_t)klo * ld, ld, 1,
+                 dqh + (size_t)i0 * ld, ld);
+        qkv_gemm(true, false, kw, dh, r, sv->scale, st, kw, qh + (size_t)i0 * ld, ld, 1,
+                 dkh + (size_t)klo * ld, ld);
+    }
+}
+
+static void attention_backward(qkv_tape *tp, qkv_node *node)
+{
+    const attn_saved *sv = node->saved;
+    qkv_tensor *x = node->in[0], *out = node->out;
+    int T = sv->total, D = sv->d_model;
+    qkv_real *dqkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real));
+    int nthreads = sv->nthreads;
+    qkv_real *scratch = qkv_tape_alloc(tp, (size_t)nthreads * 2 * sv->scratch * sizeof(qkv_real));
+    if (!dqkv || !scratch)
+        return;
+    memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
+    const qkv_real *dout = out->grad;
+    int nblk = sv->sentences.n * sv->n_heads, blas = qkv_blas_single();
+    /* Relative biases: one partial gradient per block, summed in block order afterwards, so
+     * the result does not depend on which thread ran which block. */
+    int n_rel = 2 * sv->rel_clip + 1;
+    qkv_real *drel_all = NULL, *drel = sv->rel_clip ? qkv_grad(tp, node->in[7]) : NULL;
+    if (drel) {
+        drel_all = qkv_tape_alloc(tp, ((size_t)nblk * n_rel + 1) * sizeof(qkv_real));
+        if (!drel_all)
+            return;
+        memset(drel_all, 0, (size_t)nblk * n_rel * sizeof(qkv_real));
+    }
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
+    for (int blk = 0; blk < nblk; blk++) {
+        qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch;
+        block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch,
+                       drel_all ? drel_all + (size_t)blk * n_rel : NULL);
+    }
+    for (int blk = 0; drel && blk < nblk; blk++)
+        for (int k = 0; k < n_rel; k++)
+            drel[(size_t)(blk % sv->n_heads) * n_rel + k] += drel_all[(size_t)blk * n_rel + k];
+    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
+    qkv_real *dx = qkv_grad(tp, x);
+    if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
+        qkv_gemm_par(pthreads, false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
+    for (int k = 0; k < 3; k++) {
+        qkv_real *dw = qkv_grad(tp, node->in[1 + k]), *db = qkv_grad(tp, node->in[4 + k]);
+        if (dw && T > 0) /* dW [D, D] += dQ^T [D, T] · X [T, D] */
+            qkv_gemm_par(pthreads, true, false, D, D, T, 1, dqkv + (size_t)k * D, 3 * D, x->data, D, 1, dw, D);
+        if (db)
+            for (int t = 0; t < T; t++)
+                for (int j = 0; j < D; j++)
+                    db[j] += dqkv[(size_t)t * 3 * D + (size_t)k * D + j];
+    }
+    qkv_blas_restore(blas);
+}
+
 /* ---- output projection: y [T, D] = o [T, D] · w_o^T + b_o, row-stable (lib/gemm_rows.h) ---- */
 
-static void attention_out_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
-    int T = qkv_rows(o), D = qkv_cols(o);
-    qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
-    int pthreads = qkv_gemm_threads((double)T * D * D), blas = qkv_blas_single();
-    if (d_o && T > 0) /* dO [T, D] += dY · w_o */
-        qkv_gemm_par(pthreads, false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
-    if (dw && T > 0) /* dW [D, D] += dY^T · O */
-        qkv_gemm_par(pthreads, true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
-    qkv_blas_restore(blas);
-    if (db)
-        for (int t = 0; t < T; t++)
-            for (int j = 0; j < D; j++)
-                db[j] += y->grad[(size_t)t * D + j];
-}
+static void attention_out_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_tensor *b_o)
 {
@@ -466,4 +453,21 @@ qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_
     qkv_tensor *inputs[3] = {o, w_o, b_o};
     qkv_tape_record(tp, "attention_out", attention_out_backward, y, 3, inputs);
     return y;
+}
+
+static void attention_out_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
+    int T = qkv_rows(o), D = qkv_cols(o);
+    qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
+    int pthreads = qkv_gemm_threads((double)T * D * D), blas = qkv_blas_single();
+    if (d_o && T > 0) /* dO [T, D] += dY · w_o */
+        qkv_gemm_par(pthreads, false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
+    if (dw && T > 0) /* dW [D, D] += dY^T · O */
+        qkv_gemm_par(pthreads, true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
+    qkv_blas_restore(blas);
+    if (db)
+        for (int t = 0; t < T; t++)
+            for (int j = 0; j < D; j++)
+                db[j] += y->grad[(size_t)t * D + j];
 }

@@ -29,16 +29,7 @@ static qkv_tensor *same_shape_output(qkv_tape *tp, const char *op, qkv_tensor *a
     return qkv_tape_like(tp, a);
 }
 
-static void add_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *a = node->in[0], *b = node->in[1], *y = node->out;
-    qkv_real *da = qkv_grad(tp, a);
-    if (da)
-        add_into(da, y->grad, y->size);
-    qkv_real *db = qkv_grad(tp, b);
-    if (db)
-        add_into(db, y->grad, y->size);
-}
+static void add_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
@@ -56,25 +47,20 @@ qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
     return y;
 }
 
+static void add_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *a = node->in[0], *b = node->in[1], *y = node->out;
+    qkv_real *da = qkv_grad(tp, a);
+    if (da)
+        add_into(da, y->grad, y->size);
+    qkv_real *db = qkv_grad(tp, b);
+    if (db)
+        add_into(db, y->grad, y->size);
+}
+
 /* ---- add_bias: y [N, C] = x [N, C] + b [C] on every row ----------------------------------- */
 
-static void add_bias_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *x = node->in[0], *b = node->in[1], *y = node->out;
-    int rows = qkv_rows(y), cols = qkv_cols(y);
-    const qkv_real *dy = y->grad;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (dx)
-        add_into(dx, dy, y->size);
-    qkv_real *db = qkv_grad(tp, b);
-    if (db) /* db [C] += column sums of dy; rows in order, so the result never depends on threads */
-        for (int i = 0; i < rows; i++) {
-            const qkv_real *row = dy + (size_t)i * cols;
-#pragma omp simd
-            for (int j = 0; j < cols; j++)
-                db[j] += row[j];
-        }
-}
+static void add_bias_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b)
 {
@@ -105,6 +91,24 @@ qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b)
     return y;
 }
 
+static void add_bias_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *x = node->in[0], *b = node->in[1], *y = node->out;
+    int rows = qkv_rows(y), cols = qkv_cols(y);
+    const qkv_real *dy = y->grad;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (dx)
+        add_into(dx, dy, y->size);
+    qkv_real *db = qkv_grad(tp, b);
+    if (db) /* db [C] += column sums of dy; rows in order, so the result never depends on threads */
+        for (int i = 0; i < rows; i++) {
+            const qkv_real *row = dy + (size_t)i * cols;
+#pragma omp simd
+            for (int j = 0; j < cols; j++)
+                db[j] += row[j];
+        }
+}
+
 /* ---- mul: y = a ⊙ b, same shape ---------------------------------------------------------- */
 
 /* dst[i] += u[i] * v[i] for i < n. */
@@ -115,16 +119,7 @@ static void add_product_into(qkv_real *dst, const qkv_real *u, const qkv_real *v
         dst[i] += u[i] * v[i];
 }
 
-static void mul_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *a = node->in[0], *b = node->in[1], *y = node->out;
-    qkv_real *da = qkv_grad(tp, a);
-    if (da) /* da += dy ⊙ b */
-        add_product_into(da, y->grad, b->data, y->size);
-    qkv_real *db = qkv_grad(tp, b);
-    if (db) /* db += dy ⊙ a */
-        add_product_into(db, y->grad, a->data, y->size);
-}
+static void mul_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
@@ -142,25 +137,24 @@ qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
     return y;
 }
 
+static void mul_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *a = node->in[0], *b = node->in[1], *y = node->out;
+    qkv_real *da = qkv_grad(tp, a);
+    if (da) /* da += dy ⊙ b */
+        add_product_into(da, y->grad, b->data, y->size);
+    qkv_real *db = qkv_grad(tp, b);
+    if (db) /* db += dy ⊙ a */
+        add_product_into(db, y->grad, a->data, y->size);
+}
+
 /* ---- scale: y = s · x --------------------------------------------------------------------- */
 
 typedef struct {
     qkv_real s;
 } scale_saved;
 
-static void scale_backward(qkv_tape *tp, qkv_node *node)
-{
-    const scale_saved *saved = node->saved;
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    const qkv_real s = saved->s, *dy = y->grad;
-    size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        dx[i] += s * dy[i];
-}
+static void scale_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s)
 {
@@ -189,4 +183,18 @@ qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s)
         node->saved = saved;
     }
     return y;
+}
+
+static void scale_backward(qkv_tape *tp, qkv_node *node)
+{
+    const scale_saved *saved = node->saved;
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    const qkv_real s = saved->s, *dy = y->grad;
+    size_t n = y->size;
+#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+    for (size_t i = 0; i < n; i++)
+        dx[i] += s * dy[i];
 }

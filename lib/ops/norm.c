@@ -31,63 +31,7 @@ static const qkv_real *constant_row(qkv_tape *tp, int n, qkv_real v)
     return row;
 }
 
-static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
-{
-    const layer_norm_saved *s = node->saved;
-    qkv_tensor *x = node->in[0], *gain = node->in[1], *bias = node->in[2], *y = node->out;
-    int rows = qkv_rows(x), cols = qkv_cols(x);
-    const qkv_real *px = x->data, *dy = y->grad;
-    const qkv_real *pg = gain ? gain->data : constant_row(tp, cols, 1);
-    const qkv_real *mean = s->mean, *rstd = s->rstd;
-    qkv_real *dx = qkv_grad(tp, x), *dgain = qkv_grad(tp, gain), *dbias = qkv_grad(tp, bias);
-    if (!pg)
-        return;
-    bool par = x->size >= QKV_PAR_MIN;
-
-    if (dx) {
-#pragma omp parallel for if (par)
-        for (int i = 0; i < rows; i++) {
-            const qkv_real *xr = px + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
-            qkv_real *dxr = dx + (size_t)i * cols;
-            const qkv_real m = mean[i], r = rstd[i];
-            double sum_g = 0, sum_gx = 0;
-#pragma omp simd reduction(+ : sum_g, sum_gx)
-            for (int j = 0; j < cols; j++) {
-                qkv_real g = dyr[j] * pg[j];
-                sum_g += (double)g;
-                sum_gx += (double)(g * ((xr[j] - m) * r));
-            }
-            const qkv_real mg = (qkv_real)(sum_g / cols), mgx = (qkv_real)(sum_gx / cols);
-#pragma omp simd
-            for (int j = 0; j < cols; j++)
-                dxr[j] += r * (dyr[j] * pg[j] - mg - (xr[j] - m) * r * mgx);
-        }
-    }
-
-    if (dgain || dbias) {
-        int blocks = (cols + LN_COL_BLOCK - 1) / LN_COL_BLOCK;
-#pragma omp parallel for if (par)
-        for (int b = 0; b < blocks; b++) {
-            int j0 = b * LN_COL_BLOCK, nj = cols - j0 < LN_COL_BLOCK ? cols - j0 : LN_COL_BLOCK;
-            double acc_g[LN_COL_BLOCK] = {0}, acc_b[LN_COL_BLOCK] = {0};
-            for (int i = 0; i < rows; i++) {
-                const qkv_real *xr = px + (size_t)i * cols + j0, *dyr = dy + (size_t)i * cols + j0;
-                const qkv_real m = mean[i], r = rstd[i];
-#pragma omp simd
-                for (int j = 0; j < nj; j++) {
-                    acc_g[j] += (double)(dyr[j] * ((xr[j] - m) * r));
-                    acc_b[j] += (double)dyr[j];
-                }
-            }
-            for (int j = 0; j < nj; j++) {
-                if (dgain)
-                    dgain[j0 + j] += (qkv_real)acc_g[j];
-                if (dbias)
-                    dbias[j0 + j] += (qkv_real)acc_b[j];
-            }
-        }
-    }
-}
+static void layer_norm_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps)
 {
@@ -150,4 +94,62 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
     if (node)
         node->saved = s;
     return y;
+}
+
+static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
+{
+    const layer_norm_saved *s = node->saved;
+    qkv_tensor *x = node->in[0], *gain = node->in[1], *bias = node->in[2], *y = node->out;
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    const qkv_real *px = x->data, *dy = y->grad;
+    const qkv_real *pg = gain ? gain->data : constant_row(tp, cols, 1);
+    const qkv_real *mean = s->mean, *rstd = s->rstd;
+    qkv_real *dx = qkv_grad(tp, x), *dgain = qkv_grad(tp, gain), *dbias = qkv_grad(tp, bias);
+    if (!pg)
+        return;
+    bool par = x->size >= QKV_PAR_MIN;
+
+    if (dx) {
+#pragma omp parallel for if (par)
+        for (int i = 0; i < rows; i++) {
+            const qkv_real *xr = px + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
+            qkv_real *dxr = dx + (size_t)i * cols;
+            const qkv_real m = mean[i], r = rstd[i];
+            double sum_g = 0, sum_gx = 0;
+#pragma omp simd reduction(+ : sum_g, sum_gx)
+            for (int j = 0; j < cols; j++) {
+                qkv_real g = dyr[j] * pg[j];
+                sum_g += (double)g;
+                sum_gx += (double)(g * ((xr[j] - m) * r));
+            }
+            const qkv_real mg = (qkv_real)(sum_g / cols), mgx = (qkv_real)(sum_gx / cols);
+#pragma omp simd
+            for (int j = 0; j < cols; j++)
+                dxr[j] += r * (dyr[j] * pg[j] - mg - (xr[j] - m) * r * mgx);
+        }
+    }
+
+    if (dgain || dbias) {
+        int blocks = (cols + LN_COL_BLOCK - 1) / LN_COL_BLOCK;
+#pragma omp parallel for if (par)
+        for (int b = 0; b < blocks; b++) {
+            int j0 = b * LN_COL_BLOCK, nj = cols - j0 < LN_COL_BLOCK ? cols - j0 : LN_COL_BLOCK;
+            double acc_g[LN_COL_BLOCK] = {0}, acc_b[LN_COL_BLOCK] = {0};
+            for (int i = 0; i < rows; i++) {
+                const qkv_real *xr = px + (size_t)i * cols + j0, *dyr = dy + (size_t)i * cols + j0;
+                const qkv_real m = mean[i], r = rstd[i];
+#pragma omp simd
+                for (int j = 0; j < nj; j++) {
+                    acc_g[j] += (double)(dyr[j] * ((xr[j] - m) * r));
+                    acc_b[j] += (double)dyr[j];
+                }
+            }
+            for (int j = 0; j < nj; j++) {
+                if (dgain)
+                    dgain[j0 + j] += (qkv_real)acc_g[j];
+                if (dbias)
+                    dbias[j0 + j] += (qkv_real)acc_b[j];
+            }
+        }
+    }
 }

@@ -49,33 +49,7 @@ static qkv_segments check_segments(qkv_tape *tp, const char *op, const qkv_tenso
 
 /* ---- segment_windows ---------------------------------------------------------------------- */
 
-static void windows_backward(qkv_tape *tp, qkv_node *node)
-{
-    const windows_saved *s = node->saved;
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    const int d = x->shape[1], width = s->width, h = width / 2, yc = width * d;
-    const int32_t *off = s->seg.offsets;
-    const qkv_real *dy = y->grad;
-#pragma omp parallel for if (y->size >= QKV_PAR_MIN)
-    for (int g = 0; g < s->seg.n; g++) {
-        const int lo = off[g], hi = off[g + 1];
-        for (int r = lo; r < hi; r++) {
-            qkv_real *dxr = dx + (size_t)r * d;
-            for (int j = 0; j < width; j++) {
-                const int c = r + h - j; /* the output row whose window holds r at slot j */
-                if (c < lo || c >= hi)
-                    continue;
-                const qkv_real *src = dy + (size_t)c * yc + (size_t)j * d;
-#pragma omp simd
-                for (int k = 0; k < d; k++)
-                    dxr[k] += src[k];
-            }
-        }
-    }
-}
+static void windows_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segments, int width)
 {
@@ -123,26 +97,37 @@ qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segmen
     return y;
 }
 
-/* ---- segment_max -------------------------------------------------------------------------- */
-
-static void max_backward(qkv_tape *tp, qkv_node *node)
+static void windows_backward(qkv_tape *tp, qkv_node *node)
 {
-    const max_saved *s = node->saved;
+    const windows_saved *s = node->saved;
     qkv_tensor *x = node->in[0], *y = node->out;
     qkv_real *dx = qkv_grad(tp, x);
     if (!dx)
         return;
-    const int f = x->shape[1];
+    const int d = x->shape[1], width = s->width, h = width / 2, yc = width * d;
+    const int32_t *off = s->seg.offsets;
     const qkv_real *dy = y->grad;
-    const int32_t *am = s->argmax;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
-    for (int g = 0; g < s->n_seg; g++) {
-        const qkv_real *dyr = dy + (size_t)g * f;
-        const int32_t *amr = am + (size_t)g * f;
-        for (int k = 0; k < f; k++)
-            dx[(size_t)amr[k] * f + k] += dyr[k];
+#pragma omp parallel for if (y->size >= QKV_PAR_MIN)
+    for (int g = 0; g < s->seg.n; g++) {
+        const int lo = off[g], hi = off[g + 1];
+        for (int r = lo; r < hi; r++) {
+            qkv_real *dxr = dx + (size_t)r * d;
+            for (int j = 0; j < width; j++) {
+                const int c = r + h - j; /* the output row whose window holds r at slot j */
+                if (c < lo || c >= hi)
+                    continue;
+                const qkv_real *src = dy + (size_t)c * yc + (size_t)j * d;
+#pragma omp simd
+                for (int k = 0; k < d; k++)
+                    dxr[k] += src[k];
+            }
+        }
     }
 }
+
+/* ---- segment_max -------------------------------------------------------------------------- */
+
+static void max_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments)
 {
@@ -190,4 +175,23 @@ qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments)
         node->saved = s;
     }
     return y;
+}
+
+static void max_backward(qkv_tape *tp, qkv_node *node)
+{
+    const max_saved *s = node->saved;
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    const int f = x->shape[1];
+    const qkv_real *dy = y->grad;
+    const int32_t *am = s->argmax;
+#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
+    for (int g = 0; g < s->n_seg; g++) {
+        const qkv_real *dyr = dy + (size_t)g * f;
+        const int32_t *amr = am + (size_t)g * f;
+        for (int k = 0; k < f; k++)
+            dx[(size_t)amr[k] * f + k] += dyr[k];
+    }
 }
