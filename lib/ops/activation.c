@@ -21,7 +21,7 @@ qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
     size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         py[i] = px[i] > 0 ? px[i] : 0;
     qkv_tensor *inputs[1] = {x};
@@ -37,7 +37,7 @@ static void relu_backward(qkv_tape *tp, qkv_node *node)
         return;
     const qkv_real *px = x->data, *dy = y->grad;
     size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++) {
         qkv_real d = dy[i]; /* read unconditionally: a select, not a branch, so it vectorizes */
         dx[i] += px[i] > 0 ? d : 0;
@@ -165,11 +165,11 @@ qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form)
     size_t n = y->size;
     /* erf/tanh cost tens of cycles per element: worth threads at fewer elements */
     if (form == QKV_GELU_ERF) {
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN / 8)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN / 8)
         for (size_t i = 0; i < n; i++)
             py[i] = gelu_erf(px[i]);
     } else {
-#pragma omp parallel for if (n >= QKV_PAR_MIN / 8)
+#pragma omp parallel for if (n >= QKV_PARALLEL_MIN / 8)
         for (size_t i = 0; i < n; i++)
             py[i] = gelu_tanh(px[i]);
     }
@@ -195,11 +195,11 @@ static void gelu_backward(qkv_tape *tp, qkv_node *node)
     const qkv_real *px = x->data, *dy = y->grad;
     size_t n = y->size;
     if (saved->form == QKV_GELU_ERF) {
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN / 8)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN / 8)
         for (size_t i = 0; i < n; i++)
             dx[i] += dy[i] * gelu_erf_grad(px[i]);
     } else {
-#pragma omp parallel for if (n >= QKV_PAR_MIN / 8)
+#pragma omp parallel for if (n >= QKV_PARALLEL_MIN / 8)
         for (size_t i = 0; i < n; i++)
             dx[i] += dy[i] * gelu_tanh_grad(px[i]);
     }

@@ -19,6 +19,7 @@
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
 #include "lib/ops/ops.h"
+#include "lib/parallel.h"
 
 #include <math.h>
 #include <omp.h>
@@ -46,16 +47,12 @@ typedef struct {
     qkv_real *p;                 /* bands of P */
     qkv_real *pd;                /* bands of dropout(P), or NULL */
     size_t scratch;              /* elements of one scratch tile */
-    int nthreads;                /* 1 when the blocks are too small to be worth threads */
+    int nthreads;                /* for the blocks: qkv_parallel_threads of their products */
     int rel_clip;                /* R > 0: rel (= rel_bias->data) [H, 2R + 1] added to scores */
     const qkv_real *rel;
 } attn_saved;
 
 static inline int rel_index(int d, int R) { return (d < -R ? -R : d > R ? R : d) + R; }
-
-/* Below this many multiply-adds in the score products, blocks run on one thread: an OpenMP
- * region costs microseconds, and far more on a loaded machine. */
-#define PARALLEL_MIN_WORK 200000.0
 
 static inline int key_lo(int i, int w) { return i - w > 0 ? i - w : 0; }
 static inline int key_hi(int i, int w, int n, bool causal)
@@ -267,7 +264,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
                 at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
             }
     }
-    int nthreads = work >= PARALLEL_MIN_WORK ? omp_get_max_threads() : 1;
+    int nthreads = qkv_parallel_threads(2 * work); /* the products Q K^T and P V of the blocks */
     sv->nthreads = nthreads;
     qkv_real *scratch_mem = qkv_tape_alloc(tp, (size_t)nthreads * sv->scratch * sizeof(qkv_real));
     uint64_t *seeds = drop ? qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds) : NULL;
@@ -290,7 +287,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
                 else
                     memset(dst, 0, (size_t)D * sizeof(qkv_real));
             }
-    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
+    int pthreads = qkv_parallel_threads(3.0 * T * D * D);
     qkv_real *rows_scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
     if (!rows_scratch)
         return NULL;
@@ -410,7 +407,7 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     for (int blk = 0; drel && blk < nblk; blk++)
         for (int k = 0; k < n_rel; k++)
             drel[(size_t)(blk % sv->n_heads) * n_rel + k] += drel_all[(size_t)blk * n_rel + k];
-    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
+    int pthreads = qkv_parallel_threads(3.0 * T * D * D);
     qkv_real *dx = qkv_grad(tp, x);
     if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
         qkv_gemm_par(pthreads, false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
@@ -438,7 +435,7 @@ qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_
         return qkv_tape_fail(tp, "attention: w_o is %s, expected [%d, %d]", qkv_shape_str(w_o, s1, sizeof s1), D, D);
     if (b_o && b_o->size != (size_t)D)
         return qkv_tape_fail(tp, "attention: b_o has %zu elements, d_model is %d", b_o->size, D);
-    int pthreads = qkv_gemm_threads((double)T * D * D);
+    int pthreads = qkv_parallel_threads((double)T * D * D);
     qkv_tensor *y = qkv_tape_tensor2(tp, T, D);
     qkv_real *scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, D) * sizeof(qkv_real));
     if (!y || !scratch)
@@ -460,7 +457,7 @@ static void attention_out_backward(qkv_tape *tp, qkv_node *node)
     qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
     int T = qkv_rows(o), D = qkv_cols(o);
     qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
-    int pthreads = qkv_gemm_threads((double)T * D * D), blas = qkv_blas_single();
+    int pthreads = qkv_parallel_threads((double)T * D * D), blas = qkv_blas_single();
     if (d_o && T > 0) /* dO [T, D] += dY · w_o */
         qkv_gemm_par(pthreads, false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
     if (dw && T > 0) /* dW [D, D] += dY^T · O */

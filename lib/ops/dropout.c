@@ -53,7 +53,7 @@ qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
     const qkv_real *px = x->data, scale = s->scale;
     const uint8_t *keep = s->keep;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++) {
         qkv_real v = px[i] * scale;
         py[i] = keep[i] ? v : 0;
@@ -75,7 +75,7 @@ static void dropout_backward(qkv_tape *tp, qkv_node *node)
     const qkv_real *dy = y->grad, scale = s->scale;
     const uint8_t *keep = s->keep;
     size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++) {
         qkv_real d = dy[i] * scale; /* unconditional: a select, not a branch */
         dx[i] += keep[i] ? d : 0;

@@ -8,7 +8,7 @@
 /* dst[i] += src[i] for i < n. */
 static void add_into(qkv_real *dst, const qkv_real *src, size_t n)
 {
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         dst[i] += src[i];
 }
@@ -39,7 +39,7 @@ qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
     size_t n = y->size;
     const qkv_real *pa = a->data, *pb = b->data;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         py[i] = pa[i] + pb[i];
     qkv_tensor *inputs[2] = {a, b};
@@ -78,7 +78,7 @@ qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b)
     int rows = qkv_rows(x), cols = qkv_cols(x);
     const qkv_real *px = x->data, *pb = b->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
     for (int i = 0; i < rows; i++) {
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
@@ -114,7 +114,7 @@ static void add_bias_backward(qkv_tape *tp, qkv_node *node)
 /* dst[i] += u[i] * v[i] for i < n. */
 static void add_product_into(qkv_real *dst, const qkv_real *u, const qkv_real *v, size_t n)
 {
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         dst[i] += u[i] * v[i];
 }
@@ -129,7 +129,7 @@ qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
     size_t n = y->size;
     const qkv_real *pa = a->data, *pb = b->data;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         py[i] = pa[i] * pb[i];
     qkv_tensor *inputs[2] = {a, b};
@@ -170,7 +170,7 @@ qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s)
     size_t n = y->size;
     const qkv_real sr = (qkv_real)s, *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         py[i] = sr * px[i];
     qkv_tensor *inputs[1] = {x};
@@ -194,7 +194,7 @@ static void scale_backward(qkv_tape *tp, qkv_node *node)
         return;
     const qkv_real s = saved->s, *dy = y->grad;
     size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         dx[i] += s * dy[i];
 }

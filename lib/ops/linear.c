@@ -2,6 +2,7 @@
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
 #include "lib/ops/ops.h"
+#include "lib/parallel.h"
 
 #include <string.h>
 
@@ -30,7 +31,7 @@ qkv_tensor *qkv_linear(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b
         for (int i = 0; i < n; i++)
             memcpy(y->data + (size_t)i * out, b->data, (size_t)out * sizeof(qkv_real));
     }
-    qkv_gemm_par(qkv_gemm_threads((double)n * in * out), false, true, n, out, in, 1, x->data, in, w->data, in,
+    qkv_gemm_par(qkv_parallel_threads((double)n * in * out), false, true, n, out, in, 1, x->data, in, w->data, in,
                  b ? 1 : 0, y->data, out);
     qkv_tensor *inputs[3] = {x, w, b};
     qkv_tape_record(tp, "linear", linear_backward, y, 3, inputs);
@@ -44,10 +45,10 @@ static void linear_backward(qkv_tape *tp, qkv_node *node)
     const qkv_real *dy = y->grad;
     qkv_real *dx = qkv_grad(tp, x), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
     if (dx) /* dx [N, in] += dy [N, out] · w [out, in] */
-        qkv_gemm_par(qkv_gemm_threads((double)n * in * out), false, false, n, in, out, 1, dy, out, w->data, in, 1,
+        qkv_gemm_par(qkv_parallel_threads((double)n * in * out), false, false, n, in, out, 1, dy, out, w->data, in, 1,
                      dx, in);
     if (dw) /* dw [out, in] += dy^T [out, N] · x [N, in] */
-        qkv_gemm_par(qkv_gemm_threads((double)n * in * out), true, false, out, in, n, 1, dy, out, x->data, in, 1,
+        qkv_gemm_par(qkv_parallel_threads((double)n * in * out), true, false, out, in, n, 1, dy, out, x->data, in, 1,
                      dw, in);
     if (db) /* db [out] += sum over rows of dy */
         for (int i = 0; i < n; i++)

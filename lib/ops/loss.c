@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#define LOSS_PAR_MIN (QKV_PAR_MIN / 8) /* exp per element */
+#define LOSS_PAR_MIN (QKV_PARALLEL_MIN / 8) /* exp per element */
 
 typedef struct {
     int32_t *targets; /* a copy: the caller's array may change before backward */

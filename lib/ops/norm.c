@@ -67,7 +67,7 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
     if (!pg || !pb)
         return NULL;
     qkv_real *py = y->data, *mean = s->mean, *rstd = s->rstd;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
     for (int i = 0; i < rows; i++) {
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
@@ -107,7 +107,7 @@ static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
     qkv_real *dx = qkv_grad(tp, x), *dgain = qkv_grad(tp, gain), *dbias = qkv_grad(tp, bias);
     if (!pg)
         return;
-    bool par = x->size >= QKV_PAR_MIN;
+    bool par = x->size >= QKV_PARALLEL_MIN;
 
     if (dx) {
 #pragma omp parallel for if (par)

@@ -70,7 +70,7 @@ qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segmen
         return NULL;
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (y->size >= QKV_PAR_MIN)
+#pragma omp parallel for if (y->size >= QKV_PARALLEL_MIN)
     for (int g = 0; g < seg.n; g++) {
         const int lo = seg.offsets[g], hi = seg.offsets[g + 1];
         for (int c = lo; c < hi; c++) {
@@ -107,7 +107,7 @@ static void windows_backward(qkv_tape *tp, qkv_node *node)
     const int d = x->shape[1], width = s->width, h = width / 2, yc = width * d;
     const int32_t *off = s->seg.offsets;
     const qkv_real *dy = y->grad;
-#pragma omp parallel for if (y->size >= QKV_PAR_MIN)
+#pragma omp parallel for if (y->size >= QKV_PARALLEL_MIN)
     for (int g = 0; g < s->seg.n; g++) {
         const int lo = off[g], hi = off[g + 1];
         for (int r = lo; r < hi; r++) {
@@ -144,7 +144,7 @@ qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments)
         return NULL;
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
     for (int g = 0; g < n_seg; g++) {
         const int lo = seg.offsets[g], hi = seg.offsets[g + 1];
         qkv_real *yr = py + (size_t)g * f;
@@ -187,7 +187,7 @@ static void max_backward(qkv_tape *tp, qkv_node *node)
     const int f = x->shape[1];
     const qkv_real *dy = y->grad;
     const int32_t *am = s->argmax;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
     for (int g = 0; g < s->n_seg; g++) {
         const qkv_real *dyr = dy + (size_t)g * f;
         const int32_t *amr = am + (size_t)g * f;

@@ -12,7 +12,7 @@
 #include "lib/ops/op_util.h"
 
 /* exp is tens of cycles per element: threads pay off earlier than for a plain add */
-#define SOFTMAX_PAR_MIN (QKV_PAR_MIN / 8)
+#define SOFTMAX_PAR_MIN (QKV_PARALLEL_MIN / 8)
 
 static inline qkv_real row_max(const qkv_real *x, int n)
 {

@@ -8,6 +8,7 @@
 
 #include "lib/nn/mha.h"
 #include "lib/ops/ops.h"
+#include "lib/parallel.h"
 
 typedef struct {
     qkv_mha m;
@@ -447,7 +448,16 @@ static void test_independent_of_batch_mates(void **state)
 {
     (void)state;
     int threads = omp_get_max_threads();
-    const int small[] = {3, 7, 2}, large[] = {60, 90, 40}; /* large: enough work for threads */
+    const int small[] = {3, 7, 2}, large[] = {160, 190, 140}; /* large: enough work for threads */
+    /* The large batch (d_model 32, window 2, and the sentence of 45) must take the threaded
+     * path of the blocks: lib/ops/attention.c gives them qkv_parallel_threads of their products,
+     * 2 · Σ n · min(n, 2·window + 1 + 32 query rows of a tile) · d_model multiply-adds. */
+    double madds = 0;
+    for (int k = 0; k < 4; k++) {
+        int n = k < 3 ? large[k] : 45, kw = n < 5 + 32 ? n : 5 + 32;
+        madds += 2.0 * n * kw * 32;
+    }
+    assert_true(madds >= QKV_PARALLEL_MIN_MADDS);
     omp_set_num_threads(1);
     check_independence(true, 8, 5, small);
     check_independence(true, 32, 45, large);

@@ -7,7 +7,7 @@
 
 #include <omp.h>
 
-#include "lib/ops/op_util.h" /* QKV_PAR_MIN: the large case must take the threaded loops */
+#include "lib/parallel.h" /* QKV_PARALLEL_MIN: the large case must take the threaded loops */
 
 /* ---- fixtures --------------------------------------------------------------------------- */
 
@@ -330,7 +330,7 @@ static void test_gradcheck_catches_one_percent(void **state)
 enum { BIG_SEG = 400, BIG_D = 16, BIG_WIDTH = 5 };
 
 /* Random word lengths 1..12 (about 2600 rows of D = 16: rows * D * width and rows * D both exceed
- * QKV_PAR_MIN). */
+ * QKV_PARALLEL_MIN). */
 static int big_offsets(qkv_rng *rng, int32_t *off)
 {
     off[0] = 0;
@@ -365,7 +365,7 @@ static void test_parallel_matches_definition(void **state)
     ot_init(&e, 42);
     int32_t off[BIG_SEG + 1];
     const int rows = big_offsets(&e.rng, off), d = BIG_D, width = BIG_WIDTH, h = width / 2, yc = width * d;
-    assert_true((size_t)rows * d >= QKV_PAR_MIN);
+    assert_true((size_t)rows * d >= QKV_PARALLEL_MIN);
     qkv_tensor *x = ot_param2(&e, "x", rows, d);
     int32_t *seg = malloc((size_t)rows * sizeof *seg); /* the segment of each row */
     qkv_real *dy = malloc((size_t)rows * yc * sizeof *dy), *y1 = malloc((size_t)rows * yc * sizeof *y1),
