@@ -1,4 +1,4 @@
-/* Multi-head self-attention over a packed batch: forward and backward side by side.
+/* Multi-head self-attention over a packed batch: forward, then backward.
  * See lib/ops/attention.h for the formulas and shapes.
  *
  * Layout. QKV [T, 3·d_model] holds q | k | v of each token in one row (one GEMM over all rows

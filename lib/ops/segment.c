@@ -1,5 +1,5 @@
 /* Ops on packed segments (the characters of the words of a batch, end to end), forward and
- * backward side by side: the pieces of a character-level CNN word encoder (Santos & Zadrozny
+ * backward in that order: the pieces of a character-level CNN word encoder (Santos & Zadrozny
  * 2014; Ma & Hovy 2016: character embeddings -> 1-D convolution within each word -> max over
  * the word's characters).
  *
