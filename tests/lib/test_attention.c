@@ -382,8 +382,8 @@ static void test_large_scores_stay_finite(void **state)
     qkv_params_init(&ps);
     fixture f;
     setup(&f, &ps, 14, 4, bt + 1, bt[0], &opts, true);
-    qkv_init_zeros(f.m.w_q); /* Q = K = 100 everywhere */
-    qkv_init_zeros(f.m.w_k);
+    qkv_init_constant(f.m.w_q, 0); /* Q = K = 100 everywhere */
+    qkv_init_constant(f.m.w_k, 0);
     qkv_init_constant(f.m.b_q, 100);
     qkv_init_constant(f.m.b_k, 100);
     qkv_tape tp;
