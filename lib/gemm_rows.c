@@ -3,11 +3,6 @@
 
 #include <omp.h>
 
-int qkv_gemm_threads(double madds)
-{
-    return madds < 1048576.0 ? 1 : omp_get_max_threads();
-}
-
 int qkv_blas_single(void)
 {
     int saved = openblas_get_num_threads();

@@ -44,11 +44,9 @@ static inline void qkv_gemm_rows_nt(int m, int n, int k, const qkv_real *a, int 
 /* ---- OpenMP-parallel products (lib/gemm_rows.c) --------------------------------------------
  * One thread pool: inside an op that uses these, OpenBLAS runs single-threaded
  * (qkv_blas_single / qkv_blas_restore) and the rows of C are split over OpenMP threads, so
- * OpenBLAS's own pthread pool and OpenMP's never compete for the cores. */
+ * OpenBLAS's own pthread pool and OpenMP's never compete for the cores. The thread count for
+ * a product comes from qkv_parallel_threads (lib/parallel.h). */
 
-/* Threads worth using for `madds` multiply-adds: 1 below 2^20 (an OpenMP region costs
- * microseconds), else omp_get_max_threads(). */
-int qkv_gemm_threads(double madds);
 /* Sets OpenBLAS to one thread; returns the previous count for qkv_blas_restore. */
 int qkv_blas_single(void);
 void qkv_blas_restore(int saved);

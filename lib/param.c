@@ -107,8 +107,6 @@ size_t qkv_params_count(const qkv_params *ps)
     return n;
 }
 
-void qkv_init_zeros(qkv_tensor *t) { memset(t->data, 0, t->size * sizeof(qkv_real)); }
-
 void qkv_init_constant(qkv_tensor *t, double value)
 {
     for (size_t i = 0; i < t->size; i++)
@@ -129,9 +127,4 @@ void qkv_init_xavier_uniform(qkv_tensor *t, qkv_rng *rng)
     double a = sqrt(6.0 / (fan_in(t) + fan_out(t)));
     for (size_t i = 0; i < t->size; i++)
         t->data[i] = (qkv_real)(a * (2.0 * qkv_rng_uniform(rng) - 1.0));
-}
-
-void qkv_init_kaiming_normal(qkv_tensor *t, qkv_rng *rng)
-{
-    qkv_init_normal(t, rng, sqrt(2.0 / fan_in(t)));
 }

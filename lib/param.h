@@ -42,13 +42,10 @@ void qkv_params_zero_grad(qkv_params *ps);
 size_t qkv_params_count(const qkv_params *ps);
 
 /* ---- initializers: fan_in = last dimension, fan_out = first (PyTorch's [out, in]) ---- */
-void qkv_init_zeros(qkv_tensor *t);
 void qkv_init_constant(qkv_tensor *t, double value);
 /* N(0, std^2). */
 void qkv_init_normal(qkv_tensor *t, qkv_rng *rng, double std);
 /* U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010). */
 void qkv_init_xavier_uniform(qkv_tensor *t, qkv_rng *rng);
-/* N(0, 2 / fan_in) (He et al. 2015), for layers followed by relu. */
-void qkv_init_kaiming_normal(qkv_tensor *t, qkv_rng *rng);
 
 #endif

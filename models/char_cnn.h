@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "lib/param.h"
+#include "lib/segments.h"
 #include "lib/tape.h"
 
 typedef struct qkv_char_cnn_config {
@@ -40,9 +41,9 @@ typedef struct qkv_char_cnn {
 int qkv_char_cnn_create(qkv_char_cnn *c, qkv_params *ps, qkv_rng *rng, const qkv_char_cnn_config *cfg,
                         qkv_error *err);
 
-/* Word vectors [n_words, d_model] from n_chars character ids (each in 0..n_chars-1) packed by
- * char_offsets [n_words + 1] (every word non-empty). NULL when the tape failed. */
-qkv_tensor *qkv_char_cnn_forward(qkv_tape *tp, const qkv_char_cnn *c, const int32_t *chars, int n_chars,
-                                 const int32_t *char_offsets, int n_words);
+/* Word vectors [words.n, d_model] from the character ids chars [qkv_segments_rows(words)]
+ * (each in 0..n_chars-1) packed by words (lib/segments.h; every word non-empty). NULL when the
+ * tape failed. */
+qkv_tensor *qkv_char_cnn_forward(qkv_tape *tp, const qkv_char_cnn *c, const int32_t *chars, qkv_segments words);
 
 #endif

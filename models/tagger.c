@@ -73,18 +73,18 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
     const qkv_tagger_config *cfg = &m->cfg;
     qkv_tensor *x = NULL;
     for (int f = 0; f < cfg->n_features; f++) {
-        qkv_tensor *e = qkv_embedding(tp, m->embed[f], in->features[f], in->n_tokens);
+        qkv_tensor *e = qkv_embedding(tp, m->embed[f], in->features[f], qkv_segments_rows(in->sentences));
         x = x ? qkv_add(tp, x, e) : e;
     }
     if (cfg->chars.char_dim > 0) {
-        if (!in->chars || !in->char_offsets)
+        if (!in->chars || !in->words.offsets)
             return qkv_tape_fail(tp, "tagger: the model has a character encoder but the batch has no characters");
-        x = qkv_add(tp, x, qkv_char_cnn_forward(tp, &m->chars, in->chars, in->n_chars, in->char_offsets, in->n_tokens));
+        x = qkv_add(tp, x, qkv_char_cnn_forward(tp, &m->chars, in->chars, in->words));
     }
-    x = qkv_positional_apply(tp, &m->pos, x, in->offsets, in->n_sent);
+    x = qkv_positional_apply(tp, &m->pos, x, in->sentences);
     x = qkv_dropout(tp, x, cfg->dropout);
     for (int i = 0; i < cfg->n_layers; i++)
-        x = qkv_encoder_block_forward(tp, &m->layers[i], x, in->offsets, in->n_sent, i == keep_layer ? keep : NULL);
+        x = qkv_encoder_block_forward(tp, &m->layers[i], x, in->sentences, i == keep_layer ? keep : NULL);
     x = qkv_layer_norm(tp, x, m->final_gain, m->final_bias, cfg->encoder.ln_eps);
     return qkv_linear(tp, x, m->cls_w, m->cls_b);
 }

@@ -3,7 +3,7 @@
  *   [+ the character encoder's vector of each word, models/char_cnn.h] [-> · sqrt(d_model)]
  *   -> + positional encoding -> dropout -> n_layers encoder blocks -> layer norm
  *   -> linear to tag logits [T, n_tags].
- * Input is a packed batch (see DESIGN.md): T tokens of B sentences end to end with offsets.
+ * Input is a packed batch (lib/segments.h): T tokens of B sentences end to end.
  *
  * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
@@ -20,6 +20,7 @@
 #include "lib/nn/encoder.h"
 #include "lib/param.h"
 #include "lib/nn/positional.h"
+#include "lib/segments.h"
 #include "lib/tape.h"
 #include "models/char_cnn.h"
 
@@ -43,12 +44,10 @@ typedef struct qkv_tagger_config {
 
 /* One packed batch, as the model reads it. */
 typedef struct qkv_tagger_input {
-    int n_sent, n_tokens;
-    const int32_t *offsets;                          /* [n_sent + 1] */
-    const int32_t *const *features;                  /* [n_features][n_tokens], ids (0 = UNK) */
-    int n_chars;                                     /* character encoder only: */
-    const int32_t *char_offsets;                     /*   [n_tokens + 1] */
-    const int32_t *chars;                            /*   [n_chars] character ids */
+    qkv_segments sentences;          /* the tokens of each sentence: T = qkv_segments_rows */
+    const int32_t *const *features;  /* [n_features][T], ids (0 = UNK) */
+    qkv_segments words;              /* character encoder only: the characters of each token (n = T) */
+    const int32_t *chars;            /*   [qkv_segments_rows(words)] character ids */
 } qkv_tagger_input;
 
 typedef struct qkv_tagger {

@@ -187,12 +187,9 @@ int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const q
 qkv_tagger_input qkv_session_input(const qkv_batch *b)
 {
     qkv_tagger_input in;
-    in.n_sent = b->n_sent;
-    in.n_tokens = b->n_tokens;
-    in.offsets = b->offsets;
+    in.sentences = (qkv_segments){b->n_sent, b->offsets};
     in.features = (const int32_t *const *)b->features;
-    in.n_chars = b->n_chars;
-    in.char_offsets = b->char_offsets;
+    in.words = (qkv_segments){b->n_tokens, b->char_offsets};
     in.chars = b->chars;
     return in;
 }

@@ -56,7 +56,7 @@ static qkv_tensor *ffn(qkv_tape *tp, const qkv_encoder_block *blk, qkv_tensor *z
 }
 
 qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk, qkv_tensor *x,
-                                      const int32_t *offsets, int n_sentences, qkv_attention_weights *keep)
+                                      qkv_segments sentences, qkv_attention_weights *keep)
 {
     if (tp->failed)
         return NULL;
@@ -64,7 +64,7 @@ qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk
     qkv_tensor *h, *y;
     if (!blk->opts.post_ln) {
         qkv_tensor *a = qkv_layer_norm(tp, x, blk->ln1_gain, blk->ln1_bias, eps);
-        a = a ? qkv_mha_forward(tp, &blk->attn, a, offsets, n_sentences, keep) : NULL;
+        a = a ? qkv_mha_forward(tp, &blk->attn, a, sentences, keep) : NULL;
         a = a ? qkv_dropout(tp, a, p) : NULL;
         h = a ? qkv_add(tp, x, a) : NULL;
         qkv_tensor *g = h ? qkv_layer_norm(tp, h, blk->ln2_gain, blk->ln2_bias, eps) : NULL;
@@ -72,7 +72,7 @@ qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk
         g = g ? qkv_dropout(tp, g, p) : NULL;
         y = g ? qkv_add(tp, h, g) : NULL;
     } else {
-        qkv_tensor *a = qkv_mha_forward(tp, &blk->attn, x, offsets, n_sentences, keep);
+        qkv_tensor *a = qkv_mha_forward(tp, &blk->attn, x, sentences, keep);
         a = a ? qkv_dropout(tp, a, p) : NULL;
         h = a ? qkv_add(tp, x, a) : NULL;
         h = h ? qkv_layer_norm(tp, h, blk->ln1_gain, blk->ln1_bias, eps) : NULL;

@@ -34,10 +34,10 @@ int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix,
     return QKV_OK;
 }
 
-qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, const int32_t *offsets,
-                            int n_sentences, qkv_attention_weights *keep)
+qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, qkv_segments sentences,
+                            qkv_attention_weights *keep)
 {
-    qkv_tensor *o = qkv_attention(tp, x, offsets, n_sentences, m->w_q, m->w_k, m->w_v, m->b_q, m->b_k,
+    qkv_tensor *o = qkv_attention(tp, x, sentences, m->w_q, m->w_k, m->w_v, m->b_q, m->b_k,
                                   m->b_v, m->rel_bias, &m->opts, keep);
     if (!o)
         return NULL;

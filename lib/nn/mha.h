@@ -23,7 +23,7 @@ int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix,
 
 /* Y [T, d_model] = qkv_attention(...) w_o^T + b_o: two tape nodes ("attention",
  * "attention_out"). Both projections are row-stable (lib/gemm_rows.h). */
-qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, const int32_t *offsets,
-                            int n_sentences, qkv_attention_weights *keep);
+qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, qkv_segments sentences,
+                            qkv_attention_weights *keep);
 
 #endif

@@ -39,8 +39,7 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
     return QKV_OK;
 }
 
-qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x,
-                                 const int32_t *offsets, int n_sentences)
+qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_segments sentences)
 {
     if (tp->failed)
         return NULL;
@@ -52,9 +51,9 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
     qkv_tensor *pe = pos->kind == QKV_POS_LEARNED ? pos->table : NULL;
     if (pos->kind == QKV_POS_SINUSOIDAL) { /* a constant table up to the longest sentence */
         int longest = 0;
-        for (int b = 0; offsets && b < n_sentences; b++)
-            if (offsets[b + 1] - offsets[b] > longest)
-                longest = offsets[b + 1] - offsets[b];
+        for (int b = 0; sentences.offsets && b < sentences.n; b++)
+            if (qkv_segments_len(sentences, b) > longest)
+                longest = qkv_segments_len(sentences, b);
         if (longest > 0) {
             pe = qkv_tape_tensor2(tp, longest, D);
             if (!pe)
@@ -63,5 +62,5 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
                 qkv_sinusoidal(p, D, pe->data + (size_t)p * D);
         }
     }
-    return qkv_add_positions(tp, x, offsets, n_sentences, scale, pe, pos->clamp_overflow);
+    return qkv_add_positions(tp, x, sentences, scale, pe, pos->clamp_overflow);
 }

@@ -3,7 +3,7 @@
  *   y[t] = x[t] · (scale_input ? sqrt(d_model) : 1) + PE(p(t))
  *
  * where p(t) is the position of token t inside its own sentence (restarting at 0 for every
- * sentence of the packed batch, see lib/ops/attention.h for offsets). Kinds:
+ * sentence of the packed batch, see lib/segments.h). Kinds:
  *   none        PE = 0 (only the optional scaling applies)
  *   sinusoidal  PE(p, 2i) = sin(p / 10000^(2i / d_model)), PE(p, 2i+1) = cos(same angle)
  *               (Vaswani et al. 2017, section 3.5), any length, odd d_model included
@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "lib/param.h"
+#include "lib/segments.h"
 #include "lib/tape.h"
 
 typedef enum { QKV_POS_NONE = 0, QKV_POS_SINUSOIDAL, QKV_POS_LEARNED } qkv_pos_kind;
@@ -42,11 +43,10 @@ void qkv_sinusoidal(int p, int d_model, qkv_real *pe);
 int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, bool scale_input,
                           qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
 
-/* y [T, d_model] = x · s + PE(position in sentence). x [T, d_model], offsets [n_sentences + 1]
- * as in lib/attention.h. One tape node "positional" (gradients to x and to the table).
- * Tape errors: x not [T, d_model], offsets not covering x, a sentence longer than max_len
+/* y [T, d_model] = x · s + PE(position in sentence). x [T, d_model], sentences packed as in
+ * lib/segments.h. One tape node "positional" (gradients to x and to the table).
+ * Tape errors: x not [T, d_model], sentences not covering x, a sentence longer than max_len
  * (learned without clamp_overflow). */
-qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x,
-                                 const int32_t *offsets, int n_sentences);
+qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_segments sentences);
 
 #endif

@@ -7,20 +7,7 @@
 
 /* ---- relu: y = max(x, 0); dy/dx = 1 for x > 0, else 0 (0 at x = 0, as PyTorch) ----------- */
 
-static void relu_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    const qkv_real *px = x->data, *dy = y->grad;
-    size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++) {
-        qkv_real d = dy[i]; /* read unconditionally: a select, not a branch, so it vectorizes */
-        dx[i] += px[i] > 0 ? d : 0;
-    }
-}
+static void relu_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
 {
@@ -34,12 +21,27 @@ qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
     size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         py[i] = px[i] > 0 ? px[i] : 0;
     qkv_tensor *inputs[1] = {x};
     qkv_tape_record(tp, "relu", relu_backward, y, 1, inputs);
     return y;
+}
+
+static void relu_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    const qkv_real *px = x->data, *dy = y->grad;
+    size_t n = y->size;
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++) {
+        qkv_real d = dy[i]; /* read unconditionally: a select, not a branch, so it vectorizes */
+        dx[i] += px[i] > 0 ? d : 0;
+    }
 }
 
 /* ---- gelu ----------------------------------------------------------------------------------
@@ -145,25 +147,7 @@ static inline qkv_real gelu_tanh_grad(qkv_real x)
     return s + 2 * x * s * (1 - s) * du;
 }
 
-static void gelu_backward(qkv_tape *tp, qkv_node *node)
-{
-    const gelu_saved *saved = node->saved;
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    const qkv_real *px = x->data, *dy = y->grad;
-    size_t n = y->size;
-    if (saved->form == QKV_GELU_ERF) {
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN / 8)
-        for (size_t i = 0; i < n; i++)
-            dx[i] += dy[i] * gelu_erf_grad(px[i]);
-    } else {
-#pragma omp parallel for if (n >= QKV_PAR_MIN / 8)
-        for (size_t i = 0; i < n; i++)
-            dx[i] += dy[i] * gelu_tanh_grad(px[i]);
-    }
-}
+static void gelu_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form)
 {
@@ -181,11 +165,11 @@ qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form)
     size_t n = y->size;
     /* erf/tanh cost tens of cycles per element: worth threads at fewer elements */
     if (form == QKV_GELU_ERF) {
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN / 8)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN / 8)
         for (size_t i = 0; i < n; i++)
             py[i] = gelu_erf(px[i]);
     } else {
-#pragma omp parallel for if (n >= QKV_PAR_MIN / 8)
+#pragma omp parallel for if (n >= QKV_PARALLEL_MIN / 8)
         for (size_t i = 0; i < n; i++)
             py[i] = gelu_tanh(px[i]);
     }
@@ -199,4 +183,24 @@ qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form)
         node->saved = saved;
     }
     return y;
+}
+
+static void gelu_backward(qkv_tape *tp, qkv_node *node)
+{
+    const gelu_saved *saved = node->saved;
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    const qkv_real *px = x->data, *dy = y->grad;
+    size_t n = y->size;
+    if (saved->form == QKV_GELU_ERF) {
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN / 8)
+        for (size_t i = 0; i < n; i++)
+            dx[i] += dy[i] * gelu_erf_grad(px[i]);
+    } else {
+#pragma omp parallel for if (n >= QKV_PARALLEL_MIN / 8)
+        for (size_t i = 0; i < n; i++)
+            dx[i] += dy[i] * gelu_tanh_grad(px[i]);
+    }
 }

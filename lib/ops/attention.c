@@ -1,4 +1,4 @@
-/* Multi-head self-attention over a packed batch: forward and backward side by side.
+/* Multi-head self-attention over a packed batch: forward, then backward.
  * See lib/ops/attention.h for the formulas and shapes.
  *
  * Layout. QKV [T, 3·d_model] holds q | k | v of each token in one row (one GEMM over all rows
@@ -19,6 +19,7 @@
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
 #include "lib/ops/ops.h"
+#include "lib/parallel.h"
 
 #include <math.h>
 #include <omp.h>
@@ -33,12 +34,12 @@
 #endif
 
 typedef struct {
-    int n_sentences, d_model, n_heads, d_head, total;
+    int d_model, n_heads, d_head, total;
     qkv_real scale;
     double dropout;              /* > 0 only when masks were drawn */
     bool causal;
     qkv_attn_normalize normalize;
-    int32_t *offsets;            /* [B + 1] */
+    qkv_segments sentences;      /* arena copy: B = sentences.n */
     int *width, *window;         /* [B] */
     size_t *block;               /* [B · H] start of block in p / pd */
     qkv_real *qkv;               /* [T, 3D] */
@@ -46,16 +47,12 @@ typedef struct {
     qkv_real *p;                 /* bands of P */
     qkv_real *pd;                /* bands of dropout(P), or NULL */
     size_t scratch;              /* elements of one scratch tile */
-    int nthreads;                /* 1 when the blocks are too small to be worth threads */
+    int nthreads;                /* for the blocks: qkv_parallel_threads of their products */
     int rel_clip;                /* R > 0: rel (= rel_bias->data) [H, 2R + 1] added to scores */
     const qkv_real *rel;
 } attn_saved;
 
 static inline int rel_index(int d, int R) { return (d < -R ? -R : d > R ? R : d) + R; }
-
-/* Below this many multiply-adds in the score products, blocks run on one thread: an OpenMP
- * region costs microseconds, and far more on a loaded machine. */
-#define PARALLEL_MIN_WORK 200000.0
 
 static inline int key_lo(int i, int w) { return i - w > 0 ? i - w : 0; }
 static inline int key_hi(int i, int w, int n, bool causal)
@@ -74,7 +71,7 @@ static inline int band_start(int i, int w, int W, int n)
 
 double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i, int j)
 {
-    int n = w->offsets[b + 1] - w->offsets[b], W = w->width[b], win = w->window[b];
+    int n = qkv_segments_len(w->sentences, b), W = w->width[b], win = w->window[b];
     int s = band_start(i, win, W, n);
     if (j < s || j >= s + W)
         return 0.0;
@@ -83,7 +80,7 @@ double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i,
 
 bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j)
 {
-    int n = w->offsets[b + 1] - w->offsets[b], win = w->window[b];
+    int n = qkv_segments_len(w->sentences, b), win = w->window[b];
     return i >= 0 && i < n && j >= key_lo(i, win) && j <= key_hi(i, win, n, w->causal);
 }
 
@@ -122,11 +119,11 @@ static inline void put_band_row(qkv_real *band, int W, int off, const qkv_real *
 static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
                           uint64_t seed)
 {
-    int n = sv->offsets[b + 1] - sv->offsets[b], W = sv->width[b], w = sv->window[b];
+    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
-    const qkv_real *qh = sv->qkv + (size_t)sv->offsets[b] * ld + (size_t)h * dh;
+    const qkv_real *qh = sv->qkv + (size_t)sv->sentences.offsets[b] * ld + (size_t)h * dh;
     const qkv_real *kh = qh + D, *vh = qh + 2 * D;
-    qkv_real *oh = o + (size_t)sv->offsets[b] * D + (size_t)h * dh;
+    qkv_real *oh = o + (size_t)sv->sentences.offsets[b] * D + (size_t)h * dh;
     size_t blk = sv->block ? sv->block[(size_t)b * sv->n_heads + h] : 0;
     qkv_rng rng;
     if (sv->dropout > 0)
@@ -164,13 +161,173 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
     }
 }
 
+/* Checks shapes and options (the sentences are checked by qkv_tape_segments); returns false
+ * after failing the tape. */
+static bool check_inputs(qkv_tape *tp, qkv_tensor *x, qkv_tensor *const *w, qkv_tensor *const *bias,
+                         qkv_tensor *rel_bias, const qkv_attention_opts *opts)
+{
+    char s1[64], s2[64];
+    static const char *wn[3] = {"w_q", "w_k", "w_v"}, *bn[3] = {"b_q", "b_k", "b_v"};
+    if (x->rank != 2)
+        return qkv_tape_fail(tp, "attention: x must be [T, d_model], got %s", qkv_shape_str(x, s1, sizeof s1)), false;
+    int D = x->shape[1];
+    if (opts->n_heads < 1 || D % opts->n_heads != 0)
+        return qkv_tape_fail(tp, "attention: n_heads %d does not divide d_model %d", opts->n_heads, D), false;
+    for (int k = 0; k < 3; k++) {
+        if (w[k]->rank != 2 || w[k]->shape[0] != D || w[k]->shape[1] != D)
+            return qkv_tape_fail(tp, "attention: %s is %s, expected [%d, %d] for x %s", wn[k],
+                                 qkv_shape_str(w[k], s1, sizeof s1), D, D, qkv_shape_str(x, s2, sizeof s2)), false;
+        if (bias[k] && bias[k]->size != (size_t)D)
+            return qkv_tape_fail(tp, "attention: %s has %zu elements, d_model is %d", bn[k], bias[k]->size, D), false;
+    }
+    if (opts->window < 0)
+        return qkv_tape_fail(tp, "attention: window %d is negative", opts->window), false;
+    if (opts->rel_clip < 0)
+        return qkv_tape_fail(tp, "attention: rel_clip %d is negative", opts->rel_clip), false;
+    if (opts->rel_clip > 0 && (!rel_bias || rel_bias->rank != 2 || rel_bias->shape[0] != opts->n_heads ||
+                               rel_bias->shape[1] != 2 * opts->rel_clip + 1))
+        return qkv_tape_fail(tp, "attention: rel_clip %d needs rel_bias [%d, %d], got %s", opts->rel_clip,
+                             opts->n_heads, 2 * opts->rel_clip + 1,
+                             rel_bias ? qkv_shape_str(rel_bias, s1, sizeof s1) : "none"), false;
+    if (opts->rel_clip == 0 && rel_bias)
+        return qkv_tape_fail(tp, "attention: rel_bias given but rel_clip is 0"), false;
+    if (!(opts->dropout >= 0 && opts->dropout < 1))
+        return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
+    return true;
+}
+
+static void attention_backward(qkv_tape *tp, qkv_node *node);
+
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_tensor *w_q,
+                          qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q, qkv_tensor *b_k,
+                          qkv_tensor *b_v, qkv_tensor *rel_bias,
+                          const qkv_attention_opts *opts, qkv_attention_weights *keep)
+{
+    if (tp->failed)
+        return NULL;
+    qkv_tensor *w[3] = {w_q, w_k, w_v}, *bias[3] = {b_q, b_k, b_v};
+    if (!check_inputs(tp, x, w, bias, rel_bias, opts))
+        return NULL;
+    qkv_segments sent = qkv_tape_segments(tp, "attention", sentences, x, false);
+    if (!sent.offsets)
+        return NULL;
+    const int32_t *offsets = sent.offsets;
+    int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = sent.n;
+    bool drop = opts->dropout > 0 && !tp->no_grad;
+    if (drop && !tp->rng)
+        return qkv_tape_fail(tp, "attention: dropout %g needs a random generator (tp->rng)", opts->dropout);
+    qkv_tensor *o = qkv_tape_tensor2(tp, T, D);
+    attn_saved *sv = qkv_tape_alloc(tp, sizeof *sv);
+    if (!o || !sv)
+        return NULL;
+    qkv_tensor *inputs[8] = {x, w_q, w_k, w_v, b_q, b_k, b_v, rel_bias};
+    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, 8, inputs);
+    memset(sv, 0, sizeof *sv);
+    sv->sentences = sent;
+    sv->d_model = D;
+    sv->n_heads = H;
+    sv->d_head = D / H;
+    sv->total = T;
+    sv->scale = (qkv_real)(opts->scale != 0 ? opts->scale : 1.0 / sqrt((double)sv->d_head));
+    sv->dropout = drop ? opts->dropout : 0;
+    sv->causal = opts->causal;
+    sv->normalize = opts->normalize;
+    sv->rel_clip = opts->rel_clip;
+    sv->rel = rel_bias ? rel_bias->data : NULL;
+    sv->width = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->width);
+    sv->window = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->window);
+    sv->qkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real) + 1);
+    sv->w_cat = qkv_tape_alloc(tp, (size_t)3 * D * D * sizeof(qkv_real));
+    if (!sv->width || !sv->window || !sv->qkv || !sv->w_cat)
+        return NULL;
+    size_t band_total = 0, scratch = 1;
+    double work = 0;
+    for (int b = 0; b < B; b++) {
+        int n = offsets[b + 1] - offsets[b];
+        int win = (opts->window == 0 || opts->window >= n) ? (n > 0 ? n - 1 : 0) : opts->window;
+        int W = 2 * win + 1 < n ? 2 * win + 1 : n;
+        sv->window[b] = win;
+        sv->width[b] = W;
+        band_total += (size_t)H * n * W;
+        size_t kw = (size_t)(W + TILE < n ? W + TILE : n);
+        if (kw * TILE > scratch)
+            scratch = kw * TILE;
+        work += (double)n * (double)kw * D;
+    }
+    sv->scratch = (scratch + 15) & ~(size_t)15; /* separate threads' tiles by >= 64 bytes */
+    bool store_p = node || keep || drop; /* dropout masks go to per-block bands */
+    if (store_p) {
+        sv->block = qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *sv->block);
+        sv->p = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
+        if (drop)
+            sv->pd = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
+        if (!sv->block || !sv->p || (drop && !sv->pd))
+            return NULL;
+        size_t at = 0;
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < H; h++) {
+                sv->block[(size_t)b * H + h] = at;
+                at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
+            }
+    }
+    int nthreads = qkv_parallel_threads(2 * work); /* the products Q K^T and P V of the blocks */
+    sv->nthreads = nthreads;
+    qkv_real *scratch_mem = qkv_tape_alloc(tp, (size_t)nthreads * sv->scratch * sizeof(qkv_real));
+    uint64_t *seeds = drop ? qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds) : NULL;
+    if (!scratch_mem || (drop && (!seeds || !sv->pd)))
+        return NULL;
+    if (drop) /* one seed per block, drawn in block order: masks do not depend on threads */
+        for (size_t k = 0; k < (size_t)B * H; k++)
+            seeds[k] = qkv_rng_next(tp->rng);
+
+    /* QKV [T, 3D] = X [T, D] · w_cat^T + [b_q | b_k | b_v] */
+    for (int k = 0; k < 3; k++)
+        memcpy(sv->w_cat + (size_t)k * D * D, w[k]->data, (size_t)D * D * sizeof(qkv_real));
+    bool any_bias = b_q || b_k || b_v;
+    if (any_bias)
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < 3; k++) {
+                qkv_real *dst = sv->qkv + (size_t)t * 3 * D + (size_t)k * D;
+                if (bias[k])
+                    memcpy(dst, bias[k]->data, (size_t)D * sizeof(qkv_real));
+                else
+                    memset(dst, 0, (size_t)D * sizeof(qkv_real));
+            }
+    int pthreads = qkv_parallel_threads(3.0 * T * D * D);
+    qkv_real *rows_scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
+    if (!rows_scratch)
+        return NULL;
+    int blas = qkv_blas_single();
+    if (T > 0)
+        qkv_gemm_rows_nt_par(pthreads, T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D,
+                             rows_scratch);
+    int nblk = B * H;
+#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
+    for (int blk = 0; blk < nblk; blk++)
+        block_forward(sv, blk / H, blk % H, o->data, scratch_mem + (size_t)omp_get_thread_num() * sv->scratch,
+                      seeds ? seeds[blk] : 0);
+    qkv_blas_restore(blas);
+    if (node)
+        node->saved = sv;
+    if (keep) {
+        keep->sentences = sent;
+        keep->n_heads = H;
+        keep->width = sv->width;
+        keep->window = sv->window;
+        keep->block = sv->block;
+        keep->p = sv->p;
+        keep->causal = sv->causal;
+    }
+    return o;
+}
+
 /* Backward of block (b, h): adds into dQKV's rows of sentence b, head h. */
 static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *dout, qkv_real *dqkv,
                            qkv_real *st, qkv_real *dp, qkv_real *drel)
 {
-    int n = sv->offsets[b + 1] - sv->offsets[b], W = sv->width[b], w = sv->window[b];
+    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
-    size_t row0 = (size_t)sv->offsets[b];
+    size_t row0 = (size_t)sv->sentences.offsets[b];
     const qkv_real *qh = sv->qkv + row0 * ld + (size_t)h * dh, *kh = qh + D, *vh = qh + 2 * D;
     qkv_real *dqh = dqkv + row0 * ld + (size_t)h * dh, *dkh = dqh + D, *dvh = dqh + 2 * D;
     const qkv_real *doh = dout + row0 * D + (size_t)h * dh;
@@ -237,7 +394,7 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
         return;
     memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
     const qkv_real *dout = out->grad;
-    int nblk = sv->n_sentences * sv->n_heads, blas = qkv_blas_single();
+    int nblk = sv->sentences.n * sv->n_heads, blas = qkv_blas_single();
     /* Relative biases: one partial gradient per block, summed in block order afterwards, so
      * the result does not depend on which thread ran which block. */
     int n_rel = 2 * sv->rel_clip + 1;
@@ -257,7 +414,7 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     for (int blk = 0; drel && blk < nblk; blk++)
         for (int k = 0; k < n_rel; k++)
             drel[(size_t)(blk % sv->n_heads) * n_rel + k] += drel_all[(size_t)blk * n_rel + k];
-    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
+    int pthreads = qkv_parallel_threads(3.0 * T * D * D);
     qkv_real *dx = qkv_grad(tp, x);
     if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */
         qkv_gemm_par(pthreads, false, false, T, D, 3 * D, 1, dqkv, 3 * D, sv->w_cat, D, 1, dx, D);
@@ -273,187 +430,9 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     qkv_blas_restore(blas);
 }
 
-/* Checks shapes and offsets; returns false after failing the tape. */
-static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
-                         qkv_tensor *const *w, qkv_tensor *const *bias, qkv_tensor *rel_bias,
-                         const qkv_attention_opts *opts)
-{
-    char s1[64], s2[64];
-    static const char *wn[3] = {"w_q", "w_k", "w_v"}, *bn[3] = {"b_q", "b_k", "b_v"};
-    if (x->rank != 2)
-        return qkv_tape_fail(tp, "attention: x must be [T, d_model], got %s", qkv_shape_str(x, s1, sizeof s1)), false;
-    int T = x->shape[0], D = x->shape[1];
-    if (opts->n_heads < 1 || D % opts->n_heads != 0)
-        return qkv_tape_fail(tp, "attention: n_heads %d does not divide d_model %d", opts->n_heads, D), false;
-    for (int k = 0; k < 3; k++) {
-        if (w[k]->rank != 2 || w[k]->shape[0] != D || w[k]->shape[1] != D)
-            return qkv_tape_fail(tp, "attention: %s is %s, expected [%d, %d] for x %s", wn[k],
-                                 qkv_shape_str(w[k], s1, sizeof s1), D, D, qkv_shape_str(x, s2, sizeof s2)), false;
-        if (bias[k] && bias[k]->size != (size_t)D)
-            return qkv_tape_fail(tp, "attention: %s has %zu elements, d_model is %d", bn[k], bias[k]->size, D), false;
-    }
-    if (opts->window < 0)
-        return qkv_tape_fail(tp, "attention: window %d is negative", opts->window), false;
-    if (opts->rel_clip < 0)
-        return qkv_tape_fail(tp, "attention: rel_clip %d is negative", opts->rel_clip), false;
-    if (opts->rel_clip > 0 && (!rel_bias || rel_bias->rank != 2 || rel_bias->shape[0] != opts->n_heads ||
-                               rel_bias->shape[1] != 2 * opts->rel_clip + 1))
-        return qkv_tape_fail(tp, "attention: rel_clip %d needs rel_bias [%d, %d], got %s", opts->rel_clip,
-                             opts->n_heads, 2 * opts->rel_clip + 1,
-                             rel_bias ? qkv_shape_str(rel_bias, s1, sizeof s1) : "none"), false;
-    if (opts->rel_clip == 0 && rel_bias)
-        return qkv_tape_fail(tp, "attention: rel_bias given but rel_clip is 0"), false;
-    if (!(opts->dropout >= 0 && opts->dropout < 1))
-        return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
-    if (n_sentences < 0 || !offsets || offsets[0] != 0 || offsets[n_sentences] != T)
-        return qkv_tape_fail(tp, "attention: offsets of %d sentences must run from 0 to T = %d", n_sentences, T), false;
-    for (int b = 0; b < n_sentences; b++)
-        if (offsets[b + 1] < offsets[b])
-            return qkv_tape_fail(tp, "attention: offsets decrease at sentence %d (%d > %d)", b, offsets[b],
-                                 offsets[b + 1]), false;
-    return true;
-}
-
-qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
-                          qkv_tensor *w_q, qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q,
-                          qkv_tensor *b_k, qkv_tensor *b_v, qkv_tensor *rel_bias,
-                          const qkv_attention_opts *opts, qkv_attention_weights *keep)
-{
-    if (tp->failed)
-        return NULL;
-    qkv_tensor *w[3] = {w_q, w_k, w_v}, *bias[3] = {b_q, b_k, b_v};
-    if (!check_inputs(tp, x, offsets, n_sentences, w, bias, rel_bias, opts))
-        return NULL;
-    int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = n_sentences;
-    bool drop = opts->dropout > 0 && !tp->no_grad;
-    if (drop && !tp->rng)
-        return qkv_tape_fail(tp, "attention: dropout %g needs a random generator (tp->rng)", opts->dropout);
-    qkv_tensor *o = qkv_tape_tensor2(tp, T, D);
-    attn_saved *sv = qkv_tape_alloc(tp, sizeof *sv);
-    if (!o || !sv)
-        return NULL;
-    qkv_tensor *inputs[8] = {x, w_q, w_k, w_v, b_q, b_k, b_v, rel_bias};
-    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, 8, inputs);
-    memset(sv, 0, sizeof *sv);
-    sv->n_sentences = B;
-    sv->d_model = D;
-    sv->n_heads = H;
-    sv->d_head = D / H;
-    sv->total = T;
-    sv->scale = (qkv_real)(opts->scale != 0 ? opts->scale : 1.0 / sqrt((double)sv->d_head));
-    sv->dropout = drop ? opts->dropout : 0;
-    sv->causal = opts->causal;
-    sv->normalize = opts->normalize;
-    sv->rel_clip = opts->rel_clip;
-    sv->rel = rel_bias ? rel_bias->data : NULL;
-    sv->offsets = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->offsets);
-    sv->width = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->width);
-    sv->window = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->window);
-    sv->qkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real) + 1);
-    sv->w_cat = qkv_tape_alloc(tp, (size_t)3 * D * D * sizeof(qkv_real));
-    if (!sv->offsets || !sv->width || !sv->window || !sv->qkv || !sv->w_cat)
-        return NULL;
-    memcpy(sv->offsets, offsets, (size_t)(B + 1) * sizeof *offsets);
-    size_t band_total = 0, scratch = 1;
-    double work = 0;
-    for (int b = 0; b < B; b++) {
-        int n = offsets[b + 1] - offsets[b];
-        int win = (opts->window == 0 || opts->window >= n) ? (n > 0 ? n - 1 : 0) : opts->window;
-        int W = 2 * win + 1 < n ? 2 * win + 1 : n;
-        sv->window[b] = win;
-        sv->width[b] = W;
-        band_total += (size_t)H * n * W;
-        size_t kw = (size_t)(W + TILE < n ? W + TILE : n);
-        if (kw * TILE > scratch)
-            scratch = kw * TILE;
-        work += (double)n * (double)kw * D;
-    }
-    sv->scratch = (scratch + 15) & ~(size_t)15; /* separate threads' tiles by >= 64 bytes */
-    bool store_p = node || keep || drop; /* dropout masks go to per-block bands */
-    if (store_p) {
-        sv->block = qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *sv->block);
-        sv->p = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
-        if (drop)
-            sv->pd = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
-        if (!sv->block || !sv->p || (drop && !sv->pd))
-            return NULL;
-        size_t at = 0;
-        for (int b = 0; b < B; b++)
-            for (int h = 0; h < H; h++) {
-                sv->block[(size_t)b * H + h] = at;
-                at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
-            }
-    }
-    int nthreads = work >= PARALLEL_MIN_WORK ? omp_get_max_threads() : 1;
-    sv->nthreads = nthreads;
-    qkv_real *scratch_mem = qkv_tape_alloc(tp, (size_t)nthreads * sv->scratch * sizeof(qkv_real));
-    uint64_t *seeds = drop ? qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds) : NULL;
-    if (!scratch_mem || (drop && (!seeds || !sv->pd)))
-        return NULL;
-    if (drop) /* one seed per block, drawn in block order: masks do not depend on threads */
-        for (size_t k = 0; k < (size_t)B * H; k++)
-            seeds[k] = qkv_rng_next(tp->rng);
-
-    /* QKV [T, 3D] = X [T, D] · w_cat^T + [b_q | b_k | b_v] */
-    for (int k = 0; k < 3; k++)
-        memcpy(sv->w_cat + (size_t)k * D * D, w[k]->data, (size_t)D * D * sizeof(qkv_real));
-    bool any_bias = b_q || b_k || b_v;
-    if (any_bias)
-        for (int t = 0; t < T; t++)
-            for (int k = 0; k < 3; k++) {
-                qkv_real *dst = sv->qkv + (size_t)t * 3 * D + (size_t)k * D;
-                if (bias[k])
-                    memcpy(dst, bias[k]->data, (size_t)D * sizeof(qkv_real));
-                else
-                    memset(dst, 0, (size_t)D * sizeof(qkv_real));
-            }
-    int pthreads = qkv_gemm_threads(3.0 * T * D * D);
-    qkv_real *rows_scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
-    if (!rows_scratch)
-        return NULL;
-    int blas = qkv_blas_single();
-    if (T > 0)
-        qkv_gemm_rows_nt_par(pthreads, T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D,
-                             rows_scratch);
-    int nblk = B * H;
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
-    for (int blk = 0; blk < nblk; blk++)
-        block_forward(sv, blk / H, blk % H, o->data, scratch_mem + (size_t)omp_get_thread_num() * sv->scratch,
-                      seeds ? seeds[blk] : 0);
-    qkv_blas_restore(blas);
-    if (node)
-        node->saved = sv;
-    if (keep) {
-        keep->n_sentences = B;
-        keep->n_heads = H;
-        keep->offsets = sv->offsets;
-        keep->width = sv->width;
-        keep->window = sv->window;
-        keep->block = sv->block;
-        keep->p = sv->p;
-        keep->causal = sv->causal;
-    }
-    return o;
-}
-
 /* ---- output projection: y [T, D] = o [T, D] · w_o^T + b_o, row-stable (lib/gemm_rows.h) ---- */
 
-static void attention_out_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
-    int T = qkv_rows(o), D = qkv_cols(o);
-    qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
-    int pthreads = qkv_gemm_threads((double)T * D * D), blas = qkv_blas_single();
-    if (d_o && T > 0) /* dO [T, D] += dY · w_o */
-        qkv_gemm_par(pthreads, false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
-    if (dw && T > 0) /* dW [D, D] += dY^T · O */
-        qkv_gemm_par(pthreads, true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
-    qkv_blas_restore(blas);
-    if (db)
-        for (int t = 0; t < T; t++)
-            for (int j = 0; j < D; j++)
-                db[j] += y->grad[(size_t)t * D + j];
-}
+static void attention_out_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_tensor *b_o)
 {
@@ -463,7 +442,7 @@ qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_
         return qkv_tape_fail(tp, "attention: w_o is %s, expected [%d, %d]", qkv_shape_str(w_o, s1, sizeof s1), D, D);
     if (b_o && b_o->size != (size_t)D)
         return qkv_tape_fail(tp, "attention: b_o has %zu elements, d_model is %d", b_o->size, D);
-    int pthreads = qkv_gemm_threads((double)T * D * D);
+    int pthreads = qkv_parallel_threads((double)T * D * D);
     qkv_tensor *y = qkv_tape_tensor2(tp, T, D);
     qkv_real *scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, D) * sizeof(qkv_real));
     if (!y || !scratch)
@@ -478,4 +457,21 @@ qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_
     qkv_tensor *inputs[3] = {o, w_o, b_o};
     qkv_tape_record(tp, "attention_out", attention_out_backward, y, 3, inputs);
     return y;
+}
+
+static void attention_out_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
+    int T = qkv_rows(o), D = qkv_cols(o);
+    qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
+    int pthreads = qkv_parallel_threads((double)T * D * D), blas = qkv_blas_single();
+    if (d_o && T > 0) /* dO [T, D] += dY · w_o */
+        qkv_gemm_par(pthreads, false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
+    if (dw && T > 0) /* dW [D, D] += dY^T · O */
+        qkv_gemm_par(pthreads, true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
+    qkv_blas_restore(blas);
+    if (db)
+        for (int t = 0; t < T; t++)
+            for (int j = 0; j < D; j++)
+                db[j] += y->grad[(size_t)t * D + j];
 }

@@ -2,8 +2,8 @@
  * need", section 3.2), with truncated (banded) and causal attention and a relu alternative to
  * softmax. Notation: see DESIGN.md; one token per row.
  *
- * Packed batch: X [T, d_model] holds the tokens of B sentences end to end; offsets [B + 1]
- * (int32, offsets[0] = 0, offsets[B] = T, non-decreasing) give sentence b as rows
+ * Packed batch: X [T, d_model] holds the tokens of B sentences end to end; the sentences
+ * (lib/segments.h: B = sentences.n, offsets [B + 1], offsets[B] = T) give sentence b as rows
  * offsets[b] .. offsets[b+1]-1. No token attends across sentences; no padding exists.
  *
  * Per sentence b (n tokens) and head h (d_head = d_model / n_heads columns):
@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "lib/param.h"
+#include "lib/segments.h"
 #include "lib/tape.h"
 
 typedef enum { QKV_ATTN_SOFTMAX = 0, QKV_ATTN_RELU = 1 } qkv_attn_normalize;
@@ -45,11 +46,11 @@ typedef struct qkv_attention_opts {
  * live in the tape's arena: valid until the next qkv_tape_reset(). Read with
  * qkv_attention_weight(). P is stored before dropout. */
 typedef struct qkv_attention_weights {
-    int n_sentences, n_heads;
-    const int32_t *offsets;   /* [n_sentences + 1] (copy) */
-    const int *width;         /* [n_sentences]: band width W of each sentence */
-    const int *window;        /* [n_sentences]: effective window (n - 1 when whole sentence) */
-    const size_t *block;      /* [n_sentences * n_heads]: start of block (b, h) in p */
+    qkv_segments sentences;   /* copy of the batch's */
+    int n_heads;
+    const int *width;         /* [sentences.n]: band width W of each sentence */
+    const int *window;        /* [sentences.n]: effective window (n - 1 when whole sentence) */
+    const size_t *block;      /* [sentences.n * n_heads]: start of block (b, h) in p */
     const qkv_real *p;        /* per block [n, W]: row i holds keys s(i) .. s(i) + W - 1 */
     bool causal;              /* the layer's opts->causal */
 } qkv_attention_weights;
@@ -66,10 +67,10 @@ bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j);
  * biases b_q, b_k, b_v [d_model] (each may be NULL), rel_bias [n_heads, 2·rel_clip + 1]
  * (required when opts->rel_clip > 0, else NULL). `keep` (may be NULL) receives P.
  * One tape node "attention". Errors (on the tape): n_heads does not divide d_model (naming
- * both), shapes, offsets not covering x, rel_bias missing or of the wrong shape. */
-qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
-                          qkv_tensor *w_q, qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q,
-                          qkv_tensor *b_k, qkv_tensor *b_v, qkv_tensor *rel_bias,
+ * both), shapes, sentences not covering x, rel_bias missing or of the wrong shape. */
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_tensor *w_q,
+                          qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q, qkv_tensor *b_k,
+                          qkv_tensor *b_v, qkv_tensor *rel_bias,
                           const qkv_attention_opts *opts, qkv_attention_weights *keep);
 
 /* Output projection of the attention core: y [T, d_model] = o [T, d_model] · w_o^T + b_o,

@@ -12,23 +12,6 @@ typedef struct {
     qkv_real scale;
 } dropout_saved;
 
-static void dropout_backward(qkv_tape *tp, qkv_node *node)
-{
-    const dropout_saved *s = node->saved;
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    const qkv_real *dy = y->grad, scale = s->scale;
-    const uint8_t *keep = s->keep;
-    size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++) {
-        qkv_real d = dy[i] * scale; /* unconditional: a select, not a branch */
-        dx[i] += keep[i] ? d : 0;
-    }
-}
-
 /* keep[i] for i < n from the rng, as described at the top of the file. */
 static void draw_mask(qkv_rng *rng, double p, uint8_t *keep, size_t n)
 {
@@ -42,6 +25,8 @@ static void draw_mask(qkv_rng *rng, double p, uint8_t *keep, size_t n)
     if (i < n)
         keep[i] = (qkv_rng_next(rng) & 0xffffffffu) >= threshold;
 }
+
+static void dropout_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
 {
@@ -68,7 +53,7 @@ qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
     const qkv_real *px = x->data, scale = s->scale;
     const uint8_t *keep = s->keep;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++) {
         qkv_real v = px[i] * scale;
         py[i] = keep[i] ? v : 0;
@@ -78,4 +63,21 @@ qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
     if (node)
         node->saved = s;
     return y;
+}
+
+static void dropout_backward(qkv_tape *tp, qkv_node *node)
+{
+    const dropout_saved *s = node->saved;
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    const qkv_real *dy = y->grad, scale = s->scale;
+    const uint8_t *keep = s->keep;
+    size_t n = y->size;
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++) {
+        qkv_real d = dy[i] * scale; /* unconditional: a select, not a branch */
+        dx[i] += keep[i] ? d : 0;
+    }
 }

@@ -8,7 +8,7 @@
 /* dst[i] += src[i] for i < n. */
 static void add_into(qkv_real *dst, const qkv_real *src, size_t n)
 {
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         dst[i] += src[i];
 }
@@ -29,6 +29,24 @@ static qkv_tensor *same_shape_output(qkv_tape *tp, const char *op, qkv_tensor *a
     return qkv_tape_like(tp, a);
 }
 
+static void add_backward(qkv_tape *tp, qkv_node *node);
+
+qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
+{
+    qkv_tensor *y = same_shape_output(tp, "add", a, b);
+    if (!y)
+        return NULL;
+    size_t n = y->size;
+    const qkv_real *pa = a->data, *pb = b->data;
+    qkv_real *py = y->data;
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++)
+        py[i] = pa[i] + pb[i];
+    qkv_tensor *inputs[2] = {a, b};
+    qkv_tape_record(tp, "add", add_backward, y, 2, inputs);
+    return y;
+}
+
 static void add_backward(qkv_tape *tp, qkv_node *node)
 {
     qkv_tensor *a = node->in[0], *b = node->in[1], *y = node->out;
@@ -40,23 +58,38 @@ static void add_backward(qkv_tape *tp, qkv_node *node)
         add_into(db, y->grad, y->size);
 }
 
-qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
+/* ---- add_bias: y [N, C] = x [N, C] + b [C] on every row ----------------------------------- */
+
+static void add_bias_backward(qkv_tape *tp, qkv_node *node);
+
+qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b)
 {
-    qkv_tensor *y = same_shape_output(tp, "add", a, b);
+    if (tp->failed)
+        return NULL;
+    char sx[64], sb[64];
+    if (!x || !b)
+        return qkv_tape_fail(tp, "add_bias: an operand is NULL");
+    if (b->size != (size_t)qkv_cols(x))
+        return qkv_tape_fail(tp, "add_bias: bias %s does not match the last dimension of x %s",
+                             qkv_shape_str(b, sb, sizeof sb), qkv_shape_str(x, sx, sizeof sx));
+    qkv_tensor *y = qkv_tape_like(tp, x);
     if (!y)
         return NULL;
-    size_t n = y->size;
-    const qkv_real *pa = a->data, *pb = b->data;
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    const qkv_real *px = x->data, *pb = b->data;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        py[i] = pa[i] + pb[i];
-    qkv_tensor *inputs[2] = {a, b};
-    qkv_tape_record(tp, "add", add_backward, y, 2, inputs);
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *xr = px + (size_t)i * cols;
+        qkv_real *yr = py + (size_t)i * cols;
+#pragma omp simd
+        for (int j = 0; j < cols; j++)
+            yr[j] = xr[j] + pb[j];
+    }
+    qkv_tensor *inputs[2] = {x, b};
+    qkv_tape_record(tp, "add_bias", add_bias_backward, y, 2, inputs);
     return y;
 }
-
-/* ---- add_bias: y [N, C] = x [N, C] + b [C] on every row ----------------------------------- */
 
 static void add_bias_backward(qkv_tape *tp, qkv_node *node)
 {
@@ -76,43 +109,32 @@ static void add_bias_backward(qkv_tape *tp, qkv_node *node)
         }
 }
 
-qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b)
-{
-    if (tp->failed)
-        return NULL;
-    char sx[64], sb[64];
-    if (!x || !b)
-        return qkv_tape_fail(tp, "add_bias: an operand is NULL");
-    if (b->size != (size_t)qkv_cols(x))
-        return qkv_tape_fail(tp, "add_bias: bias %s does not match the last dimension of x %s",
-                             qkv_shape_str(b, sb, sizeof sb), qkv_shape_str(x, sx, sizeof sx));
-    qkv_tensor *y = qkv_tape_like(tp, x);
-    if (!y)
-        return NULL;
-    int rows = qkv_rows(x), cols = qkv_cols(x);
-    const qkv_real *px = x->data, *pb = b->data;
-    qkv_real *py = y->data;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
-        const qkv_real *xr = px + (size_t)i * cols;
-        qkv_real *yr = py + (size_t)i * cols;
-#pragma omp simd
-        for (int j = 0; j < cols; j++)
-            yr[j] = xr[j] + pb[j];
-    }
-    qkv_tensor *inputs[2] = {x, b};
-    qkv_tape_record(tp, "add_bias", add_bias_backward, y, 2, inputs);
-    return y;
-}
-
 /* ---- mul: y = a ⊙ b, same shape ---------------------------------------------------------- */
 
 /* dst[i] += u[i] * v[i] for i < n. */
 static void add_product_into(qkv_real *dst, const qkv_real *u, const qkv_real *v, size_t n)
 {
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         dst[i] += u[i] * v[i];
+}
+
+static void mul_backward(qkv_tape *tp, qkv_node *node);
+
+qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
+{
+    qkv_tensor *y = same_shape_output(tp, "mul", a, b);
+    if (!y)
+        return NULL;
+    size_t n = y->size;
+    const qkv_real *pa = a->data, *pb = b->data;
+    qkv_real *py = y->data;
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++)
+        py[i] = pa[i] * pb[i];
+    qkv_tensor *inputs[2] = {a, b};
+    qkv_tape_record(tp, "mul", mul_backward, y, 2, inputs);
+    return y;
 }
 
 static void mul_backward(qkv_tape *tp, qkv_node *node)
@@ -126,41 +148,13 @@ static void mul_backward(qkv_tape *tp, qkv_node *node)
         add_product_into(db, y->grad, a->data, y->size);
 }
 
-qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
-{
-    qkv_tensor *y = same_shape_output(tp, "mul", a, b);
-    if (!y)
-        return NULL;
-    size_t n = y->size;
-    const qkv_real *pa = a->data, *pb = b->data;
-    qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        py[i] = pa[i] * pb[i];
-    qkv_tensor *inputs[2] = {a, b};
-    qkv_tape_record(tp, "mul", mul_backward, y, 2, inputs);
-    return y;
-}
-
 /* ---- scale: y = s · x --------------------------------------------------------------------- */
 
 typedef struct {
     qkv_real s;
 } scale_saved;
 
-static void scale_backward(qkv_tape *tp, qkv_node *node)
-{
-    const scale_saved *saved = node->saved;
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    const qkv_real s = saved->s, *dy = y->grad;
-    size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        dx[i] += s * dy[i];
-}
+static void scale_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s)
 {
@@ -176,7 +170,7 @@ qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s)
     size_t n = y->size;
     const qkv_real sr = (qkv_real)s, *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++)
         py[i] = sr * px[i];
     qkv_tensor *inputs[1] = {x};
@@ -189,4 +183,18 @@ qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s)
         node->saved = saved;
     }
     return y;
+}
+
+static void scale_backward(qkv_tape *tp, qkv_node *node)
+{
+    const scale_saved *saved = node->saved;
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    const qkv_real s = saved->s, *dy = y->grad;
+    size_t n = y->size;
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++)
+        dx[i] += s * dy[i];
 }

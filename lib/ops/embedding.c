@@ -12,22 +12,7 @@ typedef struct {
     int n;
 } embedding_saved;
 
-static void embedding_backward(qkv_tape *tp, qkv_node *node)
-{
-    const embedding_saved *s = node->saved;
-    qkv_tensor *table = node->in[0], *y = node->out;
-    qkv_real *dtable = qkv_grad(tp, table);
-    if (!dtable)
-        return;
-    int d = table->shape[1];
-    const qkv_real *dy = y->grad;
-    for (int i = 0; i < s->n; i++) {
-        qkv_real *dst = dtable + (size_t)s->ids[i] * d;
-        const qkv_real *src = dy + (size_t)i * d;
-        for (int j = 0; j < d; j++)
-            dst[j] += src[j];
-    }
-}
+static void embedding_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, int n)
 {
@@ -51,7 +36,7 @@ qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, i
         return NULL;
     const qkv_real *pt = table->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (y->size >= QKV_PAR_MIN)
+#pragma omp parallel for if (y->size >= QKV_PARALLEL_MIN)
     for (int i = 0; i < n; i++)
         memcpy(py + (size_t)i * d, pt + (size_t)ids[i] * d, (size_t)d * sizeof *py);
     qkv_tensor *inputs[1] = {table};
@@ -67,4 +52,21 @@ qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, i
         node->saved = s;
     }
     return y;
+}
+
+static void embedding_backward(qkv_tape *tp, qkv_node *node)
+{
+    const embedding_saved *s = node->saved;
+    qkv_tensor *table = node->in[0], *y = node->out;
+    qkv_real *dtable = qkv_grad(tp, table);
+    if (!dtable)
+        return;
+    int d = table->shape[1];
+    const qkv_real *dy = y->grad;
+    for (int i = 0; i < s->n; i++) {
+        qkv_real *dst = dtable + (size_t)s->ids[i] * d;
+        const qkv_real *src = dy + (size_t)i * d;
+        for (int j = 0; j < d; j++)
+            dst[j] += src[j];
+    }
 }

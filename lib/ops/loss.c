@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#define LOSS_PAR_MIN (QKV_PAR_MIN / 8) /* exp per element */
+#define LOSS_PAR_MIN (QKV_PARALLEL_MIN / 8) /* exp per element */
 
 typedef struct {
     int32_t *targets; /* a copy: the caller's array may change before backward */
@@ -20,28 +20,7 @@ typedef struct {
     int count;               /* |R| */
 } cross_entropy_saved;
 
-static void cross_entropy_backward(qkv_tape *tp, qkv_node *node)
-{
-    const cross_entropy_saved *s = node->saved;
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx || s->count == 0)
-        return;
-    int rows = qkv_rows(x), cols = qkv_cols(x);
-    const qkv_real coef = (qkv_real)((double)y->grad[0] / s->count), *px = x->data;
-    const int32_t *targets = s->targets;
-#pragma omp parallel for if (x->size >= LOSS_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
-        if (targets[i] < 0)
-            continue;
-        const qkv_real *xr = px + (size_t)i * cols;
-        qkv_real *dxr = dx + (size_t)i * cols;
-        const qkv_real m = s->max[i], ls = s->log_sum[i];
-        for (int j = 0; j < cols; j++)
-            dxr[j] += coef * qkv_rexp((xr[j] - m) - ls);
-        dxr[targets[i]] -= coef;
-    }
-}
+static void cross_entropy_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *targets)
 {
@@ -105,4 +84,27 @@ qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *t
     if (node)
         node->saved = s;
     return y;
+}
+
+static void cross_entropy_backward(qkv_tape *tp, qkv_node *node)
+{
+    const cross_entropy_saved *s = node->saved;
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx || s->count == 0)
+        return;
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    const qkv_real coef = (qkv_real)((double)y->grad[0] / s->count), *px = x->data;
+    const int32_t *targets = s->targets;
+#pragma omp parallel for if (x->size >= LOSS_PAR_MIN)
+    for (int i = 0; i < rows; i++) {
+        if (targets[i] < 0)
+            continue;
+        const qkv_real *xr = px + (size_t)i * cols;
+        qkv_real *dxr = dx + (size_t)i * cols;
+        const qkv_real m = s->max[i], ls = s->log_sum[i];
+        for (int j = 0; j < cols; j++)
+            dxr[j] += coef * qkv_rexp((xr[j] - m) - ls);
+        dxr[targets[i]] -= coef;
+    }
 }

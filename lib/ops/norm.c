@@ -31,6 +31,71 @@ static const qkv_real *constant_row(qkv_tape *tp, int n, qkv_real v)
     return row;
 }
 
+static void layer_norm_backward(qkv_tape *tp, qkv_node *node);
+
+qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps)
+{
+    if (tp->failed)
+        return NULL;
+    char sx[64], sp[64];
+    if (!x)
+        return qkv_tape_fail(tp, "layer_norm: the input is NULL");
+    if (x->rank < 1 || x->size == 0)
+        return qkv_tape_fail(tp, "layer_norm: input %s has no elements to normalize",
+                             qkv_shape_str(x, sx, sizeof sx));
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    if (gain && gain->size != (size_t)cols)
+        return qkv_tape_fail(tp, "layer_norm: gain %s does not match the last dimension of x %s",
+                             qkv_shape_str(gain, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx));
+    if (bias && bias->size != (size_t)cols)
+        return qkv_tape_fail(tp, "layer_norm: bias %s does not match the last dimension of x %s",
+                             qkv_shape_str(bias, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx));
+    if (!(eps >= 0) || !isfinite(eps))
+        return qkv_tape_fail(tp, "layer_norm: eps %g must be finite and >= 0", eps);
+    qkv_tensor *y = qkv_tape_like(tp, x);
+    layer_norm_saved *s = qkv_tape_alloc(tp, sizeof *s);
+    if (!y || !s)
+        return NULL;
+    s->mean = qkv_tape_alloc(tp, (size_t)rows * sizeof *s->mean);
+    s->rstd = qkv_tape_alloc(tp, (size_t)rows * sizeof *s->rstd);
+    if (!s->mean || !s->rstd)
+        return NULL;
+
+    const qkv_real *px = x->data;
+    const qkv_real *pg = gain ? gain->data : constant_row(tp, cols, 1);
+    const qkv_real *pb = bias ? bias->data : constant_row(tp, cols, 0);
+    if (!pg || !pb)
+        return NULL;
+    qkv_real *py = y->data, *mean = s->mean, *rstd = s->rstd;
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *xr = px + (size_t)i * cols;
+        qkv_real *yr = py + (size_t)i * cols;
+        double sum = 0;
+#pragma omp simd reduction(+ : sum)
+        for (int j = 0; j < cols; j++)
+            sum += (double)xr[j];
+        const double mu = sum / cols;
+        double ss = 0;
+#pragma omp simd reduction(+ : ss)
+        for (int j = 0; j < cols; j++) {
+            double d = (double)xr[j] - mu;
+            ss += d * d;
+        }
+        const qkv_real m = (qkv_real)mu, r = (qkv_real)(1.0 / sqrt(ss / cols + eps));
+        mean[i] = m;
+        rstd[i] = r;
+#pragma omp simd
+        for (int j = 0; j < cols; j++)
+            yr[j] = (xr[j] - m) * r * pg[j] + pb[j];
+    }
+    qkv_tensor *inputs[3] = {x, gain, bias};
+    qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, inputs);
+    if (node)
+        node->saved = s;
+    return y;
+}
+
 static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
 {
     const layer_norm_saved *s = node->saved;
@@ -42,7 +107,7 @@ static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
     qkv_real *dx = qkv_grad(tp, x), *dgain = qkv_grad(tp, gain), *dbias = qkv_grad(tp, bias);
     if (!pg)
         return;
-    bool par = x->size >= QKV_PAR_MIN;
+    bool par = x->size >= QKV_PARALLEL_MIN;
 
     if (dx) {
 #pragma omp parallel for if (par)
@@ -87,67 +152,4 @@ static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
             }
         }
     }
-}
-
-qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps)
-{
-    if (tp->failed)
-        return NULL;
-    char sx[64], sp[64];
-    if (!x)
-        return qkv_tape_fail(tp, "layer_norm: the input is NULL");
-    if (x->rank < 1 || x->size == 0)
-        return qkv_tape_fail(tp, "layer_norm: input %s has no elements to normalize",
-                             qkv_shape_str(x, sx, sizeof sx));
-    int rows = qkv_rows(x), cols = qkv_cols(x);
-    if (gain && gain->size != (size_t)cols)
-        return qkv_tape_fail(tp, "layer_norm: gain %s does not match the last dimension of x %s",
-                             qkv_shape_str(gain, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx));
-    if (bias && bias->size != (size_t)cols)
-        return qkv_tape_fail(tp, "layer_norm: bias %s does not match the last dimension of x %s",
-                             qkv_shape_str(bias, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx));
-    if (!(eps >= 0) || !isfinite(eps))
-        return qkv_tape_fail(tp, "layer_norm: eps %g must be finite and >= 0", eps);
-    qkv_tensor *y = qkv_tape_like(tp, x);
-    layer_norm_saved *s = qkv_tape_alloc(tp, sizeof *s);
-    if (!y || !s)
-        return NULL;
-    s->mean = qkv_tape_alloc(tp, (size_t)rows * sizeof *s->mean);
-    s->rstd = qkv_tape_alloc(tp, (size_t)rows * sizeof *s->rstd);
-    if (!s->mean || !s->rstd)
-        return NULL;
-
-    const qkv_real *px = x->data;
-    const qkv_real *pg = gain ? gain->data : constant_row(tp, cols, 1);
-    const qkv_real *pb = bias ? bias->data : constant_row(tp, cols, 0);
-    if (!pg || !pb)
-        return NULL;
-    qkv_real *py = y->data, *mean = s->mean, *rstd = s->rstd;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
-        const qkv_real *xr = px + (size_t)i * cols;
-        qkv_real *yr = py + (size_t)i * cols;
-        double sum = 0;
-#pragma omp simd reduction(+ : sum)
-        for (int j = 0; j < cols; j++)
-            sum += (double)xr[j];
-        const double mu = sum / cols;
-        double ss = 0;
-#pragma omp simd reduction(+ : ss)
-        for (int j = 0; j < cols; j++) {
-            double d = (double)xr[j] - mu;
-            ss += d * d;
-        }
-        const qkv_real m = (qkv_real)mu, r = (qkv_real)(1.0 / sqrt(ss / cols + eps));
-        mean[i] = m;
-        rstd[i] = r;
-#pragma omp simd
-        for (int j = 0; j < cols; j++)
-            yr[j] = (xr[j] - m) * r * pg[j] + pb[j];
-    }
-    qkv_tensor *inputs[3] = {x, gain, bias};
-    qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, inputs);
-    if (node)
-        node->saved = s;
-    return y;
 }

@@ -1,11 +1,12 @@
 /* Private helpers of the op files in lib/ops/ (not part of the public API).
  *
- * QKV_PAR_MIN: a loop over a tensor runs on OpenMP threads only when it touches at least this
- * many elements; below it the thread start-up costs more than it saves, so small tensors
- * (and every gradient check) stay serial. Use as
- *     #pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)   (one flat loop)
- *     #pragma omp parallel for if (n >= QKV_PAR_MIN)                     (rows; inner loops
- *                                                                          `#pragma omp simd`)
+ * QKV_PARALLEL_MIN (lib/parallel.h): a loop over a tensor runs on OpenMP threads only when it
+ * touches at least this many elements; below it the thread start-up costs more than it saves,
+ * so small tensors (and every gradient check) stay serial. Use as
+ *     #pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)   (one flat loop)
+ *     #pragma omp parallel for if (n >= QKV_PARALLEL_MIN)                     (rows; inner
+ *                                                                    loops `#pragma omp simd`)
+ * (an eighth of it for loops with an exp or erf per element).
  * The explicit simd matters: at -O2 GCC 12 vectorizes only loops whose trip count is a known
  * multiple of the vector width ("very cheap" cost model), i.e. almost none of ours. Write
  * conditionals as selects on values already loaded (v = a[i]; y = c ? v : 0), not as
@@ -18,9 +19,8 @@
 
 #include <math.h>
 
+#include "lib/parallel.h"
 #include "lib/tensor.h"
-
-#define QKV_PAR_MIN 32768
 
 #if QKV_REAL_IS_DOUBLE
 #define qkv_rexp exp

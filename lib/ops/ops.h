@@ -1,7 +1,7 @@
 /* Differentiable ops. Each takes the tape it records on, returns a new arena tensor, or NULL
  * when the tape has failed (bad shapes set tp->err; see lib/tape.h). Shapes use the code's
  * row convention (one token per row, see README "Notation"). Each op family lives in one file
- * of lib/ops/ with forward and backward side by side.
+ * of lib/ops/, read in execution order: the forward, then its backward.
  *
  * "matrix" below means the tensor viewed as [rows, cols] with cols = its last dimension. */
 #ifndef QKV_OPS_H
@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "lib/segments.h"
 #include "lib/tape.h"
 
 /* --- lib/ops/linear.c -------------------------------------------------------------------- */
@@ -74,35 +75,34 @@ qkv_tensor *qkv_sum(qkv_tape *tp, qkv_tensor *x);
 qkv_tensor *qkv_mean(qkv_tape *tp, qkv_tensor *x);
 
 /* --- lib/ops/segment.c ------------------------------------------------------------------ */
-/* Packed segments: n_seg segments (e.g. the characters of each word of a batch) stored end to
- * end in the rows of one matrix; segment s is rows offsets[s] .. offsets[s+1]-1, with
- * offsets [n_seg + 1], offsets[0] = 0, offsets[n_seg] = the number of rows, non-decreasing.
- * Both ops copy what they need of the offsets: the caller may reuse its array at once.
- * Used for the character CNN word encoder of Santos & Zadrozny 2014 / Ma & Hovy 2016. */
+/* Segments (lib/segments.h, e.g. the characters of each word of a batch) packed end to end in
+ * the rows of one matrix; n_seg below is segments.n. Both ops copy the offsets: the caller may
+ * reuse its array at once. Used for the character CNN word encoder of Santos & Zadrozny 2014 /
+ * Ma & Hovy 2016. */
 
 /* Convolution windows within segments ("im2col"): x [C, D] -> [C, width·D], width odd >= 1,
  * h = width / 2. Row c of the result is x rows c-h, ..., c+h concatenated in that order, a
  * row that lies outside c's own segment replaced by D zeros. qkv_linear of the result with
  * w [F, width·D] is therefore a zero-padded 1-D convolution of width `width` that never mixes
  * two segments (empty segments are allowed and contribute no rows). Tape errors: width even
- * or < 1, x not a matrix, offsets not covering x's rows or decreasing. */
-qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_seg, int width);
+ * or < 1, x not a matrix, segments not covering x's rows (lib/segments.h). */
+qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segments, int width);
 
 /* Max-pool over each segment's rows: x [C, F] -> [n_seg, F], row s = the column-wise maximum
  * of segment s. Backward sends dy[s, f] to the row holding the maximum (the first such row on
  * ties, as torch.max; a NaN counts as the maximum). Tape errors: an empty segment, x not a
- * matrix, offsets not covering x's rows. */
-qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_seg);
+ * matrix, segments not covering x's rows. */
+qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments);
 
 /* --- lib/ops/positional.c --------------------------------------------------------------- */
-/* Positions added to a packed batch (offsets [n_sentences + 1] as in lib/ops/attention.h):
+/* Positions added to a packed batch of sentences (lib/segments.h):
  *   y[t] = scale · x[t] + pe[row(t)],  row(t) = position of token t inside its sentence,
  * or the last row of pe for positions past it when clamp is set. x [T, D]; pe [rows, D] is a
  * learned table (its gradient: the sum of dy over the tokens that used each row) or a constant
  * one (sinusoidal, lib/nn/positional.h); NULL: y = scale · x. One tape node "positional".
- * Tape errors: x or pe of the wrong shape, offsets not covering x, a sentence longer than the
+ * Tape errors: x or pe of the wrong shape, sentences not covering x, a sentence longer than the
  * rows of pe without clamp (naming the sentence, its length and the rows). */
-qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
-                              qkv_real scale, qkv_tensor *pe, bool clamp);
+qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_real scale,
+                              qkv_tensor *pe, bool clamp);
 
 #endif

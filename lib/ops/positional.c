@@ -2,12 +2,10 @@
 #include "lib/ops/ops.h"
 
 #include <limits.h>
-#include <string.h>
 
 typedef struct {
-    const int32_t *offsets;
-    int n_sentences;
-    int last_row;       /* the highest row of pe used (its last row when clamping) */
+    qkv_segments sentences; /* arena copy */
+    int last_row;           /* the highest row of pe used (its last row when clamping) */
     qkv_real scale;
 } pos_saved;
 
@@ -16,8 +14,8 @@ static inline int table_row(int p, int last_row) { return p < last_row ? p : las
 
 static void add_positions_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_sentences,
-                              qkv_real scale, qkv_tensor *pe, bool clamp)
+qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_real scale,
+                              qkv_tensor *pe, bool clamp)
 {
     if (tp->failed)
         return NULL;
@@ -25,13 +23,13 @@ qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, const int32_t *offset
     if (x->rank != 2 || (pe && (pe->rank != 2 || pe->shape[1] != x->shape[1] || pe->shape[0] < 1)))
         return qkv_tape_fail(tp, "positional: x is %s and the position table %s, expected [T, D] and [rows >= 1, D]",
                              qkv_shape_str(x, sx, sizeof sx), pe ? qkv_shape_str(pe, sp, sizeof sp) : "absent");
-    int T = x->shape[0], D = x->shape[1];
-    if (n_sentences < 0 || !offsets || offsets[0] != 0 || offsets[n_sentences] != T)
-        return qkv_tape_fail(tp, "positional: offsets of %d sentences must run from 0 to T = %d", n_sentences, T);
-    for (int b = 0; b < n_sentences; b++) {
-        int n = offsets[b + 1] - offsets[b];
-        if (n < 0)
-            return qkv_tape_fail(tp, "positional: offsets decrease at sentence %d", b);
+    int D = x->shape[1];
+    qkv_segments sent = qkv_tape_segments(tp, "positional", sentences, x, false);
+    if (!sent.offsets)
+        return NULL;
+    const int32_t *off = sent.offsets;
+    for (int b = 0; b < sent.n; b++) {
+        int n = off[b + 1] - off[b];
         if (pe && n > pe->shape[0] && !clamp)
             return qkv_tape_fail(tp, "positional: sentence %d has %d tokens, longer than max_len %d of the "
                                  "learned position table", b, n, pe->shape[0]);
@@ -43,10 +41,10 @@ qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, const int32_t *offset
     for (size_t k = 0; k < x->size; k++)
         y->data[k] = scale * x->data[k];
     if (pe)
-        for (int b = 0; b < n_sentences; b++)
-            for (int t = offsets[b]; t < offsets[b + 1]; t++) {
+        for (int b = 0; b < sent.n; b++)
+            for (int t = off[b]; t < off[b + 1]; t++) {
                 qkv_real *row = y->data + (size_t)t * D;
-                const qkv_real *e = pe->data + (size_t)table_row(t - offsets[b], last_row) * D;
+                const qkv_real *e = pe->data + (size_t)table_row(t - off[b], last_row) * D;
                 for (int c = 0; c < D; c++)
                     row[c] += e[c];
             }
@@ -54,12 +52,9 @@ qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, const int32_t *offset
     qkv_node *node = qkv_tape_record(tp, "positional", add_positions_backward, y, 2, inputs);
     if (node) {
         pos_saved *s = qkv_tape_alloc(tp, sizeof *s);
-        int32_t *off = qkv_tape_alloc(tp, (size_t)(n_sentences + 1) * sizeof *off);
-        if (!s || !off)
+        if (!s)
             return NULL;
-        memcpy(off, offsets, (size_t)(n_sentences + 1) * sizeof *off);
-        s->offsets = off;
-        s->n_sentences = n_sentences;
+        s->sentences = sent;
         s->scale = scale;
         s->last_row = last_row;
         node->saved = s;
@@ -72,14 +67,15 @@ static void add_positions_backward(qkv_tape *tp, qkv_node *node)
     const pos_saved *s = node->saved;
     qkv_tensor *x = node->in[0], *pe = node->in[1], *y = node->out;
     int D = qkv_cols(x);
+    const int32_t *off = s->sentences.offsets;
     qkv_real *dx = qkv_grad(tp, x), *dpe = qkv_grad(tp, pe);
     if (dx)
         for (size_t k = 0; k < x->size; k++)
             dx[k] += s->scale * y->grad[k];
     if (dpe) /* each row of the table gets the gradients of the tokens that used it */
-        for (int b = 0; b < s->n_sentences; b++)
-            for (int t = s->offsets[b]; t < s->offsets[b + 1]; t++) {
-                qkv_real *row = dpe + (size_t)table_row(t - s->offsets[b], s->last_row) * D;
+        for (int b = 0; b < s->sentences.n; b++)
+            for (int t = off[b]; t < off[b + 1]; t++) {
+                qkv_real *row = dpe + (size_t)table_row(t - off[b], s->last_row) * D;
                 const qkv_real *g = y->grad + (size_t)t * D;
                 for (int c = 0; c < D; c++)
                     row[c] += g[c];

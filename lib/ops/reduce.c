@@ -13,22 +13,8 @@ static double sum_all(const qkv_real *x, size_t n)
     return s;
 }
 
-/* dx += c for every element, c = dy for sum, dy / n for mean. */
-static void reduce_backward(qkv_tape *tp, qkv_node *node, bool mean)
-{
-    qkv_tensor *x = node->in[0];
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    size_t n = x->size;
-    const qkv_real c = mean ? (qkv_real)((double)node->out->grad[0] / (double)n) : node->out->grad[0];
-#pragma omp parallel for simd if (parallel : n >= QKV_PAR_MIN)
-    for (size_t i = 0; i < n; i++)
-        dx[i] += c;
-}
-
-static void sum_backward(qkv_tape *tp, qkv_node *node) { reduce_backward(tp, node, false); }
-static void mean_backward(qkv_tape *tp, qkv_node *node) { reduce_backward(tp, node, true); }
+static void sum_backward(qkv_tape *tp, qkv_node *node);
+static void mean_backward(qkv_tape *tp, qkv_node *node);
 
 static qkv_tensor *reduce(qkv_tape *tp, qkv_tensor *x, bool mean)
 {
@@ -51,3 +37,20 @@ static qkv_tensor *reduce(qkv_tape *tp, qkv_tensor *x, bool mean)
 
 qkv_tensor *qkv_sum(qkv_tape *tp, qkv_tensor *x) { return reduce(tp, x, false); }
 qkv_tensor *qkv_mean(qkv_tape *tp, qkv_tensor *x) { return reduce(tp, x, true); }
+
+/* dx += c for every element, c = dy for sum, dy / n for mean. */
+static void reduce_backward(qkv_tape *tp, qkv_node *node, bool mean)
+{
+    qkv_tensor *x = node->in[0];
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    size_t n = x->size;
+    const qkv_real c = mean ? (qkv_real)((double)node->out->grad[0] / (double)n) : node->out->grad[0];
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++)
+        dx[i] += c;
+}
+
+static void sum_backward(qkv_tape *tp, qkv_node *node) { reduce_backward(tp, node, false); }
+static void mean_backward(qkv_tape *tp, qkv_node *node) { reduce_backward(tp, node, true); }

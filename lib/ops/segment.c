@@ -1,5 +1,5 @@
 /* Ops on packed segments (the characters of the words of a batch, end to end), forward and
- * backward side by side: the pieces of a character-level CNN word encoder (Santos & Zadrozny
+ * backward in that order: the pieces of a character-level CNN word encoder (Santos & Zadrozny
  * 2014; Ma & Hovy 2016: character embeddings -> 1-D convolution within each word -> max over
  * the word's characters).
  *
@@ -20,8 +20,7 @@
 #include <string.h>
 
 typedef struct {
-    int32_t *offsets; /* copy: [n_seg + 1] */
-    int n_seg;
+    qkv_segments seg; /* arena copy */
     int width;
 } windows_saved;
 
@@ -30,56 +29,73 @@ typedef struct {
     int n_seg;
 } max_saved;
 
-/* Checks x (a matrix with at least one row) and offsets (cover its rows: offsets[0] = 0,
- * offsets[n_seg] = rows, non-decreasing; strictly increasing when !allow_empty). Returns false
- * after failing the tape. */
-static bool check_segments(qkv_tape *tp, const char *op, const qkv_tensor *x, const int32_t *offsets,
-                           int n_seg, bool allow_empty)
+/* Checks x (a matrix with at least one row) and the segments covering its rows (non-empty ones
+ * when !allow_empty); returns their arena copy, or {0, NULL} after failing the tape. */
+static qkv_segments check_segments(qkv_tape *tp, const char *op, const qkv_tensor *x, qkv_segments seg,
+                                   bool allow_empty)
 {
     char sx[64];
-    if (!x || !offsets) {
-        qkv_tape_fail(tp, "%s: the input or the offsets are NULL", op);
-        return false;
+    if (!x) {
+        qkv_tape_fail(tp, "%s: the input is NULL", op);
+        return (qkv_segments){0, NULL};
     }
     if (x->rank != 2 || x->size == 0) {
         qkv_tape_fail(tp, "%s: the input must be a matrix [C, D] with at least one row, got %s", op,
                       qkv_shape_str(x, sx, sizeof sx));
-        return false;
+        return (qkv_segments){0, NULL};
     }
-    if (n_seg < 1) {
-        qkv_tape_fail(tp, "%s: %d segments; need at least one", op, n_seg);
-        return false;
-    }
-    int rows = x->shape[0];
-    if (offsets[0] != 0 || offsets[n_seg] != rows) {
-        qkv_tape_fail(tp, "%s: offsets[0] = %ld and offsets[%d] = %ld must be 0 and the number of rows of the input %s (%d)",
-                      op, (long)offsets[0], n_seg, (long)offsets[n_seg], qkv_shape_str(x, sx, sizeof sx), rows);
-        return false;
-    }
-    for (int s = 0; s < n_seg; s++) {
-        if (offsets[s + 1] < offsets[s]) {
-            qkv_tape_fail(tp, "%s: offsets decrease at segment %d (offsets[%d] = %ld > offsets[%d] = %ld)", op, s,
-                          s, (long)offsets[s], s + 1, (long)offsets[s + 1]);
-            return false;
-        }
-        if (!allow_empty && offsets[s + 1] == offsets[s]) {
-            qkv_tape_fail(tp, "%s: segment %d is empty (offsets[%d] = offsets[%d] = %ld); a maximum needs at least one row",
-                          op, s, s, s + 1, (long)offsets[s]);
-            return false;
-        }
-    }
-    return true;
-}
-
-static int32_t *copy_offsets(qkv_tape *tp, const int32_t *offsets, int n_seg)
-{
-    int32_t *copy = qkv_tape_alloc(tp, (size_t)(n_seg + 1) * sizeof *copy);
-    if (copy)
-        memcpy(copy, offsets, (size_t)(n_seg + 1) * sizeof *copy);
-    return copy;
+    return qkv_tape_segments(tp, op, seg, x, !allow_empty);
 }
 
 /* ---- segment_windows ---------------------------------------------------------------------- */
+
+static void windows_backward(qkv_tape *tp, qkv_node *node);
+
+qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segments, int width)
+{
+    if (tp->failed)
+        return NULL;
+    const char *op = "segment_windows";
+    if (width < 1 || width % 2 == 0)
+        return qkv_tape_fail(tp, "%s: width %d must be odd and >= 1 (a window centred on its row)", op, width);
+    const qkv_segments seg = check_segments(tp, op, x, segments, true);
+    if (!seg.offsets)
+        return NULL;
+    const int rows = x->shape[0], d = x->shape[1], h = width / 2;
+    if ((long long)width * d > INT_MAX)
+        return qkv_tape_fail(tp, "%s: width %d times %d columns is too many columns", op, width, d);
+    const int yc = width * d;
+    qkv_tensor *y = qkv_tape_tensor2(tp, rows, yc);
+    if (!y)
+        return NULL;
+    const qkv_real *px = x->data;
+    qkv_real *py = y->data;
+#pragma omp parallel for if (y->size >= QKV_PARALLEL_MIN)
+    for (int g = 0; g < seg.n; g++) {
+        const int lo = seg.offsets[g], hi = seg.offsets[g + 1];
+        for (int c = lo; c < hi; c++) {
+            qkv_real *yr = py + (size_t)c * yc;
+            for (int j = 0; j < width; j++) {
+                const int src = c - h + j;
+                if (src >= lo && src < hi)
+                    memcpy(yr + (size_t)j * d, px + (size_t)src * d, (size_t)d * sizeof *py);
+                else
+                    memset(yr + (size_t)j * d, 0, (size_t)d * sizeof *py);
+            }
+        }
+    }
+    qkv_tensor *inputs[1] = {x};
+    qkv_node *node = qkv_tape_record(tp, op, windows_backward, y, 1, inputs);
+    if (node) {
+        windows_saved *s = qkv_tape_alloc(tp, sizeof *s);
+        if (!s)
+            return NULL;
+        s->seg = seg;
+        s->width = width;
+        node->saved = s;
+    }
+    return y;
+}
 
 static void windows_backward(qkv_tape *tp, qkv_node *node)
 {
@@ -89,10 +105,10 @@ static void windows_backward(qkv_tape *tp, qkv_node *node)
     if (!dx)
         return;
     const int d = x->shape[1], width = s->width, h = width / 2, yc = width * d;
-    const int32_t *off = s->offsets;
+    const int32_t *off = s->seg.offsets;
     const qkv_real *dy = y->grad;
-#pragma omp parallel for if (y->size >= QKV_PAR_MIN)
-    for (int g = 0; g < s->n_seg; g++) {
+#pragma omp parallel for if (y->size >= QKV_PARALLEL_MIN)
+    for (int g = 0; g < s->seg.n; g++) {
         const int lo = off[g], hi = off[g + 1];
         for (int r = lo; r < hi; r++) {
             qkv_real *dxr = dx + (size_t)r * d;
@@ -109,91 +125,28 @@ static void windows_backward(qkv_tape *tp, qkv_node *node)
     }
 }
 
-qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_seg, int width)
-{
-    if (tp->failed)
-        return NULL;
-    const char *op = "segment_windows";
-    if (width < 1 || width % 2 == 0)
-        return qkv_tape_fail(tp, "%s: width %d must be odd and >= 1 (a window centred on its row)", op, width);
-    if (!check_segments(tp, op, x, offsets, n_seg, true))
-        return NULL;
-    const int rows = x->shape[0], d = x->shape[1], h = width / 2;
-    if ((long long)width * d > INT_MAX)
-        return qkv_tape_fail(tp, "%s: width %d times %d columns is too many columns", op, width, d);
-    const int yc = width * d;
-    qkv_tensor *y = qkv_tape_tensor2(tp, rows, yc);
-    if (!y)
-        return NULL;
-    const qkv_real *px = x->data;
-    qkv_real *py = y->data;
-#pragma omp parallel for if (y->size >= QKV_PAR_MIN)
-    for (int g = 0; g < n_seg; g++) {
-        const int lo = offsets[g], hi = offsets[g + 1];
-        for (int c = lo; c < hi; c++) {
-            qkv_real *yr = py + (size_t)c * yc;
-            for (int j = 0; j < width; j++) {
-                const int src = c - h + j;
-                if (src >= lo && src < hi)
-                    memcpy(yr + (size_t)j * d, px + (size_t)src * d, (size_t)d * sizeof *py);
-                else
-                    memset(yr + (size_t)j * d, 0, (size_t)d * sizeof *py);
-            }
-        }
-    }
-    qkv_tensor *inputs[1] = {x};
-    qkv_node *node = qkv_tape_record(tp, op, windows_backward, y, 1, inputs);
-    if (node) {
-        windows_saved *s = qkv_tape_alloc(tp, sizeof *s);
-        int32_t *copy = copy_offsets(tp, offsets, n_seg);
-        if (!s || !copy)
-            return NULL;
-        s->offsets = copy;
-        s->n_seg = n_seg;
-        s->width = width;
-        node->saved = s;
-    }
-    return y;
-}
-
 /* ---- segment_max -------------------------------------------------------------------------- */
 
-static void max_backward(qkv_tape *tp, qkv_node *node)
-{
-    const max_saved *s = node->saved;
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    const int f = x->shape[1];
-    const qkv_real *dy = y->grad;
-    const int32_t *am = s->argmax;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
-    for (int g = 0; g < s->n_seg; g++) {
-        const qkv_real *dyr = dy + (size_t)g * f;
-        const int32_t *amr = am + (size_t)g * f;
-        for (int k = 0; k < f; k++)
-            dx[(size_t)amr[k] * f + k] += dyr[k];
-    }
-}
+static void max_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets, int n_seg)
+qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments)
 {
     if (tp->failed)
         return NULL;
     const char *op = "segment_max";
-    if (!check_segments(tp, op, x, offsets, n_seg, false))
+    const qkv_segments seg = check_segments(tp, op, x, segments, false);
+    if (!seg.offsets)
         return NULL;
-    const int f = x->shape[1];
+    const int f = x->shape[1], n_seg = seg.n;
     qkv_tensor *y = qkv_tape_tensor2(tp, n_seg, f);
     int32_t *am = qkv_tape_alloc(tp, (size_t)n_seg * (size_t)f * sizeof *am);
     if (!y || !am)
         return NULL;
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (x->size >= QKV_PAR_MIN)
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
     for (int g = 0; g < n_seg; g++) {
-        const int lo = offsets[g], hi = offsets[g + 1];
+        const int lo = seg.offsets[g], hi = seg.offsets[g + 1];
         qkv_real *yr = py + (size_t)g * f;
         int32_t *amr = am + (size_t)g * f;
         memcpy(yr, px + (size_t)lo * f, (size_t)f * sizeof *yr);
@@ -222,4 +175,23 @@ qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, const int32_t *offsets,
         node->saved = s;
     }
     return y;
+}
+
+static void max_backward(qkv_tape *tp, qkv_node *node)
+{
+    const max_saved *s = node->saved;
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    const int f = x->shape[1];
+    const qkv_real *dy = y->grad;
+    const int32_t *am = s->argmax;
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
+    for (int g = 0; g < s->n_seg; g++) {
+        const qkv_real *dyr = dy + (size_t)g * f;
+        const int32_t *amr = am + (size_t)g * f;
+        for (int k = 0; k < f; k++)
+            dx[(size_t)amr[k] * f + k] += dyr[k];
+    }
 }

@@ -12,7 +12,7 @@
 #include "lib/ops/op_util.h"
 
 /* exp is tens of cycles per element: threads pay off earlier than for a plain add */
-#define SOFTMAX_PAR_MIN (QKV_PAR_MIN / 8)
+#define SOFTMAX_PAR_MIN (QKV_PARALLEL_MIN / 8)
 
 static inline qkv_real row_max(const qkv_real *x, int n)
 {
@@ -38,28 +38,7 @@ static qkv_tensor *row_op_output(qkv_tape *tp, const char *op, qkv_tensor *x)
     return qkv_tape_like(tp, x);
 }
 
-static void softmax_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *x = node->in[0], *y = node->out;
-    qkv_real *dx = qkv_grad(tp, x);
-    if (!dx)
-        return;
-    int rows = qkv_rows(y), cols = qkv_cols(y);
-    const qkv_real *py = y->data, *dy = y->grad;
-#pragma omp parallel for if (y->size >= SOFTMAX_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
-        const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
-        qkv_real *dxr = dx + (size_t)i * cols;
-        double dot = 0;
-#pragma omp simd reduction(+ : dot)
-        for (int j = 0; j < cols; j++)
-            dot += (double)(dyr[j] * yr[j]);
-        const qkv_real d = (qkv_real)dot;
-#pragma omp simd
-        for (int j = 0; j < cols; j++)
-            dxr[j] += yr[j] * (dyr[j] - d);
-    }
-}
+static void softmax_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
 {
@@ -89,9 +68,7 @@ qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
     return y;
 }
 
-/* ---- log_softmax ------------------------------------------------------------------------------ */
-
-static void log_softmax_backward(qkv_tape *tp, qkv_node *node)
+static void softmax_backward(qkv_tape *tp, qkv_node *node)
 {
     qkv_tensor *x = node->in[0], *y = node->out;
     qkv_real *dx = qkv_grad(tp, x);
@@ -103,15 +80,20 @@ static void log_softmax_backward(qkv_tape *tp, qkv_node *node)
     for (int i = 0; i < rows; i++) {
         const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
         qkv_real *dxr = dx + (size_t)i * cols;
-        double sum = 0;
-#pragma omp simd reduction(+ : sum)
+        double dot = 0;
+#pragma omp simd reduction(+ : dot)
         for (int j = 0; j < cols; j++)
-            sum += (double)dyr[j];
-        const qkv_real s = (qkv_real)sum;
+            dot += (double)(dyr[j] * yr[j]);
+        const qkv_real d = (qkv_real)dot;
+#pragma omp simd
         for (int j = 0; j < cols; j++)
-            dxr[j] += dyr[j] - qkv_rexp(yr[j]) * s;
+            dxr[j] += yr[j] * (dyr[j] - d);
     }
 }
+
+/* ---- log_softmax ------------------------------------------------------------------------------ */
+
+static void log_softmax_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
 {
@@ -137,4 +119,26 @@ qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
     qkv_tensor *inputs[1] = {x};
     qkv_tape_record(tp, "log_softmax", log_softmax_backward, y, 1, inputs);
     return y;
+}
+
+static void log_softmax_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (!dx)
+        return;
+    int rows = qkv_rows(y), cols = qkv_cols(y);
+    const qkv_real *py = y->data, *dy = y->grad;
+#pragma omp parallel for if (y->size >= SOFTMAX_PAR_MIN)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
+        qkv_real *dxr = dx + (size_t)i * cols;
+        double sum = 0;
+#pragma omp simd reduction(+ : sum)
+        for (int j = 0; j < cols; j++)
+            sum += (double)dyr[j];
+        const qkv_real s = (qkv_real)sum;
+        for (int j = 0; j < cols; j++)
+            dxr[j] += dyr[j] - qkv_rexp(yr[j]) * s;
+    }
 }

@@ -1,5 +1,7 @@
 #include "lib/optim/ema.h"
 
+#include "lib/parallel.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,9 +40,7 @@ void qkv_ema_update(qkv_ema *e, const qkv_params *ps, long step)
         qkv_real *a = e->avg + at;
         const qkv_real *p = t->data;
         size_t n = t->size;
-#pragma omp parallel for simd if (parallel : n >= 65536)
-        for (size_t k = 0; k < n; k++)
-            a[k] = d * a[k] + c * p[k];
+        QKV_FOR_ELEMENTS(k, n, a[k] = d * a[k] + c * p[k];);
         at += n;
     }
 }

@@ -211,23 +211,6 @@ qkv_real *qkv_optim_slot(const qkv_optimizer *o, int i, int k)
     return o->slot[k][i];
 }
 
-qkv_real *qkv_optim_slot_by_name(const qkv_optimizer *o, const char *param_name, int k)
-{
-    for (int i = 0; i < o->n; i++)
-        if (strcmp(o->ps->items[i]->name, param_name) == 0)
-            return qkv_optim_slot(o, i, k);
-    return NULL;
-}
-
-size_t qkv_optimizer_state(const qkv_optimizer *o, int i, qkv_real **m, qkv_real **v)
-{
-    if (m)
-        *m = qkv_optim_slot(o, i, 0);
-    if (v)
-        *v = o->cfg.kind == QKV_OPTIM_SGD ? NULL : qkv_optim_slot(o, i, 1);
-    return i >= 0 && i < o->n ? o->ps->items[i]->t.size : 0;
-}
-
 /* ---- clipping -------------------------------------------------------------------------- */
 
 /* The squared norm is summed over blocks of CLIP_BLOCK elements; up to CLIP_BATCH block sums

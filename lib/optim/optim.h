@@ -88,11 +88,6 @@ int qkv_optim_n_slots(const qkv_optimizer *o);
 const char *qkv_optim_slot_name(const qkv_optimizer *o, int k);
 /* Slot k of parameter i: ps->items[i]->t.size elements; NULL if i or k is out of range. */
 qkv_real *qkv_optim_slot(const qkv_optimizer *o, int i, int k);
-/* Slot k of the parameter called param_name; NULL if there is none. */
-qkv_real *qkv_optim_slot_by_name(const qkv_optimizer *o, const char *param_name, int k);
-/* Adam/AdamW moments of parameter i (m = exp_avg, v = exp_avg_sq; SGD: m = momentum buffer or
- * NULL, v = NULL). Either out-pointer may be NULL. Returns the element count, or 0 for a bad i. */
-size_t qkv_optimizer_state(const qkv_optimizer *o, int i, qkv_real **m, qkv_real **v);
 
 /* ---- clipping ------------------------------------------------------------------------ */
 

@@ -8,6 +8,7 @@
 
 #include "lib/nn/mha.h"
 #include "lib/ops/ops.h"
+#include "lib/parallel.h"
 
 typedef struct {
     qkv_mha m;
@@ -20,7 +21,7 @@ typedef struct {
 static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_mha_forward(tp, &f->m, f->x, f->off, f->n_sentences, &f->keep);
+    return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n_sentences, f->off}, &f->keep);
 }
 
 /* Builds parameters (N(0, 0.5^2) so that softmax is not saturated) and x ~ N(0, 1). */
@@ -384,8 +385,8 @@ static void test_large_scores_stay_finite(void **state)
     qkv_params_init(&ps);
     fixture f;
     setup(&f, &ps, 14, 4, bt + 1, bt[0], &opts, true);
-    qkv_init_zeros(f.m.w_q); /* Q = K = 100 everywhere */
-    qkv_init_zeros(f.m.w_k);
+    qkv_init_constant(f.m.w_q, 0); /* Q = K = 100 everywhere */
+    qkv_init_constant(f.m.w_k, 0);
     qkv_init_constant(f.m.b_q, 100);
     qkv_init_constant(f.m.b_k, 100);
     qkv_tape tp;
@@ -450,7 +451,16 @@ static void test_independent_of_batch_mates(void **state)
 {
     (void)state;
     int threads = omp_get_max_threads();
-    const int small[] = {3, 7, 2}, large[] = {60, 90, 40}; /* large: enough work for threads */
+    const int small[] = {3, 7, 2}, large[] = {160, 190, 140}; /* large: enough work for threads */
+    /* The large batch (d_model 32, window 2, and the sentence of 45) must take the threaded
+     * path of the blocks: lib/ops/attention.c gives them qkv_parallel_threads of their products,
+     * 2 · Σ n · min(n, 2·window + 1 + 32 query rows of a tile) · d_model multiply-adds. */
+    double madds = 0;
+    for (int k = 0; k < 4; k++) {
+        int n = k < 3 ? large[k] : 45, kw = n < 5 + 32 ? n : 5 + 32;
+        madds += 2.0 * n * kw * 32;
+    }
+    assert_true(madds >= QKV_PARALLEL_MIN_MADDS);
     omp_set_num_threads(1);
     check_independence(true, 8, 5, small);
     check_independence(true, 32, 45, large);
@@ -482,25 +492,25 @@ static void test_n_heads_error(void **state)
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     int32_t off[] = {0, 3};
-    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "n_heads 5 does not divide d_model 8"));
     qkv_tape_reset(&tp);
     m.opts.n_heads = 2;
     int32_t bad[] = {0, 2};
-    assert_null(qkv_mha_forward(&tp, &m, x, bad, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, bad}, NULL));
     assert_non_null(strstr(tp.err.msg, "offsets"));
     /* relative biases: the table must match rel_clip and n_heads, and come with rel_clip */
     qkv_tape_reset(&tp);
     m.opts.rel_clip = 2;
-    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_clip 2 needs rel_bias [2, 5], got none"));
     qkv_tape_reset(&tp);
     m.rel_bias = tu_param(&ps, &rng, "rel", 2, (int[]){2, 3});
-    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_clip 2 needs rel_bias [2, 5], got [2, 3]"));
     qkv_tape_reset(&tp);
     m.opts.rel_clip = 0;
-    assert_null(qkv_mha_forward(&tp, &m, x, off, 1, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_bias given but rel_clip is 0"));
     qkv_tape_free(&tp);
     qkv_params_free(&ps);

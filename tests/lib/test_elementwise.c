@@ -127,7 +127,7 @@ static void check_shapes(op_kind op)
     check(op, 2, (int[]){7, 1}, false, 0);
     check(op, 1, (int[]){9}, false, 0);
     check(op, 3, (int[]){2, 3, 5}, false, 0);
-    check(op, 2, (int[]){211, 199}, false, 12); /* > QKV_PAR_MIN elements: the threaded loops */
+    check(op, 2, (int[]){211, 199}, false, 12); /* > QKV_PARALLEL_MIN elements: the threaded loops */
 }
 
 static void test_add_gradcheck(void **state)

@@ -1,7 +1,7 @@
 /* Positional encodings: sinusoidal values of issue 3, positions restarting per sentence, the
- * learned table's gradient, its max_len error and the clamp_overflow alternative. */
-#define QKV_TESTUTIL_AUTOGRAD
-#include "testutil.h"
+ * learned table's gradient, its max_len error and the clamp_overflow alternative, and a
+ * gradient check that catches a backward 1% off. */
+#include "optest.h"
 
 #include "lib/nn/positional.h"
 
@@ -15,7 +15,7 @@ typedef struct {
 static qkv_tensor *pos_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_positional_apply(tp, &f->pos, f->x, f->off, f->n_sentences);
+    return qkv_positional_apply(tp, &f->pos, f->x, (qkv_segments){f->n_sentences, f->off});
 }
 
 static void test_sinusoidal_values(void **state)
@@ -173,6 +173,30 @@ static void test_clamp_overflow(void **state)
     qkv_params_free(&ps);
 }
 
+/* The gradient check catches the "positional" node's backward scaled by 1.01, for every kind
+ * (learned: in x's and the table's gradient, also with clamped positions). */
+static void test_gradcheck_catches_one_percent(void **state)
+{
+    (void)state;
+    const int lens[] = {2, 7, 3};
+    for (int kind = QKV_POS_NONE; kind <= QKV_POS_LEARNED + 1; kind++) {
+        bool clamp = kind > QKV_POS_LEARNED;
+        qkv_params ps;
+        qkv_params_init(&ps);
+        fixture f;
+        qkv_pos_kind k = clamp ? QKV_POS_LEARNED : (qkv_pos_kind)kind;
+        setup(&f, &ps, k, 3, clamp ? 4 : 7, true, lens, 3, 20 + (uint64_t)kind);
+        f.pos.clamp_overflow = clamp;
+        qkv_tape tp;
+        qkv_tape_init(&tp, 0);
+        qkv_tensor *ts[] = {f.x, f.pos.table};
+        const char *names[] = {"x", "pos.table"};
+        ot_assert_gradcheck_catches(&tp, "positional", pos_fn, &f, f.pos.table ? 2 : 1, ts, names);
+        qkv_tape_free(&tp);
+        qkv_params_free(&ps);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_gradcheck),
         cmocka_unit_test(test_too_long_for_table),
         cmocka_unit_test(test_clamp_overflow),
+        cmocka_unit_test(test_gradcheck_catches_one_percent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

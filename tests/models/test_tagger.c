@@ -54,9 +54,7 @@ static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
             qkv_init_normal(&f->m.params.items[i]->t, &rng, 0.5);
     f->features[0] = WORDS;
     f->features[1] = SUFFIX;
-    f->in.n_sent = B;
-    f->in.n_tokens = T;
-    f->in.offsets = OFFSETS;
+    f->in.sentences = (qkv_segments){B, OFFSETS};
     f->in.features = f->features;
 }
 
