@@ -26,11 +26,11 @@ static const char *const PROGRESS[] = {"auto", "on", "off", NULL};
 #define O(f) offsetof(qkv_run_config, optim.f)
 #define C(f) offsetof(qkv_run_config, checkpoint.f)
 #define L(f) offsetof(qkv_run_config, log.f)
-#define INT(sec, key, off, lo, hi, def, doc) {sec, key, QKV_CFG_INT, off, lo, hi, NULL, def, doc}
-#define REAL(sec, key, off, lo, hi, def, doc) {sec, key, QKV_CFG_REAL, off, lo, hi, NULL, def, doc}
-#define BOOL(sec, key, off, def, doc) {sec, key, QKV_CFG_BOOL, off, 0, 0, NULL, def, doc}
-#define ENUM(sec, key, off, ch, def, doc) {sec, key, QKV_CFG_ENUM, off, 0, 0, ch, def, doc}
-#define PATH(sec, key, off, def, doc) {sec, key, QKV_CFG_PATH, off, 0, 0, NULL, def, doc}
+#define INT(sec, key, off, lo, hi, def, doc) {sec, key, QKV_CFG_INT, off, lo, hi, NULL, def, doc, 0}
+#define REAL(sec, key, off, lo, hi, def, doc) {sec, key, QKV_CFG_REAL, off, lo, hi, NULL, def, doc, 0}
+#define BOOL(sec, key, off, def, doc) {sec, key, QKV_CFG_BOOL, off, 0, 0, NULL, def, doc, 0}
+#define ENUM(sec, key, off, ch, def, doc) {sec, key, QKV_CFG_ENUM, off, 0, 0, ch, def, doc, 0}
+#define PATH(sec, key, off, def, doc) {sec, key, QKV_CFG_PATH, off, 0, 0, NULL, def, doc, 0}
 
 const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "d_model", M(d_model), 1, 4096, "128", "width of token representations"),
