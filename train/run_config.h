@@ -10,7 +10,6 @@
 
 enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC };
 enum { QKV_OPT_ADAMW, QKV_OPT_ADAM, QKV_OPT_SGD };
-enum { QKV_POS_OVERFLOW_ERROR, QKV_POS_OVERFLOW_CLAMP };
 
 typedef struct qkv_model_section {
     int d_model, n_heads, n_layers, d_ff;
@@ -18,7 +17,7 @@ typedef struct qkv_model_section {
     bool norm_first;        /* pre-LN (true) or post-LN */
     int positional;         /* qkv_pos_kind (lib/nn/positional.h): none, sinusoidal, learned */
     int max_len;            /* learned table rows */
-    int pos_overflow;       /* QKV_POS_OVERFLOW_*: a sentence longer than max_len (learned) */
+    int pos_overflow;       /* qkv_pos_overflow (lib/nn/positional.h): error, clamp */
     bool scale_embeddings;  /* multiply summed embeddings by sqrt(d_model) */
     int attn_window;        /* 0: whole sentence */
     int attn_rel_clip;      /* relative position biases for offsets -K..K; 0: none */

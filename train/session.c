@@ -139,14 +139,13 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
     tc.encoder.attn.dropout = m->attn_dropout;
     tc.encoder.attn_bias = m->attn_bias;
     tc.encoder.activation = (qkv_ffn_activation)m->activation;
-    tc.encoder.post_ln = !m->norm_first;
+    tc.encoder.norm_first = m->norm_first;
     tc.encoder.dropout = m->dropout;
     tc.encoder.ln_eps = m->ln_eps;
     tc.positional = (qkv_pos_kind)m->positional;
     tc.max_len = m->max_len;
-    tc.pos_clamp = m->pos_overflow == QKV_POS_OVERFLOW_CLAMP;
+    tc.pos_overflow = (qkv_pos_overflow)m->pos_overflow;
     tc.scale_embeddings = m->scale_embeddings;
-    tc.dropout = m->dropout;
     if (m->char_dim > 0) {
         tc.chars.n_chars = s->fz.chars.size;
         tc.chars.char_dim = m->char_dim;
