@@ -259,15 +259,7 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         if (s->fz.kinds[f].type == QKV_FEAT_WORD || s->fz.kinds[f].type == QKV_FEAT_LOWER)
             t->word_kinds[t->n_word_kinds++] = f;
 
-    static const qkv_optim_kind kinds[] = {QKV_OPTIM_ADAMW, QKV_OPTIM_ADAM, QKV_OPTIM_SGD};
-    qkv_optim_config oc = qkv_optim_defaults(kinds[c->optim.name]);
-    oc.lr = c->optim.lr;
-    oc.beta1 = c->optim.beta1;
-    oc.beta2 = c->optim.beta2;
-    oc.eps = c->optim.eps;
-    oc.momentum = c->optim.momentum;
-    oc.weight_decay = c->optim.weight_decay;
-    if (qkv_optim_init(&t->opt, &s->model.params, &oc, &err)) {
+    if (qkv_optim_init(&t->opt, &s->model.params, &c->optim.optimizer, &err)) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);
         return 1;
     }
@@ -300,10 +292,10 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     if (c->train.max_steps > 0 && c->train.max_steps < t->total_steps)
         t->total_steps = c->train.max_steps;
     qkv_batch_plan_free(&t->plan);
-    t->sched.decay = (qkv_lr_decay)c->optim.decay;
-    t->sched.lr = c->optim.lr;
-    t->sched.min_lr = c->optim.min_lr;
-    t->sched.warmup_steps = c->optim.warmup_steps < t->total_steps ? c->optim.warmup_steps : t->total_steps - 1;
+    t->sched = c->optim.schedule;
+    t->sched.lr = c->optim.optimizer.lr;
+    if (t->sched.warmup_steps >= t->total_steps)
+        t->sched.warmup_steps = t->total_steps - 1;
     t->sched.total_steps = t->total_steps;
     if (qkv_lr_schedule_check(&t->sched, &err)) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);
@@ -325,8 +317,8 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
-    int progress = c->log.progress;
-    t->progress_bar = progress == 1 || (progress == 0 && isatty(STDERR_FILENO));
+    qkv_progress progress = c->log.progress;
+    t->progress_bar = progress == QKV_PROGRESS_ON || (progress == QKV_PROGRESS_AUTO && isatty(STDERR_FILENO));
     return 0;
 }
 

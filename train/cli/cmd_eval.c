@@ -81,7 +81,7 @@ int qkv_cmd_eval(int argc, char **argv)
     memset(&res, 0, sizeof res);
     int status = 1;
     qkv_real *logits = NULL;
-    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_session_read_corpus(&s, file, &s.dev_c, &err) ||
+    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_corpus_read(&s.dev_c, file, &s.cfg.data.read, &err) ||
         qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;

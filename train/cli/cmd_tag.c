@@ -131,10 +131,9 @@ int qkv_cmd_tag(int argc, char **argv)
         fprintf(stderr, "qkv: %s: out of memory\n", file);
         goto done;
     }
-    qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = text ? QKV_FORMAT_CONLLU : (qkv_format)s.cfg.data.format;
-    opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
-    opts.tag_column = s.cfg.data.tag_column;
+    qkv_read_opts opts = s.cfg.data.read;
+    if (text)
+        opts.format = QKV_FORMAT_CONLLU;
     const char *name = strcmp(file, "-") ? file : "<stdin>";
     if (qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err) ||
         qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
