@@ -299,6 +299,21 @@ static void test_dump_number_format(void **state)
     assert_string_equal(err.msg, "default of m.k: k must be between 0 and 1000000, got 2e6");
 }
 
+/* cfg dumps as expected, and the dump parsed into scratch (size bytes, first filled with the
+ * byte fill) gives back cfg byte for byte. */
+static void assert_dump_round_trip(const qkv_cfg_key *schema, int n_keys, const void *cfg, void *scratch, size_t size,
+                                   int fill, const char *expected)
+{
+    qkv_error err = {{0}};
+    char *text;
+    assert_int_equal(qkv_config_dump(schema, n_keys, cfg, &text, &err), QKV_OK);
+    assert_string_equal(text, expected);
+    memset(scratch, fill, size);
+    assert_int_equal(qkv_config_parse(text, strlen(text), "dump", NULL, schema, n_keys, scratch, NULL, 0, &err), QKV_OK);
+    assert_memory_equal(cfg, scratch, size);
+    free(text);
+}
+
 /* A schema whose sections interleave and whose key is required. */
 typedef struct {
     int a, c;
@@ -330,13 +345,8 @@ static void test_required_key_and_interleaved_sections(void **state)
     assert_string_equal(s.train_file, "/x/train.conllu");
     assert_int_equal(s.a, 2);
     assert_int_equal(s.c, 3);
-    char *text;
-    assert_int_equal(qkv_config_dump(small_schema, 3, &s, &text, &err), QKV_OK);
-    assert_string_equal(text, "one:\n  a: 2\n  c: 3\ntwo:\n  train_file: \"/x/train.conllu\"\n");
-    memset(&t, 0, sizeof t);
-    assert_int_equal(qkv_config_parse(text, strlen(text), "dump", NULL, small_schema, 3, &t, NULL, 0, &err), QKV_OK);
-    assert_memory_equal(&s, &t, sizeof s);
-    free(text);
+    assert_dump_round_trip(small_schema, 3, &s, &t, sizeof s, 0,
+                           "one:\n  a: 2\n  c: 3\ntwo:\n  train_file: \"/x/train.conllu\"\n");
 }
 
 static void expect_schema_error(const qkv_cfg_key *k, const char *path, const char *expected)
@@ -422,13 +432,8 @@ static void test_field_sizes(void **state)
     assert_int_equal(s.inner.small, -3);
     assert_int_equal(s.before, 0x55);
     assert_int_equal(s.after, 0x55);
-    char *text;
-    assert_int_equal(qkv_config_dump(sized_schema, 5, &s, &text, &err), QKV_OK);
-    assert_string_equal(text, "s:\n  steps: 2147483647\n  level: high\n  flag: true\n  on: true\n  small: -3\n");
-    memset(&t, 0x55, sizeof t);
-    assert_int_equal(qkv_config_parse(text, strlen(text), "dump", NULL, sized_schema, 5, &t, NULL, 0, &err), QKV_OK);
-    assert_memory_equal(&s, &t, sizeof s);
-    free(text);
+    assert_dump_round_trip(sized_schema, 5, &s, &t, sizeof s, 0x55,
+                           "s:\n  steps: 2147483647\n  level: high\n  flag: true\n  on: true\n  small: -3\n");
 
     const size_t o = offsetof(test_cfg, d_model);
     expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "1", "doc", 3}, NULL,
