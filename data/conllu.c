@@ -9,6 +9,12 @@
 #include "data/textfile.h"
 #include "data/utf8.h"
 
+const char *const QKV_FORMAT_NAMES[] = {"auto", "conllu", "columns", NULL};
+_Static_assert(sizeof QKV_FORMAT_NAMES / sizeof QKV_FORMAT_NAMES[0] == QKV_FORMAT_COUNT + 1, "one name per qkv_format");
+const char *const QKV_TAG_FIELD_NAMES[] = {"upos", "xpos", NULL};
+_Static_assert(sizeof QKV_TAG_FIELD_NAMES / sizeof QKV_TAG_FIELD_NAMES[0] == QKV_TAG_FIELD_COUNT + 1,
+               "one name per qkv_tag_field");
+
 static const char *const CONLLU_FIELDS[10] = {"ID",   "FORM", "LEMMA",  "UPOS", "XPOS",
                                               "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"};
 

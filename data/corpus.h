@@ -35,9 +35,14 @@ typedef enum {
                             else columns */
     QKV_FORMAT_CONLLU,
     QKV_FORMAT_COLUMNS,
+    QKV_FORMAT_COUNT
 } qkv_format;
+/* "auto", "conllu", "columns" (index = value), then NULL. */
+extern const char *const QKV_FORMAT_NAMES[];
 
-typedef enum { QKV_TAG_UPOS = 0, QKV_TAG_XPOS } qkv_tag_field;
+typedef enum { QKV_TAG_UPOS = 0, QKV_TAG_XPOS, QKV_TAG_FIELD_COUNT } qkv_tag_field;
+/* "upos", "xpos" (index = value), then NULL. */
+extern const char *const QKV_TAG_FIELD_NAMES[];
 
 typedef struct qkv_read_opts {
     qkv_format format;

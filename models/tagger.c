@@ -37,7 +37,7 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
     if (qkv_positional_create(&m->pos, cfg->positional, d, cfg->max_len, cfg->scale_embeddings, &m->params, rng,
                               "pos", err))
         goto fail;
-    m->pos.clamp_overflow = cfg->pos_clamp;
+    m->pos.overflow = cfg->pos_overflow;
     for (int i = 0; i < cfg->n_layers; i++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);
@@ -82,7 +82,7 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
         x = qkv_add(tp, x, qkv_char_cnn_forward(tp, &m->chars, in->chars, in->words));
     }
     x = qkv_positional_apply(tp, &m->pos, x, in->sentences);
-    x = qkv_dropout(tp, x, cfg->dropout);
+    x = qkv_dropout(tp, x, cfg->encoder.dropout);
     for (int i = 0; i < cfg->n_layers; i++)
         x = qkv_encoder_block_forward(tp, &m->layers[i], x, in->sentences, i == keep_layer ? keep : NULL);
     x = qkv_layer_norm(tp, x, m->final_gain, m->final_bias, cfg->encoder.ln_eps);

@@ -33,12 +33,12 @@ typedef struct qkv_tagger_config {
     int vocab_sizes[QKV_TAGGER_MAX_FEATURES];
     int n_tags;
     int n_layers;
-    qkv_encoder_opts encoder;        /* d_model, d_ff, attention options, dropout, ... */
+    qkv_encoder_opts encoder;        /* d_model, d_ff, attention options, dropout (also applied
+                                        to the embeddings after adding positions), ... */
     qkv_pos_kind positional;
     int max_len;                     /* rows of the learned table */
-    bool pos_clamp;                  /* learned: positions >= max_len use the last row (else an error) */
+    qkv_pos_overflow pos_overflow;   /* learned: clamp = positions >= max_len use the last row */
     bool scale_embeddings;
-    double dropout;                  /* after adding positions */
     qkv_char_cnn_config chars;       /* char_dim 0: no character encoder (d_model is filled in) */
 } qkv_tagger_config;
 

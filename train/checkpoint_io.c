@@ -109,8 +109,7 @@ int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimi
 /* The featurizer of the session's config with the checkpoint's vocabularies. */
 static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s, qkv_error *err)
 {
-    qkv_feature_config fc = qkv_session_feature_config(&s->cfg);
-    if (qkv_featurizer_init(&s->fz, &fc, err))
+    if (qkv_featurizer_init(&s->fz, &s->cfg.data.features, err))
         return QKV_ERR;
     s->fz_ready = true;
     char **names = NULL;
@@ -144,7 +143,7 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s
     if (status == QKV_OK && s->fz.has_chars) {
         if (!qkv_ckpt_has(r, "/vocab/chars"))
             return qkv_fail(err, "%s has no character vocabulary (/vocab/chars): it was trained without the character "
-                                 "encoder, but model.char_dim is %d", path, s->cfg.model.char_dim);
+                                 "encoder, but model.char_dim is %d", path, s->cfg.model.chars.char_dim);
         char **strings = NULL;
         size_t n = 0;
         status = qkv_ckpt_read_strings(r, "/vocab/chars", &n, &strings, err);

@@ -1,48 +1,39 @@
-/* The resolved configuration of a qkv run: one struct per YAML section. The schema that
- * names, types, ranges, defaults and documents every key is in train/config_schema.c; the
- * generated key reference is configs/README.md (`qkv config-doc`). */
+/* The resolved configuration of a qkv run: one struct per YAML section. A key fills a field of
+ * the library's own option structs where the library has one (the tagger's config, the feature
+ * and reading options of data/, the optimizer's and the schedule's), so that adding a key is
+ * the lib field, one schema row and its use; keys no library reads (paths, seeds, steps, log
+ * settings) live in the train-side fields here. The schema that names, types, ranges, defaults
+ * and documents every key is in train/config_schema.c; the generated key reference is
+ * configs/README.md (`qkv config --doc`). */
 #ifndef QKV_RUN_CONFIG_H
 #define QKV_RUN_CONFIG_H
 
 #include <stdbool.h>
 
+#include "data/corpus.h"
+#include "data/features.h"
 #include "lib/io/config.h"
+#include "lib/optim/optim.h"
+#include "lib/optim/schedule.h"
+#include "models/tagger.h"
 
-enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC };
-enum { QKV_OPT_ADAMW, QKV_OPT_ADAM, QKV_OPT_SGD };
-enum { QKV_POS_OVERFLOW_ERROR, QKV_POS_OVERFLOW_CLAMP };
+typedef enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC, QKV_SOURCE_COUNT } qkv_source;
+/* "files", "synthetic" (index = value), then NULL. */
+extern const char *const QKV_SOURCE_NAMES[];
 
-typedef struct qkv_model_section {
-    int d_model, n_heads, n_layers, d_ff;
-    int activation;         /* qkv_ffn_activation (lib/nn/encoder.h): relu, gelu */
-    bool norm_first;        /* pre-LN (true) or post-LN */
-    int positional;         /* qkv_pos_kind (lib/nn/positional.h): none, sinusoidal, learned */
-    int max_len;            /* learned table rows */
-    int pos_overflow;       /* QKV_POS_OVERFLOW_*: a sentence longer than max_len (learned) */
-    bool scale_embeddings;  /* multiply summed embeddings by sqrt(d_model) */
-    int attn_window;        /* 0: whole sentence */
-    int attn_rel_clip;      /* relative position biases for offsets -K..K; 0: none */
-    bool attn_causal;
-    int attn_normalize;     /* qkv_attn_normalize (lib/ops/attention.h): softmax, relu */
-    double attn_scale;      /* 0: 1/sqrt(d_head) */
-    bool attn_bias;
-    double dropout, attn_dropout;
-    double ln_eps;
-    int char_dim;           /* character encoder (models/char_cnn.h); 0: none */
-    int char_filters, char_width;
-} qkv_model_section;
+typedef enum { QKV_PROGRESS_AUTO, QKV_PROGRESS_ON, QKV_PROGRESS_OFF, QKV_PROGRESS_COUNT } qkv_progress;
+/* "auto", "on", "off" (index = value), then NULL. */
+extern const char *const QKV_PROGRESS_NAMES[];
 
 typedef struct qkv_data_section {
-    int source;             /* QKV_SOURCE_* */
+    qkv_source source;
     char train[QKV_CFG_STR_MAX], dev[QKV_CFG_STR_MAX];
-    int format;             /* index = data/corpus.h qkv_format: auto, conllu, columns */
-    int tags;               /* index = data/corpus.h qkv_tag_field: upos, xpos */
-    int tag_column;         /* columns format: 1-based column of the tag; 0 = last */
+    qkv_read_opts read;            /* format, tags (tag_field), tag_column */
     int synthetic_train, synthetic_dev, synthetic_seed;
-    int max_train_len;      /* 0: no limit */
-    int word_min_count, feature_min_count, char_min_count;
-    bool lowercase, shape;
-    int prefix_len, suffix_len; /* at most QKV_MAX_AFFIX (6) */
+    int max_train_len;             /* 0: no limit */
+    qkv_feature_config features;   /* the keys fill lower, prefix/suffix_max, shape and the min
+                                      counts; word is always on, chars follows model.char_dim and
+                                      shape_min_count is feature_min_count (qkv_run_config_load) */
     int batch_tokens;
 } qkv_data_section;
 
@@ -56,11 +47,9 @@ typedef struct qkv_train_section {
 } qkv_train_section;
 
 typedef struct qkv_optim_section {
-    int name;               /* QKV_OPT_* */
-    double lr, beta1, beta2, eps, weight_decay, momentum;
-    int warmup_steps;
-    int decay;              /* qkv_lr_decay (lib/optim/schedule.h): none, linear, cosine */
-    double min_lr;
+    qkv_optim_config optimizer; /* kind (key `name`), lr, betas, eps, weight_decay, momentum */
+    qkv_lr_schedule schedule;   /* decay, warmup_steps, min_lr; lr (= optimizer.lr) and
+                                   total_steps are the trainer's */
 } qkv_optim_section;
 
 typedef struct qkv_checkpoint_section {
@@ -70,12 +59,14 @@ typedef struct qkv_checkpoint_section {
 
 typedef struct qkv_log_section {
     int every_steps;
-    int progress;           /* 0 auto, 1 on, 2 off */
+    qkv_progress progress;
     bool plot;              /* refresh RUN_DIR/plots/loss.png (train/plot/plot_metrics.h) */
 } qkv_log_section;
 
 typedef struct qkv_run_config {
-    qkv_model_section model;
+    qkv_tagger_config model;    /* every hyperparameter; the sizes that come from the data
+                                   (features, vocabularies, tags, characters) are filled by
+                                   qkv_session_model */
     qkv_data_section data;
     qkv_train_section train;
     qkv_optim_section optim;
@@ -87,7 +78,9 @@ extern const qkv_cfg_key QKV_RUN_SCHEMA[];
 extern const int QKV_RUN_SCHEMA_LEN;
 
 /* Loads a config file (path may be NULL: defaults) with --set overrides, then checks the
- * relations between keys (n_heads divides d_model, ...). Errors as lib/config.h. */
+ * relations between keys (n_heads divides d_model, ...). Fields no key fills keep their
+ * library defaults or follow from other keys (see qkv_data_section.features). Errors as
+ * lib/io/config.h. */
 int qkv_run_config_load(const char *path, char *const *overrides, int n_overrides,
                         qkv_run_config *cfg, qkv_error *err);
 

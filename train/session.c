@@ -32,31 +32,6 @@ int qkv_session_config(qkv_session *s, const char *path, char *const *overrides,
     return qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &s->cfg, &s->config_text, err);
 }
 
-qkv_feature_config qkv_session_feature_config(const qkv_run_config *cfg)
-{
-    qkv_feature_config fc = QKV_FEATURE_DEFAULTS;
-    fc.word = 1;
-    fc.lower = cfg->data.lowercase;
-    fc.prefix_max = cfg->data.prefix_len;
-    fc.suffix_max = cfg->data.suffix_len;
-    fc.shape = cfg->data.shape;
-    fc.word_min_count = cfg->data.word_min_count;
-    fc.affix_min_count = cfg->data.feature_min_count;
-    fc.shape_min_count = cfg->data.feature_min_count;
-    fc.chars = cfg->model.char_dim > 0;
-    fc.char_min_count = cfg->data.char_min_count;
-    return fc;
-}
-
-int qkv_session_read_corpus(const qkv_session *s, const char *path, qkv_corpus *c, qkv_error *err)
-{
-    qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = (qkv_format)s->cfg.data.format;
-    opts.tag_field = (qkv_tag_field)s->cfg.data.tags;
-    opts.tag_column = s->cfg.data.tag_column;
-    return qkv_corpus_read(c, path, &opts, err);
-}
-
 /* The synthetic corpus of n sentences from seed, generated in memory and read as CoNLL-U. */
 static int synthetic_corpus(qkv_corpus *c, const char *name, int n, uint64_t seed, qkv_error *err)
 {
@@ -80,12 +55,11 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
     if (load_train) {
         int st = synthetic ? synthetic_corpus(&s->train_c, "synthetic-train", d->synthetic_train,
                                               (uint64_t)d->synthetic_seed, err)
-                           : qkv_session_read_corpus(s, d->train, &s->train_c, err);
+                           : qkv_corpus_read(&s->train_c, d->train, &d->read, err);
         if (st)
             return QKV_ERR;
         if (!s->fz_ready) {
-            qkv_feature_config fc = qkv_session_feature_config(&s->cfg);
-            if (qkv_featurizer_build(&s->fz, &fc, &s->train_c, err))
+            if (qkv_featurizer_build(&s->fz, &d->features, &s->train_c, err))
                 return QKV_ERR;
             s->fz_ready = true;
         }
@@ -102,7 +76,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
     if (synthetic || d->dev[0]) {
         int st = synthetic ? synthetic_corpus(&s->dev_c, "synthetic-dev", d->synthetic_dev,
                                               (uint64_t)d->synthetic_seed + 1000003u, err)
-                           : qkv_session_read_corpus(s, d->dev, &s->dev_c, err);
+                           : qkv_corpus_read(&s->dev_c, d->dev, &d->read, err);
         if (st)
             return QKV_ERR;
         if (!s->fz_ready)
@@ -120,9 +94,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
 
 int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
 {
-    const qkv_model_section *m = &s->cfg.model;
-    qkv_tagger_config tc;
-    memset(&tc, 0, sizeof tc);
+    qkv_tagger_config tc = s->cfg.model; /* as configured, with the sizes that come from the data */
     tc.n_features = qkv_featurizer_n_features(&s->fz);
     if (tc.n_features > QKV_TAGGER_MAX_FEATURES)
         return qkv_fail(err, "%d feature kinds, at most %d", tc.n_features, QKV_TAGGER_MAX_FEATURES);
@@ -131,32 +103,7 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
         tc.vocab_sizes[f] = qkv_featurizer_vocab_size(&s->fz, f);
     }
     tc.n_tags = qkv_featurizer_n_tags(&s->fz);
-    tc.n_layers = m->n_layers;
-    tc.encoder.d_model = m->d_model;
-    tc.encoder.d_ff = m->d_ff;
-    tc.encoder.attn.n_heads = m->n_heads;
-    tc.encoder.attn.scale = m->attn_scale;
-    tc.encoder.attn.window = m->attn_window;
-    tc.encoder.attn.rel_clip = m->attn_rel_clip;
-    tc.encoder.attn.causal = m->attn_causal;
-    tc.encoder.attn.normalize = (qkv_attn_normalize)m->attn_normalize;
-    tc.encoder.attn.dropout = m->attn_dropout;
-    tc.encoder.attn_bias = m->attn_bias;
-    tc.encoder.activation = (qkv_ffn_activation)m->activation;
-    tc.encoder.post_ln = !m->norm_first;
-    tc.encoder.dropout = m->dropout;
-    tc.encoder.ln_eps = m->ln_eps;
-    tc.positional = (qkv_pos_kind)m->positional;
-    tc.max_len = m->max_len;
-    tc.pos_clamp = m->pos_overflow == QKV_POS_OVERFLOW_CLAMP;
-    tc.scale_embeddings = m->scale_embeddings;
-    tc.dropout = m->dropout;
-    if (m->char_dim > 0) {
-        tc.chars.n_chars = s->fz.chars.size;
-        tc.chars.char_dim = m->char_dim;
-        tc.chars.char_filters = m->char_filters;
-        tc.chars.char_width = m->char_width;
-    }
+    tc.chars.n_chars = s->fz.chars.size;
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
     if (qkv_tagger_init(&s->model, &tc, &rng, err))

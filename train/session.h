@@ -35,10 +35,6 @@ int qkv_session_config(qkv_session *s, const char *path, char *const *overrides,
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err);
 /* The tagger of the config with the featurizer's vocabulary sizes, initialised from seed. */
 int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
-/* The feature settings of the config, as data/features.h wants them. */
-qkv_feature_config qkv_session_feature_config(const qkv_run_config *cfg);
-/* Reads a corpus file with the config's format options. */
-int qkv_session_read_corpus(const qkv_session *s, const char *path, qkv_corpus *c, qkv_error *err);
 /* Refuses data the model cannot take, before any work is done: with learned positions and
  * model.pos_overflow: error, a sentence of ds (encoded from c) longer than model.max_len is an
  * error "FILE:LINE: sentence of N words is longer than model.max_len M ..." naming its first

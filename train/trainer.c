@@ -250,15 +250,7 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         if (s->fz.kinds[f].type == QKV_FEAT_WORD || s->fz.kinds[f].type == QKV_FEAT_LOWER)
             t->word_kinds[t->n_word_kinds++] = f;
 
-    static const qkv_optim_kind kinds[] = {QKV_OPTIM_ADAMW, QKV_OPTIM_ADAM, QKV_OPTIM_SGD};
-    qkv_optim_config oc = qkv_optim_defaults(kinds[c->optim.name]);
-    oc.lr = c->optim.lr;
-    oc.beta1 = c->optim.beta1;
-    oc.beta2 = c->optim.beta2;
-    oc.eps = c->optim.eps;
-    oc.momentum = c->optim.momentum;
-    oc.weight_decay = c->optim.weight_decay;
-    if (qkv_optim_init(&t->opt, &s->model.params, &oc, &err)) {
+    if (qkv_optim_init(&t->opt, &s->model.params, &c->optim.optimizer, &err)) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);
         return 1;
     }
@@ -291,18 +283,18 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     if (c->train.max_steps > 0 && c->train.max_steps < t->total_steps)
         t->total_steps = c->train.max_steps;
     qkv_batch_plan_free(&t->plan);
-    if (c->optim.warmup_steps > 0 && c->optim.warmup_steps >= t->total_steps)
+    t->sched = c->optim.schedule;
+    t->sched.lr = c->optim.optimizer.lr;
+    if (t->sched.warmup_steps > 0 && t->sched.warmup_steps >= t->total_steps)
         fprintf(stderr,
                 "qkv: warning: optim.warmup_steps is %d but the whole run has %ld steps: the warmup is cut to %ld "
                 "steps, so the learning rate rises %.1f times as fast as configured to optim.lr %g, reached at "
                 "step %ld (set optim.warmup_steps below %ld, e.g. to about a tenth of the run)\n",
-                c->optim.warmup_steps, t->total_steps, t->total_steps - 1,
-                (double)c->optim.warmup_steps / (double)(t->total_steps > 1 ? t->total_steps - 1 : 1), c->optim.lr,
+                t->sched.warmup_steps, t->total_steps, t->total_steps - 1,
+                (double)t->sched.warmup_steps / (double)(t->total_steps > 1 ? t->total_steps - 1 : 1), t->sched.lr,
                 t->total_steps > 1 ? t->total_steps - 1 : 1, t->total_steps);
-    t->sched.decay = (qkv_lr_decay)c->optim.decay;
-    t->sched.lr = c->optim.lr;
-    t->sched.min_lr = c->optim.min_lr;
-    t->sched.warmup_steps = c->optim.warmup_steps < t->total_steps ? c->optim.warmup_steps : t->total_steps - 1;
+    if (t->sched.warmup_steps >= t->total_steps)
+        t->sched.warmup_steps = t->total_steps - 1;
     t->sched.total_steps = t->total_steps;
     if (qkv_lr_schedule_check(&t->sched, &err)) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);
@@ -339,8 +331,8 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
-    int progress = c->log.progress;
-    t->progress_bar = progress == 1 || (progress == 0 && isatty(STDERR_FILENO));
+    qkv_progress progress = c->log.progress;
+    t->progress_bar = progress == QKV_PROGRESS_ON || (progress == QKV_PROGRESS_AUTO && isatty(STDERR_FILENO));
     return 0;
 }
 

@@ -64,6 +64,11 @@ static int check_schema(const qkv_cfg_key *schema, int n_keys, qkv_error *err)
                 return qkv_fail(err, "config schema: %s.%s: listed twice", k->section, id);
         if (!k->doc || !*k->doc)
             return qkv_fail(err, "config schema: %s.%s: no doc line", k->section, id);
+        bool integer = k->type == QKV_CFG_INT || k->type == QKV_CFG_BOOL || k->type == QKV_CFG_ENUM;
+        size_t only = k->type == QKV_CFG_REAL ? sizeof(double) : QKV_CFG_STR_MAX;
+        if (k->size && (integer ? k->size != 1 && k->size != 2 && k->size != 4 && k->size != 8 : k->size != only))
+            return qkv_fail(err, "config schema: %s.%s: a field of %zu bytes cannot hold this type", k->section,
+                            id, k->size);
         switch (k->type) {
         case QKV_CFG_INT:
         case QKV_CFG_REAL:

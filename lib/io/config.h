@@ -6,12 +6,14 @@
  *
  * Rules of the language (YAML 1.2 core schema where it applies, stricter where it helps):
  * - INT: an optional sign and decimal digits only ("64", "-3", "+7"); no "1.5", "1e3", "0x10"
- *   or "1_000". Stored as int.
+ *   or "1_000". Stored as int (or long, see the key's size); the value is within int's range.
  * - REAL: an integer or a decimal float with optional exponent ("3", "0.5", ".5", "1e-3",
  *   "-2.5E+2"); no ".inf" or ".nan" (every value must be finite). Stored as double.
  * - BOOL: true/True/TRUE or false/False/FALSE. YAML 1.1's yes/no/on/off are rejected (they
- *   are the classic YAML surprise). Stored as bool.
- * - ENUM: one of the key's choices, case-sensitive. Stored as int, the index into choices.
+ *   are the classic YAML surprise). Stored as bool (or int, see the key's size): 1 or 0.
+ * - ENUM: one of the key's choices, case-sensitive. Stored as the index into choices, in an
+ *   int-like field: a C enum whose values are those indices (its names exported beside it, in
+ *   the enum's order, are the choices), or an int.
  * - STRING and PATH: any scalar; stored as char[QKV_CFG_STR_MAX], valid UTF-8, NUL-terminated.
  *   Both are expanded from the environment: "${VAR}" is VAR's value (an unset VAR is an error
  *   naming it), "${VAR:-text}" is VAR's value or text when VAR is unset or empty (text holds no
@@ -38,7 +40,8 @@
  * resolved too, relative to the config file's directory, as if written in the file. It is read
  * only when the key is missing; a bad one is reported as "config.yaml: default of section.key:
  * ...". Other schema mistakes (min >= max, a key listed twice, an ENUM without choices, a key
- * without doc) are reported by every load as "config schema: section.key: ...".
+ * without doc, a field size the type cannot have) are reported by every load as
+ * "config schema: section.key: ...".
  *
  * Only the first problem is reported. Messages name keys by their bare name ("d_model must be
  * between 1 and 65536, got 0"); the line and column say where. */
@@ -55,12 +58,12 @@
 #define QKV_CFG_STR_MAX 1024
 
 typedef enum {
-    QKV_CFG_INT,    /* int */
+    QKV_CFG_INT,    /* int or long */
     QKV_CFG_REAL,   /* double */
-    QKV_CFG_BOOL,   /* bool */
+    QKV_CFG_BOOL,   /* bool or int */
     QKV_CFG_STRING, /* char[QKV_CFG_STR_MAX] */
     QKV_CFG_PATH,   /* char[QKV_CFG_STR_MAX], absolute after loading (or empty) */
-    QKV_CFG_ENUM    /* int: index into choices */
+    QKV_CFG_ENUM    /* an enum or int: index into choices */
 } qkv_cfg_type;
 
 typedef struct qkv_cfg_key {
@@ -73,6 +76,11 @@ typedef struct qkv_cfg_key {
     const char *const *choices; /* ENUM: NULL-terminated list of words ([A-Za-z0-9_.-]) */
     const char *default_value;  /* text of the default, read like a --set value; NULL = required */
     const char *doc;            /* one line, for qkv_config_doc */
+    size_t size;                /* sizeof the field, so that a key can fill a field of a library's
+                                   own struct as declared there: INT, BOOL and ENUM store their
+                                   integer in 1, 2, 4 or 8 bytes (bool, an enum, int, long); REAL
+                                   needs sizeof(double), STRING and PATH QKV_CFG_STR_MAX.
+                                   0: int (INT, ENUM), bool (BOOL), the only size (others). */
 } qkv_cfg_key;
 
 /* Reads the YAML file at path and fills out (the caller's struct described by schema[0..n_keys))

@@ -37,17 +37,17 @@ static void put_value(FILE *f, const qkv_cfg_key *k, const void *cfg)
     char buf[64];
     switch (k->type) {
     case QKV_CFG_INT:
-        fprintf(f, "%d", *(const int *)field);
+        fprintf(f, "%lld", qkv_cfg_get_int(k, cfg));
         break;
     case QKV_CFG_REAL:
         qkv_cfg_format_real(*(const double *)field, buf, sizeof buf);
         fputs(buf, f);
         break;
     case QKV_CFG_BOOL:
-        fputs(*(const bool *)field ? "true" : "false", f);
+        fputs(qkv_cfg_get_int(k, cfg) ? "true" : "false", f);
         break;
     case QKV_CFG_ENUM:
-        fputs(k->choices[*(const int *)field], f);
+        fputs(k->choices[qkv_cfg_get_int(k, cfg)], f);
         break;
     case QKV_CFG_STRING:
     case QKV_CFG_PATH:
@@ -82,14 +82,15 @@ int qkv_config_dump(const qkv_cfg_key *schema, int n_keys, const void *cfg, char
                 continue;
             const qkv_cfg_key *k = &schema[i];
             if (k->type == QKV_CFG_ENUM) {
-                int v = *(const int *)((const char *)cfg + k->offset), n = 0;
+                long long v = qkv_cfg_get_int(k, cfg);
+                int n = 0;
                 while (k->choices[n])
                     n++;
                 if (v < 0 || v >= n) {
                     fclose(f);
                     free(*text);
                     *text = NULL;
-                    return qkv_fail(err, "config dump: %s.%s holds %d, not an index into its %d choices",
+                    return qkv_fail(err, "config dump: %s.%s holds %lld, not an index into its %d choices",
                                     k->section, k->name, v, n);
                 }
             }

@@ -29,6 +29,11 @@ typedef struct qkv_cfg_base {
 int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cfg_style style,
                       qkv_cfg_base *base, void *out, qkv_error *err);
 
+/* The integer in the field of an INT, BOOL or ENUM key k of the struct at cfg (k->size bytes,
+ * see lib/io/config.h), read and written. The size is checked by the schema check. */
+long long qkv_cfg_get_int(const qkv_cfg_key *k, const void *cfg);
+void qkv_cfg_put_int(const qkv_cfg_key *k, void *cfg, long long v);
+
 /* Optimal-string-alignment edit distance (insertions, deletions, substitutions and swaps of
  * neighbours each cost 1), ignoring ASCII case. */
 int qkv_cfg_distance(const char *a, const char *b);

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -324,7 +325,35 @@ static int set_string(const qkv_cfg_key *k, const char *text, qkv_cfg_base *base
     return resolve_path(k, expanded, base, field, QKV_CFG_STR_MAX, err);
 }
 
-static int set_enum(const qkv_cfg_key *k, const char *text, const char *shown, int *field,
+/* Bytes of an INT, BOOL or ENUM field (1, 2, 4 or 8 after the schema check). */
+static size_t int_size(const qkv_cfg_key *k)
+{
+    return k->size ? k->size : k->type == QKV_CFG_BOOL ? sizeof(bool) : sizeof(int);
+}
+
+long long qkv_cfg_get_int(const qkv_cfg_key *k, const void *cfg)
+{
+    const char *field = (const char *)cfg + k->offset;
+    switch (int_size(k)) {
+    case 1: { int8_t v; memcpy(&v, field, 1); return v; }
+    case 2: { int16_t v; memcpy(&v, field, 2); return v; }
+    case 4: { int32_t v; memcpy(&v, field, 4); return v; }
+    default: { int64_t v; memcpy(&v, field, 8); return v; }
+    }
+}
+
+void qkv_cfg_put_int(const qkv_cfg_key *k, void *cfg, long long v)
+{
+    char *field = (char *)cfg + k->offset;
+    switch (int_size(k)) {
+    case 1: { int8_t x = (int8_t)v; memcpy(field, &x, 1); break; }
+    case 2: { int16_t x = (int16_t)v; memcpy(field, &x, 2); break; }
+    case 4: { int32_t x = (int32_t)v; memcpy(field, &x, 4); break; }
+    default: { int64_t x = (int64_t)v; memcpy(field, &x, 8); break; }
+    }
+}
+
+static int set_enum(const qkv_cfg_key *k, const char *text, const char *shown, void *out,
                     qkv_error *err)
 {
     char list[512];
@@ -333,7 +362,7 @@ static int set_enum(const qkv_cfg_key *k, const char *text, const char *shown, i
     const char *near = NULL;
     for (int i = 0; k->choices[i]; i++) {
         if (!strcmp(text, k->choices[i])) {
-            *field = i;
+            qkv_cfg_put_int(k, out, i);
             return QKV_OK;
         }
         if (!near && qkv_cfg_is_near(text, k->choices[i]))
@@ -366,7 +395,7 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
         long long v = strtoll(text, NULL, 10);
         if (errno == ERANGE || v < INT_MIN || v > INT_MAX || (double)v < k->min || (double)v > k->max)
             return range_error(k, shown_buf, text[0] != '-' && (errno == ERANGE || (double)v > k->max), err);
-        *(int *)field = (int)v;
+        qkv_cfg_put_int(k, out, v);
         return QKV_OK;
     }
     case QKV_CFG_REAL: {
@@ -383,11 +412,11 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
         bool f = !strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE");
         if (quoted || (!t && !f))
             return qkv_fail(err, "expected true or false for %s, got %s%s", k->name, what, shown);
-        *(bool *)field = t;
+        qkv_cfg_put_int(k, out, t);
         return QKV_OK;
     }
     case QKV_CFG_ENUM:
-        return set_enum(k, text, shown, (int *)field, err);
+        return set_enum(k, text, shown, out, err);
     case QKV_CFG_STRING:
     case QKV_CFG_PATH:
         return set_string(k, text, base, field, err);

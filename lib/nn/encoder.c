@@ -4,6 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *const QKV_FFN_ACTIVATION_NAMES[] = {"relu", "gelu", NULL};
+_Static_assert(sizeof QKV_FFN_ACTIVATION_NAMES / sizeof QKV_FFN_ACTIVATION_NAMES[0] == QKV_FFN_ACTIVATION_COUNT + 1,
+               "one name per qkv_ffn_activation");
+
 int qkv_encoder_block_create(qkv_encoder_block *blk, qkv_params *ps, qkv_rng *rng, const char *prefix,
                              const qkv_encoder_opts *opts, qkv_error *err)
 {
@@ -62,7 +66,7 @@ qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk
         return NULL;
     double eps = blk->opts.ln_eps > 0 ? blk->opts.ln_eps : 1e-5, p = blk->opts.dropout;
     qkv_tensor *h, *y;
-    if (!blk->opts.post_ln) {
+    if (blk->opts.norm_first) {
         qkv_tensor *a = qkv_layer_norm(tp, x, blk->ln1_gain, blk->ln1_bias, eps);
         a = a ? qkv_mha_forward(tp, &blk->attn, a, sentences, keep) : NULL;
         a = a ? qkv_dropout(tp, a, p) : NULL;

@@ -1,8 +1,8 @@
 /* A Transformer encoder block over a packed batch (Vaswani et al. 2017; pre-LN placement as in
  * Xiong et al. 2020, "On layer normalization in the Transformer architecture").
  *
- *   pre-LN (default):  h = x + Dropout(MHA(LN1(x)));   y = h + Dropout(FFN(LN2(h)))
- *   post-LN:           h = LN1(x + Dropout(MHA(x)));   y = LN2(h + Dropout(FFN(h)))
+ *   pre-LN (norm_first):  h = x + Dropout(MHA(LN1(x)));   y = h + Dropout(FFN(LN2(h)))
+ *   post-LN:              h = LN1(x + Dropout(MHA(x)));   y = LN2(h + Dropout(FFN(h)))
  *   FFN(z) = act(z w1^T + b1) w2^T + b2,  w1 [d_ff, d_model], w2 [d_model, d_ff], act relu|gelu
  *
  * x and y are [T, d_model], the tokens of a packed batch of sentences (lib/segments.h).
@@ -24,14 +24,16 @@
 #include "lib/nn/mha.h"
 #include "lib/ops/ops.h"
 
-typedef enum { QKV_FFN_RELU = 0, QKV_FFN_GELU = 1 } qkv_ffn_activation;
+typedef enum { QKV_FFN_RELU = 0, QKV_FFN_GELU = 1, QKV_FFN_ACTIVATION_COUNT } qkv_ffn_activation;
+/* "relu", "gelu" (index = value), then NULL. */
+extern const char *const QKV_FFN_ACTIVATION_NAMES[];
 
 typedef struct qkv_encoder_opts {
     int d_model, d_ff;
     qkv_attention_opts attn;       /* n_heads, window, causal, normalize, attention dropout */
     bool attn_bias;                /* biases b_q, b_k, b_v, b_o */
     qkv_ffn_activation activation; /* relu (default) or gelu (erf form, PyTorch's default) */
-    bool post_ln;                  /* false: pre-LN (default) */
+    bool norm_first;               /* true: pre-LN; false: post-LN (as PyTorch's norm_first) */
     double dropout;                /* on the residual branches; identity when tp->no_grad */
     double ln_eps;                 /* 0: 1e-5, PyTorch's default */
 } qkv_encoder_opts;

@@ -6,6 +6,13 @@
 #include <math.h>
 #include <string.h>
 
+const char *const QKV_POS_KIND_NAMES[] = {"none", "sinusoidal", "learned", NULL};
+_Static_assert(sizeof QKV_POS_KIND_NAMES / sizeof QKV_POS_KIND_NAMES[0] == QKV_POS_COUNT + 1,
+               "one name per qkv_pos_kind");
+const char *const QKV_POS_OVERFLOW_NAMES[] = {"error", "clamp", NULL};
+_Static_assert(sizeof QKV_POS_OVERFLOW_NAMES / sizeof QKV_POS_OVERFLOW_NAMES[0] == QKV_POS_OVERFLOW_COUNT + 1,
+               "one name per qkv_pos_overflow");
+
 void qkv_sinusoidal(int p, int d_model, qkv_real *pe)
 {
     for (int c = 0; c < d_model; c++) {
@@ -21,7 +28,7 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
     memset(pos, 0, sizeof *pos);
     if (d_model < 1)
         return qkv_fail(err, "%s: d_model %d must be positive", prefix, d_model);
-    if (kind != QKV_POS_NONE && kind != QKV_POS_SINUSOIDAL && kind != QKV_POS_LEARNED)
+    if ((unsigned)kind >= QKV_POS_COUNT)
         return qkv_fail(err, "%s: unknown positional encoding kind %d", prefix, (int)kind);
     pos->kind = kind;
     pos->d_model = d_model;
@@ -62,5 +69,5 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
                 qkv_sinusoidal(p, D, pe->data + (size_t)p * D);
         }
     }
-    return qkv_add_positions(tp, x, sentences, scale, pe, pos->clamp_overflow);
+    return qkv_add_positions(tp, x, sentences, scale, pe, pos->overflow == QKV_POS_OVERFLOW_CLAMP);
 }

@@ -9,7 +9,7 @@
  *               (Vaswani et al. 2017, section 3.5), any length, odd d_model included
  *   learned     PE(p) = row p of a [max_len, d_model] parameter "<prefix>.table"
  *               (a sentence longer than max_len is a tape error naming both numbers, unless
- *               clamp_overflow is set: then positions p >= max_len use row max_len - 1, so
+ *               overflow is clamp: then positions p >= max_len use row max_len - 1, so
  *               every word past the table shares the last learned position)
  * Relative, rotary and ALiBi encodings act inside attention rather than on x; they will get
  * their own enum values here and a hook in qkv_attention_opts, behind the same interface. */
@@ -22,15 +22,22 @@
 #include "lib/segments.h"
 #include "lib/tape.h"
 
-typedef enum { QKV_POS_NONE = 0, QKV_POS_SINUSOIDAL, QKV_POS_LEARNED } qkv_pos_kind;
+typedef enum { QKV_POS_NONE = 0, QKV_POS_SINUSOIDAL, QKV_POS_LEARNED, QKV_POS_COUNT } qkv_pos_kind;
+/* "none", "sinusoidal", "learned" (index = value), then NULL. */
+extern const char *const QKV_POS_KIND_NAMES[];
+
+/* Learned positions, a sentence longer than max_len: an error, or clamp (see above). */
+typedef enum { QKV_POS_OVERFLOW_ERROR = 0, QKV_POS_OVERFLOW_CLAMP, QKV_POS_OVERFLOW_COUNT } qkv_pos_overflow;
+/* "error", "clamp" (index = value), then NULL. */
+extern const char *const QKV_POS_OVERFLOW_NAMES[];
 
 typedef struct qkv_positional {
     qkv_pos_kind kind;
     int d_model;
     int max_len;        /* learned: rows of the table */
     bool scale_input;   /* multiply x by sqrt(d_model) first */
-    bool clamp_overflow; /* learned: PE(p) = row min(p, max_len - 1) instead of an error;
-                            false after qkv_positional_create, set it afterwards */
+    qkv_pos_overflow overflow; /* learned, clamp: PE(p) = row min(p, max_len - 1) instead of an
+                                  error; error after qkv_positional_create, set it afterwards */
     qkv_tensor *table;  /* learned: [max_len, d_model] parameter; else NULL */
 } qkv_positional;
 
@@ -46,7 +53,7 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
 /* y [T, d_model] = x · s + PE(position in sentence). x [T, d_model], sentences packed as in
  * lib/segments.h. One tape node "positional" (gradients to x and to the table).
  * Tape errors: x not [T, d_model], sentences not covering x, a sentence longer than max_len
- * (learned without clamp_overflow). */
+ * (learned, overflow error). */
 qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_segments sentences);
 
 #endif

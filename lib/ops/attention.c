@@ -27,6 +27,10 @@
 
 #define TILE 32
 
+const char *const QKV_ATTN_NORMALIZE_NAMES[] = {"softmax", "relu", NULL};
+_Static_assert(sizeof QKV_ATTN_NORMALIZE_NAMES / sizeof QKV_ATTN_NORMALIZE_NAMES[0] == QKV_ATTN_NORMALIZE_COUNT + 1,
+               "one name per qkv_attn_normalize");
+
 #if QKV_REAL_IS_DOUBLE
 #define EXP_R exp
 #else

@@ -30,7 +30,9 @@
 #include "lib/segments.h"
 #include "lib/tape.h"
 
-typedef enum { QKV_ATTN_SOFTMAX = 0, QKV_ATTN_RELU = 1 } qkv_attn_normalize;
+typedef enum { QKV_ATTN_SOFTMAX = 0, QKV_ATTN_RELU = 1, QKV_ATTN_NORMALIZE_COUNT } qkv_attn_normalize;
+/* "softmax", "relu" (index = value), then NULL: the spelling of configs and messages. */
+extern const char *const QKV_ATTN_NORMALIZE_NAMES[];
 
 typedef struct qkv_attention_opts {
     int n_heads;                  /* must divide d_model */

@@ -31,21 +31,25 @@ qkv_optim_config qkv_optim_defaults(qkv_optim_kind kind)
         c.lr = 1e-3;
         c.weight_decay = 0.01;
         break;
+    case QKV_OPTIM_COUNT:
+        break;
     }
     return c;
 }
 
-static const char *const kind_names[] = {"sgd", "adam", "adamw"};
+const char *const QKV_OPTIM_KIND_NAMES[] = {"adamw", "adam", "sgd", NULL};
+_Static_assert(sizeof QKV_OPTIM_KIND_NAMES / sizeof QKV_OPTIM_KIND_NAMES[0] == QKV_OPTIM_COUNT + 1,
+               "one name per qkv_optim_kind");
 
 const char *qkv_optim_kind_name(qkv_optim_kind kind)
 {
-    return (unsigned)kind < 3 ? kind_names[kind] : "unknown";
+    return (unsigned)kind < QKV_OPTIM_COUNT ? QKV_OPTIM_KIND_NAMES[kind] : "unknown";
 }
 
 int qkv_optim_kind_parse(const char *name, qkv_optim_kind *kind, qkv_error *err)
 {
-    for (int k = 0; k < 3; k++)
-        if (strcmp(name, kind_names[k]) == 0) {
+    for (int k = 0; k < QKV_OPTIM_COUNT; k++)
+        if (strcmp(name, QKV_OPTIM_KIND_NAMES[k]) == 0) {
             *kind = (qkv_optim_kind)k;
             return QKV_OK;
         }
@@ -54,7 +58,7 @@ int qkv_optim_kind_parse(const char *name, qkv_optim_kind *kind, qkv_error *err)
 
 static int check_config(const qkv_optim_config *c, qkv_error *err)
 {
-    if ((unsigned)c->kind > QKV_OPTIM_ADAMW)
+    if ((unsigned)c->kind >= QKV_OPTIM_COUNT)
         return qkv_fail(err, "optimizer kind %d is not sgd, adam or adamw", (int)c->kind);
     if (!(isfinite(c->lr) && c->lr >= 0))
         return qkv_fail(err, "optimizer lr = %g, must be finite and >= 0", c->lr);

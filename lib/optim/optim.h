@@ -37,7 +37,9 @@
 #include "lib/param.h"
 #include "lib/tensor.h"
 
-typedef enum { QKV_OPTIM_SGD, QKV_OPTIM_ADAM, QKV_OPTIM_ADAMW } qkv_optim_kind;
+typedef enum { QKV_OPTIM_ADAMW, QKV_OPTIM_ADAM, QKV_OPTIM_SGD, QKV_OPTIM_COUNT } qkv_optim_kind;
+/* "adamw", "adam", "sgd" (index = value), then NULL. */
+extern const char *const QKV_OPTIM_KIND_NAMES[];
 
 typedef struct qkv_optim_config {
     qkv_optim_kind kind;
@@ -64,7 +66,7 @@ typedef struct qkv_optimizer {
  * (as torch.optim.Adam); AdamW the same with wd 0.01 (as torch.optim.AdamW). */
 qkv_optim_config qkv_optim_defaults(qkv_optim_kind kind);
 
-/* Name of a kind ("sgd", "adam", "adamw"); parse one back (QKV_ERR naming the bad value). */
+/* Name of a kind (QKV_OPTIM_KIND_NAMES); parse one back (QKV_ERR naming the bad value). */
 const char *qkv_optim_kind_name(qkv_optim_kind kind);
 int qkv_optim_kind_parse(const char *name, qkv_optim_kind *kind, qkv_error *err);
 

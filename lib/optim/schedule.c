@@ -4,38 +4,40 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const decay_names[] = {"constant", "linear", "cosine"};
+const char *const QKV_LR_DECAY_NAMES[] = {"none", "linear", "cosine", NULL};
+_Static_assert(sizeof QKV_LR_DECAY_NAMES / sizeof QKV_LR_DECAY_NAMES[0] == QKV_LR_DECAY_COUNT + 1,
+               "one name per qkv_lr_decay");
 
 const char *qkv_lr_decay_name(qkv_lr_decay d)
 {
-    return (unsigned)d < 3 ? decay_names[d] : "unknown";
+    return (unsigned)d < QKV_LR_DECAY_COUNT ? QKV_LR_DECAY_NAMES[d] : "unknown";
 }
 
 int qkv_lr_decay_parse(const char *name, qkv_lr_decay *d, qkv_error *err)
 {
-    for (int k = 0; k < 3; k++)
-        if (strcmp(name, decay_names[k]) == 0) {
+    for (int k = 0; k < QKV_LR_DECAY_COUNT; k++)
+        if (strcmp(name, QKV_LR_DECAY_NAMES[k]) == 0) {
             *d = (qkv_lr_decay)k;
             return QKV_OK;
         }
-    return qkv_fail(err, "unknown learning-rate decay '%s' (expected constant, linear or cosine)", name);
+    return qkv_fail(err, "unknown learning-rate decay '%s' (expected none, linear or cosine)", name);
 }
 
 int qkv_lr_schedule_check(const qkv_lr_schedule *s, qkv_error *err)
 {
-    if ((unsigned)s->decay > QKV_LR_COSINE)
-        return qkv_fail(err, "learning-rate decay %d is not constant, linear or cosine", (int)s->decay);
+    if ((unsigned)s->decay >= QKV_LR_DECAY_COUNT)
+        return qkv_fail(err, "learning-rate decay %d is not none, linear or cosine", (int)s->decay);
     if (!(isfinite(s->lr) && s->lr > 0))
         return qkv_fail(err, "lr = %g, must be finite and > 0", s->lr);
     if (s->warmup_steps < 0)
         return qkv_fail(err, "warmup_steps = %ld, must be >= 0", s->warmup_steps);
-    if (s->decay == QKV_LR_CONSTANT)
+    if (s->decay == QKV_LR_NONE)
         return QKV_OK;
     if (!(s->min_lr >= 0 && s->min_lr <= s->lr))
         return qkv_fail(err, "min_lr = %g, must be in [0, lr = %g]", s->min_lr, s->lr);
     if (s->total_steps <= s->warmup_steps)
         return qkv_fail(err, "total_steps = %ld, must be greater than warmup_steps = %ld for %s decay",
-                        s->total_steps, s->warmup_steps, decay_names[s->decay]);
+                        s->total_steps, s->warmup_steps, QKV_LR_DECAY_NAMES[s->decay]);
     return QKV_OK;
 }
 
@@ -46,7 +48,7 @@ double qkv_lr_at(const qkv_lr_schedule *s, long t)
         return w > 0 ? 0.0 : s->lr;
     if (t <= w)
         return s->lr * (double)t / (double)w;
-    if (s->decay == QKV_LR_CONSTANT)
+    if (s->decay == QKV_LR_NONE)
         return s->lr;
     if (t >= s->total_steps)
         return s->min_lr;

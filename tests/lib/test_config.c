@@ -4,6 +4,7 @@
 #include "config_fixture.h"
 
 #include <float.h>
+#include <stdint.h>
 
 static void expect_defaults(const test_cfg *c, const char *dir)
 {
@@ -321,11 +322,26 @@ static void test_dump_number_format(void **state)
         free(text);
     }
     /* the same form in range messages */
-    static const qkv_cfg_key big = {"m", "k", QKV_CFG_REAL, 0, 0, 1e6, NULL, "2e6", "doc"};
+    static const qkv_cfg_key big = {"m", "k", QKV_CFG_REAL, 0, 0, 1e6, NULL, "2e6", "doc", 0};
     test_cfg cfg;
     qkv_error err;
     assert_int_equal(qkv_config_load(NULL, &big, 1, &cfg, NULL, 0, &err), QKV_ERR);
     assert_string_equal(err.msg, "default of m.k: k must be between 0 and 1000000, got 2e6");
+}
+
+/* cfg dumps as expected, and the dump parsed into scratch (size bytes, first filled with the
+ * byte fill) gives back cfg byte for byte. */
+static void assert_dump_round_trip(const qkv_cfg_key *schema, int n_keys, const void *cfg, void *scratch, size_t size,
+                                   int fill, const char *expected)
+{
+    qkv_error err = {{0}};
+    char *text;
+    assert_int_equal(qkv_config_dump(schema, n_keys, cfg, &text, &err), QKV_OK);
+    assert_string_equal(text, expected);
+    memset(scratch, fill, size);
+    assert_int_equal(qkv_config_parse(text, strlen(text), "dump", NULL, schema, n_keys, scratch, NULL, 0, &err), QKV_OK);
+    assert_memory_equal(cfg, scratch, size);
+    free(text);
 }
 
 /* A schema whose sections interleave and whose key is required. */
@@ -335,9 +351,9 @@ typedef struct {
 } small_cfg;
 
 static const qkv_cfg_key small_schema[] = {
-    {"one", "a", QKV_CFG_INT, offsetof(small_cfg, a), 0, 9, NULL, "1", "a"},
-    {"two", "train_file", QKV_CFG_PATH, offsetof(small_cfg, train_file), 0, 0, NULL, NULL, "required"},
-    {"one", "c", QKV_CFG_INT, offsetof(small_cfg, c), 0, 9, NULL, "3", "c"},
+    {"one", "a", QKV_CFG_INT, offsetof(small_cfg, a), 0, 9, NULL, "1", "a", 0},
+    {"two", "train_file", QKV_CFG_PATH, offsetof(small_cfg, train_file), 0, 0, NULL, NULL, "required", 0},
+    {"one", "c", QKV_CFG_INT, offsetof(small_cfg, c), 0, 9, NULL, "3", "c", 0},
 };
 
 static void test_required_key_and_interleaved_sections(void **state)
@@ -359,13 +375,8 @@ static void test_required_key_and_interleaved_sections(void **state)
     assert_string_equal(s.train_file, "/x/train.conllu");
     assert_int_equal(s.a, 2);
     assert_int_equal(s.c, 3);
-    char *text;
-    assert_int_equal(qkv_config_dump(small_schema, 3, &s, &text, &err), QKV_OK);
-    assert_string_equal(text, "one:\n  a: 2\n  c: 3\ntwo:\n  train_file: \"/x/train.conllu\"\n");
-    memset(&t, 0, sizeof t);
-    assert_int_equal(qkv_config_parse(text, strlen(text), "dump", NULL, small_schema, 3, &t, NULL, 0, &err), QKV_OK);
-    assert_memory_equal(&s, &t, sizeof s);
-    free(text);
+    assert_dump_round_trip(small_schema, 3, &s, &t, sizeof s, 0,
+                           "one:\n  a: 2\n  c: 3\ntwo:\n  train_file: \"/x/train.conllu\"\n");
 }
 
 static void expect_schema_error(const qkv_cfg_key *k, const char *path, const char *expected)
@@ -384,30 +395,83 @@ static void test_schema_errors(void **state)
     static const char *const none[] = {NULL};
     const size_t o = offsetof(test_cfg, d_model);
     fx_write("config.yaml", "m:\n");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "0", "doc"}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "0", "doc", 0}, NULL,
                         "default of m.k: k must be between 1 and 10, got 0");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "x", "doc"}, "config.yaml",
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "x", "doc", 0}, "config.yaml",
                         "config.yaml: default of m.k: expected an integer for k, got 'x'");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_REAL, o, 0, 0, NULL, "0", "doc"}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_REAL, o, 0, 0, NULL, "0", "doc", 0}, NULL,
                         "config schema: m.k: range min 0 must be below max 0");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, NULL, "x", "doc"}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, NULL, "x", "doc", 0}, NULL,
                         "config schema: m.k: an enum needs choices");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, none, "x", "doc"}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, none, "x", "doc", 0}, NULL,
                         "config schema: m.k: an enum needs choices");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, bad_choices, "x", "doc"}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, bad_choices, "x", "doc", 0}, NULL,
                         "config schema: m.k: choice 'a b' must be a word of [A-Za-z0-9_.-]");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, twice, "x", "doc"}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, twice, "x", "doc", 0}, NULL,
                         "config schema: m.k: choice 'x' listed twice");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", ""}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "", 0}, NULL,
                         "config schema: m.k: no doc line");
-    expect_schema_error(&(qkv_cfg_key){"m x", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc"}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m x", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0}, NULL,
                         "config schema: key 0: section 'm x' and name 'k' must be words of [A-Za-z0-9_]");
-    const qkv_cfg_key dup[] = {{"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc"},
-                               {"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc"}};
+    const qkv_cfg_key dup[] = {{"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0},
+                               {"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0}};
     test_cfg cfg;
     qkv_error err;
     assert_int_equal(qkv_config_load(NULL, dup, 2, &cfg, NULL, 0, &err), QKV_ERR);
     assert_string_equal(err.msg, "config schema: m.k: listed twice");
+}
+
+/* Keys that fill fields of a library's own struct as declared there: a long, an enum, a bool
+ * and an int used as a flag, an int8_t, nested inside another struct (offsetof reaches into it). */
+typedef enum { SIZED_LOW, SIZED_MID, SIZED_HIGH } sized_level;
+typedef struct {
+    char before;
+    struct {
+        long steps;
+        sized_level level;
+        int flag;
+        bool on;
+        int8_t small;
+    } inner;
+    char after;
+} sized_cfg;
+
+static const char *const sized_levels[] = {"low", "mid", "high", NULL};
+#define SIZED(nm, ty, f, lo, hi, ch, dflt) \
+    {"s", nm, ty, offsetof(sized_cfg, inner.f), lo, hi, ch, dflt, "doc", sizeof(((sized_cfg *)0)->inner.f)}
+static const qkv_cfg_key sized_schema[] = {
+    SIZED("steps", QKV_CFG_INT, steps, INT_MIN, INT_MAX, NULL, "-7"),
+    SIZED("level", QKV_CFG_ENUM, level, 0, 0, sized_levels, "high"),
+    SIZED("flag", QKV_CFG_BOOL, flag, 0, 0, NULL, "true"),
+    SIZED("on", QKV_CFG_BOOL, on, 0, 0, NULL, "false"),
+    SIZED("small", QKV_CFG_INT, small, -100, 100, NULL, "-3"),
+};
+
+static void test_field_sizes(void **state)
+{
+    (void)state;
+    sized_cfg s, t;
+    memset(&s, 0x55, sizeof s); /* every byte the loader does not own keeps this */
+    qkv_error err = {{0}};
+    char *ov[] = {"s.steps=2147483647", "s.on=true"};
+    assert_int_equal(qkv_config_load(NULL, sized_schema, 5, &s, ov, 2, &err), QKV_OK);
+    assert_true(s.inner.steps == 2147483647L);
+    assert_int_equal(s.inner.level, SIZED_HIGH);
+    assert_int_equal(s.inner.flag, 1);
+    assert_true(s.inner.on);
+    assert_int_equal(s.inner.small, -3);
+    assert_int_equal(s.before, 0x55);
+    assert_int_equal(s.after, 0x55);
+    assert_dump_round_trip(sized_schema, 5, &s, &t, sizeof s, 0x55,
+                           "s:\n  steps: 2147483647\n  level: high\n  flag: true\n  on: true\n  small: -3\n");
+
+    const size_t o = offsetof(test_cfg, d_model);
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "1", "doc", 3}, NULL,
+                        "config schema: m.k: a field of 3 bytes cannot hold this type");
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_REAL, o, 0, 1, NULL, "1", "doc", sizeof(float)}, NULL,
+                        "config schema: m.k: a field of 4 bytes cannot hold this type");
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_STRING, o, 0, 0, NULL, "x", "doc", 16}, NULL,
+                        "config schema: m.k: a field of 16 bytes cannot hold this type");
 }
 
 static void test_doc_table(void **state)
@@ -452,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_dump_number_format),
         cmocka_unit_test(test_required_key_and_interleaved_sections),
         cmocka_unit_test(test_schema_errors),
+        cmocka_unit_test(test_field_sizes),
         cmocka_unit_test(test_doc_table),
     };
     return cmocka_run_group_tests(tests, fx_setup, fx_teardown);

@@ -29,7 +29,7 @@ static void test_parameter_names(void **state)
     qkv_rng_seed(&rng, 1);
     qkv_error err;
     qkv_encoder_block blk;
-    qkv_encoder_opts opts = {.d_model = 8, .d_ff = 16, .attn = {.n_heads = 2}, .attn_bias = true};
+    qkv_encoder_opts opts = {.d_model = 8, .d_ff = 16, .attn = {.n_heads = 2}, .attn_bias = true, .norm_first = true};
     assert_int_equal(qkv_encoder_block_create(&blk, &ps, &rng, "encoder.layers.0", &opts, &err), QKV_OK);
     const char *names[] = {"attn.w_q", "attn.w_k", "attn.w_v", "attn.w_o", "attn.b_q", "attn.b_o", "ln1.gain",
                            "ln1.bias", "ffn.w1", "ffn.b1", "ffn.w2", "ffn.b2", "ln2.gain", "ln2.bias"};
@@ -80,8 +80,8 @@ static void check_block(uint64_t seed, const int *bt, const qkv_encoder_opts *op
     qkv_error gerr = {{0}};
     assert_true(ps.n <= 20);
     if (qkv_gradcheck(&tp, block_fn, &f, ps.n, ts, names, &go, res, &gerr) != 0)
-        fail_msg("encoder gradcheck failed: seed %llu post_ln %d gelu %d window %d dropout %g: %s",
-                 (unsigned long long)seed, opts->post_ln, opts->activation, opts->attn.window, opts->dropout,
+        fail_msg("encoder gradcheck failed: seed %llu norm_first %d gelu %d window %d dropout %g: %s",
+                 (unsigned long long)seed, opts->norm_first, opts->activation, opts->attn.window, opts->dropout,
                  gerr.msg);
     qkv_tape_free(&tp);
     qkv_params_free(&ps);
@@ -93,14 +93,14 @@ static void test_gradcheck(void **state)
     static const int batches[4][5] = {{1, 1}, {2, 3, 7}, {4, 2, 5, 1, 4}, {3, 7, 6, 3}};
     for (int v = 0; v < 8; v++) {
         qkv_encoder_opts opts = {.d_model = 4, .d_ff = 6, .attn = {.n_heads = 2, .window = (v & 4) ? 1 : 0},
-                                 .attn_bias = v != 3, .post_ln = v & 1,
+                                 .attn_bias = v != 3, .norm_first = !(v & 1),
                                  .activation = (v & 2) ? QKV_FFN_GELU : QKV_FFN_RELU};
         check_block(30 + (uint64_t)v, batches[v % 4], &opts, NULL);
     }
     qkv_rng rng;
     qkv_rng_seed(&rng, 3);
     qkv_encoder_opts opts = {.d_model = 4, .d_ff = 6, .attn = {.n_heads = 2, .dropout = 0.2}, .attn_bias = true,
-                             .dropout = 0.3};
+                             .norm_first = true, .dropout = 0.3};
     check_block(40, batches[3], &opts, &rng);
 }
 
@@ -127,7 +127,7 @@ static void check_parity(const char *group)
     H5Tclose(at);
     H5Aclose(a);
     qkv_encoder_opts opts = {.d_model = d, .d_ff = h5f_attr_int(g, "d_ff"),
-                             .attn = {.n_heads = h5f_attr_int(g, "n_heads")}, .attn_bias = true,
+                             .attn = {.n_heads = h5f_attr_int(g, "n_heads")}, .attn_bias = true, .norm_first = true,
                              .activation = strcmp(act, "gelu") == 0 ? QKV_FFN_GELU : QKV_FFN_RELU};
     assert_true(strcmp(act, "gelu") == 0 || strcmp(act, "relu") == 0);
     qkv_params ps;

@@ -1,5 +1,5 @@
 /* Positional encodings: sinusoidal values of issue 3, positions restarting per sentence, the
- * learned table's gradient, its max_len error and the clamp_overflow alternative, and a
+ * learned table's gradient, its max_len error and the clamp alternative, and a
  * gradient check that catches a backward 1% off. */
 #include "optest.h"
 
@@ -132,7 +132,7 @@ static void test_too_long_for_table(void **state)
     qkv_params_free(&ps);
 }
 
-/* clamp_overflow: positions past the table use its last row, in values and gradients. */
+/* overflow clamp: positions past the table use its last row, in values and gradients. */
 static void test_clamp_overflow(void **state)
 {
     (void)state;
@@ -141,7 +141,7 @@ static void test_clamp_overflow(void **state)
     qkv_params_init(&ps);
     fixture f;
     setup(&f, &ps, QKV_POS_LEARNED, 3, 3, false, lens, 3, 5);
-    f.pos.clamp_overflow = true;
+    f.pos.overflow = QKV_POS_OVERFLOW_CLAMP;
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     qkv_tensor *y = pos_fn(&tp, &f);
@@ -160,7 +160,7 @@ static void test_clamp_overflow(void **state)
     qkv_params_init(&ps);
     const int one[] = {4};
     setup(&f, &ps, QKV_POS_LEARNED, 1, 1, true, one, 1, 6);
-    f.pos.clamp_overflow = true;
+    f.pos.overflow = QKV_POS_OVERFLOW_CLAMP;
     qkv_tape_init(&tp, 0);
     y = pos_fn(&tp, &f);
     assert_non_null(y);

@@ -25,7 +25,7 @@ static void test_warmup(void **state)
 static void test_constant(void **state)
 {
     (void)state;
-    qkv_lr_schedule s = sched(QKV_LR_CONSTANT);
+    qkv_lr_schedule s = sched(QKV_LR_NONE);
     tu_assert_close(qkv_lr_at(&s, 101), 1e-3, 0);
     tu_assert_close(qkv_lr_at(&s, 1100), 1e-3, 0);
     tu_assert_close(qkv_lr_at(&s, 1000000), 1e-3, 0);
@@ -101,15 +101,15 @@ static void test_check_and_names(void **state)
     s.min_lr = 2e-3;
     assert_int_equal(qkv_lr_schedule_check(&s, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "min_lr"));
-    s = sched(QKV_LR_CONSTANT);
+    s = sched(QKV_LR_NONE);
     s.warmup_steps = -1;
     assert_int_equal(qkv_lr_schedule_check(&s, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "warmup_steps"));
-    s = sched(QKV_LR_CONSTANT);
+    s = sched(QKV_LR_NONE);
     s.lr = 0;
     assert_int_equal(qkv_lr_schedule_check(&s, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "lr = 0"));
-    s.total_steps = 0; /* unused when constant */
+    s.total_steps = 0; /* unused with no decay */
     s.lr = 1;
     assert_int_equal(qkv_lr_schedule_check(&s, &err), QKV_OK);
     qkv_lr_decay d;

@@ -38,11 +38,11 @@ static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
     cfg.encoder.attn.window = window;
     cfg.encoder.attn_bias = true;
     cfg.encoder.activation = QKV_FFN_GELU;
+    cfg.encoder.norm_first = true;
     cfg.encoder.dropout = 0.2;
     cfg.encoder.ln_eps = 1e-5;
     cfg.positional = pos;
     cfg.max_len = max_len;
-    cfg.dropout = 0.1;
     qkv_rng rng;
     qkv_rng_seed(&rng, 3);
     qkv_error err;

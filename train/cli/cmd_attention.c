@@ -223,7 +223,7 @@ int qkv_cmd_attention(int argc, char **argv)
     }
     qkv_read_opts opts = QKV_READ_DEFAULTS;
     opts.format = QKV_FORMAT_CONLLU;
-    opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
+    opts.tag_field = s.cfg.data.read.tag_field;
     if (qkv_corpus_read_mem(&s.dev_c, conllu, len, "--sentence", &opts, &err) ||
         qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
         qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) || draw(&s, layer, head, width, height, out, &err)) {

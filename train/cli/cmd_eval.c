@@ -88,10 +88,9 @@ int qkv_cmd_eval(int argc, char **argv)
     memset(&res, 0, sizeof res);
     int status = 1;
     qkv_real *logits = NULL;
-    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_session_read_corpus(&s, file, &s.dev_c, &err) ||
+    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_corpus_read(&s.dev_c, file, &s.cfg.data.read, &err) ||
         qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
         qkv_dataset_require_tags(&s.dev, &s.dev_c, &err) ||
-
         qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;

@@ -98,10 +98,7 @@ int qkv_cmd_tag(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
-    qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = (qkv_format)s.cfg.data.format;
-    opts.tag_field = (qkv_tag_field)s.cfg.data.tags;
-    opts.tag_column = s.cfg.data.tag_column;
+    qkv_read_opts opts = s.cfg.data.read;
     const char *name = strcmp(file, "-") ? file : "<stdin>";
     if (text ? qkv_corpus_read_text(&s.dev_c, input, len, name, &err)
              : qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err)) {

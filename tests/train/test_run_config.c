@@ -1,0 +1,118 @@
+/* The run config fills the library structs it embeds: every choice of an enum key stores the
+ * library's enum value of that name (so a library enum reordered without its names, or a
+ * schema row pointing at another enum, fails here), the fields other keys decide, and a dump
+ * that parses back to the same struct. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "train/run_config.h"
+
+static void load(qkv_run_config *cfg, const char *set)
+{
+    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)set};
+    qkv_error err = {{0}};
+    if (qkv_run_config_load(NULL, ov, set ? 3 : 2, cfg, &err))
+        fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
+}
+
+static void test_choices_are_the_library_values(void **state)
+{
+    (void)state;
+    qkv_run_config c;
+    const struct {
+        const char *set;
+        const void *field; /* in c */
+        int value;
+    } cases[] = {
+        {"model.activation=relu", &c.model.encoder.activation, QKV_FFN_RELU},
+        {"model.activation=gelu", &c.model.encoder.activation, QKV_FFN_GELU},
+        {"model.positional=none", &c.model.positional, QKV_POS_NONE},
+        {"model.positional=sinusoidal", &c.model.positional, QKV_POS_SINUSOIDAL},
+        {"model.positional=learned", &c.model.positional, QKV_POS_LEARNED},
+        {"model.pos_overflow=error", &c.model.pos_overflow, QKV_POS_OVERFLOW_ERROR},
+        {"model.pos_overflow=clamp", &c.model.pos_overflow, QKV_POS_OVERFLOW_CLAMP},
+        {"model.attn_normalize=softmax", &c.model.encoder.attn.normalize, QKV_ATTN_SOFTMAX},
+        {"model.attn_normalize=relu", &c.model.encoder.attn.normalize, QKV_ATTN_RELU},
+        {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
+        {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC},
+        {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO},
+        {"data.format=conllu", &c.data.read.format, QKV_FORMAT_CONLLU},
+        {"data.format=columns", &c.data.read.format, QKV_FORMAT_COLUMNS},
+        {"data.tags=upos", &c.data.read.tag_field, QKV_TAG_UPOS},
+        {"data.tags=xpos", &c.data.read.tag_field, QKV_TAG_XPOS},
+        {"optim.name=adamw", &c.optim.optimizer.kind, QKV_OPTIM_ADAMW},
+        {"optim.name=adam", &c.optim.optimizer.kind, QKV_OPTIM_ADAM},
+        {"optim.name=sgd", &c.optim.optimizer.kind, QKV_OPTIM_SGD},
+        {"optim.decay=none", &c.optim.schedule.decay, QKV_LR_NONE},
+        {"optim.decay=linear", &c.optim.schedule.decay, QKV_LR_LINEAR},
+        {"optim.decay=cosine", &c.optim.schedule.decay, QKV_LR_COSINE},
+        {"log.progress=auto", &c.log.progress, QKV_PROGRESS_AUTO},
+        {"log.progress=on", &c.log.progress, QKV_PROGRESS_ON},
+        {"log.progress=off", &c.log.progress, QKV_PROGRESS_OFF},
+    };
+    int n_enum_keys = 0, n_choices = 0;
+    for (int k = 0; k < QKV_RUN_SCHEMA_LEN; k++)
+        if (QKV_RUN_SCHEMA[k].type == QKV_CFG_ENUM) {
+            n_enum_keys++;
+            for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
+                n_choices++;
+        }
+    assert_int_equal(n_enum_keys, 10);
+    assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        load(&c, cases[i].set);
+        int got;
+        memcpy(&got, cases[i].field, sizeof got); /* every one of these enums is int-sized */
+        if (got != cases[i].value)
+            fail_msg("--set %s stored %d, the library's value of that name is %d", cases[i].set, got, cases[i].value);
+    }
+    /* The library's own names agree with the config's words. */
+    assert_string_equal(qkv_optim_kind_name(QKV_OPTIM_SGD), "sgd");
+    assert_string_equal(qkv_lr_decay_name(QKV_LR_NONE), "none");
+    load(&c, "model.norm_first=false");
+    assert_false(c.model.encoder.norm_first);
+    load(&c, "model.norm_first=true");
+    assert_true(c.model.encoder.norm_first);
+}
+
+static void test_fields_other_keys_decide(void **state)
+{
+    (void)state;
+    qkv_run_config c;
+    load(&c, "data.feature_min_count=3");
+    assert_int_equal(c.data.features.affix_min_count, 3);
+    assert_int_equal(c.data.features.shape_min_count, 3);
+    assert_int_equal(c.data.features.word, 1);
+    assert_int_equal(c.data.features.chars, 0);
+    load(&c, "model.char_dim=8");
+    assert_int_equal(c.data.features.chars, 1);
+    assert_int_equal(c.model.chars.char_dim, 8);
+}
+
+static void test_dump_parses_back_to_the_same_struct(void **state)
+{
+    (void)state;
+    qkv_run_config a, b;
+    char *ov[] = {"data.source=synthetic", "model.char_dim=8", "optim.name=sgd", "optim.warmup_steps=2147483647",
+                  "model.norm_first=false", "data.lowercase=false", "log.progress=off"};
+    qkv_error err = {{0}};
+    assert_int_equal(qkv_run_config_load(NULL, ov, 7, &a, &err), QKV_OK);
+    assert_true(a.optim.schedule.warmup_steps == 2147483647L);
+    char *text = NULL;
+    assert_int_equal(qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &a, &text, &err), QKV_OK);
+    memset(&b, 0xa5, sizeof b);
+    assert_int_equal(qkv_run_config_parse(text, "dump", &b, &err), QKV_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_choices_are_the_library_values),
+        cmocka_unit_test(test_fields_other_keys_decide),
+        cmocka_unit_test(test_dump_parses_back_to_the_same_struct),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
