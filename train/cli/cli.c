@@ -111,7 +111,7 @@ static int take(const qkv_cli_spec *sp, const qkv_cli_opt *o, const char *value)
         char *end;
         errno = 0;
         long v = strtol(value, &end, 10);
-        if ((!*value || *end || errno || v < o->lo || v > o->hi) && o->hi == LONG_MAX)
+        if ((!*value || *end || errno || v < o->lo || v > o->hi) && o->hi >= INT_MAX)
             return qkv_cli_usage_error(sp, "%s takes a whole number from %ld up, got '%s'", o->name, o->lo, value);
         if (!*value || *end || errno || v < o->lo || v > o->hi)
             return qkv_cli_usage_error(sp, "%s takes a whole number from %ld to %ld, got '%s'", o->name, o->lo, o->hi,
@@ -226,82 +226,6 @@ int qkv_cli_parse(const qkv_cli_spec *sp, int argc, char **argv)
             return qkv_cli_usage_error(sp, "missing %s", sp->opts[k].name);
     return -1;
 }
-
-/* The former helpers, until every command uses its table. */
-bool qkv_cli_option(int argc, char **argv, int *i, const char *name, const char **value, bool *bad)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
-        return false;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return true;
-    }
-    if (arg[n] != '\0')
-        return false;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "qkv: %s needs a value\n", name);
-        *bad = true;
-        return true;
-    }
-    *value = argv[++*i];
-    return true;
-}
-
-bool qkv_cli_long(const char *cmd, const char *opt, const char *value, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(value, &end, 10);
-    if (!*value || *end || errno || v < lo || v > hi) {
-        fprintf(stderr, "qkv %s: %s takes a whole number from %ld to %ld, got '%s'\n", cmd, opt, lo, hi, value);
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-void qkv_cli_config_arg(qkv_cli_config *c, const char *cmd, int argc, char **argv, int *i, bool *bad)
-{
-    const char *value;
-    if (qkv_cli_option(argc, argv, i, "--set", &value, bad)) {
-        if (*bad)
-            return;
-        if (c->n_overrides == QKV_CLI_MAX_LIST) {
-            fprintf(stderr, "qkv %s: more than %d --set options\n", cmd, QKV_CLI_MAX_LIST);
-            *bad = true;
-            return;
-        }
-        c->overrides[c->n_overrides++] = (char *)value;
-    } else if (argv[*i][0] == '-' && argv[*i][1]) {
-        fprintf(stderr, "qkv %s: unknown option '%s'\n", cmd, argv[*i]);
-        *bad = true;
-    } else if (!c->path) {
-        c->path = argv[*i];
-    } else {
-        fprintf(stderr, "qkv %s: one CONFIG only, got '%s' and '%s'\n", cmd, c->path, argv[*i]);
-        *bad = true;
-    }
-}
-
-void qkv_cli_positional(const char *cmd, const char *arg, const char **slots[], int n_slots, bool *bad)
-{
-    if (arg[0] == '-' && arg[1]) {
-        fprintf(stderr, "qkv %s: unknown option '%s'\n", cmd, arg);
-        *bad = true;
-        return;
-    }
-    for (int k = 0; k < n_slots; k++)
-        if (!*slots[k]) {
-            *slots[k] = arg;
-            return;
-        }
-    fprintf(stderr, "qkv %s: unexpected argument '%s'\n", cmd, arg);
-    *bad = true;
-}
-
-bool qkv_cli_is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
 
 int qkv_mkdirs(const char *path)
 {

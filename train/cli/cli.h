@@ -72,12 +72,6 @@ typedef struct qkv_cli_config {
     {"--set", QKV_CLI_LIST, (c)->overrides, "section.key=value",                                                   \
      "override one config key (repeatable), e.g. --set train.epochs=3", .count = &(c)->n_overrides}
 
-bool qkv_cli_option(int argc, char **argv, int *i, const char *name, const char **value, bool *bad);
-void qkv_cli_positional(const char *cmd, const char *arg, const char **slots[], int n_slots, bool *bad);
-bool qkv_cli_is_help(const char *arg);
-bool qkv_cli_long(const char *cmd, const char *opt, const char *value, long lo, long hi, long *out);
-void qkv_cli_config_arg(qkv_cli_config *c, const char *cmd, int argc, char **argv, int *i, bool *bad);
-
 /* mkdir -p; returns 0 or -1 with errno. */
 int qkv_mkdirs(const char *path);
 

@@ -14,11 +14,11 @@ static const char ABOUT[] =
 int qkv_cmd_synth(int argc, char **argv)
 {
     long n = 1000, seed = 1;
-    const qkv_cli_opt opts[] = {
+    const qkv_cli_opt rows[] = {
         {"--sentences", QKV_CLI_INT, &n, "N", "sentences to write (default 1000)", .lo = 1, .hi = INT_MAX},
         {"--seed", QKV_CLI_INT, &seed, "S", "seed of the corpus (default 1)", .lo = 0, .hi = LONG_MAX},
     };
-    const qkv_cli_spec spec = {"synth", ABOUT, NULL, opts, QKV_CLI_N(opts)};
+    const qkv_cli_spec spec = {"synth", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;

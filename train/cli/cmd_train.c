@@ -89,7 +89,7 @@ int qkv_cmd_train(int argc, char **argv)
     long stop_at_step = 0;
     qkv_cli_config cc = {0};
     bool force = false;
-    const qkv_cli_opt opts[] = {
+    const qkv_cli_opt rows[] = {
         QKV_CLI_CONFIG_ROWS(&cc, true),
         {"--out", QKV_CLI_STRING, &out, "RUN_DIR",
          "run folder (default: runs/<config name>; with --resume, the run\n"
@@ -110,7 +110,7 @@ int qkv_cmd_train(int argc, char **argv)
          "history is removed first (config.yaml, metrics.tsv, the\n"
          "checkpoints and plots of the other run; never CHECKPOINT)"},
     };
-    const qkv_cli_spec spec = {"train", ABOUT, NOTES, opts, QKV_CLI_N(opts)};
+    const qkv_cli_spec spec = {"train", ABOUT, NOTES, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
