@@ -93,7 +93,7 @@ int qkv_cmd_stats(int argc, char **argv)
         {"--train", QKV_CLI_STRING, &train_path, "TRAIN",
          "also the share of words and of word types (distinct FORMs) of FILE\nthat never occur in TRAIN"},
         {"--xpos", QKV_CLI_FLAG, &xpos, NULL, "CoNLL-U: count the XPOS column instead of UPOS"},
-        {"--format", QKV_CLI_CHOICE, &format, NULL,
+        {"--format", QKV_CLI_CHOICE, &format, "F",
          "auto (default: CoNLL-U for *.conllu or 10 fields), conllu, columns", .choices = QKV_FORMAT_NAMES},
         {"--tag-column", QKV_CLI_INT, &tag_column, "N", "columns format: the tag is column N (FORM is 1; default: the last)",
          .lo = 1, .hi = 1000000000},
