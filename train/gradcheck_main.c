@@ -21,15 +21,10 @@
 #error "qkv-gradcheck must be built against the double-precision library (qkv_f64)"
 #endif
 
-static const char USAGE[] =
-    "usage: qkv gradcheck CONFIG [--set section.key=value]... [--samples N] [--seed S]\n"
-    "\n"
+static const char ABOUT[] =
     "Checks the gradients of CONFIG's model in double precision by central differences on a\n"
     "tiny batch of its training data: one row per parameter tensor (elements checked, max\n"
-    "absolute and relative error, PASS/FAIL). Exits 1 if any tensor fails.\n"
-    "\n"
-    "  --samples N   elements checked per tensor (default 12; 0 = all)\n"
-    "  --seed S      seed of R and of the samples (default 1)\n";
+    "absolute and relative error, PASS/FAIL). Exits 1 if any tensor fails.\n";
 
 typedef struct {
     qkv_session *s;
@@ -70,28 +65,16 @@ int main(int argc, char **argv)
     const char *fault = getenv("QKV_BREAK_BACKWARD");
     qkv_cli_config cc = {0};
     long samples = 12, seed = 1;
-    bool bad = false;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *value;
-        if (qkv_cli_is_help(argv[i])) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (qkv_cli_option(argc, argv, &i, "--samples", &value, &bad)) {
-            bad = bad || !qkv_cli_long("gradcheck", "--samples", value, 0, INT_MAX, &samples);
-        } else if (qkv_cli_option(argc, argv, &i, "--seed", &value, &bad)) {
-            bad = bad || !qkv_cli_long("gradcheck", "--seed", value, 0, LONG_MAX, &seed);
-        } else {
-            qkv_cli_config_arg(&cc, "gradcheck", argc, argv, &i, &bad);
-        }
-    }
-    if (!bad && !cc.path) {
-        fprintf(stderr, "qkv gradcheck: missing CONFIG\n");
-        bad = true;
-    }
-    if (bad) {
-        fputs(USAGE, stderr);
-        return 2;
-    }
+    const qkv_cli_opt rows[] = {
+        QKV_CLI_CONFIG_ROWS(&cc, true),
+        {"--samples", QKV_CLI_INT, &samples, "N", "elements checked per tensor (default 12; 0 = all)", .lo = 0,
+         .hi = INT_MAX},
+        {"--seed", QKV_CLI_INT, &seed, "S", "seed of R and of the samples (default 1)", .lo = 0, .hi = LONG_MAX},
+    };
+    const qkv_cli_spec spec = {"gradcheck", ABOUT, NULL, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
     const char *config = cc.path;
 
     qkv_session s;

@@ -120,4 +120,9 @@ int qkv_config_dump(const qkv_cfg_key *schema, int n_keys, const void *cfg, char
  * choices, description. Fails (QKV_ERR) only if writing fails. */
 int qkv_config_doc(const qkv_cfg_key *schema, int n_keys, FILE *out, qkv_error *err);
 
+/* True when typo is close enough to candidate to suggest it ("did you mean"): edit distance
+ * (ASCII case ignored) 1 for candidates of up to 5 characters, 2 for longer ones, never
+ * identical. Also used for the command line's option names. */
+bool qkv_cfg_is_near(const char *typo, const char *candidate);
+
 #endif

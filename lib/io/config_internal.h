@@ -38,10 +38,6 @@ void qkv_cfg_put_int(const qkv_cfg_key *k, void *cfg, long long v);
  * neighbours each cost 1), ignoring ASCII case. */
 int qkv_cfg_distance(const char *a, const char *b);
 
-/* True when typo is close enough to candidate to suggest it: distance 1 for candidates of up to
- * 5 characters, 2 for longer ones (and never identical). */
-bool qkv_cfg_is_near(const char *typo, const char *candidate);
-
 /* v in the fewest significant digits that read back as exactly v, without an exponent when
  * it fits in 17 digits ("10", "1000000", "0.001", "1e-05", "1e+20"). */
 void qkv_cfg_format_real(double v, char *buf, size_t cap);

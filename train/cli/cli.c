@@ -1,85 +1,231 @@
 #include "train/cli/cli.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-bool qkv_cli_option(int argc, char **argv, int *i, const char *name, const char **value, bool *bad)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
-        return false;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return true;
-    }
-    if (arg[n] != '\0')
-        return false;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "qkv: %s needs a value\n", name);
-        *bad = true;
-        return true;
-    }
-    *value = argv[++*i];
-    return true;
-}
+#include "lib/io/config.h"
 
-bool qkv_cli_long(const char *cmd, const char *opt, const char *value, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(value, &end, 10);
-    if (!*value || *end || errno || v < lo || v > hi) {
-        fprintf(stderr, "qkv %s: %s takes a whole number from %ld to %ld, got '%s'\n", cmd, opt, lo, hi, value);
-        return false;
-    }
-    *out = v;
-    return true;
-}
+#define QKV_CLI_WIDTH 100 /* the usage line wraps before this column */
 
-void qkv_cli_config_arg(qkv_cli_config *c, const char *cmd, int argc, char **argv, int *i, bool *bad)
-{
-    const char *value;
-    if (qkv_cli_option(argc, argv, i, "--set", &value, bad)) {
-        if (*bad)
-            return;
-        if (c->n_overrides == QKV_CLI_MAX_SET) {
-            fprintf(stderr, "qkv %s: more than %d --set options\n", cmd, QKV_CLI_MAX_SET);
-            *bad = true;
-            return;
-        }
-        c->overrides[c->n_overrides++] = (char *)value;
-    } else if (argv[*i][0] == '-' && argv[*i][1]) {
-        fprintf(stderr, "qkv %s: unknown option '%s'\n", cmd, argv[*i]);
-        *bad = true;
-    } else if (!c->path) {
-        c->path = argv[*i];
-    } else {
-        fprintf(stderr, "qkv %s: one CONFIG only, got '%s' and '%s'\n", cmd, c->path, argv[*i]);
-        *bad = true;
-    }
-}
+static bool is_positional_row(const qkv_cli_opt *o) { return o->name[0] != '-'; }
 
-void qkv_cli_positional(const char *cmd, const char *arg, const char **slots[], int n_slots, bool *bad)
+/* "N" in "--sentences N", "conllu|text" for a choice, "" for a flag. */
+static void metavar_of(const qkv_cli_opt *o, char *buf, size_t cap)
 {
-    if (arg[0] == '-' && arg[1]) {
-        fprintf(stderr, "qkv %s: unknown option '%s'\n", cmd, arg);
-        *bad = true;
+    size_t n = 0;
+    buf[0] = '\0';
+    if (o->metavar || o->kind != QKV_CLI_CHOICE) {
+        snprintf(buf, cap, "%s", o->metavar ? o->metavar : is_positional_row(o) ? o->name : "");
         return;
     }
-    for (int k = 0; k < n_slots; k++)
-        if (!*slots[k]) {
-            *slots[k] = arg;
-            return;
-        }
-    fprintf(stderr, "qkv %s: unexpected argument '%s'\n", cmd, arg);
-    *bad = true;
+    for (int c = 0; o->choices[c] && n < cap; c++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", c ? "|" : "", o->choices[c]);
 }
 
-bool qkv_cli_is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
+/* "usage: qkv CMD CONFIG [--out RUN_DIR] [--set section.key=value]... [--force]", wrapped. */
+static void print_usage(const qkv_cli_spec *sp, FILE *out)
+{
+    int col = fprintf(out, "usage: qkv %s", sp->cmd), indent = col;
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < sp->n_opts; k++) {
+            const qkv_cli_opt *o = &sp->opts[k];
+            if (is_positional_row(o) != (pass == 0))
+                continue;
+            char mv[256], word[400];
+            metavar_of(o, mv, sizeof mv);
+            bool optional = !o->required && !(pass == 0 && o->kind == QKV_CLI_LIST);
+            snprintf(word, sizeof word, "%s%s%s%s%s%s", optional ? "[" : "", pass ? o->name : "", pass && *mv ? " " : "",
+                     mv, optional ? "]" : "", o->kind == QKV_CLI_LIST ? "..." : "");
+            if (col + 1 + (int)strlen(word) > QKV_CLI_WIDTH) {
+                fprintf(out, "\n%*s", indent, "");
+                col = indent;
+            }
+            col += fprintf(out, " %s", word);
+        }
+    fputc('\n', out);
+}
+
+static void print_help(const qkv_cli_spec *sp, FILE *out)
+{
+    print_usage(sp, out);
+    fprintf(out, "\n%s", sp->about);
+    int width = 0;
+    char mv[256];
+    for (int k = 0; k < sp->n_opts; k++)
+        if (!is_positional_row(&sp->opts[k]) && sp->opts[k].help) {
+            metavar_of(&sp->opts[k], mv, sizeof mv);
+            int w = (int)(strlen(sp->opts[k].name) + (*mv ? 1 + strlen(mv) : 0));
+            width = w > width ? w : width;
+        }
+    bool first = true;
+    for (int k = 0; k < sp->n_opts; k++) {
+        const qkv_cli_opt *o = &sp->opts[k];
+        if (is_positional_row(o) || !o->help)
+            continue;
+        metavar_of(o, mv, sizeof mv);
+        char left[400];
+        snprintf(left, sizeof left, "%s%s%s", o->name, *mv ? " " : "", mv);
+        fprintf(out, "%s  %-*s  ", first ? "\n" : "", width, left);
+        first = false;
+        for (const char *p = o->help; *p;) {
+            size_t n = strcspn(p, "\n");
+            fprintf(out, "%.*s\n", (int)n, p);
+            p += n;
+            if (*p && *++p)
+                fprintf(out, "  %*s  ", width, "");
+        }
+    }
+    if (sp->notes)
+        fprintf(out, "\n%s", sp->notes);
+}
+
+int qkv_cli_usage_error(const qkv_cli_spec *sp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "qkv %s: ", sp->cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    print_usage(sp, stderr);
+    fprintf(stderr, "(qkv %s --help describes every option)\n", sp->cmd);
+    return 2;
+}
+
+/* Stores value into o's field; returns -1, or 2 after a usage error. */
+static int take(const qkv_cli_spec *sp, const qkv_cli_opt *o, const char *value)
+{
+    switch (o->kind) {
+    case QKV_CLI_FLAG:
+        *(bool *)o->field = true;
+        return -1;
+    case QKV_CLI_STRING:
+        *(const char **)o->field = value;
+        return -1;
+    case QKV_CLI_INT: {
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if ((!*value || *end || errno || v < o->lo || v > o->hi) && o->hi >= INT_MAX)
+            return qkv_cli_usage_error(sp, "%s takes a whole number from %ld up, got '%s'", o->name, o->lo, value);
+        if (!*value || *end || errno || v < o->lo || v > o->hi)
+            return qkv_cli_usage_error(sp, "%s takes a whole number from %ld to %ld, got '%s'", o->name, o->lo, o->hi,
+                                       value);
+        *(long *)o->field = v;
+        return -1;
+    }
+    case QKV_CLI_CHOICE: {
+        char list[400];
+        size_t n = 0;
+        const char *near = NULL;
+        int c = 0;
+        for (; o->choices[c]; c++)
+            if (!strcmp(value, o->choices[c])) {
+                *(int *)o->field = c;
+                return -1;
+            } else if (!near && qkv_cfg_is_near(value, o->choices[c]))
+                near = o->choices[c];
+        for (int k = 0; k < c && n < sizeof list; k++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k == 0 ? "" : k == c - 1 ? " or " : ", ",
+                                  o->choices[k]);
+        if (near)
+            return qkv_cli_usage_error(sp, "%s is %s, not '%s'; did you mean '%s'?", o->name, list, value, near);
+        return qkv_cli_usage_error(sp, "%s is %s, not '%s'", o->name, list, value);
+    }
+    case QKV_CLI_LIST:
+        if (*o->count == QKV_CLI_MAX_LIST)
+            return qkv_cli_usage_error(sp, "more than %d %s", QKV_CLI_MAX_LIST, o->name);
+        ((char **)o->field)[(*o->count)++] = (char *)value;
+        return -1;
+    }
+    return -1;
+}
+
+/* argv's argument a, not an option of the table: a usage error with the nearest name. */
+static int unknown_option(const qkv_cli_spec *sp, const char *a, size_t len)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), a);
+    for (int k = 0; k < sp->n_opts; k++)
+        if (!is_positional_row(&sp->opts[k]) && qkv_cfg_is_near(name, sp->opts[k].name))
+            return qkv_cli_usage_error(sp, "unknown option '%s', did you mean '%s'?", a, sp->opts[k].name);
+    return qkv_cli_usage_error(sp, "unknown option '%s'", a);
+}
+
+/* The next positional row to fill after n_taken single positionals; NULL: none is left. */
+static const qkv_cli_opt *positional_row(const qkv_cli_spec *sp, int n_taken)
+{
+    const qkv_cli_opt *list = NULL;
+    for (int k = 0; k < sp->n_opts; k++) {
+        const qkv_cli_opt *o = &sp->opts[k];
+        if (!is_positional_row(o))
+            continue;
+        if (o->kind == QKV_CLI_LIST)
+            list = o;
+        else if (n_taken-- == 0)
+            return o;
+    }
+    return list;
+}
+
+int qkv_cli_parse(const qkv_cli_spec *sp, int argc, char **argv)
+{
+    bool only_positional = false;
+    bool given[sp->n_opts + 1];
+    memset(given, 0, sizeof given);
+    int n_taken = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const qkv_cli_opt *o = NULL;
+        int status;
+        if (only_positional || a[0] != '-' || !a[1]) {
+            if (!(o = positional_row(sp, n_taken))) {
+                char took[400] = "";
+                size_t n = 0;
+                for (int k = 0; k < sp->n_opts && n < sizeof took; k++)
+                    if (is_positional_row(&sp->opts[k]))
+                        n += (size_t)snprintf(took + n, sizeof took - n, " %s", sp->opts[k].name);
+                return qkv_cli_usage_error(sp, "unexpected argument '%s' (qkv %s takes %s)", a, sp->cmd,
+                                           n ? took + 1 : "options only");
+            }
+            n_taken += o->kind != QKV_CLI_LIST;
+            status = take(sp, o, a);
+        } else if (!strcmp(a, "--")) {
+            only_positional = true;
+            continue;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            print_help(sp, stdout);
+            return 0;
+        } else {
+            size_t len = strcspn(a, "=");
+            for (int k = 0; k < sp->n_opts && !o; k++)
+                if (!is_positional_row(&sp->opts[k]) && strlen(sp->opts[k].name) == len &&
+                    !strncmp(a, sp->opts[k].name, len))
+                    o = &sp->opts[k];
+            if (!o)
+                return unknown_option(sp, a, len);
+            if (o->kind == QKV_CLI_FLAG && a[len])
+                return qkv_cli_usage_error(sp, "%s takes no value, got '%s'", o->name, a);
+            char mv[256];
+            metavar_of(o, mv, sizeof mv);
+            if (o->kind != QKV_CLI_FLAG && !a[len] && i + 1 >= argc)
+                return qkv_cli_usage_error(sp, "%s needs a value (%s)", o->name, mv);
+            status = take(sp, o, o->kind == QKV_CLI_FLAG ? NULL : a[len] ? a + len + 1 : argv[++i]);
+        }
+        if (status >= 0)
+            return status;
+        given[o - sp->opts] = true;
+    }
+    for (int k = 0; k < sp->n_opts; k++)
+        if (sp->opts[k].required && !given[k])
+            return qkv_cli_usage_error(sp, "missing %s", sp->opts[k].name);
+    return -1;
+}
 
 int qkv_mkdirs(const char *path)
 {

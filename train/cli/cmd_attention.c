@@ -1,4 +1,5 @@
 /* qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--size WxH] [--force] */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +12,13 @@
 #include "train/plot/plot_attention.h"
 #include "train/train_state.h"
 
-static const char USAGE[] =
-    "usage: qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--size WxH] [--force]\n"
-    "\n"
+static const char ABOUT[] =
     "Runs the model on one sentence (words separated by spaces) and draws the attention\n"
     "weights P of one layer as a heatmap with gnuplot: rows are queries (labelled with the\n"
     "word and its predicted tag), columns are keys. Keys a query does not see (outside\n"
     "model.attn_window, or later words with model.attn_causal) are masked: grey cells. The\n"
     "image grows with the sentence (a cell and a label per word). The gnuplot script, with\n"
-    "the weights in it (-1 for masked), is written beside the image (FILE.gp).\n"
-    "\n"
-    "  --sentence TEXT  the sentence, e.g. \"The old man the boats .\"\n"
-    "  --layer L        encoder block, 0-based (default: the last)\n"
-    "  --head H|all     one head, 0-based, or every head of the layer in a grid (default: all)\n"
-    "  --out FILE       .png or .svg (default: attention.png)\n"
-    "  --size WxH       the image in pixels, e.g. 1600x1600 (default: sized to the sentence)\n"
-
-    "  --force          replace FILE (and FILE.gp) if it exists\n";
+    "the weights in it (-1 for masked), is written beside the image (FILE.gp).\n";
 
 /* Larger heatmaps are unreadable, and gnuplot takes minutes to draw one of 1,000 words. */
 #define QKV_ATTENTION_MAX_WORDS 200
@@ -117,60 +108,34 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
 
 int qkv_cmd_attention(int argc, char **argv)
 {
-    const char *ckpt = NULL, *sentence = NULL, *layer_arg = NULL, *head_arg = "all", *out = "attention.png";
-    const char *size = NULL;
+    const char *ckpt = NULL, *sentence = NULL, *head_arg = "all", *out_arg = NULL, *size = NULL;
+    long layer_arg = -1;
     int width = 0, height = 0;
-    bool bad = false, force = false, out_given = false;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *value;
-        if (qkv_cli_is_help(argv[i])) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (qkv_cli_option(argc, argv, &i, "--sentence", &value, &bad)) {
-            sentence = value;
-        } else if (qkv_cli_option(argc, argv, &i, "--layer", &value, &bad)) {
-            layer_arg = value;
-        } else if (qkv_cli_option(argc, argv, &i, "--head", &value, &bad)) {
-            head_arg = value;
-        } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
-            out = value;
-            out_given = true;
-        } else if (!strcmp(argv[i], "--force")) {
-            force = true;
-        } else if (qkv_cli_option(argc, argv, &i, "--size", &value, &bad)) {
-            size = value;
-        } else {
-            qkv_cli_positional("attention", argv[i], (const char **[]){&ckpt}, 1, &bad);
-        }
-    }
-    if (!bad && !ckpt) {
-        fprintf(stderr, "qkv attention: missing CHECKPOINT\n");
-        bad = true;
-    }
-    if (!bad && !sentence) {
-        fprintf(stderr, "qkv attention: missing --sentence\n");
-        bad = true;
-    }
-    int layer = -1, head = -1;
+    bool force = false;
+    const qkv_cli_opt rows[] = {
+        {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
+        {"--sentence", QKV_CLI_STRING, &sentence, "TEXT", "the sentence, e.g. \"The old man the boats .\"",
+         .required = true},
+        {"--layer", QKV_CLI_INT, &layer_arg, "L", "encoder block, 0-based (default: the last)", .lo = 0,
+         .hi = INT_MAX},
+        {"--head", QKV_CLI_STRING, &head_arg, "H|all",
+         "one head, 0-based, or every head of the layer in a grid (default: all)"},
+        {"--out", QKV_CLI_STRING, &out_arg, "FILE", ".png or .svg (default: attention.png)"},
+        {"--size", QKV_CLI_STRING, &size, "WxH", "the image in pixels, e.g. 1600x1600 (default: sized to the sentence)"},
+        {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE (and FILE.gp) if it exists"},
+    };
+    const qkv_cli_spec spec = {"attention", ABOUT, NULL, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
+    const char *out = out_arg ? out_arg : "attention.png";
+    int layer = (int)layer_arg, head = -1;
     char *end;
-    if (!bad && layer_arg && ((layer = (int)strtol(layer_arg, &end, 10)) < 0 || *end || end == layer_arg)) {
-        fprintf(stderr, "qkv attention: --layer is a layer number from 0, not '%s'\n", layer_arg);
-        bad = true;
-    }
-    if (!bad && strcmp(head_arg, "all") &&
-        ((head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg)) {
-        fprintf(stderr, "qkv attention: --head is a head number from 0 or 'all', not '%s'\n", head_arg);
-        bad = true;
-    }
-    if (!bad && size && !qkv_image_size_parse(size, &width, &height)) {
-        fprintf(stderr, "qkv attention: --size is WIDTHxHEIGHT in pixels (16..20000), e.g. 1600x1600, not '%s'\n",
-                size);
-        bad = true;
-    }
-    if (bad) {
-        fputs(USAGE, stderr);
-        return 2;
-    }
+    if (strcmp(head_arg, "all") && ((head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg))
+        return qkv_cli_usage_error(&spec, "--head is a head number from 0 or 'all', not '%s'", head_arg);
+    if (size && !qkv_image_size_parse(size, &width, &height))
+        return qkv_cli_usage_error(
+            &spec, "--size is WIDTHxHEIGHT in pixels (16..20000), e.g. 1600x1600, not '%s'", size);
     char script[4300];
     qkv_gnuplot_script_path(out, script, sizeof script);
     qkv_error err;
@@ -179,7 +144,7 @@ int qkv_cmd_attention(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
-    if (!qkv_output_ok("attention", out_given ? "--out" : NULL, out, &ckpt, 1, force, false) ||
+    if (!qkv_output_ok("attention", out_arg ? "--out" : NULL, out, &ckpt, 1, force, false) ||
         !qkv_output_ok("attention", NULL, script, &ckpt, 1, force, false))
         return 1;
 

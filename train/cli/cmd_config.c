@@ -7,32 +7,23 @@
 #include "train/cli/commands.h"
 #include "train/run_config.h"
 
-static const char USAGE[] =
-    "usage: qkv config [CONFIG] [--set section.key=value]...\n"
-    "       qkv config --doc\n"
-    "\n"
+static const char ABOUT[] =
     "Checks CONFIG and prints it resolved: every key, defaults filled in, paths absolute\n"
-    "(without CONFIG: the defaults). --doc prints the reference of every key as markdown\n"
-    "(configs/README.md holds the same table).\n";
+    "(without CONFIG: the defaults).\n";
 
 int qkv_cmd_config(int argc, char **argv)
 {
     qkv_cli_config cc = {0};
-    bool bad = false, doc = false;
-    for (int i = 1; i < argc && !bad; i++) {
-        if (qkv_cli_is_help(argv[i])) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--doc")) {
-            doc = true;
-        } else {
-            qkv_cli_config_arg(&cc, "config", argc, argv, &i, &bad);
-        }
-    }
-    if (bad) {
-        fputs(USAGE, stderr);
-        return 2;
-    }
+    bool doc = false;
+    const qkv_cli_opt rows[] = {
+        QKV_CLI_CONFIG_ROWS(&cc, false),
+        {"--doc", QKV_CLI_FLAG, &doc, NULL,
+         "print the reference of every key as markdown instead\n(configs/README.md holds the same table)"},
+    };
+    const qkv_cli_spec spec = {"config", ABOUT, NULL, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
     qkv_error err;
     int status = 0;
     if (doc) {

@@ -12,19 +12,11 @@
 #include "train/report.h"
 #include "train/train_state.h"
 
-static const char USAGE[] =
-    "usage: qkv eval CHECKPOINT FILE [--json] [--by-length] [--logits OUT.h5 [--force]]\n"
-    "\n"
+static const char ABOUT[] =
     "Tags FILE (read with the checkpoint's data settings) and compares with its gold tags:\n"
     "accuracy, per-tag precision/recall/F1, the most frequent confusions, words per second.\n"
     "A gold tag never seen in training counts as an error (with one warning); a word whose\n"
-    "gold tag is _ (no tag) is tagged but not scored (counted in the report).\n"
-    "\n"
-    "  --json        one JSON object on stdout instead of the text report\n"
-    "  --by-length   also accuracy per sentence length (1-10, 11-20, 21-40, 41+ words)\n"
-    "  --logits OUT  also write every word's logits to the HDF5 file OUT: /logits float32\n"
-    "                [words, tags] and /pred int64 [words] in file order (for parity checks)\n"
-    "  --force       replace OUT if it exists (never CHECKPOINT or FILE)\n";
+    "gold tag is _ (no tag) is tagged but not scored (counted in the report).\n";
 
 /* /logits [n_words, n_tags] and /pred [n_words] of res into path (a qkv HDF5 container). */
 static int write_logits(const char *path, const qkv_eval_result *res, const qkv_real *logits, int n_words,
@@ -53,32 +45,22 @@ static int write_logits(const char *path, const qkv_eval_result *res, const qkv_
 int qkv_cmd_eval(int argc, char **argv)
 {
     const char *ckpt = NULL, *file = NULL, *logits_path = NULL;
-    bool json = false, by_length = false, force = false, bad = false;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *value;
-        if (qkv_cli_is_help(argv[i])) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (!strcmp(argv[i], "--by-length")) {
-            by_length = true;
-        } else if (!strcmp(argv[i], "--force")) {
-            force = true;
-        } else if (qkv_cli_option(argc, argv, &i, "--logits", &value, &bad)) {
-            logits_path = value;
-        } else {
-            qkv_cli_positional("eval", argv[i], (const char **[]){&ckpt, &file}, 2, &bad);
-        }
-    }
-    if (!bad && (!ckpt || !file)) {
-        fprintf(stderr, "qkv eval: needs CHECKPOINT and FILE\n");
-        bad = true;
-    }
-    if (bad) {
-        fputs(USAGE, stderr);
-        return 2;
-    }
+    bool json = false, by_length = false, force = false;
+    const qkv_cli_opt rows[] = {
+        {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
+        {"FILE", QKV_CLI_STRING, &file, .required = true},
+        {"--json", QKV_CLI_FLAG, &json, NULL, "one JSON object on stdout instead of the text report"},
+        {"--by-length", QKV_CLI_FLAG, &by_length, NULL,
+         "also accuracy per sentence length (1-10, 11-20, 21-40, 41+ words)"},
+        {"--logits", QKV_CLI_STRING, &logits_path, "OUT.h5",
+         "also write every word's logits to the HDF5 file OUT.h5: /logits float32\n"
+         "[words, tags] and /pred int64 [words] in file order (for parity checks)"},
+        {"--force", QKV_CLI_FLAG, &force, NULL, "replace OUT.h5 if it exists (never CHECKPOINT or FILE)"},
+    };
+    const qkv_cli_spec spec = {"eval", ABOUT, NULL, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
     if (logits_path && !qkv_output_ok("eval", "--logits", logits_path, (const char *[]){ckpt, file}, 2, force, false))
         return 1;
     qkv_session s;

@@ -10,64 +10,35 @@
 #include "train/cli/output_file.h"
 #include "train/plot/plot_metrics.h"
 
-static const char USAGE[] =
-    "usage: qkv plot RUN_DIR... [--out FILE.png|FILE.svg] [--size WIDTHxHEIGHT] [--force]\n"
-    "\n"
+static const char ABOUT[] =
     "Draws the training curves of one or more runs from their metrics.tsv with gnuplot:\n"
     "training loss per step (faint) with a smoothed line (a local line fit over about a tenth\n"
     "of each run's rows, without lag) and dev loss per evaluation on top,\n"
     "dev accuracy below. Several runs overlay, named by their folders. The gnuplot script is\n"
-    "written beside the image (FILE.gp): edit it and rerun 'gnuplot FILE.gp'.\n"
-    "\n"
-    "  --out FILE   the image, .png or .svg (default: RUN_DIR/plots/loss.png for one run,\n"
-    "               compare.png for several)\n"
-    "  --size WxH   pixels (default 960x720)\n"
-    "  --force      replace FILE (and FILE.gp) if it exists\n"
-    "\n"
-    "Needs gnuplot (Debian/Ubuntu: apt-get install gnuplot-nox).\n";
+    "written beside the image (FILE.gp): edit it and rerun 'gnuplot FILE.gp'.\n";
+
+static const char NOTES[] = "Needs gnuplot (Debian/Ubuntu: apt-get install gnuplot-nox).\n";
 
 int qkv_cmd_plot(int argc, char **argv)
 {
     const char *out = NULL, *size = NULL;
-    const char **runs = calloc((size_t)argc, sizeof *runs);
+    const char *runs[QKV_CLI_MAX_LIST];
     int n_runs = 0, width = QKV_PLOT_WIDTH, height = QKV_PLOT_HEIGHT;
-    bool bad = false, force = false;
-    if (!runs)
-        return 1;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *value;
-        if (qkv_cli_is_help(argv[i])) {
-            fputs(USAGE, stdout);
-            free(runs);
-            return 0;
-        } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
-            out = value;
-        } else if (qkv_cli_option(argc, argv, &i, "--size", &value, &bad)) {
-            size = value;
-        } else if (!strcmp(argv[i], "--force")) {
-            force = true;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "qkv plot: unknown option '%s'\n", argv[i]);
-            bad = true;
-        } else {
-            runs[n_runs++] = argv[i];
-        }
-    }
-    if (!bad && size) {
-        if (!qkv_image_size_parse(size, &width, &height)) {
-            fprintf(stderr, "qkv plot: --size is WIDTHxHEIGHT in pixels (16..20000), e.g. 960x720, not '%s'\n", size);
-            bad = true;
-        }
-    }
-    if (!bad && n_runs == 0) {
-        fprintf(stderr, "qkv plot: missing RUN_DIR\n");
-        bad = true;
-    }
-    if (bad) {
-        fputs(USAGE, stderr);
-        free(runs);
-        return 2;
-    }
+    bool force = false;
+    const qkv_cli_opt rows[] = {
+        {"RUN_DIR", QKV_CLI_LIST, runs, .count = &n_runs, .required = true},
+        {"--out", QKV_CLI_STRING, &out, "FILE.png|FILE.svg",
+         "the image (default: RUN_DIR/plots/loss.png for one run,\ncompare.png for several)"},
+        {"--size", QKV_CLI_STRING, &size, "WIDTHxHEIGHT", "pixels (default 960x720)"},
+        {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE (and FILE.gp) if it exists"},
+    };
+    const qkv_cli_spec spec = {"plot", ABOUT, NOTES, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
+    if (size && !qkv_image_size_parse(size, &width, &height))
+        return qkv_cli_usage_error(&spec, "--size is WIDTHxHEIGHT in pixels (16..20000), e.g. 960x720, not '%s'",
+                                   size);
     char image[4200];
     if (out)
         snprintf(image, sizeof image, "%s", out);
@@ -92,13 +63,10 @@ int qkv_cmd_plot(int argc, char **argv)
     qkv_image_kind kind;
     int status = qkv_image_kind_of(image, &kind, &err);
     if (status == QKV_OK && (!qkv_output_ok("plot", out ? "--out" : NULL, image, runs, n_runs, force, owned) ||
-                             !qkv_output_ok("plot", NULL, script, runs, n_runs, force, owned))) {
-        free(runs);
+                             !qkv_output_ok("plot", NULL, script, runs, n_runs, force, owned)))
         return 1;
-    }
     if (status == QKV_OK)
         status = qkv_plot_metrics(runs, n_runs, image, width, height, &err);
-    free(runs);
     if (status) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;

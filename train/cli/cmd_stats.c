@@ -6,27 +6,13 @@
 
 #include "data/batch.h"
 #include "data/stats.h"
+#include "train/cli/cli.h"
 #include "train/cli/commands.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: qkv stats FILE [--train TRAIN] [--xpos] [--format auto|conllu|columns]\n"
-            "                 [--tag-column N] [--time] [--budget TOKENS]\n"
-            "\n"
-            "Prints the sentences, words, multiword tokens, empty nodes, the longest sentence and\n"
-            "the words per tag of FILE (CoNLL-U, or FORM<TAB>TAG columns with blank lines between\n"
-            "sentences). A tag _ means no tag: such words are counted apart.\n"
-            "\n"
-            "  --train TRAIN    also the share of words and of word types (distinct FORMs) of FILE\n"
-            "                   that never occur in TRAIN\n"
-            "  --xpos           CoNLL-U: count the XPOS column instead of UPOS\n"
-            "  --format F       auto (default: CoNLL-U for *.conllu or 10 fields), conllu, columns\n"
-            "  --tag-column N   columns format: the tag is column N (FORM is 1; default: the last)\n"
-            "  --time           time reading, indexing (vocabularies and feature ids with the default\n"
-            "                   features) and batching (plan and fill every batch) of FILE\n"
-            "  --budget TOKENS  token budget per batch for --time (default 2000)\n");
-}
+static const char ABOUT[] =
+    "Prints the sentences, words, multiword tokens, empty nodes, the longest sentence and\n"
+    "the words per tag of FILE (CoNLL-U, or FORM<TAB>TAG columns with blank lines between\n"
+    "sentences). A tag _ means no tag: such words are counted apart.\n";
 
 static double now_s(void)
 {
@@ -99,55 +85,31 @@ int qkv_cmd_stats(int argc, char **argv)
 {
     const char *file = NULL, *train_path = NULL;
     qkv_read_opts opts = QKV_READ_DEFAULTS;
-    int timing = 0, budget = 2000;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--train") && i + 1 < argc) {
-            train_path = argv[++i];
-        } else if (!strcmp(a, "--xpos")) {
-            opts.tag_field = QKV_TAG_XPOS;
-        } else if (!strcmp(a, "--time")) {
-            timing = 1;
-        } else if (!strcmp(a, "--format") && i + 1 < argc) {
-            const char *f = argv[++i];
-            if (!strcmp(f, "auto"))
-                opts.format = QKV_FORMAT_AUTO;
-            else if (!strcmp(f, "conllu"))
-                opts.format = QKV_FORMAT_CONLLU;
-            else if (!strcmp(f, "columns"))
-                opts.format = QKV_FORMAT_COLUMNS;
-            else {
-                fprintf(stderr, "qkv stats: --format expects auto, conllu or columns, got '%s'\n", f);
-                return 2;
-            }
-        } else if ((!strcmp(a, "--tag-column") || !strcmp(a, "--budget")) && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 1000000000) {
-                fprintf(stderr, "qkv stats: %s expects a positive integer, got '%s'\n", a, argv[i]);
-                return 2;
-            }
-            if (!strcmp(a, "--budget"))
-                budget = (int)v;
-            else
-                opts.tag_column = (int)v;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "qkv stats: unknown or incomplete option '%s' (see qkv stats --help)\n", a);
-            return 2;
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "qkv stats: one FILE expected, got '%s' and '%s'\n", file, a);
-            return 2;
-        }
-    }
-    if (!file) {
-        usage(stderr);
-        return 2;
-    }
+    bool xpos = false, timing = false;
+    int format = QKV_FORMAT_AUTO;
+    long tag_column = 0, budget = 2000;
+    const qkv_cli_opt rows[] = {
+        {"FILE", QKV_CLI_STRING, &file, .required = true},
+        {"--train", QKV_CLI_STRING, &train_path, "TRAIN",
+         "also the share of words and of word types (distinct FORMs) of FILE\nthat never occur in TRAIN"},
+        {"--xpos", QKV_CLI_FLAG, &xpos, NULL, "CoNLL-U: count the XPOS column instead of UPOS"},
+        {"--format", QKV_CLI_CHOICE, &format, "F",
+         "auto (default: CoNLL-U for *.conllu or 10 fields), conllu, columns", .choices = QKV_FORMAT_NAMES},
+        {"--tag-column", QKV_CLI_INT, &tag_column, "N", "columns format: the tag is column N (FORM is 1; default: the last)",
+         .lo = 1, .hi = 1000000000},
+        {"--time", QKV_CLI_FLAG, &timing, NULL,
+         "time reading, indexing (vocabularies and feature ids with the default\n"
+         "features) and batching (plan and fill every batch) of FILE"},
+        {"--budget", QKV_CLI_INT, &budget, "TOKENS", "token budget per batch for --time (default 2000)", .lo = 1,
+         .hi = 1000000000},
+    };
+    const qkv_cli_spec spec = {"stats", ABOUT, NULL, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
+    opts.format = (qkv_format)format;
+    opts.tag_field = xpos ? QKV_TAG_XPOS : QKV_TAG_UPOS;
+    opts.tag_column = (int)tag_column;
     qkv_error err;
     qkv_corpus c, train;
     if (qkv_corpus_read(&c, file, &opts, &err) != QKV_OK) {
@@ -197,5 +159,5 @@ int qkv_cmd_stats(int argc, char **argv)
     qkv_corpus_free(&c);
     if (train_path)
         qkv_corpus_free(&train);
-    return timing ? run_timing(file, &opts, budget) : 0;
+    return timing ? run_timing(file, &opts, (int)budget) : 0;
 }

@@ -6,35 +6,22 @@
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 
-static const char USAGE[] =
-    "usage: qkv synth [--sentences N] [--seed S]\n"
-    "\n"
-    "Writes N sentences (default 1000) of qkv's synthetic tagging corpus, drawn from seed S\n"
-    "(default 1), as CoNLL-U on standard output: the data of a config with\n"
-    "data.source: synthetic (e.g. tests/train/synthetic.yaml).\n";
+static const char ABOUT[] =
+    "Writes N sentences of qkv's synthetic tagging corpus, drawn from seed S, as CoNLL-U on\n"
+    "standard output: the data of a config with data.source: synthetic (e.g.\n"
+    "tests/train/synthetic.yaml).\n";
 
 int qkv_cmd_synth(int argc, char **argv)
 {
     long n = 1000, seed = 1;
-    bool bad = false;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *value;
-        if (qkv_cli_is_help(argv[i])) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (qkv_cli_option(argc, argv, &i, "--sentences", &value, &bad)) {
-            bad = bad || !qkv_cli_long("synth", "--sentences", value, 1, INT_MAX, &n);
-        } else if (qkv_cli_option(argc, argv, &i, "--seed", &value, &bad)) {
-            bad = bad || !qkv_cli_long("synth", "--seed", value, 0, LONG_MAX, &seed);
-        } else {
-            fprintf(stderr, "qkv synth: unexpected argument '%s'\n", argv[i]);
-            bad = true;
-        }
-    }
-    if (bad) {
-        fputs(USAGE, stderr);
-        return 2;
-    }
+    const qkv_cli_opt rows[] = {
+        {"--sentences", QKV_CLI_INT, &n, "N", "sentences to write (default 1000)", .lo = 1, .hi = INT_MAX},
+        {"--seed", QKV_CLI_INT, &seed, "S", "seed of the corpus (default 1)", .lo = 0, .hi = LONG_MAX},
+    };
+    const qkv_cli_spec spec = {"synth", ABOUT, NULL, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
     qkv_error err;
     if (qkv_synth_write(stdout, (int)n, (uint64_t)seed, &err) || fflush(stdout)) {
         fprintf(stderr, "qkv: %s\n", err.msg);

@@ -11,14 +11,7 @@
 #include "train/cli/output_file.h"
 #include "train/train_state.h"
 
-static const char USAGE[] =
-    "usage: qkv tag CHECKPOINT [FILE|-] [--format conllu|text]\n"
-    "\n"
-    "Writes FILE (default: standard input) to standard output with predicted tags.\n"
-    "  --format conllu  (default) CoNLL-U in, the same bytes out with the predicted tag in the\n"
-    "                   tag column the model was trained on (UPOS or XPOS)\n"
-    "  --format text    one sentence per line, tokens separated by spaces; CoNLL-U out (every\n"
-    "                   other byte is in a token; a NUL byte or invalid UTF-8 is an error)\n";
+static const char ABOUT[] = "Writes FILE (default: standard input) to standard output with predicted tags.\n";
 
 /* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
  * the input is plain text given without --format text, and err says so instead. */
@@ -47,32 +40,25 @@ static void plain_text_hint(const char *input, size_t len, const char *name, qkv
 
 int qkv_cmd_tag(int argc, char **argv)
 {
-    const char *ckpt = NULL, *file = NULL, *format = "conllu";
-    bool bad = false;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *value;
-        if (qkv_cli_is_help(argv[i])) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (qkv_cli_option(argc, argv, &i, "--format", &value, &bad)) {
-            format = value;
-        } else {
-            qkv_cli_positional("tag", argv[i], (const char **[]){&ckpt, &file}, 2, &bad);
-        }
-    }
-    bool text = !strcmp(format, "text");
-    if (!bad && !text && strcmp(format, "conllu")) {
-        fprintf(stderr, "qkv tag: --format is conllu or text, not '%s'\n", format);
-        bad = true;
-    }
-    if (!bad && !ckpt) {
-        fprintf(stderr, "qkv tag: missing CHECKPOINT\n");
-        bad = true;
-    }
-    if (bad) {
-        fputs(USAGE, stderr);
-        return 2;
-    }
+    const char *ckpt = NULL, *file = NULL;
+    static const char *const FORMATS[] = {"conllu", "text", NULL};
+    int format = 0;
+    const qkv_cli_opt rows[] = {
+        {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
+        {"FILE", QKV_CLI_STRING, &file, "FILE|-"},
+        {"--format", QKV_CLI_CHOICE, &format, NULL,
+         "conllu (default): CoNLL-U in, the same bytes out with the predicted\n"
+         "tag in the tag column the model was trained on (UPOS or XPOS);\n"
+         "text: one sentence per line, tokens separated by spaces; CoNLL-U\n"
+         "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
+         "is an error)",
+         .choices = FORMATS},
+    };
+    const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
+    bool text = format == 1;
     if (!file)
         file = "-";
     if (!qkv_output_ok("tag", NULL, NULL, (const char *[]){ckpt, file}, 2, false, false))

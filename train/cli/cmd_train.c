@@ -16,26 +16,9 @@
 #include "train/train_state.h"
 #include "train/trainer.h"
 
-static const char USAGE[] =
-    "usage: qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT] [--force]\n"
-    "\n"
-    "Trains a tagger as CONFIG (YAML) says. Every key and its default: configs/README.md.\n"
-    "\n"
-    "  --set section.key=value   override one config key (repeatable), e.g. --set train.epochs=3\n"
-    "  --out RUN_DIR             run folder (default: runs/<config name>; with --resume, the run\n"
-    "                            folder of CHECKPOINT); it receives config.yaml (resolved, its\n"
-    "                            first line names the run), metrics.tsv, checkpoints/{last,best}.h5\n"
-    "  --resume CHECKPOINT       continue a run from a checkpoint with the run's config (e.g.\n"
-    "                            qkv train RUN/config.yaml --resume RUN/checkpoints/last.h5): the\n"
-    "                            result is bit for bit that of the uninterrupted run (with\n"
-    "                            train.threads: 1). Into a new --out folder: a branch of the run\n"
-    "  --stop-at-step N          save checkpoints/last.h5 and stop after step N, as if\n"
-    "                            interrupted (the learning-rate schedule is the whole run's)\n"
-    "  --force                   write into a RUN_DIR that holds another run (or another config,\n"
-    "                            or a later part of CHECKPOINT's run): what is not CHECKPOINT's\n"
-    "                            history is removed first (config.yaml, metrics.tsv, the\n"
-    "                            checkpoints and plots of the other run; never CHECKPOINT)\n"
-    "\n"
+static const char ABOUT[] = "Trains a tagger as CONFIG (YAML) says. Every key and its default: configs/README.md.\n";
+
+static const char NOTES[] =
     "Without --force, qkv never writes into a folder holding a run other than the one it continues.\n";
 
 /* A data file of the config that cannot be opened: prints where its path came from (the
@@ -105,36 +88,34 @@ int qkv_cmd_train(int argc, char **argv)
     const char *out = NULL, *resume = NULL;
     long stop_at_step = 0;
     qkv_cli_config cc = {0};
-    bool bad = false, force = false;
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *value;
-        if (qkv_cli_is_help(argv[i])) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (qkv_cli_option(argc, argv, &i, "--out", &value, &bad)) {
-            out = value;
-        } else if (qkv_cli_option(argc, argv, &i, "--resume", &value, &bad)) {
-            resume = value;
-        } else if (!strcmp(argv[i], "--force")) {
-            force = true;
-        } else if (qkv_cli_option(argc, argv, &i, "--stop-at-step", &value, &bad)) {
-            bad = bad || !qkv_cli_long("train", "--stop-at-step", value, 1, LONG_MAX, &stop_at_step);
-        } else {
-            qkv_cli_config_arg(&cc, "train", argc, argv, &i, &bad);
-        }
-    }
-    if (!bad && !cc.path) {
-        fprintf(stderr, "qkv train: missing CONFIG\n");
-        bad = true;
-    }
-    if (!bad && out && !*out) {
-        fprintf(stderr, "qkv train: --out needs a folder name\n");
-        bad = true;
-    }
-    if (bad) {
-        fputs(USAGE, stderr);
-        return 2;
-    }
+    bool force = false;
+    const qkv_cli_opt rows[] = {
+        QKV_CLI_CONFIG_ROWS(&cc, true),
+        {"--out", QKV_CLI_STRING, &out, "RUN_DIR",
+         "run folder (default: runs/<config name>; with --resume, the run\n"
+         "folder of CHECKPOINT); it receives config.yaml (resolved, its\n"
+         "first line names the run), metrics.tsv, checkpoints/{last,best}.h5"},
+        {"--resume", QKV_CLI_STRING, &resume, "CHECKPOINT",
+         "continue a run from a checkpoint with the run's config (e.g.\n"
+         "qkv train RUN/config.yaml --resume RUN/checkpoints/last.h5): the\n"
+         "result is bit for bit that of the uninterrupted run (with\n"
+         "train.threads: 1). Into a new --out folder: a branch of the run"},
+        {"--stop-at-step", QKV_CLI_INT, &stop_at_step, "N",
+         "save checkpoints/last.h5 and stop after step N, as if\n"
+         "interrupted (the learning-rate schedule is the whole run's)",
+         .lo = 1, .hi = LONG_MAX},
+        {"--force", QKV_CLI_FLAG, &force, NULL,
+         "write into a RUN_DIR that holds another run (or another config,\n"
+         "or a later part of CHECKPOINT's run): what is not CHECKPOINT's\n"
+         "history is removed first (config.yaml, metrics.tsv, the\n"
+         "checkpoints and plots of the other run; never CHECKPOINT)"},
+    };
+    const qkv_cli_spec spec = {"train", ABOUT, NOTES, rows, QKV_CLI_N(rows)};
+    int usage = qkv_cli_parse(&spec, argc, argv);
+    if (usage >= 0)
+        return usage;
+    if (out && !*out)
+        return qkv_cli_usage_error(&spec, "--out needs a folder name");
     const char *config = cc.path;
 
     qkv_session s;
