@@ -189,6 +189,8 @@ static bool named_checkpoints(const char *dir)
 int qkv_run_folder_of_checkpoint(const char *ckpt, char *dir, size_t len, qkv_error *err)
 {
     char parent[4096], real[PATH_MAX];
+    if (access(ckpt, R_OK) != 0)
+        return qkv_fail(err, "--resume %s: %s", ckpt, strerror(errno));
     folder_of(ckpt, parent, sizeof parent); /* e.g. runs/B/checkpoints */
     if (named_checkpoints(parent)) {
         folder_of(parent, dir, len);

@@ -309,6 +309,12 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         }
         t->shuffle = t->st.epoch_rng;
         keep = t->st.step;
+        bool patience_out = c->train.patience > 0 && t->st.bad_evals >= c->train.patience;
+        if (t->st.step >= t->total_steps || t->st.epoch >= c->train.epochs || patience_out) {
+            fprintf(stderr, "qkv: %s: the run is already complete (step %ld of %ld%s): nothing to do, nothing written\n",
+                    opts->resume, t->st.step, t->total_steps, patience_out ? ", stopped early" : "");
+            return QKV_TRAIN_STOPPED;
+        }
         fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", opts->resume, t->st.step,
                 t->st.epoch + 1, t->st.batch_pos);
     }

@@ -150,4 +150,12 @@ if command -v gnuplot >/dev/null; then
 fi
 diff <(grep -v ' ./plots/' "$SCRATCH/P.sums") <(sums "$R/P" | grep -v ' ./plots/') || fail "plot or attention changed P's run files"
 ok "$SCRATCH/p.log" "$R/P/config.yaml" --resume "$R/P/checkpoints/last.h5"
+
+# 9. Resuming a run that is already complete does nothing (exit 0, no row, no file touched);
+# a --resume checkpoint that does not exist is named as missing.
+sums "$R/P" >"$SCRATCH/P2.sums"
+ok "$SCRATCH/done.log" "$R/P/config.yaml" --resume "$R/P/checkpoints/last.h5"
+grep -qF "the run is already complete (step 3 of 3)" "$SCRATCH/done.log" || { cat "$SCRATCH/done.log" >&2; fail "no 'already complete'"; }
+diff "$SCRATCH/P2.sums" <(sums "$R/P") || fail "resuming a complete run changed its files"
+refused "nowhere/last.h5: No such file or directory" "$SCRATCH/missing.log" $Q "${TINY[@]}" --resume "$R/nowhere/last.h5"
 echo "run folders: ok"
