@@ -115,7 +115,7 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
 int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
                               qkv_error *err)
 {
-    const qkv_model_section *m = &s->cfg.model;
+    const qkv_tagger_config *m = &s->cfg.model;
     if (m->positional != QKV_POS_LEARNED || m->pos_overflow != QKV_POS_OVERFLOW_ERROR)
         return QKV_OK;
     int n_longer = 0, first = qkv_dataset_first_longer(ds, m->max_len, &n_longer);

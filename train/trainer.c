@@ -287,7 +287,7 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     t->sched.lr = c->optim.optimizer.lr;
     if (t->sched.warmup_steps > 0 && t->sched.warmup_steps >= t->total_steps)
         fprintf(stderr,
-                "qkv: warning: optim.warmup_steps is %d but the whole run has %ld steps: the warmup is cut to %ld "
+                "qkv: warning: optim.warmup_steps is %ld but the whole run has %ld steps: the warmup is cut to %ld "
                 "steps, so the learning rate rises %.1f times as fast as configured to optim.lr %g, reached at "
                 "step %ld (set optim.warmup_steps below %ld, e.g. to about a tenth of the run)\n",
                 t->sched.warmup_steps, t->total_steps, t->total_steps - 1,

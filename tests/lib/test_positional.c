@@ -186,7 +186,7 @@ static void test_gradcheck_catches_one_percent(void **state)
         fixture f;
         qkv_pos_kind k = clamp ? QKV_POS_LEARNED : (qkv_pos_kind)kind;
         setup(&f, &ps, k, 3, clamp ? 4 : 7, true, lens, 3, 20 + (uint64_t)kind);
-        f.pos.clamp_overflow = clamp;
+        f.pos.overflow = clamp ? QKV_POS_OVERFLOW_CLAMP : QKV_POS_OVERFLOW_ERROR;
         qkv_tape tp;
         qkv_tape_init(&tp, 0);
         qkv_tensor *ts[] = {f.x, f.pos.table};
