@@ -51,6 +51,11 @@ typedef struct qkv_batch_plan {
     int64_t n_tokens; /* words in all batches */
 } qkv_batch_plan;
 
+/* Batches in the plan; the most sentences and words of one of them. */
+static inline int qkv_batch_plan_n_batches(const qkv_batch_plan *p) { return p->n_batches; }
+static inline int qkv_batch_plan_max_sent(const qkv_batch_plan *p) { return p->max_sent; }
+static inline int qkv_batch_plan_max_tokens(const qkv_batch_plan *p) { return p->max_tokens; }
+
 /* Plans one epoch of ds under a budget of words per batch (>= 1). rng may be NULL (no shuffle);
  * otherwise it is advanced (the next epoch's plan starts from the new state). */
 int qkv_batch_plan_make(qkv_batch_plan *plan, const qkv_dataset *ds, int budget, qkv_rng *rng, qkv_error *err);
@@ -74,7 +79,10 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
  * ids [n_features][T], gold tags [T], and each word's characters: offsets [T+1] into the ids
  * [n_chars] (both NULL without characters). */
 static inline const int32_t *qkv_batch_offsets(const qkv_batch *b) { return b->offsets; }
-static inline const int32_t *const *qkv_batch_features(const qkv_batch *b) { return (const int32_t *const *)b->features; }
+static inline const int32_t *const *qkv_batch_features(const qkv_batch *b)
+{
+    return (const int32_t *const *)b->features;
+}
 static inline const int32_t *qkv_batch_tags(const qkv_batch *b) { return b->tags; }
 static inline const int32_t *qkv_batch_char_offsets(const qkv_batch *b) { return b->char_offsets; }
 static inline const int32_t *qkv_batch_chars(const qkv_batch *b) { return b->chars; }

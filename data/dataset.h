@@ -78,7 +78,10 @@ static inline int qkv_dataset_n_features(const qkv_dataset *ds) { return ds->n_f
 static inline int qkv_dataset_has_chars(const qkv_dataset *ds) { return ds->chars != NULL; }
 /* Sentence s's first word (its index among all words) and its number of words. */
 static inline int qkv_dataset_sent_first(const qkv_dataset *ds, int s) { return ds->sent_start[s]; }
-static inline int qkv_dataset_sent_len(const qkv_dataset *ds, int s) { return ds->sent_start[s + 1] - ds->sent_start[s]; }
+static inline int qkv_dataset_sent_len(const qkv_dataset *ds, int s)
+{
+    return ds->sent_start[s + 1] - ds->sent_start[s];
+}
 
 /* The first batchable sentence of more than max_len words, or -1 when there is none;
  * *n_longer (may be NULL) receives how many batchable sentences are longer than max_len. */

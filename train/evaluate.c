@@ -107,7 +107,7 @@ int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens,
     double t0 = now_seconds();
     /* Longest sentences first: the first batch takes the most arena memory, so the arena does
      * not regrow (fresh pages, page faults) batch after batch as lengths increase. */
-    for (int i = it.plan.n_batches - 1; i >= 0 && status == QKV_OK; i--) {
+    for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--) {
         qkv_tensor *logits = NULL;
         if ((status = qkv_run_iter_fill(&it, i, err)) ||
             !(logits = qkv_run_iter_logits(&it, &s->model, -1, NULL, err))) {

@@ -51,7 +51,7 @@ static int tiny_batch(qkv_run_iter *it, qkv_error *err)
     qkv_batch_plan plan;
     if (qkv_batch_plan_first(&plan, it->ds, 8, 8, 24, err) || qkv_run_iter_set_plan(it, &plan, err))
         return QKV_ERR;
-    if (it->plan.n_batches == 0)
+    if (qkv_run_iter_n_batches(it) == 0)
         return qkv_fail(err, "no training sentence of 1 to 8 words to check gradients on");
     return qkv_run_iter_fill(it, 0, err);
 }

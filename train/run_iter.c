@@ -18,12 +18,17 @@ int qkv_run_iter_set_plan(qkv_run_iter *it, qkv_batch_plan *plan, qkv_error *err
     qkv_batch_plan_free(&it->plan);
     it->plan = *plan;
     memset(plan, 0, sizeof *plan);
-    if (it->batch.cap_sent > 0 && it->batch.cap_sent >= it->plan.max_sent &&
-        it->batch.cap_tokens >= it->plan.max_tokens)
+    int max_sent = qkv_batch_plan_max_sent(&it->plan), max_tokens = qkv_batch_plan_max_tokens(&it->plan);
+    if (it->cap_sent > 0 && it->cap_sent >= max_sent && it->cap_tokens >= max_tokens)
         return QKV_OK;
     qkv_batch_free(&it->batch);
-    return qkv_batch_alloc(&it->batch, qkv_dataset_n_features(it->ds), qkv_dataset_has_chars(it->ds), it->plan.max_sent,
-                           it->plan.max_tokens, err);
+    it->cap_sent = it->cap_tokens = 0;
+    if (qkv_batch_alloc(&it->batch, qkv_dataset_n_features(it->ds), qkv_dataset_has_chars(it->ds), max_sent,
+                        max_tokens, err))
+        return QKV_ERR;
+    it->cap_sent = max_sent;
+    it->cap_tokens = max_tokens;
+    return QKV_OK;
 }
 
 int qkv_run_iter_plan(qkv_run_iter *it, qkv_rng *rng, qkv_error *err)

@@ -18,6 +18,7 @@ typedef struct qkv_run_iter {
     int budget;            /* words per batch */
     qkv_batch_plan plan;   /* the current pass */
     qkv_batch batch;       /* the batch filled last */
+    int cap_sent, cap_tokens; /* what its buffers hold (0: none yet) */
     qkv_tagger_input in;   /* the model's view of it */
     qkv_tape tp;           /* its activations, reset by qkv_run_iter_logits */
 } qkv_run_iter;
@@ -37,6 +38,8 @@ int qkv_run_iter_fill(qkv_run_iter *it, int i, qkv_error *err);
  * (keep_layer and keep as qkv_tagger_logits). NULL on a model error (err gets the tape's). */
 qkv_tensor *qkv_run_iter_logits(qkv_run_iter *it, qkv_tagger *m, int keep_layer, qkv_attention_weights *keep,
                                 qkv_error *err);
+/* Batches in the current plan. */
+static inline int qkv_run_iter_n_batches(const qkv_run_iter *it) { return qkv_batch_plan_n_batches(&it->plan); }
 void qkv_run_iter_free(qkv_run_iter *it);
 
 #endif

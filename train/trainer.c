@@ -258,7 +258,7 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
-    t->total_steps = (long)t->it.plan.n_batches * c->train.epochs;
+    t->total_steps = (long)qkv_run_iter_n_batches(&t->it) * c->train.epochs;
     if (c->train.max_steps > 0 && c->train.max_steps < t->total_steps)
         t->total_steps = c->train.max_steps;
     t->sched = c->optim.schedule;
@@ -336,7 +336,8 @@ static int run_epochs(trainer *t)
             fprintf(stderr, "qkv: %s\n", err.msg);
             return 1;
         }
-        for (int i = t->st.batch_pos; i < t->it.plan.n_batches && t->st.step < t->total_steps && !stop; i++) {
+        int n_batches = qkv_run_iter_n_batches(&t->it);
+        for (int i = t->st.batch_pos; i < n_batches && t->st.step < t->total_steps && !stop; i++) {
             if (train_step(t, i))
                 return 1;
             t->st.batch_pos = i + 1;
@@ -352,7 +353,7 @@ static int run_epochs(trainer *t)
             if (t->st.step == t->opts->stop_at_step)
                 break;
         }
-        if (t->st.batch_pos == t->it.plan.n_batches) {
+        if (t->st.batch_pos == n_batches) {
             /* Epoch done: the state moves to the next epoch before any checkpoint is written. */
             t->st.epoch++;
             t->st.batch_pos = 0;
