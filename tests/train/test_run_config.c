@@ -103,7 +103,24 @@ static void test_dump_parses_back_to_the_same_struct(void **state)
     assert_int_equal(qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &a, &text, &err), QKV_OK);
     memset(&b, 0xa5, sizeof b);
     assert_int_equal(qkv_run_config_parse(text, "dump", &b, &err), QKV_OK);
-    assert_memory_equal(&a, &b, sizeof a);
+    /* Field by field (the bytes of every key's field, the text of strings, and the fields other
+     * keys decide): padding between fields is not a value, and struct copies leave it undefined. */
+    for (int k = 0; k < QKV_RUN_SCHEMA_LEN; k++) {
+        const qkv_cfg_key *key = &QKV_RUN_SCHEMA[k];
+        const char *fa = (const char *)&a + key->offset, *fb = (const char *)&b + key->offset;
+        if (key->type == QKV_CFG_STRING || key->type == QKV_CFG_PATH) {
+            assert_string_equal(fa, fb);
+            continue;
+        }
+        size_t size = key->size ? key->size
+                      : key->type == QKV_CFG_REAL ? sizeof(double)
+                      : key->type == QKV_CFG_BOOL ? sizeof(bool) : sizeof(int);
+        if (memcmp(fa, fb, size))
+            fail_msg("%s.%s differs after a dump and a parse", key->section, key->name);
+    }
+    assert_int_equal(a.data.features.word, b.data.features.word);
+    assert_int_equal(a.data.features.chars, b.data.features.chars);
+    assert_int_equal(a.data.features.shape_min_count, b.data.features.shape_min_count);
     free(text);
 }
 
