@@ -190,3 +190,43 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
     b->n_tokens = t;
     return QKV_OK;
 }
+
+void qkv_batch_word_dropout(qkv_batch *b, const qkv_featurizer *fz, double p, qkv_rng *rng)
+{
+    if (p <= 0)
+        return;
+    int kinds[QKV_MAX_FEATURES], n_kinds = 0;
+    for (int f = 0; f < b->n_features; f++)
+        if (qkv_featurizer_is_word_kind(fz, f))
+            kinds[n_kinds++] = f;
+    for (int t = 0; t < b->n_tokens; t++)
+        if (qkv_rng_uniform(rng) < p)
+            for (int k = 0; k < n_kinds; k++)
+                b->features[kinds[k]][t] = 0;
+}
+
+int qkv_batch_plan_first(qkv_batch_plan *plan, const qkv_dataset *ds, int max_len, int max_sent, int max_tokens,
+                         qkv_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->order = malloc(((size_t)(max_sent > 0 ? max_sent : 0) + 1) * sizeof *plan->order);
+    plan->start = calloc(2, sizeof *plan->start);
+    if (!plan->order || !plan->start) {
+        qkv_batch_plan_free(plan);
+        return qkv_fail(err, "batches: out of memory");
+    }
+    int n = 0, words = 0;
+    for (int s = 0; s < ds->n_sent && n < max_sent; s++) {
+        int len = sent_len(ds, s);
+        if (len < 1 || len > max_len || words + len > max_tokens)
+            continue;
+        plan->order[n++] = s;
+        words += len;
+    }
+    plan->n_batches = words > 0;
+    plan->start[1] = n;
+    plan->budget = max_tokens;
+    plan->max_sent = n;
+    plan->max_tokens = plan->n_tokens = words;
+    return QKV_OK;
+}

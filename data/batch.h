@@ -51,6 +51,11 @@ typedef struct qkv_batch_plan {
     int64_t n_tokens; /* words in all batches */
 } qkv_batch_plan;
 
+/* Batches in the plan; the most sentences and words of one of them. */
+static inline int qkv_batch_plan_n_batches(const qkv_batch_plan *p) { return p->n_batches; }
+static inline int qkv_batch_plan_max_sent(const qkv_batch_plan *p) { return p->max_sent; }
+static inline int qkv_batch_plan_max_tokens(const qkv_batch_plan *p) { return p->max_tokens; }
+
 /* Plans one epoch of ds under a budget of words per batch (>= 1). rng may be NULL (no shuffle);
  * otherwise it is advanced (the next epoch's plan starts from the new state). */
 int qkv_batch_plan_make(qkv_batch_plan *plan, const qkv_dataset *ds, int budget, qkv_rng *rng, qkv_error *err);
@@ -69,5 +74,32 @@ void qkv_batch_free(qkv_batch *b);
  * range, a batch larger than b's buffers, a feature count different from ds's, characters in
  * ds but no room for them in b. */
 int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *plan, int index, qkv_error *err);
+
+/* A filled batch as read by a model and a loss: sentence offsets [B+1] (lib/segments.h), feature
+ * ids [n_features][T], gold tags [T], and each word's characters: offsets [T+1] into the ids
+ * [n_chars] (both NULL without characters). */
+static inline const int32_t *qkv_batch_offsets(const qkv_batch *b) { return b->offsets; }
+static inline const int32_t *const *qkv_batch_features(const qkv_batch *b)
+{
+    return (const int32_t *const *)b->features;
+}
+static inline const int32_t *qkv_batch_tags(const qkv_batch *b) { return b->tags; }
+static inline const int32_t *qkv_batch_char_offsets(const qkv_batch *b) { return b->char_offsets; }
+static inline const int32_t *qkv_batch_chars(const qkv_batch *b) { return b->chars; }
+/* B, T; sentence s's index in its dataset (0 <= s < B). */
+static inline int qkv_batch_n_sent(const qkv_batch *b) { return b->n_sent; }
+static inline int qkv_batch_n_tokens(const qkv_batch *b) { return b->n_tokens; }
+static inline int qkv_batch_sent_id(const qkv_batch *b, int s) { return b->sent_ids[s]; }
+
+/* Word dropout (Kiperwasser & Goldberg 2016): for each token of b in order, one draw of rng;
+ * with probability p the token's word identities (the "word" and "lower" kinds of fz, whose
+ * order b's features follow) become UNK (id 0). p <= 0: nothing, and no draw. */
+void qkv_batch_word_dropout(qkv_batch *b, const qkv_featurizer *fz, double p, qkv_rng *rng);
+
+/* A plan of one batch: the first sentences of 1 .. max_len words, at most max_sent of them and
+ * max_tokens words in all, in corpus order (for checks on a tiny batch); no batch when there
+ * is no such sentence. Errors: out of memory. */
+int qkv_batch_plan_first(qkv_batch_plan *plan, const qkv_dataset *ds, int max_len, int max_sent, int max_tokens,
+                         qkv_error *err);
 
 #endif

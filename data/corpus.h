@@ -118,6 +118,11 @@ static inline int qkv_corpus_untagged(const qkv_corpus *c, int w)
 {
     return c->tags[w].len == 1 && c->text[c->tags[w].off] == QKV_NO_TAG[0];
 }
+/* The file name used in messages; the format read (CONLLU or COLUMNS). */
+static inline const char *qkv_corpus_name(const qkv_corpus *c) { return c->name; }
+static inline qkv_format qkv_corpus_format(const qkv_corpus *c) { return c->format; }
+/* The line number of sentence s's first word (0 <= s < n_sent; the sentence has words). */
+static inline int qkv_corpus_first_word_line(const qkv_corpus *c, int s) { return (int)c->word_line[c->sent_start[s]]; }
 static inline int qkv_corpus_sent_len(const qkv_corpus *c, int s)
 {
     return c->sent_start[s + 1] - c->sent_start[s];

@@ -67,6 +67,22 @@ static inline int qkv_dataset_batchable(const qkv_dataset *ds, int s)
     return ds->sent_start[s + 1] > ds->sent_start[s] && !(ds->left_out && ds->left_out[s]);
 }
 
+/* Counts: sentences (empty ones included), words, batchable sentences (qkv_dataset_batchable),
+ * words of the sentences left out by qkv_dataset_keep_max_len, feature kinds; whether words have
+ * character ids. */
+static inline int qkv_dataset_n_sent(const qkv_dataset *ds) { return ds->n_sent; }
+static inline int qkv_dataset_n_words(const qkv_dataset *ds) { return ds->n_words; }
+static inline int qkv_dataset_n_batchable(const qkv_dataset *ds) { return ds->n_nonempty; }
+static inline int64_t qkv_dataset_n_left_out_words(const qkv_dataset *ds) { return ds->n_left_out_words; }
+static inline int qkv_dataset_n_features(const qkv_dataset *ds) { return ds->n_features; }
+static inline int qkv_dataset_has_chars(const qkv_dataset *ds) { return ds->chars != NULL; }
+/* Sentence s's first word (its index among all words) and its number of words. */
+static inline int qkv_dataset_sent_first(const qkv_dataset *ds, int s) { return ds->sent_start[s]; }
+static inline int qkv_dataset_sent_len(const qkv_dataset *ds, int s)
+{
+    return ds->sent_start[s + 1] - ds->sent_start[s];
+}
+
 /* The first batchable sentence of more than max_len words, or -1 when there is none;
  * *n_longer (may be NULL) receives how many batchable sentences are longer than max_len. */
 int qkv_dataset_first_longer(const qkv_dataset *ds, int max_len, int *n_longer);

@@ -189,6 +189,27 @@ int qkv_featurizer_set_tags(qkv_featurizer *fz, const char *const *strings, int 
     return QKV_OK;
 }
 
+const char *qkv_featurizer_vocab_name(const qkv_featurizer *fz, int v)
+{
+    return v < fz->n_kinds ? fz->kinds[v].name : v == fz->n_kinds ? "tags" : "chars";
+}
+
+const qkv_vocab *qkv_featurizer_vocab(const qkv_featurizer *fz, int v)
+{
+    return v < fz->n_kinds ? &fz->kinds[v].vocab : v == fz->n_kinds ? &fz->tags : &fz->chars;
+}
+
+int qkv_featurizer_set_strings(qkv_featurizer *fz, int v, const char *const *strings, int n, qkv_error *err)
+{
+    if (v < 0 || v >= qkv_featurizer_n_vocabs(fz))
+        return qkv_fail(err, "features: no vocabulary %d (there are %d)", v, qkv_featurizer_n_vocabs(fz));
+    if (v < fz->n_kinds)
+        return qkv_featurizer_set_vocab(fz, v, strings, n, err);
+    if (v == fz->n_kinds)
+        return qkv_featurizer_set_tags(fz, strings, n, err);
+    return qkv_featurizer_set_chars(fz, strings, n, err);
+}
+
 void qkv_featurizer_free(qkv_featurizer *fz)
 {
     for (int f = 0; f < fz->n_kinds; f++)

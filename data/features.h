@@ -104,6 +104,26 @@ static inline int qkv_featurizer_vocab_size(const qkv_featurizer *fz, int f) { r
 static inline int qkv_featurizer_n_tags(const qkv_featurizer *fz) { return fz->tags.size; }
 static inline const char *qkv_featurizer_tag(const qkv_featurizer *fz, int t) { return qkv_vocab_string(&fz->tags, t); }
 
+/* Whether words also map to character ids; the size of the character vocabulary (0 without). */
+static inline int qkv_featurizer_has_chars(const qkv_featurizer *fz) { return fz->has_chars; }
+static inline int qkv_featurizer_n_chars(const qkv_featurizer *fz) { return fz->has_chars ? fz->chars.size : 0; }
+/* Whether kind f holds word identities ("word" or "lower": what word dropout replaces by UNK). */
+static inline int qkv_featurizer_is_word_kind(const qkv_featurizer *fz, int f)
+{
+    return fz->kinds[f].type == QKV_FEAT_WORD || fz->kinds[f].type == QKV_FEAT_LOWER;
+}
+
+/* The vocabularies a checkpoint saves and restores, by index v: 0 .. n_features-1 the feature
+ * kinds (model order), n_features the tags, n_features + 1 the characters (with characters only). */
+static inline int qkv_featurizer_n_vocabs(const qkv_featurizer *fz) { return fz->n_kinds + 1 + (fz->has_chars != 0); }
+/* Vocabulary v's name: its kind's name, "tags" or "chars" (0 <= v < qkv_featurizer_n_vocabs). */
+const char *qkv_featurizer_vocab_name(const qkv_featurizer *fz, int v);
+/* Vocabulary v itself (its strings: qkv_vocab_strings). */
+const qkv_vocab *qkv_featurizer_vocab(const qkv_featurizer *fz, int v);
+/* Replaces vocabulary v by a saved string list: qkv_featurizer_set_vocab, _set_tags or _set_chars.
+ * Errors: theirs, and v out of range. */
+int qkv_featurizer_set_strings(qkv_featurizer *fz, int v, const char *const *strings, int n, qkv_error *err);
+
 /* Bytes of room for the feature string of a form of len bytes (a lowercase can be longer than
  * the form, see utf8.h). */
 #define QKV_FEATURE_ROOM(len) QKV_UTF8_LOWER_ROOM(len)

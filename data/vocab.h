@@ -41,6 +41,9 @@ int qkv_vocab_prune(qkv_vocab *v, int min_count, qkv_error *err);
 /* The id of s[0..len): 0 (UNK) or -1 (no UNK) when absent. */
 int32_t qkv_vocab_lookup(const qkv_vocab *v, const char *s, size_t len);
 
+/* Ids 0 .. size-1 (UNK included). */
+static inline int qkv_vocab_size(const qkv_vocab *v) { return v->size; }
+
 /* The NUL-terminated string of id (0 <= id < size); valid until the vocabulary changes. */
 const char *qkv_vocab_string(const qkv_vocab *v, int id);
 /* Occurrences counted for id (0 for UNK and for restored vocabularies). */

@@ -88,3 +88,16 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
     x = qkv_layer_norm(tp, x, m->final_gain, m->final_bias, cfg->encoder.ln_eps);
     return qkv_linear(tp, x, m->cls_w, m->cls_b);
 }
+
+const qkv_tensor *qkv_tagger_table_rows(const qkv_tagger *m, const qkv_tagger_input *in, int i, const int32_t **ids,
+                                        int *n_ids)
+{
+    if (i < m->cfg.n_features) {
+        *ids = in->features[i];
+        *n_ids = qkv_segments_rows(in->sentences);
+        return m->embed[i];
+    }
+    *ids = in->chars;
+    *n_ids = qkv_segments_rows(in->words);
+    return m->chars.embed;
+}

@@ -73,4 +73,18 @@ void qkv_tagger_free(qkv_tagger *m);
 qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
                               int keep_layer, qkv_attention_weights *keep);
 
+/* The parameters (names above; like strchr, a const model gives them writable: the caller
+ * decides); layers and heads per layer. */
+static inline qkv_params *qkv_tagger_params(const qkv_tagger *m) { return (qkv_params *)&m->params; }
+static inline int qkv_tagger_n_layers(const qkv_tagger *m) { return m->cfg.n_layers; }
+static inline int qkv_tagger_n_heads(const qkv_tagger *m) { return m->cfg.encoder.attn.n_heads; }
+
+/* The embedding tables the model looks rows up in: 0 .. n_features-1 "embed.<feature>", then
+ * with the character encoder "chars.embed". */
+static inline int qkv_tagger_n_tables(const qkv_tagger *m) { return m->cfg.n_features + (m->cfg.chars.char_dim > 0); }
+/* Table i (0 <= i < qkv_tagger_n_tables) and the ids of in that select its rows, *n_ids of them
+ * (repeats included): the rows a batch touches, the only ones with a nonzero gradient. */
+const qkv_tensor *qkv_tagger_table_rows(const qkv_tagger *m, const qkv_tagger_input *in, int i, const int32_t **ids,
+                                        int *n_ids);
+
 #endif

@@ -23,32 +23,30 @@
 
 #include "lib/io/checkpoint.h"
 
-static int save_strings(qkv_ckpt_writer *w, const char *path, const qkv_vocab *v, qkv_error *err)
-{
-    const char **strings = malloc((size_t)(v->size ? v->size : 1) * sizeof *strings);
-    if (!strings)
-        return qkv_fail(err, "out of memory");
-    int count = qkv_vocab_strings(v, strings);
-    int st = qkv_ckpt_write_strings(w, path, (size_t)count, strings, err);
-    free(strings);
-    return st;
-}
-
+/* Every vocabulary of fz (data/features.h: qkv_featurizer_vocab) as /vocab/<name>, after the
+ * kinds' names as /vocab/features. */
 static int save_vocab(qkv_ckpt_writer *w, const qkv_featurizer *fz, qkv_error *err)
 {
-    int n = fz->n_kinds;
+    int n = qkv_featurizer_n_features(fz);
     const char *names[QKV_MAX_FEATURES];
     for (int f = 0; f < n; f++)
-        names[f] = fz->kinds[f].name;
+        names[f] = qkv_featurizer_name(fz, f);
     if (qkv_ckpt_write_strings(w, "/vocab/features", (size_t)n, names, err))
         return QKV_ERR;
-    for (int f = 0; f <= n; f++) {
+    for (int v = 0; v < qkv_featurizer_n_vocabs(fz); v++) {
+        const qkv_vocab *vocab = qkv_featurizer_vocab(fz, v);
+        const char **strings = malloc((size_t)(qkv_vocab_size(vocab) ? qkv_vocab_size(vocab) : 1) * sizeof *strings);
+        if (!strings)
+            return qkv_fail(err, "out of memory");
         char path[64];
-        snprintf(path, sizeof path, "/vocab/%s", f < n ? fz->kinds[f].name : "tags");
-        if (save_strings(w, path, f < n ? &fz->kinds[f].vocab : &fz->tags, err))
+        snprintf(path, sizeof path, "/vocab/%s", qkv_featurizer_vocab_name(fz, v));
+        int count = qkv_vocab_strings(vocab, strings);
+        int st = qkv_ckpt_write_strings(w, path, (size_t)count, strings, err);
+        free(strings);
+        if (st)
             return QKV_ERR;
     }
-    return fz->has_chars ? save_strings(w, "/vocab/chars", &fz->chars, err) : QKV_OK;
+    return QKV_OK;
 }
 
 static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_train_state *st, qkv_error *err)
@@ -98,7 +96,7 @@ int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimi
     qkv_ckpt_writer *w;
     if (qkv_ckpt_create(path, &w, err))
         return QKV_ERR;
-    if (qkv_ckpt_write_params(w, "/params", &s->model.params, err) || save_vocab(w, &s->fz, err) ||
+    if (qkv_ckpt_write_params(w, "/params", qkv_tagger_params(&s->model), err) || save_vocab(w, &s->fz, err) ||
         qkv_ckpt_write_text(w, "/config", s->config_text, err) || (opt && st && write_state(w, opt, st, err))) {
         qkv_ckpt_abort(w);
         return QKV_ERR;
@@ -116,41 +114,33 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s
     size_t n_names = 0;
     if (qkv_ckpt_read_strings(r, "/vocab/features", &n_names, &names, err))
         return QKV_ERR;
-    int status = QKV_OK;
-    if ((int)n_names != s->fz.n_kinds)
+    int status = QKV_OK, n_kinds = qkv_featurizer_n_features(&s->fz);
+    if ((int)n_names != n_kinds)
         status = qkv_fail(err, "%s: /vocab/features lists %zu feature kinds, the config gives %d", path, n_names,
-                          s->fz.n_kinds);
-    for (int f = 0; status == QKV_OK && f <= s->fz.n_kinds; f++) {
-        if (f < s->fz.n_kinds && strcmp(names[f], s->fz.kinds[f].name) != 0) {
-            status = qkv_fail(err, "%s: feature kind %d is '%s', the config gives '%s'", path, f, names[f],
-                              s->fz.kinds[f].name);
+                          n_kinds);
+    for (int v = 0; status == QKV_OK && v < qkv_featurizer_n_vocabs(&s->fz); v++) {
+        const char *name = qkv_featurizer_vocab_name(&s->fz, v);
+        if (v < n_kinds && strcmp(names[v], name) != 0) {
+            status = qkv_fail(err, "%s: feature kind %d is '%s', the config gives '%s'", path, v, names[v], name);
             break;
         }
         char dataset[64];
-        snprintf(dataset, sizeof dataset, "/vocab/%s", f < s->fz.n_kinds ? s->fz.kinds[f].name : "tags");
+        snprintf(dataset, sizeof dataset, "/vocab/%s", name);
+        if (v > n_kinds && !qkv_ckpt_has(r, dataset)) {
+            status = qkv_fail(err, "%s has no character vocabulary (/vocab/chars): it was trained without the "
+                                   "character encoder, but model.char_dim is %d", path, s->cfg.model.chars.char_dim);
+            break;
+        }
         char **strings = NULL;
         size_t n = 0;
         status = qkv_ckpt_read_strings(r, dataset, &n, &strings, err);
         if (status == QKV_OK)
-            status = f < s->fz.n_kinds
-                         ? qkv_featurizer_set_vocab(&s->fz, f, (const char *const *)strings, (int)n, err)
-                         : qkv_featurizer_set_tags(&s->fz, (const char *const *)strings, (int)n, err);
+            status = qkv_featurizer_set_strings(&s->fz, v, (const char *const *)strings, (int)n, err);
         free(strings); /* one allocation, see lib/io/checkpoint.h */
         if (status)
             qkv_fail_prefix(err, "%s: %s", path, dataset);
     }
     free(names);
-    if (status == QKV_OK && s->fz.has_chars) {
-        if (!qkv_ckpt_has(r, "/vocab/chars"))
-            return qkv_fail(err, "%s has no character vocabulary (/vocab/chars): it was trained without the character "
-                                 "encoder, but model.char_dim is %d", path, s->cfg.model.chars.char_dim);
-        char **strings = NULL;
-        size_t n = 0;
-        status = qkv_ckpt_read_strings(r, "/vocab/chars", &n, &strings, err);
-        if (status == QKV_OK && qkv_featurizer_set_chars(&s->fz, (const char *const *)strings, (int)n, err))
-            status = qkv_fail_prefix(err, "%s: /vocab/chars", path);
-        free(strings);
-    }
     return status;
 }
 
@@ -184,7 +174,7 @@ int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
     }
     if (status == QKV_OK)
         status = qkv_session_model(s, 0, err);
-    if (status == QKV_OK && qkv_ckpt_read_params(r, "/params", &s->model.params, err))
+    if (status == QKV_OK && qkv_ckpt_read_params(r, "/params", qkv_tagger_params(&s->model), err))
         status = qkv_fail_prefix(err, "%s", path);
     free(text);
     qkv_ckpt_close(r);
@@ -245,14 +235,14 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
     qkv_ckpt_reader *r;
     if (qkv_ckpt_open(path, &r, err))
         return QKV_ERR;
-    int status = qkv_ckpt_read_params(r, "/params", &s->model.params, err);
+    qkv_params *ps = qkv_tagger_params(&s->model);
+    int status = qkv_ckpt_read_params(r, "/params", ps, err);
     char *text = NULL;
     if (status == QKV_OK && qkv_ckpt_read_text(r, "/config", &text, err) == QKV_OK &&
         strcmp(text, s->config_text) != 0)
         fprintf(stderr, "qkv: warning: %s was saved with another config; resuming with the one given "
                         "(compare its /config with the run folder's config.yaml)\n", path);
     free(text);
-    const qkv_params *ps = &s->model.params;
     for (int i = 0; status == QKV_OK && i < ps->n; i++)
         for (int k = 0; status == QKV_OK && k < qkv_optim_n_slots(opt); k++) {
             char dataset[256];

@@ -25,7 +25,7 @@ typedef struct qkv_eval_result {
 /* Runs the session's model without recording gradients over ds in batches of batch_tokens
  * words. Errors: out of memory, a model error (e.g. a sentence longer than max_len). */
 int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err);
-/* qkv_evaluate() that also copies every word's logits into logits [ds->n_words, n_tags]
+/* qkv_evaluate() that also copies every word's logits into logits [words of ds, n_tags]
  * (dataset order; may be NULL), e.g. for a comparison with a reference implementation. */
 int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res,
                         qkv_real *logits, qkv_error *err);

@@ -15,6 +15,7 @@
 #include "lib/ops/ops.h"
 #include "lib/threads.h"
 #include "train/cli/cli.h"
+#include "train/run_iter.h"
 #include "train/session.h"
 
 #if !QKV_REAL_IS_DOUBLE
@@ -28,36 +29,26 @@ static const char ABOUT[] =
 
 typedef struct {
     qkv_session *s;
-    qkv_batch *batch;
+    qkv_run_iter *it;
 } forward_ctx;
 
 static qkv_tensor *forward(qkv_tape *tp, void *user)
 {
     forward_ctx *c = user;
-    qkv_tagger_input in = qkv_session_input(c->batch);
-    qkv_tensor *logits = qkv_tagger_logits(tp, &c->s->model, &in, -1, NULL);
-    return qkv_cross_entropy(tp, logits, c->batch->tags);
+    qkv_tensor *logits = qkv_tagger_logits(tp, &c->s->model, &c->it->in, -1, NULL);
+    return qkv_cross_entropy(tp, logits, qkv_batch_tags(&c->it->batch));
 }
 
-/* The first sentences of 1..8 words, at most 24 words in all, packed into b (a one-batch plan
- * of those sentences, filled as training fills its batches). */
-static int tiny_batch(const qkv_dataset *ds, qkv_batch *b, qkv_error *err)
+/* The first sentences of 1..8 words, at most 24 words in all, as one batch of it (a one-batch
+ * plan of those sentences, filled as training fills its batches). */
+static int tiny_batch(qkv_run_iter *it, qkv_error *err)
 {
-    int32_t order[8], start[2] = {0, 0};
-    int words = 0;
-    for (int s = 0; s < ds->n_sent && start[1] < 8; s++) {
-        int len = ds->sent_start[s + 1] - ds->sent_start[s];
-        if (len < 1 || len > 8 || words + len > 24)
-            continue;
-        order[start[1]++] = s;
-        words += len;
-    }
-    if (!words)
-        return qkv_fail(err, "no training sentence of 1 to 8 words to check gradients on");
-    qkv_batch_plan plan = {.n_batches = 1, .start = start, .order = order};
-    if (qkv_batch_alloc(b, ds->n_features, ds->chars != NULL, 8, 24, err))
+    qkv_batch_plan plan;
+    if (qkv_batch_plan_first(&plan, it->ds, 8, 8, 24, err) || qkv_run_iter_set_plan(it, &plan, err))
         return QKV_ERR;
-    return qkv_batch_fill(b, ds, &plan, 0, err);
+    if (qkv_run_iter_n_batches(it) == 0)
+        return qkv_fail(err, "no training sentence of 1 to 8 words to check gradients on");
+    return qkv_run_iter_fill(it, 0, err);
 }
 
 int main(int argc, char **argv)
@@ -79,9 +70,8 @@ int main(int argc, char **argv)
 
     qkv_session s;
     qkv_session_init(&s);
-    qkv_batch batch;
-    memset(&batch, 0, sizeof batch);
-    qkv_tape tp;
+    qkv_run_iter it;
+    memset(&it, 0, sizeof it);
     qkv_error err;
     int status = 1;
     qkv_tensor **tensors = NULL;
@@ -89,18 +79,19 @@ int main(int argc, char **argv)
     size_t **cand = NULL, *n_cand = NULL;
     qkv_gradcheck_result *res = NULL;
     if (qkv_session_config(&s, config, cc.overrides, cc.n_overrides, &err) || qkv_session_data(&s, true, &err) ||
-        qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err) || tiny_batch(&s.train, &batch, &err)) {
+        qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err) ||
+        qkv_run_iter_init(&it, &s.train, 24, false, &err) || tiny_batch(&it, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
     qkv_set_threads(1);
-    qkv_tape_init(&tp, 0);
+    qkv_tape *tp = &it.tp;
     qkv_rng rng;
     qkv_rng_seed(&rng, (uint64_t)seed);
-    tp.rng = &rng;
-    tp.fault_op = fault; /* testing the checker: that op's backward is scaled by 1.01 */
+    tp->rng = &rng;
+    tp->fault_op = fault; /* testing the checker: that op's backward is scaled by 1.01 */
 
-    qkv_params *ps = &s.model.params;
+    qkv_params *ps = qkv_tagger_params(&s.model);
     tensors = calloc((size_t)ps->n, sizeof *tensors);
     names = calloc((size_t)ps->n, sizeof *names);
     cand = calloc((size_t)ps->n, sizeof *cand);
@@ -108,19 +99,17 @@ int main(int argc, char **argv)
     res = calloc((size_t)ps->n, sizeof *res);
     if (!tensors || !names || !cand || !n_cand || !res) {
         fprintf(stderr, "qkv: out of memory\n");
-        goto done_tape;
+        goto done;
     }
     for (int i = 0; i < ps->n; i++) {
         tensors[i] = &ps->items[i]->t;
         names[i] = ps->items[i]->name;
     }
     /* Embedding tables (and the character table): only the rows the batch uses. */
-    int n_tables = s.model.cfg.n_features + (s.model.cfg.chars.char_dim > 0);
-    for (int f = 0; f < n_tables; f++) {
-        bool chars = f == s.model.cfg.n_features;
-        const qkv_tensor *table = chars ? s.model.chars.embed : s.model.embed[f];
-        const int32_t *ids = chars ? batch.chars : batch.features[f];
-        int n_ids = chars ? batch.n_chars : batch.n_tokens;
+    for (int f = 0; f < qkv_tagger_n_tables(&s.model); f++) {
+        const int32_t *ids;
+        int n_ids;
+        const qkv_tensor *table = qkv_tagger_table_rows(&s.model, &it.in, f, &ids, &n_ids);
         int i = 0;
         while (tensors[i] != table)
             i++;
@@ -128,7 +117,7 @@ int main(int argc, char **argv)
         cand[i] = malloc((size_t)n_ids * (size_t)d * sizeof **cand);
         if (!cand[i]) {
             fprintf(stderr, "qkv: out of memory\n");
-            goto done_tape;
+            goto done;
         }
         for (int t = 0; t < n_ids; t++)
             for (int k = 0; k < d; k++)
@@ -139,14 +128,14 @@ int main(int argc, char **argv)
     opts.seed = (uint64_t)seed;
     opts.candidates = (const size_t *const *)cand;
     opts.n_candidates = n_cand;
-    forward_ctx ctx = {&s, &batch};
-    int st = qkv_gradcheck(&tp, forward, &ctx, ps->n, tensors, names, &opts, res, &err);
+    forward_ctx ctx = {&s, &it};
+    int st = qkv_gradcheck(tp, forward, &ctx, ps->n, tensors, names, &opts, res, &err);
     if (st < 0) {
         fprintf(stderr, "qkv: gradcheck: %s\n", err.msg);
-        goto done_tape;
+        goto done;
     }
     printf("gradcheck of %s: %d sentences, %d words, double precision, eps %g, atol %g, rtol %g%s%s\n", config,
-           batch.n_sent, batch.n_tokens, opts.eps, opts.atol, opts.rtol, fault ? ", broken backward: " : "",
+           qkv_batch_n_sent(&it.batch), qkv_batch_n_tokens(&it.batch), opts.eps, opts.atol, opts.rtol, fault ? ", broken backward: " : "",
            fault ? fault : "");
     printf("%-40s %8s %12s %12s  %s\n", "parameter", "checked", "max_abs_err", "max_rel_err", "result");
     int failed = 0;
@@ -160,8 +149,6 @@ int main(int argc, char **argv)
     else
         printf("all %d tensors pass\n", ps->n);
     status = failed ? 1 : 0;
-done_tape:
-    qkv_tape_free(&tp);
 done:
     for (int i = 0; cand && i < ps->n; i++)
         free(cand[i]);
@@ -170,7 +157,7 @@ done:
     free(res);
     free(tensors);
     free(names);
-    qkv_batch_free(&batch);
+    qkv_run_iter_free(&it);
     qkv_session_free(&s);
     return status;
 }

@@ -69,8 +69,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
         if ((d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err)) ||
             qkv_session_check_lengths(s, &s->train_c, &s->train, true, err))
             return QKV_ERR;
-        if (s->train.n_nonempty == 0)
-            return qkv_fail(err, "%s: no sentence with words to train on", s->train_c.name);
+        if (qkv_dataset_n_batchable(&s->train) == 0)
+            return qkv_fail(err, "%s: no sentence with words to train on", qkv_corpus_name(&s->train_c));
         s->has_train = true;
     }
     if (synthetic || d->dev[0]) {
@@ -85,8 +85,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
             qkv_dataset_require_tags(&s->dev, &s->dev_c, err) ||
             qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, err))
             return QKV_ERR;
-        if (s->dev.n_words == 0)
-            return qkv_fail(err, "%s: no words to evaluate on (data.dev)", s->dev_c.name);
+        if (qkv_dataset_n_words(&s->dev) == 0)
+            return qkv_fail(err, "%s: no words to evaluate on (data.dev)", qkv_corpus_name(&s->dev_c));
         s->has_dev = true;
     }
     return QKV_OK;
@@ -103,7 +103,7 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
         tc.vocab_sizes[f] = qkv_featurizer_vocab_size(&s->fz, f);
     }
     tc.n_tags = qkv_featurizer_n_tags(&s->fz);
-    tc.chars.n_chars = s->fz.chars.size;
+    tc.chars.n_chars = qkv_featurizer_n_chars(&s->fz);
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
     if (qkv_tagger_init(&s->model, &tc, &rng, err))
@@ -127,16 +127,6 @@ int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const q
     return qkv_fail(err,
                     "%s:%d: sentence of %d words is longer than model.max_len %d%s: set model.pos_overflow: clamp%s "
                     "or raise model.max_len",
-                    c->name, (int)c->word_line[c->sent_start[first]], ds->sent_start[first + 1] - ds->sent_start[first],
+                    qkv_corpus_name(c), qkv_corpus_first_word_line(c, first), qkv_dataset_sent_len(ds, first),
                     m->max_len, more, training ? ", leave such sentences out with data.max_train_len" : "");
-}
-
-qkv_tagger_input qkv_session_input(const qkv_batch *b)
-{
-    qkv_tagger_input in;
-    in.sentences = (qkv_segments){b->n_sent, b->offsets};
-    in.features = (const int32_t *const *)b->features;
-    in.words = (qkv_segments){b->n_tokens, b->char_offsets};
-    in.chars = b->chars;
-    return in;
 }

@@ -41,7 +41,5 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
  * word's line. training: ds is the training set (the hint then names data.max_train_len). */
 int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
                               qkv_error *err);
-/* Views a packed batch as model input. */
-qkv_tagger_input qkv_session_input(const qkv_batch *b);
 
 #endif

@@ -15,6 +15,7 @@
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
+#include "train/run_iter.h"
 #include "train/train_state.h"
 
 typedef struct trainer {
@@ -26,13 +27,10 @@ typedef struct trainer {
     qkv_train_state st;
     qkv_rng shuffle;          /* plans epochs; st.epoch_rng is its state before the current plan */
     qkv_metrics metrics;
-    qkv_tape tp;
-    qkv_batch batch;
-    qkv_batch_plan plan;
+    qkv_run_iter it;          /* the training set's batch plan (one epoch), batch and tape */
     long total_steps;
     long last_eval_step;      /* no second evaluation of the same parameters */
     long last_save_step;      /* nor a second last.h5 of them */
-    int word_kinds[2], n_word_kinds; /* feature kinds that word dropout replaces by UNK */
     double t_start, t_log;
     bool progress_bar;
     char last_path[4200], best_path[4200];
@@ -86,10 +84,10 @@ static int save(trainer *t, const char *path)
     /* With an average, checkpoints hold it as /params (the caller may have swapped it in). */
     bool swap = t->st.ema && !t->st.ema->swapped;
     if (swap)
-        qkv_ema_swap(t->st.ema, &t->s->model.params);
+        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     int status = qkv_checkpoint_save(path, t->s, &t->opt, &t->st, &err);
     if (swap)
-        qkv_ema_swap(t->st.ema, &t->s->model.params);
+        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     if (status) {
         clear_progress(t);
         fprintf(stderr, "qkv: %s\n", err.msg);
@@ -107,7 +105,7 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     int status = qkv_evaluate(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, &res, &err);
     if (status) {
         clear_progress(t);
-        fprintf(stderr, "qkv: evaluating %s: %s\n", t->s->dev_c.name, err.msg);
+        fprintf(stderr, "qkv: evaluating %s: %s\n", qkv_corpus_name(&t->s->dev_c), err.msg);
         qkv_eval_result_free(&res);
         return 1;
     }
@@ -140,10 +138,10 @@ static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
     if (!t->s->has_dev || t->last_eval_step == t->st.step)
         return 0;
     if (t->st.ema)
-        qkv_ema_swap(t->st.ema, &t->s->model.params);
+        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     int status = evaluate_params(t, epoch_label, stop);
     if (t->st.ema)
-        qkv_ema_swap(t->st.ema, &t->s->model.params);
+        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     return status;
 }
 
@@ -160,18 +158,6 @@ static void refresh_plot(trainer *t)
         t->plot_failed = true;
         t->plot_path[0] = '\0';
     }
-}
-
-/* Replaces word identities by UNK with probability p (Kiperwasser & Goldberg 2016 style). */
-static void word_dropout(trainer *t)
-{
-    double p = t->s->cfg.train.word_dropout;
-    if (p <= 0)
-        return;
-    for (int t_ = 0; t_ < t->batch.n_tokens; t_++)
-        if (qkv_rng_uniform(&t->st.rng) < p)
-            for (int k = 0; k < t->n_word_kinds; k++)
-                t->batch.features[t->word_kinds[k]][t_] = 0;
 }
 
 static void log_row(trainer *t, int epoch_label)
@@ -197,23 +183,23 @@ static void log_row(trainer *t, int epoch_label)
 static int train_step(trainer *t, int i)
 {
     qkv_session *s = t->s;
+    qkv_params *params = qkv_tagger_params(&s->model);
+    qkv_batch *b = &t->it.batch;
     qkv_error err;
-    if (qkv_batch_fill(&t->batch, &s->train, &t->plan, i, &err)) {
+    if (qkv_run_iter_fill(&t->it, i, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
-    word_dropout(t);
-    qkv_tape_reset(&t->tp);
-    qkv_tagger_input in = qkv_session_input(&t->batch);
-    qkv_tensor *logits = qkv_tagger_logits(&t->tp, &s->model, &in, -1, NULL);
-    qkv_tensor *loss = qkv_cross_entropy(&t->tp, logits, t->batch.tags);
-    if (!loss || qkv_backward(&t->tp, loss)) {
+    qkv_batch_word_dropout(b, &s->fz, s->cfg.train.word_dropout, &t->st.rng);
+    qkv_tensor *logits = qkv_run_iter_logits(&t->it, &s->model, -1, NULL, &err);
+    qkv_tensor *loss = qkv_cross_entropy(&t->it.tp, logits, qkv_batch_tags(b));
+    if (!loss || qkv_backward(&t->it.tp, loss)) {
         clear_progress(t);
-        fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->tp.err.msg);
+        fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);
         return 1;
     }
     double value = loss->data[0];
-    double norm = qkv_clip_grad_norm(&s->model.params, s->cfg.train.clip_grad_norm);
+    double norm = qkv_clip_grad_norm(params, s->cfg.train.clip_grad_norm);
     if (!isfinite(value) || !isfinite(norm)) {
         clear_progress(t);
         fprintf(stderr, "qkv: step %ld: the %s is %s; stopping. Try a lower optim.lr or train.clip_grad_norm. %s%s\n",
@@ -226,11 +212,11 @@ static int train_step(trainer *t, int i)
     t->st.step++;
     qkv_optim_step(&t->opt, qkv_lr_at(&t->sched, t->st.step));
     if (t->st.ema)
-        qkv_ema_update(t->st.ema, &s->model.params, t->st.step);
-    qkv_params_zero_grad(&s->model.params);
-    qkv_loss_meter_add(&t->st.log_loss, value, qkv_loss_tokens(t->batch.tags, t->batch.n_tokens));
+        qkv_ema_update(t->st.ema, params, t->st.step);
+    qkv_params_zero_grad(params);
+    qkv_loss_meter_add(&t->st.log_loss, value, qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)));
     t->st.log_steps++;
-    t->st.log_tokens += t->batch.n_tokens;
+    t->st.log_tokens += qkv_batch_n_tokens(b);
     return 0;
 }
 
@@ -246,43 +232,35 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     qkv_rng_seed(&t->shuffle, (uint64_t)c->train.seed * 2);
     snprintf(t->last_path, sizeof t->last_path, "%s/checkpoints/last.h5", opts->run_dir);
     snprintf(t->best_path, sizeof t->best_path, "%s/checkpoints/best.h5", opts->run_dir);
-    for (int f = 0; f < s->fz.n_kinds; f++)
-        if (s->fz.kinds[f].type == QKV_FEAT_WORD || s->fz.kinds[f].type == QKV_FEAT_LOWER)
-            t->word_kinds[t->n_word_kinds++] = f;
+    qkv_params *params = qkv_tagger_params(&s->model);
 
-    if (qkv_optim_init(&t->opt, &s->model.params, &c->optim.optimizer, &err)) {
+    if (qkv_optim_init(&t->opt, params, &c->optim.optimizer, &err)) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);
         return 1;
     }
     if (c->train.ema_decay > 0) {
-        if (qkv_ema_init(&t->ema, &s->model.params, c->train.ema_decay, &err)) {
+        if (qkv_ema_init(&t->ema, params, c->train.ema_decay, &err)) {
             fprintf(stderr, "qkv: train.ema_decay: %s\n", err.msg);
             return 1;
         }
         t->st.ema = &t->ema;
     }
-    int max_sent, max_tokens;
-    qkv_batch_max_size(&s->train, c->data.batch_tokens, &max_sent, &max_tokens);
-    if (qkv_batch_alloc(&t->batch, s->train.n_features, s->train.chars != NULL, max_sent, max_tokens, &err)) {
+    if (qkv_run_iter_init(&t->it, &s->train, c->data.batch_tokens, false, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
-    if (qkv_tape_init(&t->tp, 0)) {
-        fprintf(stderr, "qkv: out of memory for the activations\n");
-        return 1;
-    }
-    t->tp.rng = &t->st.rng;
+    t->it.tp.rng = &t->st.rng;
 
-    /* One plan tells the steps per epoch (every plan of the same data has as many batches). */
+    /* One plan tells the steps per epoch (every plan of the same data has as many batches, of
+     * the same sizes: the buffers fit every epoch). */
     qkv_rng probe = t->shuffle;
-    if (qkv_batch_plan_make(&t->plan, &s->train, c->data.batch_tokens, &probe, &err)) {
+    if (qkv_run_iter_plan(&t->it, &probe, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
-    t->total_steps = (long)t->plan.n_batches * c->train.epochs;
+    t->total_steps = (long)qkv_run_iter_n_batches(&t->it) * c->train.epochs;
     if (c->train.max_steps > 0 && c->train.max_steps < t->total_steps)
         t->total_steps = c->train.max_steps;
-    qkv_batch_plan_free(&t->plan);
     t->sched = c->optim.schedule;
     t->sched.lr = c->optim.optimizer.lr;
     if (t->sched.warmup_steps > 0 && t->sched.warmup_steps >= t->total_steps)
@@ -345,9 +323,7 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
 static void teardown(trainer *t)
 {
     qkv_metrics_close(&t->metrics);
-    qkv_batch_free(&t->batch);
-    qkv_batch_plan_free(&t->plan);
-    qkv_tape_free(&t->tp);
+    qkv_run_iter_free(&t->it);
     qkv_optim_free(&t->opt);
     qkv_ema_free(&t->ema);
 }
@@ -362,12 +338,12 @@ static int run_epochs(trainer *t)
     while (!stop && t->st.epoch < c->train.epochs && t->st.step < t->total_steps) {
         /* The plan is a function of the shuffling rng before it: saved for an exact resume. */
         t->st.epoch_rng = t->shuffle;
-        qkv_batch_plan_free(&t->plan);
-        if (qkv_batch_plan_make(&t->plan, &s->train, c->data.batch_tokens, &t->shuffle, &err)) {
+        if (qkv_run_iter_plan(&t->it, &t->shuffle, &err)) {
             fprintf(stderr, "qkv: %s\n", err.msg);
             return 1;
         }
-        for (int i = t->st.batch_pos; i < t->plan.n_batches && t->st.step < t->total_steps && !stop; i++) {
+        int n_batches = qkv_run_iter_n_batches(&t->it);
+        for (int i = t->st.batch_pos; i < n_batches && t->st.step < t->total_steps && !stop; i++) {
             if (train_step(t, i))
                 return 1;
             t->st.batch_pos = i + 1;
@@ -383,7 +359,7 @@ static int run_epochs(trainer *t)
             if (t->st.step == t->opts->stop_at_step)
                 break;
         }
-        if (t->st.batch_pos == t->plan.n_batches) {
+        if (t->st.batch_pos == n_batches) {
             /* Epoch done: the state moves to the next epoch before any checkpoint is written. */
             t->st.epoch++;
             t->st.batch_pos = 0;

@@ -293,6 +293,91 @@ static void test_keep_max_len(void **state)
     qkv_dataset_free(&ds);
 }
 
+/* Word dropout zeroes the word kinds (not the others) of the tokens whose draw falls below p,
+ * one draw per token in order, and draws nothing at p = 0. */
+static void test_word_dropout(void **state)
+{
+    (void)state;
+    int lens[] = {4, 0, 7, 5};
+    qkv_dataset ds = make_dataset(4, lens, 2);
+    qkv_feature_config cfg = {.word = 1, .suffix_max = 1, .word_min_count = 1, .affix_min_count = 1,
+                              .shape_min_count = 1};
+    qkv_featurizer fz;
+    qkv_error err;
+    assert_int_equal(qkv_featurizer_init(&fz, &cfg, &err), QKV_OK);
+    assert_true(qkv_featurizer_is_word_kind(&fz, 0) && !qkv_featurizer_is_word_kind(&fz, 1));
+    qkv_batch_plan p;
+    assert_int_equal(qkv_batch_plan_make(&p, &ds, 100, NULL, &err), QKV_OK);
+    qkv_batch b;
+    assert_int_equal(qkv_batch_alloc(&b, 2, false, p.max_sent, p.max_tokens, &err), QKV_OK);
+    const double ps[] = {0, 0.5, 1};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(qkv_batch_fill(&b, &ds, &p, 0, &err), QKV_OK);
+        assert_int_equal(qkv_batch_n_tokens(&b), 16);
+        qkv_rng rng, replay;
+        qkv_rng_seed(&rng, 9);
+        replay = rng;
+        qkv_batch_word_dropout(&b, &fz, ps[k], &rng);
+        int dropped = 0;
+        for (int t = 0; t < b.n_tokens; t++) {
+            int s = b.sent_ids[0], j = t; /* one batch, sentences in plan order */
+            for (int i = 0; i < b.n_sent; i++)
+                if (t >= b.offsets[i] && t < b.offsets[i + 1]) {
+                    s = b.sent_ids[i];
+                    j = t - b.offsets[i];
+                }
+            bool drop = ps[k] > 0 && qkv_rng_uniform(&replay) < ps[k];
+            dropped += drop;
+            assert_int_equal(b.features[0][t], drop ? 0 : s * 1000 + j * 10);
+            assert_int_equal(b.features[1][t], s * 1000 + j * 10 + 1);
+        }
+        assert_memory_equal(rng.s, replay.s, sizeof rng.s); /* as many draws as replayed */
+        if (k == 2)
+            assert_int_equal(dropped, 16);
+        if (k == 1)
+            assert_true(dropped > 0 && dropped < 16);
+    }
+    qkv_batch_free(&b);
+    qkv_batch_plan_free(&p);
+    qkv_featurizer_free(&fz);
+    qkv_dataset_free(&ds);
+}
+
+/* The one-batch plan of the first short sentences: corpus order, limits on length, count and words. */
+static void test_plan_first(void **state)
+{
+    (void)state;
+    int lens[] = {3, 0, 12, 5, 9, 8, 1, 2};
+    qkv_dataset ds = make_dataset(8, lens, 1);
+    qkv_error err;
+    qkv_batch_plan p;
+    assert_int_equal(qkv_batch_plan_first(&p, &ds, 8, 8, 24, &err), QKV_OK);
+    assert_int_equal(p.n_batches, 1);
+    const int32_t all[] = {0, 3, 5, 6, 7};
+    assert_int_equal(p.start[0], 0);
+    assert_int_equal(p.start[1], 5);
+    assert_memory_equal(p.order, all, sizeof all);
+    assert_int_equal(p.n_tokens, 19);
+    qkv_batch b;
+    assert_int_equal(qkv_batch_alloc(&b, 1, false, p.max_sent, p.max_tokens, &err), QKV_OK);
+    assert_int_equal(qkv_batch_fill(&b, &ds, &p, 0, &err), QKV_OK);
+    assert_int_equal(b.n_tokens, 19);
+    qkv_batch_free(&b);
+    qkv_batch_plan_free(&p);
+    assert_int_equal(qkv_batch_plan_first(&p, &ds, 8, 8, 10, &err), QKV_OK); /* 3 + 5 + 1 words */
+    const int32_t fit[] = {0, 3, 6};
+    assert_int_equal(p.start[1], 3);
+    assert_memory_equal(p.order, fit, sizeof fit);
+    qkv_batch_plan_free(&p);
+    assert_int_equal(qkv_batch_plan_first(&p, &ds, 8, 2, 24, &err), QKV_OK); /* two sentences at most */
+    assert_int_equal(p.start[1], 2);
+    qkv_batch_plan_free(&p);
+    assert_int_equal(qkv_batch_plan_first(&p, &ds, 0, 8, 24, &err), QKV_OK); /* no sentence fits: no batch */
+    assert_int_equal(p.n_batches, 0);
+    qkv_batch_plan_free(&p);
+    qkv_dataset_free(&ds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +387,8 @@ int main(void)
         cmocka_unit_test(test_fill),
         cmocka_unit_test(test_batch_count_independent_of_seed),
         cmocka_unit_test(test_keep_max_len),
+        cmocka_unit_test(test_word_dropout),
+        cmocka_unit_test(test_plan_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

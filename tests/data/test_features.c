@@ -212,6 +212,53 @@ static void test_featurizer_and_unseen_tags(void **state)
     qkv_corpus_free(&dev);
 }
 
+/* The vocabularies by index (what a checkpoint saves): the kinds, "tags", then "chars"; restoring
+ * each from its strings by index encodes identically, characters included. */
+static void test_vocabs_by_index(void **state)
+{
+    (void)state;
+    qkv_corpus train;
+    qkv_error err;
+    assert_int_equal(qkv_corpus_read(&train, FILES "basic.conllu", NULL, &err), QKV_OK);
+    qkv_feature_config cfg = {.word = 1, .suffix_max = 1, .word_min_count = 1, .affix_min_count = 1,
+                              .shape_min_count = 1, .chars = 1, .char_min_count = 1};
+    qkv_featurizer fz, r;
+    assert_int_equal(qkv_featurizer_build(&fz, &cfg, &train, &err), QKV_OK);
+    assert_int_equal(qkv_featurizer_n_vocabs(&fz), 4);
+    const char *names[] = {"word", "suffix1", "tags", "chars"};
+    assert_int_equal(qkv_featurizer_init(&r, &cfg, &err), QKV_OK);
+    for (int v = 0; v < 4; v++) {
+        assert_string_equal(qkv_featurizer_vocab_name(&fz, v), names[v]);
+        const char *strings[256];
+        assert_true(qkv_vocab_size(qkv_featurizer_vocab(&fz, v)) <= 256);
+        int n = qkv_vocab_strings(qkv_featurizer_vocab(&fz, v), strings);
+        assert_int_equal(qkv_featurizer_set_strings(&r, v, strings, n, &err), QKV_OK);
+    }
+    assert_int_equal(qkv_vocab_size(qkv_featurizer_vocab(&fz, 2)), qkv_featurizer_n_tags(&fz));
+    assert_int_equal(qkv_vocab_size(qkv_featurizer_vocab(&fz, 3)), qkv_featurizer_n_chars(&fz));
+    assert_true(qkv_featurizer_n_chars(&fz) > 2);
+    assert_int_equal(qkv_featurizer_set_strings(&r, 4, NULL, 0, &err), QKV_ERR);
+    assert_string_equal(err.msg, "features: no vocabulary 4 (there are 4)");
+    qkv_dataset a, b;
+    assert_int_equal(qkv_dataset_encode(&a, &fz, &train, NULL, &err), QKV_OK);
+    assert_int_equal(qkv_dataset_encode(&b, &r, &train, NULL, &err), QKV_OK);
+    for (int f = 0; f < 2; f++)
+        assert_memory_equal(a.features[f], b.features[f], (size_t)a.n_words * sizeof(int32_t));
+    assert_memory_equal(a.tags, b.tags, (size_t)a.n_words * sizeof(int32_t));
+    assert_memory_equal(a.char_start, b.char_start, ((size_t)a.n_words + 1) * sizeof(int32_t));
+    assert_memory_equal(a.chars, b.chars, (size_t)a.char_start[a.n_words] * sizeof(int32_t));
+    qkv_dataset_free(&a);
+    qkv_dataset_free(&b);
+    qkv_featurizer_free(&r);
+    qkv_featurizer_free(&fz);
+    cfg.chars = 0; /* without characters: no "chars" */
+    assert_int_equal(qkv_featurizer_init(&fz, &cfg, &err), QKV_OK);
+    assert_int_equal(qkv_featurizer_n_vocabs(&fz), 3);
+    assert_int_equal(qkv_featurizer_n_chars(&fz), 0);
+    qkv_featurizer_free(&fz);
+    qkv_corpus_free(&train);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_utf8_affixes),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_featurizer_and_unseen_tags),
+        cmocka_unit_test(test_vocabs_by_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

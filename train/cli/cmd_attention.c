@@ -10,6 +10,7 @@
 #include "train/plot/gnuplot.h"
 #include "train/cli/output_file.h"
 #include "train/plot/plot_attention.h"
+#include "train/run_iter.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] =
@@ -50,33 +51,23 @@ static char *sentence_conllu(const char *text, size_t *len, int *n_words)
 /* Runs the model on the sentence (dev set of s) and draws the heatmap. */
 static int draw(qkv_session *s, int layer, int head, int width, int height, const char *image, qkv_error *err)
 {
-    qkv_batch_plan plan;
-    qkv_batch batch;
-    qkv_tape tp;
-    memset(&batch, 0, sizeof batch);
-    if (qkv_batch_plan_make(&plan, &s->dev, s->dev.n_words, NULL, err))
-        return QKV_ERR;
-    int status = qkv_batch_alloc(&batch, s->dev.n_features, s->dev.chars != NULL, plan.max_sent, plan.max_tokens, err);
-    if (status == QKV_OK && qkv_tape_init(&tp, 0)) {
-        qkv_batch_plan_free(&plan);
-        qkv_batch_free(&batch);
-        return qkv_fail(err, "out of memory");
-    }
+    int n = qkv_dataset_n_words(&s->dev);
+    qkv_run_iter it;
+    int status = qkv_run_iter_init(&it, &s->dev, n, true, err);
     if (status == QKV_OK)
-        status = qkv_batch_fill(&batch, &s->dev, &plan, 0, err);
-    int n = s->dev.n_words;
+        status = qkv_run_iter_plan(&it, NULL, err);
+    if (status == QKV_OK)
+        status = qkv_run_iter_fill(&it, 0, err);
     char **words = calloc((size_t)n, sizeof *words);
     const char **tags = calloc((size_t)n, sizeof *tags);
     if (status == QKV_OK && (!words || !tags))
         status = qkv_fail(err, "out of memory");
     if (status == QKV_OK) {
-        tp.no_grad = true;
         qkv_attention_weights keep;
         memset(&keep, 0, sizeof keep);
-        qkv_tagger_input in = qkv_session_input(&batch);
-        qkv_tensor *logits = qkv_tagger_logits(&tp, &s->model, &in, layer, &keep);
+        qkv_tensor *logits = qkv_run_iter_logits(&it, &s->model, layer, &keep, err);
         if (!logits)
-            status = qkv_fail(err, "%s", tp.err.msg);
+            status = QKV_ERR;
         for (int w = 0; status == QKV_OK && w < n; w++) {
             size_t len;
             const char *form = qkv_corpus_form(&s->dev_c, w, &len);
@@ -95,14 +86,12 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
             qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head, width, height};
             status = qkv_plot_attention(&ap, image, err);
         }
-        qkv_tape_free(&tp);
     }
     for (int w = 0; words && w < n; w++)
         free(words[w]);
     free(words);
     free(tags);
-    qkv_batch_plan_free(&plan);
-    qkv_batch_free(&batch);
+    qkv_run_iter_free(&it);
     return status;
 }
 
@@ -171,7 +160,7 @@ int qkv_cmd_attention(int argc, char **argv)
         goto done;
     }
     qkv_set_threads(s.cfg.train.threads);
-    int n_layers = s.model.cfg.n_layers, n_heads = s.model.cfg.encoder.attn.n_heads;
+    int n_layers = qkv_tagger_n_layers(&s.model), n_heads = qkv_tagger_n_heads(&s.model);
     if (n_layers == 0) {
         fprintf(stderr, "qkv: %s: the model has no encoder layers, hence no attention\n", ckpt);
         goto done;

@@ -78,21 +78,22 @@ int qkv_cmd_eval(int argc, char **argv)
         goto done;
     }
     qkv_report_warnings(&s);
-    if (s.dev.n_words == 0) {
+    int n_words = qkv_dataset_n_words(&s.dev);
+    if (n_words == 0) {
         fprintf(stderr, "qkv: %s: no words to evaluate\n", file);
         goto done;
     }
     qkv_set_threads(s.cfg.train.threads);
     if (logits_path &&
-        !(logits = malloc(((size_t)s.dev.n_words + 1) * (size_t)qkv_featurizer_n_tags(&s.fz) * sizeof *logits))) {
-        fprintf(stderr, "qkv: out of memory for the logits of %d words\n", s.dev.n_words);
+        !(logits = malloc(((size_t)n_words + 1) * (size_t)qkv_featurizer_n_tags(&s.fz) * sizeof *logits))) {
+        fprintf(stderr, "qkv: out of memory for the logits of %d words\n", n_words);
         goto done;
     }
     if (qkv_evaluate_logits(&s, &s.dev, s.cfg.data.batch_tokens, &res, logits, &err)) {
         fprintf(stderr, "qkv: %s: %s\n", file, err.msg);
         goto done;
     }
-    if (logits_path && write_logits(logits_path, &res, logits, s.dev.n_words, &err)) {
+    if (logits_path && write_logits(logits_path, &res, logits, n_words, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }

@@ -59,10 +59,10 @@ static int run_timing(const char *path, const qkv_read_opts *opts, int budget)
     if (st == QKV_OK) {
         int ms, mt;
         qkv_batch_max_size(&ds, budget, &ms, &mt);
-        st = qkv_batch_alloc(&b, ds.n_features, ds.chars != NULL, ms, mt, &err);
-        for (int i = 0; st == QKV_OK && i < plan.n_batches; i++) {
+        st = qkv_batch_alloc(&b, qkv_dataset_n_features(&ds), qkv_dataset_has_chars(&ds), ms, mt, &err);
+        for (int i = 0; st == QKV_OK && i < qkv_batch_plan_n_batches(&plan); i++) {
             st = qkv_batch_fill(&b, &ds, &plan, i, &err);
-            filled += b.n_tokens;
+            filled += qkv_batch_n_tokens(&b);
         }
         qkv_batch_free(&b);
     }
@@ -71,7 +71,8 @@ static int run_timing(const char *path, const qkv_read_opts *opts, int budget)
     if (st == QKV_OK)
         printf("time: read %.3f s, index %.3f s (%d feature kinds), batch %.3f s (%d batches, %lld words), "
                "total %.3f s wall, %.3f s CPU\n",
-               t1 - t0, t2 - t1, ds.n_features, t3 - t2, plan.n_batches, (long long)filled, t3 - t0, cpu);
+               t1 - t0, t2 - t1, qkv_dataset_n_features(&ds), t3 - t2, qkv_batch_plan_n_batches(&plan),
+               (long long)filled, t3 - t0, cpu);
     else
         fprintf(stderr, "qkv stats: %s\n", err.msg);
     qkv_batch_plan_free(&plan);
@@ -129,9 +130,9 @@ int qkv_cmd_stats(int argc, char **argv)
             qkv_corpus_free(&train);
         return 1;
     }
-    const char *fmt = c.format == QKV_FORMAT_CONLLU ? (opts.tag_field == QKV_TAG_XPOS ? "CoNLL-U, tags from XPOS"
-                                                                                        : "CoNLL-U, tags from UPOS")
-                                                    : "FORM<TAB>TAG columns";
+    const char *fmt = qkv_corpus_format(&c) != QKV_FORMAT_CONLLU ? "FORM<TAB>TAG columns"
+                      : opts.tag_field == QKV_TAG_XPOS             ? "CoNLL-U, tags from XPOS"
+                                                                   : "CoNLL-U, tags from UPOS";
     printf("file: %s (%s)\n", file, fmt);
     printf("sentences: %d\n", st.n_sent);
     if (st.n_sent_without_words)
@@ -144,10 +145,10 @@ int qkv_cmd_stats(int argc, char **argv)
     else
         printf("longest sentence: 0 words\n");
     printf("word types: %d\n", st.n_types);
-    printf("tags: %d\n", st.tags.size);
+    printf("tags: %d\n", qkv_vocab_size(&st.tags));
     if (st.n_untagged)
         printf("words without a tag (%s): %d\n", QKV_NO_TAG, st.n_untagged);
-    for (int t = 0; t < st.tags.size; t++) {
+    for (int t = 0; t < qkv_vocab_size(&st.tags); t++) {
         int64_t n = qkv_vocab_count(&st.tags, t);
         printf("  %-12s %8lld  %6.2f%%\n", qkv_vocab_string(&st.tags, t), (long long)n, pct((double)n, st.n_words));
     }

@@ -99,12 +99,13 @@ int qkv_cmd_tag(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
-    tags = malloc((size_t)(s.dev.n_words ? s.dev.n_words : 1) * sizeof *tags);
+    int n_words = qkv_dataset_n_words(&s.dev);
+    tags = malloc((size_t)(n_words ? n_words : 1) * sizeof *tags);
     if (!tags) {
         fprintf(stderr, "qkv: out of memory\n");
         goto done;
     }
-    for (int w = 0; w < s.dev.n_words; w++)
+    for (int w = 0; w < n_words; w++)
         tags[w] = qkv_featurizer_tag(&s.fz, res.pred[w]);
     if (qkv_corpus_write(&s.dev_c, stdout, tags, &err) || fflush(stdout)) {
         fprintf(stderr, "qkv: writing the tagged output: %s\n", err.msg);

@@ -158,11 +158,14 @@ int qkv_cmd_train(int argc, char **argv)
         goto done;
     }
     /* counts without the sentences data.max_train_len leaves out */
-    fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n", s.train_c.name,
-            s.train.n_nonempty, (long)(s.train.n_words - s.train.n_left_out_words), s.has_dev ? s.dev_c.name : "none", s.has_dev ? s.dev.n_nonempty : 0,
-            s.has_dev ? s.dev.n_words : 0);
+    long train_words = (long)(qkv_dataset_n_words(&s.train) - qkv_dataset_n_left_out_words(&s.train));
+    fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n",
+            qkv_corpus_name(&s.train_c), qkv_dataset_n_batchable(&s.train), train_words,
+            s.has_dev ? qkv_corpus_name(&s.dev_c) : "none", s.has_dev ? qkv_dataset_n_batchable(&s.dev) : 0,
+            s.has_dev ? qkv_dataset_n_words(&s.dev) : 0);
     fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
-            qkv_params_count(&s.model.params), s.fz.n_kinds, qkv_featurizer_n_tags(&s.fz), run_dir);
+            qkv_params_count(qkv_tagger_params(&s.model)), qkv_featurizer_n_features(&s.fz),
+            qkv_featurizer_n_tags(&s.fz), run_dir);
     qkv_trainer_opts topts = {run_dir, resume, stop_at_step, &plan};
     status = qkv_trainer_run(&s, &topts);
     if (status == QKV_TRAIN_STOPPED)
@@ -183,7 +186,7 @@ int qkv_cmd_train(int argc, char **argv)
             status = 1;
         } else {
             char what[4400];
-            snprintf(what, sizeof what, "%s on %s", path, s.dev_c.name);
+            snprintf(what, sizeof what, "%s on %s", path, qkv_corpus_name(&s.dev_c));
             qkv_report_text(stdout, &best, what, &res, false);
         }
         qkv_eval_result_free(&res);
