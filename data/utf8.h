@@ -8,9 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Returns the byte offset of the first invalid sequence in s[0..len), or len when all of it is
- * valid UTF-8. A NUL byte counts as invalid (data/ keeps strings NUL-terminated). */
-size_t qkv_utf8_check(const char *s, size_t len);
+#include "lib/io/utf8.h" /* qkv_utf8_check */
+
 
 /* Decodes the character at s (of at most len bytes, assumed valid UTF-8); stores its length in
  * bytes in *n (1..4) and returns its code point. */

@@ -457,7 +457,7 @@ static int check_utf8(qkv_ckpt_writer *w, const char *path, size_t n, const char
             snprintf(what, sizeof what, "string %zu is NULL", i);
             return writer_fail(w, err, path ? path : "(null)", what);
         }
-        if (!qkv_ckpt_utf8_valid(strings[i], strlen(strings[i]))) {
+        if (qkv_utf8_check(strings[i], strlen(strings[i])) != strlen(strings[i])) {
             snprintf(what, sizeof what, "string %zu is not valid UTF-8", i);
             return writer_fail(w, err, path ? path : "(null)", what);
         }

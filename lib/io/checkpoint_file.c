@@ -1,4 +1,4 @@
-/* Checkpoint helpers: the qkv header in the HDF5 user block, CRC-32, item path and UTF-8
+/* Checkpoint helpers: the qkv header in the HDF5 user block, CRC-32, item path
  * checks, and HDF5 error text. See lib/io/checkpoint.h for the file layout. */
 #include "lib/io/checkpoint_internal.h"
 
@@ -90,39 +90,6 @@ const char *qkv_ckpt_path_problem(const char *path)
     }
 }
 
-bool qkv_ckpt_utf8_valid(const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = p[i];
-        size_t len;
-        uint32_t cp, min;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            len = 2, cp = c & 0x1F, min = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3, cp = c & 0x0F, min = 0x800;
-        } else if ((c & 0xF8) == 0xF0) {
-            len = 4, cp = c & 0x07, min = 0x10000;
-        } else {
-            return false;
-        }
-        if (n - i < len)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((p[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += len;
-    }
-    return true;
-}
 
 typedef struct {
     char *buf;

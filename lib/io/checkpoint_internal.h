@@ -1,6 +1,6 @@
 /* Internals shared by lib/io/checkpoint.c (writer), lib/io/checkpoint_image.c (the writer's
  * in-memory file), lib/io/checkpoint_read.c and lib/io/checkpoint_strings.c (reader) and
- * lib/io/checkpoint_file.c (header, CRC-32, path and UTF-8 checks, HDF5 error text).
+ * lib/io/checkpoint_file.c (header, CRC-32, path checks, HDF5 error text).
  * Not part of the public API; only these files (and the checkpoint tests) include it. */
 #ifndef QKV_CHECKPOINT_INTERNAL_H
 #define QKV_CHECKPOINT_INTERNAL_H
@@ -8,6 +8,7 @@
 #include <hdf5.h>
 
 #include "lib/io/checkpoint.h"
+#include "lib/io/utf8.h"
 
 /* The writer's in-memory HDF5 file (lib/io/checkpoint_image.c). */
 typedef struct {
@@ -44,9 +45,6 @@ bool qkv_ckpt_header_parse(const char *buf, uint64_t *size, uint32_t *crc);
 
 /* NULL when path is a valid absolute item path ("/a/b.c"), else what is wrong with it. */
 const char *qkv_ckpt_path_problem(const char *path);
-/* True when the n bytes at s are valid UTF-8 (no overlongs, surrogates or code points
- * above U+10FFFF). */
-bool qkv_ckpt_utf8_valid(const char *s, size_t n);
 
 /* The innermost message on HDF5's default error stack (what actually failed, e.g. an errno
  * text), or "unknown HDF5 error". Writes into buf and returns it. */

@@ -147,7 +147,7 @@ static int read_root_attributes(qkv_ckpt_reader *r, qkv_error *err)
     char buf[sizeof r->qkv_version] = {0};
     if (type >= 0 && space >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0 &&
         H5Tget_size(type) < sizeof buf && H5Sget_simple_extent_npoints(space) == 1 && H5Aread(a, type, buf) >= 0 &&
-        qkv_ckpt_utf8_valid(buf, strlen(buf)))
+        qkv_utf8_check(buf, strlen(buf)) == strlen(buf))
         memcpy(r->qkv_version, buf, sizeof buf);
     if (space >= 0)
         H5Sclose(space);

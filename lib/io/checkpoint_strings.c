@@ -101,7 +101,7 @@ static int read_strings(const qkv_ckpt_reader *r, const char *path, int want_ran
     for (size_t i = 0; i < n && status == QKV_OK; i++) {
         const char *s = vlen ? (vlen[i] ? vlen[i] : "") : fixed + i * width;
         size_t len = vlen ? strlen(s) : fixed_len(s, width, pad);
-        if (!qkv_ckpt_utf8_valid(s, len))
+        if (qkv_utf8_check(s, len) != len)
             status = qkv_ckpt_read_fail(r, err, path, "string %zu is not valid UTF-8", i);
         else if (total > SIZE_MAX - len - 1)
             status = qkv_ckpt_read_fail(r, err, path, "strings too large");
@@ -162,7 +162,7 @@ static int read_packed(const qkv_ckpt_reader *r, const char *path, hid_t d, int 
         status = qkv_ckpt_read_fail(r, err, path, "the last string has no terminating NUL byte");
     for (size_t i = 0, s = 0, k = 0; status == QKV_OK && i < total; i++)
         if (bytes[i] == 0) {
-            if (!qkv_ckpt_utf8_valid((const char *)bytes + s, i - s))
+            if (qkv_utf8_check((const char *)bytes + s, i - s) != i - s)
                 status = qkv_ckpt_read_fail(r, err, path, "string %zu is not valid UTF-8", k);
             s = i + 1;
             k++;
