@@ -115,6 +115,8 @@ void qkv_init_constant(qkv_tensor *t, double value)
 
 void qkv_init_normal(qkv_tensor *t, qkv_rng *rng, double std)
 {
+    if (!rng)
+        return;
     for (size_t i = 0; i < t->size; i++)
         t->data[i] = (qkv_real)(std * qkv_rng_normal(rng));
 }
@@ -124,6 +126,8 @@ static int fan_out(const qkv_tensor *t) { return t->shape[0]; }
 
 void qkv_init_xavier_uniform(qkv_tensor *t, qkv_rng *rng)
 {
+    if (!rng)
+        return;
     double a = sqrt(6.0 / (fan_in(t) + fan_out(t)));
     for (size_t i = 0; i < t->size; i++)
         t->data[i] = (qkv_real)(a * (2.0 * qkv_rng_uniform(rng) - 1.0));

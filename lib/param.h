@@ -41,7 +41,9 @@ void qkv_params_zero_grad(qkv_params *ps);
 /* Total number of scalar parameters. */
 size_t qkv_params_count(const qkv_params *ps);
 
-/* ---- initializers: fan_in = last dimension, fan_out = first (PyTorch's [out, in]) ---- */
+/* ---- initializers: fan_in = last dimension, fan_out = first (PyTorch's [out, in]) ----
+ * The random ones leave t as it is when rng is NULL: a model whose values a checkpoint will
+ * fill is built without drawing numbers it would throw away. */
 void qkv_init_constant(qkv_tensor *t, double value);
 /* N(0, std^2). */
 void qkv_init_normal(qkv_tensor *t, qkv_rng *rng, double std);

@@ -173,7 +173,7 @@ int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
         status = load_vocab(r, path, s, err);
     }
     if (status == QKV_OK)
-        status = qkv_session_model(s, 0, err);
+        status = qkv_session_model_to_load(s, err);
     if (status == QKV_OK && qkv_ckpt_read_params(r, "/params", qkv_tagger_params(&s->model), err))
         status = qkv_fail_prefix(err, "%s", path);
     free(text);

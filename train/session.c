@@ -92,7 +92,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
     return QKV_OK;
 }
 
-int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
+/* The tagger of the config; rng NULL: parameters allocated, not drawn (lib/param.h). */
+static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
 {
     qkv_tagger_config tc = s->cfg.model; /* as configured, with the sizes that come from the data */
     tc.n_features = qkv_featurizer_n_features(&s->fz);
@@ -104,13 +105,20 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
     }
     tc.n_tags = qkv_featurizer_n_tags(&s->fz);
     tc.chars.n_chars = qkv_featurizer_n_chars(&s->fz);
-    qkv_rng rng;
-    qkv_rng_seed(&rng, seed);
-    if (qkv_tagger_init(&s->model, &tc, &rng, err))
+    if (qkv_tagger_init(&s->model, &tc, rng, err))
         return QKV_ERR;
     s->model_ready = true;
     return QKV_OK;
 }
+
+int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
+{
+    qkv_rng rng;
+    qkv_rng_seed(&rng, seed);
+    return build_model(s, &rng, err);
+}
+
+int qkv_session_model_to_load(qkv_session *s, qkv_error *err) { return build_model(s, NULL, err); }
 
 int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
                               qkv_error *err)

@@ -1,0 +1,46 @@
+/* The random initializers: they draw from the generator they are given, and with none they
+ * leave the tensor as it is (a model built for a checkpoint to fill draws nothing). */
+#include "testutil.h"
+
+#include "lib/param.h"
+
+static void test_no_generator_leaves_values(void **state)
+{
+    (void)state;
+    qkv_params ps;
+    qkv_params_init(&ps);
+    qkv_error err;
+    qkv_tensor *w = qkv_params_add(&ps, &err, 2, (int[]){3, 4}, "w");
+    assert_non_null(w);
+    for (size_t i = 0; i < w->size; i++)
+        w->data[i] = (qkv_real)i;
+    qkv_init_normal(w, NULL, 1.0);
+    qkv_init_xavier_uniform(w, NULL);
+    for (size_t i = 0; i < w->size; i++)
+        assert_true(w->data[i] == (qkv_real)i);
+    /* with a generator both draw: values change, and the generator moves on */
+    qkv_rng rng, start;
+    qkv_rng_seed(&rng, 7);
+    start = rng;
+    qkv_init_normal(w, &rng, 1.0);
+    assert_memory_not_equal(&rng, &start, sizeof rng);
+    int changed = 0;
+    for (size_t i = 0; i < w->size; i++)
+        changed += w->data[i] != (qkv_real)i;
+    assert_true(changed == (int)w->size);
+    start = rng;
+    qkv_init_xavier_uniform(w, &rng);
+    assert_memory_not_equal(&rng, &start, sizeof rng);
+    double a = sqrt(6.0 / (3 + 4));
+    for (size_t i = 0; i < w->size; i++)
+        assert_true(fabs((double)w->data[i]) <= a);
+    qkv_params_free(&ps);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_generator_leaves_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
