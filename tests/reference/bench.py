@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""qkv against PyTorch on the same CPU (issue 7). Not a test: a script that prints a table.
+"""qkv against PyTorch on the same CPU (issues 7 and 13). Not a test: a script that prints a table.
 
     /usr/bin/python3 tests/reference/bench.py [--build build] [--steps 60] [--warmup 10]
                                                [--threads 2] [--configs ref,large,ewt]
+                                               [--repeats 3] [--probe-seconds 0.5]
                                                [--set section.key=value]...
 
 Every config is configs/ud_ewt_pos.yaml with data.batch_tokens = 1000 and, for ref and large,
@@ -13,31 +14,51 @@ pre-LN, dropout, and whatever it turns on of the character CNN (model.char_dim),
 position biases (model.attn_rel_clip) and the parameter average (train.ema_decay) -- the
 PyTorch port builds its model from the resolved config in qkv's checkpoint. --set adds an
 override to every config (e.g. --set model.char_dim=32 to time an option the shipped config
-leaves off). For each config it
-runs, one after the other, each with the same thread count:
-  1. qkv train for --steps steps on EWT train (train.max_steps); the metrics.tsv row at step
-     --warmup and the last one give the training time after warm-up;
-  2. qkv eval of the resulting checkpoint on EWT dev (words/s from --json);
-  3. tests/reference/qkv_torch.py bench: the PyTorch port, weights loaded from that checkpoint,
-     trained for the same steps over the same batches (qkv's epoch-1 plan, rebuilt from the
-     same seed: qkv_torch.py ports data/batch.c and lib/rng.c), then evaluated on EWT dev with
-     qkv's evaluation batches; PyTorch gets padded [B, L] batches of length-sorted sentences
-     (little padding) and only real tokens count; it runs with GOMP_SPINCOUNT=1000 like qkv
-     (train/omp_env.h), which made it ~4x faster on the loaded machine than libgomp's default;
-  4. the OpenBLAS sgemm probe (tests/bench/sgemm_probe.c) with the same thread count.
-Tokens per second count real words. Peak RSS is the process's maximum resident set (qkv:
-/usr/bin/time; PyTorch: getrusage), data reading and evaluation included. qkv's GFLOP/s counts
-the matrix products of the steps after warm-up (forward: Q/K/V/output projections, both FFN
-products, the classifier, and Q K^T and P V per sentence and head; training = 3x forward for
-the backward's two products per forward product; attention counts only the (query, key) pairs
-a window lets through; the character CNN adds its convolution, 2 · char_width · char_dim ·
-char_filters per character id (markers included), and its projection, 2 · char_filters ·
-d_model per word).
+leaves off).
+
+The machine may be shared, so each config runs --repeats rounds, and in every round the two
+systems take turns (round 1: qkv then PyTorch, round 2: PyTorch then qkv, ...), each with the
+same thread count:
+  - qkv: `qkv train` for --steps steps on EWT train (train.max_steps; the metrics.tsv row at
+    step --warmup and the last one give the training time after warm-up), then `qkv eval` of
+    the resulting checkpoint on EWT dev (its --json seconds and words/s);
+  - PyTorch: tests/reference/qkv_torch.py bench: the PyTorch port, weights loaded from the
+    latest qkv checkpoint of this config (the same round's when qkv went first, the previous
+    round's otherwise: the values do not change the work), trained for the same steps over
+    the same batches (qkv's epoch-1 plan, rebuilt from the same seed: qkv_torch.py ports
+    data/batch.c and lib/rng.c), then evaluated on EWT dev with qkv's evaluation batches;
+    PyTorch gets padded [B, L] batches of length-sorted sentences (little padding) and only
+    real tokens count; it runs with GOMP_SPINCOUNT=1000 like qkv (train/omp_env.h), which made
+    it ~4x faster on the loaded machine than libgomp's default.
+The OpenBLAS sgemm probe (tests/bench/sgemm_probe.c, --probe-seconds per shape, the same thread
+count) runs before the round's first run and after each run (qkv train, qkv eval, the PyTorch
+process); a probe's figure is the best GFLOP/s of its four shapes. A measurement's "% of sgemm"
+divides its GFLOP/s by the mean of the two probes just before and just after it (PyTorch's
+training and evaluation share one process, hence the same two probes).
+
+Tokens per second count real words. Peak RSS is the process's maximum resident set (qkv: of
+`qkv train`, /usr/bin/time; PyTorch: getrusage of its one process), data reading and the
+end-of-training evaluation included. GFLOP/s counts matrix products only. The forward pass of a
+set of sentences counts: Q/K/V/output projections, both FFN products and the classifier,
+2 · in · out per word each; Q K^T and P V, 2 · d_head per (query, key) pair per head each,
+counting only the pairs a window lets through; the character CNN's convolution, 2 · char_width
+· char_dim · char_filters per character id (markers included), and its projection, 2 ·
+char_filters · d_model per word. Training counts the forward of the steps after warm-up times
+3 (the backward's two products per forward product); evaluation counts the forward of the whole
+EWT dev set. PyTorch's GFLOP/s use the same counts (its padding is not counted).
+
+The table gives, per config and column, the median over the rounds with the range (min–max);
+a ratio qkv/PyTorch is taken within each round, then its median and range. The footer gives
+the 1/5/15-minute load average (os.getloadavg, which counts the benchmark's own threads
+while it runs) before the run, at the start of every round and after, and the probe's
+min/median/max over the whole run.
 """
 import argparse
 import json
 import os
 import re
+import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,16 +91,22 @@ def visible_pairs(n, m):
     return sum(min(i + w, n - 1 if not causal else i) - max(i - w, 0) + 1 for i in range(n))
 
 
-def flops_per_step(lens, char_ids, m, n_tags):
-    """Matrix-product FLOPs of one training step: lens = the batch's sentence lengths, char_ids =
-    its total character ids (markers included), m = the resolved model config."""
+def forward_flops(lens, char_ids, m, n_tags):
+    """Matrix-product FLOPs of one forward pass: lens = the sentences' lengths, char_ids = their
+    total character ids (markers included), m = the resolved model config."""
     d, f, L = m["d_model"], m["d_ff"], m["n_layers"]
     T = sum(lens)
     per_layer = 2 * T * d * (4 * d + 2 * f) + sum(4 * visible_pairs(n, m) * d for n in lens)
     chars = 0
     if m.get("char_dim", 0) > 0:
         chars = 2 * char_ids * m["char_width"] * m["char_dim"] * m["char_filters"] + 2 * T * m["char_filters"] * d
-    return 3 * (L * per_layer + 2 * T * d * n_tags + chars)
+    return L * per_layer + 2 * T * d * n_tags + chars
+
+
+def char_ids(data, sentences):
+    if data.chars is None:
+        return 0
+    return sum(int(data.char_lens[data.starts[s]:data.starts[s + 1]].sum()) for s in sentences)
 
 
 def label(name, cfg):
@@ -94,54 +121,146 @@ def label(name, cfg):
     return f"{name} (d{m['d_model']}/h{m['n_heads']}/L{m['n_layers']}/ff{m['d_ff']}{''.join('/' + e for e in extra)})"
 
 
-def bench_config(name, a, ewt, work):
+class Probe:
+    """The sgemm probe; keeps every run's per-shape figures."""
+
+    def __init__(self, path, threads, seconds):
+        self.cmd = [path, str(threads), str(seconds)]
+        self.runs = []  # {(M, N, K): GFLOP/s}
+
+    def __call__(self):
+        sg = {}
+        for line in run(self.cmd).stdout.splitlines():
+            _, m, n, k, g = line.split()
+            sg[(int(m), int(n), int(k))] = float(g)
+        self.runs.append(sg)
+        return max(sg.values())
+
+
+class Config:
+    """One config's fixed facts (FLOP counts, token counts), read from its first checkpoint."""
+
+    def __init__(self, name, a, ewt, ckpt, metrics_rows):
+        self.trn = os.path.join(ewt, "en_ewt-ud-train.conllu")
+        self.dev = os.path.join(ewt, "en_ewt-ud-dev.conllu")
+        ck = qkv_torch.Checkpoint(ckpt)
+        m, n_tags = ck.config["model"], len(ck.tags)
+        self.label = label(name, ck.config)
+        data = qkv_torch.encode(ck, qkv_torch.read_conllu(self.trn))
+        starts = data.starts
+        batches = qkv_torch.plan(starts, BATCH_TOKENS, qkv_torch.Rng(ck.config["train"]["seed"] * 2))
+        first = sum(starts[s + 1] - starts[s] for b in batches[:a.warmup] for s in b)
+        row1 = next(r for r in metrics_rows if r[2] == "train")
+        if abs(float(row1[6]) * float(row1[7]) - first) > 0.03 * first + 50:
+            sys.exit(f"bench: qkv's first {a.warmup} steps had about {float(row1[6]) * float(row1[7]):.0f} tokens, "
+                     f"the ported batch plan {first}: the plans differ")
+        after = batches[a.warmup:a.steps]
+        self.train_tokens = sum(starts[s + 1] - starts[s] for b in after for s in b)
+        self.train_gflop = 3e-9 * sum(forward_flops([starts[s + 1] - starts[s] for s in b], char_ids(data, b), m,
+                                                    n_tags) for b in after)
+        dv = qkv_torch.encode(ck, qkv_torch.read_conllu(self.dev))
+        every = range(len(dv.starts) - 1)
+        self.dev_tokens = dv.starts[-1]
+        self.eval_gflop = 1e-9 * forward_flops([dv.starts[s + 1] - dv.starts[s] for s in every],
+                                               char_ids(dv, every), m, n_tags)
+
+
+def run_qkv(name, a, ewt, out):
+    """qkv train then qkv eval; returns (train_seconds_after_warmup, rss_mb, metrics_rows, eval_json),
+    calling a.probe() after each."""
     sets = dict(CONFIGS[name])
     sets.update(kv.split("=", 1) for kv in a.set)
     sets.update({"data.batch_tokens": BATCH_TOKENS, "train.threads": a.threads, "train.max_steps": a.steps,
                  "log.every_steps": a.warmup, "log.progress": "off", "checkpoint.keep_best": "false"})
-    out = os.path.join(work, name)
     cmd = ["/usr/bin/time", "-v", a.qkv, "train", os.path.join(SRC, "configs/ud_ewt_pos.yaml"), "--out", out]
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
-    env = dict(os.environ, QKV_EWT_DIR=ewt)
-    p = run(cmd, env)
-    rss_qkv = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
+    p = run(cmd, dict(os.environ, QKV_EWT_DIR=ewt))
+    g_train = a.probe()
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
     rows = [line.split("\t") for line in open(os.path.join(out, "metrics.tsv")).read().splitlines()[1:]]
     train_rows = {int(r[0]): float(r[7]) for r in rows if r[2] == "train"}
-    t_qkv = train_rows[a.steps] - train_rows[a.warmup]
-    ckpt = os.path.join(out, "checkpoints/last.h5")
-    dev = os.path.join(ewt, "en_ewt-ud-dev.conllu")
-    trn = os.path.join(ewt, "en_ewt-ud-train.conllu")
-    ev = json.loads(run([a.qkv, "eval", ckpt, dev, "--json"]).stdout)
+    ev = json.loads(run([a.qkv, "eval", os.path.join(out, "checkpoints/last.h5"),
+                         os.path.join(ewt, "en_ewt-ud-dev.conllu"), "--json"]).stdout)
+    g_eval = a.probe()
+    return train_rows[a.steps] - train_rows[a.warmup], rss, rows, ev, g_train, g_eval
 
-    # the batches qkv trained on (epoch 1 of its plan), for tokens and FLOPs
-    ck = qkv_torch.Checkpoint(ckpt)
-    m = ck.config["model"]
-    data = qkv_torch.encode(ck, qkv_torch.read_conllu(trn))
-    starts = data.starts
-    batches = qkv_torch.plan(starts, BATCH_TOKENS, qkv_torch.Rng(ck.config["train"]["seed"] * 2))
-    first = sum(starts[s + 1] - starts[s] for b in batches[:a.warmup] for s in b)
-    row1 = next(r for r in rows if r[2] == "train")
-    if abs(float(row1[6]) * float(row1[7]) - first) > 0.03 * first + 50:
-        sys.exit(f"bench: qkv's first {a.warmup} steps had about {float(row1[6]) * float(row1[7]):.0f} tokens, "
-                 f"the ported batch plan {first}: the plans differ")
-    after = [[starts[s + 1] - starts[s] for s in b] for b in batches[a.warmup:a.steps]]
-    tokens = sum(sum(x) for x in after)
-    n_char_ids = [0 if data.chars is None else sum(int(data.char_lens[starts[s]:starts[s + 1]].sum()) for s in b)
-                  for b in batches[a.warmup:a.steps]]
-    gflop = sum(flops_per_step(x, c, m, len(ck.tags)) for x, c in zip(after, n_char_ids)) * 1e-9
 
+def run_torch(a, cfg, ckpt):
     # PyTorch's CPU ops run on libgomp too: give it the short spin-waits that qkv sets for itself
     # (train/omp_env.h); with libgomp's default it trained ~4x slower on the loaded machine.
-    pt_env = dict(os.environ, GOMP_SPINCOUNT=os.environ.get("GOMP_SPINCOUNT", "1000"))
-    pt = json.loads(run(["/usr/bin/python3", os.path.join(HERE, "qkv_torch.py"), "bench", ckpt, trn, dev,
+    env = dict(os.environ, GOMP_SPINCOUNT=os.environ.get("GOMP_SPINCOUNT", "1000"))
+    pt = json.loads(run(["/usr/bin/python3", os.path.join(HERE, "qkv_torch.py"), "bench", ckpt, cfg.trn, cfg.dev,
                          "--steps", str(a.steps), "--warmup", str(a.warmup), "--threads", str(a.threads)],
-                        pt_env).stdout)
-    if pt["train_tokens_after_warmup"] != tokens:
-        sys.exit(f"bench: PyTorch trained on {pt['train_tokens_after_warmup']} tokens, qkv on {tokens}")
-    return {"qkv_train": tokens / t_qkv, "pt_train": pt["train_tokens_per_sec"], "qkv_eval": ev["tokens_per_sec"],
-            "pt_eval": pt["eval_tokens_per_sec"], "qkv_rss": rss_qkv, "pt_rss": pt["peak_rss_mb"],
-            "gflops": gflop / t_qkv, "tokens": tokens, "label": label(name, ck.config)}
+                        env).stdout)
+    if pt["train_tokens_after_warmup"] != cfg.train_tokens:
+        sys.exit(f"bench: PyTorch trained on {pt['train_tokens_after_warmup']} tokens, qkv on {cfg.train_tokens}")
+    return pt, a.probe()
+
+
+def bench_config(name, a, ewt, work):
+    """--repeats rounds of one config; returns (Config, [one dict of figures per round])."""
+    cfg, ckpt, rounds = None, None, []
+    for r in range(a.repeats):
+        load = os.getloadavg()
+        g0 = a.probe()
+        q = t = None
+        for system in ("qkv", "torch") if r % 2 == 0 else ("torch", "qkv"):
+            if system == "qkv":
+                out = os.path.join(work, f"{name}-{r + 1}")
+                g_before = t[1] if t else g0
+                q = run_qkv(name, a, ewt, out) + (g_before,)
+                ckpt = os.path.join(out, "checkpoints/last.h5")
+                if cfg is None:
+                    cfg = Config(name, a, ewt, ckpt, q[2])
+                    if q[3]["words"] + q[3]["untagged"] != cfg.dev_tokens:
+                        sys.exit(f"bench: qkv eval counted {q[3]['words'] + q[3]['untagged']} words of EWT dev, "
+                                 f"the port {cfg.dev_tokens}")
+            else:
+                g_before = q[5] if q else g0
+                t = run_torch(a, cfg, ckpt) + (g_before,)
+        t_train, rss, _, ev, g_train, g_eval, g_q0 = q
+        pt, g_pt1, g_pt0 = t
+        f = {"load": load,
+             "qkv_train": cfg.train_tokens / t_train, "pt_train": pt["train_tokens_per_sec"],
+             "qkv_eval": ev["tokens_per_sec"], "pt_eval": pt["eval_tokens_per_sec"],
+             "qkv_rss": rss, "pt_rss": pt["peak_rss_mb"],
+             "qkv_train_gf": cfg.train_gflop / t_train, "qkv_eval_gf": cfg.eval_gflop / ev["seconds"],
+             "pt_train_gf": cfg.train_gflop * pt["train_tokens_per_sec"] / cfg.train_tokens,
+             "pt_eval_gf": cfg.eval_gflop * pt["eval_tokens_per_sec"] / cfg.dev_tokens}
+        f["train_ratio"] = f["qkv_train"] / f["pt_train"]
+        f["eval_ratio"] = f["qkv_eval"] / f["pt_eval"]
+        f["qkv_train_pct"] = 100 * f["qkv_train_gf"] / ((g_q0 + g_train) / 2)
+        f["qkv_eval_pct"] = 100 * f["qkv_eval_gf"] / ((g_train + g_eval) / 2)
+        f["pt_train_pct"] = 100 * f["pt_train_gf"] / ((g_pt0 + g_pt1) / 2)
+        f["pt_eval_pct"] = 100 * f["pt_eval_gf"] / ((g_pt0 + g_pt1) / 2)
+        rounds.append(f)
+        print(f"# {name} round {r + 1}/{a.repeats}: train {f['qkv_train']:.0f} vs {f['pt_train']:.0f} tok/s, "
+              f"eval {f['qkv_eval']:.0f} vs {f['pt_eval']:.0f} tok/s; % of sgemm: train {f['qkv_train_pct']:.0f} "
+              f"vs {f['pt_train_pct']:.0f}, eval {f['qkv_eval_pct']:.0f} vs {f['pt_eval_pct']:.0f}", file=sys.stderr)
+    return cfg, rounds
+
+
+def spread(values, fmt, unit=""):
+    """'median (min–max)' of values; just the value when there is one."""
+    med = statistics.median(values)
+    if len(values) == 1:
+        return f"{med:{fmt}}{unit}"
+    return f"{med:{fmt}}{unit} ({min(values):{fmt}}–{max(values):{fmt}})"
+
+
+COLUMNS = [  # (header, key, format, unit)
+    ("train tok/s qkv", "qkv_train", ".0f", ""), ("PyTorch", "pt_train", ".0f", ""), ("ratio", "train_ratio", ".2f", "x"),
+    ("eval tok/s qkv", "qkv_eval", ".0f", ""), ("PyTorch", "pt_eval", ".0f", ""), ("ratio", "eval_ratio", ".2f", "x"),
+    ("peak RSS MB qkv", "qkv_rss", ".0f", ""), ("PyTorch", "pt_rss", ".0f", ""),
+    ("qkv train GFLOP/s", "qkv_train_gf", ".1f", ""), ("% of sgemm", "qkv_train_pct", ".0f", "%"),
+    ("qkv eval GFLOP/s", "qkv_eval_gf", ".1f", ""), ("% of sgemm", "qkv_eval_pct", ".0f", "%"),
+    ("PyTorch train % of sgemm", "pt_train_pct", ".0f", "%"), ("PyTorch eval % of sgemm", "pt_eval_pct", ".0f", "%"),
+]
+
+
+def fmt_load(load):
+    return "/".join(f"{x:.2f}" for x in load)
 
 
 def main():
@@ -151,50 +270,58 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--configs", default="ref,large,ewt")
+    ap.add_argument("--repeats", type=int, default=3, help="rounds per config (default 3)")
+    ap.add_argument("--probe-seconds", type=float, default=0.5,
+                    help="seconds per shape of each sgemm probe (default 0.5)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="an extra qkv --set override for every config (repeatable)")
     ap.add_argument("--ewt", help="UD English-EWT folder (default: $QKV_EWT_DIR, else data/ud_english_ewt)")
     a = ap.parse_args()
-    if a.steps % a.warmup or a.steps <= a.warmup:
+    if a.warmup <= 0 or a.steps % a.warmup or a.steps <= a.warmup:
         sys.exit("bench: --steps must be a multiple of --warmup and larger")
+    if a.repeats < 1:
+        sys.exit("bench: --repeats must be at least 1")
+    if a.probe_seconds <= 0:
+        sys.exit("bench: --probe-seconds must be positive")
     for kv in a.set:
         if "=" not in kv:
             sys.exit(f"bench: --set {kv!r}: expected section.key=value")
+    for name in a.configs.split(","):
+        if name not in CONFIGS:
+            sys.exit(f"bench: --configs: unknown config {name!r} (known: {', '.join(CONFIGS)})")
     a.qkv = os.path.join(a.build, "qkv")
     probe = os.path.join(a.build, "tests/bench_sgemm_probe")
     if not os.path.exists(a.qkv) or not os.path.exists(probe):
         sys.exit(f"bench: build qkv first: cmake -S {SRC} -B {a.build} && cmake --build {a.build} -j2")
+    a.probe = Probe(probe, a.threads, a.probe_seconds)
     ewt = a.ewt or os.environ.get("QKV_EWT_DIR") or os.path.join(SRC, "data/ud_english_ewt")
     if not os.path.exists(os.path.join(ewt, "en_ewt-ud-train.conllu")):
         sys.exit(f"bench: no EWT in {ewt}: set QKV_EWT_DIR or --ewt (data/fetch-ud.sh UD_English-EWT DIR)")
-    load0 = os.getloadavg()[0]
+    load0, start = os.getloadavg(), time.gmtime()
     results = {}
     with tempfile.TemporaryDirectory() as work:
         for name in a.configs.split(","):
             results[name] = bench_config(name, a, ewt, work)
-            print(f"# {name} done", file=sys.stderr)
-    sg = {}
-    for line in run([probe, str(a.threads), "1"]).stdout.splitlines():
-        _, m, n, k, g = line.split()
-        sg[(int(m), int(n), int(k))] = float(g)
-    peak = max(sg.values())
-    load1 = os.getloadavg()[0]
+    load1 = os.getloadavg()
     print(f"qkv vs PyTorch {qkv_torch.torch.__version__}, EWT train/dev, {a.threads} threads each, "
-          f"{a.steps} steps ({a.warmup} warm-up) of data.batch_tokens = {BATCH_TOKENS}; "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {load0:.1f} before, {load1:.1f} after")
-    print(f"command: /usr/bin/python3 tests/reference/bench.py --steps {a.steps} --warmup {a.warmup} "
-          f"--threads {a.threads} --configs {a.configs}{''.join(' --set ' + kv for kv in a.set)}")
+          f"{a.steps} steps ({a.warmup} warm-up) of data.batch_tokens = {BATCH_TOKENS}; {a.repeats} rounds per "
+          f"config, the systems taking turns; {time.strftime('%Y-%m-%d %H:%M UTC', start)}")
+    print("command: /usr/bin/python3 tests/reference/bench.py " + shlex.join(sys.argv[1:]))
+    print("median (min–max) over the rounds; ratios per round")
     print()
-    print("| config | train tok/s qkv | PyTorch | ratio | eval tok/s qkv | PyTorch | ratio "
-          "| peak RSS MB qkv | PyTorch | qkv GFLOP/s | sgemm GFLOP/s | % of sgemm |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, r in results.items():
-        print(f"| {r['label']} | {r['qkv_train']:.0f} | {r['pt_train']:.0f} | {r['qkv_train'] / r['pt_train']:.2f}x "
-              f"| {r['qkv_eval']:.0f} | {r['pt_eval']:.0f} | {r['qkv_eval'] / r['pt_eval']:.2f}x "
-              f"| {r['qkv_rss']:.0f} | {r['pt_rss']:.0f} | {r['gflops']:.1f} | {peak:.1f} "
-              f"| {100 * r['gflops'] / peak:.0f}% |")
+    print("| config | " + " | ".join(c[0] for c in COLUMNS) + " |")
+    print("|---|" + "---:|" * len(COLUMNS))
+    for name, (cfg, rounds) in results.items():
+        print(f"| {cfg.label} | " + " | ".join(spread([f[k] for f in rounds], fm, u) for _, k, fm, u in COLUMNS) + " |")
     print()
-    print("sgemm probe (GFLOP/s, M N K): " + ", ".join(f"{m}x{n}x{k}: {g:.1f}" for (m, n, k), g in sg.items()))
+    print("load average (1/5/15 min): " + f"{fmt_load(load0)} before; "
+          + "; ".join(f"{name} round {i + 1} {fmt_load(f['load'])}" for name, (_, rounds) in results.items()
+                      for i, f in enumerate(rounds)) + f"; {fmt_load(load1)} after")
+    best = [max(sg.values()) for sg in a.probe.runs]
+    print(f"sgemm probe, best shape (GFLOP/s, {len(best)} probes): min {min(best):.1f}, "
+          f"median {statistics.median(best):.1f}, max {max(best):.1f}; median per shape (M N K): "
+          + ", ".join(f"{m}x{n}x{k}: {statistics.median(sg[(m, n, k)] for sg in a.probe.runs):.1f}"
+                      for (m, n, k) in a.probe.runs[0]))
     return 0
 
 
