@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int sent_len(const qkv_dataset *ds, int s) { return ds->sent_start[s + 1] - ds->sent_start[s]; }
-
 int qkv_batch_plan_make(qkv_batch_plan *plan, const qkv_dataset *ds, int budget, qkv_rng *rng, qkv_error *err)
 {
     memset(plan, 0, sizeof *plan);
@@ -32,15 +30,15 @@ int qkv_batch_plan_make(qkv_batch_plan *plan, const qkv_dataset *ds, int budget,
     /* stable counting sort by length */
     memset(by_len, 0, ((size_t)maxlen + 2) * sizeof *by_len);
     for (int i = 0; i < n; i++)
-        by_len[sent_len(ds, ids[i]) + 1]++;
+        by_len[qkv_dataset_sent_len(ds, ids[i]) + 1]++;
     for (int l = 1; l <= maxlen + 1; l++)
         by_len[l] += by_len[l - 1];
     for (int i = 0; i < n; i++)
-        plan->order[by_len[sent_len(ds, ids[i])]++] = ids[i];
+        plan->order[by_len[qkv_dataset_sent_len(ds, ids[i])]++] = ids[i];
     /* greedy cut under the budget */
     int nb = 0, tokens = 0, sents = 0;
     for (int i = 0; i < n; i++) {
-        int len = sent_len(ds, plan->order[i]);
+        int len = qkv_dataset_sent_len(ds, plan->order[i]);
         if (i == 0 || tokens + len > budget) {
             plan->start[nb++] = i;
             tokens = 0;
@@ -161,7 +159,7 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
         if (s < 0 || s >= ds->n_sent)
             return qkv_fail(err, "batches: sentence %d of the plan is not in the dataset (%d sentences)", s,
                             ds->n_sent);
-        tokens += sent_len(ds, s);
+        tokens += qkv_dataset_sent_len(ds, s);
     }
     if (s1 - s0 > b->cap_sent || tokens > b->cap_tokens)
         return qkv_fail(err, "batches: batch %d has %d sentences and %d tokens, the buffers hold %d and %d", index,
@@ -170,7 +168,7 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
     if (b->chars)
         b->char_offsets[0] = 0;
     for (int i = s0; i < s1; i++) {
-        int s = plan->order[i], w0 = ds->sent_start[s], n = sent_len(ds, s);
+        int s = plan->order[i], w0 = ds->sent_start[s], n = qkv_dataset_sent_len(ds, s);
         for (int f = 0; f < ds->n_features; f++)
             memcpy(b->features[f] + t, ds->features[f] + w0, (size_t)n * sizeof(int32_t));
         memcpy(b->tags + t, ds->tags + w0, (size_t)n * sizeof(int32_t));
@@ -217,8 +215,8 @@ int qkv_batch_plan_first(qkv_batch_plan *plan, const qkv_dataset *ds, int max_le
     }
     int n = 0, words = 0;
     for (int s = 0; s < ds->n_sent && n < max_sent; s++) {
-        int len = sent_len(ds, s);
-        if (len < 1 || len > max_len || words + len > max_tokens)
+        int len = qkv_dataset_sent_len(ds, s);
+        if (!qkv_dataset_batchable(ds, s) || len > max_len || words + len > max_tokens)
             continue;
         plan->order[n++] = s;
         words += len;

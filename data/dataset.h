@@ -67,10 +67,9 @@ static inline int qkv_dataset_batchable(const qkv_dataset *ds, int s)
     return ds->sent_start[s + 1] > ds->sent_start[s] && !(ds->left_out && ds->left_out[s]);
 }
 
-/* Counts: sentences (empty ones included), words, batchable sentences (qkv_dataset_batchable),
+/* Counts: words, batchable sentences (qkv_dataset_batchable),
  * words of the sentences left out by qkv_dataset_keep_max_len, feature kinds; whether words have
  * character ids. */
-static inline int qkv_dataset_n_sent(const qkv_dataset *ds) { return ds->n_sent; }
 static inline int qkv_dataset_n_words(const qkv_dataset *ds) { return ds->n_words; }
 static inline int qkv_dataset_n_batchable(const qkv_dataset *ds) { return ds->n_nonempty; }
 static inline int64_t qkv_dataset_n_left_out_words(const qkv_dataset *ds) { return ds->n_left_out_words; }

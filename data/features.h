@@ -104,8 +104,7 @@ static inline int qkv_featurizer_vocab_size(const qkv_featurizer *fz, int f) { r
 static inline int qkv_featurizer_n_tags(const qkv_featurizer *fz) { return fz->tags.size; }
 static inline const char *qkv_featurizer_tag(const qkv_featurizer *fz, int t) { return qkv_vocab_string(&fz->tags, t); }
 
-/* Whether words also map to character ids; the size of the character vocabulary (0 without). */
-static inline int qkv_featurizer_has_chars(const qkv_featurizer *fz) { return fz->has_chars; }
+/* The size of the character vocabulary (0 when words do not map to character ids). */
 static inline int qkv_featurizer_n_chars(const qkv_featurizer *fz) { return fz->has_chars ? fz->chars.size : 0; }
 /* Whether kind f holds word identities ("word" or "lower": what word dropout replaces by UNK). */
 static inline int qkv_featurizer_is_word_kind(const qkv_featurizer *fz, int f)

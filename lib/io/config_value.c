@@ -2,6 +2,7 @@
  * small helpers shared with the parser (edit distance, number formatting). The rules are
  * listed in lib/config.h. */
 #include "lib/io/config_internal.h"
+#include "lib/io/utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -164,40 +165,6 @@ static bool is_null_text(const char *s)
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-/* Well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF). */
-static bool is_utf8(const unsigned char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        unsigned c = s[i];
-        size_t n;
-        unsigned cp, min;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if ((c & 0xe0) == 0xc0) {
-            n = 1, cp = c & 0x1f, min = 0x80;
-        } else if ((c & 0xf0) == 0xe0) {
-            n = 2, cp = c & 0x0f, min = 0x800;
-        } else if ((c & 0xf8) == 0xf0) {
-            n = 3, cp = c & 0x07, min = 0x10000;
-        } else {
-            return false;
-        }
-        if (i + n >= len)
-            return false;
-        for (size_t j = 1; j <= n; j++) {
-            if ((s[i + j] & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + j] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += n + 1;
-    }
-    return true;
-}
-
 /* Expands ${VAR}, ${VAR:-text} and $$ from text into dst (cap bytes with the NUL). */
 static int expand(const qkv_cfg_key *k, const char *text, char *dst, size_t cap, qkv_error *err)
 {
@@ -316,7 +283,7 @@ static int set_string(const qkv_cfg_key *k, const char *text, qkv_cfg_base *base
     char expanded[QKV_CFG_STR_MAX];
     if (expand(k, text, expanded, sizeof expanded, err))
         return QKV_ERR;
-    if (!is_utf8((const unsigned char *)expanded, strlen(expanded)))
+    if (qkv_utf8_check(expanded, strlen(expanded)) != strlen(expanded))
         return qkv_fail(err, "%s is not valid UTF-8", k->name);
     if (k->type == QKV_CFG_STRING) {
         memcpy(field, expanded, strlen(expanded) + 1);

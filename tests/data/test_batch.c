@@ -375,6 +375,13 @@ static void test_plan_first(void **state)
     assert_int_equal(qkv_batch_plan_first(&p, &ds, 0, 8, 24, &err), QKV_OK); /* no sentence fits: no batch */
     assert_int_equal(p.n_batches, 0);
     qkv_batch_plan_free(&p);
+    /* sentences that data.max_train_len leaves out of training stay out of this plan too */
+    assert_int_equal(qkv_dataset_keep_max_len(&ds, 4, &err), QKV_OK);
+    assert_int_equal(qkv_batch_plan_first(&p, &ds, 8, 8, 24, &err), QKV_OK);
+    const int32_t kept[] = {0, 6, 7};
+    assert_int_equal(p.start[1], 3);
+    assert_memory_equal(p.order, kept, sizeof kept);
+    qkv_batch_plan_free(&p);
     qkv_dataset_free(&ds);
 }
 
