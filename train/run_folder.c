@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "train/cli/cli.h"
+#include "train/files.h"
 
 /* The files a run writes, relative to its folder (what --force removes). */
 static const char *const RUN_FILES[] = {"config.yaml",         "metrics.tsv",    "checkpoints/last.h5",

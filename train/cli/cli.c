@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/io/config.h"
 
@@ -225,31 +224,4 @@ int qkv_cli_parse(const qkv_cli_spec *sp, int argc, char **argv)
         if (sp->opts[k].required && !given[k])
             return qkv_cli_usage_error(sp, "missing %s", sp->opts[k].name);
     return -1;
-}
-
-int qkv_mkdirs(const char *path)
-{
-    char buf[4096];
-    size_t len = strlen(path);
-    if (len == 0 || len >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(buf, path, len + 1);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) && errno != EEXIST)
-        return -1;
-    struct stat st;
-    if (stat(buf, &st) || !S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
 }

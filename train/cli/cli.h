@@ -72,7 +72,4 @@ typedef struct qkv_cli_config {
     {"--set", QKV_CLI_LIST, (c)->overrides, "section.key=value",                                                   \
      "override one config key (repeatable), e.g. --set train.epochs=3", .count = &(c)->n_overrides}
 
-/* mkdir -p; returns 0 or -1 with errno. */
-int qkv_mkdirs(const char *path);
-
 #endif

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "train/cli/cli.h"
+#include "train/files.h"
 #include "train/plot/gnuplot.h"
 
 static const char *const COLORS[] = {"1f77b4", "d62728", "2ca02c", "9467bd", "ff7f0e", "8c564b", "e377c2", "17becf"};
