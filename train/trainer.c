@@ -263,16 +263,17 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         t->total_steps = c->train.max_steps;
     t->sched = c->optim.schedule;
     t->sched.lr = c->optim.optimizer.lr;
-    if (t->sched.warmup_steps > 0 && t->sched.warmup_steps >= t->total_steps)
-        fprintf(stderr,
-                "qkv: warning: optim.warmup_steps is %ld but the whole run has %ld steps: the warmup is cut to %ld "
-                "steps, so the learning rate rises %.1f times as fast as configured to optim.lr %g, reached at "
-                "step %ld (set optim.warmup_steps below %ld, e.g. to about a tenth of the run)\n",
-                t->sched.warmup_steps, t->total_steps, t->total_steps - 1,
-                (double)t->sched.warmup_steps / (double)(t->total_steps > 1 ? t->total_steps - 1 : 1), t->sched.lr,
-                t->total_steps > 1 ? t->total_steps - 1 : 1, t->total_steps);
-    if (t->sched.warmup_steps >= t->total_steps)
+    if (t->sched.warmup_steps >= t->total_steps) { /* the schedule needs a step after the warmup */
+        if (t->sched.warmup_steps > 0)
+            fprintf(stderr,
+                    "qkv: warning: optim.warmup_steps is %ld but the whole run has %ld steps: the warmup is cut to "
+                    "%ld steps, so the learning rate rises %.1f times as fast as configured to optim.lr %g, reached "
+                    "at step %ld (set optim.warmup_steps below %ld, e.g. to about a tenth of the run)\n",
+                    t->sched.warmup_steps, t->total_steps, t->total_steps - 1,
+                    (double)t->sched.warmup_steps / (double)(t->total_steps > 1 ? t->total_steps - 1 : 1),
+                    t->sched.lr, t->total_steps > 1 ? t->total_steps - 1 : 1, t->total_steps);
         t->sched.warmup_steps = t->total_steps - 1;
+    }
     t->sched.total_steps = t->total_steps;
     if (qkv_lr_schedule_check(&t->sched, &err)) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);

@@ -1,4 +1,5 @@
 /* qkv tag CHECKPOINT [FILE|-] [--format conllu|text] */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,12 @@ int qkv_cmd_tag(int argc, char **argv)
     }
     for (int w = 0; w < n_words; w++)
         tags[w] = qkv_featurizer_tag(&s.fz, res.pred[w]);
-    if (qkv_corpus_write(&s.dev_c, stdout, tags, &err) || fflush(stdout)) {
+    if (qkv_corpus_write(&s.dev_c, stdout, tags, &err)) {
         fprintf(stderr, "qkv: writing the tagged output: %s\n", err.msg);
+        goto done;
+    }
+    if (fflush(stdout)) {
+        fprintf(stderr, "qkv: writing the tagged output: %s\n", strerror(errno));
         goto done;
     }
     status = 0;

@@ -153,7 +153,8 @@ int qkv_cmd_train(int argc, char **argv)
         goto done;
     }
     qkv_report_warnings(&s);
-    if (qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err)) {
+    /* a resumed run's parameters all come from its checkpoint: no initial weights to draw */
+    if (resume ? qkv_session_model_to_load(&s, &err) : qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err)) {
         fprintf(stderr, "qkv: model: %s\n", err.msg);
         goto done;
     }
