@@ -29,11 +29,15 @@ static void test_no_generator_leaves_values(void **state)
         changed += w->data[i] != (qkv_real)i;
     assert_true(changed == (int)w->size);
     start = rng;
+    qkv_real before[12];
+    memcpy(before, w->data, sizeof before);
     qkv_init_xavier_uniform(w, &rng);
     assert_memory_not_equal(&rng, &start, sizeof rng);
     double a = sqrt(6.0 / (3 + 4));
-    for (size_t i = 0; i < w->size; i++)
+    for (size_t i = 0; i < w->size; i++) {
+        assert_true(w->data[i] != before[i] && w->data[i] != 0);
         assert_true(fabs((double)w->data[i]) <= a);
+    }
     qkv_params_free(&ps);
 }
 

@@ -147,6 +147,8 @@ if command -v gnuplot >/dev/null; then
     "$QKV_BIN" plot "$R/P" >/dev/null || fail "plot P"
     "$QKV_BIN" attention "$R/P/checkpoints/last.h5" --sentence "the dog" --out "$R/P/plots/attention.png" >/dev/null ||
         fail "attention"
+else
+    echo "not checked: plot and attention beside a run (no gnuplot on PATH; install-deps.sh installs it)"
 fi
 diff <(grep -v ' ./plots/' "$SCRATCH/P.sums") <(sums "$R/P" | grep -v ' ./plots/') || fail "plot or attention changed P's run files"
 ok "$SCRATCH/p.log" "$R/P/config.yaml" --resume "$R/P/checkpoints/last.h5"
