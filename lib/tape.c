@@ -129,7 +129,9 @@ static int run_backward(qkv_tape *tp)
         if (fault)
             for (size_t k = 0; k < node->out->size; k++)
                 node->out->grad[k] *= (qkv_real)1.01;
+        int prof = qkv_profile_begin(node->op, QKV_PROF_BWD);
         node->backward(tp, node);
+        qkv_profile_end(prof);
         if (fault)
             for (size_t k = 0; k < node->out->size; k++)
                 node->out->grad[k] /= (qkv_real)1.01;

@@ -19,6 +19,7 @@
 
 #include "lib/arena.h"
 #include "lib/error.h"
+#include "lib/profile.h"
 #include "lib/rng.h"
 #include "lib/tensor.h"
 
@@ -29,7 +30,7 @@ typedef struct qkv_node qkv_node;
 typedef void (*qkv_backward_fn)(qkv_tape *tp, qkv_node *node);
 
 struct qkv_node {
-    const char *op;                     /* op name, e.g. "linear" (for gradcheck and faults) */
+    const char *op;                     /* op name, e.g. "linear" (gradcheck, faults, profile) */
     qkv_backward_fn backward;
     qkv_tensor *out;
     qkv_tensor *in[QKV_MAX_INPUTS];
@@ -61,6 +62,8 @@ int qkv_backward(qkv_tape *tp, qkv_tensor *loss);
 int qkv_backward_from(qkv_tape *tp, qkv_tensor *out, const qkv_real *out_grad);
 
 /* ---- for op authors ---------------------------------------------------------------- */
+/* An op's public function starts with QKV_PROFILE_SCOPE("name", QKV_PROF_FWD) (lib/profile.h),
+ * name as its tape node's: the profile's forward row; qkv_backward times the backward row. */
 
 /* Marks the tape failed with a message; returns NULL so that an op can `return` it. */
 qkv_tensor *qkv_tape_fail(qkv_tape *tp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

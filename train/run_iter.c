@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "lib/profile.h"
+
 int qkv_run_iter_init(qkv_run_iter *it, const qkv_dataset *ds, int budget, bool no_grad, qkv_error *err)
 {
     memset(it, 0, sizeof *it);
@@ -33,6 +35,7 @@ int qkv_run_iter_set_plan(qkv_run_iter *it, qkv_batch_plan *plan, qkv_error *err
 
 int qkv_run_iter_plan(qkv_run_iter *it, qkv_rng *rng, qkv_error *err)
 {
+    QKV_PROFILE_SCOPE("data", QKV_PROF_PHASE);
     qkv_batch_plan plan;
     if (qkv_batch_plan_make(&plan, it->ds, it->budget, rng, err))
         return QKV_ERR;
@@ -41,6 +44,7 @@ int qkv_run_iter_plan(qkv_run_iter *it, qkv_rng *rng, qkv_error *err)
 
 int qkv_run_iter_fill(qkv_run_iter *it, int i, qkv_error *err)
 {
+    QKV_PROFILE_SCOPE("data", QKV_PROF_PHASE);
     if (qkv_batch_fill(&it->batch, it->ds, &it->plan, i, err))
         return QKV_ERR;
     const qkv_batch *b = &it->batch;

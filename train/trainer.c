@@ -11,6 +11,7 @@
 #include "lib/ops/ops.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
+#include "lib/profile.h"
 #include "train/evaluate.h"
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
@@ -85,7 +86,9 @@ static int save(trainer *t, const char *path)
     bool swap = t->st.ema && !t->st.ema->swapped;
     if (swap)
         qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
+    int prof = qkv_profile_begin("checkpoint writing", QKV_PROF_WHOLE);
     int status = qkv_checkpoint_save(path, t->s, &t->opt, &t->st, &err);
+    qkv_profile_end(prof);
     if (swap)
         qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     if (status) {
@@ -102,7 +105,9 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     t->last_eval_step = t->st.step;
     qkv_eval_result res;
     qkv_error err;
+    int prof = qkv_profile_begin("dev evaluation", QKV_PROF_WHOLE);
     int status = qkv_evaluate(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, &res, &err);
+    qkv_profile_end(prof);
     if (status) {
         clear_progress(t);
         fprintf(stderr, "qkv: evaluating %s: %s\n", qkv_corpus_name(&t->s->dev_c), err.msg);
@@ -152,6 +157,7 @@ static void refresh_plot(trainer *t)
         return;
     qkv_error err;
     fflush(t->metrics.f);
+    QKV_PROFILE_SCOPE("plots", QKV_PROF_WHOLE);
     if (qkv_plot_run_loss(t->opts->run_dir, t->plot_path, sizeof t->plot_path, &err)) {
         clear_progress(t);
         fprintf(stderr, "qkv: warning: no loss plot (log.plot: false turns it off): %s\n", err.msg);
@@ -190,7 +196,9 @@ static int train_step(trainer *t, int i)
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
+    int prof = qkv_profile_begin("data", QKV_PROF_PHASE);
     qkv_batch_word_dropout(b, &s->fz, s->cfg.train.word_dropout, &t->st.rng);
+    qkv_profile_end(prof);
     qkv_tensor *logits = qkv_run_iter_logits(&t->it, &s->model, -1, NULL, &err);
     qkv_tensor *loss = qkv_cross_entropy(&t->it.tp, logits, qkv_batch_tags(b));
     if (!loss || qkv_backward(&t->it.tp, loss)) {
@@ -199,7 +207,9 @@ static int train_step(trainer *t, int i)
         return 1;
     }
     double value = loss->data[0];
+    prof = qkv_profile_begin("clip grad norm", QKV_PROF_PHASE);
     double norm = qkv_clip_grad_norm(params, s->cfg.train.clip_grad_norm);
+    qkv_profile_end(prof);
     if (!isfinite(value) || !isfinite(norm)) {
         clear_progress(t);
         fprintf(stderr, "qkv: step %ld: the %s is %s; stopping. Try a lower optim.lr or train.clip_grad_norm. %s%s\n",
@@ -210,10 +220,17 @@ static int train_step(trainer *t, int i)
         return 1;
     }
     t->st.step++;
+    prof = qkv_profile_begin("optimizer step", QKV_PROF_PHASE);
     qkv_optim_step(&t->opt, qkv_lr_at(&t->sched, t->st.step));
-    if (t->st.ema)
+    qkv_profile_end(prof);
+    if (t->st.ema) {
+        prof = qkv_profile_begin("ema update", QKV_PROF_PHASE);
         qkv_ema_update(t->st.ema, params, t->st.step);
+        qkv_profile_end(prof);
+    }
+    prof = qkv_profile_begin("zero grad", QKV_PROF_PHASE);
     qkv_params_zero_grad(params);
+    qkv_profile_end(prof);
     qkv_loss_meter_add(&t->st.log_loss, value, qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)));
     t->st.log_steps++;
     t->st.log_tokens += qkv_batch_n_tokens(b);

@@ -11,6 +11,7 @@ static void relu_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
 {
+    QKV_PROFILE_SCOPE("relu", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     if (!x)
@@ -151,6 +152,7 @@ static void gelu_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form)
 {
+    QKV_PROFILE_SCOPE("gelu", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     if (!x)

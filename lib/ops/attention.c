@@ -207,6 +207,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
                           qkv_tensor *b_v, qkv_tensor *rel_bias,
                           const qkv_attention_opts *opts, qkv_attention_weights *keep)
 {
+    QKV_PROFILE_SCOPE("attention", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     qkv_tensor *w[3] = {w_q, w_k, w_v}, *bias[3] = {b_q, b_k, b_v};
@@ -440,6 +441,7 @@ static void attention_out_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_tensor *b_o)
 {
+    QKV_PROFILE_SCOPE("attention_out", QKV_PROF_FWD);
     int T = qkv_rows(o), D = qkv_cols(o);
     char s1[64];
     if (w_o->rank != 2 || w_o->shape[0] != D || w_o->shape[1] != D)

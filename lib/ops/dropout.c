@@ -30,6 +30,7 @@ static void dropout_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
 {
+    QKV_PROFILE_SCOPE("dropout", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     if (!x)

@@ -33,6 +33,7 @@ static void add_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
+    QKV_PROFILE_SCOPE("add", QKV_PROF_FWD);
     qkv_tensor *y = same_shape_output(tp, "add", a, b);
     if (!y)
         return NULL;
@@ -64,6 +65,7 @@ static void add_bias_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b)
 {
+    QKV_PROFILE_SCOPE("add_bias", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char sx[64], sb[64];
@@ -123,6 +125,7 @@ static void mul_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
+    QKV_PROFILE_SCOPE("mul", QKV_PROF_FWD);
     qkv_tensor *y = same_shape_output(tp, "mul", a, b);
     if (!y)
         return NULL;
@@ -158,6 +161,7 @@ static void scale_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s)
 {
+    QKV_PROFILE_SCOPE("scale", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     if (!x)

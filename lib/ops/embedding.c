@@ -16,6 +16,7 @@ static void embedding_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, int n)
 {
+    QKV_PROFILE_SCOPE("embedding", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char st[64];

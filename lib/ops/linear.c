@@ -12,6 +12,7 @@ static void linear_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_linear(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b)
 {
+    QKV_PROFILE_SCOPE("linear", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char sx[64], sw[64];
@@ -66,6 +67,7 @@ static void matmul_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_matmul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b, bool trans_a, bool trans_b)
 {
+    QKV_PROFILE_SCOPE("matmul", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char sa[64], sb[64];

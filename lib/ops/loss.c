@@ -24,6 +24,7 @@ static void cross_entropy_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *targets)
 {
+    QKV_PROFILE_SCOPE("cross_entropy", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char sx[64];

@@ -35,6 +35,7 @@ static void layer_norm_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps)
 {
+    QKV_PROFILE_SCOPE("layer_norm", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char sx[64], sp[64];

@@ -17,6 +17,7 @@ static void add_positions_backward(qkv_tape *tp, qkv_node *node);
 qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_real scale,
                               qkv_tensor *pe, bool clamp)
 {
+    QKV_PROFILE_SCOPE("positional", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char sx[64], sp[64];

@@ -19,6 +19,7 @@ static void mean_backward(qkv_tape *tp, qkv_node *node);
 static qkv_tensor *reduce(qkv_tape *tp, qkv_tensor *x, bool mean)
 {
     const char *op = mean ? "mean" : "sum";
+    QKV_PROFILE_SCOPE(op, QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     if (!x)

@@ -53,6 +53,7 @@ static void windows_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segments, int width)
 {
+    QKV_PROFILE_SCOPE("segment_windows", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     const char *op = "segment_windows";
@@ -131,6 +132,7 @@ static void max_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments)
 {
+    QKV_PROFILE_SCOPE("segment_max", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     const char *op = "segment_max";

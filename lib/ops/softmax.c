@@ -42,6 +42,7 @@ static void softmax_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
 {
+    QKV_PROFILE_SCOPE("softmax", QKV_PROF_FWD);
     qkv_tensor *y = row_op_output(tp, "softmax", x);
     if (!y)
         return NULL;
@@ -97,6 +98,7 @@ static void log_softmax_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
 {
+    QKV_PROFILE_SCOPE("log_softmax", QKV_PROF_FWD);
     qkv_tensor *y = row_op_output(tp, "log_softmax", x);
     if (!y)
         return NULL;

@@ -1,14 +1,16 @@
-/* qkv eval CHECKPOINT FILE [--json] [--by-length] */
+/* qkv eval CHECKPOINT FILE [--json] [--by-length] [--logits OUT.h5] [--profile] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/io/checkpoint.h"
+#include "lib/profile.h"
 #include "lib/threads.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/evaluate.h"
 #include "train/cli/output_file.h"
+#include "train/profile_table.h"
 #include "train/report.h"
 #include "train/train_state.h"
 
@@ -44,8 +46,9 @@ static int write_logits(const char *path, const qkv_eval_result *res, const qkv_
 
 int qkv_cmd_eval(int argc, char **argv)
 {
+    double wall_start = qkv_profile_clock();
     const char *ckpt = NULL, *file = NULL, *logits_path = NULL;
-    bool json = false, by_length = false, force = false;
+    bool json = false, by_length = false, force = false, profile = false;
     const qkv_cli_opt rows[] = {
         {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
         {"FILE", QKV_CLI_STRING, &file, .required = true},
@@ -56,6 +59,7 @@ int qkv_cmd_eval(int argc, char **argv)
          "also write every word's logits to the HDF5 file OUT.h5: /logits float32\n"
          "[words, tags] and /pred int64 [words] in file order (for parity checks)"},
         {"--force", QKV_CLI_FLAG, &force, NULL, "replace OUT.h5 if it exists (never CHECKPOINT or FILE)"},
+        QKV_PROFILE_OPTION_ROW(&profile),
     };
     const qkv_cli_spec spec = {"eval", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
@@ -63,6 +67,8 @@ int qkv_cmd_eval(int argc, char **argv)
         return usage;
     if (logits_path && !qkv_output_ok("eval", "--logits", logits_path, (const char *[]){ckpt, file}, 2, force, false))
         return 1;
+    if (profile)
+        qkv_profile_start();
     qkv_session s;
     qkv_session_init(&s);
     qkv_error err;
@@ -70,10 +76,16 @@ int qkv_cmd_eval(int argc, char **argv)
     memset(&res, 0, sizeof res);
     int status = 1;
     qkv_real *logits = NULL;
-    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_corpus_read(&s.dev_c, file, &s.cfg.data.read, &err) ||
-        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
-        qkv_dataset_require_tags(&s.dev, &s.dev_c, &err) ||
-        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err)) {
+    int prof = qkv_profile_begin("checkpoint loading", QKV_PROF_WHOLE);
+    int failed = qkv_checkpoint_load_model(ckpt, &s, &err);
+    qkv_profile_end(prof);
+    prof = qkv_profile_begin("data loading", QKV_PROF_WHOLE);
+    failed = failed || qkv_corpus_read(&s.dev_c, file, &s.cfg.data.read, &err) ||
+             qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
+             qkv_dataset_require_tags(&s.dev, &s.dev_c, &err) ||
+             qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err);
+    qkv_profile_end(prof);
+    if (failed) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
@@ -93,18 +105,25 @@ int qkv_cmd_eval(int argc, char **argv)
         fprintf(stderr, "qkv: %s: %s\n", file, err.msg);
         goto done;
     }
-    if (logits_path && write_logits(logits_path, &res, logits, n_words, &err)) {
+    prof = qkv_profile_begin("logits writing", QKV_PROF_WHOLE);
+    failed = logits_path && write_logits(logits_path, &res, logits, n_words, &err);
+    qkv_profile_end(prof);
+    if (failed) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
+    prof = qkv_profile_begin("report", QKV_PROF_WHOLE);
     if (json)
         qkv_report_json(stdout, &s, file, &res, by_length);
     else
         qkv_report_text(stdout, &s, file, &res, by_length);
+    qkv_profile_end(prof);
     status = 0;
 done:
     free(logits);
     qkv_eval_result_free(&res);
     qkv_session_free(&s);
+    if (profile && status == 0)
+        qkv_profile_print(stderr, "qkv eval", wall_start);
     return status;
 }

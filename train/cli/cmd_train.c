@@ -1,4 +1,4 @@
-/* qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT] */
+/* qkv train CONFIG [--set section.key=value]... [--out RUN_DIR] [--resume CHECKPOINT] [--profile] */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -7,10 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/profile.h"
 #include "lib/threads.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/evaluate.h"
+#include "train/profile_table.h"
 #include "train/report.h"
 #include "train/run_folder.h"
 #include "train/train_state.h"
@@ -85,10 +87,11 @@ static void default_run_dir(const char *config, char *out, size_t len)
 
 int qkv_cmd_train(int argc, char **argv)
 {
+    double wall_start = qkv_profile_clock();
     const char *out = NULL, *resume = NULL;
     long stop_at_step = 0;
     qkv_cli_config cc = {0};
-    bool force = false;
+    bool force = false, profile = false;
     const qkv_cli_opt rows[] = {
         QKV_CLI_CONFIG_ROWS(&cc, true),
         {"--out", QKV_CLI_STRING, &out, "RUN_DIR",
@@ -109,6 +112,7 @@ int qkv_cmd_train(int argc, char **argv)
          "or a later part of CHECKPOINT's run): what is not CHECKPOINT's\n"
          "history is removed first (config.yaml, metrics.tsv, the\n"
          "checkpoints and plots of the other run; never CHECKPOINT)"},
+        QKV_PROFILE_OPTION_ROW(&profile),
     };
     const qkv_cli_spec spec = {"train", ABOUT, NOTES, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
@@ -117,6 +121,8 @@ int qkv_cmd_train(int argc, char **argv)
     if (out && !*out)
         return qkv_cli_usage_error(&spec, "--out needs a folder name");
     const char *config = cc.path;
+    if (profile)
+        qkv_profile_start();
 
     qkv_session s;
     qkv_session_init(&s);
@@ -148,13 +154,19 @@ int qkv_cmd_train(int argc, char **argv)
     }
     if (missing_data(&s, &cc))
         goto done;
-    if (qkv_session_data(&s, true, &err)) {
+    int prof = qkv_profile_begin("data loading", QKV_PROF_WHOLE);
+    int failed = qkv_session_data(&s, true, &err);
+    qkv_profile_end(prof);
+    if (failed) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
     qkv_report_warnings(&s);
     /* a resumed run's parameters all come from its checkpoint: no initial weights to draw */
-    if (resume ? qkv_session_model_to_load(&s, &err) : qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err)) {
+    prof = qkv_profile_begin("model init", QKV_PROF_WHOLE);
+    failed = resume ? qkv_session_model_to_load(&s, &err) : qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err);
+    qkv_profile_end(prof);
+    if (failed) {
         fprintf(stderr, "qkv: model: %s\n", err.msg);
         goto done;
     }
@@ -177,12 +189,15 @@ int qkv_cmd_train(int argc, char **argv)
         snprintf(path, sizeof path, "%s/checkpoints/best.h5", run_dir);
         if (!s.cfg.checkpoint.keep_best || access(path, R_OK) != 0)
             snprintf(path, sizeof path, "%s/checkpoints/last.h5", run_dir);
+        prof = qkv_profile_begin("dev evaluation", QKV_PROF_WHOLE);
         qkv_session best;
         qkv_session_init(&best);
         qkv_eval_result res;
         memset(&res, 0, sizeof res);
-        if (qkv_checkpoint_load_model(path, &best, &err) ||
-            qkv_evaluate(&best, &s.dev, s.cfg.data.batch_tokens, &res, &err)) {
+        failed = qkv_checkpoint_load_model(path, &best, &err) ||
+                 qkv_evaluate(&best, &s.dev, s.cfg.data.batch_tokens, &res, &err);
+        qkv_profile_end(prof);
+        if (failed) {
             fprintf(stderr, "qkv: %s\n", err.msg);
             status = 1;
         } else {
@@ -200,5 +215,7 @@ int qkv_cmd_train(int argc, char **argv)
     }
 done:
     qkv_session_free(&s);
+    if (profile && status == 0)
+        qkv_profile_print(stderr, "qkv train", wall_start);
     return status;
 }
