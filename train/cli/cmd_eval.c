@@ -105,7 +105,7 @@ int qkv_cmd_eval(int argc, char **argv)
         fprintf(stderr, "qkv: %s: %s\n", file, err.msg);
         goto done;
     }
-    prof = qkv_profile_begin("logits writing", QKV_PROF_WHOLE);
+    prof = logits_path ? qkv_profile_begin("logits writing", QKV_PROF_WHOLE) : -1;
     failed = logits_path && write_logits(logits_path, &res, logits, n_words, &err);
     qkv_profile_end(prof);
     if (failed) {
