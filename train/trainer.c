@@ -11,6 +11,7 @@
 #include "lib/ops/ops.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
+#include "models/tagger_rows.h"
 #include "train/evaluate.h"
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
@@ -28,6 +29,7 @@ typedef struct trainer {
     qkv_rng shuffle;          /* plans epochs; st.epoch_rng is its state before the current plan */
     qkv_metrics metrics;
     qkv_run_iter it;          /* the training set's batch plan (one epoch), batch and tape */
+    qkv_tagger_rows rows;     /* the embedding rows of the step's batch: zeroing, lazy update */
     long total_steps;
     long last_eval_step;      /* no second evaluation of the same parameters */
     long last_save_step;      /* nor a second last.h5 of them */
@@ -198,6 +200,7 @@ static int train_step(trainer *t, int i)
         fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);
         return 1;
     }
+    qkv_tagger_rows_collect(&t->rows, &s->model, &t->it.in);
     double value = loss->data[0];
     double norm = qkv_clip_grad_norm(params, s->cfg.train.clip_grad_norm);
     if (!isfinite(value) || !isfinite(norm)) {
@@ -213,7 +216,7 @@ static int train_step(trainer *t, int i)
     qkv_optim_step(&t->opt, qkv_lr_at(&t->sched, t->st.step));
     if (t->st.ema)
         qkv_ema_update(t->st.ema, params, t->st.step);
-    qkv_params_zero_grad(params);
+    qkv_tagger_rows_zero_grad(&t->rows, &s->model);
     qkv_loss_meter_add(&t->st.log_loss, value, qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)));
     t->st.log_steps++;
     t->st.log_tokens += qkv_batch_n_tokens(b);
@@ -235,6 +238,11 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     qkv_params *params = qkv_tagger_params(&s->model);
 
     if (qkv_optim_init(&t->opt, params, &c->optim.optimizer, &err)) {
+        fprintf(stderr, "qkv: optim: %s\n", err.msg);
+        return 1;
+    }
+    if (qkv_tagger_rows_init(&t->rows, &s->model, &err) ||
+        (c->optim.sparse_embeddings && qkv_tagger_rows_lazy(&t->rows, &t->opt, &err))) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);
         return 1;
     }
@@ -326,6 +334,7 @@ static void teardown(trainer *t)
     qkv_metrics_close(&t->metrics);
     qkv_run_iter_free(&t->it);
     qkv_optim_free(&t->opt);
+    qkv_tagger_rows_free(&t->rows);
     qkv_ema_free(&t->ema);
 }
 
