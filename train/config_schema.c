@@ -117,6 +117,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("optim", "warmup_steps", optim.schedule.warmup_steps, 0, INT_MAX, "200", "linear warmup from 0"),
     ENUM("optim", "decay", optim.schedule.decay, QKV_LR_DECAY_NAMES, "linear", "after warmup: none, linear or cosine to min_lr"),
     REAL("optim", "min_lr", optim.schedule.min_lr, 0, 10, "0", "learning rate at the last step"),
+    BOOL("optim", "sparse_embeddings", optim.sparse_embeddings, "false",
+         "lazy update of embedding tables: only the rows a batch uses (their moments, decay) change"),
 
     INT("checkpoint", "every_steps", checkpoint.every_steps, 0, INT_MAX, "0",
         "save checkpoints/last.h5 every N steps; 0 = at the end of each epoch"),

@@ -50,6 +50,7 @@ typedef struct qkv_optim_section {
     qkv_optim_config optimizer; /* kind (key `name`), lr, betas, eps, weight_decay, momentum */
     qkv_lr_schedule schedule;   /* decay, warmup_steps, min_lr; lr (= optimizer.lr) and
                                    total_steps are the trainer's */
+    bool sparse_embeddings;     /* lazy update of the embedding rows a batch touches */
 } qkv_optim_section;
 
 typedef struct qkv_checkpoint_section {

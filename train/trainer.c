@@ -12,6 +12,7 @@
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
 #include "lib/profile.h"
+#include "models/tagger_rows.h"
 #include "train/evaluate.h"
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
@@ -29,6 +30,7 @@ typedef struct trainer {
     qkv_rng shuffle;          /* plans epochs; st.epoch_rng is its state before the current plan */
     qkv_metrics metrics;
     qkv_run_iter it;          /* the training set's batch plan (one epoch), batch and tape */
+    qkv_tagger_rows rows;     /* the embedding rows of the step's batch: zeroing, lazy update */
     long total_steps;
     long last_eval_step;      /* no second evaluation of the same parameters */
     long last_save_step;      /* nor a second last.h5 of them */
@@ -206,6 +208,7 @@ static int train_step(trainer *t, int i)
         fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);
         return 1;
     }
+    qkv_tagger_rows_collect(&t->rows, &s->model, &t->it.in);
     double value = loss->data[0];
     prof = qkv_profile_begin("clip grad norm", QKV_PROF_PHASE);
     double norm = qkv_clip_grad_norm(params, s->cfg.train.clip_grad_norm);
@@ -229,7 +232,7 @@ static int train_step(trainer *t, int i)
         qkv_profile_end(prof);
     }
     prof = qkv_profile_begin("zero grad", QKV_PROF_PHASE);
-    qkv_params_zero_grad(params);
+    qkv_tagger_rows_zero_grad(&t->rows, &s->model);
     qkv_profile_end(prof);
     qkv_loss_meter_add(&t->st.log_loss, value, qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)));
     t->st.log_steps++;
@@ -252,6 +255,11 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     qkv_params *params = qkv_tagger_params(&s->model);
 
     if (qkv_optim_init(&t->opt, params, &c->optim.optimizer, &err)) {
+        fprintf(stderr, "qkv: optim: %s\n", err.msg);
+        return 1;
+    }
+    if (qkv_tagger_rows_init(&t->rows, &s->model, &err) ||
+        (c->optim.sparse_embeddings && qkv_tagger_rows_lazy(&t->rows, &t->opt, &err))) {
         fprintf(stderr, "qkv: optim: %s\n", err.msg);
         return 1;
     }
@@ -343,6 +351,7 @@ static void teardown(trainer *t)
     qkv_metrics_close(&t->metrics);
     qkv_run_iter_free(&t->it);
     qkv_optim_free(&t->opt);
+    qkv_tagger_rows_free(&t->rows);
     qkv_ema_free(&t->ema);
 }
 

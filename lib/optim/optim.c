@@ -89,7 +89,14 @@ int qkv_optim_init(qkv_optimizer *o, qkv_params *ps, const qkv_optim_config *cfg
     o->ps = ps;
     o->n = ps->n;
     o->n_slots = cfg->kind == QKV_OPTIM_SGD ? (cfg->momentum > 0 ? 1 : 0) : 2;
-    if (o->n_slots == 0 || o->n == 0)
+    if (o->n == 0)
+        return QKV_OK;
+    o->rows = calloc((size_t)o->n, sizeof *o->rows);
+    if (!o->rows) {
+        qkv_optim_free(o);
+        return qkv_fail(err, "out of memory for the optimizer state");
+    }
+    if (o->n_slots == 0)
         return QKV_OK;
     size_t per_slot = 0;
     for (int i = 0; i < o->n; i++)
@@ -117,6 +124,7 @@ void qkv_optim_free(qkv_optimizer *o)
     free(o->mem);
     for (int k = 0; k < QKV_OPTIM_MAX_SLOTS; k++)
         free(o->slot[k]);
+    free(o->rows);
     memset(o, 0, sizeof *o);
 }
 
@@ -160,6 +168,49 @@ static void adam_update(qkv_real *restrict p, const qkv_real *restrict g, qkv_re
     });
 }
 
+/* The update of elements [off, off + n) of parameter i. */
+static void update_span(const qkv_optimizer *o, int i, size_t off, size_t n, qkv_real lr, const adam_coef *k)
+{
+    const qkv_param *pp = o->ps->items[i];
+    qkv_real *p = pp->t.data + off;
+    const qkv_real *g = pp->t.grad + off;
+    if (o->cfg.kind != QKV_OPTIM_SGD)
+        adam_update(p, g, o->slot[0][i] + off, o->slot[1][i] + off, n, k);
+    else if (o->n_slots)
+        sgd_momentum(p, g, o->slot[0][i] + off, n, lr, k->l2, (qkv_real)o->cfg.momentum);
+    else
+        sgd_plain(p, g, n, lr, k->l2);
+}
+
+/* Lazy update of parameter i: its rows in o->rows[i] only, split over threads when there is
+ * enough work (rows are independent: the same result for any number of threads). */
+static void update_rows(const qkv_optimizer *o, int i, qkv_real lr, const adam_coef *k)
+{
+    const qkv_row_set *rs = o->rows[i];
+    size_t d = (size_t)o->ps->items[i]->t.shape[1];
+    int n = rs->n;
+    if (qkv_parallel_worth((size_t)n * d)) {
+#pragma omp parallel for schedule(static)
+        for (int r = 0; r < n; r++)
+            update_span(o, i, (size_t)rs->rows[r] * d, d, lr, k);
+    } else {
+        for (int r = 0; r < n; r++)
+            update_span(o, i, (size_t)rs->rows[r] * d, d, lr, k);
+    }
+}
+
+int qkv_optim_set_rows(qkv_optimizer *o, int i, const qkv_row_set *rows, qkv_error *err)
+{
+    if (i < 0 || i >= o->n)
+        return qkv_fail(err, "optimizer: parameter %d is outside 0..%d", i, o->n - 1);
+    const qkv_param *pp = o->ps->items[i];
+    if (rows && (pp->t.rank != 2 || rows->n_total != pp->t.shape[0]))
+        return qkv_fail(err, "optimizer: lazy rows of %s: it must be a matrix of %d rows", pp->name,
+                        rows->n_total);
+    o->rows[i] = rows;
+    return QKV_OK;
+}
+
 void qkv_optim_step(qkv_optimizer *o, double lr)
 {
     const qkv_optim_config *c = &o->cfg;
@@ -167,12 +218,11 @@ void qkv_optim_step(qkv_optimizer *o, double lr)
     if (c->kind == QKV_OPTIM_SGD) {
         for (int i = 0; i < o->n; i++) {
             qkv_param *pp = o->ps->items[i];
-            qkv_real wd = pp->no_weight_decay ? 0 : (qkv_real)c->weight_decay;
-            if (o->n_slots)
-                sgd_momentum(pp->t.data, pp->t.grad, o->slot[0][i], pp->t.size, (qkv_real)lr, wd,
-                             (qkv_real)c->momentum);
+            adam_coef k = {.l2 = pp->no_weight_decay ? 0 : (qkv_real)c->weight_decay};
+            if (o->rows[i])
+                update_rows(o, i, (qkv_real)lr, &k);
             else
-                sgd_plain(pp->t.data, pp->t.grad, pp->t.size, (qkv_real)lr, wd);
+                update_span(o, i, 0, pp->t.size, (qkv_real)lr, &k);
         }
         return;
     }
@@ -191,7 +241,10 @@ void qkv_optim_step(qkv_optimizer *o, double lr)
         double wd = pp->no_weight_decay ? 0 : c->weight_decay;
         k.l2 = (qkv_real)(c->kind == QKV_OPTIM_ADAM ? wd : 0);
         k.keep = (qkv_real)(c->kind == QKV_OPTIM_ADAMW ? 1 - lr * wd : 1);
-        adam_update(pp->t.data, pp->t.grad, o->slot[0][i], o->slot[1][i], pp->t.size, &k);
+        if (o->rows[i])
+            update_rows(o, i, (qkv_real)lr, &k);
+        else
+            adam_update(pp->t.data, pp->t.grad, o->slot[0][i], o->slot[1][i], pp->t.size, &k);
     }
 }
 

@@ -24,6 +24,24 @@
  * One step counter is shared by all parameters (PyTorch keeps one per parameter; they agree
  * because every parameter is updated at every step here, a zero gradient included).
  *
+ * Lazy (sparse) update of a matrix [V, D] (qkv_optim_set_rows; `optim.sparse_embeddings`):
+ * only the rows of its row set are updated, each by exactly the formulas above with the
+ * shared step t (so the bias corrections 1−b1^t, 1−b2^t count every step of the run, not the
+ * steps that touched the row) and, for AdamW, the decay factor 1 − lr·wd applied to those rows
+ * only. Rows outside the set keep their value, moments and momentum buffer unchanged: no
+ * moment decay and no weight decay while untouched. This is TensorFlow Addons' LazyAdam
+ * (tfa.optimizers.LazyAdam: "only updates moving-average accumulators for sparse variable
+ * indices that appear in the current batch"; its step count is the optimizer's iterations)
+ * combined with tfa's decoupled weight decay for sparse gradients (DecoupledWeightDecayExtension
+ * decays only the rows at the gradient's indices), and PyTorch's torch.optim.SparseAdam (one
+ * step count per parameter, incremented at every step the table gets a gradient, i.e. every
+ * step; no weight decay). The one difference from both: epsilon is added as in the dense update
+ * above, sqrt(v)/sqrt(1−b2^t) + eps (torch.optim.Adam's form), where SparseAdam and LazyAdam
+ * use sqrt(v) + eps with the rate scaled by sqrt(1−b2^t); so a row touched at every step gets
+ * exactly the dense update. The rows are split over threads; each row's update is
+ * independent, so the result does not depend on the number of threads or on the order of the
+ * set.
+ *
  * State, for checkpoints: each parameter i (index in the qkv_params set, in the same order)
  * has qkv_optim_n_slots() buffers of ps->items[i]->t.size elements, named with PyTorch's state
  * keys ("momentum_buffer" for SGD; "exp_avg", "exp_avg_sq" for Adam and AdamW), plus the step
@@ -35,6 +53,7 @@
 
 #include "lib/error.h"
 #include "lib/param.h"
+#include "lib/row_set.h"
 #include "lib/tensor.h"
 
 typedef enum { QKV_OPTIM_ADAMW, QKV_OPTIM_ADAM, QKV_OPTIM_SGD, QKV_OPTIM_COUNT } qkv_optim_kind;
@@ -60,6 +79,7 @@ typedef struct qkv_optimizer {
     long step;            /* updates done so far; the next qkv_optim_step uses t = step + 1 */
     qkv_real **slot[QKV_OPTIM_MAX_SLOTS]; /* slot[k][i]: buffer k of parameter i (64-byte aligned) */
     qkv_real *mem;        /* one block holding all buffers */
+    const qkv_row_set **rows; /* rows[i]: lazy update of these rows of parameter i; NULL: dense */
 } qkv_optimizer;
 
 /* Defaults: SGD lr 0.01, momentum 0.9, wd 0; Adam lr 1e-3, betas (0.9, 0.999), eps 1e-8, wd 0
@@ -79,6 +99,12 @@ int qkv_optim_init(qkv_optimizer *o, qkv_params *ps, const qkv_optim_config *cfg
  * the schedule; cfg.lr when there is none). Increments o->step first. Does not zero the
  * gradients. Allocates nothing. */
 void qkv_optim_step(qkv_optimizer *o, double lr);
+
+/* From now on parameter i (a matrix [V, D]) is updated lazily: at each qkv_optim_step only the
+ * rows in *rows at that moment (see the top of this file). rows is not owned and must stay
+ * valid (its n_total must be V); NULL makes the update dense again. QKV_ERR with err set for a
+ * bad i, a parameter that is not a matrix or a set of another height. */
+int qkv_optim_set_rows(qkv_optimizer *o, int i, const qkv_row_set *rows, qkv_error *err);
 
 void qkv_optim_free(qkv_optimizer *o);
 

@@ -27,7 +27,8 @@ Commands:
       runs the model in float64 on CONLLU and compares with `qkv eval ... --logits` output;
       exit 0 when max|torch - qkv| <= rtol * max|torch| and every predicted tag is equal.
   qkv_torch.py bench CKPT TRAIN DEV --steps N --warmup W [--threads 2] [--seed S]
-      trains N steps (AdamW, the config's lr schedule, dropout, word dropout, clipping and the
+      trains N steps (AdamW, or with optim.sparse_embeddings AdamW plus the lazy update of the
+      embedding rows a batch touches as lib/optim/optim.h; the config's lr schedule, dropout, word dropout, clipping and the
       parameter average of train.ema_decay) on
       qkv's batches of TRAIN's first epoch, then evaluates DEV; prints one JSON line.
 """
@@ -188,6 +189,7 @@ class CharCNN(torch.nn.Module):
         super().__init__()
         D, Fn, W = m["char_dim"], m.get("char_filters", 64), m.get("char_width", 3)
         self.width = W
+        self.sparse_grad = False  # sparse gradients for the lazy update (cmd_bench)
         self.embed = torch.nn.Parameter(torch.empty(n_chars, D))
         self.conv = torch.nn.Module()
         self.conv.w = torch.nn.Parameter(torch.empty(Fn, W * D))
@@ -202,7 +204,7 @@ class CharCNN(torch.nn.Module):
         ids, n = chars[real], char_lens[real]  # [N, C], [N]: the real words only
         inside = torch.arange(C)[None, :] < n[:, None]  # [N, C]
         # zero vectors after the word's end: the convolution then sees exactly its zero padding
-        e = F.embedding(ids, self.embed) * inside[..., None].to(self.embed.dtype)  # [N, C, D]
+        e = F.embedding(ids, self.embed, sparse=self.sparse_grad) * inside[..., None].to(self.embed.dtype)  # [N, C, D]
         Fn, D = self.conv.w.shape[0], self.embed.shape[1]
         w = self.conv.w.view(Fn, self.width, D).permute(0, 2, 1)  # [F, D, W]
         h = torch.relu(F.conv1d(e.transpose(1, 2), w, self.conv.b, padding=self.width // 2))  # [N, F, C]
@@ -221,6 +223,7 @@ class Tagger(torch.nn.Module):
         m = config["model"]
         d = m["d_model"]
         self.features = list(features)
+        self.sparse_grad = False  # sparse gradients of the tables for the lazy update (cmd_bench)
         self.embed = torch.nn.ParameterDict({f: torch.nn.Parameter(torch.empty(vocab_size[f], d)) for f in features})
         self.chars = CharCNN(n_chars, m) if m.get("char_dim", 0) > 0 else None
         self.pos = Positional(m)
@@ -247,7 +250,7 @@ class Tagger(torch.nn.Module):
     def forward(self, ids, pad, chars=None, char_lens=None):
         """ids [n_features, B, L], pad [B, L] (True = padding), with a character encoder chars
         [B, L, C] and char_lens [B, L] (qkv_torch_data.Batch) -> logits [B, L, n_tags]."""
-        x = sum(F.embedding(ids[k], self.embed[f]) for k, f in enumerate(self.features))
+        x = sum(F.embedding(ids[k], self.embed[f], sparse=self.sparse_grad) for k, f in enumerate(self.features))
         if self.chars is not None:
             if chars is None:
                 raise ValueError("the model has a character encoder but the batch has no characters")
@@ -331,6 +334,48 @@ def decays(name, p):
                                  or name.endswith(".rel_bias"))
 
 
+def touched_rows(model, bt):
+    """optim.sparse_embeddings (models/tagger_rows.h): per table (embed.<f>, chars.embed) its
+    parameter and the sorted distinct rows the batch's real tokens (characters) select."""
+    real = ~bt.pad
+    out = [(model.embed[f], torch.unique(bt.ids[k][real])) for k, f in enumerate(model.features)]
+    if model.chars is not None:
+        inside = torch.arange(bt.chars.shape[-1]) < bt.char_lens[..., None]
+        out.append((model.chars.embed, torch.unique(bt.chars[inside])))
+    return out
+
+
+@torch.no_grad()
+def clip_sparse(params, max_norm):
+    """torch.nn.utils.clip_grad_norm_ for a mix of dense and sparse (COO) gradients."""
+    grads = [p.grad.coalesce() if p.grad.is_sparse else p.grad for p in params if p.grad is not None]
+    for p, g in zip([p for p in params if p.grad is not None], grads):
+        p.grad = g
+    norm = math.sqrt(sum(float((g.values() if g.is_sparse else g).pow(2).sum()) for g in grads))
+    if norm > max_norm:
+        for g in grads:
+            (g.values() if g.is_sparse else g).mul_(max_norm / (norm + 1e-6))
+
+
+@torch.no_grad()
+def lazy_adamw(tables, state, step, lr, b1, b2, eps):
+    """lib/optim/optim.h's lazy update of the touched rows of each table (no weight decay on
+    tables): moments and values of the other rows are left as they are; the bias corrections
+    use the global step."""
+    for p, rows in tables:
+        g = p.grad  # coalesced by clip_sparse (or here): sorted distinct indices
+        g = g.coalesce() if not g.is_coalesced() else g
+        g_rows = g.values()[torch.searchsorted(g.indices()[0], rows)]
+        if p not in state:
+            state[p] = (torch.zeros_like(p), torch.zeros_like(p))
+        m_all, v_all = state[p]
+        m = m_all[rows].mul_(b1).add_(g_rows, alpha=1 - b1)
+        v = v_all[rows].mul_(b2).addcmul_(g_rows, g_rows, value=1 - b2)
+        m_all[rows], v_all[rows] = m, v
+        denom = v.sqrt().div_(math.sqrt(1 - b2 ** step)).add_(eps)
+        p[rows] = p[rows].addcdiv_(m, denom, value=-lr / (1 - b1 ** step))
+
+
 def cmd_bench(a):
     torch.set_num_threads(a.threads)
     torch.set_num_interop_threads(1)
@@ -345,8 +390,16 @@ def cmd_bench(a):
     batches = plan(train.starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
     o, tr = cfg["optim"], cfg["train"]
     named = list(model.named_parameters())
-    opt = torch.optim.AdamW([{"params": [p for n, p in named if decays(n, p)], "weight_decay": o.get("weight_decay", 0.01)},
-                             {"params": [p for n, p in named if not decays(n, p)], "weight_decay": 0.0}],
+    # optim.sparse_embeddings: the tables get the lazy update (lazy_adamw), the rest AdamW
+    sparse = bool(o.get("sparse_embeddings", False))
+    model.sparse_grad = sparse
+    if model.chars is not None:
+        model.chars.sparse_grad = sparse
+    tables = {id(p) for p in model.embed.values()} | ({id(model.chars.embed)} if model.chars is not None else set())
+    dense = [(n, p) for n, p in named if not (sparse and id(p) in tables)]
+    lazy_state = {}
+    opt = torch.optim.AdamW([{"params": [p for n, p in dense if decays(n, p)], "weight_decay": o.get("weight_decay", 0.01)},
+                             {"params": [p for n, p in dense if not decays(n, p)], "weight_decay": 0.0}],
                             lr=o["lr"], betas=(o.get("beta1", 0.9), o.get("beta2", 0.999)), eps=o.get("eps", 1e-8))
     # train.ema_decay > 0: qkv updates an average of the parameters after every step (lib/optim/ema.c)
     # and evaluates with it; the port does the same work
@@ -368,11 +421,16 @@ def cmd_bench(a):
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), bt.tags.reshape(-1), ignore_index=-1)
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        if clip > 0:
+        if clip > 0 and sparse:
+            clip_sparse(params, clip)
+        elif clip > 0:
             torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
         for g in opt.param_groups:
             g["lr"] = lr_at(step, o, len(batches))
         opt.step()
+        if sparse:
+            lazy_adamw(touched_rows(model, bt), lazy_state, step, lr_at(step, o, len(batches)),
+                       o.get("beta1", 0.9), o.get("beta2", 0.999), o.get("eps", 1e-8))
         if avg is not None:
             d = min(ema_decay, (1 + step) / (10 + step))
             with torch.no_grad():
