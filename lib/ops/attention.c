@@ -119,10 +119,86 @@ static inline void put_band_row(qkv_real *band, int W, int off, const qkv_real *
     memset(band + off + len, 0, (size_t)(W - off - len) * sizeof(qkv_real));
 }
 
+int qkv_attention_direct_max_width = 16;
+
+/* sum_c a[c] b[c] over n: eight partial sums, so that the compiler can vectorize the loop. */
+static inline qkv_real dot(const qkv_real *a, const qkv_real *b, int n)
+{
+    qkv_real acc[8] = {0}, tail = 0;
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int l = 0; l < 8; l++)
+            acc[l] += a[c + l] * b[c + l];
+    for (; c < n; c++)
+        tail += a[c] * b[c];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
+}
+
+/* Scores of query i over its keys a .. e-1 into row[0 .. e-a), normalized, stored to the bands
+ * (P, and dropout(P) with the same draws as the tiled path); row then holds the P that
+ * multiplies V. */
+static void score_row(const attn_saved *sv, int h, int i, int w, int W, int n, int a, int e, const qkv_real *qh,
+                      const qkv_real *kh, size_t blk, qkv_real *row, qkv_rng *rng)
+{
+    int ld = 3 * sv->d_model, dh = sv->d_head;
+    const qkv_real *qi = qh + (size_t)i * ld;
+    for (int j = a; j < e; j++)
+        row[j - a] = sv->scale * dot(qi, kh + (size_t)j * ld, dh);
+    if (sv->rel_clip) {
+        const qkv_real *rb = sv->rel + (size_t)h * (2 * sv->rel_clip + 1);
+        for (int j = a; j < e; j++)
+            row[j - a] += rb[rel_index(j - i, sv->rel_clip)];
+    }
+    normalize_row(row, 0, e - a, sv->normalize);
+    size_t at = blk + (size_t)i * W;
+    int off = a - band_start(i, w, W, n);
+    if (sv->p)
+        put_band_row(sv->p + at, W, off, row, e - a);
+    if (sv->dropout > 0) {
+        qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
+        for (int j = 0; j < e - a; j++)
+            row[j] = qkv_rng_uniform(rng) < sv->dropout ? 0 : row[j] * keep_scale;
+        put_band_row(sv->pd + at, W, off, row, e - a);
+    }
+}
+
+/* Forward of block (b, h) without BLAS, one query at a time over its visible keys only: for
+ * bands of width <= qkv_attention_direct_max_width, where a tile of TILE queries would compute
+ * mostly masked scores, or a BLAS call would cost more than its few products. row: scratch of
+ * >= W elements. */
+static void block_forward_direct(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *row, uint64_t seed)
+{
+    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
+    int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
+    const qkv_real *qh = sv->qkv + (size_t)sv->sentences.offsets[b] * ld + (size_t)h * dh;
+    const qkv_real *kh = qh + D, *vh = qh + 2 * D;
+    qkv_real *oh = o + (size_t)sv->sentences.offsets[b] * D + (size_t)h * dh;
+    size_t blk = sv->block ? sv->block[(size_t)b * sv->n_heads + h] : 0;
+    qkv_rng rng;
+    if (sv->dropout > 0)
+        qkv_rng_seed(&rng, seed);
+    for (int i = 0; i < n; i++) {
+        int a = key_lo(i, w), e = key_hi(i, w, n, sv->causal) + 1;
+        score_row(sv, h, i, w, W, n, a, e, qh, kh, blk, row, &rng);
+        qkv_real *oi = oh + (size_t)i * D;
+        memset(oi, 0, (size_t)dh * sizeof(qkv_real));
+        for (int j = a; j < e; j++) { /* O_i += P_ij V_j */
+            qkv_real pj = row[j - a];
+            const qkv_real *vj = vh + (size_t)j * ld;
+            for (int c = 0; c < dh; c++)
+                oi[c] += pj * vj[c];
+        }
+    }
+}
+
 /* Forward of block (b, h): O_h of sentence b. st: scratch [TILE, kw]. */
 static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
                           uint64_t seed)
 {
+    if (sv->width[b] <= qkv_attention_direct_max_width) {
+        block_forward_direct(sv, b, h, o, st, seed);
+        return;
+    }
     int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
     const qkv_real *qh = sv->qkv + (size_t)sv->sentences.offsets[b] * ld + (size_t)h * dh;
