@@ -163,25 +163,19 @@ static void finish_row(const attn_saved *sv, int h, int i, int w, int W, int n, 
 
 /* Forward of block (b, h) without BLAS, one query at a time over its visible keys only: for
  * bands of width <= qkv_attention_direct_max_width, where a tile of TILE queries would compute
- * mostly masked scores, or a BLAS call would cost more than its few products. row: scratch of
- * >= W elements. */
-static void block_forward_direct(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *row, uint64_t seed)
+ * mostly masked scores, or a BLAS call would cost more than its few products. qh, kh, vh, oh:
+ * the block's head columns (as in block_forward); row: scratch of >= W elements. */
+static void block_forward_direct(const attn_saved *sv, int h, int n, int w, int W, const qkv_real *qh,
+                                 const qkv_real *kh, const qkv_real *vh, qkv_real *oh, size_t blk, qkv_real *row,
+                                 qkv_rng *rng)
 {
-    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
-    const qkv_real *qh = sv->qkv + (size_t)sv->sentences.offsets[b] * ld + (size_t)h * dh;
-    const qkv_real *kh = qh + D, *vh = qh + 2 * D;
-    qkv_real *oh = o + (size_t)sv->sentences.offsets[b] * D + (size_t)h * dh;
-    size_t blk = sv->block ? sv->block[(size_t)b * sv->n_heads + h] : 0;
-    qkv_rng rng;
-    if (sv->dropout > 0)
-        qkv_rng_seed(&rng, seed);
     for (int i = 0; i < n; i++) {
         int a = key_lo(i, w), e = key_hi(i, w, n, sv->causal) + 1;
         const qkv_real *qi = qh + (size_t)i * ld;
         for (int j = a; j < e; j++)
             row[j - a] = sv->scale * dot(qi, kh + (size_t)j * ld, dh);
-        finish_row(sv, h, i, w, W, n, a, e, row, blk, &rng);
+        finish_row(sv, h, i, w, W, n, a, e, row, blk, rng);
         qkv_real *oi = oh + (size_t)i * D;
         memset(oi, 0, (size_t)dh * sizeof(qkv_real));
         for (int j = a; j < e; j++) { /* O_i += P_ij V_j */
@@ -197,10 +191,6 @@ static void block_forward_direct(const attn_saved *sv, int b, int h, qkv_real *o
 static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
                           uint64_t seed)
 {
-    if (sv->width[b] <= qkv_attention_direct_max_width) {
-        block_forward_direct(sv, b, h, o, st, seed);
-        return;
-    }
     int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
     const qkv_real *qh = sv->qkv + (size_t)sv->sentences.offsets[b] * ld + (size_t)h * dh;
@@ -210,6 +200,10 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
     qkv_rng rng;
     if (sv->dropout > 0)
         qkv_rng_seed(&rng, seed);
+    if (W <= qkv_attention_direct_max_width) {
+        block_forward_direct(sv, h, n, w, W, qh, kh, vh, oh, blk, st, &rng);
+        return;
+    }
     for (int i0 = 0; i0 < n; i0 += TILE) {
         int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
         int klo = key_lo(i0, w), kw = key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
