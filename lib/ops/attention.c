@@ -13,7 +13,10 @@
  * Tiles. A block is processed TILE query rows at a time: the rows i0 .. i1-1 need keys
  * lo(i0) .. hi(i1-1), a contiguous range of kw <= W + TILE keys, so S, P V, and all backward
  * products are BLAS calls on [TILE, kw] tiles (thread-private scratch). Blocks run in parallel
- * (OpenMP, dynamic schedule). The projections are split by rows over OpenMP threads too, and
+ * (OpenMP, dynamic schedule). In the forward pass a block whose band is at most
+ * qkv_attention_direct_max_width keys wide skips the tiles: each query's scores and output are
+ * computed over its visible keys only, without BLAS (block_forward_direct); the backward pass
+ * always uses the tiles. The projections are split by rows over OpenMP threads too, and
  * OpenBLAS runs single-threaded throughout: one thread pool (lib/gemm_rows.h). */
 #include "lib/ops/attention.h"
 #include "lib/blas.h"
@@ -119,6 +122,71 @@ static inline void put_band_row(qkv_real *band, int W, int off, const qkv_real *
     memset(band + off + len, 0, (size_t)(W - off - len) * sizeof(qkv_real));
 }
 
+int qkv_attention_direct_max_width = 16;
+
+/* sum_c a[c] b[c] over n: eight partial sums, so that the compiler can vectorize the loop. */
+static inline qkv_real dot(const qkv_real *a, const qkv_real *b, int n)
+{
+    qkv_real acc[8] = {0}, tail = 0;
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int l = 0; l < 8; l++)
+            acc[l] += a[c + l] * b[c + l];
+    for (; c < n; c++)
+        tail += a[c] * b[c];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
+}
+
+/* Query i's scores for its keys a .. e-1 in row[0 .. e-a): adds the relative biases,
+ * normalizes, stores P (and dropout(P), drawing from rng) in the bands; row then holds the P
+ * that multiplies V. */
+static void finish_row(const attn_saved *sv, int h, int i, int w, int W, int n, int a, int e, qkv_real *row,
+                       size_t blk, qkv_rng *rng)
+{
+    if (sv->rel_clip) {
+        const qkv_real *rb = sv->rel + (size_t)h * (2 * sv->rel_clip + 1);
+        for (int j = a; j < e; j++)
+            row[j - a] += rb[rel_index(j - i, sv->rel_clip)];
+    }
+    normalize_row(row, 0, e - a, sv->normalize);
+    size_t at = blk + (size_t)i * W;
+    int off = a - band_start(i, w, W, n);
+    if (sv->p)
+        put_band_row(sv->p + at, W, off, row, e - a);
+    if (sv->dropout > 0) {
+        qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
+        for (int j = 0; j < e - a; j++)
+            row[j] = qkv_rng_uniform(rng) < sv->dropout ? 0 : row[j] * keep_scale;
+        put_band_row(sv->pd + at, W, off, row, e - a);
+    }
+}
+
+/* Forward of block (b, h) without BLAS, one query at a time over its visible keys only: for
+ * bands of width <= qkv_attention_direct_max_width, where a tile of TILE queries would compute
+ * mostly masked scores, or a BLAS call would cost more than its few products. qh, kh, vh, oh:
+ * the block's head columns (as in block_forward); row: scratch of >= W elements. */
+static void block_forward_direct(const attn_saved *sv, int h, int n, int w, int W, const qkv_real *qh,
+                                 const qkv_real *kh, const qkv_real *vh, qkv_real *oh, size_t blk, qkv_real *row,
+                                 qkv_rng *rng)
+{
+    int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
+    for (int i = 0; i < n; i++) {
+        int a = key_lo(i, w), e = key_hi(i, w, n, sv->causal) + 1;
+        const qkv_real *qi = qh + (size_t)i * ld;
+        for (int j = a; j < e; j++)
+            row[j - a] = sv->scale * dot(qi, kh + (size_t)j * ld, dh);
+        finish_row(sv, h, i, w, W, n, a, e, row, blk, rng);
+        qkv_real *oi = oh + (size_t)i * D;
+        memset(oi, 0, (size_t)dh * sizeof(qkv_real));
+        for (int j = a; j < e; j++) { /* O_i += P_ij V_j */
+            qkv_real pj = row[j - a];
+            const qkv_real *vj = vh + (size_t)j * ld;
+            for (int c = 0; c < dh; c++)
+                oi[c] += pj * vj[c];
+        }
+    }
+}
+
 /* Forward of block (b, h): O_h of sentence b. st: scratch [TILE, kw]. */
 static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
                           uint64_t seed)
@@ -132,7 +200,10 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
     qkv_rng rng;
     if (sv->dropout > 0)
         qkv_rng_seed(&rng, seed);
-    qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
+    if (W <= qkv_attention_direct_max_width) {
+        block_forward_direct(sv, h, n, w, W, qh, kh, vh, oh, blk, st, &rng);
+        return;
+    }
     for (int i0 = 0; i0 < n; i0 += TILE) {
         int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
         int klo = key_lo(i0, w), kw = key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
@@ -145,21 +216,7 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
                 row[j] = 0;
             for (int j = e; j < kw; j++)
                 row[j] = 0;
-            if (sv->rel_clip) {
-                const qkv_real *rb = sv->rel + (size_t)h * (2 * sv->rel_clip + 1);
-                for (int j = a; j < e; j++)
-                    row[j] += rb[rel_index(klo + j - i, sv->rel_clip)];
-            }
-            normalize_row(row, a, e, sv->normalize);
-            size_t at = blk + (size_t)i * W;
-            int off = key_lo(i, w) - band_start(i, w, W, n);
-            if (sv->p)
-                put_band_row(sv->p + at, W, off, row + a, e - a);
-            if (sv->dropout > 0) {
-                for (int j = a; j < e; j++)
-                    row[j] = qkv_rng_uniform(&rng) < sv->dropout ? 0 : row[j] * keep_scale;
-                put_band_row(sv->pd + at, W, off, row + a, e - a);
-            }
+            finish_row(sv, h, i, w, W, n, klo + a, klo + e, row + a, blk, &rng);
         }
         qkv_gemm(false, false, r, dh, kw, 1, st, kw, vh + (size_t)klo * ld, ld, 0, oh + (size_t)i0 * D, D);
     }

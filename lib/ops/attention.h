@@ -63,6 +63,12 @@ double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i,
  * weight of 0 from a seen key is a real 0 (e.g. of relu attention); an unseen key is masked. */
 bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j);
 
+/* Blocks (sentence, head) whose band is at most this many keys wide (a window of +-4 gives 9;
+ * a whole sentence of n words gives n) are computed without BLAS, query by query over the
+ * visible keys only; wider ones in BLAS tiles of 32 queries. Default 16. The two kernels agree
+ * up to float rounding; tests set it to 0 (tiles only) or INT_MAX (direct only) to check both. */
+extern int qkv_attention_direct_max_width;
+
 /* The attention core without the output projection:
  *   O [T, d_model] = concat_h(dropout(normalize(Q_h K_h^T · scale)) V_h),
  * Q/K/V from x [T, d_model] by w_q, w_k, w_v [d_model, d_model] (PyTorch's [out, in]) and

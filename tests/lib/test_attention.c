@@ -4,6 +4,7 @@
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
+#include <limits.h>
 #include <omp.h>
 
 #include "lib/nn/mha.h"
@@ -116,9 +117,12 @@ static void reference(const fixture *f, double *y)
 
 static const int batches[4][5] = {{1, 1}, {2, 3, 7}, {4, 2, 5, 1, 4}, {3, 7, 6, 3}}; /* count, lengths */
 
-static void test_forward_matches_reference(void **state)
+/* qkv_attention_direct_max_width settings: BLAS tiles only; direct for bands of <= 5 keys (a
+ * batch mixes both kernels); direct only. */
+static const int kernels[3] = {0, 5, INT_MAX};
+
+static void forward_matches_reference(void)
 {
-    (void)state;
     int cfg = 0;
     for (int heads = 1; heads <= 4; heads *= 2)
         for (int window = 0; window <= 3; window += (window ? 2 : 1))
@@ -173,9 +177,18 @@ static void check_gradients(uint64_t seed, int d_model, const int *bt, const qkv
     qkv_params_free(&ps);
 }
 
-static void test_gradcheck(void **state)
+static void test_forward_matches_reference(void **state)
 {
     (void)state;
+    for (int k = 0; k < 3; k++) {
+        qkv_attention_direct_max_width = kernels[k];
+        forward_matches_reference();
+    }
+    qkv_attention_direct_max_width = 16;
+}
+
+static void gradcheck_all(void)
+{
     int cfg = 0;
     for (int heads = 1; heads <= 4; heads *= 2)
         for (int window = 0; window <= 3; window += (window ? 2 : 1))
@@ -185,6 +198,16 @@ static void test_gradcheck(void **state)
                                            .rel_clip = cfg % 3};
                 check_gradients(200 + (uint64_t)cfg, 4, batches[cfg % 4], &opts, variant & 4, NULL);
             }
+}
+
+static void test_gradcheck(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        qkv_attention_direct_max_width = kernels[k];
+        gradcheck_all();
+    }
+    qkv_attention_direct_max_width = 16;
 }
 
 /* The check can fail: a backward scaled by 1.01 is caught, in either node. */
@@ -220,11 +243,15 @@ static void test_gradcheck_dropout(void **state)
     (void)state;
     qkv_rng rng;
     qkv_rng_seed(&rng, 5);
-    qkv_attention_opts opts = {.n_heads = 2, .dropout = 0.3};
-    check_gradients(301, 4, batches[3], &opts, true, &rng);
-    opts.window = 1;
-    opts.normalize = QKV_ATTN_RELU;
-    check_gradients(302, 4, batches[2], &opts, false, &rng);
+    for (int k = 0; k < 3; k++) {
+        qkv_attention_direct_max_width = kernels[k];
+        qkv_attention_opts opts = {.n_heads = 2, .dropout = 0.3};
+        check_gradients(301, 4, batches[3], &opts, true, &rng);
+        opts.window = 1;
+        opts.normalize = QKV_ATTN_RELU;
+        check_gradients(302, 4, batches[2], &opts, false, &rng);
+    }
+    qkv_attention_direct_max_width = 16;
 }
 
 /* Dropout: identity without grad; with grad some weights are dropped and the rest scaled. */
