@@ -38,6 +38,7 @@ typedef struct qkv_tagger_config {
     qkv_pos_kind positional;
     int max_len;                     /* rows of the learned table */
     qkv_pos_overflow pos_overflow;   /* learned: clamp = positions >= max_len use the last row */
+    double rope_base;                /* rope: base of the rotation frequencies (lib/ops/rope.h) */
     bool scale_embeddings;
     qkv_char_cnn_config chars;       /* char_dim 0: no character encoder (d_model is filled in) */
 } qkv_tagger_config;

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-const char *const QKV_POS_KIND_NAMES[] = {"none", "sinusoidal", "learned", NULL};
+const char *const QKV_POS_KIND_NAMES[] = {"none", "sinusoidal", "learned", "rope", "alibi", "floater", NULL};
 _Static_assert(sizeof QKV_POS_KIND_NAMES / sizeof QKV_POS_KIND_NAMES[0] == QKV_POS_COUNT + 1,
                "one name per qkv_pos_kind");
 const char *const QKV_POS_OVERFLOW_NAMES[] = {"error", "clamp", NULL};

@@ -11,8 +11,10 @@
  *               (a sentence longer than max_len is a tape error naming both numbers, unless
  *               overflow is clamp: then positions p >= max_len use row max_len - 1, so
  *               every word past the table shares the last learned position)
- * Relative, rotary and ALiBi encodings act inside attention rather than on x; they will get
- * their own enum values here and a hook in qkv_attention_opts, behind the same interface. */
+ *   floater     PE(p) = the solution at time p·Δt of a learned ODE (FLOATER, lib/nn/floater.h),
+ *               any length
+ *   rope, alibi PE = 0 here: they act inside attention (qkv_attention_opts rope_base, alibi;
+ *               the model sets them from the kind), as do the relative biases (rel_clip). */
 #ifndef QKV_POSITIONAL_H
 #define QKV_POSITIONAL_H
 
@@ -22,8 +24,16 @@
 #include "lib/segments.h"
 #include "lib/tape.h"
 
-typedef enum { QKV_POS_NONE = 0, QKV_POS_SINUSOIDAL, QKV_POS_LEARNED, QKV_POS_COUNT } qkv_pos_kind;
-/* "none", "sinusoidal", "learned" (index = value), then NULL. */
+typedef enum {
+    QKV_POS_NONE = 0,
+    QKV_POS_SINUSOIDAL,
+    QKV_POS_LEARNED,
+    QKV_POS_ROPE,    /* in attention: rotary q and k (lib/ops/rope.h); PE = 0 here */
+    QKV_POS_ALIBI,   /* in attention: linear score biases (lib/ops/alibi.h); PE = 0 here */
+    QKV_POS_FLOATER, /* PE from a learned ODE (lib/nn/floater.h) */
+    QKV_POS_COUNT
+} qkv_pos_kind;
+/* "none", "sinusoidal", "learned", "rope", "alibi", "floater" (index = value), then NULL. */
 extern const char *const QKV_POS_KIND_NAMES[];
 
 /* Learned positions, a sentence longer than max_len: an error, or clamp (see above). */
