@@ -9,6 +9,7 @@
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
  *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
+ *   pos.p0, .w1, .b1, .w_t, .w2, .b2                   floater positions only (lib/nn/floater.h)
  *   encoder.layers.<i>.*       see lib/nn/encoder.h
  *   final_ln.gain, final_ln.bias  [d_model]
  *   classifier.w [n_tags, d_model], classifier.b [n_tags] */

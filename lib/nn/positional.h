@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "lib/nn/floater.h"
 #include "lib/param.h"
 #include "lib/segments.h"
 #include "lib/tape.h"
@@ -49,14 +50,15 @@ typedef struct qkv_positional {
     qkv_pos_overflow overflow; /* learned, clamp: PE(p) = row min(p, max_len - 1) instead of an
                                   error; error after qkv_positional_create, set it afterwards */
     qkv_tensor *table;  /* learned: [max_len, d_model] parameter; else NULL */
+    qkv_floater floater; /* floater: its parameters */
 } qkv_positional;
 
 /* Fills pe [d_model] with the sinusoidal encoding of position p (computed in double). */
 void qkv_sinusoidal(int p, int d_model, qkv_real *pe);
 
 /* Sets up pos; for `learned` adds the parameter "<prefix>.table" [max_len, d_model] to ps,
- * initialized N(0, 0.02^2). Errors (err): d_model < 1, learned with max_len < 1, a parameter
- * that cannot be added. rng is used only for `learned`. */
+ * initialized N(0, 0.02^2); for `floater` the ODE's parameters (lib/nn/floater.h). Errors (err): d_model < 1, learned with max_len < 1, a parameter
+ * that cannot be added. rng is used only for `learned` and `floater`. */
 int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, bool scale_input,
                           qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
 

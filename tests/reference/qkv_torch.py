@@ -188,12 +188,37 @@ class Encoder(torch.nn.Module):
         self.layers = torch.nn.ModuleList([Block(m) for _ in range(m["n_layers"])])
 
 
+FLOATER_HIDDEN, FLOATER_DT = 32, 0.1  # lib/nn/floater.h
+
+
 class Positional(torch.nn.Module):
     def __init__(self, m):
         super().__init__()
         self.kind, self.d = m.get("positional", "sinusoidal"), m["d_model"]
         if self.kind == "learned":
             self.table = torch.nn.Parameter(torch.empty(m["max_len"], self.d))
+        if self.kind == "floater":
+            H, d = FLOATER_HIDDEN, self.d
+            self.p0 = torch.nn.Parameter(torch.empty(1, d))
+            self.w1, self.b1 = torch.nn.Parameter(torch.empty(H, d)), torch.nn.Parameter(torch.empty(H))
+            self.w_t = torch.nn.Parameter(torch.empty(H))
+            self.w2, self.b2 = torch.nn.Parameter(torch.empty(d, H)), torch.nn.Parameter(torch.empty(d))
+
+    def floater(self, n):
+        """lib/nn/floater.h: p(i * dt) of dp/dt = w2 gelu(w1 p + t w_t + b1) + b2, p(0) = p0, by
+        one classical RK4 step of dt between positions -> [n, d]."""
+        def h(t, p):
+            return F.linear(F.gelu(F.linear(p, self.w1, self.b1) + t * self.w_t), self.w2, self.b2)
+        dt, p, rows = FLOATER_DT, self.p0, [self.p0]
+        for i in range(1, n):
+            t = (i - 1) * dt
+            k1 = h(t, p)
+            k2 = h(t + dt / 2, p + dt / 2 * k1)
+            k3 = h(t + dt / 2, p + dt / 2 * k2)
+            k4 = h(t + dt, p + dt * k3)
+            p = p + dt / 6 * ((k1 + k4) + 2 * (k2 + k3))
+            rows.append(p)
+        return torch.cat(rows)
 
     def forward(self, x):
         L = x.shape[1]
@@ -201,6 +226,8 @@ class Positional(torch.nn.Module):
             return x + self.table[:L]
         if self.kind == "sinusoidal":
             return x + sinusoidal(L, self.d, x.dtype)
+        if self.kind == "floater":
+            return x + self.floater(L)
         return x
 
 
