@@ -112,7 +112,7 @@ static void test_gradcheck(void **state)
 }
 
 typedef struct {
-    qkv_tensor *parts[20];
+    qkv_tensor *parts[16];
     int n;
 } concat_fixture;
 
@@ -127,8 +127,8 @@ static void test_concat_rows(void **state)
     (void)state;
     ot_env e;
     ot_init(&e, 4);
-    concat_fixture cf = {.n = 20};
-    for (int i = 0; i < 20; i++) {
+    concat_fixture cf = {.n = 16}; /* two levels of concat_rows nodes (tu_gradcheck takes <= 16 tensors) */
+    for (int i = 0; i < 16; i++) {
         char name[8];
         snprintf(name, sizeof name, "p%d", i);
         cf.parts[i] = ot_param2(&e, name, 1 + i % 3, 2);
@@ -136,16 +136,16 @@ static void test_concat_rows(void **state)
     qkv_tensor *y = concat_fn(&e.tp, &cf);
     assert_non_null(y);
     int row = 0;
-    for (int i = 0; i < 20; i++) {
+    for (int i = 0; i < 16; i++) {
         for (size_t k = 0; k < cf.parts[i]->size; k++)
             tu_assert_close(y->data[(size_t)row * 2 + k], cf.parts[i]->data[k], 0);
         row += 1 + i % 3;
     }
     assert_int_equal(y->shape[0], row);
     qkv_tape_reset(&e.tp);
-    tu_assert_gradcheck(&e.tp, concat_fn, &cf, 20, cf.parts,
+    tu_assert_gradcheck(&e.tp, concat_fn, &cf, 16, cf.parts,
                         (const char *[]){"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
-                                         "14", "15", "16", "17", "18", "19"});
+                                         "14", "15"});
     qkv_tape_reset(&e.tp);
     cf.parts[3] = ot_param2(&e, "c", 1, 3);
     cf.n = 5;
