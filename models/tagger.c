@@ -38,10 +38,13 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
                               "pos", err))
         goto fail;
     m->pos.overflow = cfg->pos_overflow;
+    qkv_encoder_opts enc = cfg->encoder; /* rope and alibi act in every block's attention */
+    enc.attn.rope_base = cfg->positional == QKV_POS_ROPE ? cfg->rope_base : 0;
+    enc.attn.alibi = cfg->positional == QKV_POS_ALIBI;
     for (int i = 0; i < cfg->n_layers; i++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);
-        if (qkv_encoder_block_create(&m->layers[i], &m->params, rng, prefix, &cfg->encoder, err))
+        if (qkv_encoder_block_create(&m->layers[i], &m->params, rng, prefix, &enc, err))
             goto fail;
     }
     m->final_gain = qkv_params_add(&m->params, err, 1, (int[]){d}, "final_ln.gain");

@@ -9,6 +9,7 @@
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
  *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
+ *   pos.p0, .w1, .b1, .w_t, .w2, .b2                   floater positions only (lib/nn/floater.h)
  *   encoder.layers.<i>.*       see lib/nn/encoder.h
  *   final_ln.gain, final_ln.bias  [d_model]
  *   classifier.w [n_tags, d_model], classifier.b [n_tags] */
@@ -38,6 +39,7 @@ typedef struct qkv_tagger_config {
     qkv_pos_kind positional;
     int max_len;                     /* rows of the learned table */
     qkv_pos_overflow pos_overflow;   /* learned: clamp = positions >= max_len use the last row */
+    double rope_base;                /* rope: base of the rotation frequencies (lib/ops/rope.h) */
     bool scale_embeddings;
     qkv_char_cnn_config chars;       /* char_dim 0: no character encoder (d_model is filled in) */
 } qkv_tagger_config;

@@ -40,7 +40,11 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "d_ff", model.encoder.d_ff, 1, 65536, "512", "hidden width of each block's feed-forward layer"),
     ENUM("model", "activation", model.encoder.activation, QKV_FFN_ACTIVATION_NAMES, "gelu", "feed-forward activation"),
     BOOL("model", "norm_first", model.encoder.norm_first, "true", "pre-LN blocks (true) or post-LN (false)"),
-    ENUM("model", "positional", model.positional, QKV_POS_KIND_NAMES, "sinusoidal", "positional encoding"),
+    ENUM("model", "positional", model.positional, QKV_POS_KIND_NAMES, "sinusoidal",
+         "positional encoding: none, sinusoidal, learned (table), rope (rotary q/k, Su et al. 2021), alibi (linear "
+         "score biases, Press et al. 2022), floater (learned ODE, Liu et al. 2020)"),
+    REAL("model", "rope_base", model.rope_base, 1e-6, 1e12, "10000",
+         "rope: rotation angle of pair i at position p is p*base^(-2i/d_head)"),
     INT("model", "max_len", model.max_len, 1, 1000000, "512",
         "rows of the learned position table; a longer sentence: see pos_overflow"),
     ENUM("model", "pos_overflow", model.pos_overflow, QKV_POS_OVERFLOW_NAMES, "error",
@@ -148,6 +152,14 @@ static int check_relations(const qkv_run_config *cfg, const char *where, qkv_err
     if (e->d_model % e->attn.n_heads)
         return qkv_fail(err, "%s: model.n_heads = %d does not divide model.d_model = %d", where, e->attn.n_heads,
                         e->d_model);
+    if (cfg->model.positional == QKV_POS_ROPE && (e->d_model / e->attn.n_heads) % 2)
+        return qkv_fail(err, "%s: model.positional = rope needs an even d_head = model.d_model / model.n_heads, got "
+                        "%d / %d = %d (it rotates pairs of columns)", where, e->d_model, e->attn.n_heads,
+                        e->d_model / e->attn.n_heads);
+    if (cfg->model.positional == QKV_POS_ALIBI && e->attn.normalize != QKV_ATTN_SOFTMAX)
+        return qkv_fail(err, "%s: model.positional = alibi needs model.attn_normalize = softmax, got %s (its biases "
+                        "act through softmax as a decay exp(-m|i-j|) of the weights)", where,
+                        QKV_ATTN_NORMALIZE_NAMES[e->attn.normalize]);
     if (cfg->model.chars.char_width % 2 == 0)
         return qkv_fail(err, "%s: model.char_width = %d must be odd (the convolution is centred on each character)",
                         where, cfg->model.chars.char_width);

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-const char *const QKV_POS_KIND_NAMES[] = {"none", "sinusoidal", "learned", NULL};
+const char *const QKV_POS_KIND_NAMES[] = {"none", "sinusoidal", "learned", "rope", "alibi", "floater", NULL};
 _Static_assert(sizeof QKV_POS_KIND_NAMES / sizeof QKV_POS_KIND_NAMES[0] == QKV_POS_COUNT + 1,
                "one name per qkv_pos_kind");
 const char *const QKV_POS_OVERFLOW_NAMES[] = {"error", "clamp", NULL};
@@ -43,6 +43,8 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
         qkv_params_of(ps, pos->table)->no_weight_decay = true;
         qkv_init_normal(pos->table, rng, 0.02);
     }
+    if (kind == QKV_POS_FLOATER)
+        return qkv_floater_create(&pos->floater, ps, rng, prefix, d_model, err);
     return QKV_OK;
 }
 
@@ -56,11 +58,13 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
         return qkv_tape_fail(tp, "positional: x is %s, expected [T, %d]", qkv_shape_str(x, sx, sizeof sx), D);
     qkv_real scale = pos->scale_input ? (qkv_real)sqrt((double)D) : 1;
     qkv_tensor *pe = pos->kind == QKV_POS_LEARNED ? pos->table : NULL;
+    int longest = 0;
+    for (int b = 0; sentences.offsets && b < sentences.n; b++)
+        if (qkv_segments_len(sentences, b) > longest)
+            longest = qkv_segments_len(sentences, b);
+    if (pos->kind == QKV_POS_FLOATER && longest > 0) /* the ODE solved up to the longest sentence */
+        pe = qkv_floater_positions(tp, &pos->floater, longest);
     if (pos->kind == QKV_POS_SINUSOIDAL) { /* a constant table up to the longest sentence */
-        int longest = 0;
-        for (int b = 0; sentences.offsets && b < sentences.n; b++)
-            if (qkv_segments_len(sentences, b) > longest)
-                longest = qkv_segments_len(sentences, b);
         if (longest > 0) {
             pe = qkv_tape_tensor2(tp, longest, D);
             if (!pe)

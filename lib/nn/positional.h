@@ -11,19 +11,30 @@
  *               (a sentence longer than max_len is a tape error naming both numbers, unless
  *               overflow is clamp: then positions p >= max_len use row max_len - 1, so
  *               every word past the table shares the last learned position)
- * Relative, rotary and ALiBi encodings act inside attention rather than on x; they will get
- * their own enum values here and a hook in qkv_attention_opts, behind the same interface. */
+ *   floater     PE(p) = the solution at time p·Δt of a learned ODE (FLOATER, lib/nn/floater.h),
+ *               any length
+ *   rope, alibi PE = 0 here: they act inside attention (qkv_attention_opts rope_base, alibi;
+ *               the model sets them from the kind), as do the relative biases (rel_clip). */
 #ifndef QKV_POSITIONAL_H
 #define QKV_POSITIONAL_H
 
 #include <stdint.h>
 
+#include "lib/nn/floater.h"
 #include "lib/param.h"
 #include "lib/segments.h"
 #include "lib/tape.h"
 
-typedef enum { QKV_POS_NONE = 0, QKV_POS_SINUSOIDAL, QKV_POS_LEARNED, QKV_POS_COUNT } qkv_pos_kind;
-/* "none", "sinusoidal", "learned" (index = value), then NULL. */
+typedef enum {
+    QKV_POS_NONE = 0,
+    QKV_POS_SINUSOIDAL,
+    QKV_POS_LEARNED,
+    QKV_POS_ROPE,    /* in attention: rotary q and k (lib/ops/rope.h); PE = 0 here */
+    QKV_POS_ALIBI,   /* in attention: linear score biases (lib/ops/alibi.h); PE = 0 here */
+    QKV_POS_FLOATER, /* PE from a learned ODE (lib/nn/floater.h) */
+    QKV_POS_COUNT
+} qkv_pos_kind;
+/* "none", "sinusoidal", "learned", "rope", "alibi", "floater" (index = value), then NULL. */
 extern const char *const QKV_POS_KIND_NAMES[];
 
 /* Learned positions, a sentence longer than max_len: an error, or clamp (see above). */
@@ -39,14 +50,15 @@ typedef struct qkv_positional {
     qkv_pos_overflow overflow; /* learned, clamp: PE(p) = row min(p, max_len - 1) instead of an
                                   error; error after qkv_positional_create, set it afterwards */
     qkv_tensor *table;  /* learned: [max_len, d_model] parameter; else NULL */
+    qkv_floater floater; /* floater: its parameters */
 } qkv_positional;
 
 /* Fills pe [d_model] with the sinusoidal encoding of position p (computed in double). */
 void qkv_sinusoidal(int p, int d_model, qkv_real *pe);
 
 /* Sets up pos; for `learned` adds the parameter "<prefix>.table" [max_len, d_model] to ps,
- * initialized N(0, 0.02^2). Errors (err): d_model < 1, learned with max_len < 1, a parameter
- * that cannot be added. rng is used only for `learned`. */
+ * initialized N(0, 0.02^2); for `floater` the ODE's parameters (lib/nn/floater.h). Errors (err): d_model < 1, learned with max_len < 1, a parameter
+ * that cannot be added. rng is used only for `learned` and `floater`. */
 int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, bool scale_input,
                           qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
 

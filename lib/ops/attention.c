@@ -21,11 +21,14 @@
 #include "lib/ops/attention.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
+#include "lib/ops/alibi.h"
+#include "lib/ops/rope.h"
 #include "lib/ops/ops.h"
 #include "lib/parallel.h"
 
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TILE 32
@@ -57,6 +60,8 @@ typedef struct {
     int nthreads;                /* for the blocks: qkv_parallel_threads of their products */
     int rel_clip;                /* R > 0: rel (= rel_bias->data) [H, 2R + 1] added to scores */
     const qkv_real *rel;
+    double rope_base;            /* > 0: Q and K in qkv are rotated (lib/ops/rope.h) */
+    bool alibi;                  /* score bias −m_h·|i − j| (lib/ops/alibi.h) */
 } attn_saved;
 
 static inline int rel_index(int d, int R) { return (d < -R ? -R : d > R ? R : d) + R; }
@@ -147,6 +152,11 @@ static void finish_row(const attn_saved *sv, int h, int i, int w, int W, int n, 
         const qkv_real *rb = sv->rel + (size_t)h * (2 * sv->rel_clip + 1);
         for (int j = a; j < e; j++)
             row[j - a] += rb[rel_index(j - i, sv->rel_clip)];
+    }
+    if (sv->alibi) { /* a constant bias: nothing to add in the backward */
+        qkv_real m = (qkv_real)qkv_alibi_slope(h, sv->n_heads);
+        for (int j = a; j < e; j++)
+            row[j - a] -= m * (qkv_real)abs(j - i);
     }
     normalize_row(row, 0, e - a, sv->normalize);
     size_t at = blk + (size_t)i * W;
@@ -254,6 +264,11 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, qkv_tensor *const *w, qkv_
         return qkv_tape_fail(tp, "attention: rel_bias given but rel_clip is 0"), false;
     if (!(opts->dropout >= 0 && opts->dropout < 1))
         return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
+    if (opts->rope_base != 0 && (!(opts->rope_base > 0) || !isfinite(opts->rope_base) || (D / opts->n_heads) % 2))
+        return qkv_tape_fail(tp, "attention: rope needs a positive finite base (got %g) and an even d_head (got %d)",
+                             opts->rope_base, D / opts->n_heads), false;
+    if (opts->alibi && opts->normalize != QKV_ATTN_SOFTMAX)
+        return qkv_tape_fail(tp, "attention: alibi needs softmax normalization"), false;
     return true;
 }
 
@@ -296,6 +311,8 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
     sv->normalize = opts->normalize;
     sv->rel_clip = opts->rel_clip;
     sv->rel = rel_bias ? rel_bias->data : NULL;
+    sv->rope_base = opts->rope_base;
+    sv->alibi = opts->alibi;
     sv->width = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->width);
     sv->window = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->window);
     sv->qkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real) + 1);
@@ -363,6 +380,9 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
     if (T > 0)
         qkv_gemm_rows_nt_par(pthreads, T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D,
                              rows_scratch);
+    if (sv->rope_base > 0) /* rotate Q and K by position (lib/ops/rope.h) */
+        for (int k = 0; k < 2; k++)
+            qkv_rope_rotate(sv->qkv + (size_t)k * D, 3 * D, D, H, sent, sv->rope_base, false);
     int nblk = B * H;
 #pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++)
@@ -476,6 +496,9 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     for (int blk = 0; drel && blk < nblk; blk++)
         for (int k = 0; k < n_rel; k++)
             drel[(size_t)(blk % sv->n_heads) * n_rel + k] += drel_all[(size_t)blk * n_rel + k];
+    if (sv->rope_base > 0) /* back through the rotation: the transposed one */
+        for (int k = 0; k < 2; k++)
+            qkv_rope_rotate(dqkv + (size_t)k * D, 3 * D, D, sv->n_heads, sv->sentences, sv->rope_base, true);
     int pthreads = qkv_parallel_threads(3.0 * T * D * D);
     qkv_real *dx = qkv_grad(tp, x);
     if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */

@@ -15,7 +15,10 @@
  * j <= i. With rel_clip = R > 0, a learned scalar per head and relative position,
  * r_h(j - i) = rel_bias[h][clip(j - i, -R, R) + R], is added to each score (relative position
  * representations, Shaw et al. 2018, reduced to one scalar per offset as the bias of Raffel et
- * al. 2020, T5, with Shaw's clipping instead of T5's log buckets). Only the band is computed and stored: time and memory per (sentence, head) grow as
+ * al. 2020, T5, with Shaw's clipping instead of T5's log buckets). With rope_base > 0 the
+ * rows of Q and K are rotated by their position in the sentence right after the projection
+ * (RoPE, lib/ops/rope.h); with alibi, −m_h·|j − i| is added to each score beside r_h (ALiBi,
+ * lib/ops/alibi.h), computed in the kernel, no n×n bias tensor. Only the band is computed and stored: time and memory per (sentence, head) grow as
  * n · min(n, 2·window + 1).
  *
  * Backward: dS = P ⊙ (dP − rowsum(P ⊙ dP)) per row for softmax (O(n) per row); for relu
@@ -42,6 +45,8 @@ typedef struct qkv_attention_opts {
     qkv_attn_normalize normalize; /* softmax (default) or relu */
     double dropout;               /* on P, in [0, 1); identity when tp->no_grad */
     int rel_clip;                 /* > 0: relative position biases for offsets -R .. R */
+    double rope_base;             /* > 0: rotary embedding of q and k (lib/ops/rope.h); d_head even */
+    bool alibi;                   /* ALiBi score biases −m_h·|i − j| (lib/ops/alibi.h); softmax only */
 } qkv_attention_opts;
 
 /* Attention weights P of one forward pass, kept for inspection (e.g. heatmaps). The arrays

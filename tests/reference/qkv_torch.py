@@ -16,7 +16,8 @@ on padded batches [B, L] with a key-padding mask (padding rows are ignored every
 could matter: keys are masked, and only real tokens are read out). CharCNN (models/char_cnn.h):
 chars.embed -> Conv1d of width char_width, zero-padded at the word's own ends -> ReLU -> max
 over the word's characters -> chars.proj.w (no bias). Attention (lib/ops/attention.h): scores
-Q K^T * scale [+ rel_bias[h][clip(j - i, -R, R) + R] with model.attn_rel_clip = R > 0], window
+Q K^T * scale [+ rel_bias[h][clip(j - i, -R, R) + R] with model.attn_rel_clip = R > 0]
+[- m_h |i - j| with positional: alibi], q and k rotated first with positional: rope, window
 and causal masks, softmax or relu normalisation.
 
 The data side (features, characters, CoNLL-U, checkpoint reading, qkv's batch plan) is in
@@ -58,6 +59,24 @@ def sinusoidal(n, d, dtype):
     return torch.where(c % 2 == 0, torch.sin(angle), torch.cos(angle)).to(dtype)
 
 
+def rope(x, base):
+    """lib/ops/rope.h on [B, H, L, d_head] (position = index in L): pairs (2i, 2i+1) rotated by
+    p * base^(-2i / d_head), angles in double."""
+    L, dh = x.shape[-2], x.shape[-1]
+    theta = torch.pow(torch.tensor(float(base), dtype=torch.float64), -torch.arange(0, dh, 2, dtype=torch.float64) / dh)
+    angle = torch.arange(L, dtype=torch.float64)[:, None] * theta  # [L, dh/2]
+    c, s = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], dim=-1).flatten(-2)
+
+
+def alibi_slopes(n):
+    """lib/ops/alibi.h: 2^(-8h/n) for a power of two n, else the reference's interleaving."""
+    c = 2 ** int(math.floor(math.log2(n)))
+    first = [2.0 ** (-8.0 * h / c) for h in range(1, c + 1)]
+    return first + [2.0 ** (-8.0 * (2 * k - 1) / (2 * c)) for k in range(1, n - c + 1)]
+
+
 class LayerNorm(torch.nn.Module):
     def __init__(self, d, eps):
         super().__init__()
@@ -87,6 +106,9 @@ class Attention(torch.nn.Module):
                 setattr(self, n, torch.nn.Parameter(torch.zeros(d)))
         else:
             self.b_q = self.b_k = self.b_v = self.b_o = None
+        kind = m.get("positional", "sinusoidal")
+        self.rope_base = m.get("rope_base", 10000) if kind == "rope" else 0
+        self.alibi = kind == "alibi"
         self.rel_clip = m.get("attn_rel_clip", 0)
         if self.rel_clip > 0:
             self.rel_bias = torch.nn.Parameter(torch.zeros(self.n_heads, 2 * self.rel_clip + 1))
@@ -97,7 +119,12 @@ class Attention(torch.nn.Module):
         w = torch.cat([self.w_q, self.w_k, self.w_v])  # one GEMM for Q, K, V
         b = torch.cat([self.b_q, self.b_k, self.b_v]) if self.b_q is not None else None
         q, k, v = F.linear(x, w, b).view(B, L, 3, H, d // H).permute(2, 0, 3, 1, 4)
+        if self.rope_base:
+            q, k = rope(q, self.rope_base), rope(k, self.rope_base)
         s = torch.matmul(q, k.transpose(-1, -2)) * self.scale  # [B, H, L, L]
+        if self.alibi:  # - m_h |i - j|, unscaled
+            dist = (torch.arange(L)[None, :] - torch.arange(L)[:, None]).abs().to(s.dtype)
+            s = s - torch.tensor(alibi_slopes(H), dtype=s.dtype)[:, None, None] * dist
         if self.rel_clip > 0:
             # + rel_bias[h][clip(j - i, -R, R) + R], unscaled; masked pairs are masked below
             R = self.rel_clip
@@ -162,12 +189,37 @@ class Encoder(torch.nn.Module):
         self.layers = torch.nn.ModuleList([Block(m) for _ in range(m["n_layers"])])
 
 
+FLOATER_HIDDEN, FLOATER_DT = 32, 0.1  # lib/nn/floater.h
+
+
 class Positional(torch.nn.Module):
     def __init__(self, m):
         super().__init__()
         self.kind, self.d = m.get("positional", "sinusoidal"), m["d_model"]
         if self.kind == "learned":
             self.table = torch.nn.Parameter(torch.empty(m["max_len"], self.d))
+        if self.kind == "floater":
+            H, d = FLOATER_HIDDEN, self.d
+            self.p0 = torch.nn.Parameter(torch.empty(1, d))
+            self.w1, self.b1 = torch.nn.Parameter(torch.empty(H, d)), torch.nn.Parameter(torch.empty(H))
+            self.w_t = torch.nn.Parameter(torch.empty(H))
+            self.w2, self.b2 = torch.nn.Parameter(torch.empty(d, H)), torch.nn.Parameter(torch.empty(d))
+
+    def floater(self, n):
+        """lib/nn/floater.h: p(i * dt) of dp/dt = w2 gelu(w1 p + t w_t + b1) + b2, p(0) = p0, by
+        one classical RK4 step of dt between positions -> [n, d]."""
+        def h(t, p):
+            return F.linear(F.gelu(F.linear(p, self.w1, self.b1) + t * self.w_t), self.w2, self.b2)
+        dt, p, rows = FLOATER_DT, self.p0, [self.p0]
+        for i in range(1, n):
+            t = (i - 1) * dt
+            k1 = h(t, p)
+            k2 = h(t + dt / 2, p + dt / 2 * k1)
+            k3 = h(t + dt / 2, p + dt / 2 * k2)
+            k4 = h(t + dt, p + dt * k3)
+            p = p + dt / 6 * ((k1 + k4) + 2 * (k2 + k3))
+            rows.append(p)
+        return torch.cat(rows)
 
     def forward(self, x):
         L = x.shape[1]
@@ -175,6 +227,8 @@ class Positional(torch.nn.Module):
             return x + self.table[:L]
         if self.kind == "sinusoidal":
             return x + sinusoidal(L, self.d, x.dtype)
+        if self.kind == "floater":
+            return x + self.floater(L)
         return x
 
 

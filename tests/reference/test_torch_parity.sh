@@ -9,7 +9,8 @@
 # in windowed attention and a parameter average (train.ema_decay: the checkpoint's /params hold
 # the average, /train/raw_params the raw values, which the port must ignore). Skipped (exit 77)
 # when QKV_EWT_DIR is not set or python3 cannot import torch and h5py; fails when QKV_EWT_DIR
-# does not hold the EWT train and dev files.
+# does not hold the EWT train and dev files. Then rope (with relative biases, a window and the
+# causal mask) and alibi (3 heads, not a power of two, in windowed attention), and floater.
 set -u
 PY=/usr/bin/python3
 SRC=${QKV_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -57,6 +58,12 @@ check options model.d_model=48 model.n_heads=3 model.d_ff=96 model.n_layers=1 tr
     model.activation=relu model.attn_window=5 model.attn_bias=false data.prefix_len=2 data.shape=false
 check chars_rel model.d_model=48 model.n_heads=3 model.d_ff=96 model.n_layers=2 train.max_steps=30 \
     model.char_dim=16 model.char_filters=24 model.attn_rel_clip=3 model.attn_window=4 train.ema_decay=0.99
+check rope_rel model.d_model=48 model.n_heads=4 model.d_ff=96 model.n_layers=2 train.max_steps=20 \
+    model.positional=rope model.rope_base=100 model.attn_rel_clip=2 model.attn_window=5 model.attn_causal=true
+check alibi model.d_model=48 model.n_heads=3 model.d_ff=96 model.n_layers=2 train.max_steps=20 \
+    model.positional=alibi model.attn_window=6
+check floater model.d_model=32 model.n_heads=2 model.d_ff=64 model.n_layers=1 train.max_steps=20 \
+    model.positional=floater
 # the third check proves something only if the average and the raw parameters differ (so
 # reading /train/raw_params would have failed it) and the new parameters are there
 if [ -f "$work/chars_rel/checkpoints/last.h5" ] && ! "$PY" - "$work/chars_rel/checkpoints/last.h5" <<'EOF'

@@ -16,6 +16,9 @@ check "c.yaml:2:12: d_model must be between 1 and 4096, got 0" $'model:\n  d_mod
 check "c.yaml:1:1: unknown section 'modle'" $'modle:\n  d_model: 64'
 check "c.yaml:2:15: positional must be one of" $'model:\n  positional: rotary'
 check "n_heads = 3 does not divide model.d_model = 64" $'model:\n  d_model: 64\n  n_heads: 3'
+check "c.yaml: model.positional = rope needs an even d_head = model.d_model / model.n_heads, got 60 / 4 = 15 (it rotates pairs of columns)" $'model:\n  d_model: 60\n  n_heads: 4\n  positional: rope'
+check "c.yaml: model.positional = alibi needs model.attn_normalize = softmax, got relu" $'model:\n  positional: alibi\n  attn_normalize: relu'
+check "c.yaml:2:15: positional must be one of 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 'floater', got 'xpos'" $'model:\n  positional: xpos'
 expect_error "--set train.epochs=0: epochs must be" "$QKV_BIN" train tests/train/synthetic.yaml --set train.epochs=0
 expect_error "missing.yaml: cannot open" "$QKV_BIN" train "$SCRATCH/missing.yaml"
 # a data file that does not exist: named, before training starts

@@ -3,7 +3,8 @@
 # metrics.tsv losses and the same final parameters, bit for bit (one thread), as the run never
 # stopped, for a stop in the middle of an epoch and one at an epoch boundary; once with the
 # plain model and once with a parameter average (train.ema_decay), the character encoder and
-# relative position biases, whose state must survive the stop too.
+# relative position biases, whose state must survive the stop too; then once with each of the
+# positional encodings rope (with relative biases), alibi and floater.
 . "$(dirname "$0")/common.sh"
 BASE=(--set train.threads=1 --set train.max_steps=40 --set data.synthetic_train=800 --set data.synthetic_dev=100
       --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400)
@@ -28,11 +29,14 @@ PY
 }
 
 # lazy: the averaged run with optim.sparse_embeddings (the lazy update of the tables' rows)
-for variant in plain averaged lazy; do
+for variant in plain averaged lazy rope alibi floater; do
 SETS=("${BASE[@]}")
-[ "$variant" != plain ] && SETS+=("${EXTRA[@]}")
+[ "$variant" = averaged ] || [ "$variant" = lazy ] && SETS+=("${EXTRA[@]}")
 [ "$variant" = lazy ] && SETS+=(--set optim.sparse_embeddings=true)
 [ "$variant" = lazy ] && cp "$SCRATCH/full/checkpoints/last.h5" "$SCRATCH/averaged.h5"
+[ "$variant" = rope ] && cp "$SCRATCH/full/checkpoints/last.h5" "$SCRATCH/lazy.h5"
+[ "$variant" = rope ] && SETS+=(--set model.positional=rope --set model.attn_rel_clip=2)
+[ "$variant" = alibi ] || [ "$variant" = floater ] && SETS+=(--set model.positional=$variant)
 rm -rf "$SCRATCH/full" "$SCRATCH"/part*
 quick_run "$SCRATCH/full" "${SETS[@]}"
 boundary=$(awk -F'\t' '$3 == "dev" {print $1; exit}' "$SCRATCH/full/metrics.tsv")
@@ -41,6 +45,7 @@ for stop in 7 "$boundary"; do
     quick_run "$SCRATCH/part$stop" "${SETS[@]}" --stop-at-step "$stop"
     grep -q "stopped after step $stop" "$SCRATCH/part$stop.log" || fail "run did not stop at step $stop"
     cp "$SCRATCH/part$stop/checkpoints/last.h5" "$SCRATCH/resume$stop.h5"
+    [ "$variant" = averaged ] && cp "$SCRATCH/resume$stop.h5" "$SCRATCH/averaged$stop.h5"
     quick_run "$SCRATCH/part$stop" "${SETS[@]}" --resume "$SCRATCH/resume$stop.h5"
     # losses and accuracies (columns step, split, loss, accuracy) must match exactly
     cut -f1,3,4,5 "$SCRATCH/full/metrics.tsv" >"$SCRATCH/a"
@@ -52,12 +57,12 @@ done
 echo "$variant: resume at steps 7 and $boundary (epoch boundary): bit-exact"
 done
 # the option is in effect: the lazy run ends with other tables than the dense one
-compare_params "$SCRATCH/averaged.h5" "$SCRATCH/full/checkpoints/last.h5" >/dev/null 2>&1 &&
+compare_params "$SCRATCH/averaged.h5" "$SCRATCH/lazy.h5" >/dev/null 2>&1 &&
     fail "optim.sparse_embeddings: true gave the same parameters as the dense update"
 echo "lazy and dense updates differ"
 # an averaged checkpoint cannot be resumed without the average, nor a plain one with it
 expect_error "saved with a parameter average" "$QKV_BIN" train tests/train/synthetic.yaml "${BASE[@]}" \
-    --out "$SCRATCH/mismatch" --resume "$SCRATCH/resume7.h5" --set model.char_dim=8 --set model.char_filters=12 \
+    --out "$SCRATCH/mismatch" --resume "$SCRATCH/averaged7.h5" --set model.char_dim=8 --set model.char_filters=12 \
     --set model.attn_window=2 --set model.attn_rel_clip=2
 echo "average mismatch on resume: clear error"
 # a plain checkpoint resumed with the character encoder: a clear error, and no run folder made

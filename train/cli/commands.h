@@ -18,5 +18,6 @@ int qkv_cmd_synth(int argc, char **argv);
 int qkv_cmd_config(int argc, char **argv);
 int qkv_cmd_plot(int argc, char **argv);
 int qkv_cmd_attention(int argc, char **argv);
+int qkv_cmd_positions(int argc, char **argv);
 
 #endif
