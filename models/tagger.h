@@ -1,23 +1,29 @@
 /* A sequence tagger built from lib/:
  *   token features -> embeddings (one table per feature kind, summed)
  *   [+ the character encoder's vector of each word, models/char_cnn.h] [-> · sqrt(d_model)]
- *   -> + positional encoding -> dropout -> n_layers encoder blocks -> layer norm
- *   -> linear to tag logits [T, n_tags].
+ *   -> + positional encoding -> dropout -> the encoder -> layer norm -> linear to tag logits
+ *   [T, n_tags]. The encoder (model.encoder) is n_layers Transformer blocks (lib/nn/encoder.h),
+ *   a bidirectional LSTM of n_layers layers (lib/nn/lstm.h; no positional encoding, output
+ *   2·lstm_hidden wide) or n_layers residual convolution blocks (lib/nn/conv_block.h; no
+ *   positional encoding).
  * Input is a packed batch (lib/segments.h): T tokens of B sentences end to end.
  *
  * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
  *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
- *   encoder.layers.<i>.*       see lib/nn/encoder.h
- *   final_ln.gain, final_ln.bias  [d_model]
- *   classifier.w [n_tags, d_model], classifier.b [n_tags] */
+ *   encoder.layers.<i>.*       see lib/nn/encoder.h (transformer) or lib/nn/conv_block.h (cnn)
+ *   encoder.lstm.*             see lib/nn/lstm.h (bilstm)
+ *   final_ln.gain, final_ln.bias  [d_out]           d_out = d_model, or 2·lstm_hidden (bilstm)
+ *   classifier.w [n_tags, d_out], classifier.b [n_tags] */
 #ifndef QKV_TAGGER_H
 #define QKV_TAGGER_H
 
 #include <stdint.h>
 
+#include "lib/nn/conv_block.h"
 #include "lib/nn/encoder.h"
+#include "lib/nn/lstm.h"
 #include "lib/param.h"
 #include "lib/nn/positional.h"
 #include "lib/segments.h"
@@ -26,6 +32,10 @@
 
 #define QKV_TAGGER_MAX_FEATURES 32
 #define QKV_TAGGER_MAX_LAYERS 64
+
+typedef enum { QKV_ENCODER_TRANSFORMER, QKV_ENCODER_BILSTM, QKV_ENCODER_CNN, QKV_ENCODER_KIND_COUNT } qkv_encoder_kind;
+/* "transformer", "bilstm", "cnn" (index = value), then NULL. */
+extern const char *const QKV_ENCODER_KIND_NAMES[];
 
 typedef struct qkv_tagger_config {
     int n_features;
@@ -40,6 +50,9 @@ typedef struct qkv_tagger_config {
     qkv_pos_overflow pos_overflow;   /* learned: clamp = positions >= max_len use the last row */
     bool scale_embeddings;
     qkv_char_cnn_config chars;       /* char_dim 0: no character encoder (d_model is filled in) */
+    qkv_encoder_kind encoder_kind;   /* transformer (default), bilstm or cnn */
+    int lstm_hidden;                 /* bilstm: hidden size per direction; 0 = d_model / 2 */
+    int cnn_kernel, cnn_dilation;    /* cnn: convolution width (odd) and dilation (0 = 1) */
 } qkv_tagger_config;
 
 /* One packed batch, as the model reads it. */
@@ -57,6 +70,8 @@ typedef struct qkv_tagger {
     qkv_char_cnn chars;              /* used when cfg.chars.char_dim > 0 */
     qkv_positional pos;
     qkv_encoder_block layers[QKV_TAGGER_MAX_LAYERS];
+    qkv_bilstm lstm;                 /* encoder_kind bilstm */
+    qkv_conv_block conv[QKV_TAGGER_MAX_LAYERS]; /* encoder_kind cnn */
     qkv_tensor *final_gain, *final_bias, *cls_w, *cls_b;
 } qkv_tagger;
 
@@ -65,6 +80,9 @@ typedef struct qkv_tagger {
  * bias 0, classifier Xavier uniform with zero bias. Errors: bad sizes, n_heads not dividing d_model, too many features or layers. */
 int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err);
 void qkv_tagger_free(qkv_tagger *m);
+
+/* The width of the encoder's output: d_model, or 2·hidden for a bilstm with layers. */
+int qkv_tagger_d_out(const qkv_tagger_config *cfg);
 
 /* Logits [T, n_tags] for a batch; NULL when the tape failed (tp->err says why, e.g. a sentence
  * longer than max_len with learned positions, or no characters for a model with a character
