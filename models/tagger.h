@@ -87,7 +87,7 @@ int qkv_tagger_d_out(const qkv_tagger_config *cfg);
 /* Logits [T, n_tags] for a batch; NULL when the tape failed (tp->err says why, e.g. a sentence
  * longer than max_len with learned positions, or no characters for a model with a character
  * encoder). `keep` (may be NULL) receives the attention
- * weights of layer keep_layer. */
+ * weights of layer keep_layer (transformer only; other encoders leave it untouched). */
 qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
                               int keep_layer, qkv_attention_weights *keep);
 
