@@ -4,18 +4,6 @@
  * and dilation, a check that the gradient check catches a 1% error, tape errors. */
 #include "optest.h"
 
-static qkv_tensor *vals(ot_env *e, const char *name, int rank, const int *shape, int a)
-{
-    double v[64];
-    int n = 1;
-    for (int i = 0; i < rank; i++)
-        n *= shape[i];
-    assert_true(n <= 64);
-    for (int i = 0; i < n; i++)
-        v[i] = 0.1 * (((i * a) % 11) - 5);
-    return ot_values(e, name, rank, shape, v);
-}
-
 typedef struct {
     qkv_tensor *x, *w, *b;
     int32_t off[16];
@@ -34,10 +22,10 @@ static void test_forward_matches_torch(void **state)
     ot_env e;
     ot_init(&e, 1);
     fixture f = {.n_seg = 2, .off = {0, 4, 5}, .dilation = 2};
-    f.w = vals(&e, "w", 3, (int[]){2, 3, 3}, 7);
-    f.b = vals(&e, "b", 1, (int[]){2}, 9);
-    f.x = vals(&e, "x", 2, (int[]){5, 3}, 4);
-    /* nn.Conv1d(3, 2, 3, padding=2, dilation=2) on x[0:4]^T and x[4:5]^T (float64) */
+    f.w = ot_pattern(&e, "w", 3, (int[]){2, 3, 3}, 7);
+    f.b = ot_pattern(&e, "b", 1, (int[]){2}, 9);
+    f.x = ot_pattern(&e, "x", 2, (int[]){5, 3}, 4);
+    /* nn.Conv1d(3, 2, 3, padding=2, dilation=2) on x[0:4]^T and x[4:5]^T (tests/lib/reference/lstm_conv_reference.py) */
     const double want[10] = {-0.78, 0.78, -0.4, 0.32, -0.23, 0.12, -0.16, 0.45, -0.49, 0.47};
     qkv_tensor *y = conv_fn(&e.tp, &f);
     assert_non_null(y);

@@ -5,19 +5,6 @@
  * one direction without b_hh, a check that the gradient check catches a 1% error, tape errors. */
 #include "optest.h"
 
-/* PyTorch-like deterministic values: 0.1 · ((i·a mod 11) - 5). */
-static qkv_tensor *vals(ot_env *e, const char *name, int rank, const int *shape, int a)
-{
-    double v[64];
-    int n = 1;
-    for (int i = 0; i < rank; i++)
-        n *= shape[i];
-    assert_true(n <= 64);
-    for (int i = 0; i < n; i++)
-        v[i] = 0.1 * (((i * a) % 11) - 5);
-    return ot_values(e, name, rank, shape, v);
-}
-
 typedef struct {
     qkv_tensor *x, *w_ih[2], *w_hh[2], *b_ih[2], *b_hh[2];
     int32_t off[16];
@@ -33,7 +20,7 @@ static qkv_tensor *bilstm_fn(qkv_tape *tp, void *user)
                     f->dirs == 2 ? f->b_hh[1] : NULL, (qkv_segments){f->n_seg, f->off});
 }
 
-/* The parameters in nn.LSTM's order, as tests/lib/reference values were made (a = 3, 5, 7, ...). */
+/* The parameters in nn.LSTM's order, as tests/lib/reference/lstm_conv_reference.py makes them. */
 static void torch_params(ot_env *e, fixture *f, int in, int h)
 {
     const char *names[2] = {"", "_reverse"};
@@ -44,10 +31,10 @@ static void torch_params(ot_env *e, fixture *f, int in, int h)
         snprintf(n[2], 32, "b_ih%s", names[d]);
         snprintf(n[3], 32, "b_hh%s", names[d]);
         int k = 4 * d;
-        f->w_ih[d] = vals(e, n[0], 2, (int[]){4 * h, in}, 3 + 2 * k);
-        f->w_hh[d] = vals(e, n[1], 2, (int[]){4 * h, h}, 3 + 2 * (k + 1));
-        f->b_ih[d] = vals(e, n[2], 1, (int[]){4 * h}, 3 + 2 * (k + 2));
-        f->b_hh[d] = vals(e, n[3], 1, (int[]){4 * h}, 3 + 2 * (k + 3));
+        f->w_ih[d] = ot_pattern(e, n[0], 2, (int[]){4 * h, in}, 3 + 2 * k);
+        f->w_hh[d] = ot_pattern(e, n[1], 2, (int[]){4 * h, h}, 3 + 2 * (k + 1));
+        f->b_ih[d] = ot_pattern(e, n[2], 1, (int[]){4 * h}, 3 + 2 * (k + 2));
+        f->b_hh[d] = ot_pattern(e, n[3], 1, (int[]){4 * h}, 3 + 2 * (k + 3));
     }
 }
 
@@ -58,9 +45,9 @@ static void test_forward_matches_torch(void **state)
     ot_init(&e, 1);
     fixture f = {.n_seg = 2, .off = {0, 3, 4}, .dirs = 2};
     torch_params(&e, &f, 3, 2);
-    f.x = vals(&e, "x", 2, (int[]){4, 3}, 5);
+    f.x = ot_pattern(&e, "x", 2, (int[]){4, 3}, 5);
     /* nn.LSTM(3, 2, bidirectional=True), weights as above, each sentence run alone
-     * (/usr/bin/python3 with torch 2, float64) */
+     * (tests/lib/reference/lstm_conv_reference.py, float64) */
     const double want[16] = {0.0429672168205044,   -0.112373172717157,  -0.0476050883921627, 0.254299435382943,
                              0.0134872187390507,   -0.243541915001901,  -0.0450027635165062, 0.214897834372848,
                              0.00527648564222258,  -0.360273447884878,  -0.0335225610826639, 0.149501786800329,
