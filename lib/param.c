@@ -132,3 +132,11 @@ void qkv_init_xavier_uniform(qkv_tensor *t, qkv_rng *rng)
     for (size_t i = 0; i < t->size; i++)
         t->data[i] = (qkv_real)(a * (2.0 * qkv_rng_uniform(rng) - 1.0));
 }
+
+void qkv_init_uniform(qkv_tensor *t, qkv_rng *rng, double bound)
+{
+    if (!rng)
+        return;
+    for (size_t i = 0; i < t->size; i++)
+        t->data[i] = (qkv_real)(bound * (2.0 * qkv_rng_uniform(rng) - 1.0));
+}

@@ -49,5 +49,7 @@ void qkv_init_constant(qkv_tensor *t, double value);
 void qkv_init_normal(qkv_tensor *t, qkv_rng *rng, double std);
 /* U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010). */
 void qkv_init_xavier_uniform(qkv_tensor *t, qkv_rng *rng);
+/* U(-bound, bound), e.g. PyTorch's LSTM and Conv1d defaults (bound 1/sqrt(hidden), 1/sqrt(fan_in)). */
+void qkv_init_uniform(qkv_tensor *t, qkv_rng *rng, double bound);
 
 #endif

@@ -4,6 +4,46 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *const QKV_ENCODER_KIND_NAMES[] = {"transformer", "bilstm", "cnn", NULL};
+_Static_assert(sizeof QKV_ENCODER_KIND_NAMES / sizeof QKV_ENCODER_KIND_NAMES[0] == QKV_ENCODER_KIND_COUNT + 1,
+               "one name per qkv_encoder_kind");
+
+static int lstm_hidden(const qkv_tagger_config *cfg)
+{
+    return cfg->lstm_hidden > 0 ? cfg->lstm_hidden : cfg->encoder.d_model / 2;
+}
+
+int qkv_tagger_d_out(const qkv_tagger_config *cfg)
+{
+    if (cfg->encoder_kind == QKV_ENCODER_BILSTM && cfg->n_layers > 0)
+        return 2 * lstm_hidden(cfg);
+    return cfg->encoder.d_model;
+}
+
+/* The encoder of a bilstm or cnn model (the transformer's blocks are made in qkv_tagger_init). */
+static int create_other_encoder(qkv_tagger *m, qkv_rng *rng, qkv_error *err)
+{
+    const qkv_tagger_config *cfg = &m->cfg;
+    const qkv_encoder_opts *e = &cfg->encoder;
+    if (cfg->encoder_kind == QKV_ENCODER_BILSTM) {
+        if (cfg->n_layers == 0)
+            return QKV_OK;
+        if (lstm_hidden(cfg) < 1)
+            return qkv_fail(err, "tagger: lstm_hidden is 0 and d_model %d is too small to halve", e->d_model);
+        return qkv_bilstm_create(&m->lstm, &m->params, rng, "encoder.lstm", cfg->n_layers, e->d_model,
+                                 lstm_hidden(cfg), e->dropout, err);
+    }
+    for (int i = 0; i < cfg->n_layers; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);
+        if (qkv_conv_block_create(&m->conv[i], &m->params, rng, prefix, e->d_model, cfg->cnn_kernel,
+                                  cfg->cnn_dilation > 0 ? cfg->cnn_dilation : 1, e->activation, e->dropout, e->ln_eps,
+                                  err))
+            return QKV_ERR;
+    }
+    return QKV_OK;
+}
+
 int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -34,22 +74,26 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
         if (qkv_char_cnn_create(&m->chars, &m->params, rng, &cc, err))
             goto fail;
     }
-    if (qkv_positional_create(&m->pos, cfg->positional, d, cfg->max_len, cfg->scale_embeddings, &m->params, rng,
+    bool transformer = cfg->encoder_kind == QKV_ENCODER_TRANSFORMER;
+    if (qkv_positional_create(&m->pos, transformer ? cfg->positional : QKV_POS_NONE, d, cfg->max_len, cfg->scale_embeddings, &m->params, rng,
                               "pos", err))
         goto fail;
     m->pos.overflow = cfg->pos_overflow;
     qkv_encoder_opts enc = cfg->encoder; /* rope and alibi act in every block's attention */
     enc.attn.rope_base = cfg->positional == QKV_POS_ROPE ? cfg->rope_base : 0;
     enc.attn.alibi = cfg->positional == QKV_POS_ALIBI;
-    for (int i = 0; i < cfg->n_layers; i++) {
+    if (!transformer && create_other_encoder(m, rng, err))
+        goto fail;
+    for (int i = 0; transformer && i < cfg->n_layers; i++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);
         if (qkv_encoder_block_create(&m->layers[i], &m->params, rng, prefix, &enc, err))
             goto fail;
     }
-    m->final_gain = qkv_params_add(&m->params, err, 1, (int[]){d}, "final_ln.gain");
-    m->final_bias = m->final_gain ? qkv_params_add(&m->params, err, 1, (int[]){d}, "final_ln.bias") : NULL;
-    m->cls_w = m->final_bias ? qkv_params_add(&m->params, err, 2, (int[]){cfg->n_tags, d}, "classifier.w") : NULL;
+    const int d_out = qkv_tagger_d_out(cfg);
+    m->final_gain = qkv_params_add(&m->params, err, 1, (int[]){d_out}, "final_ln.gain");
+    m->final_bias = m->final_gain ? qkv_params_add(&m->params, err, 1, (int[]){d_out}, "final_ln.bias") : NULL;
+    m->cls_w = m->final_bias ? qkv_params_add(&m->params, err, 2, (int[]){cfg->n_tags, d_out}, "classifier.w") : NULL;
     m->cls_b = m->cls_w ? qkv_params_add(&m->params, err, 1, (int[]){cfg->n_tags}, "classifier.b") : NULL;
     if (!m->cls_b)
         goto fail;
@@ -86,7 +130,11 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
     }
     x = qkv_positional_apply(tp, &m->pos, x, in->sentences);
     x = qkv_dropout(tp, x, cfg->encoder.dropout);
-    for (int i = 0; i < cfg->n_layers; i++)
+    if (cfg->encoder_kind == QKV_ENCODER_BILSTM && cfg->n_layers > 0)
+        x = qkv_bilstm_forward(tp, &m->lstm, x, in->sentences);
+    for (int i = 0; cfg->encoder_kind == QKV_ENCODER_CNN && i < cfg->n_layers; i++)
+        x = qkv_conv_block_forward(tp, &m->conv[i], x, in->sentences);
+    for (int i = 0; cfg->encoder_kind == QKV_ENCODER_TRANSFORMER && i < cfg->n_layers; i++)
         x = qkv_encoder_block_forward(tp, &m->layers[i], x, in->sentences, i == keep_layer ? keep : NULL);
     x = qkv_layer_norm(tp, x, m->final_gain, m->final_bias, cfg->encoder.ln_eps);
     return qkv_linear(tp, x, m->cls_w, m->cls_b);

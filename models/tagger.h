@@ -1,8 +1,11 @@
 /* A sequence tagger built from lib/:
  *   token features -> embeddings (one table per feature kind, summed)
  *   [+ the character encoder's vector of each word, models/char_cnn.h] [-> · sqrt(d_model)]
- *   -> + positional encoding -> dropout -> n_layers encoder blocks -> layer norm
- *   -> linear to tag logits [T, n_tags].
+ *   -> + positional encoding -> dropout -> the encoder -> layer norm -> linear to tag logits
+ *   [T, n_tags]. The encoder (model.encoder) is n_layers Transformer blocks (lib/nn/encoder.h),
+ *   a bidirectional LSTM of n_layers layers (lib/nn/lstm.h; no positional encoding, output
+ *   2·lstm_hidden wide) or n_layers residual convolution blocks (lib/nn/conv_block.h; no
+ *   positional encoding).
  * Input is a packed batch (lib/segments.h): T tokens of B sentences end to end.
  *
  * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
@@ -10,15 +13,18 @@
  *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
  *   pos.p0, .w1, .b1, .w_t, .w2, .b2                   floater positions only (lib/nn/floater.h)
- *   encoder.layers.<i>.*       see lib/nn/encoder.h
- *   final_ln.gain, final_ln.bias  [d_model]
- *   classifier.w [n_tags, d_model], classifier.b [n_tags] */
+ *   encoder.layers.<i>.*       see lib/nn/encoder.h (transformer) or lib/nn/conv_block.h (cnn)
+ *   encoder.lstm.*             see lib/nn/lstm.h (bilstm)
+ *   final_ln.gain, final_ln.bias  [d_out]           d_out = d_model, or 2·lstm_hidden (bilstm)
+ *   classifier.w [n_tags, d_out], classifier.b [n_tags] */
 #ifndef QKV_TAGGER_H
 #define QKV_TAGGER_H
 
 #include <stdint.h>
 
+#include "lib/nn/conv_block.h"
 #include "lib/nn/encoder.h"
+#include "lib/nn/lstm.h"
 #include "lib/param.h"
 #include "lib/nn/positional.h"
 #include "lib/segments.h"
@@ -27,6 +33,10 @@
 
 #define QKV_TAGGER_MAX_FEATURES 32
 #define QKV_TAGGER_MAX_LAYERS 64
+
+typedef enum { QKV_ENCODER_TRANSFORMER, QKV_ENCODER_BILSTM, QKV_ENCODER_CNN, QKV_ENCODER_KIND_COUNT } qkv_encoder_kind;
+/* "transformer", "bilstm", "cnn" (index = value), then NULL. */
+extern const char *const QKV_ENCODER_KIND_NAMES[];
 
 typedef struct qkv_tagger_config {
     int n_features;
@@ -42,6 +52,9 @@ typedef struct qkv_tagger_config {
     double rope_base;                /* rope: base of the rotation frequencies (lib/ops/rope.h) */
     bool scale_embeddings;
     qkv_char_cnn_config chars;       /* char_dim 0: no character encoder (d_model is filled in) */
+    qkv_encoder_kind encoder_kind;   /* transformer (default), bilstm or cnn */
+    int lstm_hidden;                 /* bilstm: hidden size per direction; 0 = d_model / 2 */
+    int cnn_kernel, cnn_dilation;    /* cnn: convolution width (odd) and dilation (0 = 1) */
 } qkv_tagger_config;
 
 /* One packed batch, as the model reads it. */
@@ -59,6 +72,8 @@ typedef struct qkv_tagger {
     qkv_char_cnn chars;              /* used when cfg.chars.char_dim > 0 */
     qkv_positional pos;
     qkv_encoder_block layers[QKV_TAGGER_MAX_LAYERS];
+    qkv_bilstm lstm;                 /* encoder_kind bilstm */
+    qkv_conv_block conv[QKV_TAGGER_MAX_LAYERS]; /* encoder_kind cnn */
     qkv_tensor *final_gain, *final_bias, *cls_w, *cls_b;
 } qkv_tagger;
 
@@ -68,10 +83,13 @@ typedef struct qkv_tagger {
 int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err);
 void qkv_tagger_free(qkv_tagger *m);
 
+/* The width of the encoder's output: d_model, or 2·hidden for a bilstm with layers. */
+int qkv_tagger_d_out(const qkv_tagger_config *cfg);
+
 /* Logits [T, n_tags] for a batch; NULL when the tape failed (tp->err says why, e.g. a sentence
  * longer than max_len with learned positions, or no characters for a model with a character
  * encoder). `keep` (may be NULL) receives the attention
- * weights of layer keep_layer. */
+ * weights of layer keep_layer (transformer only; other encoders leave it untouched). */
 qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
                               int keep_layer, qkv_attention_weights *keep);
 

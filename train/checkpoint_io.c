@@ -229,6 +229,25 @@ static int load_raw_params(const qkv_ckpt_reader *r, const qkv_params *ps, qkv_e
     return QKV_OK;
 }
 
+/* A checkpoint holds the parameters of one kind of encoder: resuming with another is an error
+ * that names both (rather than a missing parameter name). */
+static int check_same_encoder(const qkv_ckpt_reader *r, const qkv_session *s, qkv_error *err)
+{
+    char *text = NULL;
+    if (qkv_ckpt_read_text(r, "/config", &text, err))
+        return QKV_ERR;
+    qkv_run_config *saved = malloc(sizeof *saved);
+    int status = saved ? qkv_run_config_parse(text, "/config", saved, err) : qkv_fail(err, "out of memory");
+    if (status == QKV_OK && saved->model.encoder_kind != s->cfg.model.encoder_kind)
+        status = qkv_fail(err, "it was saved with model.encoder: %s; this run has model.encoder: %s (a checkpoint "
+                               "resumes only with the encoder it was trained with)",
+                          QKV_ENCODER_KIND_NAMES[saved->model.encoder_kind],
+                          QKV_ENCODER_KIND_NAMES[s->cfg.model.encoder_kind]);
+    free(saved);
+    free(text);
+    return status;
+}
+
 int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer *opt, qkv_train_state *st,
                                  qkv_error *err)
 {
@@ -236,7 +255,9 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
     if (qkv_ckpt_open(path, &r, err))
         return QKV_ERR;
     qkv_params *ps = qkv_tagger_params(&s->model);
-    int status = qkv_ckpt_read_params(r, "/params", ps, err);
+    int status = check_same_encoder(r, s, err);
+    if (status == QKV_OK)
+        status = qkv_ckpt_read_params(r, "/params", ps, err);
     char *text = NULL;
     if (status == QKV_OK && qkv_ckpt_read_text(r, "/config", &text, err) == QKV_OK &&
         strcmp(text, s->config_text) != 0)

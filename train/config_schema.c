@@ -68,6 +68,14 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
         "character embedding size of a character CNN word encoder added to the embeddings; 0 = none"),
     INT("model", "char_filters", model.chars.char_filters, 1, 4096, "64", "channels of the character convolution"),
     INT("model", "char_width", model.chars.char_width, 1, 15, "3", "width of the character convolution (odd)"),
+    ENUM("model", "encoder", model.encoder_kind, QKV_ENCODER_KIND_NAMES, "transformer",
+         "transformer (self-attention blocks), bilstm (bidirectional LSTM) or cnn (residual 1-D convolution "
+         "blocks); bilstm and cnn use no positional encoding"),
+    INT("model", "lstm_hidden", model.lstm_hidden, 0, 65536, "0",
+        "bilstm: hidden size per direction (output 2x this); 0 = d_model / 2"),
+    INT("model", "cnn_kernel", model.cnn_kernel, 1, 63, "3", "cnn: convolution width over words (odd)"),
+    INT("model", "cnn_dilation", model.cnn_dilation, 1, 1024, "1",
+        "cnn: distance between the convolution's taps; receptive field 1 + n_layers (cnn_kernel-1) cnn_dilation"),
 
     ENUM("data", "source", data.source, QKV_SOURCE_NAMES, "files",
          "files (train/dev paths) or synthetic (the built-in generated corpus)"),
@@ -149,7 +157,9 @@ static void derive(qkv_run_config *cfg)
 static int check_relations(const qkv_run_config *cfg, const char *where, qkv_error *err)
 {
     const qkv_encoder_opts *e = &cfg->model.encoder;
-    if (e->d_model % e->attn.n_heads)
+    if (qkv_run_config_check_encoder(cfg, where, err))
+        return QKV_ERR;
+    if (cfg->model.encoder_kind == QKV_ENCODER_TRANSFORMER && e->d_model % e->attn.n_heads)
         return qkv_fail(err, "%s: model.n_heads = %d does not divide model.d_model = %d", where, e->attn.n_heads,
                         e->d_model);
     if (cfg->model.positional == QKV_POS_ROPE && (e->d_model / e->attn.n_heads) % 2)

@@ -88,4 +88,9 @@ int qkv_run_config_load(const char *path, char *const *overrides, int n_override
 /* The same from YAML text (a checkpoint's stored config); name is used in messages. */
 int qkv_run_config_parse(const char *text, const char *name, qkv_run_config *cfg, qkv_error *err);
 
+/* (train/config_encoder.c) A model key that the chosen model.encoder does not read, set to
+ * other than its default, is an error "where: model.KEY does not apply to model.encoder: ...";
+ * also bilstm and cnn sizes the schema cannot check. */
+int qkv_run_config_check_encoder(const qkv_run_config *cfg, const char *where, qkv_error *err);
+
 #endif

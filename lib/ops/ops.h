@@ -105,4 +105,25 @@ qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments);
 qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_real scale,
                               qkv_tensor *pe, bool clamp);
 
+/* --- lib/ops/lstm.c --------------------------------------------------------------------- */
+/* LSTM recurrence over a packed batch of sentences (lib/segments.h), gates i, f, g, o as
+ * PyTorch's nn.LSTM: gx [T, 4h] is the input projection x w_ih^T + b_ih of one direction
+ * (qkv_linear), w_hh [4h, h], b_hh [4h] (may be NULL). With gx_rev, w_hh_rev (b_hh_rev may be
+ * NULL) a second direction runs each sentence from its last token to its first. Every sentence
+ * starts from zero state. -> [T, h] (one direction) or [T, 2h]: columns 0..h-1 forward, h..2h-1
+ * reverse (nn.LSTM's bidirectional output). One GEMM [n_t, h] x [h, 4h] per time step over the
+ * n_t sentences still running. Tape errors: shapes other than these, reverse weights without
+ * gx_rev, sentences not covering gx's rows (empty sentences are allowed). */
+qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor *b_hh, qkv_tensor *gx_rev,
+                     qkv_tensor *w_hh_rev, qkv_tensor *b_hh_rev, qkv_segments sentences);
+
+/* --- lib/ops/conv.c --------------------------------------------------------------------- */
+/* 1-D convolution along the tokens of each sentence of a packed batch, zeros beyond each
+ * sentence's ends (nothing crosses sentences): x [T, in], w [out, in, k] (PyTorch's Conv1d
+ * layout), k odd, b [out] or NULL -> [T, out]; output row t is centred on token t, taps
+ * dilation apart (nn.Conv1d with padding = dilation·(k-1)/2 on each sentence alone). Tape
+ * errors: shapes other than these, k even, dilation < 1, sentences not covering x's rows. */
+qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, qkv_segments sentences,
+                       int dilation);
+
 #endif

@@ -55,6 +55,20 @@ static inline qkv_tensor *ot_values(ot_env *e, const char *name, int rank, const
     return t;
 }
 
+/* A parameter holding 0.1 · ((i·a mod 11) - 5) at element i (at most 64 elements): values a
+ * PyTorch script can rebuild exactly, for forward values computed there. */
+static inline qkv_tensor *ot_pattern(ot_env *e, const char *name, int rank, const int *shape, int a)
+{
+    double v[64];
+    int n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= shape[i];
+    assert_true(n <= 64);
+    for (int i = 0; i < n; i++)
+        v[i] = 0.1 * (((i * a) % 11) - 5);
+    return ot_values(e, name, rank, shape, v);
+}
+
 /* Gradient check with the default tolerances on a seeded sample of `samples` elements per
  * tensor (for tensors of tens of thousands of elements). */
 static inline void ot_assert_gradcheck_sampled(qkv_tape *tp, qkv_forward_fn fn, void *user, int n,

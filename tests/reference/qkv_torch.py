@@ -10,6 +10,8 @@ lib/ops/attention.h) and computes (models/tagger.c qkv_tagger_logits):
     sum_f embed.<f>[id_f]  [+ CharCNN(the word's characters)]  [* sqrt(d_model)]
     + PE(position in sentence)  -> dropout
     -> n_layers encoder blocks (pre-LN: h = x + drop(MHA(LN1 x)); y = h + drop(FFN(LN2 h)))
+       (model.encoder: bilstm: nn.LSTM over packed sequences, no positions; cnn: n_layers blocks
+       y = x + drop(act(Conv1d(LN x))) with per-sentence zero padding, no positions)
     -> final layer norm -> classifier
 
 on padded batches [B, L] with a key-padding mask (padding rows are ignored everywhere they
@@ -188,6 +190,56 @@ class Encoder(torch.nn.Module):
         super().__init__()
         self.layers = torch.nn.ModuleList([Block(m) for _ in range(m["n_layers"])])
 
+    def forward(self, x, pad):
+        for blk in self.layers:
+            x = blk(x, pad)
+        return x
+
+
+class BiLSTMEncoder(torch.nn.Module):
+    """model.encoder: bilstm (lib/nn/lstm.h): nn.LSTM over packed sequences, so each sentence
+    runs alone from zero state; its parameter names are qkv's (encoder.lstm.weight_ih_l0, ...)."""
+
+    def __init__(self, m):
+        super().__init__()
+        d, n = m["d_model"], m["n_layers"]
+        h = m.get("lstm_hidden", 0) or d // 2
+        self.lstm = torch.nn.LSTM(d, h, num_layers=n, bidirectional=True, batch_first=True,
+                                  dropout=m.get("dropout", 0.1) if n > 1 else 0.0) if n > 0 else None
+        self.d_out = 2 * h if n > 0 else d
+
+    def forward(self, x, pad):
+        if self.lstm is None:
+            return x
+        lens = (~pad).sum(1).cpu()
+        packed = torch.nn.utils.rnn.pack_padded_sequence(x, lens, batch_first=True, enforce_sorted=False)
+        y, _ = self.lstm(packed)
+        return torch.nn.utils.rnn.pad_packed_sequence(y, batch_first=True, total_length=x.shape[1])[0]
+
+
+class ConvBlock(torch.nn.Module):
+    """lib/nn/conv_block.h: y = x + drop(act(Conv1d(LN(x)))), zeros beyond each sentence's ends
+    (the padding rows are zeroed before the convolution: padding is only at a sentence's end)."""
+
+    def __init__(self, m):
+        super().__init__()
+        d, k, dil = m["d_model"], m.get("cnn_kernel", 3), m.get("cnn_dilation", 1) or 1
+        self.ln = LayerNorm(d, m.get("ln_eps", 1e-5) or 1e-5)
+        self.conv = torch.nn.Conv1d(d, d, k, padding=dil * (k - 1) // 2, dilation=dil)
+        self.act = F.gelu if m.get("activation", "gelu") == "gelu" else F.relu
+        self.p = m.get("dropout", 0.1)
+
+    def forward(self, x, pad):
+        h = self.ln(x).masked_fill(pad[..., None], 0.0)
+        h = self.act(self.conv(h.transpose(1, 2)).transpose(1, 2))
+        return x + F.dropout(h, self.p, self.training)
+
+
+class CNNEncoder(Encoder):
+    def __init__(self, m):
+        torch.nn.Module.__init__(self)
+        self.layers = torch.nn.ModuleList([ConvBlock(m) for _ in range(m["n_layers"])])
+
 
 FLOATER_HIDDEN, FLOATER_DT = 32, 0.1  # lib/nn/floater.h
 
@@ -280,13 +332,15 @@ class Tagger(torch.nn.Module):
         self.sparse_grad = False  # sparse gradients of the tables for the lazy update (cmd_bench)
         self.embed = torch.nn.ParameterDict({f: torch.nn.Parameter(torch.empty(vocab_size[f], d)) for f in features})
         self.chars = CharCNN(n_chars, m) if m.get("char_dim", 0) > 0 else None
-        self.pos = Positional(m)
+        kind = m.get("encoder", "transformer")
+        self.pos = Positional(m if kind == "transformer" else dict(m, positional="none"))
         self.scale = math.sqrt(d) if m.get("scale_embeddings", False) else 1.0
         self.p = m.get("dropout", 0.1)
-        self.encoder = Encoder(m)
-        self.final_ln = LayerNorm(d, m.get("ln_eps", 1e-5) or 1e-5)
+        self.encoder = {"transformer": Encoder, "bilstm": BiLSTMEncoder, "cnn": CNNEncoder}[kind](m)
+        d_out = getattr(self.encoder, "d_out", d)
+        self.final_ln = LayerNorm(d_out, m.get("ln_eps", 1e-5) or 1e-5)
         self.classifier = torch.nn.Module()
-        self.classifier.w = torch.nn.Parameter(torch.empty(n_tags, d))
+        self.classifier.w = torch.nn.Parameter(torch.empty(n_tags, d_out))
         self.classifier.b = torch.nn.Parameter(torch.zeros(n_tags))
 
     def load_qkv(self, params):
@@ -310,8 +364,7 @@ class Tagger(torch.nn.Module):
                 raise ValueError("the model has a character encoder but the batch has no characters")
             x = x + self.chars(chars, char_lens)
         x = F.dropout(self.pos(x * self.scale), self.p, self.training)
-        for blk in self.encoder.layers:
-            x = blk(x, pad)
+        x = self.encoder(x, pad)
         return F.linear(self.final_ln(x), self.classifier.w, self.classifier.b)
 
 

@@ -5,9 +5,10 @@
 # 1e-4 relative (max |difference| / max |logit|) and the same predicted tag for every word.
 # Three models: the EWT config's architecture (sinusoidal positions, GELU, pre-LN), one with
 # the other options (learned positions, scaled embeddings, post-LN, ReLU, windowed attention,
-# no attention biases), and one with the character CNN word encoder, relative position biases
+# no attention biases), one with the character CNN word encoder, relative position biases
 # in windowed attention and a parameter average (train.ema_decay: the checkpoint's /params hold
-# the average, /train/raw_params the raw values, which the port must ignore). Skipped (exit 77)
+# the average, /train/raw_params the raw values, which the port must ignore), a BiLSTM and a
+# CNN encoder (model.encoder). Skipped (exit 77)
 # when QKV_EWT_DIR is not set or python3 cannot import torch and h5py; fails when QKV_EWT_DIR
 # does not hold the EWT train and dev files. Then rope (with relative biases, a window and the
 # causal mask) and alibi (3 heads, not a power of two, in windowed attention), and floater.
@@ -64,6 +65,15 @@ check alibi model.d_model=48 model.n_heads=3 model.d_ff=96 model.n_layers=2 trai
     model.positional=alibi model.attn_window=6
 check floater model.d_model=32 model.n_heads=2 model.d_ff=64 model.n_layers=1 train.max_steps=20 \
     model.positional=floater
+# the other encoders (model.encoder): a 2-layer BiLSTM over packed sentences (nn.LSTM), and
+# dilated residual convolution blocks (nn.Conv1d with per-sentence zero padding); the EWT
+# config's transformer-only keys back at their defaults (else a config error names them)
+T_OFF="model.d_ff=512 model.attn_window=0 model.attn_rel_clip=0"
+# shellcheck disable=SC2086
+check bilstm $T_OFF model.encoder=bilstm model.d_model=48 model.lstm_hidden=32 model.n_layers=2 train.max_steps=30
+# shellcheck disable=SC2086
+check cnn $T_OFF model.encoder=cnn model.d_model=48 model.n_layers=2 model.cnn_kernel=5 model.cnn_dilation=2 \
+    model.char_dim=16 model.char_filters=24 train.max_steps=30
 # the third check proves something only if the average and the raw parameters differ (so
 # reading /train/raw_params would have failed it) and the new parameters are there
 if [ -f "$work/chars_rel/checkpoints/last.h5" ] && ! "$PY" - "$work/chars_rel/checkpoints/last.h5" <<'EOF'

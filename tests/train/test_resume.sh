@@ -3,8 +3,9 @@
 # metrics.tsv losses and the same final parameters, bit for bit (one thread), as the run never
 # stopped, for a stop in the middle of an epoch and one at an epoch boundary; once with the
 # plain model and once with a parameter average (train.ema_decay), the character encoder and
-# relative position biases, whose state must survive the stop too; then once with each of the
-# positional encodings rope (with relative biases), alibi and floater.
+# relative position biases, whose state must survive the stop too; the lazy embedding update;
+# the bilstm and cnn encoders (model.encoder); then each of the positional encodings rope (with
+# relative biases), alibi and floater. A checkpoint resumes only with its own encoder.
 . "$(dirname "$0")/common.sh"
 BASE=(--set train.threads=1 --set train.max_steps=40 --set data.synthetic_train=800 --set data.synthetic_dev=100
       --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400)
@@ -29,7 +30,7 @@ PY
 }
 
 # lazy: the averaged run with optim.sparse_embeddings (the lazy update of the tables' rows)
-for variant in plain averaged lazy rope alibi floater; do
+for variant in bilstm cnn plain averaged lazy rope alibi floater; do
 SETS=("${BASE[@]}")
 [ "$variant" = averaged ] || [ "$variant" = lazy ] && SETS+=("${EXTRA[@]}")
 [ "$variant" = lazy ] && SETS+=(--set optim.sparse_embeddings=true)
@@ -37,6 +38,9 @@ SETS=("${BASE[@]}")
 [ "$variant" = rope ] && cp "$SCRATCH/full/checkpoints/last.h5" "$SCRATCH/lazy.h5"
 [ "$variant" = rope ] && SETS+=(--set model.positional=rope --set model.attn_rel_clip=2)
 [ "$variant" = alibi ] || [ "$variant" = floater ] && SETS+=(--set model.positional=$variant)
+# (d_ff back at its default: a transformer-only key)
+[ "$variant" = bilstm ] && SETS+=(--set model.encoder=bilstm --set model.d_ff=512 --set model.n_layers=2)
+[ "$variant" = cnn ] && SETS+=(--set model.encoder=cnn --set model.d_ff=512 --set model.cnn_dilation=2)
 rm -rf "$SCRATCH/full" "$SCRATCH"/part*
 quick_run "$SCRATCH/full" "${SETS[@]}"
 boundary=$(awk -F'\t' '$3 == "dev" {print $1; exit}' "$SCRATCH/full/metrics.tsv")
@@ -82,3 +86,9 @@ quick_run "$SCRATCH/plain" "${BASE[@]}" --set train.max_steps=3 --force
 [ ! -e "$SCRATCH/plain/checkpoints/last.h5.tmp-$dead" ] || fail "the stale temporary checkpoint is still there"
 grep -q "removed 1 temporary file(s) of an interrupted save" "$SCRATCH/plain.log" || fail "no word of the removal"
 echo "stale temporary checkpoint removed"
+# a transformer checkpoint resumed as a bilstm: a clear error naming both encoders
+expect_error "it was saved with model.encoder: transformer; this run has model.encoder: bilstm" \
+    "$QKV_BIN" train tests/train/synthetic.yaml "${BASE[@]}" --out "$SCRATCH/other" --resume "$SCRATCH/plain/checkpoints/last.h5" \
+    --set model.encoder=bilstm --set model.d_ff=512
+[ ! -e "$SCRATCH/other" ] || fail "a failed resume made a run folder"
+echo "encoder mismatch on resume: clear error"

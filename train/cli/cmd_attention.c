@@ -160,6 +160,11 @@ int qkv_cmd_attention(int argc, char **argv)
         goto done;
     }
     qkv_set_threads(s.cfg.train.threads);
+    if (s.model.cfg.encoder_kind != QKV_ENCODER_TRANSFORMER) {
+        fprintf(stderr, "qkv: %s: the model's encoder is %s, which has no attention weights (only model.encoder: "
+                        "transformer has)\n", ckpt, QKV_ENCODER_KIND_NAMES[s.model.cfg.encoder_kind]);
+        goto done;
+    }
     int n_layers = qkv_tagger_n_layers(&s.model), n_heads = qkv_tagger_n_heads(&s.model);
     if (n_layers == 0) {
         fprintf(stderr, "qkv: %s: the model has no encoder layers, hence no attention\n", ckpt);

@@ -179,6 +179,11 @@ int qkv_cmd_train(int argc, char **argv)
     fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
             qkv_params_count(qkv_tagger_params(&s.model)), qkv_featurizer_n_features(&s.fz),
             qkv_featurizer_n_tags(&s.fz), run_dir);
+    const qkv_tagger_config *mc = &s.model.cfg;
+    if (mc->encoder_kind == QKV_ENCODER_CNN)
+        fprintf(stderr, "encoder: cnn, %d blocks of width %d, dilation %d: receptive field %ld words\n", mc->n_layers,
+                mc->cnn_kernel, mc->cnn_dilation,
+                qkv_conv_receptive_field(mc->n_layers, mc->cnn_kernel, mc->cnn_dilation));
     qkv_trainer_opts topts = {run_dir, resume, stop_at_step, &plan};
     status = qkv_trainer_run(&s, &topts);
     if (status == QKV_TRAIN_STOPPED)
