@@ -11,7 +11,8 @@
  *   pos.table                  [max_len, d_model]      learned positions only
  *   encoder.layers.<i>.*       see lib/nn/encoder.h
  *   final_ln.gain, final_ln.bias  [d_model]
- *   classifier.w [n_tags, d_model], classifier.b [n_tags] */
+ *   classifier.w [n_tags, d_model], classifier.b [n_tags]
+ *   crf.*                      see models/crf_head.h    with output crf only */
 #ifndef QKV_TAGGER_H
 #define QKV_TAGGER_H
 
@@ -23,9 +24,15 @@
 #include "lib/segments.h"
 #include "lib/tape.h"
 #include "models/char_cnn.h"
+#include "models/crf_head.h"
 
 #define QKV_TAGGER_MAX_FEATURES 32
 #define QKV_TAGGER_MAX_LAYERS 64
+
+/* The output layer: a softmax per token, or a linear-chain CRF over each sentence. */
+typedef enum { QKV_OUTPUT_SOFTMAX = 0, QKV_OUTPUT_CRF, QKV_OUTPUT_COUNT } qkv_output_kind;
+/* "softmax", "crf" (index = value), then NULL. */
+extern const char *const QKV_OUTPUT_NAMES[];
 
 typedef struct qkv_tagger_config {
     int n_features;
@@ -40,6 +47,9 @@ typedef struct qkv_tagger_config {
     qkv_pos_overflow pos_overflow;   /* learned: clamp = positions >= max_len use the last row */
     bool scale_embeddings;
     qkv_char_cnn_config chars;       /* char_dim 0: no character encoder (d_model is filled in) */
+    qkv_output_kind output;
+    bool crf_constrained;            /* crf: BIO constraints from tag_names, in training and decoding */
+    const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
 } qkv_tagger_config;
 
 /* One packed batch, as the model reads it. */
@@ -58,6 +68,7 @@ typedef struct qkv_tagger {
     qkv_positional pos;
     qkv_encoder_block layers[QKV_TAGGER_MAX_LAYERS];
     qkv_tensor *final_gain, *final_bias, *cls_w, *cls_b;
+    qkv_crf_head crf;                /* used when cfg.output == QKV_OUTPUT_CRF */
 } qkv_tagger;
 
 /* Creates and initialises every parameter from rng: embeddings N(0, 1/n_features) so that
@@ -72,6 +83,20 @@ void qkv_tagger_free(qkv_tagger *m);
  * weights of layer keep_layer. */
 qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
                               int keep_layer, qkv_attention_weights *keep);
+
+/* --- models/tagger_output.c: the one place that turns logits into a loss or into tags --- */
+/* Training loss of a batch's logits [T, n_tags] against tags [T] (< 0: no gold tag), per token
+ * with a gold tag: softmax, the mean cross-entropy over those tokens; crf, the summed sentence
+ * NLL (unknown tags marginalised, the BIO mask applied when constrained) divided by their
+ * number (0 when there is none). A scalar [1] on tp; NULL when the tape failed. */
+qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
+                            const int32_t *tags);
+/* Predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
+ * crf, the Viterbi path of each sentence (with the BIO mask when constrained). With gold
+ * (may be NULL), *loss_sum receives the summed loss of the tokens with a gold tag (the
+ * numerator of qkv_tagger_loss). Errors: the tape's or the decoder's (e.g. no allowed path). */
+int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
+                       const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
 
 /* The parameters (names above; like strchr, a const model gives them writable: the caller
  * decides); layers and heads per layer. */
