@@ -34,6 +34,8 @@ static void test_choices_are_the_library_values(void **state)
         {"model.pos_overflow=clamp", &c.model.pos_overflow, QKV_POS_OVERFLOW_CLAMP},
         {"model.attn_normalize=softmax", &c.model.encoder.attn.normalize, QKV_ATTN_SOFTMAX},
         {"model.attn_normalize=relu", &c.model.encoder.attn.normalize, QKV_ATTN_RELU},
+        {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX},
+        {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
         {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC},
         {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO},
@@ -58,7 +60,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 10);
+    assert_int_equal(n_enum_keys, 11);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);
