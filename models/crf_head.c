@@ -40,10 +40,8 @@ void qkv_bio_allowed(const char *const *names, int n, bool *trans, bool *start)
     for (int j = 0; j < n; j++) {
         bool inside = strncmp(names[j], "I-", 2) == 0;
         start[j] = !inside;
-        for (int i = 0; i < n; i++) {
-            bool same_type = (strncmp(names[i], "B-", 2) == 0 || strncmp(names[i], "I-", 2) == 0) &&
-                             strcmp(names[i] + 2, names[j] + 2) == 0;
-            trans[(size_t)i * n + j] = !inside || same_type;
-        }
+        for (int i = 0; i < n; i++) /* names[j] + 2 only when tag j is I-x: a shorter name has no type */
+            trans[(size_t)i * n + j] = !inside || ((strncmp(names[i], "B-", 2) == 0 || strncmp(names[i], "I-", 2) == 0) &&
+                                                  strcmp(names[i] + 2, names[j] + 2) == 0);
     }
 }
