@@ -97,6 +97,10 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
     m->cls_b = m->cls_w ? qkv_params_add(&m->params, err, 1, (int[]){cfg->n_tags}, "classifier.b") : NULL;
     if (!m->cls_b)
         goto fail;
+    if (cfg->output == QKV_OUTPUT_CRF &&
+        qkv_crf_head_create(&m->crf, &m->params, cfg->n_tags, cfg->crf_constrained, cfg->tag_names, err))
+        goto fail;
+    m->cfg.tag_names = NULL; /* the caller's, read only here */
     qkv_init_constant(m->final_gain, 1.0);
     qkv_init_xavier_uniform(m->cls_w, rng);
     /* Decay only applies to matrices that mix features: not to biases, norms or tables. */
@@ -105,12 +109,14 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
             m->params.items[i]->no_weight_decay = true;
     return QKV_OK;
 fail:
+    qkv_crf_head_free(&m->crf);
     qkv_params_free(&m->params);
     return QKV_ERR;
 }
 
 void qkv_tagger_free(qkv_tagger *m)
 {
+    qkv_crf_head_free(&m->crf);
     qkv_params_free(&m->params);
 }
 

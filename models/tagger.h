@@ -16,7 +16,8 @@
  *   encoder.layers.<i>.*       see lib/nn/encoder.h (transformer) or lib/nn/conv_block.h (cnn)
  *   encoder.lstm.*             see lib/nn/lstm.h (bilstm)
  *   final_ln.gain, final_ln.bias  [d_out]           d_out = d_model, or 2·lstm_hidden (bilstm)
- *   classifier.w [n_tags, d_out], classifier.b [n_tags] */
+ *   classifier.w [n_tags, d_out], classifier.b [n_tags]
+ *   crf.*                      see models/crf_head.h    with output crf only */
 #ifndef QKV_TAGGER_H
 #define QKV_TAGGER_H
 
@@ -30,6 +31,7 @@
 #include "lib/segments.h"
 #include "lib/tape.h"
 #include "models/char_cnn.h"
+#include "models/crf_head.h"
 
 #define QKV_TAGGER_MAX_FEATURES 32
 #define QKV_TAGGER_MAX_LAYERS 64
@@ -37,6 +39,10 @@
 typedef enum { QKV_ENCODER_TRANSFORMER, QKV_ENCODER_BILSTM, QKV_ENCODER_CNN, QKV_ENCODER_KIND_COUNT } qkv_encoder_kind;
 /* "transformer", "bilstm", "cnn" (index = value), then NULL. */
 extern const char *const QKV_ENCODER_KIND_NAMES[];
+/* The output layer: a softmax per token, or a linear-chain CRF over each sentence. */
+typedef enum { QKV_OUTPUT_SOFTMAX = 0, QKV_OUTPUT_CRF, QKV_OUTPUT_COUNT } qkv_output_kind;
+/* "softmax", "crf" (index = value), then NULL. */
+extern const char *const QKV_OUTPUT_NAMES[];
 
 typedef struct qkv_tagger_config {
     int n_features;
@@ -55,6 +61,9 @@ typedef struct qkv_tagger_config {
     qkv_encoder_kind encoder_kind;   /* transformer (default), bilstm or cnn */
     int lstm_hidden;                 /* bilstm: hidden size per direction; 0 = d_model / 2 */
     int cnn_kernel, cnn_dilation;    /* cnn: convolution width (odd) and dilation (0 = 1) */
+    qkv_output_kind output;
+    bool crf_constrained;            /* crf: BIO constraints from tag_names, in training and decoding */
+    const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
 } qkv_tagger_config;
 
 /* One packed batch, as the model reads it. */
@@ -75,6 +84,7 @@ typedef struct qkv_tagger {
     qkv_bilstm lstm;                 /* encoder_kind bilstm */
     qkv_conv_block conv[QKV_TAGGER_MAX_LAYERS]; /* encoder_kind cnn */
     qkv_tensor *final_gain, *final_bias, *cls_w, *cls_b;
+    qkv_crf_head crf;                /* used when cfg.output == QKV_OUTPUT_CRF */
 } qkv_tagger;
 
 /* Creates and initialises every parameter from rng: embeddings N(0, 1/n_features) so that
@@ -92,6 +102,20 @@ int qkv_tagger_d_out(const qkv_tagger_config *cfg);
  * weights of layer keep_layer (transformer only; other encoders leave it untouched). */
 qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
                               int keep_layer, qkv_attention_weights *keep);
+
+/* --- models/tagger_output.c: the one place that turns logits into a loss or into tags --- */
+/* Training loss of a batch's logits [T, n_tags] against tags [T] (< 0: no gold tag), per token
+ * with a gold tag: softmax, the mean cross-entropy over those tokens; crf, the summed sentence
+ * NLL (unknown tags marginalised, the BIO mask applied when constrained) divided by their
+ * number (0 when there is none). A scalar [1] on tp; NULL when the tape failed. */
+qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
+                            const int32_t *tags);
+/* Predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
+ * crf, the Viterbi path of each sentence (with the BIO mask when constrained). With gold
+ * (may be NULL), *loss_sum receives the summed loss of the tokens with a gold tag (the
+ * numerator of qkv_tagger_loss). Errors: the tape's or the decoder's (e.g. no allowed path). */
+int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
+                       const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
 
 /* The parameters (names above; like strchr, a const model gives them writable: the caller
  * decides); layers and heads per layer. */

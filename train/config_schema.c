@@ -67,6 +67,11 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "char_dim", model.chars.char_dim, 0, 1024, "0",
         "character embedding size of a character CNN word encoder added to the embeddings; 0 = none"),
     INT("model", "char_filters", model.chars.char_filters, 1, 4096, "64", "channels of the character convolution"),
+    ENUM("model", "output", model.output, QKV_OUTPUT_NAMES, "softmax",
+         "output layer: softmax per token, or crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding)"),
+    BOOL("model", "crf_constrained", model.crf_constrained, "false",
+         "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first), in "
+         "training and decoding; a training sentence with such a gold sequence is an error"),
     INT("model", "char_width", model.chars.char_width, 1, 15, "3", "width of the character convolution (odd)"),
     ENUM("model", "encoder", model.encoder_kind, QKV_ENCODER_KIND_NAMES, "transformer",
          "transformer (self-attention blocks), bilstm (bidirectional LSTM) or cnn (residual 1-D convolution "

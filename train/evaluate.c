@@ -26,10 +26,10 @@ static int bucket_of(int len)
     return b;
 }
 
-/* Adds one batch's logits [T, n_tags] to the counts (and copies them to logits_out, when not NULL,
- * at the rows of their words in ds). */
+/* Adds one batch's predictions pred [T] to the counts (and copies its logits [T, n_tags] to
+ * logits_out, when not NULL, at the rows of their words in ds). */
 static void count_batch(qkv_eval_result *res, const qkv_dataset *ds, const qkv_batch *b, const qkv_tensor *logits,
-                        qkv_real *logits_out)
+                        const int32_t *pred, qkv_real *logits_out)
 {
     int n_tags = res->n_tags;
     const int32_t *offsets = qkv_batch_offsets(b), *tags = qkv_batch_tags(b);
@@ -41,13 +41,7 @@ static void count_batch(qkv_eval_result *res, const qkv_dataset *ds, const qkv_b
             memcpy(logits_out + (size_t)w0 * n_tags, logits->data + (size_t)offsets[s] * n_tags,
                    (size_t)len * (size_t)n_tags * sizeof(qkv_real));
         for (int t = offsets[s]; t < offsets[s + 1]; t++) {
-            const qkv_real *row = logits->data + (size_t)t * n_tags;
-            int best = 0;
-            for (int k = 1; k < n_tags; k++)
-                if (row[k] > row[best])
-                    best = k;
-            /* loss: -log softmax(row)[gold], max-shifted, in double */
-            int gold = tags[t];
+            int best = pred[t], gold = tags[t];
             res->pred[w0 + (t - offsets[s])] = best;
             if (gold == QKV_TAG_NONE) {
                 res->n_untagged++;
@@ -60,10 +54,6 @@ static void count_batch(qkv_eval_result *res, const qkv_dataset *ds, const qkv_b
                 res->n_unknown_gold++;
                 continue;
             }
-            double mx = row[best], sum = 0;
-            for (int k = 0; k < n_tags; k++)
-                sum += exp((double)row[k] - mx);
-            res->loss += log(sum) + mx - (double)row[gold];
             res->gold[gold]++;
             res->confusion[(size_t)gold * n_tags + best]++;
             if (gold == best) {
@@ -114,7 +104,15 @@ int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens,
             status = QKV_ERR;
             break;
         }
-        count_batch(res, ds, &it.batch, logits, logits_out);
+        double loss_sum = 0;
+        int32_t *pred = qkv_tape_alloc(&it.tp, (size_t)qkv_batch_n_tokens(&it.batch) * sizeof *pred);
+        if (!pred || qkv_tagger_predict(&it.tp, &s->model, logits, it.in.sentences, qkv_batch_tags(&it.batch), pred,
+                                        &loss_sum, err)) {
+            status = pred ? QKV_ERR : qkv_fail(err, "%s", it.tp.err.msg);
+            break;
+        }
+        res->loss += loss_sum;
+        count_batch(res, ds, &it.batch, logits, pred, logits_out);
     }
     res->seconds = now_seconds() - t0;
     long known = res->n_words - res->n_unknown_gold;

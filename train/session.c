@@ -105,7 +105,15 @@ static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
     }
     tc.n_tags = qkv_featurizer_n_tags(&s->fz);
     tc.chars.n_chars = qkv_featurizer_n_chars(&s->fz);
-    if (qkv_tagger_init(&s->model, &tc, rng, err))
+    const char **tag_names = malloc((size_t)(tc.n_tags > 0 ? tc.n_tags : 1) * sizeof *tag_names);
+    if (!tag_names)
+        return qkv_fail(err, "out of memory for %d tag names", tc.n_tags);
+    for (int t = 0; t < tc.n_tags; t++)
+        tag_names[t] = qkv_featurizer_tag(&s->fz, t);
+    tc.tag_names = tag_names;
+    int status = qkv_tagger_init(&s->model, &tc, rng, err);
+    free(tag_names);
+    if (status)
         return QKV_ERR;
     s->model_ready = true;
     return QKV_OK;

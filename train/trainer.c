@@ -202,7 +202,7 @@ static int train_step(trainer *t, int i)
     qkv_batch_word_dropout(b, &s->fz, s->cfg.train.word_dropout, &t->st.rng);
     qkv_profile_end(prof);
     qkv_tensor *logits = qkv_run_iter_logits(&t->it, &s->model, -1, NULL, &err);
-    qkv_tensor *loss = qkv_cross_entropy(&t->it.tp, logits, qkv_batch_tags(b));
+    qkv_tensor *loss = qkv_tagger_loss(&t->it.tp, &s->model, logits, t->it.in.sentences, qkv_batch_tags(b));
     if (!loss || qkv_backward(&t->it.tp, loss)) {
         clear_progress(t);
         fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);

@@ -125,5 +125,28 @@ qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor 
  * errors: shapes other than these, k even, dilation < 1, sentences not covering x's rows. */
 qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, qkv_segments sentences,
                        int dilation);
+/* --- lib/ops/crf.c ----------------------------------------------------------------------- */
+/* Linear-chain CRF over a packed batch of sentences (lib/segments.h, no empty sentence).
+ * emissions [T, K]; transitions [K, K] with transitions[i][j] = the score of tag i followed by
+ * tag j; start [K] (first tag), end [K] (last tag). A mask entry false forbids that transition,
+ * first tag or last tag (a NULL mask or NULL member: all allowed). */
+typedef struct qkv_crf_mask {
+    const bool *transitions; /* [K * K], row-major like transitions */
+    const bool *start, *end; /* [K] */
+} qkv_crf_mask;
+/* Summed negative log-likelihood of the gold tags [T] over the sentences -> scalar [1]:
+ * Σ_b (log Z_b - log Z_gold,b) by the forward algorithm in log space, in double. A gold tag < 0
+ * is unknown and marginalised (Z_gold sums the paths through the known tags). Backward: the
+ * forward-backward marginals of all paths minus those of the gold paths. The tags are copied.
+ * Tape errors: bad shapes, a tag >= K, bad sentences, a sentence with no allowed path or whose
+ * known gold tags need a forbidden transition (naming the sentence). */
+qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transitions, qkv_tensor *start,
+                        qkv_tensor *end, qkv_segments sentences, const int32_t *tags, const qkv_crf_mask *mask);
+/* Viterbi decoding (not differentiable): the highest-scoring allowed path of each sentence into
+ * path [T] (ties: the lower tag index). Errors: bad shapes or sentences, out of memory, a
+ * sentence with no allowed path. */
+int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
+                    const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
+                    qkv_error *err);
 
 #endif

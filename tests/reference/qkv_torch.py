@@ -12,7 +12,7 @@ lib/ops/attention.h) and computes (models/tagger.c qkv_tagger_logits):
     -> n_layers encoder blocks (pre-LN: h = x + drop(MHA(LN1 x)); y = h + drop(FFN(LN2 h)))
        (model.encoder: bilstm: nn.LSTM over packed sequences, no positions; cnn: n_layers blocks
        y = x + drop(act(Conv1d(LN x))) with per-sentence zero padding, no positions)
-    -> final layer norm -> classifier
+    -> final layer norm -> classifier  [-> CRF: NLL by the forward algorithm, Viterbi decoding]
 
 on padded batches [B, L] with a key-padding mask (padding rows are ignored everywhere they
 could matter: keys are masked, and only real tokens are read out). CharCNN (models/char_cnn.h):
@@ -28,7 +28,9 @@ qkv_torch_data.py.
 Commands:
   qkv_torch.py compare CKPT CONLLU QKV_LOGITS.h5 [--rtol 1e-4]
       runs the model in float64 on CONLLU and compares with `qkv eval ... --logits` output;
-      exit 0 when max|torch - qkv| <= rtol * max|torch| and every predicted tag is equal.
+      exit 0 when max|torch - qkv| <= rtol * max|torch| and every predicted tag is equal
+      (model.output crf: the Viterbi paths; with --loss L, qkv eval's loss, also the NLL per
+      gold-tagged word within rtol).
   qkv_torch.py bench CKPT TRAIN DEV --steps N --warmup W [--threads 2] [--seed S]
       trains N steps (AdamW, or with optim.sparse_embeddings AdamW plus the lazy update of the
       embedding rows a batch touches as lib/optim/optim.h; the config's lr schedule, dropout, word dropout, clipping and the
@@ -342,6 +344,7 @@ class Tagger(torch.nn.Module):
         self.classifier = torch.nn.Module()
         self.classifier.w = torch.nn.Parameter(torch.empty(n_tags, d_out))
         self.classifier.b = torch.nn.Parameter(torch.zeros(n_tags))
+        self.crf = CRF(n_tags) if m.get("output", "softmax") == "crf" else None
 
     def load_qkv(self, params):
         own = dict(self.named_parameters())
@@ -368,10 +371,71 @@ class Tagger(torch.nn.Module):
         return F.linear(self.final_ln(x), self.classifier.w, self.classifier.b)
 
 
+class CRF(torch.nn.Module):
+    """qkv's CRF output layer (models/crf_head.h, lib/ops/crf.c): transitions[i, j] = score of
+    tag i followed by tag j (pytorch-crf's order), start and end scores. A mask entry False
+    forbids a transition or a first tag (model.crf_constrained: bio_mask)."""
+
+    def __init__(self, n_tags):
+        super().__init__()
+        self.transitions = torch.nn.Parameter(torch.zeros(n_tags, n_tags))
+        self.start = torch.nn.Parameter(torch.zeros(n_tags))
+        self.end = torch.nn.Parameter(torch.zeros(n_tags))
+        self.allowed_trans = self.allowed_start = None
+
+    def scores(self):
+        neg = -math.inf
+        a, s = self.transitions, self.start
+        if self.allowed_trans is not None:
+            a = a.masked_fill(~self.allowed_trans, neg)
+            s = s.masked_fill(~self.allowed_start, neg)
+        return a, s, self.end
+
+    def log_partition(self, em):
+        """log Σ_paths exp score for emissions em [n, K] (entries -inf are excluded)."""
+        a, s, e = self.scores()
+        alpha = s + em[0]
+        for t in range(1, em.shape[0]):
+            alpha = torch.logsumexp(alpha[:, None] + a, dim=0) + em[t]
+        return torch.logsumexp(alpha + e, dim=0)
+
+    def nll(self, em, tags):
+        """log Z - log Z_gold of one sentence; tags [n] < 0 are unknown and marginalised."""
+        known = tags >= 0
+        keep = ~known[:, None] | (torch.arange(em.shape[1])[None, :] == tags[:, None])
+        return self.log_partition(em) - self.log_partition(em.masked_fill(~keep, -math.inf))
+
+    def viterbi(self, em):
+        a, s, e = self.scores()
+        delta, back = s + em[0], []
+        for t in range(1, em.shape[0]):
+            v = delta[:, None] + a
+            back.append(v.argmax(0))  # first maximum on ties, as qkv
+            delta = v.max(0).values + em[t]
+        best = [int((delta + e).argmax())]
+        for bp in reversed(back):
+            best.append(int(bp[best[-1]]))
+        return best[::-1]
+
+
+def bio_mask(tags):
+    """model.crf_constrained: I-x only after B-x or I-x, never first (models/crf_head.c)."""
+    n = len(tags)
+    trans = torch.ones(n, n, dtype=torch.bool)
+    start = torch.tensor([not t.startswith("I-") for t in tags])
+    for i, p in enumerate(tags):
+        for j, q in enumerate(tags):
+            if q.startswith("I-") and not (p[:2] in ("B-", "I-") and p[2:] == q[2:]):
+                trans[i, j] = False
+    return trans, start
+
+
 def load(ckpt_path, dtype=torch.float32):
     ck = Checkpoint(ckpt_path)
     model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
     model.load_qkv(ck.params)
+    if model.crf is not None and ck.config["model"].get("crf_constrained", False):
+        model.crf.allowed_trans, model.crf.allowed_start = bio_mask(ck.tags)
     return ck, model.to(dtype)
 
 
@@ -406,13 +470,23 @@ def cmd_compare(a):
     err = np.abs(got - ref).max()
     rel = err / scale
     pred = ref.argmax(1)
+    nll_ok = True
+    if model.crf is not None:  # Viterbi paths, and the NLL per gold-tagged word against qkv eval's
+        em, tags, starts = torch.from_numpy(ref), torch.from_numpy(data.tags), data.starts
+        pred = np.concatenate([model.crf.viterbi(em[starts[s]:starts[s + 1]]) for s in range(len(starts) - 1)])
+        with torch.no_grad():
+            nll = sum(float(model.crf.nll(em[starts[s]:starts[s + 1]], tags[starts[s]:starts[s + 1]]))
+                      for s in range(len(starts) - 1)) / int((tags >= 0).sum())
+        if a.loss is not None:
+            nll_ok = abs(nll - a.loss) <= a.rtol * abs(nll)
+            print(f"CRF NLL per gold-tagged word: torch {nll:.6f}, qkv {a.loss:.6f} (relative limit {a.rtol:g})")
     diff = np.nonzero(pred != got_pred)[0]
     print(f"{ref.shape[0]} words x {ref.shape[1]} tags: max |qkv - torch| = {err:.3g}, max |logit| = "
           f"{scale:.3g}, relative {rel:.3g} (limit {a.rtol:g}); predicted tags differ at {len(diff)} words")
     for w in diff[:10]:
         top = np.sort(ref[w])[-2:]
         print(f"  word {w}: torch {pred[w]} qkv {got_pred[w]}, torch top-2 margin {top[1] - top[0]:.3g}")
-    return 0 if rel <= a.rtol and len(diff) == 0 else 1
+    return 0 if rel <= a.rtol and len(diff) == 0 and nll_ok else 1
 
 
 def peak_rss_mb():
@@ -574,6 +648,7 @@ def main(argv):
     c.add_argument("conllu")
     c.add_argument("qkv_logits")
     c.add_argument("--rtol", type=float, default=1e-4)
+    c.add_argument("--loss", type=float, help="CRF models: qkv eval's loss, compared with the port's NLL")
     b = sub.add_parser("bench")
     b.add_argument("checkpoint")
     b.add_argument("train")

@@ -3,9 +3,10 @@
 # on UD English-EWT train, dumps its dev-set logits (qkv eval --logits), and checks that the
 # PyTorch port tests/reference/qkv_torch.py, loading the same checkpoint, gives logits within
 # 1e-4 relative (max |difference| / max |logit|) and the same predicted tag for every word.
-# Three models: the EWT config's architecture (sinusoidal positions, GELU, pre-LN), one with
+# Models: the EWT config's architecture (sinusoidal positions, GELU, pre-LN), one with
 # the other options (learned positions, scaled embeddings, post-LN, ReLU, windowed attention,
-# no attention biases), one with the character CNN word encoder, relative position biases
+# no attention biases), one with the CRF output layer (NLL within 1e-4 relative of qkv eval's
+# loss, identical Viterbi paths), and one with the character CNN word encoder, relative position biases
 # in windowed attention and a parameter average (train.ema_decay: the checkpoint's /params hold
 # the average, /train/raw_params the raw values, which the port must ignore), a BiLSTM and a
 # CNN encoder (model.encoder). Skipped (exit 77)
@@ -48,8 +49,17 @@ check() { # name, then --set overrides
         echo "FAIL ($name): qkv eval --logits failed:"; cat "$work/$name.eval"; status=1; return
     fi
     echo "$name: $(head -1 "$work/$name.eval")"
+    local loss_args=()
+    if [[ " $* " == *" model.output=crf "* ]]; then # the CRF's NLL too, from qkv eval --json
+        local loss
+        if ! loss=$("$QKV_BIN" eval "$ckpt" "$EWT/en_ewt-ud-dev.conllu" --json |
+            "$PY" -c 'import json, sys; print(json.load(sys.stdin)["loss"])'); then
+            echo "FAIL ($name): qkv eval --json failed"; status=1; return
+        fi
+        loss_args=(--loss "$loss")
+    fi
     if ! "$PY" "$SRC/tests/reference/qkv_torch.py" compare "$ckpt" "$EWT/en_ewt-ud-dev.conllu" \
-        "$work/$name.logits.h5" --rtol 1e-4; then
+        "$work/$name.logits.h5" --rtol 1e-4 "${loss_args[@]}"; then
         echo "FAIL ($name): PyTorch and qkv disagree"; status=1
     fi
 }
@@ -74,7 +84,8 @@ check bilstm $T_OFF model.encoder=bilstm model.d_model=48 model.lstm_hidden=32 m
 # shellcheck disable=SC2086
 check cnn $T_OFF model.encoder=cnn model.d_model=48 model.n_layers=2 model.cnn_kernel=5 model.cnn_dilation=2 \
     model.char_dim=16 model.char_filters=24 train.max_steps=30
-# the third check proves something only if the average and the raw parameters differ (so
+check crf model.d_model=48 model.n_heads=3 model.d_ff=96 model.n_layers=1 train.max_steps=30 model.output=crf
+# the chars_rel check proves something only if the average and the raw parameters differ (so
 # reading /train/raw_params would have failed it) and the new parameters are there
 if [ -f "$work/chars_rel/checkpoints/last.h5" ] && ! "$PY" - "$work/chars_rel/checkpoints/last.h5" <<'EOF'
 import sys, h5py, numpy as np

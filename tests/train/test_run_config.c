@@ -40,6 +40,8 @@ static void test_choices_are_the_library_values(void **state)
         {"model.encoder=transformer", &c.model.encoder_kind, QKV_ENCODER_TRANSFORMER},
         {"model.encoder=bilstm", &c.model.encoder_kind, QKV_ENCODER_BILSTM},
         {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN},
+        {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX},
+        {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
         {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC},
         {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO},
@@ -64,7 +66,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 11);
+    assert_int_equal(n_enum_keys, 12);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);
