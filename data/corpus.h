@@ -11,9 +11,15 @@
  * UPOS and XPOS must not contain whitespace (CoNLL-U allows spaces only in FORM, LEMMA and
  * MISC): a space, NBSP or any other Unicode White_Space character there is an error.
  *
- * The two-column format (CoNLL-2000 chunking / CoNLL-2003 NER style, with TABs): FORM in the
- * first column, the tag in a chosen column, blank lines between sentences, no comments.
- * Whitespace around the tag is not part of it ("O " and " O" are the tag "O").
+ * The column format (CoNLL-2000 chunking, CoNLL-2003 NER, WNUT 2017): FORM in the first column,
+ * the tag in a chosen column (default: the last), no comments. The fields are TAB-separated when
+ * the file's first word line holds a TAB, else separated by runs of spaces (CoNLL-2003's
+ * original files). Every word line of a file has as many fields as its first one (else an error
+ * naming the line). A line of only whitespace (WNUT 2017 has lines holding one TAB) ends a
+ * sentence like an empty line; a line whose first field is -DOCSTART- (CoNLL-2003) is a
+ * document boundary: it ends the sentence, is no word and is written back as read.
+ * Whitespace around the tag is not part of it ("O " and " O" are the tag "O"). Tags may hold
+ * hyphens (B-creative-work).
  *
  * A tag "_" (CoNLL-U's "unspecified") means the word has no tag, in either format: the word is
  * read (it is part of its sentence) and qkv_corpus_untagged says so.
@@ -75,6 +81,7 @@ typedef struct qkv_corpus {
     int n_multiword;     /* multiword-token lines */
     int n_empty_nodes;   /* empty-node lines */
     int n_comments;      /* comment lines */
+    int n_docstart;      /* columns: -DOCSTART- lines (document boundaries, not words) */
 } qkv_corpus;
 
 /* Reads a file (any size below 4 GiB), plain or gzip-compressed (data/textfile.h: a truncated
