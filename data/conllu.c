@@ -242,8 +242,11 @@ static int columns_line(reader *r, const char *s, size_t len)
         r->c->n_docstart++; /* a document boundary (CoNLL-2003), not a word */
         return end_sentence(r);
     }
+    /* Spaces separate the fields of a file without TABs in its first word line when the format
+     * is columns by choice or the file began with -DOCSTART- (CoNLL-2003): auto-detected
+     * plain text stays an error, not a corpus whose last word is its tag. */
     if (!r->sep)
-        r->sep = memchr(s, '\t', len) ? '\t' : ' ';
+        r->sep = !memchr(s, '\t', len) && (r->opts->format == QKV_FORMAT_COLUMNS || r->c->n_docstart) ? ' ' : '\t';
     const char *sep_name = r->sep == '\t' ? "TAB" : "space";
     enum { MAX_FIELDS = 101 };
     qkv_span f[MAX_FIELDS];
@@ -376,7 +379,9 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
 static int finish(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
 {
     qkv_read_opts defaults = QKV_READ_DEFAULTS;
-    if (parse(c, opts ? opts : &defaults, err) != QKV_OK) {
+    if (!opts)
+        opts = &defaults;
+    if (parse(c, opts, err) != QKV_OK || qkv_corpus_convert_scheme(c, opts->scheme, err) != QKV_OK) {
         qkv_corpus_free(c);
         return QKV_ERR;
     }
@@ -422,5 +427,7 @@ void qkv_corpus_free(qkv_corpus *c)
     free(c->forms);
     free(c->tags);
     free(c->word_line);
+    free(c->conv_text);
+    free(c->conv_tags);
     memset(c, 0, sizeof *c);
 }

@@ -252,8 +252,16 @@ static void test_columns_as_found(void **state)
     assert_read_error(FILES "columns_uneven.tsv", NULL,
                       FILES "columns_uneven.tsv:4: expected 3 TAB-separated fields (as on line 1), found 2");
     qkv_error err;
-    assert_int_equal(qkv_corpus_read_mem(&c, "a b O\nc  d O\ne O\n", 17, "sp", NULL, &err), QKV_ERR);
+    o = QKV_READ_DEFAULTS;
+    o.format = QKV_FORMAT_COLUMNS; /* spaces separate fields when the format is chosen ... */
+    assert_int_equal(qkv_corpus_read_mem(&c, "a b O\nc  d O\ne O\n", 17, "sp", &o, &err), QKV_ERR);
     assert_string_equal(err.msg, "sp:3: expected 3 space-separated fields (as on line 1), found 2");
+    assert_int_equal(qkv_corpus_read_mem(&c, "a b O\nc  d O\n", 12, "sp", &o, &err), QKV_OK);
+    assert_int_equal(c.n_words, 2);
+    qkv_corpus_free(&c);
+    /* ... but not for auto-detected text without -DOCSTART-: plain text is no corpus */
+    assert_int_equal(qkv_corpus_read_mem(&c, "The dog barks .\n", 16, "plain", NULL, &err), QKV_ERR);
+    assert_string_equal(err.msg, "plain:1: expected at least 2 TAB-separated fields (FORM and tag), found 1");
     /* a CoNLL-U file keeps its strict blank lines: a line of spaces is no sentence break there */
     o = QKV_READ_DEFAULTS;
     o.format = QKV_FORMAT_CONLLU;
