@@ -4,10 +4,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "data/corpus.h"
 #include "data/spans.h"
 
 enum { MAX = 16 };
@@ -212,11 +214,63 @@ static void test_counts(void **state)
     qkv_span_counts_free(&e);
 }
 
+/* data.tag_scheme on reading: the corpus's tags converted (invalid I- after O as conlleval reads
+ * it, "_" kept), the file's scheme detected, predictions converted back into it, the file's
+ * bytes untouched; POS tags refused with the line. */
+static void test_corpus_scheme(void **state)
+{
+    (void)state;
+    const char *text = "a\tI-PER\nb\tI-PER\nc\tO\nd\t_\n\ne\tI-LOC\nf\tB-LOC\ng\tI-LOC\n";
+    qkv_read_opts o = QKV_READ_DEFAULTS;
+    o.scheme = QKV_TAG_SCHEME_BIOES;
+    qkv_corpus c;
+    qkv_error err;
+    if (qkv_corpus_read_mem(&c, text, strlen(text), "iob1.tsv", &o, &err) != QKV_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.file_scheme, QKV_TAG_SCHEME_IOB1); /* 3 chunks start with I-, 1 with B- */
+    const char *want[] = {"B-PER", "E-PER", "O", "_", "S-LOC", "B-LOC", "E-LOC"};
+    for (int w = 0; w < 7; w++) {
+        size_t len;
+        const char *tag = qkv_corpus_tag(&c, w, &len);
+        if (len != strlen(want[w]) || memcmp(tag, want[w], len))
+            fail_msg("word %d: \"%.*s\", expected %s", w, (int)len, tag, want[w]);
+    }
+    assert_true(qkv_corpus_untagged(&c, 3));
+    const char *pred[] = {"S-PER", "S-PER", "O", "O", "S-LOC", "B-LOC", "E-LOC"}; /* d: "_" in gold, O here */
+    char *buf;
+    const char **out;
+    assert_int_equal(qkv_corpus_tags_as_file(&c, pred, &buf, &out, &err), QKV_OK);
+    const char *iob1[] = {"I-PER", "B-PER", "O", "O", "I-LOC", "B-LOC", "I-LOC"};
+    for (int w = 0; w < 7; w++)
+        assert_string_equal(out[w], iob1[w]);
+    char *written = NULL;
+    size_t written_len = 0;
+    FILE *f = open_memstream(&written, &written_len);
+    assert_int_equal(qkv_corpus_write(&c, f, NULL, &err), QKV_OK);
+    fclose(f);
+    assert_string_equal(written, text); /* the file's own tags, as read */
+    free(written);
+    free(buf);
+    free(out);
+    qkv_corpus_free(&c);
+
+    /* without conversion: nothing to convert back */
+    assert_int_equal(qkv_corpus_read_mem(&c, text, strlen(text), "iob1.tsv", NULL, &err), QKV_OK);
+    assert_int_equal(qkv_corpus_tags_as_file(&c, pred, &buf, &out, &err), QKV_OK);
+    assert_null(out);
+    qkv_corpus_free(&c);
+
+    assert_int_equal(qkv_corpus_read_mem(&c, "a\tO\nb\tNN\n", 9, "pos.tsv", &o, &err), QKV_ERR);
+    assert_string_equal(err.msg, "pos.tsv:2: data.tag_scheme bioes needs span tags (O, B-, I-, E-, S- and a type), "
+                                 "found \"NN\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split),   cmocka_unit_test(test_chunks), cmocka_unit_test(test_convert),
         cmocka_unit_test(test_detect),  cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_corpus_scheme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

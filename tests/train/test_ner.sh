@@ -47,6 +47,10 @@ awk -F'\t' '$3 == "dev" && $11 != "nan" && $11 >= 0 && $11 <= 1 { ok++ } $3 == "
 best_f1=$(awk -F'\t' '$3 == "dev" && $11 > m { m = $11 } END { printf "%.2f", 100 * m }' "$SCRATCH/run/metrics.tsv")
 grep -q "best dev span F1 $best_f1 " "$SCRATCH/train.log" || { cat "$SCRATCH/train.log"; fail "best span F1 is not $best_f1"; }
 
+# the plot draws dev span F1 beside dev accuracy (the script is written even without gnuplot)
+"$QKV_BIN" plot "$SCRATCH/run" --out "$SCRATCH/p.png" >/dev/null 2>&1 || true
+grep -q "100 \* \$11 .*dev span F1" "$SCRATCH/p.gp" || { cat "$SCRATCH/p.gp"; fail "no span F1 line in the plot"; }
+
 # eval: gold spans as conlleval counts them in the BIO dev file (every B- starts one)
 ckpt=$SCRATCH/run/checkpoints/best.h5
 gold=$(grep -c $'\tB-' "$SCRATCH/dev.conll")
