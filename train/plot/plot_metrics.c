@@ -186,6 +186,18 @@ static void title(FILE *f, const run_info *ri, int n_runs, const char *what)
     qkv_gnuplot_quote(f, buf);
 }
 
+/* One line of the lower panel: column col of run r's dev rows, in percent. */
+static void dev_percent_line(FILE *f, const run_info *x, int n_runs, int r, int col, const char *style,
+                             const char *what)
+{
+    fputs("  ", f);
+    qkv_gnuplot_quote(f, x->metrics);
+    fprintf(f, " skip 1 using 1:(split('dev') ? 100 * $%d : NaN) with linespoints %s ps 0.6 lw 2 lc rgb '#%s' title ",
+            col, style, COLORS[r % N_COLORS]);
+    title(f, x, n_runs, what);
+    fputs(", \\\n", f);
+}
+
 static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind kind, const char *image,
                          const char *script, int width, int height)
 {
@@ -304,20 +316,9 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
         for (int r = 0; r < n_runs; r++) {
             if (!ri[r].n_dev)
                 continue;
-            fputs("  ", f);
-            qkv_gnuplot_quote(f, ri[r].metrics);
-            fprintf(f, " skip 1 using 1:(split('dev') ? 100 * $5 : NaN) with linespoints pt 7 ps 0.6 lw 2 "
-                       "lc rgb '#%s' title ", COLORS[r % N_COLORS]);
-            title(f, &ri[r], n_runs, "dev accuracy");
-            fputs(", \\\n", f);
-            if (ri[r].n_span) {
-                fputs("  ", f);
-                qkv_gnuplot_quote(f, ri[r].metrics);
-                fprintf(f, " skip 1 using 1:(split('dev') ? 100 * $11 : NaN) with linespoints dt 3 pt 5 ps 0.6 lw 2 "
-                           "lc rgb '#%s' title ", COLORS[r % N_COLORS]);
-                title(f, &ri[r], n_runs, "dev span F1");
-                fputs(", \\\n", f);
-            }
+            dev_percent_line(f, &ri[r], n_runs, r, 5, "pt 7", "dev accuracy");
+            if (ri[r].n_span)
+                dev_percent_line(f, &ri[r], n_runs, r, 11, "dt 3 pt 5", "dev span F1");
         }
         fputs("  NaN notitle\nunset multiplot\n", f);
     }
