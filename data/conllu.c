@@ -27,6 +27,9 @@ typedef struct reader {
     bool seen_token;    /* a word, multiword or empty-node line seen in this sentence */
     int words_in_sent;  /* words so far in this sentence */
     int mwt_end;        /* last word id covered by the last multiword token */
+    char sep;           /* columns: '\t', or ' ' for space-separated files; 0 until the first word line */
+    int n_fields;       /* columns: fields of every word line (those of the first one) */
+    int fields_line;    /* columns: the line that set n_fields */
 } reader;
 
 #define FAIL(r, ...) reader_fail((r), __VA_ARGS__)
@@ -186,27 +189,82 @@ static int conllu_line(reader *r, const char *s, size_t len)
                 show_len(id, idlen), id);
 }
 
-static int columns_line(reader *r, const char *s, size_t len)
+/* Whether the len bytes at s (valid UTF-8) are all White_Space characters. */
+static bool all_space(const char *s, size_t len)
 {
-    int n = 1;
-    for (size_t i = 0; i < len; i++)
-        n += s[i] == '\t';
-    int want = r->opts->tag_column > 0 ? r->opts->tag_column : n;
-    if (n < 2 || n < want)
-        return FAIL(r, "expected at least %d TAB-separated fields (FORM and tag), found %d", want < 2 ? 2 : want, n);
-    qkv_span form = {0, 0}, tag = {0, 0};
-    size_t start = 0;
-    int k = 1;
-    for (size_t i = 0; i <= len; i++) {
+    for (size_t i = 0; i < len;) {
+        int n;
+        if (!qkv_utf8_is_space(qkv_utf8_decode(s + i, len - i, &n)))
+            return false;
+        i += (size_t)n;
+    }
+    return true;
+}
+
+/* Splits a columns line into at most max fields (f, up to max) and returns how many there are:
+ * at each TAB (sep '\t'), or at each run of spaces with the spaces at the ends ignored (' '). */
+static int split_columns(const char *s, size_t len, char sep, qkv_span *f, int max)
+{
+    int n = 0;
+    size_t i = 0, start = 0;
+    if (sep == ' ') {
+        while (i < len) {
+            while (i < len && s[i] == ' ')
+                i++;
+            if (i == len)
+                break;
+            start = i;
+            while (i < len && s[i] != ' ')
+                i++;
+            if (n < max)
+                f[n] = (qkv_span){(uint32_t)start, (uint32_t)(i - start)};
+            n++;
+        }
+        return n;
+    }
+    for (i = 0; i <= len; i++) {
         if (i == len || s[i] == '\t') {
-            if (k == 1)
-                form = (qkv_span){(uint32_t)start, (uint32_t)(i - start)};
-            if (k == want)
-                tag = (qkv_span){(uint32_t)start, (uint32_t)(i - start)};
-            k++;
+            if (n < max)
+                f[n] = (qkv_span){(uint32_t)start, (uint32_t)(i - start)};
+            n++;
             start = i + 1;
         }
     }
+    return n;
+}
+
+#define QKV_DOCSTART "-DOCSTART-"
+
+static int columns_line(reader *r, const char *s, size_t len)
+{
+    size_t ds = sizeof QKV_DOCSTART - 1;
+    if (len >= ds && !memcmp(s, QKV_DOCSTART, ds) && (len == ds || s[ds] == '\t' || s[ds] == ' ')) {
+        r->c->n_docstart++; /* a document boundary (CoNLL-2003), not a word */
+        return end_sentence(r);
+    }
+    /* Spaces separate the fields of a file without TABs in its first word line when the format
+     * is columns by choice or the file began with -DOCSTART- (CoNLL-2003): auto-detected
+     * plain text stays an error, not a corpus whose last word is its tag. */
+    if (!r->sep)
+        r->sep = !memchr(s, '\t', len) && (r->opts->format == QKV_FORMAT_COLUMNS || r->c->n_docstart) ? ' ' : '\t';
+    const char *sep_name = r->sep == '\t' ? "TAB" : "space";
+    enum { MAX_FIELDS = 101 };
+    qkv_span f[MAX_FIELDS];
+    int n = split_columns(s, len, r->sep, f, MAX_FIELDS);
+    begin_sentence(r);
+    r->seen_token = true;
+    int want = r->opts->tag_column > 0 ? r->opts->tag_column : n;
+    if (n < 2 || n < want || want > MAX_FIELDS)
+        return FAIL(r, "expected at least %d %s-separated fields (FORM and tag), found %d", want < 2 ? 2 : want,
+                    sep_name, n);
+    if (!r->n_fields) {
+        r->n_fields = n;
+        r->fields_line = r->line;
+    } else if (n != r->n_fields) {
+        return FAIL(r, "expected %d %s-separated fields (as on line %d), found %d", r->n_fields, sep_name,
+                    r->fields_line, n);
+    }
+    qkv_span form = f[0], tag = f[want - 1];
     if (form.len == 0)
         return FAIL(r, "expected a FORM in field 1, found an empty field");
     bool blank = tag.len > 0;
@@ -245,7 +303,7 @@ static qkv_format detect_format(const qkv_corpus *c, size_t start)
     size_t pos = start, next;
     while (pos < c->text_len) {
         size_t eol = line_end(c->text, pos, c->text_len, &next);
-        if (eol > pos && c->text[pos] != '#')
+        if (!all_space(c->text + pos, eol - pos) && c->text[pos] != '#')
             return count_fields(c->text + pos, eol - pos) == 10 ? QKV_FORMAT_CONLLU : QKV_FORMAT_COLUMNS;
         pos = next;
     }
@@ -292,7 +350,7 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
         if (qkv_text_line_problem(s, len, problem, sizeof problem))
             return FAIL(&r, "%s", problem);
         pos = next;
-        if (len == 0) {
+        if (len == 0 || (c->format == QKV_FORMAT_COLUMNS && all_space(s, len))) {
             if (end_sentence(&r) != QKV_OK)
                 return QKV_ERR;
             continue;
@@ -305,11 +363,15 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
             c->n_comments++;
             continue;
         }
+        if (c->format == QKV_FORMAT_COLUMNS) {
+            if (columns_line(&r, s, len) != QKV_OK)
+                return QKV_ERR;
+            continue;
+        }
         begin_sentence(&r);
         r.seen_token = true;
-        int st = c->format == QKV_FORMAT_CONLLU ? conllu_line(&r, s, len) : columns_line(&r, s, len);
-        if (st != QKV_OK)
-            return st;
+        if (conllu_line(&r, s, len) != QKV_OK)
+            return QKV_ERR;
     }
     return end_sentence(&r);
 }
@@ -317,7 +379,9 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
 static int finish(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
 {
     qkv_read_opts defaults = QKV_READ_DEFAULTS;
-    if (parse(c, opts ? opts : &defaults, err) != QKV_OK) {
+    if (!opts)
+        opts = &defaults;
+    if (parse(c, opts, err) != QKV_OK || qkv_corpus_convert_scheme(c, opts->scheme, err) != QKV_OK) {
         qkv_corpus_free(c);
         return QKV_ERR;
     }
@@ -363,5 +427,7 @@ void qkv_corpus_free(qkv_corpus *c)
     free(c->forms);
     free(c->tags);
     free(c->word_line);
+    free(c->conv_text);
+    free(c->conv_tags);
     memset(c, 0, sizeof *c);
 }

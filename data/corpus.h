@@ -11,9 +11,16 @@
  * UPOS and XPOS must not contain whitespace (CoNLL-U allows spaces only in FORM, LEMMA and
  * MISC): a space, NBSP or any other Unicode White_Space character there is an error.
  *
- * The two-column format (CoNLL-2000 chunking / CoNLL-2003 NER style, with TABs): FORM in the
- * first column, the tag in a chosen column, blank lines between sentences, no comments.
- * Whitespace around the tag is not part of it ("O " and " O" are the tag "O").
+ * The column format (CoNLL-2000 chunking, CoNLL-2003 NER, WNUT 2017): FORM in the first column,
+ * the tag in a chosen column (default: the last), no comments. The fields are TAB-separated,
+ * or separated by runs of spaces (CoNLL-2003's original files) when the file's first word line
+ * holds no TAB and either the format is QKV_FORMAT_COLUMNS (not AUTO) or a -DOCSTART- line
+ * came first. Every word line of a file has as many fields as its first one (else an error
+ * naming the line). A line of only whitespace (WNUT 2017 has lines holding one TAB) ends a
+ * sentence like an empty line; a line whose first field is -DOCSTART- (CoNLL-2003) is a
+ * document boundary: it ends the sentence, is no word and is written back as read.
+ * Whitespace around the tag is not part of it ("O " and " O" are the tag "O"). Tags may hold
+ * hyphens (B-creative-work).
  *
  * A tag "_" (CoNLL-U's "unspecified") means the word has no tag, in either format: the word is
  * read (it is part of its sentence) and qkv_corpus_untagged says so.
@@ -27,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "data/spans.h"
 #include "lib/error.h"
 
 typedef enum {
@@ -49,9 +57,11 @@ typedef struct qkv_read_opts {
     qkv_tag_field tag_field; /* CoNLL-U: which column holds the tag */
     int tag_column;          /* columns format: 1-based column of the tag (FORM is column 1);
                                 0 = the last column of each line */
+    qkv_tag_scheme scheme;   /* NONE: tags as read; else span tags rewritten in this scheme
+                                (qkv_corpus_convert_scheme) */
 } qkv_read_opts;
 
-#define QKV_READ_DEFAULTS ((qkv_read_opts){QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0})
+#define QKV_READ_DEFAULTS ((qkv_read_opts){QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE})
 
 /* A byte range [off, off + len) of the corpus text. */
 typedef struct qkv_span {
@@ -75,6 +85,11 @@ typedef struct qkv_corpus {
     int n_multiword;     /* multiword-token lines */
     int n_empty_nodes;   /* empty-node lines */
     int n_comments;      /* comment lines */
+    int n_docstart;      /* columns: -DOCSTART- lines (document boundaries, not words) */
+    /* after qkv_corpus_convert_scheme: */
+    qkv_tag_scheme file_scheme; /* the scheme the file is written in (qkv_scheme_vote_result) */
+    char *conv_text;     /* the converted tags, NUL-terminated one after the other */
+    qkv_span *conv_tags; /* [n_words] word w's converted tag in conv_text (NULL: not converted) */
 } qkv_corpus;
 
 /* Reads a file (any size below 4 GiB), plain or gzip-compressed (data/textfile.h: a truncated
@@ -99,7 +114,20 @@ const char *qkv_text_line_problem(const char *s, size_t len, char *buf, size_t b
 
 void qkv_corpus_free(qkv_corpus *c);
 
-/* Word w's FORM / tag: pointer into the corpus text (not NUL-terminated) and its length. */
+/* Rewrites the corpus's tags in scheme (opts->scheme of a read does it): each sentence's chunks
+ * (data/spans.h, conlleval's rules) encoded anew; "_" stays. qkv_corpus_tag then gives the
+ * converted tags, file_scheme the scheme the file's own tags are in, and qkv_corpus_write still
+ * writes the file's bytes. NONE does nothing. Errors: a tag that is not a span tag ("FILE:LINE:
+ * data.tag_scheme bioes needs span tags ..."), out of memory. */
+int qkv_corpus_convert_scheme(qkv_corpus *c, qkv_tag_scheme scheme, qkv_error *err);
+
+/* For writing predictions back: tags (one per word, in the converted scheme) rewritten in the
+ * file's own scheme into *out (strings in *buf; free both) when the corpus was converted; else
+ * *out and *buf are NULL (write tags as they are). Errors: out of memory. */
+int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char **buf, const char ***out,
+                            qkv_error *err);
+
+/* Word w's FORM / tag (the converted tag after qkv_corpus_convert_scheme): pointer into the corpus text (not NUL-terminated) and its length. */
 static inline const char *qkv_corpus_form(const qkv_corpus *c, int w, size_t *len)
 {
     *len = c->forms[w].len;
@@ -107,6 +135,10 @@ static inline const char *qkv_corpus_form(const qkv_corpus *c, int w, size_t *le
 }
 static inline const char *qkv_corpus_tag(const qkv_corpus *c, int w, size_t *len)
 {
+    if (c->conv_tags) {
+        *len = c->conv_tags[w].len;
+        return c->conv_text + c->conv_tags[w].off;
+    }
     *len = c->tags[w].len;
     return c->text + c->tags[w].off;
 }

@@ -10,6 +10,9 @@
 
 const char *const QKV_SOURCE_NAMES[] = {"files", "synthetic", NULL};
 _Static_assert(sizeof QKV_SOURCE_NAMES / sizeof QKV_SOURCE_NAMES[0] == QKV_SOURCE_COUNT + 1, "one name per qkv_source");
+const char *const QKV_SELECT_BY_NAMES[] = {"auto", "accuracy", "span_f1", NULL};
+_Static_assert(sizeof QKV_SELECT_BY_NAMES / sizeof QKV_SELECT_BY_NAMES[0] == QKV_SELECT_COUNT + 1,
+               "one name per qkv_select_by");
 const char *const QKV_PROGRESS_NAMES[] = {"auto", "on", "off", NULL};
 _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_PROGRESS_COUNT + 1,
                "one name per qkv_progress");
@@ -87,11 +90,14 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     PATH("data", "train", data.train, "", "training file (source: files)"),
     PATH("data", "dev", data.dev, "", "development file for evaluation and model selection"),
     ENUM("data", "format", data.read.format, QKV_FORMAT_NAMES, "auto",
-         "conllu, columns (FORM<TAB>TAG lines; whitespace around a tag is dropped), or auto (by file name and "
-         "first line)"),
+         "conllu, columns (FORM first, TAB-separated, or space-separated when chosen here or after -DOCSTART-; "
+         "whitespace around a tag is dropped), or auto (by file name and first line)"),
     ENUM("data", "tags", data.read.tag_field, QKV_TAG_FIELD_NAMES, "upos", "CoNLL-U tag column; a tag _ means no tag (not learned, not scored)"),
     INT("data", "tag_column", data.read.tag_column, 0, 100, "0",
-        "columns format: 1-based tag column (FORM is 1); 0 = the last column"),
+        "columns format: 1-based tag column (FORM is 1); 0 = the last column (CoNLL-2003's NER tag, WNUT 2017's)"),
+    ENUM("data", "tag_scheme", data.read.scheme, QKV_TAG_SCHEME_NAMES, "none",
+         "span tags: rewrite the files' tags in bio (IOB2), iob1 or bioes on reading (chunks read as conlleval reads "
+         "them); qkv tag writes predictions back in each file's own scheme; none = tags as read"),
     INT("data", "synthetic_train", data.synthetic_train, 1, 10000000, "4000", "synthetic training sentences"),
     INT("data", "synthetic_dev", data.synthetic_dev, 1, 10000000, "500", "synthetic dev sentences"),
     INT("data", "synthetic_seed", data.synthetic_seed, 0, INT_MAX, "1", "seed of the synthetic grammar"),
@@ -120,7 +126,10 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("train", "eval_every", train.eval_every, 0, INT_MAX, "0",
         "evaluate on dev every N steps; 0 = at the end of each epoch"),
     INT("train", "patience", train.patience, 0, 100000, "0",
-        "stop after this many evaluations without a better dev accuracy; 0 = never"),
+        "stop after this many evaluations without a better dev score (train.select_by); 0 = never"),
+    ENUM("train", "select_by", train.select_by, QKV_SELECT_BY_NAMES, "auto",
+         "the dev score best.h5 and patience follow: accuracy, span_f1 (entity-level F1; needs span tags: O and "
+         "B-/I-/E-/S-type only), or auto = span_f1 when every training tag is a span tag, else accuracy"),
     INT("train", "threads", train.threads, 0, 1024, "0", "OpenMP and BLAS threads; 0 = all cores"),
 
     ENUM("optim", "name", optim.optimizer.kind, QKV_OPTIM_KIND_NAMES, "adamw", "adamw, adam or sgd (with momentum)"),
@@ -139,7 +148,7 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
 
     INT("checkpoint", "every_steps", checkpoint.every_steps, 0, INT_MAX, "0",
         "save checkpoints/last.h5 every N steps; 0 = at the end of each epoch"),
-    BOOL("checkpoint", "keep_best", checkpoint.keep_best, "true", "keep checkpoints/best.h5 (best dev accuracy)"),
+    BOOL("checkpoint", "keep_best", checkpoint.keep_best, "true", "keep checkpoints/best.h5 (best dev score, train.select_by)"),
 
     INT("log", "every_steps", log.every_steps, 1, INT_MAX, "50", "a log line and a metrics.tsv row every N steps"),
     ENUM("log", "progress", log.progress, QKV_PROGRESS_NAMES, "auto", "progress bar on stderr: auto = when a terminal"),

@@ -8,6 +8,7 @@
 
 #include "lib/ops/ops.h"
 #include "train/run_iter.h"
+#include "train/span_eval.h"
 
 const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS] = {10, 20, 40, INT_MAX};
 
@@ -130,5 +131,8 @@ void qkv_eval_result_free(qkv_eval_result *res)
     free(res->correct);
     free(res->confusion);
     free(res->pred);
+    if (res->spans)
+        qkv_span_eval_free(res->spans);
+    free(res->spans);
     memset(res, 0, sizeof *res);
 }

@@ -20,6 +20,7 @@ typedef struct qkv_eval_result {
     long *confusion;         /* [n_tags * n_tags]: confusion[g * n_tags + p], known gold only */
     long bucket_words[QKV_N_LENGTH_BUCKETS], bucket_correct[QKV_N_LENGTH_BUCKETS];
     int32_t *pred;           /* [n_words] predicted tag id of every word, in dataset order */
+    struct qkv_span_eval *spans; /* entity-level scores (train/span_eval.h); NULL: not computed */
 } qkv_eval_result;
 
 /* Runs the session's model without recording gradients over ds in batches of batch_tokens

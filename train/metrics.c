@@ -1,10 +1,11 @@
 #include "train/metrics.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char HEADER[] = "step\tepoch\tsplit\tloss\taccuracy\tlr\ttokens_per_sec\telapsed_s\n";
+static const char HEADER[] = "step\tepoch\tsplit\tloss\taccuracy\tlr\ttokens_per_sec\telapsed_s\tspan_precision\tspan_recall\tspan_f1\n";
 
 int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, qkv_error *err)
 {
@@ -41,12 +42,12 @@ int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, 
 }
 
 void qkv_metrics_row(qkv_metrics *m, long step, int epoch, const char *split, double loss,
-                     double accuracy, double lr, double tokens_per_sec, double elapsed_s)
+                     double accuracy, double lr, double tokens_per_sec, double elapsed_s, const double *spans)
 {
     if (!m->f)
         return;
-    fprintf(m->f, "%ld\t%d\t%s\t%.9g\t%.6f\t%.6g\t%.1f\t%.2f\n", step, epoch, split, loss, accuracy, lr,
-            tokens_per_sec, elapsed_s);
+    fprintf(m->f, "%ld\t%d\t%s\t%.9g\t%.6f\t%.6g\t%.1f\t%.2f\t%.6f\t%.6f\t%.6f\n", step, epoch, split, loss, accuracy,
+            lr, tokens_per_sec, elapsed_s, spans ? spans[0] : NAN, spans ? spans[1] : NAN, spans ? spans[2] : NAN);
     fflush(m->f);
 }
 

@@ -1,9 +1,10 @@
 /* metrics.tsv: one row per logged point of a run, tab-separated with a header, ready for
  * gnuplot (`plot 'metrics.tsv' using 1:4`). Columns:
- *   step  epoch  split  loss  accuracy  lr  tokens_per_sec  elapsed_s
+ *   step  epoch  split  loss  accuracy  lr  tokens_per_sec  elapsed_s  span_precision  span_recall  span_f1
  * split is "train" (the cross-entropy per token over every token of the steps since the
  * previous train row, not a mean of batch means, so it does not depend on the batch size;
- * accuracy is "nan") or "dev" (loss per token and accuracy on the dev set). */
+ * accuracy is "nan") or "dev" (loss per token and accuracy on the dev set). The span columns
+ * (fractions, train/span_eval.h) are "nan" on train rows and when the tags are not span tags. */
 #ifndef QKV_METRICS_H
 #define QKV_METRICS_H
 
@@ -21,7 +22,8 @@ typedef struct qkv_metrics {
  * since the resumed run writes them again. */
 int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, qkv_error *err);
 void qkv_metrics_row(qkv_metrics *m, long step, int epoch, const char *split, double loss,
-                     double accuracy, double lr, double tokens_per_sec, double elapsed_s);
+                     double accuracy, double lr, double tokens_per_sec, double elapsed_s,
+                     const double *spans /* precision, recall, F1; NULL: none */);
 void qkv_metrics_close(qkv_metrics *m);
 
 #endif

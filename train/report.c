@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/span_eval.h"
+
 static const char *BUCKET_NAMES[QKV_N_LENGTH_BUCKETS] = {"1-10", "11-20", "21-40", "41+"};
 
 static double ratio(long a, long b) { return b ? (double)a / (double)b : 0; }
@@ -39,6 +41,46 @@ static int top_confusions(const qkv_eval_result *res, confusion *top, int n)
     return found;
 }
 
+/* The span types of e in name order (conlleval's), into order [n_types]. */
+static const qkv_span_counts *sorted_types(const qkv_span_eval *e, int *order)
+{
+    const qkv_span_counts *c = &e->counts;
+    for (int i = 0; i < c->n_types; i++) {
+        int j = i;
+        for (; j > 0 && strcmp(c->types[order[j - 1]], c->types[i]) > 0; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    return c;
+}
+
+static const char NO_PRED_NOTE[] = "no span predicted: precision taken as 0";
+
+/* The entity-level scores of res->spans, overall and per type. */
+static void spans_text(FILE *out, const qkv_span_eval *e)
+{
+    const qkv_span_counts *c = &e->counts;
+    fprintf(out, "  spans: precision %.2f%%, recall %.2f%%, F1 %.2f (%ld correct; %ld gold, %ld predicted)%s%s\n",
+            100 * e->precision, 100 * e->recall, 100 * e->f1, c->correct, c->gold, c->pred, c->pred ? "" : "; ",
+            c->pred ? "" : NO_PRED_NOTE);
+    int *order = malloc((size_t)(c->n_types ? c->n_types : 1) * sizeof *order), width = 8;
+    if (!order)
+        return;
+    sorted_types(e, order);
+    for (int k = 0; k < c->n_types; k++)
+        if ((int)strlen(c->types[k]) > width)
+            width = (int)strlen(c->types[k]);
+    fprintf(out, "  %-*s %9s %9s %9s %8s %9s\n", width, "type", "precision", "recall", "f1", "gold", "predicted");
+    for (int i = 0; i < c->n_types; i++) {
+        int k = order[i];
+        double p, r, f;
+        qkv_span_prf(c->type_correct[k], c->type_gold[k], c->type_pred[k], &p, &r, &f);
+        fprintf(out, "  %-*s %9.4f %9.4f %9.4f %8ld %9ld\n", width, c->types[k], p, r, f, c->type_gold[k],
+                c->type_pred[k]);
+    }
+    free(order);
+}
+
 void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
 {
     fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
@@ -47,11 +89,17 @@ void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qk
         fprintf(out, "  %ld words have a gold tag unseen in training (counted as errors)\n", res->n_unknown_gold);
     if (res->n_untagged)
         fprintf(out, "  %ld words without a tag (%s) not scored\n", res->n_untagged, QKV_NO_TAG);
-    fprintf(out, "  %-8s %9s %9s %9s %8s\n", "tag", "precision", "recall", "f1", "support");
+    if (res->spans)
+        spans_text(out, res->spans);
+    int width = 8;
+    for (int t = 0; t < res->n_tags; t++)
+        if ((int)strlen(qkv_featurizer_tag(&s->fz, t)) > width)
+            width = (int)strlen(qkv_featurizer_tag(&s->fz, t));
+    fprintf(out, "  %-*s %9s %9s %9s %8s\n", width, "tag", "precision", "recall", "f1", "support");
     for (int t = 0; t < res->n_tags; t++) {
         double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
         double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;
-        fprintf(out, "  %-8s %9.4f %9.4f %9.4f %8ld\n", qkv_featurizer_tag(&s->fz, t), p, r, f1, res->gold[t]);
+        fprintf(out, "  %-*s %9.4f %9.4f %9.4f %8ld\n", width, qkv_featurizer_tag(&s->fz, t), p, r, f1, res->gold[t]);
     }
     confusion top[10];
     int n = top_confusions(res, top, 10);
@@ -110,6 +158,29 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
         fprintf(out, ", \"count\": %ld}", top[i].count);
     }
     fprintf(out, "]");
+    if (res->spans) {
+        const qkv_span_eval *e = res->spans;
+        const qkv_span_counts *c = &e->counts;
+        fprintf(out, ",\n \"spans\": {\"precision\": %.6f, \"recall\": %.6f, \"f1\": %.6f, \"gold\": %ld, "
+                     "\"predicted\": %ld, \"correct\": %ld,%s%s%s \"types\": {",
+                e->precision, e->recall, e->f1, c->gold, c->pred, c->correct, c->pred ? "" : " \"note\": \"",
+                c->pred ? "" : NO_PRED_NOTE, c->pred ? "" : "\",");
+        int *order = malloc((size_t)(c->n_types ? c->n_types : 1) * sizeof *order);
+        for (int i = 0; order && i < c->n_types; i++) {
+            if (i == 0)
+                sorted_types(e, order);
+            int k = order[i];
+            double p, r, f;
+            qkv_span_prf(c->type_correct[k], c->type_gold[k], c->type_pred[k], &p, &r, &f);
+            fprintf(out, "%s\n  ", i ? "," : "");
+            json_string(out, c->types[k]);
+            fprintf(out, ": {\"precision\": %.6f, \"recall\": %.6f, \"f1\": %.6f, \"gold\": %ld, \"predicted\": %ld, "
+                         "\"correct\": %ld}",
+                    p, r, f, c->type_gold[k], c->type_pred[k], c->type_correct[k]);
+        }
+        free(order);
+        fprintf(out, "}}");
+    }
     if (by_length) {
         fprintf(out, ",\n \"by_length\": [");
         for (int b = 0; b < QKV_N_LENGTH_BUCKETS; b++)

@@ -37,12 +37,17 @@ typedef struct qkv_data_section {
     int batch_tokens;
 } qkv_data_section;
 
+typedef enum { QKV_SELECT_AUTO, QKV_SELECT_ACCURACY, QKV_SELECT_SPAN_F1, QKV_SELECT_COUNT } qkv_select_by;
+/* "auto", "accuracy", "span_f1" (index = value), then NULL. */
+extern const char *const QKV_SELECT_BY_NAMES[];
+
 typedef struct qkv_train_section {
     int seed, epochs, max_steps;
     double word_dropout, clip_grad_norm;
     double ema_decay;       /* parameter moving average (lib/optim/ema.h); 0: none */
     int eval_every;         /* steps; 0: at the end of each epoch only */
     int patience;           /* evaluations without improvement; 0: never stop early */
+    qkv_select_by select_by; /* the dev score best.h5 and patience follow (train/span_eval.h) */
     int threads;            /* 0: all cores */
 } qkv_train_section;
 

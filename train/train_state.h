@@ -18,7 +18,7 @@ typedef struct qkv_train_state {
     int batch_pos;         /* next batch of the epoch's plan */
     qkv_rng rng;           /* dropout and word dropout */
     qkv_rng epoch_rng;     /* the shuffling rng as it was before planning the current epoch */
-    double best_accuracy;  /* best dev accuracy so far (-1: none yet) */
+    double best_accuracy;  /* best dev score of train.select_by so far, accuracy or span F1 (-1: none yet) */
     long best_step;
     int bad_evals;         /* evaluations since the best one (early stopping) */
     qkv_loss_meter log_loss; /* training loss since the last log row, token-weighted */

@@ -18,6 +18,7 @@
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
 #include "train/run_iter.h"
+#include "train/span_eval.h"
 #include "train/train_state.h"
 
 typedef struct trainer {
@@ -110,6 +111,8 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     int prof = qkv_profile_begin("dev evaluation", QKV_PROF_WHOLE);
     int status = qkv_evaluate(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, &res, &err);
     qkv_profile_end(prof);
+    if (!status)
+        status = qkv_eval_add_spans(&res, &t->s->fz, &t->s->dev_c, &t->s->dev, &err);
     if (status) {
         clear_progress(t);
         fprintf(stderr, "qkv: evaluating %s: %s\n", qkv_corpus_name(&t->s->dev_c), err.msg);
@@ -117,13 +120,22 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
         return 1;
     }
     double elapsed = now_seconds() - t->t_start;
+    const qkv_span_eval *sp = res.spans;
+    double prf[3] = {sp ? sp->precision : 0, sp ? sp->recall : 0, sp ? sp->f1 : 0};
     qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "dev", res.loss, res.accuracy,
-                    qkv_lr_at(&t->sched, t->st.step), res.tokens_per_sec, elapsed);
-    bool better = res.accuracy > t->st.best_accuracy;
+                    qkv_lr_at(&t->sched, t->st.step), res.tokens_per_sec, elapsed, sp ? prf : NULL);
+    /* the score train.select_by follows (span F1 needs span tags: the config check) */
+    bool by_f1 = qkv_select_by_span_f1(&t->s->cfg, &t->s->fz);
+    double score = by_f1 && sp ? sp->f1 : res.accuracy;
+    bool better = score > t->st.best_accuracy;
     clear_progress(t);
-    fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%% loss %.4f%s\n", epoch_label, t->st.step,
-            100 * res.accuracy, res.loss, better ? " (best so far)" : "");
-    double accuracy = res.accuracy;
+    char spans_text[96] = "";
+    if (sp)
+        snprintf(spans_text, sizeof spans_text, ", span F1 %.2f (P %.2f%%, R %.2f%%)", 100 * sp->f1,
+                 100 * sp->precision, 100 * sp->recall);
+    fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
+            100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
+    double accuracy = score;
     qkv_eval_result_free(&res);
     if (better) {
         t->st.best_accuracy = accuracy;
@@ -132,7 +144,8 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
         if (t->s->cfg.checkpoint.keep_best && save(t, t->best_path))
             return 1;
     } else if (++t->st.bad_evals >= t->s->cfg.train.patience && t->s->cfg.train.patience > 0) {
-        fprintf(stderr, "no better dev accuracy in %d evaluations: stopping early\n", t->st.bad_evals);
+        fprintf(stderr, "no better dev %s in %d evaluations: stopping early\n",
+                qkv_select_by_span_f1(&t->s->cfg, &t->s->fz) ? "span F1" : "accuracy", t->st.bad_evals);
         *stop = true;
     }
     return 0;
@@ -174,7 +187,7 @@ static void log_row(trainer *t, int epoch_label)
     double loss = qkv_loss_meter_mean(&t->st.log_loss);
     double lr = qkv_lr_at(&t->sched, t->st.step);
     double tps = (double)t->st.log_tokens / fmax(now - t->t_log, 1e-9);
-    qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed);
+    qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed, NULL);
     char el[32], eta[32];
     format_duration(elapsed, el, sizeof el);
     format_duration(elapsed / (double)t->st.step * (double)(t->total_steps - t->st.step), eta, sizeof eta);
@@ -422,8 +435,9 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     if (status == 0)
         status = run_epochs(&t);
     if (status == 0 && t.st.best_accuracy >= 0)
-        fprintf(stderr, "done: %ld steps in %.1f s; best dev accuracy %.2f%% at step %ld\n", t.st.step,
-                now_seconds() - t.t_start, 100 * t.st.best_accuracy, t.st.best_step);
+        fprintf(stderr, "done: %ld steps in %.1f s; best dev %s %.2f%s at step %ld\n", t.st.step,
+                now_seconds() - t.t_start, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "span F1" : "accuracy",
+                100 * t.st.best_accuracy, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "" : "%", t.st.best_step);
     else if (status == 0)
         fprintf(stderr, "done: %ld steps in %.1f s (no dev set: nothing evaluated); model in %s\n", t.st.step,
                 now_seconds() - t.t_start, t.last_path);

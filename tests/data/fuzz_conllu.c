@@ -91,10 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const qkv_read_opts OPTS[] = {
-        {QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0},
-        {QKV_FORMAT_CONLLU, QKV_TAG_XPOS, 0},
-        {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 0},
-        {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 2},
+        {QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE},
+        {QKV_FORMAT_CONLLU, QKV_TAG_XPOS, 0, QKV_TAG_SCHEME_NONE},
+        {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE},
+        {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 2, QKV_TAG_SCHEME_NONE},
     };
     for (size_t k = 0; k < sizeof OPTS / sizeof OPTS[0]; k++) {
         qkv_corpus c;

@@ -12,7 +12,7 @@ static const qkv_feature_config FEATURES = {1, 1, 2, 2, 1, 1, 1, 1, 0, 1};
 
 static qkv_corpus read_text(const char *text, const char *name, qkv_format format, qkv_tag_field field)
 {
-    qkv_read_opts o = {format, field, 0};
+    qkv_read_opts o = {format, field, 0, QKV_TAG_SCHEME_NONE};
     qkv_corpus c;
     qkv_error err;
     if (qkv_corpus_read_mem(&c, text, strlen(text), name, &o, &err) != QKV_OK)
@@ -22,7 +22,7 @@ static qkv_corpus read_text(const char *text, const char *name, qkv_format forma
 
 static void assert_read_error(const char *text, qkv_format format, const char *expected)
 {
-    qkv_read_opts o = {format, QKV_TAG_UPOS, 0};
+    qkv_read_opts o = {format, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE};
     qkv_corpus c;
     qkv_error err;
     assert_int_equal(qkv_corpus_read_mem(&c, text, strlen(text), "t.conllu", &o, &err), QKV_ERR);
@@ -144,8 +144,8 @@ static void test_whitespace_in_conllu_tags(void **state)
 static void test_columns_strip_whitespace(void **state)
 {
     (void)state;
-    const char *text = "a\tO\nb\tO \nc\t O\nd\t\xE2\x80\x83" "B-PER\xC2\xA0\n\ne\tx\tO\t\n";
-    qkv_read_opts o = {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 2};
+    const char *text = "a\tO\nb\tO \nc\t O\nd\t\xE2\x80\x83" "B-PER\xC2\xA0\n\ne\tx\n";
+    qkv_read_opts o = {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 2, QKV_TAG_SCHEME_NONE};
     qkv_corpus c;
     qkv_error err;
     if (qkv_corpus_read_mem(&c, text, strlen(text), "c.tsv", &o, &err) != QKV_OK)
@@ -168,9 +168,22 @@ static void test_columns_strip_whitespace(void **state)
     const char *tags[] = {"I", "I", "I", "I", "I"};
     assert_int_equal(qkv_corpus_write(&c, f, tags, &err), QKV_OK);
     fclose(f);
-    assert_string_equal(out, "a\tI\nb\tI \nc\t I\nd\t\xE2\x80\x83I\xC2\xA0\n\ne\tI\tO\t\n");
+    assert_string_equal(out, "a\tI\nb\tI \nc\t I\nd\t\xE2\x80\x83I\xC2\xA0\n\ne\tI\n");
     free(out);
     qkv_corpus_free(&c);
+    /* the tag in column 2 of 4: the fields after it stay as they were */
+    if (qkv_corpus_read_mem(&c, "e\tx\tO\t\n", 7, "c4.tsv", &o, &err) != QKV_OK)
+        fail_msg("%s", err.msg);
+    out = NULL;
+    f = open_memstream(&out, &out_len);
+    assert_int_equal(qkv_corpus_write(&c, f, tags, &err), QKV_OK);
+    fclose(f);
+    assert_string_equal(out, "e\tI\tO\t\n");
+    free(out);
+    qkv_corpus_free(&c);
+    /* a line with more fields than the file's first one is an error naming it */
+    assert_read_error("a\tO\n\ne\tx\tO\t\n", QKV_FORMAT_COLUMNS,
+                      "t.conllu:3: expected 2 TAB-separated fields (as on line 1), found 4");
     assert_read_error("a\tO\nb\t  \n", QKV_FORMAT_COLUMNS, "t.conllu:2: expected a tag in field 2, found only whitespace");
     assert_read_error("a\tO\nb\t\n", QKV_FORMAT_COLUMNS, "t.conllu:2: expected a tag in field 2, found an empty field");
 }

@@ -209,6 +209,66 @@ static void test_columns(void **state)
                       FILES "columns3.tsv:1: expected at least 4 TAB-separated fields (FORM and tag), found 3");
 }
 
+/* Column files as they are found: WNUT 2017's whitespace-only lines between sentences and tags
+ * with hyphens; CoNLL-2003's space-separated 4 columns and -DOCSTART- lines; a line with another
+ * number of fields than the file's first is an error naming it. */
+static void test_columns_as_found(void **state)
+{
+    (void)state;
+    qkv_corpus c = read_ok(FILES "wnut_like.conll", NULL);
+    assert_int_equal(c.format, QKV_FORMAT_COLUMNS);
+    assert_int_equal(c.n_sent, 3); /* "\t" and " \t " lines end sentences; the empty line after " \t " adds none */
+    const char *forms[] = {"@paul", "Empire", "State", "From", "The", "Hobbit", "ok"},
+               *tags[] = {"O", "B-location", "I-location", "O", "B-creative-work", "I-creative-work", "O"};
+    assert_words(&c, 7, forms, tags);
+    assert_int_equal(c.sent_start[1], 3);
+    assert_int_equal(c.sent_start[2], 6);
+    assert_int_equal(c.sent_line[2], 10);
+    const char *pred[] = {"O", "B-x", "O", "O", "O", "O", "S-y"};
+    const char *expected = "@paul\tO\nEmpire\tB-x\nState\tO\n\t\nFrom\tO\nThe\tO\nHobbit\tO\n \t \n\nok\tS-y\n";
+    assert_round_trip(&c, pred, expected, strlen(expected));
+    qkv_corpus_free(&c);
+
+    c = read_ok(FILES "conll03.txt", NULL);
+    assert_int_equal(c.format, QKV_FORMAT_COLUMNS);
+    assert_int_equal(c.n_docstart, 2);
+    assert_int_equal(c.n_sent, 3); /* the second -DOCSTART- ends "Peter Blackburn" */
+    const char *f3[] = {"EU", "rejects", "German", "Peter", "Blackburn", "BRUSSELS"},
+               *ner[] = {"B-ORG", "O", "B-MISC", "B-PER", "I-PER", "B-LOC"},
+               *chunk[] = {"B-NP", "B-VP", "B-NP", "B-NP", "I-NP", "B-NP"};
+    assert_words(&c, 6, f3, ner);
+    assert_int_equal(c.word_line[5], 10);
+    const char *p3[] = {"O", "O", "I-MISC", "B-PER", "E-PER", "S-LOC"};
+    const char *e3 = "-DOCSTART- -X- -X- O\n\nEU NNP B-NP O\nrejects VBZ B-VP O\nGerman JJ B-NP I-MISC\n\n"
+                     "Peter NNP B-NP B-PER\nBlackburn NNP I-NP E-PER\n-DOCSTART- -X- -X- O\nBRUSSELS NNP B-NP S-LOC\n";
+    assert_round_trip(&c, p3, e3, strlen(e3));
+    qkv_corpus_free(&c);
+    qkv_read_opts o = QKV_READ_DEFAULTS;
+    o.tag_column = 3;
+    c = read_ok(FILES "conll03.txt", &o);
+    assert_words(&c, 6, f3, chunk);
+    qkv_corpus_free(&c);
+
+    assert_read_error(FILES "columns_uneven.tsv", NULL,
+                      FILES "columns_uneven.tsv:4: expected 3 TAB-separated fields (as on line 1), found 2");
+    qkv_error err;
+    o = QKV_READ_DEFAULTS;
+    o.format = QKV_FORMAT_COLUMNS; /* spaces separate fields when the format is chosen ... */
+    assert_int_equal(qkv_corpus_read_mem(&c, "a b O\nc  d O\ne O\n", 17, "sp", &o, &err), QKV_ERR);
+    assert_string_equal(err.msg, "sp:3: expected 3 space-separated fields (as on line 1), found 2");
+    assert_int_equal(qkv_corpus_read_mem(&c, "a b O\nc  d O\n", 12, "sp", &o, &err), QKV_OK);
+    assert_int_equal(c.n_words, 2);
+    qkv_corpus_free(&c);
+    /* ... but not for auto-detected text without -DOCSTART-: plain text is no corpus */
+    assert_int_equal(qkv_corpus_read_mem(&c, "The dog barks .\n", 16, "plain", NULL, &err), QKV_ERR);
+    assert_string_equal(err.msg, "plain:1: expected at least 2 TAB-separated fields (FORM and tag), found 1");
+    /* a CoNLL-U file keeps its strict blank lines: a line of spaces is no sentence break there */
+    o = QKV_READ_DEFAULTS;
+    o.format = QKV_FORMAT_CONLLU;
+    assert_int_equal(qkv_corpus_read_mem(&c, "1\ta\t_\tX\t_\t_\t_\t_\t_\t_\n \n", 22, "u", &o, &err), QKV_ERR);
+    assert_string_equal(err.msg, "u:2: expected 10 TAB-separated fields, found 1");
+}
+
 /* Inputs in memory: empty input, only blank lines, only comments, a sentence of comments. */
 static void test_memory_edge_cases(void **state)
 {
@@ -244,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_comments_and_blank_lines),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_columns),
+        cmocka_unit_test(test_columns_as_found),
         cmocka_unit_test(test_memory_edge_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

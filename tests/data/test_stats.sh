@@ -27,8 +27,18 @@ expect_line "$out" "file: $F/basic.conllu (CoNLL-U, tags from XPOS)"
 expect_line "$out" "  .                   2   28.57%"
 
 out=$("$QKV_BIN" stats --tag-column 2 $F/columns3.tsv) || fail "stats columns exited $?"
-expect_line "$out" "file: $F/columns3.tsv (FORM<TAB>TAG columns)"
+expect_line "$out" "file: $F/columns3.tsv (columns, FORM first)"
 expect_line "$out" "  NNP                 3   75.00%"
+
+# Columns as found: WNUT 2017's TAB-only lines between sentences, hyphenated tags; CoNLL-2003's
+# space-separated columns with -DOCSTART- lines.
+out=$("$QKV_BIN" stats $F/wnut_like.conll) || fail "stats wnut_like.conll exited $?"
+expect_line "$out" "sentences: 3"
+expect_line "$out" "  I-creative-work        1   14.29%"
+out=$("$QKV_BIN" stats $F/conll03.txt) || fail "stats conll03.txt exited $?"
+expect_line "$out" "sentences: 3"
+expect_line "$out" "words: 6"
+expect_line "$out" "documents (-DOCSTART- lines): 2"
 
 # The committed EWT sample, gzip-compressed (the whole EWT: test_ewt_commands.sh).
 S=data/ud_english_ewt_sample

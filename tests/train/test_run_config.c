@@ -55,6 +55,13 @@ static void test_choices_are_the_library_values(void **state)
         {"optim.decay=none", &c.optim.schedule.decay, QKV_LR_NONE},
         {"optim.decay=linear", &c.optim.schedule.decay, QKV_LR_LINEAR},
         {"optim.decay=cosine", &c.optim.schedule.decay, QKV_LR_COSINE},
+        {"data.tag_scheme=none", &c.data.read.scheme, QKV_TAG_SCHEME_NONE},
+        {"data.tag_scheme=bio", &c.data.read.scheme, QKV_TAG_SCHEME_BIO},
+        {"data.tag_scheme=iob1", &c.data.read.scheme, QKV_TAG_SCHEME_IOB1},
+        {"data.tag_scheme=bioes", &c.data.read.scheme, QKV_TAG_SCHEME_BIOES},
+        {"train.select_by=auto", &c.train.select_by, QKV_SELECT_AUTO},
+        {"train.select_by=accuracy", &c.train.select_by, QKV_SELECT_ACCURACY},
+        {"train.select_by=span_f1", &c.train.select_by, QKV_SELECT_SPAN_F1},
         {"log.progress=auto", &c.log.progress, QKV_PROGRESS_AUTO},
         {"log.progress=on", &c.log.progress, QKV_PROGRESS_ON},
         {"log.progress=off", &c.log.progress, QKV_PROGRESS_OFF},
@@ -66,7 +73,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 12);
+    assert_int_equal(n_enum_keys, 14);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);

@@ -12,11 +12,14 @@
 #include "train/cli/output_file.h"
 #include "train/profile_table.h"
 #include "train/report.h"
+#include "train/span_eval.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] =
     "Tags FILE (read with the checkpoint's data settings) and compares with its gold tags:\n"
-    "accuracy, per-tag precision/recall/F1, the most frequent confusions, words per second.\n"
+    "accuracy, per-tag precision/recall/F1, the most frequent confusions, words per second;\n"
+    "with span tags (O, B-/I-/E-/S-type) also entity-level precision/recall/F1, overall and per\n"
+    "type (a span counts when its type and both ends match; chunks read as conlleval reads them).\n"
     "A gold tag never seen in training counts as an error (with one warning); a word whose\n"
     "gold tag is _ (no tag) is tagged but not scored (counted in the report).\n";
 
@@ -101,7 +104,8 @@ int qkv_cmd_eval(int argc, char **argv)
         fprintf(stderr, "qkv: out of memory for the logits of %d words\n", n_words);
         goto done;
     }
-    if (qkv_evaluate_logits(&s, &s.dev, s.cfg.data.batch_tokens, &res, logits, &err)) {
+    if (qkv_evaluate_logits(&s, &s.dev, s.cfg.data.batch_tokens, &res, logits, &err) ||
+        qkv_eval_add_spans(&res, &s.fz, &s.dev_c, &s.dev, &err)) {
         fprintf(stderr, "qkv: %s: %s\n", file, err.msg);
         goto done;
     }

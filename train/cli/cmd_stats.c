@@ -11,8 +11,9 @@
 
 static const char ABOUT[] =
     "Prints the sentences, words, multiword tokens, empty nodes, the longest sentence and\n"
-    "the words per tag of FILE (CoNLL-U, or FORM<TAB>TAG columns with blank lines between\n"
-    "sentences). A tag _ means no tag: such words are counted apart.\n";
+    "the words per tag of FILE (CoNLL-U, or columns: FORM first, the tag last or in --tag-column,\n"
+    "TAB- or space-separated, blank or whitespace-only lines between sentences, -DOCSTART- lines\n"
+    "between documents). A tag _ means no tag: such words are counted apart.\n";
 
 static double now_s(void)
 {
@@ -130,7 +131,7 @@ int qkv_cmd_stats(int argc, char **argv)
             qkv_corpus_free(&train);
         return 1;
     }
-    const char *fmt = qkv_corpus_format(&c) != QKV_FORMAT_CONLLU ? "FORM<TAB>TAG columns"
+    const char *fmt = qkv_corpus_format(&c) != QKV_FORMAT_CONLLU ? "columns, FORM first"
                       : opts.tag_field == QKV_TAG_XPOS             ? "CoNLL-U, tags from XPOS"
                                                                    : "CoNLL-U, tags from UPOS";
     printf("file: %s (%s)\n", file, fmt);
@@ -140,6 +141,8 @@ int qkv_cmd_stats(int argc, char **argv)
     printf("words: %d\n", st.n_words);
     printf("multiword tokens: %d\n", st.n_multiword);
     printf("empty nodes: %d\n", st.n_empty_nodes);
+    if (c.n_docstart)
+        printf("documents (-DOCSTART- lines): %d\n", c.n_docstart);
     if (st.longest_line)
         printf("longest sentence: %d words (line %d)\n", st.longest, st.longest_line);
     else
@@ -148,9 +151,13 @@ int qkv_cmd_stats(int argc, char **argv)
     printf("tags: %d\n", qkv_vocab_size(&st.tags));
     if (st.n_untagged)
         printf("words without a tag (%s): %d\n", QKV_NO_TAG, st.n_untagged);
+    int width = 12;
+    for (int t = 0; t < qkv_vocab_size(&st.tags); t++)
+        if ((int)strlen(qkv_vocab_string(&st.tags, t)) > width)
+            width = (int)strlen(qkv_vocab_string(&st.tags, t));
     for (int t = 0; t < qkv_vocab_size(&st.tags); t++) {
         int64_t n = qkv_vocab_count(&st.tags, t);
-        printf("  %-12s %8lld  %6.2f%%\n", qkv_vocab_string(&st.tags, t), (long long)n, pct((double)n, st.n_words));
+        printf("  %-*s %8lld  %6.2f%%\n", width, qkv_vocab_string(&st.tags, t), (long long)n, pct((double)n, st.n_words));
     }
     if (st.has_train)
         printf("unknown to %s: %lld of %d words (%.2f%%), %d of %d word types (%.2f%%)\n", train_path,

@@ -70,7 +70,8 @@ int qkv_cmd_tag(int argc, char **argv)
     qkv_error err;
     qkv_eval_result res;
     memset(&res, 0, sizeof res);
-    const char **tags = NULL;
+    const char **tags = NULL, **file_tags = NULL;
+    char *file_tags_buf = NULL;
     char *input = NULL;
     int status = 1;
     if (qkv_checkpoint_load_model(ckpt, &s, &err)) {
@@ -108,7 +109,12 @@ int qkv_cmd_tag(int argc, char **argv)
     }
     for (int w = 0; w < n_words; w++)
         tags[w] = qkv_featurizer_tag(&s.fz, res.pred[w]);
-    if (qkv_corpus_write(&s.dev_c, stdout, tags, &err)) {
+    /* data.tag_scheme: the predictions back in the file's own scheme */
+    if (qkv_corpus_tags_as_file(&s.dev_c, tags, &file_tags_buf, &file_tags, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    if (qkv_corpus_write(&s.dev_c, stdout, file_tags ? file_tags : tags, &err)) {
         fprintf(stderr, "qkv: writing the tagged output: %s\n", err.msg);
         goto done;
     }
@@ -119,6 +125,8 @@ int qkv_cmd_tag(int argc, char **argv)
     status = 0;
 done:
     free(tags);
+    free(file_tags);
+    free(file_tags_buf);
     free(input);
     qkv_eval_result_free(&res);
     qkv_session_free(&s);

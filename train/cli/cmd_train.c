@@ -14,6 +14,7 @@
 #include "train/evaluate.h"
 #include "train/profile_table.h"
 #include "train/report.h"
+#include "train/span_eval.h"
 #include "train/run_folder.h"
 #include "train/train_state.h"
 #include "train/trainer.h"
@@ -184,6 +185,12 @@ int qkv_cmd_train(int argc, char **argv)
         fprintf(stderr, "encoder: cnn, %d blocks of width %d, dilation %d: receptive field %ld words\n", mc->n_layers,
                 mc->cnn_kernel, mc->cnn_dilation,
                 qkv_conv_receptive_field(mc->n_layers, mc->cnn_kernel, mc->cnn_dilation));
+    if (s.cfg.train.select_by == QKV_SELECT_SPAN_F1 && !qkv_tags_are_spans(&s.fz)) {
+        fprintf(stderr, "qkv: train.select_by is span_f1 but the training tags are not all span tags (O, B-, I-, E-, "
+                        "S- and a type); use accuracy or auto\n");
+        status = 1;
+        goto done;
+    }
     qkv_trainer_opts topts = {run_dir, resume, stop_at_step, &plan};
     status = qkv_trainer_run(&s, &topts);
     if (status == QKV_TRAIN_STOPPED)
@@ -200,7 +207,8 @@ int qkv_cmd_train(int argc, char **argv)
         qkv_eval_result res;
         memset(&res, 0, sizeof res);
         failed = qkv_checkpoint_load_model(path, &best, &err) ||
-                 qkv_evaluate(&best, &s.dev, s.cfg.data.batch_tokens, &res, &err);
+                 qkv_evaluate(&best, &s.dev, s.cfg.data.batch_tokens, &res, &err) ||
+                 qkv_eval_add_spans(&res, &best.fz, &s.dev_c, &s.dev, &err);
         qkv_profile_end(prof);
         if (failed) {
             fprintf(stderr, "qkv: %s\n", err.msg);

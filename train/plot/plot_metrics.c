@@ -19,7 +19,8 @@ typedef struct run_info {
     char name[256];      /* legend name */
     long n_train, n_dev; /* rows of each split */
     long max_step;
-    double loss_lo, loss_hi, acc_lo, acc_hi; /* ranges of the finite values */
+    double loss_lo, loss_hi, acc_lo, acc_hi; /* ranges of the finite values (acc: dev accuracy and span F1) */
+    long n_span;                             /* dev rows with a span F1 (column 11) */
     double *step, *loss;                     /* [n_loss]: the train rows with a finite loss */
     long n_loss, cap_loss;
 } run_info;
@@ -151,6 +152,15 @@ static int scan_run(const char *run, run_info *ri, qkv_error *err)
             ri->acc_lo = fmin(ri->acc_lo, acc);
             ri->acc_hi = fmax(ri->acc_hi, acc);
         }
+        char *f11 = line; /* span_f1, the 11th column (metrics files before it have 8) */
+        for (int k = 0; k < 10 && f11; k++)
+            f11 = strchr(f11, '\t') ? strchr(f11, '\t') + 1 : NULL;
+        double f1 = f11 ? strtod(f11, NULL) : NAN;
+        if (dev && isfinite(f1)) {
+            ri->n_span++;
+            ri->acc_lo = fmin(ri->acc_lo, f1);
+            ri->acc_hi = fmax(ri->acc_hi, f1);
+        }
     }
     fclose(f);
     if (lineno == 0)
@@ -176,10 +186,22 @@ static void title(FILE *f, const run_info *ri, int n_runs, const char *what)
     qkv_gnuplot_quote(f, buf);
 }
 
+/* One line of the lower panel: column col of run r's dev rows, in percent. */
+static void dev_percent_line(FILE *f, const run_info *x, int n_runs, int r, int col, const char *style,
+                             const char *what)
+{
+    fputs("  ", f);
+    qkv_gnuplot_quote(f, x->metrics);
+    fprintf(f, " skip 1 using 1:(split('dev') ? 100 * $%d : NaN) with linespoints %s ps 0.6 lw 2 lc rgb '#%s' title ",
+            col, style, COLORS[r % N_COLORS]);
+    title(f, x, n_runs, what);
+    fputs(", \\\n", f);
+}
+
 static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind kind, const char *image,
                          const char *script, int width, int height)
 {
-    long n_dev = 0, max_step = 1;
+    long n_dev = 0, n_span = 0, max_step = 1;
     double loss_lo = INFINITY, loss_hi = -INFINITY, acc_lo = INFINITY, acc_hi = -INFINITY;
     for (int r = 0; r < n_runs; r++) {
         loss_lo = fmin(loss_lo, ri[r].loss_lo);
@@ -187,6 +209,7 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
         acc_lo = fmin(acc_lo, ri[r].acc_lo);
         acc_hi = fmax(acc_hi, ri[r].acc_hi);
         n_dev += ri[r].n_dev;
+        n_span += ri[r].n_span;
         if (ri[r].max_step > max_step)
             max_step = ri[r].max_step;
     }
@@ -283,7 +306,8 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
     }
     fputs("  NaN notitle\n", f);
     if (n_dev) {
-        fputs("unset title\nset ylabel 'dev accuracy (%)'\n", f);
+        fputs(n_span ? "unset title\nset ylabel 'dev accuracy, span F1 (%)'\n" : "unset title\nset ylabel 'dev accuracy (%)'\n",
+              f);
         if (isfinite(acc_lo) && acc_hi - acc_lo < 1e-9)
             fprintf(f, "set yrange [%g:%g]\n", 100 * acc_lo - 1, 100 * acc_hi + 1);
         else
@@ -292,12 +316,9 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
         for (int r = 0; r < n_runs; r++) {
             if (!ri[r].n_dev)
                 continue;
-            fputs("  ", f);
-            qkv_gnuplot_quote(f, ri[r].metrics);
-            fprintf(f, " skip 1 using 1:(split('dev') ? 100 * $5 : NaN) with linespoints pt 7 ps 0.6 lw 2 "
-                       "lc rgb '#%s' title ", COLORS[r % N_COLORS]);
-            title(f, &ri[r], n_runs, "dev accuracy");
-            fputs(", \\\n", f);
+            dev_percent_line(f, &ri[r], n_runs, r, 5, "pt 7", "dev accuracy");
+            if (ri[r].n_span)
+                dev_percent_line(f, &ri[r], n_runs, r, 11, "dt 3 pt 5", "dev span F1");
         }
         fputs("  NaN notitle\nunset multiplot\n", f);
     }

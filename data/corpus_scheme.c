@@ -1,0 +1,131 @@
+/* Tag schemes of a corpus: its span tags rewritten in another scheme on reading, and tags in
+ * that scheme written back in the file's own (corpus.h, data/spans.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/corpus.h"
+#include "data/spans.h"
+
+/* Sentence s's tags (as the corpus holds them) split into parts; "_" reads as O. */
+static void sentence_parts(const qkv_corpus *c, int s, const char *const *tags, qkv_tag_part *parts)
+{
+    for (int w = c->sent_start[s]; w < c->sent_start[s + 1]; w++) {
+        size_t len;
+        const char *tag = tags ? tags[w] : qkv_corpus_tag(c, w, &len);
+        if (tags)
+            len = strlen(tag);
+        parts[w - c->sent_start[s]] = (len == 1 && tag[0] == QKV_NO_TAG[0]) ? (qkv_tag_part){'O', "", 0}
+                                                                              : qkv_tag_split(tag, len);
+    }
+}
+
+static int longest_sentence(const qkv_corpus *c)
+{
+    int m = 1;
+    for (int s = 0; s < c->n_sent; s++)
+        if (qkv_corpus_sent_len(c, s) > m)
+            m = qkv_corpus_sent_len(c, s);
+    return m;
+}
+
+/* Formats the converted parts of sentence s into buf at *pos, one NUL-terminated tag each,
+ * keeping "_" where the corpus has it when keep_untagged; span[w] (may be NULL) and out[w] (may be NULL) receive
+ * where each is. */
+static void put_sentence(const qkv_corpus *c, int s, const qkv_tag_part *parts, bool keep_untagged, char *buf,
+                         size_t *pos, qkv_span *span, const char **out)
+{
+    for (int w = c->sent_start[s]; w < c->sent_start[s + 1]; w++) {
+        char *at = buf + *pos;
+        size_t n;
+        if (keep_untagged && qkv_corpus_untagged(c, w)) {
+            strcpy(at, QKV_NO_TAG);
+            n = 1;
+        } else {
+            n = qkv_tag_part_format(&parts[w - c->sent_start[s]], at, (size_t)-1 / 2);
+        }
+        if (span)
+            span[w] = (qkv_span){(uint32_t)*pos, (uint32_t)n};
+        if (out)
+            out[w] = at;
+        *pos += n + 1;
+    }
+}
+
+int qkv_corpus_convert_scheme(qkv_corpus *c, qkv_tag_scheme scheme, qkv_error *err)
+{
+    if (scheme == QKV_TAG_SCHEME_NONE || c->n_words == 0)
+        return QKV_OK;
+    size_t size = 1;
+    for (int w = 0; w < c->n_words; w++) {
+        size_t len;
+        const char *tag = qkv_corpus_tag(c, w, &len);
+        if (!qkv_corpus_untagged(c, w) && !qkv_tag_is_span(tag, len))
+            return qkv_fail(err, "%.200s:%d: data.tag_scheme %s needs span tags (O, B-, I-, E-, S- and a type), "
+                                 "found \"%.*s\"",
+                            c->name, (int)c->word_line[w], QKV_TAG_SCHEME_NAMES[scheme], len > 40 ? 40 : (int)len, tag);
+        size += len + 1;
+    }
+    int m = longest_sentence(c);
+    qkv_tag_part *parts = malloc((size_t)m * sizeof *parts);
+    qkv_chunk *scratch = malloc((size_t)m * sizeof *scratch);
+    char *text = malloc(size);
+    qkv_span *spans = malloc((size_t)c->n_words * sizeof *spans);
+    if (!parts || !scratch || !text || !spans) {
+        free(parts);
+        free(scratch);
+        free(text);
+        free(spans);
+        return qkv_fail(err, "%.200s: out of memory converting the tags", c->name);
+    }
+    qkv_scheme_vote vote = {0};
+    size_t pos = 0;
+    for (int s = 0; s < c->n_sent; s++) {
+        int n = qkv_corpus_sent_len(c, s);
+        sentence_parts(c, s, NULL, parts);
+        qkv_scheme_vote_add(&vote, parts, n);
+        qkv_tags_convert(parts, n, scheme, scratch);
+        put_sentence(c, s, parts, true, text, &pos, spans, NULL);
+    }
+    free(parts);
+    free(scratch);
+    c->file_scheme = qkv_scheme_vote_result(&vote);
+    c->conv_text = text;
+    c->conv_tags = spans;
+    return QKV_OK;
+}
+
+int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char **buf, const char ***out,
+                            qkv_error *err)
+{
+    *buf = NULL;
+    *out = NULL;
+    if (!c->conv_tags)
+        return QKV_OK;
+    size_t size = 1;
+    for (int w = 0; w < c->n_words; w++)
+        size += strlen(tags[w]) + 2;
+    int m = longest_sentence(c);
+    qkv_tag_part *parts = malloc((size_t)m * sizeof *parts);
+    qkv_chunk *scratch = malloc((size_t)m * sizeof *scratch);
+    *buf = malloc(size);
+    *out = malloc((size_t)c->n_words * sizeof **out);
+    if (!parts || !scratch || !*buf || !*out) {
+        free(parts);
+        free(scratch);
+        free(*buf);
+        free(*out);
+        *buf = NULL;
+        *out = NULL;
+        return qkv_fail(err, "out of memory converting %d tags", c->n_words);
+    }
+    size_t pos = 0;
+    for (int s = 0; s < c->n_sent; s++) {
+        sentence_parts(c, s, tags, parts);
+        qkv_tags_convert(parts, qkv_corpus_sent_len(c, s), c->file_scheme, scratch);
+        put_sentence(c, s, parts, false, *buf, &pos, NULL, *out);
+    }
+    free(parts);
+    free(scratch);
+    return QKV_OK;
+}

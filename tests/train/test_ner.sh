@@ -1,0 +1,84 @@
+#!/bin/bash
+# Named-entity tags end to end on a small generated column corpus in WNUT 2017's layout (TAB-only
+# lines between some sentences): training in BIOES from BIO files (data.tag_scheme), span scores
+# in the dev log, metrics.tsv and eval (text and --json), best.h5 by span F1, qkv tag writing the
+# file's own layout and scheme back; errors for span settings on POS tags.
+source "$(dirname "$0")/common.sh"
+
+# Sentences of a few patterns: "PER-name says hi to LOC-name ." etc.; a TAB-only line after
+# every third sentence, an empty line otherwise.
+gen() { # N SEED
+    awk -v n="$1" -v seed="$2" 'BEGIN {
+        srand(seed)
+        split("Ann Bob Cem Dee Eli Fay Gus Hal", per, " "); split("Rome Oslo Lima Kyiv Baku Riga", loc, " ")
+        split("says hi to ; met ; flew to ; waved at", verbs, " ; ")
+        for (s = 0; s < n; s++) {
+            p = per[int(rand() * 8) + 1]; l = loc[int(rand() * 6) + 1]
+            printf "%s\tB-person\n", p
+            if (rand() < 0.5) printf "%s\tI-person\n", per[int(rand() * 8) + 1]
+            nv = split(verbs[int(rand() * 4) + 1], v, " ")
+            for (i = 1; i <= nv; i++) printf "%s\tO\n", v[i]
+            printf "%s\tB-location\n", l
+            if (rand() < 0.3) printf "New\tI-location\n"
+            printf ".\tO\n"
+            printf (s % 3 == 2) ? "\t\n" : "\n"
+        }
+    }'
+}
+gen 400 1 >"$SCRATCH/train.conll"
+gen 60 2 >"$SCRATCH/dev.conll"
+cat >"$SCRATCH/ner.yaml" <<EOC
+model: {d_model: 32, n_heads: 2, n_layers: 1, d_ff: 64}
+data: {train: $SCRATCH/train.conll, dev: $SCRATCH/dev.conll, batch_tokens: 400, tag_scheme: bioes}
+train: {epochs: 4, word_dropout: 0}
+optim: {lr: 5e-3, warmup_steps: 5}
+log: {every_steps: 10, progress: off, plot: false}
+EOC
+"$QKV_BIN" train "$SCRATCH/ner.yaml" --out "$SCRATCH/run" >"$SCRATCH/train.out" 2>"$SCRATCH/train.log" ||
+    { cat "$SCRATCH/train.log"; fail "qkv train"; }
+grep -q "span F1" "$SCRATCH/train.log" || fail "no span F1 in the dev log lines"
+grep -q "best dev span F1" "$SCRATCH/train.log" || { cat "$SCRATCH/train.log"; fail "select_by auto did not follow span F1"; }
+# the model learned BIOES tags: E- and S- are among its tags
+grep -q "S-location" "$SCRATCH/train.out" || { cat "$SCRATCH/train.out"; fail "no S-location tag (tag_scheme bioes)"; }
+head -1 "$SCRATCH/run/metrics.tsv" | grep -q $'elapsed_s\tspan_precision\tspan_recall\tspan_f1$' || fail "metrics.tsv header"
+awk -F'\t' '$3 == "dev" && $11 != "nan" && $11 >= 0 && $11 <= 1 { ok++ } $3 == "train" && $11 != "nan" { bad++ }
+    END { exit !(ok >= 4 && !bad) }' "$SCRATCH/run/metrics.tsv" || { cat "$SCRATCH/run/metrics.tsv"; fail "span columns"; }
+# best.h5 is the evaluation with the highest span F1
+best_f1=$(awk -F'\t' '$3 == "dev" && $11 > m { m = $11 } END { printf "%.2f", 100 * m }' "$SCRATCH/run/metrics.tsv")
+grep -q "best dev span F1 $best_f1 " "$SCRATCH/train.log" || { cat "$SCRATCH/train.log"; fail "best span F1 is not $best_f1"; }
+
+# the plot draws dev span F1 beside dev accuracy (the script is written even without gnuplot)
+"$QKV_BIN" plot "$SCRATCH/run" --out "$SCRATCH/p.png" >/dev/null 2>&1 || true
+grep -q "100 \* \$11 .*dev span F1" "$SCRATCH/p.gp" || { cat "$SCRATCH/p.gp"; fail "no span F1 line in the plot"; }
+
+# eval: gold spans as conlleval counts them in the BIO dev file (every B- starts one)
+ckpt=$SCRATCH/run/checkpoints/best.h5
+gold=$(grep -c $'\tB-' "$SCRATCH/dev.conll")
+"$QKV_BIN" eval "$ckpt" "$SCRATCH/dev.conll" --json >"$SCRATCH/eval.json" || fail "eval --json"
+$PY - "$SCRATCH/eval.json" "$gold" <<'EOP' || fail "eval --json spans"
+import json, sys
+r = json.load(open(sys.argv[1]))["spans"]
+assert r["gold"] == int(sys.argv[2]), (r["gold"], sys.argv[2])
+assert set(r["types"]) == {"person", "location"}, r["types"]
+assert sum(t["gold"] for t in r["types"].values()) == r["gold"]
+p = r["correct"] / r["predicted"] if r["predicted"] else 0
+assert abs(r["precision"] - p) < 1e-6 and r["f1"] > 0.5, r
+EOP
+"$QKV_BIN" eval "$ckpt" "$SCRATCH/dev.conll" >"$SCRATCH/eval.txt" || fail "eval"
+grep -q "^  spans: precision .*([0-9]* correct; $gold gold" "$SCRATCH/eval.txt" || { cat "$SCRATCH/eval.txt"; fail "eval text spans line"; }
+
+# tag: the same layout back (forms, TAB-only lines), predictions in the file's scheme (BIO)
+"$QKV_BIN" tag "$ckpt" "$SCRATCH/dev.conll" >"$SCRATCH/tagged.conll" || fail "tag"
+cmp -s <(cut -f1 "$SCRATCH/dev.conll") <(cut -f1 "$SCRATCH/tagged.conll") || fail "tag changed the layout"
+[ "$(grep -c $'^\t$' "$SCRATCH/tagged.conll")" = "$(grep -c $'^\t$' "$SCRATCH/dev.conll")" ] || fail "TAB-only lines"
+grep -q $'\t[ES]-' "$SCRATCH/tagged.conll" && fail "tag wrote BIOES tags into a BIO file"
+grep -q $'\tB-person' "$SCRATCH/tagged.conll" || fail "no B-person predicted"
+
+# span settings on part-of-speech tags are errors
+printf 'a\tDT\nb\tNN\n\n' >"$SCRATCH/pos.tsv"
+expect_error "pos.tsv:1: data.tag_scheme bioes needs span tags" \
+    "$QKV_BIN" train "$SCRATCH/ner.yaml" --out "$SCRATCH/r2" --set data.train="$SCRATCH/pos.tsv"
+expect_error "train.select_by is span_f1 but the training tags are not all span tags" \
+    "$QKV_BIN" train "$SCRATCH/ner.yaml" --out "$SCRATCH/r3" --set data.train="$SCRATCH/pos.tsv" \
+    --set data.dev="$SCRATCH/pos.tsv" --set data.tag_scheme=none --set train.select_by=span_f1
+echo "ner: ok"
