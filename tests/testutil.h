@@ -34,11 +34,13 @@ static inline int tu_gradcheck_status(qkv_tape *tp, qkv_forward_fn fn, void *use
 {
     qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
     opts.seed = seed;
-    qkv_gradcheck_result res[16];
+    qkv_gradcheck_result *res = calloc((size_t)n, sizeof *res); /* one result per tensor */
+    assert_non_null(res);
     qkv_error err = {{0}};
     int status = qkv_gradcheck(tp, fn, user, n, tensors, names, &opts, res, &err);
     if (status != 0)
         print_message("    %s\n", err.msg);
+    free(res);
     return status;
 }
 

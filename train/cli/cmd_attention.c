@@ -126,16 +126,9 @@ int qkv_cmd_attention(int argc, char **argv)
         return qkv_cli_usage_error(
             &spec, "--size is WIDTHxHEIGHT in pixels (16..20000), e.g. 1600x1600, not '%s'", size);
     char script[4300];
-    qkv_gnuplot_script_path(out, script, sizeof script);
+    if (!qkv_image_output_ok("attention", out_arg ? "--out" : NULL, out, script, sizeof script, &ckpt, 1, force))
+        return 1;
     qkv_error err;
-    qkv_image_kind kind;
-    if (qkv_image_kind_of(out, &kind, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        return 1;
-    }
-    if (!qkv_output_ok("attention", out_arg ? "--out" : NULL, out, &ckpt, 1, force, false) ||
-        !qkv_output_ok("attention", NULL, script, &ckpt, 1, force, false))
-        return 1;
 
     qkv_session s;
     qkv_session_init(&s);

@@ -39,16 +39,9 @@ int qkv_cmd_positions(int argc, char **argv)
         return usage;
     const char *out = out_arg ? out_arg : "positions.png";
     char script[4300];
-    qkv_gnuplot_script_path(out, script, sizeof script);
+    if (!qkv_image_output_ok("positions", out_arg ? "--out" : NULL, out, script, sizeof script, &ckpt, 1, force))
+        return 1;
     qkv_error err;
-    qkv_image_kind kind;
-    if (qkv_image_kind_of(out, &kind, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        return 1;
-    }
-    if (!qkv_output_ok("positions", out_arg ? "--out" : NULL, out, &ckpt, 1, force, false) ||
-        !qkv_output_ok("positions", NULL, script, &ckpt, 1, force, false))
-        return 1;
     qkv_session s;
     qkv_session_init(&s);
     qkv_position_pictures pp = {0};

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "train/plot/gnuplot.h"
+
 /* stat of path, or of standard input for "-". */
 static int stat_input(const char *path, struct stat *st) { return strcmp(path, "-") ? stat(path, st) : fstat(0, st); }
 
@@ -34,4 +36,18 @@ bool qkv_output_ok(const char *cmd, const char *opt, const char *out, const char
         return false;
     }
     return true;
+}
+
+bool qkv_image_output_ok(const char *cmd, const char *opt, const char *out, char *script, size_t script_len,
+                         const char *const *inputs, int n_inputs, bool force)
+{
+    qkv_gnuplot_script_path(out, script, script_len);
+    qkv_error err;
+    qkv_image_kind kind;
+    if (qkv_image_kind_of(out, &kind, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        return false;
+    }
+    return qkv_output_ok(cmd, opt, out, inputs, n_inputs, force, false) &&
+           qkv_output_ok(cmd, NULL, script, inputs, n_inputs, force, false);
 }

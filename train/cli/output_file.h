@@ -5,6 +5,7 @@
 #define QKV_OUTPUT_FILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Whether command cmd may write out (given by option opt, e.g. "--logits"; NULL for a default
  * name). Refused, with a message on stderr:
@@ -17,5 +18,11 @@
  * "qkv tag M in.conllu > in.conllu" the shell has already emptied that file). */
 bool qkv_output_ok(const char *cmd, const char *opt, const char *out, const char *const *inputs, int n_inputs,
                    bool force, bool replace_ok);
+
+/* The same for an image a command draws (attention, positions): out must end in .png or .svg,
+ * and both out and the gnuplot script beside it (its path into script[script_len]) must pass
+ * qkv_output_ok. Refusals are printed on stderr. */
+bool qkv_image_output_ok(const char *cmd, const char *opt, const char *out, char *script, size_t script_len,
+                         const char *const *inputs, int n_inputs, bool force);
 
 #endif
