@@ -7,6 +7,7 @@ static void concat_rows_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_concat_rows(qkv_tape *tp, int n, qkv_tensor *const *parts)
 {
+    QKV_PROFILE_SCOPE("concat_rows", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     if (n < 1 || n > QKV_MAX_INPUTS)

@@ -29,6 +29,7 @@ static void conv1d_backward(qkv_tape *tp, qkv_node *node);
 qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, qkv_segments sentences,
                        int dilation)
 {
+    QKV_PROFILE_SCOPE("conv1d", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char sx[64], sw[64];

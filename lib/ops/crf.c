@@ -153,6 +153,7 @@ static void crf_backward(qkv_tape *tp, qkv_node *node);
 qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transitions, qkv_tensor *start,
                         qkv_tensor *end, qkv_segments sentences, const int32_t *tags, const qkv_crf_mask *mask)
 {
+    QKV_PROFILE_SCOPE("crf", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char msg[300];
@@ -343,6 +344,7 @@ int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, 
                     const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
                     qkv_error *err)
 {
+    QKV_PROFILE_SCOPE("crf_viterbi", QKV_PROF_FWD);
     char msg[300];
     if (!check_shapes(emissions, transitions, start, end, msg, sizeof msg))
         return qkv_fail(err, "crf viterbi: %s", msg);

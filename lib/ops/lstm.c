@@ -124,6 +124,7 @@ static void forward_direction(const qkv_segments seg, const int32_t *order, int 
 qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor *b_hh, qkv_tensor *gx_rev,
                      qkv_tensor *w_hh_rev, qkv_tensor *b_hh_rev, qkv_segments sentences)
 {
+    QKV_PROFILE_SCOPE("lstm", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     if (!gx || !w_hh)

@@ -44,6 +44,7 @@ static void rope_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_rope(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, int n_heads, double base)
 {
+    QKV_PROFILE_SCOPE("rope", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     char sx[64];

@@ -45,6 +45,19 @@ for row in "linear fwd" "linear bwd" "attention fwd" "attention bwd" "layer_norm
     "cross_entropy bwd" "optimizer step" "zero grad" "data" "dev evaluation" "checkpoint writing"; do
     grep -q "^  $row  " "$SCRATCH/table" || { cat "$SCRATCH/table" >&2; fail "qkv train: no row '$row'"; }
 done
+# Every op that has a backward row has its forward row (each op's forward opens a region), for
+# the other encoders, output layers and positional kinds too.
+for model in "--set model.encoder=bilstm --set model.d_ff=512 --set model.output=crf" \
+    "--set model.encoder=cnn --set model.d_ff=512" \
+    "--set model.positional=rope" "--set model.positional=floater"; do
+    # shellcheck disable=SC2086
+    "$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" $model --set train.epochs=1 --set log.progress=off \
+        --out "$SCRATCH/kind" --force --profile >/dev/null 2>"$SCRATCH/kind.err" ||
+        { cat "$SCRATCH/kind.err" >&2; fail "qkv train --profile $model"; }
+    awk '/^  [a-z_0-9]+ (fwd|bwd)  / { seen[$1 " " $2] = 1 }
+         END { for (r in seen) { split(r, p, " "); if (p[2] == "bwd" && !((p[1] " fwd") in seen)) { print "no forward row for " r; bad = 1 } }
+               exit bad }' "$SCRATCH/kind.err" || { cat "$SCRATCH/kind.err" >&2; fail "$model: a backward row without its forward row"; }
+done
 # the table goes to stderr: stdout holds the report only
 grep -q "region" "$SCRATCH/train.out" && fail "qkv train: the table is on stdout"
 
