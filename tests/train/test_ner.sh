@@ -81,4 +81,24 @@ expect_error "pos.tsv:1: data.tag_scheme bioes needs span tags" \
 expect_error "train.select_by is span_f1 but the training tags are not all span tags" \
     "$QKV_BIN" train "$SCRATCH/ner.yaml" --out "$SCRATCH/r3" --set data.train="$SCRATCH/pos.tsv" \
     --set data.dev="$SCRATCH/pos.tsv" --set data.tag_scheme=none --set train.select_by=span_f1
+
+# qkv attention labels each word with the tag the model predicts: under a constrained CRF that is
+# the Viterbi path, which never starts a span with I- (a 2-step model, whose per-word argmax does),
+# and the same tags as qkv tag's.
+cat >"$SCRATCH/crf.yaml" <<EOC
+model: {d_model: 16, n_heads: 2, n_layers: 1, d_ff: 32, output: crf, crf_constrained: true}
+data: {train: $SCRATCH/train.conll, dev: $SCRATCH/dev.conll, batch_tokens: 400}
+train: {max_steps: 2, word_dropout: 0}
+log: {progress: off, plot: false}
+EOC
+"$QKV_BIN" train "$SCRATCH/crf.yaml" --out "$SCRATCH/crf" >/dev/null 2>"$SCRATCH/crf.log" || { cat "$SCRATCH/crf.log"; fail "train crf"; }
+for sentence in "New Rome ." "Oslo flew New" "hi to New Lima says"; do
+    "$QKV_BIN" attention "$SCRATCH/crf/checkpoints/last.h5" --sentence "$sentence" --out "$SCRATCH/att.png" --force \
+        >/dev/null 2>"$SCRATCH/att.err" || { cat "$SCRATCH/att.err"; fail "attention of a crf model"; }
+    labels=$(grep -o 'set ytics ([^)]*)' "$SCRATCH/att.gp" | grep -o '"[^"]*"' | tr -d '"' | awk '{ print $2 }' | tr '\n' ' ')
+    echo "$sentence" >"$SCRATCH/att.txt"
+    tagged=$("$QKV_BIN" tag "$SCRATCH/crf/checkpoints/last.h5" "$SCRATCH/att.txt" --format text | awk -F'\t' 'NF > 3 { print $4 }' | tr '\n' ' ')
+    [ "$labels" = "$tagged" ] || fail "qkv attention labels '$sentence' with '$labels', qkv tag with '$tagged'"
+    case "$labels" in I-*) fail "attention of a constrained crf model starts with an I- tag: $labels" ;; esac
+done
 echo "ner: ok"

@@ -66,8 +66,15 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
         qkv_attention_weights keep;
         memset(&keep, 0, sizeof keep);
         qkv_tensor *logits = qkv_run_iter_logits(&it, &s->model, layer, &keep, err);
+        /* the tags the model predicts (Viterbi under a CRF output layer), as qkv tag writes them */
+        int32_t *pred = logits ? qkv_tape_alloc(&it.tp, (size_t)n * sizeof *pred) : NULL;
+        double loss_unused = 0;
         if (!logits)
             status = QKV_ERR;
+        else if (!pred)
+            status = qkv_fail(err, "out of memory");
+        else
+            status = qkv_tagger_predict(&it.tp, &s->model, logits, it.in.sentences, NULL, pred, &loss_unused, err);
         for (int w = 0; status == QKV_OK && w < n; w++) {
             size_t len;
             const char *form = qkv_corpus_form(&s->dev_c, w, &len);
@@ -75,12 +82,7 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
                 status = qkv_fail(err, "out of memory");
                 break;
             }
-            int n_tags = logits->shape[1], best = 0;
-            for (int t = 1; t < n_tags; t++)
-                if (logits->data[(size_t)w * (size_t)n_tags + (size_t)t] >
-                    logits->data[(size_t)w * (size_t)n_tags + (size_t)best])
-                    best = t;
-            tags[w] = qkv_featurizer_tag(&s->fz, best);
+            tags[w] = qkv_featurizer_tag(&s->fz, pred[w]);
         }
         if (status == QKV_OK) {
             qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head, width, height};
