@@ -17,7 +17,7 @@
 #   QKV_EWT_DIR      UD English-EWT folder (default: data/ud_english_ewt; data/fetch-ud.sh fills it)
 #   PE_RESULTS       where the tables and figure go (default: configs/experiments/results)
 #   PE_KINDS         the kinds to run (default: "none sinusoidal learned rope alibi floater relative")
-# Size knobs (defaults = the full experiment, about 45 minutes on 2 idle cores):
+# Size knobs (defaults = the full experiment, about 10 minutes on 2 cores):
 #   PE_EPOCHS        EWT epochs (default 3)
 #   PE_SYNTH_EPOCHS  synthetic position task epochs (default 12)
 #   PE_ENDS_EPOCHS   ends task epochs (default 10; 4,000 training sentences)
