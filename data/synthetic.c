@@ -166,6 +166,17 @@ int qkv_synth_sentence(qkv_rng *rng, const char **forms, const char **tags)
     }
 }
 
+void qkv_synth_print_words(FILE *out, const char *const *forms, const char *const *tags, int n)
+{
+    fputs("# text =", out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, " %s", forms[i]);
+    fputc('\n', out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%d\t%s\t_\t%s\t_\t_\t_\t_\t_\t_\n", i + 1, forms[i], tags[i]);
+    fputc('\n', out);
+}
+
 int qkv_synth_write(FILE *out, int n_sent, uint64_t seed, qkv_error *err)
 {
     if (n_sent < 0)
@@ -175,13 +186,8 @@ int qkv_synth_write(FILE *out, int n_sent, uint64_t seed, qkv_error *err)
     const char *forms[QKV_SYNTH_MAX_LEN], *tags[QKV_SYNTH_MAX_LEN];
     for (int s = 0; s < n_sent; s++) {
         int n = qkv_synth_sentence(&rng, forms, tags);
-        fprintf(out, "# sent_id = synth-%d\n# text =", s + 1);
-        for (int i = 0; i < n; i++)
-            fprintf(out, " %s", forms[i]);
-        fputc('\n', out);
-        for (int i = 0; i < n; i++)
-            fprintf(out, "%d\t%s\t_\t%s\t_\t_\t_\t_\t_\t_\n", i + 1, forms[i], tags[i]);
-        fputc('\n', out);
+        fprintf(out, "# sent_id = synth-%d\n", s + 1);
+        qkv_synth_print_words(out, forms, tags, n);
     }
     if (fflush(out) != 0 || ferror(out))
         return qkv_fail(err, "synthetic corpus: write error: %s", strerror(errno));

@@ -31,6 +31,10 @@
  * length (QKV_SYNTH_MIN_LEN .. QKV_SYNTH_MAX_LEN); arrays need QKV_SYNTH_MAX_LEN entries. */
 int qkv_synth_sentence(qkv_rng *rng, const char **forms, const char **tags);
 
+/* Writes one sentence's "# text = ..." comment, its word lines (ID FORM LEMMA=_ TAG XPOS=_ ...)
+ * and the blank line after it; the caller writes the comments before (e.g. "# sent_id"). */
+void qkv_synth_print_words(FILE *out, const char *const *forms, const char *const *tags, int n);
+
 /* Writes n_sent sentences drawn from seed as CoNLL-U (comments "# sent_id = synth-N" and
  * "# text = ...", ID FORM LEMMA=_ UPOS XPOS=_ ... , a blank line after each sentence). The same
  * (n_sent, seed) gives the same bytes on every machine. */

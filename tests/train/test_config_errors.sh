@@ -19,6 +19,9 @@ check "n_heads = 3 does not divide model.d_model = 64" $'model:\n  d_model: 64\n
 check "c.yaml: model.positional = rope needs an even d_head = model.d_model / model.n_heads, got 60 / 4 = 15 (it rotates pairs of columns)" $'model:\n  d_model: 60\n  n_heads: 4\n  positional: rope'
 check "c.yaml: model.positional = alibi needs model.attn_normalize = softmax, got relu" $'model:\n  positional: alibi\n  attn_normalize: relu'
 check "c.yaml:2:15: positional must be one of 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 'floater', got 'xpos'" $'model:\n  positional: xpos'
+check "c.yaml:2:12: encoder must be one of 'transformer', 'bilstm', 'cnn', got 'gru'" $'model:\n  encoder: gru'
+check "c.yaml: model.positional does not apply to model.encoder: bilstm (it is read by transformer only)" $'model:\n  encoder: bilstm\n  positional: rope'
+check "c.yaml: model.attn_rel_clip does not apply to model.encoder: cnn (it is read by transformer only)" $'model:\n  encoder: cnn\n  attn_rel_clip: 4'
 expect_error "--set train.epochs=0: epochs must be" "$QKV_BIN" train tests/train/synthetic.yaml --set train.epochs=0
 expect_error "missing.yaml: cannot open" "$QKV_BIN" train "$SCRATCH/missing.yaml"
 # a data file that does not exist: named, before training starts

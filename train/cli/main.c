@@ -11,7 +11,7 @@ static const qkv_command COMMANDS[] = {
     {"tag", "tag a CoNLL-U or plain-text file with a checkpoint", qkv_cmd_tag},
     {"gradcheck", "check the model's gradients by finite differences", qkv_cmd_gradcheck},
     {"config", "check a config and print it resolved, or the key reference (--doc)", qkv_cmd_config},
-    {"synth", "write the built-in synthetic corpus as CoNLL-U", qkv_cmd_synth},
+    {"synth", "write a synthetic corpus (grammar, ends or reach task) as CoNLL-U", qkv_cmd_synth},
     {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
     {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot},
     {"attention", "draw a checkpoint's attention weights for a sentence (gnuplot)", qkv_cmd_attention},
