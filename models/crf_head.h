@@ -9,9 +9,11 @@
  *   crf.start [n_tags], crf.end [n_tags]  scores of the first and the last tag of a sentence
  * All three start at 0 and are not weight-decayed.
  *
- * Constrained (BIO) transitions: computed from the tag names, a tag I-x may only follow B-x or
- * I-x (so O -> I-x, B-x -> I-y, I-x -> I-y and a sentence starting with I-x are forbidden);
- * tags that are not B-/I- are unconstrained. */
+ * Constrained transitions: computed from the tag names, a tag I-x may only follow B-x or I-x
+ * (so O -> I-x, B-x -> I-y, I-x -> I-y and a sentence starting with I-x are forbidden). When a
+ * tag is E- or S- (BIOES), also: E-x only after B-x or I-x, B-x and I-x only before I-x or E-x,
+ * and a sentence starts with O, B- or S- and ends with O, E- or S-. Other tags are
+ * unconstrained. */
 #ifndef QKV_CRF_HEAD_H
 #define QKV_CRF_HEAD_H
 
@@ -22,7 +24,7 @@
 
 typedef struct qkv_crf_head {
     qkv_tensor *transitions, *start, *end;
-    bool *allowed;     /* [n_tags * n_tags + n_tags]: transitions, then start; NULL unconstrained */
+    bool *allowed;     /* [n_tags * n_tags + 2 n_tags]: transitions, start, end; NULL unconstrained */
     qkv_crf_mask mask; /* points into allowed */
 } qkv_crf_head;
 
@@ -36,8 +38,9 @@ void qkv_crf_head_free(qkv_crf_head *h);
 /* The constraint mask as above, or NULL when unconstrained. */
 static inline const qkv_crf_mask *qkv_crf_head_mask(const qkv_crf_head *h) { return h->allowed ? &h->mask : NULL; }
 
-/* BIO constraints of n tags named names[0..n-1]: trans[i * n + j] = may tag j follow tag i,
- * start[j] = may tag j begin a sentence. A tag "I-x" may only follow "B-x" or "I-x". */
-void qkv_bio_allowed(const char *const *names, int n, bool *trans, bool *start);
+/* The constraints above (BIO, or BIOES when a name starts with E- or S-) of n tags named
+ * names[0..n-1]: trans[i * n + j] = may tag j follow tag i, start[j] = may tag j begin a
+ * sentence, end[j] = may it end one. */
+void qkv_bio_allowed(const char *const *names, int n, bool *trans, bool *start, bool *end);
 
 #endif

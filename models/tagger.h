@@ -62,7 +62,7 @@ typedef struct qkv_tagger_config {
     int lstm_hidden;                 /* bilstm: hidden size per direction; 0 = d_model / 2 */
     int cnn_kernel, cnn_dilation;    /* cnn: convolution width (odd) and dilation (0 = 1) */
     qkv_output_kind output;
-    bool crf_constrained;            /* crf: BIO constraints from tag_names, in training and decoding */
+    bool crf_constrained;            /* crf: BIO (BIOES) constraints from tag_names, training and decoding */
     const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
 } qkv_tagger_config;
 

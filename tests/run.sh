@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds qkv twice (release, and AddressSanitizer + UndefinedBehaviorSanitizer) and runs the
 # whole test suite under ctest in both. Usage: tests/run.sh  (from anywhere)
-# Tests that need a whole corpus run when its folder is set (QKV_EWT_DIR=/path/to/ud_english_ewt);
+# Tests that need a whole corpus run when its folder is set (QKV_EWT_DIR=/path/to/ud_english_ewt,
+# QKV_WNUT17_DIR=/path/to/wnut17);
 # otherwise ctest lists them as skipped, and the reason of each is printed after its summary.
 set -eu
 cd "$(dirname "$0")/.."

@@ -73,8 +73,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     ENUM("model", "output", model.output, QKV_OUTPUT_NAMES, "softmax",
          "output layer: softmax per token, or crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding)"),
     BOOL("model", "crf_constrained", model.crf_constrained, "false",
-         "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first), in "
-         "training and decoding; a training sentence with such a gold sequence is an error"),
+         "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first; "
+         "with E-/S- tags the BIOES rules too), in training and decoding; a training sentence with such a gold "
+         "sequence is an error"),
     INT("model", "char_width", model.chars.char_width, 1, 15, "3", "width of the character convolution (odd)"),
     ENUM("model", "encoder", model.encoder_kind, QKV_ENCODER_KIND_NAMES, "transformer",
          "transformer (self-attention blocks), bilstm (bidirectional LSTM) or cnn (residual 1-D convolution "

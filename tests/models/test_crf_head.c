@@ -58,14 +58,49 @@ static void make(fixture *f, qkv_output_kind output, bool constrained)
 static void test_bio_allowed(void **state)
 {
     (void)state;
-    bool trans[NT * NT], start[NT];
-    qkv_bio_allowed(NAMES, NT, trans, start);
-    const bool want_start[NT] = {true, true, false, true};
+    bool trans[NT * NT], start[NT], end[NT];
+    qkv_bio_allowed(NAMES, NT, trans, start, end);
+    const bool want_start[NT] = {true, true, false, true}, want_end[NT] = {true, true, true, true};
     /* rows: from O, B-X, I-X, B-Y; columns: to O, B-X, I-X, B-Y */
     const bool want[NT * NT] = {true, true, false, true, true, true, true, true,
                                 true, true, true, true, true, true, false, true};
     assert_memory_equal(start, want_start, sizeof start);
+    assert_memory_equal(end, want_end, sizeof end);
     assert_memory_equal(trans, want, sizeof trans);
+}
+
+/* With E- and S- tags the BIOES rules hold as well, in the mask the CRF head hands to the
+ * forward algorithm and Viterbi (its end scores included). */
+static void test_bioes_allowed(void **state)
+{
+    (void)state;
+    enum { N = 7 };
+    static const char *const names[N] = {"O", "B-X", "I-X", "E-X", "S-X", "B-Y", "E-Y"};
+    const bool want_start[N] = {1, 1, 0, 0, 1, 1, 0}, want_end[N] = {1, 0, 0, 1, 1, 0, 1};
+    /* rows: from O, B-X, I-X, E-X, S-X, B-Y, E-Y; columns: to the same */
+    const bool want[N * N] = {1, 1, 0, 0, 1, 1, 0, /* O */
+                              0, 0, 1, 1, 0, 0, 0, /* B-X */
+                              0, 0, 1, 1, 0, 0, 0, /* I-X */
+                              1, 1, 0, 0, 1, 1, 0, /* E-X */
+                              1, 1, 0, 0, 1, 1, 0, /* S-X */
+                              0, 0, 0, 0, 0, 0, 1, /* B-Y */
+                              1, 1, 0, 0, 1, 1, 0 /* E-Y */};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    qkv_crf_head h;
+    qkv_error err;
+    assert_int_equal(qkv_crf_head_create(&h, &ps, N, true, names, &err), QKV_OK);
+    const qkv_crf_mask *m = qkv_crf_head_mask(&h);
+    assert_non_null(m);
+    assert_non_null(m->end);
+    for (int j = 0; j < N; j++) {
+        assert_int_equal(m->start[j], want_start[j]);
+        assert_int_equal(m->end[j], want_end[j]);
+    }
+    for (int k = 0; k < N * N; k++)
+        assert_int_equal(m->transitions[k], want[k]);
+    qkv_crf_head_free(&h);
+    qkv_params_free(&ps);
 }
 
 static qkv_tensor *loss_fn(qkv_tape *tp, void *user)
@@ -173,6 +208,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bio_allowed),
+        cmocka_unit_test(test_bioes_allowed),
         cmocka_unit_test(test_loss_and_gradcheck),
         cmocka_unit_test(test_predict_constrained),
         cmocka_unit_test(test_softmax_predict),

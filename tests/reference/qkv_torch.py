@@ -374,22 +374,23 @@ class Tagger(torch.nn.Module):
 class CRF(torch.nn.Module):
     """qkv's CRF output layer (models/crf_head.h, lib/ops/crf.c): transitions[i, j] = score of
     tag i followed by tag j (pytorch-crf's order), start and end scores. A mask entry False
-    forbids a transition or a first tag (model.crf_constrained: bio_mask)."""
+    forbids a transition, a first or a last tag (model.crf_constrained: bio_mask)."""
 
     def __init__(self, n_tags):
         super().__init__()
         self.transitions = torch.nn.Parameter(torch.zeros(n_tags, n_tags))
         self.start = torch.nn.Parameter(torch.zeros(n_tags))
         self.end = torch.nn.Parameter(torch.zeros(n_tags))
-        self.allowed_trans = self.allowed_start = None
+        self.allowed_trans = self.allowed_start = self.allowed_end = None
 
     def scores(self):
         neg = -math.inf
-        a, s = self.transitions, self.start
+        a, s, e = self.transitions, self.start, self.end
         if self.allowed_trans is not None:
             a = a.masked_fill(~self.allowed_trans, neg)
             s = s.masked_fill(~self.allowed_start, neg)
-        return a, s, self.end
+            e = e.masked_fill(~self.allowed_end, neg)
+        return a, s, e
 
     def log_partition(self, em):
         """log Σ_paths exp score for emissions em [n, K] (entries -inf are excluded)."""
@@ -419,15 +420,23 @@ class CRF(torch.nn.Module):
 
 
 def bio_mask(tags):
-    """model.crf_constrained: I-x only after B-x or I-x, never first (models/crf_head.c)."""
+    """model.crf_constrained: I-x only after B-x or I-x, never first; with E- or S- tags (BIOES)
+    also E-x only after B-x or I-x, B-x and I-x only before I-x or E-x, a sentence starting with
+    O, B- or S- and ending with O, E- or S- (models/crf_head.c). Returns trans, start, end."""
+    def kind(t):
+        return "O" if t == "O" else t[0] if len(t) > 1 and t[0] in "BIES" and t[1] == "-" else "?"
+    bioes = any(kind(t) in "ES" for t in tags)
     n = len(tags)
+    cont = [kind(t) == "I" or (bioes and kind(t) == "E") for t in tags]
+    opened = [bioes and kind(t) in "BI" for t in tags]
     trans = torch.ones(n, n, dtype=torch.bool)
-    start = torch.tensor([not t.startswith("I-") for t in tags])
+    start = torch.tensor([not c for c in cont])
+    end = torch.tensor([not (bioes and kind(t) in "BI") for t in tags])
     for i, p in enumerate(tags):
         for j, q in enumerate(tags):
-            if q.startswith("I-") and not (p[:2] in ("B-", "I-") and p[2:] == q[2:]):
-                trans[i, j] = False
-    return trans, start
+            if cont[j] or opened[i]:
+                trans[i, j] = cont[j] and kind(p) in "BI" and p[2:] == q[2:]
+    return trans, start, end
 
 
 def load(ckpt_path, dtype=torch.float32):
@@ -435,7 +444,7 @@ def load(ckpt_path, dtype=torch.float32):
     model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
     model.load_qkv(ck.params)
     if model.crf is not None and ck.config["model"].get("crf_constrained", False):
-        model.crf.allowed_trans, model.crf.allowed_start = bio_mask(ck.tags)
+        model.crf.allowed_trans, model.crf.allowed_start, model.crf.allowed_end = bio_mask(ck.tags)
     return ck, model.to(dtype)
 
 

@@ -25,8 +25,8 @@ static const char NOTES[] =
     "Without --force, qkv never writes into a folder holding a run other than the one it continues.\n";
 
 /* A data file of the config that cannot be opened: prints where its path came from (the
- * config's text or --set, and the environment variables in it) and how to get UD data, and
- * returns 1. Checked before anything is read, so a missing dev file is told at once. */
+ * config's text or --set, and the environment variables in it) and how to get the data (UD or
+ * WNUT 2017), and returns 1. Checked before anything is read, so a missing dev file is told at once. */
 static int missing_data(const qkv_session *s, const qkv_cli_config *cc)
 {
     const qkv_data_section *d = &s->cfg.data;
@@ -66,9 +66,12 @@ static int missing_data(const qkv_session *s, const qkv_cli_config *cc)
             fprintf(stderr, ": set %s to the folder that holds %s", first, base);
         else
             fprintf(stderr, ": give the file's path in the config or with --set data.%s=FILE", key);
-        fprintf(stderr, ". To download a UD treebank: data/fetch-ud.sh TREEBANK DIR, e.g. data/fetch-ud.sh "
-                        "UD_English-EWT DIR%s%s%s\n",
-                first[0] ? ", then export " : "", first, first[0] ? "=DIR" : "");
+        if (!strcmp(first, "QKV_WNUT17_DIR"))
+            fprintf(stderr, ". To download WNUT 2017: data/fetch-wnut17.sh DIR, then export QKV_WNUT17_DIR=DIR\n");
+        else
+            fprintf(stderr, ". To download a UD treebank: data/fetch-ud.sh TREEBANK DIR, e.g. data/fetch-ud.sh "
+                            "UD_English-EWT DIR%s%s%s\n",
+                    first[0] ? ", then export " : "", first, first[0] ? "=DIR" : "");
         return 1;
     }
     return 0;
