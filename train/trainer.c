@@ -326,7 +326,12 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         if (t->writer)
             fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", opts->resume, t->st.step,
                     t->st.epoch + 1, t->st.batch_pos);
+        if (t->writer && t->st.ranks > 0 && t->st.ranks != t->dist->size)
+            fprintf(stderr, "the checkpoint was saved by %d process(es), this run has %d: the batches and random "
+                    "masks do not depend on the number, so the run continues the same model (sums in another "
+                    "order: equal up to float rounding, not bit for bit)\n", t->st.ranks, t->dist->size);
     }
+    t->st.ranks = t->dist->size;
     if (t->dist->size > 1 && t->writer)
         fprintf(stderr, "data-parallel: %d ranks, each a share of every batch of %d words\n", t->dist->size,
                 c->data.batch_tokens);
