@@ -15,11 +15,11 @@
 #   - only rank 0 writes (one header and one row per step in metrics.tsv).
 . "$(dirname "$0")/common.sh"
 if [ "${QKV_MPI_BUILT:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
-    echo "SKIP: qkv was built without MPI (or mpirun is missing): apt-get install openmpi-bin libopenmpi-dev"
+    echo "skipped: qkv was built without MPI (or mpirun is missing): apt-get install openmpi-bin libopenmpi-dev"
     exit 77
 fi
 if [ "${QKV_SANITIZED:-0}" = 1 ]; then
-    echo "SKIP: not under the sanitizers (Open MPI's own allocations stay live at exit)"
+    echo "skipped: not under the sanitizers (Open MPI's own allocations stay live at exit)"
     exit 77
 fi
 MPIRUN=(mpirun -np 2 --oversubscribe -x OMP_NUM_THREADS=1)
