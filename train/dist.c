@@ -1,0 +1,232 @@
+#include "train/dist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef QKV_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The launcher's variable that says this process is one of a job, or NULL. */
+static const char *launcher_var(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
+    for (size_t k = 0; k < sizeof vars / sizeof *vars; k++)
+        if (getenv(vars[k]))
+            return vars[k];
+    return NULL;
+}
+
+#ifdef QKV_HAVE_MPI
+static bool mpi_started;
+#endif
+
+int qkv_dist_init(qkv_dist *d, qkv_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->size = 1;
+    const char *var = launcher_var();
+    if (!var)
+        return QKV_OK;
+#ifdef QKV_HAVE_MPI
+    int provided;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return qkv_fail(err, "MPI_Init failed (started by a launcher: %s is set)", var);
+    mpi_started = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &d->size);
+    return QKV_OK;
+#else
+    return qkv_fail(err, "this qkv was built without MPI, but %s=%s says it was started by mpirun or srun as one "
+                    "rank of a job: install Open MPI (apt-get install openmpi-bin libopenmpi-dev) and rebuild, or "
+                    "run qkv without the launcher", var, getenv(var));
+#endif
+}
+
+void qkv_dist_finalize(qkv_dist *d)
+{
+    free(d->buf);
+#ifdef QKV_HAVE_MPI
+    if (mpi_started)
+        MPI_Finalize();
+    mpi_started = false;
+#endif
+    memset(d, 0, sizeof *d);
+    d->size = 1;
+}
+
+void qkv_dist_abort(const qkv_dist *d, int status)
+{
+    if (d->size <= 1)
+        return;
+    fprintf(stderr, "qkv: rank %d of %d failed (its message is above): ending the job\n", d->rank, d->size);
+    fflush(stderr);
+#ifdef QKV_HAVE_MPI
+    MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+#endif
+}
+
+/* This rank's share of each batch of g: the sentences whose middle word falls in the rank's
+ * 1/size of the batch's words (contiguous runs, balanced by words). */
+static int shard(const qkv_dist *d, const qkv_batch_plan *g, const qkv_dataset *ds, qkv_batch_plan *local,
+                 qkv_error *err)
+{
+    memset(local, 0, sizeof *local);
+    local->order = malloc(((size_t)g->start[g->n_batches] + 1) * sizeof *local->order);
+    local->start = malloc(((size_t)g->n_batches + 1) * sizeof *local->start);
+    if (!local->order || !local->start) {
+        qkv_batch_plan_free(local);
+        return qkv_fail(err, "batches: out of memory");
+    }
+    local->n_batches = g->n_batches;
+    local->budget = g->budget;
+    local->max_sent = local->max_tokens = 1; /* buffers of at least one word */
+    int n = 0;
+    for (int b = 0; b < g->n_batches; b++) {
+        local->start[b] = n;
+        int64_t words = 0, before = 0;
+        for (int j = g->start[b]; j < g->start[b + 1]; j++)
+            words += qkv_dataset_sent_len(ds, g->order[j]);
+        int sent = 0, tokens = 0;
+        for (int j = g->start[b]; j < g->start[b + 1]; j++) {
+            int len = qkv_dataset_sent_len(ds, g->order[j]);
+            int64_t r = words ? (2 * before + len) * d->size / (2 * words) : 0;
+            before += len;
+            if (r != d->rank)
+                continue;
+            local->order[n++] = g->order[j];
+            sent++;
+            tokens += len;
+        }
+        local->n_tokens += tokens;
+        if (sent > local->max_sent)
+            local->max_sent = sent;
+        if (tokens > local->max_tokens)
+            local->max_tokens = tokens;
+    }
+    local->start[g->n_batches] = n;
+    return QKV_OK;
+}
+
+int qkv_dist_plan(qkv_dist *d, qkv_run_iter *it, qkv_rng *rng, qkv_error *err)
+{
+    if (d->size <= 1)
+        return qkv_run_iter_plan(it, rng, err);
+    qkv_batch_plan g, local;
+    if (qkv_batch_plan_make(&g, it->ds, it->budget, rng, err))
+        return QKV_ERR;
+    int status = shard(d, &g, it->ds, &local, err);
+    qkv_batch_plan_free(&g);
+    if (status)
+        return QKV_ERR;
+    return qkv_run_iter_set_plan(it, &local, err);
+}
+
+void qkv_dist_sum(const qkv_dist *d, double *v, int n)
+{
+#ifdef QKV_HAVE_MPI
+    if (d->size <= 1 || n <= 0)
+        return;
+    double *all = malloc((size_t)n * (size_t)d->size * sizeof *all);
+    if (!all) {
+        fprintf(stderr, "qkv: rank %d: out of memory for %d sums\n", d->rank, n);
+        qkv_dist_abort(d, 1);
+        return;
+    }
+    MPI_Allgather(v, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int k = 0; k < n; k++) {
+        double s = 0;
+        for (int r = 0; r < d->size; r++)
+            s += all[(size_t)r * n + k];
+        v[k] = s;
+    }
+    free(all);
+#else
+    (void)d;
+    (void)v;
+    (void)n;
+#endif
+}
+
+#ifdef QKV_HAVE_MPI
+/* Ring allreduce (sum) of x [n] in place: size-1 steps of reduce-scatter, each rank sending one
+ * chunk to its right neighbour and adding the chunk from its left one (chunk c is summed in the
+ * order c, c+1, ..., c-1 of ranks: fixed by size alone), then size-1 steps of allgather. Each
+ * rank sends and receives 2 (size-1)/size · n values. tmp: scratch [n / size + 1]. */
+static void ring_allreduce(const qkv_dist *d, qkv_real *x, size_t n, qkv_real *tmp)
+{
+    int P = d->size, r = d->rank, right = (r + 1) % P, left = (r + P - 1) % P;
+    size_t base = n / (size_t)P, extra = n % (size_t)P;
+#define CHUNK_AT(c) ((size_t)(c) * base + ((size_t)(c) < extra ? (size_t)(c) : extra))
+#define CHUNK_LEN(c) (base + ((size_t)(c) < extra))
+    for (int k = 0; k < P - 1; k++) {
+        int send = ((r - k) % P + P) % P, recv = ((r - k - 1) % P + P) % P;
+        MPI_Sendrecv(x + CHUNK_AT(send), (int)(CHUNK_LEN(send) * sizeof(qkv_real)), MPI_BYTE, right, 0, tmp,
+                     (int)(CHUNK_LEN(recv) * sizeof(qkv_real)), MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        qkv_real *dst = x + CHUNK_AT(recv);
+        size_t len = CHUNK_LEN(recv);
+        for (size_t i = 0; i < len; i++)
+            dst[i] = tmp[i] + dst[i]; /* the sum so far (ranks recv .. left), then this rank's */
+    }
+    for (int k = 0; k < P - 1; k++) {
+        int send = ((r + 1 - k) % P + P) % P, recv = ((r - k) % P + P) % P;
+        MPI_Sendrecv(x + CHUNK_AT(send), (int)(CHUNK_LEN(send) * sizeof(qkv_real)), MPI_BYTE, right, 1,
+                     x + CHUNK_AT(recv), (int)(CHUNK_LEN(recv) * sizeof(qkv_real)), MPI_BYTE, left, 1,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+#undef CHUNK_AT
+#undef CHUNK_LEN
+}
+#endif
+
+int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, double *loss, int64_t *scored, int64_t *words,
+                             qkv_error *err)
+{
+    if (d->size <= 1)
+        return QKV_OK;
+    double t0 = now_seconds();
+    int64_t local = *scored;
+    double sums[3] = {local > 0 ? *loss * (double)local : 0, (double)local, (double)*words};
+    qkv_dist_sum(d, sums, 3);
+    int64_t global = (int64_t)sums[1];
+    *loss = global > 0 ? sums[0] / (double)global : 0;
+    *scored = global;
+    *words = (int64_t)sums[2];
+    size_t n = qkv_params_count(ps);
+    size_t need = n + n / (size_t)d->size + 2;
+    if (d->buf_len < need) {
+        free(d->buf);
+        d->buf_len = 0;
+        if (!(d->buf = malloc(need * sizeof *d->buf)))
+            return qkv_fail(err, "out of memory for the gradients of the allreduce (%zu values)", need);
+        d->buf_len = need;
+    }
+    qkv_real scale = (qkv_real)(global > 0 ? (double)local / (double)global : 0);
+    size_t at = 0;
+    for (int k = 0; k < ps->n; k++) {
+        const qkv_tensor *t = &ps->items[k]->t;
+        for (size_t j = 0; j < t->size; j++)
+            d->buf[at + j] = t->grad[j] * scale;
+        at += t->size;
+    }
+#ifdef QKV_HAVE_MPI
+    ring_allreduce(d, d->buf, n, d->buf + n + 1);
+#endif
+    at = 0;
+    for (int k = 0; k < ps->n; k++) {
+        qkv_tensor *t = &ps->items[k]->t;
+        memcpy(t->grad, d->buf + at, t->size * sizeof(qkv_real));
+        at += t->size;
+    }
+    d->reduce_seconds += now_seconds() - t0;
+    return QKV_OK;
+}
