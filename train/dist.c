@@ -55,6 +55,7 @@ int qkv_dist_init(qkv_dist *d, qkv_error *err)
 void qkv_dist_finalize(qkv_dist *d)
 {
     free(d->buf);
+    free(d->ids);
 #ifdef QKV_HAVE_MPI
     if (mpi_started)
         MPI_Finalize();
@@ -188,8 +189,42 @@ static void ring_allreduce(const qkv_dist *d, qkv_real *x, size_t n, qkv_real *t
 }
 #endif
 
-int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, double *loss, int64_t *scored, int64_t *words,
-                             qkv_error *err)
+/* The set of parameter i among sets[0 .. n_sets-1] (set_param[k] == i), or NULL. */
+static const qkv_row_set *set_of(int i, const qkv_row_set *sets, const int *set_param, int n_sets)
+{
+    for (int k = 0; k < n_sets; k++)
+        if (set_param[k] == i)
+            return &sets[k];
+    return NULL;
+}
+
+/* Copies the gradients of ps times scale into buf (pack) or buf into them (!pack): whole
+ * tensors, and of a table its rows in its set only, in set order. Returns the number of values
+ * (buf NULL: counts only). */
+static size_t pack_grads(qkv_params *ps, const qkv_row_set *sets, const int *set_param, int n_sets, qkv_real *buf,
+                         qkv_real scale, bool pack)
+{
+    size_t at = 0;
+    for (int i = 0; i < ps->n; i++) {
+        qkv_tensor *t = &ps->items[i]->t;
+        const qkv_row_set *rs = set_of(i, sets, set_param, n_sets);
+        int n_spans = rs ? rs->n : 1;
+        size_t len = rs ? (size_t)t->shape[1] : t->size;
+        for (int r = 0; r < n_spans; r++) {
+            qkv_real *g = t->grad + (rs ? (size_t)rs->rows[r] * len : 0);
+            if (buf && pack)
+                for (size_t j = 0; j < len; j++)
+                    buf[at + j] = g[j] * scale;
+            else if (buf)
+                memcpy(g, buf + at, len * sizeof *g);
+            at += len;
+        }
+    }
+    return at;
+}
+
+int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, const qkv_row_set *sets, const int *set_param, int n_sets,
+                             double *loss, int64_t *scored, int64_t *words, qkv_error *err)
 {
     if (d->size <= 1)
         return QKV_OK;
@@ -201,7 +236,7 @@ int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, double *loss, int64_t 
     *loss = global > 0 ? sums[0] / (double)global : 0;
     *scored = global;
     *words = (int64_t)sums[2];
-    size_t n = qkv_params_count(ps);
+    size_t n = pack_grads(ps, sets, set_param, n_sets, NULL, 0, true);
     size_t need = n + n / (size_t)d->size + 2;
     if (d->buf_len < need) {
         free(d->buf);
@@ -211,22 +246,73 @@ int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, double *loss, int64_t 
         d->buf_len = need;
     }
     qkv_real scale = (qkv_real)(global > 0 ? (double)local / (double)global : 0);
-    size_t at = 0;
-    for (int k = 0; k < ps->n; k++) {
-        const qkv_tensor *t = &ps->items[k]->t;
-        for (size_t j = 0; j < t->size; j++)
-            d->buf[at + j] = t->grad[j] * scale;
-        at += t->size;
-    }
+    pack_grads(ps, sets, set_param, n_sets, d->buf, scale, true);
 #ifdef QKV_HAVE_MPI
     ring_allreduce(d, d->buf, n, d->buf + n + 1);
 #endif
-    at = 0;
-    for (int k = 0; k < ps->n; k++) {
-        qkv_tensor *t = &ps->items[k]->t;
-        memcpy(t->grad, d->buf + at, t->size * sizeof(qkv_real));
-        at += t->size;
-    }
+    pack_grads(ps, sets, set_param, n_sets, d->buf, 0, false);
+    d->reduced_values += (double)n;
+    d->reduce_steps++;
     d->reduce_seconds += now_seconds() - t0;
+    return QKV_OK;
+}
+
+int qkv_dist_union_rows(qkv_dist *d, qkv_row_set *sets, int n_sets, qkv_error *err)
+{
+    if (d->size <= 1 || n_sets <= 0)
+        return QKV_OK;
+#ifdef QKV_HAVE_MPI
+    double t0 = now_seconds();
+    if (n_sets > QKV_DIST_MAX_SETS)
+        return qkv_fail(err, "%d row sets; at most %d", n_sets, QKV_DIST_MAX_SETS);
+    int P = d->size, mine = 0, local[QKV_DIST_MAX_SETS];
+    for (int k = 0; k < n_sets; k++)
+        mine += local[k] = sets[k].n;
+    /* counts [P][n_sets], then per rank: its total, its offset in all; then every rank's rows */
+    int *counts = malloc(((size_t)P * (size_t)n_sets + 2 * (size_t)P) * sizeof *counts);
+    if (!counts)
+        return qkv_fail(err, "out of memory for the row counts of %d ranks", P);
+    int *total = counts + (size_t)P * n_sets, *displ = total + P;
+    MPI_Allgather(local, n_sets, MPI_INT, counts, n_sets, MPI_INT, MPI_COMM_WORLD);
+    size_t all = 0;
+    for (int r = 0; r < P; r++) {
+        total[r] = 0;
+        for (int k = 0; k < n_sets; k++)
+            total[r] += counts[(size_t)r * n_sets + k];
+        displ[r] = (int)all;
+        all += (size_t)total[r];
+    }
+    size_t need = all + (size_t)mine + 1;
+    if (d->ids_len < need) {
+        free(d->ids);
+        d->ids_len = 0;
+        if (!(d->ids = malloc(need * sizeof *d->ids))) {
+            free(counts);
+            return qkv_fail(err, "out of memory for the embedding rows of %d ranks (%zu)", P, all);
+        }
+        d->ids_len = need;
+    }
+    int32_t *send = d->ids + all;
+    for (int k = 0, at = 0; k < n_sets; k++) {
+        memcpy(send + at, sets[k].rows, (size_t)sets[k].n * sizeof *send);
+        at += sets[k].n;
+    }
+    MPI_Allgatherv(send, mine, MPI_INT32_T, d->ids, total, displ, MPI_INT32_T, MPI_COMM_WORLD);
+    for (int k = 0; k < n_sets; k++)
+        qkv_row_set_clear(&sets[k]);
+    for (int r = 0; r < P; r++) {
+        const int32_t *from = d->ids + displ[r];
+        for (int k = 0; k < n_sets; k++) {
+            int c = counts[(size_t)r * n_sets + k];
+            qkv_row_set_add(&sets[k], from, c);
+            from += c;
+        }
+    }
+    free(counts);
+    d->reduce_seconds += now_seconds() - t0;
+#else
+    (void)sets;
+    (void)err;
+#endif
     return QKV_OK;
 }

@@ -21,13 +21,20 @@
 
 #include "lib/error.h"
 #include "lib/param.h"
+#include "lib/row_set.h"
 #include "train/run_iter.h"
+
+enum { QKV_DIST_MAX_SETS = 64 }; /* qkv_dist_union_rows: row sets per call */
 
 typedef struct qkv_dist {
     int rank, size;          /* 0 and 1 for a single process */
-    qkv_real *buf;           /* the packed gradients of all parameters */
+    qkv_real *buf;           /* the packed gradients of a step */
     size_t buf_len;
+    int32_t *ids;            /* qkv_dist_union_rows: the rows of every rank, then counts */
+    size_t ids_len;
     double reduce_seconds;   /* time spent in qkv_dist_allreduce_grads (and waiting in it) */
+    double reduced_values;   /* gradient values reduced, summed over the steps */
+    long reduce_steps;
 } qkv_dist;
 
 /* The world: joins the MPI job when started by a launcher (OMPI_COMM_WORLD_SIZE, PMI_SIZE or
@@ -47,13 +54,22 @@ static inline bool qkv_dist_writer(const qkv_dist *d) { return d->rank == 0; }
  * Errors: those of qkv_run_iter_set_plan. */
 int qkv_dist_plan(qkv_dist *d, qkv_run_iter *it, qkv_rng *rng, qkv_error *err);
 
-/* After backward on this rank's share of a batch: *loss its mean cross-entropy over its
- * *scored words (gold tag >= 0), *words its words. Sums scored and words over the ranks,
- * scales this rank's gradients by its scored / all scored, sums the gradients over the ranks,
- * and sets *loss, *scored, *words to the whole batch's (mean loss, counts). Nothing happens on
- * one rank. Errors: out of memory; MPI errors end the job (MPI's default handler). */
-int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, double *loss, int64_t *scored, int64_t *words,
-                             qkv_error *err);
+/* After backward on this rank's share of a batch, its embedding rows merged by
+ * qkv_dist_union_rows: *loss its mean loss over its *scored words (gold tag >= 0), *words its
+ * words. Sums scored and words over the ranks, scales this rank's gradients by its scored / all
+ * scored, sums the gradients over the ranks, and sets *loss, *scored, *words to the whole
+ * batch's (mean loss, counts). Parameter set_param[k] (k < n_sets) is a table whose gradient is
+ * zero outside the rows of sets[k] on every rank: only those rows travel. Nothing happens on one
+ * rank. Errors: out of memory; MPI errors end the job (MPI's default handler). */
+int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, const qkv_row_set *sets, const int *set_param, int n_sets,
+                             double *loss, int64_t *scored, int64_t *words, qkv_error *err);
+
+/* Makes each of sets[0 .. n_sets-1] the union of that set over the ranks (the rows of the
+ * whole batch, not this rank's share only), its rows in the same order on every rank (rank 0's
+ * first, then rank 1's new ones, ...). After the gradient allreduce the rows other ranks touched
+ * hold gradient too: zeroing and a lazy optimizer update then see the rows one process would.
+ * Nothing happens on one rank. Errors: out of memory. */
+int qkv_dist_union_rows(qkv_dist *d, qkv_row_set *sets, int n_sets, qkv_error *err);
 
 /* v [n] summed over the ranks, added in rank order (the same bits on every rank). */
 void qkv_dist_sum(const qkv_dist *d, double *v, int n);

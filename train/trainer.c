@@ -243,9 +243,13 @@ static int train_step(trainer *t, int i)
         }
         value = loss->data[0];
     }
+    /* After the allreduce every rank holds the gradient of the whole batch's rows: zeroing and
+     * the lazy update (optim.sparse_embeddings) need their union, as one process collects it. */
     qkv_tagger_rows_collect(&t->rows, &s->model, &t->it.in);
     prof = t->dist->size > 1 ? qkv_profile_begin("allreduce", QKV_PROF_PHASE) : -1; /* no row for one process */
-    failed = qkv_dist_allreduce_grads(t->dist, params, &value, &scored, &words, &err);
+    failed = qkv_dist_union_rows(t->dist, t->rows.sets, t->rows.n, &err) ||
+             qkv_dist_allreduce_grads(t->dist, params, t->rows.sets, t->rows.param, t->rows.n, &value, &scored,
+                                      &words, &err);
     qkv_profile_end(prof);
     if (failed) {
         fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, err.msg);
@@ -273,8 +277,6 @@ static int train_step(trainer *t, int i)
         qkv_profile_end(prof);
     }
     prof = qkv_profile_begin("zero grad", QKV_PROF_PHASE);
-    if (t->dist->size > 1) /* other ranks' rows hold gradient after the allreduce */
-        qkv_params_zero_grad(params);
     qkv_tagger_rows_zero_grad(&t->rows, &s->model);
     qkv_profile_end(prof);
     qkv_loss_meter_add(&t->st.log_loss, value, scored);
@@ -492,9 +494,12 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     else if (status == 0 && t.writer)
         fprintf(stderr, "done: %ld steps in %.1f s (no dev set: nothing evaluated); model in %s\n", t.st.step,
                 now_seconds() - t.t_start, t.last_path);
-    if (status == 0 && t.dist->size > 1 && t.writer)
-        fprintf(stderr, "data-parallel: %d ranks; the gradient allreduce took %.2f s on rank 0\n", t.dist->size,
-                t.dist->reduce_seconds);
+    if (status == 0 && t.dist->size > 1 && t.writer) {
+        double per_step = t.dist->reduced_values / (double)(t.dist->reduce_steps > 0 ? t.dist->reduce_steps : 1);
+        fprintf(stderr, "data-parallel: %d ranks; the gradient allreduce took %.2f s on rank 0, %.0f values (%.2f MB) "
+                "a step on average\n", t.dist->size, t.dist->reduce_seconds, per_step,
+                per_step * (double)sizeof(qkv_real) / 1e6);
+    }
     teardown(&t);
     return status;
 }

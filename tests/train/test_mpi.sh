@@ -12,7 +12,10 @@
 #   - a 2-rank run stopped at step 50 and resumed with 2 ranks: bitwise the uninterrupted run;
 #   - the same checkpoint resumed by 1 process: finishes, says the rank count changed, and ends
 #     within 1e-4 of the 2-rank run;
-#   - only rank 0 writes (one header and one row per step in metrics.tsv).
+#   - only rank 0 writes (one header and one row per step in metrics.tsv);
+#   - 30 steps with optim.sparse_embeddings (lazy AdamW of the rows a batch touches: every rank
+#     must update the rows of the whole batch, which after the allreduce hold gradient, not only
+#     its own share's) and 30 with model.output: crf: 2 ranks vs 1 process as above.
 . "$(dirname "$0")/common.sh"
 if [ "${QKV_MPI_BUILT:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
     echo "skipped: qkv was built without MPI (or mpirun is missing): apt-get install openmpi-bin libopenmpi-dev"
@@ -50,17 +53,28 @@ cp "$SCRATCH/stop/checkpoints/last.h5" "$SCRATCH/mid.h5"
 grep -q "saved by 2 process(es), this run has 1" "$SCRATCH/resume1.err" ||
     { cat "$SCRATCH/resume1.err"; fail "resuming with another number of ranks does not say so"; }
 
+# the lazy embedding update and the CRF output: 2 ranks vs 1 process
+for v in sparse crf; do
+    [ $v = sparse ] && X=(--set optim.sparse_embeddings=true) || X=(--set model.output=crf)
+    "$QKV_BIN" train "$CFG" "${BASE[@]}" --set train.max_steps=30 "${X[@]}" --out "$SCRATCH/${v}_one" \
+        >/dev/null 2>"$SCRATCH/$v.err" || { cat "$SCRATCH/$v.err"; fail "1 process ($v)"; }
+    "${MPIRUN[@]}" "$QKV_BIN" train "$CFG" "${BASE[@]}" --set train.max_steps=30 "${X[@]}" --out "$SCRATCH/${v}_two" \
+        >/dev/null 2>"$SCRATCH/$v.err" || { cat "$SCRATCH/$v.err"; fail "2 ranks ($v)"; }
+done
+
 "$PY" - "$SCRATCH" <<'PY'
 import sys, h5py, numpy as np
 d = sys.argv[1]
 def losses(run):
     rows = [l.split("\t") for l in open(f"{d}/{run}/metrics.tsv").read().splitlines()[1:]]
     return np.array([float(r[3]) for r in rows if r[2] == "train"])
-one, two = losses("one"), losses("two")
-assert len(one) == len(two) == 100, (len(one), len(two))
-rel = np.abs(one - two) / np.abs(one)
-assert rel.max() <= 1e-5, f"per-step losses differ by {rel.max():.3g} relative at step {rel.argmax() + 1}"
-print(f"2 ranks vs 1 process: per-step losses within {rel.max():.2g} relative")
+def same_losses(a, b, steps, what):
+    one, two = losses(a), losses(b)
+    assert len(one) == len(two) == steps, (what, len(one), len(two))
+    rel = np.abs(one - two) / np.abs(one)
+    assert rel.max() <= 1e-5, f"{what}: per-step losses differ by {rel.max():.3g} relative at step {rel.argmax() + 1}"
+    print(f"{what}: per-step losses within {rel.max():.2g} relative")
+same_losses("one", "two", 100, "2 ranks vs 1 process")
 def tensors(run, groups=("params", "optim")):
     f = h5py.File(f"{d}/{run}/checkpoints/last.h5", "r")
     out = {}
@@ -81,5 +95,8 @@ close(t1, t2, "2 ranks vs 1 process")
 identical(t2, tensors("two_again"), "two 2-rank runs")
 identical(t2, tensors("stop"), "2-rank run stopped at 50 and resumed with 2 ranks")
 close(t2, tensors("resume1"), "2-rank run resumed at 50 by 1 process vs 2 ranks throughout")
+for v, what in (("sparse", "optim.sparse_embeddings"), ("crf", "model.output: crf")):
+    same_losses(f"{v}_one", f"{v}_two", 30, f"{what}, 2 ranks vs 1 process")
+    close(tensors(f"{v}_one"), tensors(f"{v}_two"), f"{what}, 2 ranks vs 1 process")
 PY
 echo "PASS"
