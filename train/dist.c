@@ -316,3 +316,42 @@ int qkv_dist_union_rows(qkv_dist *d, qkv_row_set *sets, int n_sets, qkv_error *e
 #endif
     return QKV_OK;
 }
+
+int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, qkv_error *err)
+{
+    if (d->size <= 1)
+        return QKV_OK;
+#ifdef QKV_HAVE_MPI
+    size_t T = (size_t)res->n_tags, n = 4 + 3 * T + T * T + 2 * QKV_N_LENGTH_BUCKETS;
+    long *v = malloc(n * sizeof *v);
+    if (!v)
+        return qkv_fail(err, "out of memory for the counts of an evaluation");
+    /* every count of the result, in one array (pack, sum, unpack) */
+    struct { long *at; size_t len; } parts[] = {
+        {&res->n_words, 1}, {&res->n_correct, 1}, {&res->n_unknown_gold, 1}, {&res->n_untagged, 1},
+        {res->gold, T}, {res->predicted, T}, {res->correct, T}, {res->confusion, T * T},
+        {res->bucket_words, QKV_N_LENGTH_BUCKETS}, {res->bucket_correct, QKV_N_LENGTH_BUCKETS},
+    };
+    size_t at = 0;
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; at += parts[k].len, k++)
+        memcpy(v + at, parts[k].at, parts[k].len * sizeof *v);
+    double loss_sum = res->loss * (double)(res->n_words - res->n_unknown_gold); /* the shard's mean */
+    MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, res->pred, n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD); /* others: -1 */
+    MPI_Allreduce(MPI_IN_PLACE, &res->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    qkv_dist_sum(d, &loss_sum, 1);
+    at = 0;
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; at += parts[k].len, k++)
+        memcpy(parts[k].at, v + at, parts[k].len * sizeof *v);
+    free(v);
+    long known = res->n_words - res->n_unknown_gold;
+    res->loss = known ? loss_sum / (double)known : 0;
+    res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
+    res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
+#else
+    (void)res;
+    (void)n_words;
+    (void)err;
+#endif
+    return QKV_OK;
+}

@@ -22,6 +22,7 @@
 #include "lib/error.h"
 #include "lib/param.h"
 #include "lib/row_set.h"
+#include "train/evaluate.h"
 #include "train/run_iter.h"
 
 enum { QKV_DIST_MAX_SETS = 64 }; /* qkv_dist_union_rows: row sets per call */
@@ -70,6 +71,12 @@ int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, const qkv_row_set *set
  * hold gradient too: zeroing and a lazy optimizer update then see the rows one process would.
  * Nothing happens on one rank. Errors: out of memory. */
 int qkv_dist_union_rows(qkv_dist *d, qkv_row_set *sets, int n_sets, qkv_error *err);
+
+/* Makes res, this rank's qkv_evaluate_shard(rank, size) of a dataset of n_words words, the
+ * evaluation of the whole dataset: counts summed, predictions merged, loss (summed in rank
+ * order) and accuracy recomputed, seconds the slowest rank's; the same on every rank. Nothing
+ * happens on one rank. Errors: out of memory. res->spans is not touched (compute it after). */
+int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, qkv_error *err);
 
 /* v [n] summed over the ranks, added in rank order (the same bits on every rank). */
 void qkv_dist_sum(const qkv_dist *d, double *v, int n);

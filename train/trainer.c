@@ -115,7 +115,10 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     qkv_eval_result res;
     qkv_error err;
     int prof = qkv_profile_begin("dev evaluation", QKV_PROF_WHOLE);
-    int status = qkv_evaluate(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, &res, &err);
+    /* each rank its share of the dev batches, then the counts summed (train/dist.h) */
+    int status = qkv_evaluate_shard(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, t->dist->rank, t->dist->size,
+                                    &res, &err) ||
+                 qkv_dist_reduce_eval(t->dist, &res, qkv_dataset_n_words(&t->s->dev), &err);
     qkv_profile_end(prof);
     if (!status)
         status = qkv_eval_add_spans(&res, &t->s->fz, &t->s->dev_c, &t->s->dev, &err);

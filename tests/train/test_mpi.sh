@@ -13,9 +13,12 @@
 #   - the same checkpoint resumed by 1 process: finishes, says the rank count changed, and ends
 #     within 1e-4 of the 2-rank run;
 #   - only rank 0 writes (one header and one row per step in metrics.tsv);
+#   - the dev evaluations, sharded over the ranks and summed, report what one process does (loss
+#     within 1e-5 relative, accuracy within 0.2 points);
 #   - 30 steps with optim.sparse_embeddings (lazy AdamW of the rows a batch touches: every rank
 #     must update the rows of the whole batch, which after the allreduce hold gradient, not only
-#     its own share's) and 30 with model.output: crf: 2 ranks vs 1 process as above.
+#     its own share's) and 30 with model.output: crf (whose transition scores must train: the
+#     step's loss is the CRF's): 2 ranks vs 1 process as above.
 . "$(dirname "$0")/common.sh"
 if [ "${QKV_MPI_BUILT:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
     echo "skipped: qkv was built without MPI (or mpirun is missing): apt-get install openmpi-bin libopenmpi-dev"
@@ -75,6 +78,16 @@ def same_losses(a, b, steps, what):
     assert rel.max() <= 1e-5, f"{what}: per-step losses differ by {rel.max():.3g} relative at step {rel.argmax() + 1}"
     print(f"{what}: per-step losses within {rel.max():.2g} relative")
 same_losses("one", "two", 100, "2 ranks vs 1 process")
+def dev(run):
+    rows = [l.split("\t") for l in open(f"{d}/{run}/metrics.tsv").read().splitlines()[1:]]
+    return np.array([[float(r[3]), float(r[4])] for r in rows if r[2] == "dev"])
+dev1, dev2 = dev("one"), dev("two")
+assert len(dev1) == len(dev2) > 0, (len(dev1), len(dev2))
+rel = np.abs(dev1[:, 0] - dev2[:, 0]) / np.abs(dev1[:, 0])
+assert rel.max() <= 1e-5, f"sharded dev evaluation: losses differ by {rel.max():.3g} relative"
+assert np.abs(dev1[:, 1] - dev2[:, 1]).max() <= 2e-3, f"sharded dev evaluation: accuracies {dev1[:, 1]} vs {dev2[:, 1]}"
+print(f"sharded dev evaluation, 2 ranks vs 1 process: {len(dev1)} evaluations, losses within {rel.max():.2g} relative, "
+      f"accuracies within {np.abs(dev1[:, 1] - dev2[:, 1]).max():.2g}")
 def tensors(run, groups=("params", "optim")):
     f = h5py.File(f"{d}/{run}/checkpoints/last.h5", "r")
     out = {}
@@ -98,5 +111,9 @@ close(t2, tensors("resume1"), "2-rank run resumed at 50 by 1 process vs 2 ranks 
 for v, what in (("sparse", "optim.sparse_embeddings"), ("crf", "model.output: crf")):
     same_losses(f"{v}_one", f"{v}_two", 30, f"{what}, 2 ranks vs 1 process")
     close(tensors(f"{v}_one"), tensors(f"{v}_two"), f"{what}, 2 ranks vs 1 process")
+# the CRF's transition scores start at 0 and move only under the CRF loss (not cross-entropy)
+moved = float(np.abs(tensors("crf_two")["params/crf.transitions"]).max())
+assert moved > 1e-3, f"model.output: crf, 2 ranks: the transition scores did not train (max |w| {moved:.3g})"
+print(f"model.output: crf, 2 ranks: transition scores trained (max |w| {moved:.2g})")
 PY
 echo "PASS"
