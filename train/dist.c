@@ -73,6 +73,8 @@ void qkv_dist_abort(const qkv_dist *d, int status)
     fflush(stderr);
 #ifdef QKV_HAVE_MPI
     MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+#else
+    (void)status;
 #endif
 }
 

@@ -497,7 +497,7 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     else if (status == 0 && t.writer)
         fprintf(stderr, "done: %ld steps in %.1f s (no dev set: nothing evaluated); model in %s\n", t.st.step,
                 now_seconds() - t.t_start, t.last_path);
-    if (status == 0 && t.dist->size > 1 && t.writer) {
+    if ((status == 0 || status == QKV_TRAIN_STOPPED) && t.dist->reduce_steps > 0 && t.writer) {
         double per_step = t.dist->reduced_values / (double)(t.dist->reduce_steps > 0 ? t.dist->reduce_steps : 1);
         fprintf(stderr, "data-parallel: %d ranks; the gradient allreduce took %.2f s on rank 0, %.0f values (%.2f MB) "
                 "a step on average\n", t.dist->size, t.dist->reduce_seconds, per_step,
