@@ -189,7 +189,7 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
     return QKV_OK;
 }
 
-void qkv_batch_word_dropout(qkv_batch *b, const qkv_featurizer *fz, double p, qkv_rng *rng)
+void qkv_batch_word_dropout(qkv_batch *b, const qkv_featurizer *fz, double p, uint64_t key)
 {
     if (p <= 0)
         return;
@@ -197,10 +197,13 @@ void qkv_batch_word_dropout(qkv_batch *b, const qkv_featurizer *fz, double p, qk
     for (int f = 0; f < b->n_features; f++)
         if (qkv_featurizer_is_word_kind(fz, f))
             kinds[n_kinds++] = f;
-    for (int t = 0; t < b->n_tokens; t++)
-        if (qkv_rng_uniform(rng) < p)
-            for (int k = 0; k < n_kinds; k++)
-                b->features[kinds[k]][t] = 0;
+    for (int s = 0; s < b->n_sent; s++) {
+        uint64_t sent_key = qkv_rng_key(key, (uint64_t)b->sent_ids[s]);
+        for (int t = b->offsets[s]; t < b->offsets[s + 1]; t++)
+            if (qkv_rng_uniform_at(sent_key, (uint64_t)(t - b->offsets[s])) < p)
+                for (int k = 0; k < n_kinds; k++)
+                    b->features[kinds[k]][t] = 0;
+    }
 }
 
 int qkv_batch_plan_first(qkv_batch_plan *plan, const qkv_dataset *ds, int max_len, int max_sent, int max_tokens,

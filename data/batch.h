@@ -91,10 +91,12 @@ static inline int qkv_batch_n_sent(const qkv_batch *b) { return b->n_sent; }
 static inline int qkv_batch_n_tokens(const qkv_batch *b) { return b->n_tokens; }
 static inline int qkv_batch_sent_id(const qkv_batch *b, int s) { return b->sent_ids[s]; }
 
-/* Word dropout (Kiperwasser & Goldberg 2016): for each token of b in order, one draw of rng;
- * with probability p the token's word identities (the "word" and "lower" kinds of fz, whose
- * order b's features follow) become UNK (id 0). p <= 0: nothing, and no draw. */
-void qkv_batch_word_dropout(qkv_batch *b, const qkv_featurizer *fz, double p, qkv_rng *rng);
+/* Word dropout (Kiperwasser & Goldberg 2016): for word j of sentence s (its id in the corpus)
+ * the counter-based draw qkv_rng_uniform_at(qkv_rng_key(key, s), j); with probability p the
+ * token's word identities (the "word" and "lower" kinds of fz, whose order b's features follow)
+ * become UNK (id 0). A token's draw depends on key, its sentence and its position only, not on
+ * the batch it is in (the same on every process of a data-parallel run). p <= 0: nothing. */
+void qkv_batch_word_dropout(qkv_batch *b, const qkv_featurizer *fz, double p, uint64_t key);
 
 /* A plan of one batch: the first sentences of 1 .. max_len words, at most max_sent of them and
  * max_tokens words in all, in corpus order (for checks on a tiny batch); no batch when there

@@ -63,3 +63,20 @@ void qkv_rng_shuffle(qkv_rng *rng, int *items, int n)
         items[j] = tmp;
     }
 }
+
+uint64_t qkv_rng_at(uint64_t key, uint64_t i)
+{
+    uint64_t x = key + i * 0x9e3779b97f4a7c15ULL;
+    return splitmix64(&x);
+}
+
+uint64_t qkv_rng_key(uint64_t a, uint64_t b)
+{
+    /* two rounds, so that nearby (a, b) pairs (steps, sentence ids) give unrelated keys */
+    return qkv_rng_at(qkv_rng_at(a, 0) ^ b, 1);
+}
+
+double qkv_rng_uniform_at(uint64_t key, uint64_t i)
+{
+    return (double)(qkv_rng_at(key, i) >> 11) * 0x1.0p-53;
+}

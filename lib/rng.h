@@ -23,4 +23,13 @@ double qkv_rng_normal(qkv_rng *rng);
 /* Fisher-Yates shuffle of n ints in place. */
 void qkv_rng_shuffle(qkv_rng *rng, int *items, int n);
 
+/* Counter-based draws: a pure function of its arguments, no state, so that a number can be had
+ * for any (key, counter) in any order, on any process. qkv_rng_at(key, i) is number i of the
+ * SplitMix64 sequence started at key (Steele, Lea & Flood 2014: output = mix(key + (i+1)·γ));
+ * qkv_rng_key(a, b) derives the key of a sub-stream b of stream a (e.g. seed -> step -> sentence). */
+uint64_t qkv_rng_at(uint64_t key, uint64_t i);
+uint64_t qkv_rng_key(uint64_t a, uint64_t b);
+/* qkv_rng_at as a uniform double in [0, 1) with 53 random bits. */
+double qkv_rng_uniform_at(uint64_t key, uint64_t i);
+
 #endif

@@ -38,6 +38,19 @@ struct qkv_node {
     void *saved;                        /* op-specific values kept for backward (arena) */
 };
 
+/* Counter-based dropout (optional, set by a trainer): masks are then a function of (key, the
+ * op's site number, the row's or sentence's id, the column), not of tp->rng, so that a token's
+ * mask is the same whichever batch, process or thread computes it (data-parallel training).
+ * Rows of token-major activations [T, d] use row_ids [T]; attention blocks use sent_ids [B]
+ * and the head. Each dropping op takes the next site number (reset it before each forward). */
+typedef struct qkv_dropout_streams {
+    uint64_t key;
+    const uint64_t *row_ids; /* [n_rows] */
+    const uint64_t *sent_ids; /* [n_sent] */
+    int n_rows, n_sent;
+    uint64_t site;
+} qkv_dropout_streams;
+
 struct qkv_tape {
     qkv_arena arena;
     qkv_node *nodes;
@@ -46,6 +59,7 @@ struct qkv_tape {
     bool failed;           /* an op failed; err says why */
     qkv_error err;
     qkv_rng *rng;          /* for dropout; may be NULL when no op draws random numbers */
+    qkv_dropout_streams *streams; /* when not NULL, dropout draws from these instead of rng */
     const char *fault_op;  /* testing only: this op's backward is scaled by 1.01 */
 };
 

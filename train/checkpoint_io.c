@@ -72,7 +72,8 @@ static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_t
         qkv_ckpt_write_i64(w, "/train/log_loss_tokens", st->log_loss.tokens, err) ||
         qkv_ckpt_write_u64_array(w, "/train/rng", 4, st->rng.s, err) ||
         qkv_ckpt_write_u64_array(w, "/train/epoch_rng", 4, st->epoch_rng.s, err) ||
-        (st->run_id[0] && qkv_ckpt_write_text(w, "/train/run_id", st->run_id, err)))
+        (st->run_id[0] && qkv_ckpt_write_text(w, "/train/run_id", st->run_id, err)) ||
+        (st->ranks > 0 && qkv_ckpt_write_i64(w, "/train/ranks", st->ranks, err)))
         return QKV_ERR;
     if (st->ema) {
         if (!st->ema->swapped)
@@ -306,6 +307,11 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
         status = qkv_ckpt_read_u64_array(r, "/train/rng", 4, st->rng.s, err);
     if (status == QKV_OK)
         status = qkv_ckpt_read_u64_array(r, "/train/epoch_rng", 4, st->epoch_rng.s, err);
+    if (status == QKV_OK && qkv_ckpt_has(r, "/train/ranks")) {
+        int64_t ranks = 0;
+        status = qkv_ckpt_read_i64(r, "/train/ranks", &ranks, err);
+        st->ranks = (int)ranks;
+    }
     if (status == QKV_OK)
         status = load_raw_params(r, ps, st->ema, err);
     if (status)

@@ -66,13 +66,28 @@ static void count_batch(qkv_eval_result *res, const qkv_dataset *ds, const qkv_b
     }
 }
 
+static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                    qkv_eval_result *res, qkv_real *logits_out, qkv_error *err);
+
 int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err)
 {
-    return qkv_evaluate_logits(s, ds, batch_tokens, res, NULL, err);
+    return evaluate(s, ds, batch_tokens, 0, 1, res, NULL, err);
 }
 
 int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res,
                         qkv_real *logits_out, qkv_error *err)
+{
+    return evaluate(s, ds, batch_tokens, 0, 1, res, logits_out, err);
+}
+
+int qkv_evaluate_shard(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                       qkv_eval_result *res, qkv_error *err)
+{
+    return evaluate(s, ds, batch_tokens, shard, n_shards, res, NULL, err);
+}
+
+static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                    qkv_eval_result *res, qkv_real *logits_out, qkv_error *err)
 {
     memset(res, 0, sizeof *res);
     int n_tags = res->n_tags = qkv_featurizer_n_tags(&s->fz);
@@ -99,6 +114,8 @@ int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens,
     /* Longest sentences first: the first batch takes the most arena memory, so the arena does
      * not regrow (fresh pages, page faults) batch after batch as lengths increase. */
     for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--) {
+        if (i % n_shards != shard)
+            continue;
         qkv_tensor *logits = NULL;
         if ((status = qkv_run_iter_fill(&it, i, err)) ||
             !(logits = qkv_run_iter_logits(&it, &s->model, -1, NULL, err))) {

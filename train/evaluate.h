@@ -30,6 +30,11 @@ int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_ev
  * (dataset order; may be NULL), e.g. for a comparison with a reference implementation. */
 int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res,
                         qkv_real *logits, qkv_error *err);
+/* qkv_evaluate() of shard `shard` of n_shards (0 <= shard < n_shards): the batches i of the
+ * evaluation plan with i % n_shards == shard only; the counts, loss and res->pred (-1 for the
+ * words of other shards) are of their words only (train/dist.h sums the shards). */
+int qkv_evaluate_shard(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                       qkv_eval_result *res, qkv_error *err);
 void qkv_eval_result_free(qkv_eval_result *res);
 
 #endif

@@ -25,6 +25,8 @@ typedef struct qkv_train_state {
     long log_steps, log_tokens;
     qkv_ema *ema;          /* train.ema_decay > 0: the parameter average (NULL: none) */
     char run_id[QKV_RUN_ID_LEN + 1]; /* the run's ID, saved as /train/run_id ("": none) */
+    int ranks;             /* processes of the data-parallel run that saved it, /train/ranks (0: not
+                              recorded, a qkv before MPI) */
 } qkv_train_state;
 
 /* Writes a checkpoint of the session's model, vocabularies and config, and (opt and st not

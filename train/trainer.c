@@ -13,6 +13,7 @@
 #include "lib/optim/schedule.h"
 #include "lib/profile.h"
 #include "models/tagger_rows.h"
+#include "train/dropout_streams.h"
 #include "train/evaluate.h"
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
@@ -40,6 +41,9 @@ typedef struct trainer {
     char last_path[4200], best_path[4200];
     char plot_path[4300];     /* the loss plot (qkv train prints its path at the end) */
     bool plot_failed;         /* warned once: no more attempts */
+    qkv_dist single, *dist;   /* data parallelism (train/dist.h); single: a one-process world */
+    bool writer;              /* rank 0: writes files, prints progress */
+    qkv_train_streams streams; /* counter-based dropout of the current batch */
 } trainer;
 
 static double now_seconds(void)
@@ -80,6 +84,8 @@ static void draw_progress(trainer *t)
 static int save(trainer *t, const char *path)
 {
     qkv_error err;
+    if (!t->writer)
+        return 0;
     if (path == t->last_path) {
         if (t->last_save_step == t->st.step)
             return 0; /* already saved at this step */
@@ -109,7 +115,10 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     qkv_eval_result res;
     qkv_error err;
     int prof = qkv_profile_begin("dev evaluation", QKV_PROF_WHOLE);
-    int status = qkv_evaluate(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, &res, &err);
+    /* each rank its share of the dev batches, then the counts summed (train/dist.h) */
+    int status = qkv_evaluate_shard(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, t->dist->rank, t->dist->size,
+                                    &res, &err) ||
+                 qkv_dist_reduce_eval(t->dist, &res, qkv_dataset_n_words(&t->s->dev), &err);
     qkv_profile_end(prof);
     if (!status)
         status = qkv_eval_add_spans(&res, &t->s->fz, &t->s->dev_c, &t->s->dev, &err);
@@ -133,8 +142,9 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     if (sp)
         snprintf(spans_text, sizeof spans_text, ", span F1 %.2f (P %.2f%%, R %.2f%%)", 100 * sp->f1,
                  100 * sp->precision, 100 * sp->recall);
-    fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
-            100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
+    if (t->writer)
+        fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
+                100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
     double accuracy = score;
     qkv_eval_result_free(&res);
     if (better) {
@@ -144,8 +154,9 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
         if (t->s->cfg.checkpoint.keep_best && save(t, t->best_path))
             return 1;
     } else if (++t->st.bad_evals >= t->s->cfg.train.patience && t->s->cfg.train.patience > 0) {
-        fprintf(stderr, "no better dev %s in %d evaluations: stopping early\n",
-                qkv_select_by_span_f1(&t->s->cfg, &t->s->fz) ? "span F1" : "accuracy", t->st.bad_evals);
+        if (t->writer)
+            fprintf(stderr, "no better dev %s in %d evaluations: stopping early\n",
+                    qkv_select_by_span_f1(&t->s->cfg, &t->s->fz) ? "span F1" : "accuracy", t->st.bad_evals);
         *stop = true;
     }
     return 0;
@@ -168,7 +179,7 @@ static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
 /* Redraws RUN_DIR/plots/loss.png (log.plot). A failure is a warning, once, never an error. */
 static void refresh_plot(trainer *t)
 {
-    if (!t->s->cfg.log.plot || t->plot_failed)
+    if (!t->s->cfg.log.plot || t->plot_failed || !t->writer)
         return;
     qkv_error err;
     fflush(t->metrics.f);
@@ -192,7 +203,8 @@ static void log_row(trainer *t, int epoch_label)
     format_duration(elapsed, el, sizeof el);
     format_duration(elapsed / (double)t->st.step * (double)(t->total_steps - t->st.step), eta, sizeof eta);
     clear_progress(t);
-    fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", epoch_label,
+    if (t->writer)
+        fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", epoch_label,
             t->st.step, t->total_steps, loss, lr, tps, el, eta);
     t->st.log_loss = (qkv_loss_meter){0, 0};
     t->st.log_steps = 0;
@@ -211,18 +223,41 @@ static int train_step(trainer *t, int i)
         fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
+    /* Random masks of this step from counter-based streams: the same whatever rank computes a
+     * sentence (train/dropout_streams.h). */
     int prof = qkv_profile_begin("data", QKV_PROF_PHASE);
-    qkv_batch_word_dropout(b, &s->fz, s->cfg.train.word_dropout, &t->st.rng);
+    uint64_t key = qkv_rng_key((uint64_t)s->cfg.train.seed * 2 + 1, (uint64_t)t->st.step);
+    qkv_batch_word_dropout(b, &s->fz, s->cfg.train.word_dropout, qkv_rng_key(key, 0));
+    int failed = qkv_train_streams_set(&t->streams, b, qkv_rng_key(key, 1), &err);
     qkv_profile_end(prof);
-    qkv_tensor *logits = qkv_run_iter_logits(&t->it, &s->model, -1, NULL, &err);
-    qkv_tensor *loss = qkv_tagger_loss(&t->it.tp, &s->model, logits, t->it.in.sentences, qkv_batch_tags(b));
-    if (!loss || qkv_backward(&t->it.tp, loss)) {
-        clear_progress(t);
-        fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);
+    if (failed) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
         return 1;
     }
+    double value = 0;
+    int64_t scored = qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)), words = qkv_batch_n_tokens(b);
+    if (qkv_batch_n_sent(b) > 0) { /* a rank's share of a batch may be empty */
+        qkv_tensor *logits = qkv_run_iter_logits(&t->it, &s->model, -1, NULL, &err);
+        qkv_tensor *loss = qkv_tagger_loss(&t->it.tp, &s->model, logits, t->it.in.sentences, qkv_batch_tags(b));
+        if (!loss || qkv_backward(&t->it.tp, loss)) {
+            clear_progress(t);
+            fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);
+            return 1;
+        }
+        value = loss->data[0];
+    }
+    /* After the allreduce every rank holds the gradient of the whole batch's rows: zeroing and
+     * the lazy update (optim.sparse_embeddings) need their union, as one process collects it. */
     qkv_tagger_rows_collect(&t->rows, &s->model, &t->it.in);
-    double value = loss->data[0];
+    prof = t->dist->size > 1 ? qkv_profile_begin("allreduce", QKV_PROF_PHASE) : -1; /* no row for one process */
+    failed = qkv_dist_union_rows(t->dist, t->rows.sets, t->rows.n, &err) ||
+             qkv_dist_allreduce_grads(t->dist, params, t->rows.sets, t->rows.param, t->rows.n, &value, &scored,
+                                      &words, &err);
+    qkv_profile_end(prof);
+    if (failed) {
+        fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, err.msg);
+        return 1;
+    }
     prof = qkv_profile_begin("clip grad norm", QKV_PROF_PHASE);
     double norm = qkv_clip_grad_norm(params, s->cfg.train.clip_grad_norm);
     qkv_profile_end(prof);
@@ -247,9 +282,9 @@ static int train_step(trainer *t, int i)
     prof = qkv_profile_begin("zero grad", QKV_PROF_PHASE);
     qkv_tagger_rows_zero_grad(&t->rows, &s->model);
     qkv_profile_end(prof);
-    qkv_loss_meter_add(&t->st.log_loss, value, qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)));
+    qkv_loss_meter_add(&t->st.log_loss, value, scored);
     t->st.log_steps++;
-    t->st.log_tokens += qkv_batch_n_tokens(b);
+    t->st.log_tokens += words;
     return 0;
 }
 
@@ -259,6 +294,9 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     const qkv_run_config *c = &s->cfg;
     t->s = s;
     t->opts = opts;
+    t->single.size = 1;
+    t->dist = opts->dist ? opts->dist : &t->single;
+    t->writer = qkv_dist_writer(t->dist);
     t->st.best_accuracy = -1;
     t->last_eval_step = t->last_save_step = -1;
     qkv_rng_seed(&t->st.rng, (uint64_t)c->train.seed * 2 + 1);
@@ -288,6 +326,7 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         return 1;
     }
     t->it.tp.rng = &t->st.rng;
+    t->it.tp.streams = &t->streams.ds;
 
     /* One plan tells the steps per epoch (every plan of the same data has as many batches, of
      * the same sizes: the buffers fit every epoch). */
@@ -328,13 +367,28 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         keep = t->st.step;
         bool patience_out = c->train.patience > 0 && t->st.bad_evals >= c->train.patience;
         if (t->st.step >= t->total_steps || t->st.epoch >= c->train.epochs || patience_out) {
-            fprintf(stderr, "qkv: %s: the run is already complete (step %ld of %ld%s): nothing to do, nothing written\n",
+            if (t->writer)
+                fprintf(stderr, "qkv: %s: the run is already complete (step %ld of %ld%s): nothing to do, nothing written\n",
                     opts->resume, t->st.step, t->total_steps, patience_out ? ", stopped early" : "");
             return QKV_TRAIN_STOPPED;
         }
-        fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", opts->resume, t->st.step,
-                t->st.epoch + 1, t->st.batch_pos);
+        if (t->writer)
+            fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", opts->resume, t->st.step,
+                    t->st.epoch + 1, t->st.batch_pos);
+        if (t->writer && t->st.ranks > 0 && t->st.ranks != t->dist->size)
+            fprintf(stderr, "the checkpoint was saved by %d process(es), this run has %d: the batches and random "
+                    "masks do not depend on the number, so the run continues the same model (sums in another "
+                    "order: equal up to float rounding, not bit for bit)\n", t->st.ranks, t->dist->size);
     }
+    t->st.ranks = t->dist->size;
+    if (t->dist->size > 1 && t->writer)
+        fprintf(stderr, "data-parallel: %d ranks, each a share of every batch of %d words\n", t->dist->size,
+                c->data.batch_tokens);
+    /* Every rank has checked what it reads before rank 0 alone writes (a barrier). */
+    double ready = 0;
+    qkv_dist_sum(t->dist, &ready, 1);
+    if (!t->writer)
+        return 0;
     /* Everything is ready: now the run folder is made (or cleared, --force) and written. */
     snprintf(t->st.run_id, sizeof t->st.run_id, "%s", opts->plan->id);
     if (qkv_run_folder_prepare(opts->plan, s, &err)) {
@@ -366,6 +420,7 @@ static void teardown(trainer *t)
     qkv_optim_free(&t->opt);
     qkv_tagger_rows_free(&t->rows);
     qkv_ema_free(&t->ema);
+    qkv_train_streams_free(&t->streams);
 }
 
 static int run_epochs(trainer *t)
@@ -378,7 +433,7 @@ static int run_epochs(trainer *t)
     while (!stop && t->st.epoch < c->train.epochs && t->st.step < t->total_steps) {
         /* The plan is a function of the shuffling rng before it: saved for an exact resume. */
         t->st.epoch_rng = t->shuffle;
-        if (qkv_run_iter_plan(&t->it, &t->shuffle, &err)) {
+        if (qkv_dist_plan(t->dist, &t->it, &t->shuffle, &err)) {
             fprintf(stderr, "qkv: %s\n", err.msg);
             return 1;
         }
@@ -412,7 +467,8 @@ static int run_epochs(trainer *t)
             return 1;
         if (t->st.step == t->opts->stop_at_step) {
             clear_progress(t);
-            fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
+            if (t->writer)
+                fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
                     t->st.step, t->opts->run_dir, t->last_path);
             return QKV_TRAIN_STOPPED;
         }
@@ -434,13 +490,19 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     int status = setup(&t, s, opts);
     if (status == 0)
         status = run_epochs(&t);
-    if (status == 0 && t.st.best_accuracy >= 0)
+    if (status == 0 && t.writer && t.st.best_accuracy >= 0)
         fprintf(stderr, "done: %ld steps in %.1f s; best dev %s %.2f%s at step %ld\n", t.st.step,
                 now_seconds() - t.t_start, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "span F1" : "accuracy",
                 100 * t.st.best_accuracy, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "" : "%", t.st.best_step);
-    else if (status == 0)
+    else if (status == 0 && t.writer)
         fprintf(stderr, "done: %ld steps in %.1f s (no dev set: nothing evaluated); model in %s\n", t.st.step,
                 now_seconds() - t.t_start, t.last_path);
+    if ((status == 0 || status == QKV_TRAIN_STOPPED) && t.dist->reduce_steps > 0 && t.writer) {
+        double per_step = t.dist->reduced_values / (double)(t.dist->reduce_steps > 0 ? t.dist->reduce_steps : 1);
+        fprintf(stderr, "data-parallel: %d ranks; the gradient allreduce took %.2f s on rank 0, %.0f values (%.2f MB) "
+                "a step on average\n", t.dist->size, t.dist->reduce_seconds, per_step,
+                per_step * (double)sizeof(qkv_real) / 1e6);
+    }
     teardown(&t);
     return status;
 }

@@ -2,6 +2,7 @@
 #ifndef QKV_TRAINER_H
 #define QKV_TRAINER_H
 
+#include "train/dist.h"
 #include "train/run_folder.h"
 #include "train/session.h"
 
@@ -12,6 +13,8 @@ typedef struct qkv_trainer_opts {
                                  schedule is that of the whole run); 0: run to the end */
     const qkv_run_plan *plan; /* what to do with run_dir (qkv_run_plan_make), carried out once
                                  the trainer is ready: nothing is written before */
+    qkv_dist *dist;           /* this process's rank of a data-parallel job (train/dist.h): only
+                                 rank 0 writes files and progress; NULL: a single process */
 } qkv_trainer_opts;
 
 enum { QKV_TRAIN_STOPPED = 3 };

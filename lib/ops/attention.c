@@ -291,7 +291,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
     const int32_t *offsets = sent.offsets;
     int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = sent.n;
     bool drop = opts->dropout > 0 && !tp->no_grad;
-    if (drop && !tp->rng)
+    if (drop && !tp->rng && !tp->streams)
         return qkv_tape_fail(tp, "attention: dropout %g needs a random generator (tp->rng)", opts->dropout);
     qkv_tensor *o = qkv_tape_tensor2(tp, T, D);
     attn_saved *sv = qkv_tape_alloc(tp, sizeof *sv);
@@ -355,9 +355,19 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
     uint64_t *seeds = drop ? qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds) : NULL;
     if (!scratch_mem || (drop && (!seeds || !sv->pd)))
         return NULL;
-    if (drop) /* one seed per block, drawn in block order: masks do not depend on threads */
+    if (drop && tp->streams) { /* counter-based (lib/tape.h): block (b, h) of sentence id s */
+        qkv_dropout_streams *st = tp->streams;
+        if (st->n_sent != B || !st->sent_ids)
+            return qkv_tape_fail(tp, "attention: %d sentences but the tape's dropout streams have %d sentence ids", B,
+                                 st->n_sent);
+        uint64_t site_key = qkv_rng_key(st->key, st->site++);
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < H; h++)
+                seeds[(size_t)b * H + h] = qkv_rng_key(qkv_rng_key(site_key, st->sent_ids[b]), (uint64_t)h);
+    } else if (drop) { /* one seed per block, drawn in block order: masks do not depend on threads */
         for (size_t k = 0; k < (size_t)B * H; k++)
             seeds[k] = qkv_rng_next(tp->rng);
+    }
 
     /* QKV [T, 3D] = X [T, D] · w_cat^T + [b_q | b_k | b_v] */
     for (int k = 0; k < 3; k++)

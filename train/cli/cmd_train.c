@@ -132,6 +132,12 @@ int qkv_cmd_train(int argc, char **argv)
     qkv_session_init(&s);
     qkv_error err;
     int status = 1;
+    qkv_dist dist; /* one rank of a job under mpirun or srun, else a single process */
+    if (qkv_dist_init(&dist, &err)) {
+        fprintf(stderr, "qkv train: %s\n", err.msg);
+        return 1;
+    }
+    bool writer = qkv_dist_writer(&dist);
     char run_dir[4096], path[4200];
     qkv_run_plan plan;
     if (out)
@@ -165,7 +171,8 @@ int qkv_cmd_train(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
-    qkv_report_warnings(&s);
+    if (writer)
+        qkv_report_warnings(&s);
     /* a resumed run's parameters all come from its checkpoint: no initial weights to draw */
     prof = qkv_profile_begin("model init", QKV_PROF_WHOLE);
     failed = resume ? qkv_session_model_to_load(&s, &err) : qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err);
@@ -176,15 +183,17 @@ int qkv_cmd_train(int argc, char **argv)
     }
     /* counts without the sentences data.max_train_len leaves out */
     long train_words = (long)(qkv_dataset_n_words(&s.train) - qkv_dataset_n_left_out_words(&s.train));
-    fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n",
+    if (writer)
+        fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n",
             qkv_corpus_name(&s.train_c), qkv_dataset_n_batchable(&s.train), train_words,
             s.has_dev ? qkv_corpus_name(&s.dev_c) : "none", s.has_dev ? qkv_dataset_n_batchable(&s.dev) : 0,
             s.has_dev ? qkv_dataset_n_words(&s.dev) : 0);
-    fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
+    if (writer)
+        fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
             qkv_params_count(qkv_tagger_params(&s.model)), qkv_featurizer_n_features(&s.fz),
             qkv_featurizer_n_tags(&s.fz), run_dir);
     const qkv_tagger_config *mc = &s.model.cfg;
-    if (mc->encoder_kind == QKV_ENCODER_CNN)
+    if (mc->encoder_kind == QKV_ENCODER_CNN && writer)
         fprintf(stderr, "encoder: cnn, %d blocks of width %d, dilation %d: receptive field %ld words\n", mc->n_layers,
                 mc->cnn_kernel, mc->cnn_dilation,
                 qkv_conv_receptive_field(mc->n_layers, mc->cnn_kernel, mc->cnn_dilation));
@@ -194,11 +203,11 @@ int qkv_cmd_train(int argc, char **argv)
         status = 1;
         goto done;
     }
-    qkv_trainer_opts topts = {run_dir, resume, stop_at_step, &plan};
+    qkv_trainer_opts topts = {run_dir, resume, stop_at_step, &plan, &dist};
     status = qkv_trainer_run(&s, &topts);
     if (status == QKV_TRAIN_STOPPED)
         status = 0;
-    else if (status == 0 && s.has_dev) {
+    else if (status == 0 && s.has_dev && writer) {
         /* Final report: the kept model on dev (best.h5; last.h5 when no evaluation of this run's
          * folder beat the best one, e.g. a run resumed into a new folder). */
         snprintf(path, sizeof path, "%s/checkpoints/best.h5", run_dir);
@@ -224,14 +233,17 @@ int qkv_cmd_train(int argc, char **argv)
         qkv_eval_result_free(&res);
         qkv_session_free(&best);
     }
-    if (status == 0 && s.cfg.log.plot) {
+    if (status == 0 && s.cfg.log.plot && writer) {
         snprintf(path, sizeof path, "%s/plots/loss.png", run_dir);
         if (access(path, R_OK) == 0)
             printf("\nloss plot: %s\n", path);
     }
 done:
     qkv_session_free(&s);
-    if (profile && status == 0)
+    if (profile && status == 0 && writer)
         qkv_profile_print(stderr, "qkv train", wall_start);
+    if (status == 1)
+        qkv_dist_abort(&dist, status); /* a failed rank ends the whole job */
+    qkv_dist_finalize(&dist);
     return status;
 }
