@@ -18,7 +18,10 @@
  * (each call reuses the model's own working memory); guard it with a mutex, or open one
  * qkv_model per thread: separate models can open and tag at the same time from separate
  * threads (tests/api/api_threads.c checks this with two). The matrix products and attention of
- * one call run on OpenMP threads themselves (OMP_NUM_THREADS sets how many).
+ * one call run on OpenMP threads themselves (OMP_NUM_THREADS sets how many). A sentence is a
+ * small piece of work: with libgomp's default spin-waiting on a busy machine, threads can cost
+ * more than they save (the qkv command sets GOMP_SPINCOUNT=1000 for itself); OMP_NUM_THREADS=1
+ * was fastest for one sentence at a time in README.md's measurement.
  */
 #ifndef QKV_QKV_H
 #define QKV_QKV_H
