@@ -14,7 +14,8 @@
  *   /vocab/<feature>, /vocab/tags    vocabularies (UTF-8 strings in id order, each NUL-ended, as uint8)
  *   /vocab/chars                     the character vocabulary (model.char_dim > 0 only)
  *   /config                          the resolved YAML config
- * A checkpoint saved for inference only (no optimizer) has no /optim and /train. */
+ * best.h5 (saved without the optimizer) has only /train/run_id and /train/step of /train, and no
+ * /optim; an export (api/model_file.h) has no /optim and no /train. Only last.h5 resumes. */
 #include "train/train_state.h"
 
 #include <stdio.h>
@@ -23,32 +24,15 @@
 
 #include "lib/io/checkpoint.h"
 
-/* Every vocabulary of fz (data/features.h: qkv_featurizer_vocab) as /vocab/<name>, after the
- * kinds' names as /vocab/features. */
-static int save_vocab(qkv_ckpt_writer *w, const qkv_featurizer *fz, qkv_error *err)
+/* The run and step a checkpoint is from (qkv_checkpoint_run_info reads them back). */
+static int write_run_info(qkv_ckpt_writer *w, const qkv_train_state *st, qkv_error *err)
 {
-    int n = qkv_featurizer_n_features(fz);
-    const char *names[QKV_MAX_FEATURES];
-    for (int f = 0; f < n; f++)
-        names[f] = qkv_featurizer_name(fz, f);
-    if (qkv_ckpt_write_strings(w, "/vocab/features", (size_t)n, names, err))
+    if (qkv_ckpt_write_i64(w, "/train/step", st->step, err))
         return QKV_ERR;
-    for (int v = 0; v < qkv_featurizer_n_vocabs(fz); v++) {
-        const qkv_vocab *vocab = qkv_featurizer_vocab(fz, v);
-        const char **strings = malloc((size_t)(qkv_vocab_size(vocab) ? qkv_vocab_size(vocab) : 1) * sizeof *strings);
-        if (!strings)
-            return qkv_fail(err, "out of memory");
-        char path[64];
-        snprintf(path, sizeof path, "/vocab/%s", qkv_featurizer_vocab_name(fz, v));
-        int count = qkv_vocab_strings(vocab, strings);
-        int st = qkv_ckpt_write_strings(w, path, (size_t)count, strings, err);
-        free(strings);
-        if (st)
-            return QKV_ERR;
-    }
-    return QKV_OK;
+    return st->run_id[0] ? qkv_ckpt_write_text(w, "/train/run_id", st->run_id, err) : QKV_OK;
 }
 
+/* What --resume needs besides the parameters and the run info. */
 static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_train_state *st, qkv_error *err)
 {
     const qkv_params *ps = opt->ps;
@@ -60,8 +44,7 @@ static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_t
             if (qkv_ckpt_write_real(w, path, t->rank, t->shape, qkv_optim_slot(opt, i, k), err))
                 return QKV_ERR;
         }
-    if (qkv_ckpt_write_i64(w, "/optim/step", opt->step, err) || qkv_ckpt_write_i64(w, "/train/step", st->step, err) ||
-        qkv_ckpt_write_i64(w, "/train/epoch", st->epoch, err) ||
+    if (qkv_ckpt_write_i64(w, "/optim/step", opt->step, err) || qkv_ckpt_write_i64(w, "/train/epoch", st->epoch, err) ||
         qkv_ckpt_write_i64(w, "/train/batch_pos", st->batch_pos, err) ||
         qkv_ckpt_write_i64(w, "/train/best_step", st->best_step, err) ||
         qkv_ckpt_write_i64(w, "/train/bad_evals", st->bad_evals, err) ||
@@ -72,7 +55,6 @@ static int write_state(qkv_ckpt_writer *w, const qkv_optimizer *opt, const qkv_t
         qkv_ckpt_write_i64(w, "/train/log_loss_tokens", st->log_loss.tokens, err) ||
         qkv_ckpt_write_u64_array(w, "/train/rng", 4, st->rng.s, err) ||
         qkv_ckpt_write_u64_array(w, "/train/epoch_rng", 4, st->epoch_rng.s, err) ||
-        (st->run_id[0] && qkv_ckpt_write_text(w, "/train/run_id", st->run_id, err)) ||
         (st->ranks > 0 && qkv_ckpt_write_i64(w, "/train/ranks", st->ranks, err)))
         return QKV_ERR;
     if (st->ema) {
@@ -97,89 +79,12 @@ int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimi
     qkv_ckpt_writer *w;
     if (qkv_ckpt_create(path, &w, err))
         return QKV_ERR;
-    if (qkv_ckpt_write_params(w, "/params", qkv_tagger_params(&s->model), err) || save_vocab(w, &s->fz, err) ||
-        qkv_ckpt_write_text(w, "/config", s->config_text, err) || (opt && st && write_state(w, opt, st, err))) {
+    if (qkv_model_file_write(w, s, err) || (st && write_run_info(w, st, err)) ||
+        (opt && st && write_state(w, opt, st, err))) {
         qkv_ckpt_abort(w);
         return QKV_ERR;
     }
     return qkv_ckpt_commit(w, err);
-}
-
-/* The featurizer of the session's config with the checkpoint's vocabularies. */
-static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s, qkv_error *err)
-{
-    if (qkv_featurizer_init(&s->fz, &s->cfg.data.features, err))
-        return QKV_ERR;
-    s->fz_ready = true;
-    char **names = NULL;
-    size_t n_names = 0;
-    if (qkv_ckpt_read_strings(r, "/vocab/features", &n_names, &names, err))
-        return QKV_ERR;
-    int status = QKV_OK, n_kinds = qkv_featurizer_n_features(&s->fz);
-    if ((int)n_names != n_kinds)
-        status = qkv_fail(err, "%s: /vocab/features lists %zu feature kinds, the config gives %d", path, n_names,
-                          n_kinds);
-    for (int v = 0; status == QKV_OK && v < qkv_featurizer_n_vocabs(&s->fz); v++) {
-        const char *name = qkv_featurizer_vocab_name(&s->fz, v);
-        if (v < n_kinds && strcmp(names[v], name) != 0) {
-            status = qkv_fail(err, "%s: feature kind %d is '%s', the config gives '%s'", path, v, names[v], name);
-            break;
-        }
-        char dataset[64];
-        snprintf(dataset, sizeof dataset, "/vocab/%s", name);
-        if (v > n_kinds && !qkv_ckpt_has(r, dataset)) {
-            status = qkv_fail(err, "%s has no character vocabulary (/vocab/chars): it was trained without the "
-                                   "character encoder, but model.char_dim is %d", path, s->cfg.model.chars.char_dim);
-            break;
-        }
-        char **strings = NULL;
-        size_t n = 0;
-        status = qkv_ckpt_read_strings(r, dataset, &n, &strings, err);
-        if (status == QKV_OK)
-            status = qkv_featurizer_set_strings(&s->fz, v, (const char *const *)strings, (int)n, err);
-        free(strings); /* one allocation, see lib/io/checkpoint.h */
-        if (status)
-            qkv_fail_prefix(err, "%s: %s", path, dataset);
-    }
-    free(names);
-    return status;
-}
-
-int qkv_checkpoint_load_vocab(const char *path, qkv_session *s, qkv_error *err)
-{
-    qkv_ckpt_reader *r;
-    if (qkv_ckpt_open(path, &r, err))
-        return QKV_ERR;
-    int status = load_vocab(r, path, s, err);
-    qkv_ckpt_close(r);
-    return status;
-}
-
-int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
-{
-    qkv_ckpt_reader *r;
-    if (qkv_ckpt_open(path, &r, err))
-        return QKV_ERR;
-    char *text = NULL;
-    int status = qkv_ckpt_read_text(r, "/config", &text, err);
-    if (status == QKV_OK) {
-        char name[4200];
-        snprintf(name, sizeof name, "%s:/config", path);
-        status = qkv_run_config_parse(text, name, &s->cfg, err);
-    }
-    if (status == QKV_OK) {
-        free(s->config_text);
-        s->config_text = text;
-        text = NULL;
-        status = load_vocab(r, path, s, err);
-    }
-    if (status == QKV_OK)
-        status = qkv_session_model_to_load(s, err);
-    if (status == QKV_OK && qkv_ckpt_read_params(r, "/params", qkv_tagger_params(&s->model), err))
-        status = qkv_fail_prefix(err, "%s", path);
-    free(text);
-    qkv_ckpt_close(r);
-    return status;
 }
 
 int qkv_checkpoint_run_info(const char *path, char *run_id, size_t len, long *step, qkv_error *err)
@@ -249,6 +154,26 @@ static int check_same_encoder(const qkv_ckpt_reader *r, const qkv_session *s, qk
     return status;
 }
 
+/* Only a checkpoint with the optimizer state (last.h5) resumes. */
+static int resumable(const qkv_ckpt_reader *r, qkv_error *err)
+{
+    if (qkv_ckpt_has(r, "/optim"))
+        return QKV_OK;
+    return qkv_fail(err, "it holds only a model's weights (%s), not the optimizer and training state a run resumes "
+                         "from: resume from the run's checkpoints/last.h5",
+                    qkv_ckpt_has(r, "/train") ? "a best.h5" : "an exported model");
+}
+
+int qkv_checkpoint_check_resumable(const char *path, qkv_error *err)
+{
+    qkv_ckpt_reader *r;
+    if (qkv_ckpt_open(path, &r, err))
+        return QKV_ERR;
+    int status = resumable(r, err);
+    qkv_ckpt_close(r);
+    return status ? qkv_fail_prefix(err, "%s", path) : QKV_OK;
+}
+
 int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer *opt, qkv_train_state *st,
                                  qkv_error *err)
 {
@@ -256,7 +181,9 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
     if (qkv_ckpt_open(path, &r, err))
         return QKV_ERR;
     qkv_params *ps = qkv_tagger_params(&s->model);
-    int status = check_same_encoder(r, s, err);
+    int status = resumable(r, err);
+    if (status == QKV_OK)
+        status = check_same_encoder(r, s, err);
     if (status == QKV_OK)
         status = qkv_ckpt_read_params(r, "/params", ps, err);
     char *text = NULL;

@@ -23,7 +23,7 @@
 #include "lib/param.h"
 #include "lib/row_set.h"
 #include "train/evaluate.h"
-#include "train/run_iter.h"
+#include "api/run_iter.h"
 
 enum { QKV_DIST_MAX_SETS = 64 }; /* qkv_dist_union_rows: row sets per call */
 

@@ -3,7 +3,7 @@
 #ifndef QKV_EVALUATE_H
 #define QKV_EVALUATE_H
 
-#include "train/session.h"
+#include "api/session.h"
 
 #define QKV_N_LENGTH_BUCKETS 4
 extern const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS]; /* 10, 20, 40, INT_MAX */

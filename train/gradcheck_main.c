@@ -15,8 +15,8 @@
 #include "lib/ops/ops.h"
 #include "lib/threads.h"
 #include "train/cli/cli.h"
-#include "train/run_iter.h"
-#include "train/session.h"
+#include "api/run_iter.h"
+#include "api/session.h"
 
 #if !QKV_REAL_IS_DOUBLE
 #error "qkv-gradcheck must be built against the double-precision library (qkv_f64)"

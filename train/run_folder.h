@@ -29,7 +29,7 @@
 #include <stdbool.h>
 
 #include "lib/error.h"
-#include "train/session.h"
+#include "api/session.h"
 #include "train/train_state.h" /* QKV_RUN_ID_LEN */
 
 typedef enum {

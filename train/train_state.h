@@ -7,7 +7,8 @@
 #include "lib/loss_meter.h"
 #include "lib/optim/optim.h"
 #include "lib/rng.h"
-#include "train/session.h"
+#include "api/model_file.h"
+#include "api/session.h"
 
 /* A run's ID: 16 hex digits (train/run_folder.h). */
 #define QKV_RUN_ID_LEN 16
@@ -29,8 +30,9 @@ typedef struct qkv_train_state {
                               recorded, a qkv before MPI) */
 } qkv_train_state;
 
-/* Writes a checkpoint of the session's model, vocabularies and config, and (opt and st not
- * NULL) the optimizer and training state, atomically (temp file + rename) at path. With an
+/* Writes a checkpoint of the session's model, vocabularies and config (api/model_file.h), with
+ * st not NULL the run's ID and step, and with opt and st not NULL the optimizer and training
+ * state (what --resume reads; best.h5 is saved without them), atomically (temp file + rename) at path. With an
  * average (st->ema), the caller has swapped it in (qkv_ema_swap): /params holds the average,
  * the model users evaluate, and /train/raw_params/<name> the last update's values (from the
  * swapped-out buffer), which training continues from. */
@@ -42,16 +44,14 @@ int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimi
  * *step (-1 when none). Errors: the file cannot be opened as a checkpoint (naming it). */
 int qkv_checkpoint_run_info(const char *path, char *run_id, size_t len, long *step, qkv_error *err);
 
-/* For commands that use a trained model: the config stored in the checkpoint, the
- * featurizer from its vocabularies, and the model with its parameters. */
-int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err);
-
-/* The checkpoint's vocabularies as the session's featurizer (for --resume: the vocabulary
- * of the original run, whatever the training file holds now). */
-int qkv_checkpoint_load_vocab(const char *path, qkv_session *s, qkv_error *err);
+/* Whether --resume can continue from path: an error "PATH: it holds only a model's weights
+ * (a best.h5 | an exported model) ...: resume from the run's checkpoints/last.h5" when the file
+ * has no optimizer state; errors of opening it. */
+int qkv_checkpoint_check_resumable(const char *path, qkv_error *err);
 
 /* For --resume: parameters, optimizer state and training state into an already built
- * session and optimizer (shapes are checked; a mismatch names the dataset). With st->ema the
+ * session and optimizer (shapes are checked; a mismatch names the dataset). A file without
+ * /optim (best.h5, an export) is an error saying to resume from last.h5. With st->ema the
  * average comes from /params and the parameters from /train/raw_params; a checkpoint with an
  * average resumed without one, or the reverse, is an error. */
 int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer *opt, qkv_train_state *st,

@@ -18,7 +18,7 @@
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
-#include "train/run_iter.h"
+#include "api/run_iter.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
 
@@ -96,7 +96,8 @@ static int save(trainer *t, const char *path)
     if (swap)
         qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     int prof = qkv_profile_begin("checkpoint writing", QKV_PROF_WHOLE);
-    int status = qkv_checkpoint_save(path, t->s, &t->opt, &t->st, &err);
+    /* best.h5 is the model only (no optimizer state: a run resumes from last.h5) */
+    int status = qkv_checkpoint_save(path, t->s, path == t->best_path ? NULL : &t->opt, &t->st, &err);
     qkv_profile_end(prof);
     if (swap)
         qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));

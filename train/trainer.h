@@ -4,7 +4,7 @@
 
 #include "train/dist.h"
 #include "train/run_folder.h"
-#include "train/session.h"
+#include "api/session.h"
 
 typedef struct qkv_trainer_opts {
     const char *run_dir;      /* holds config.yaml, metrics.tsv, checkpoints/ */

@@ -22,7 +22,7 @@ same thread count:
   - qkv: `qkv train` for --steps steps on EWT train (train.max_steps; the metrics.tsv row at
     step --warmup and the last one give the training time after warm-up), then `qkv eval` of
     the resulting checkpoint on EWT dev (its --json seconds and words/s);
-  - PyTorch: tests/reference/qkv_torch.py bench: the PyTorch port, weights loaded from the
+  - PyTorch: python/qkv_torch.py bench: the PyTorch port, weights loaded from the
     latest qkv checkpoint of this config (the same round's when qkv went first, the previous
     round's otherwise: the values do not change the work), trained for the same steps over
     the same batches (qkv's epoch-1 plan, rebuilt from the same seed: qkv_torch.py ports
@@ -66,7 +66,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(SRC, "python"))
 import qkv_torch  # noqa: E402
 
 CONFIGS = {  # --set overrides of configs/ud_ewt_pos.yaml
@@ -190,7 +190,7 @@ def run_torch(a, cfg, ckpt):
     # PyTorch's CPU ops run on libgomp too: give it the short spin-waits that qkv sets for itself
     # (train/omp_env.h); with libgomp's default it trained ~4x slower on the loaded machine.
     env = dict(os.environ, GOMP_SPINCOUNT=os.environ.get("GOMP_SPINCOUNT", "1000"))
-    pt = json.loads(run(["/usr/bin/python3", os.path.join(HERE, "qkv_torch.py"), "bench", ckpt, cfg.trn, cfg.dev,
+    pt = json.loads(run(["/usr/bin/python3", os.path.join(SRC, "python", "qkv_torch.py"), "bench", ckpt, cfg.trn, cfg.dev,
                          "--steps", str(a.steps), "--warmup", str(a.warmup), "--threads", str(a.threads)],
                         env).stdout)
     if pt["train_tokens_after_warmup"] != cfg.train_tokens:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # PyTorch parity of the whole tagger (issue 7): trains a small qkv model for a few dozen steps
 # on UD English-EWT train, dumps its dev-set logits (qkv eval --logits), and checks that the
-# PyTorch port tests/reference/qkv_torch.py, loading the same checkpoint, gives logits within
+# PyTorch port python/qkv_torch.py, loading the same checkpoint, gives logits within
 # 1e-4 relative (max |difference| / max |logit|) and the same predicted tag for every word.
 # Models: the EWT config's architecture (sinusoidal positions, GELU, pre-LN), one with
 # the other options (learned positions, scaled embeddings, post-LN, ReLU, windowed attention,
@@ -58,7 +58,7 @@ check() { # name, then --set overrides
         fi
         loss_args=(--loss "$loss")
     fi
-    if ! "$PY" "$SRC/tests/reference/qkv_torch.py" compare "$ckpt" "$EWT/en_ewt-ud-dev.conllu" \
+    if ! "$PY" "$SRC/python/qkv_torch.py" compare "$ckpt" "$EWT/en_ewt-ud-dev.conllu" \
         "$work/$name.logits.h5" --rtol 1e-4 "${loss_args[@]}"; then
         echo "FAIL ($name): PyTorch and qkv disagree"; status=1
     fi

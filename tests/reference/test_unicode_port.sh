@@ -1,5 +1,5 @@
 #!/bin/bash
-# The PyTorch port lowercases and shapes words as qkv does (tests/reference/qkv_torch_data.py
+# The PyTorch port lowercases and shapes words as qkv does (python/qkv_torch_data.py
 # against data/utf8.c + libunistring): every code point U+0001..U+10FFFF, and words whose
 # lowercase depends on context (final sigma) or grows (İ). Skips (77) when the port's modules
 # (torch, h5py, yaml, numpy) cannot be imported.
@@ -13,7 +13,7 @@ fi
 tool="${QKV_BUILD_DIR:?QKV_BUILD_DIR not set (run through ctest)}/tests/unicode_table"
 [ -x "$tool" ] || { echo "FAIL: $tool not built"; exit 1; }
 "$tool" "ΟΔΟΣ" "ΣΟΦΟΣ" "Σ" "ΑΣ." "İSTANBUL" "ǅUNGLA" "STRAẞE" "Ⱥ" "VIỆT" "日本語" "x²" "١٢٣" |
-    PYTHONPATH="$SRC/tests/reference" "$PY" -c '
+    PYTHONPATH="$SRC/python" "$PY" -c '
 import sys, unicodedata
 from qkv_torch_data import lower, shape
 def text(h):

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "train/run_config.h"
+#include "api/run_config.h"
 
 static void load(qkv_run_config *cfg, const char *set)
 {

@@ -10,7 +10,7 @@
 #include "train/plot/gnuplot.h"
 #include "train/cli/output_file.h"
 #include "train/plot/plot_attention.h"
-#include "train/run_iter.h"
+#include "api/run_iter.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] =

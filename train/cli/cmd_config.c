@@ -5,7 +5,7 @@
 
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
-#include "train/run_config.h"
+#include "api/run_config.h"
 
 static const char ABOUT[] =
     "Checks CONFIG and prints it resolved: every key, defaults filled in, paths absolute\n"

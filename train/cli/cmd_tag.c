@@ -1,4 +1,4 @@
-/* qkv tag CHECKPOINT [FILE|-] [--format conllu|text] */
+/* qkv tag MODEL [FILE|-] [--format conllu|text] (MODEL: a checkpoint or a `qkv export`) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include "lib/threads.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
-#include "train/evaluate.h"
+#include "api/predict.h"
 #include "train/cli/output_file.h"
 #include "train/train_state.h"
 
@@ -68,8 +68,6 @@ int qkv_cmd_tag(int argc, char **argv)
     qkv_session s;
     qkv_session_init(&s);
     qkv_error err;
-    qkv_eval_result res;
-    memset(&res, 0, sizeof res);
     const char **tags = NULL, **file_tags = NULL;
     char *file_tags_buf = NULL;
     char *input = NULL;
@@ -95,20 +93,17 @@ int qkv_cmd_tag(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
-    if (qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
-        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) ||
-        qkv_evaluate(&s, &s.dev, s.cfg.data.batch_tokens, &res, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
-    }
-    int n_words = qkv_dataset_n_words(&s.dev);
+    int n_words = s.dev_c.n_words;
     tags = malloc((size_t)(n_words ? n_words : 1) * sizeof *tags);
     if (!tags) {
         fprintf(stderr, "qkv: out of memory\n");
         goto done;
     }
-    for (int w = 0; w < n_words; w++)
-        tags[w] = qkv_featurizer_tag(&s.fz, res.pred[w]);
+    /* the library's tagging (api/predict.h), as programs using libqkv get it */
+    if (qkv_session_tag(&s, &s.dev_c, s.cfg.data.batch_tokens, tags, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
     /* data.tag_scheme: the predictions back in the file's own scheme */
     if (qkv_corpus_tags_as_file(&s.dev_c, tags, &file_tags_buf, &file_tags, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
@@ -128,7 +123,6 @@ done:
     free(file_tags);
     free(file_tags_buf);
     free(input);
-    qkv_eval_result_free(&res);
     qkv_session_free(&s);
     return status;
 }

@@ -154,7 +154,7 @@ int qkv_cmd_train(int argc, char **argv)
     qkv_set_threads(s.cfg.train.threads);
     /* Nothing is written before the checkpoint, the run folder, the data and the model are
      * known to be usable: a refused or failed start leaves no folder behind. */
-    if (resume && qkv_checkpoint_load_vocab(resume, &s, &err)) {
+    if (resume && (qkv_checkpoint_check_resumable(resume, &err) || qkv_checkpoint_load_vocab(resume, &s, &err))) {
         fprintf(stderr, "qkv: --resume: %s\n", err.msg);
         goto done;
     }

@@ -16,6 +16,7 @@ static const qkv_command COMMANDS[] = {
     {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot},
     {"attention", "draw a checkpoint's attention weights for a sentence (gnuplot)", qkv_cmd_attention},
     {"positions", "draw a checkpoint's positional encoding (gnuplot)", qkv_cmd_positions},
+    {"export", "write a checkpoint's model without the training state, to ship or load", qkv_cmd_export},
 };
 
 static void usage(FILE *out)

@@ -3,7 +3,7 @@
  * and reading options of data/, the optimizer's and the schedule's), so that adding a key is
  * the lib field, one schema row and its use; keys no library reads (paths, seeds, steps, log
  * settings) live in the train-side fields here. The schema that names, types, ranges, defaults
- * and documents every key is in train/config_schema.c; the generated key reference is
+ * and documents every key is in api/config_schema.c; the generated key reference is
  * configs/README.md (`qkv config --doc`). */
 #ifndef QKV_RUN_CONFIG_H
 #define QKV_RUN_CONFIG_H
@@ -93,7 +93,7 @@ int qkv_run_config_load(const char *path, char *const *overrides, int n_override
 /* The same from YAML text (a checkpoint's stored config); name is used in messages. */
 int qkv_run_config_parse(const char *text, const char *name, qkv_run_config *cfg, qkv_error *err);
 
-/* (train/config_encoder.c) A model key that the chosen model.encoder does not read, set to
+/* (api/config_encoder.c) A model key that the chosen model.encoder does not read, set to
  * other than its default, is an error "where: model.KEY does not apply to model.encoder: ...";
  * also bilstm and cnn sizes the schema cannot check. */
 int qkv_run_config_check_encoder(const qkv_run_config *cfg, const char *where, qkv_error *err);

@@ -1,4 +1,4 @@
-#include "train/run_iter.h"
+#include "api/run_iter.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #include "data/dataset.h"
 #include "data/features.h"
 #include "models/tagger.h"
-#include "train/run_config.h"
+#include "api/run_config.h"
 
 typedef struct qkv_session {
     qkv_run_config cfg;

@@ -1,7 +1,15 @@
 #!/usr/bin/python3
-"""A PyTorch port of qkv's tagger, for parity checks and the benchmark (tests/reference/bench.py).
+"""qkv models in PyTorch: load a qkv checkpoint or exported model as a torch.nn.Module.
 
-Reads everything from a qkv checkpoint (train/checkpoint_io.c): the resolved YAML config
+    import sys; sys.path.insert(0, "QKV_SOURCE/python")   # or copy qkv_torch*.py beside you
+    import qkv_torch
+    model = qkv_torch.load("model.h5")          # a checkpoint (best.h5, last.h5) or `qkv export`
+    print(qkv_torch.tag(model, [["The", "cat", "sat", "."]]))   # [['DET', 'NOUN', 'VERB', 'PUNCT']]
+    torch.save(model.state_dict(), "model.pt")  # qkv's parameter names, PyTorch [out, in] shapes
+
+The same port checks qkv's logits in the tests (tests/reference/test_torch_*.sh) and is the
+PyTorch side of the benchmark (tests/reference/bench.py). Reads everything from a qkv model
+file (api/model_file.h): the resolved YAML config
 (/config), the vocabularies (/vocab/features, /vocab/<feature>, /vocab/tags, /vocab/chars) and
 the parameters (/params/<name>, float32, PyTorch [out, in] shapes; /train is ignored). The
 model has exactly qkv's parameter names (models/tagger.h, models/char_cnn.h, lib/nn/encoder.h,
@@ -26,6 +34,10 @@ The data side (features, characters, CoNLL-U, checkpoint reading, qkv's batch pl
 qkv_torch_data.py.
 
 Commands:
+  qkv_torch.py tag MODEL [FILE]
+      tags FILE (default: standard input; one sentence a line, words separated by spaces) and
+      writes each word and its tag (TAB between them), an empty line after each sentence: what
+      examples/tag_sentences.c writes with the C library.
   qkv_torch.py compare CKPT CONLLU QKV_LOGITS.h5 [--rtol 1e-4]
       runs the model in float64 on CONLLU and compares with `qkv eval ... --logits` output;
       exit 0 when max|torch - qkv| <= rtol * max|torch| and every predicted tag is equal
@@ -40,6 +52,7 @@ Commands:
 import argparse
 import json
 import math
+import re
 import resource
 import sys
 import time
@@ -439,13 +452,42 @@ def bio_mask(tags):
     return trans, start, end
 
 
-def load(ckpt_path, dtype=torch.float32):
+def load_checkpoint(ckpt_path, dtype=torch.float32):
+    """(Checkpoint, Tagger) of a qkv model file: the file's data side and the model in eval mode."""
     ck = Checkpoint(ckpt_path)
     model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
     model.load_qkv(ck.params)
     if model.crf is not None and ck.config["model"].get("crf_constrained", False):
         model.crf.allowed_trans, model.crf.allowed_start, model.crf.allowed_end = bio_mask(ck.tags)
-    return ck, model.to(dtype)
+    model.checkpoint = ck  # vocabularies, tags and config, for encode() and tag()
+    return ck, model.to(dtype).eval()
+
+
+def load(path, dtype=torch.float32):
+    """The model of a qkv checkpoint or exported model (`qkv export`) as a torch.nn.Module in
+    eval mode, with qkv's parameter names. model(ids, pad[, chars, char_lens]) gives logits
+    [B, L, n_tags] (Tagger.forward); model.checkpoint holds the config, vocabularies and tag
+    names (model.checkpoint.tags); tag(model, sentences) tags lists of words."""
+    return load_checkpoint(path, dtype)[1]
+
+
+def predict(model, logits, starts):
+    """Tag ids [n_words] of logits [n_words, n_tags] (sentences at starts): argmax, or the CRF's
+    Viterbi path per sentence."""
+    if model.crf is None:
+        return logits.argmax(1)
+    return torch.cat([torch.as_tensor(model.crf.viterbi(logits[starts[s]:starts[s + 1]]))
+                      for s in range(len(starts) - 1)])
+
+
+def tag(model, sentences, batch_tokens=None):
+    """Tags sentences (lists of words) with a model from load(): a list of tag lists, the tags
+    qkv tag gives (up to float rounding in near ties)."""
+    ck = model.checkpoint
+    data = encode(ck, [[(w, "_") for w in s] for s in sentences])
+    logits = run_logits(model, data, batch_tokens or ck.config["data"]["batch_tokens"])
+    pred = predict(model, logits, data.starts).tolist()
+    return [[ck.tags[t] for t in pred[data.starts[s]:data.starts[s + 1]]] for s in range(len(sentences))]
 
 
 def run_logits(model, data, budget):
@@ -464,9 +506,22 @@ def run_logits(model, data, budget):
 # ---------------------------------------------------------------- commands
 
 
+def words(line):
+    """The words of a line of text as `qkv tag --format text` splits it: at spaces, TABs, CRs."""
+    return [w for w in re.split("[ \t\r\n]+", line) if w]
+
+
+def cmd_tag(a):
+    model = load(a.model)
+    with open(a.file, encoding="utf-8") if a.file != "-" else sys.stdin as f:
+        sents = [s for s in map(words, f) if s]
+    for words, tags in zip(sents, tag(model, sents)):
+        print("".join(f"{w}\t{t}\n" for w, t in zip(words, tags)))
+    return 0
+
+
 def cmd_compare(a):
-    ck, model = load(a.checkpoint, torch.float64)
-    model.eval()
+    ck, model = load_checkpoint(a.checkpoint, torch.float64)
     data = encode(ck, read_conllu(a.conllu, ck.config["data"].get("tags", "upos")))
     ref = run_logits(model, data, ck.config["data"]["batch_tokens"]).numpy()
     with h5py.File(a.qkv_logits, "r") as f:
@@ -570,7 +625,7 @@ def cmd_bench(a):
     torch.set_num_threads(a.threads)
     torch.set_num_interop_threads(1)
     torch.manual_seed(a.seed)
-    ck, model = load(a.checkpoint)
+    ck, model = load_checkpoint(a.checkpoint)
     cfg = ck.config
     t0 = time.perf_counter()
     train = encode(ck, read_conllu(a.train, cfg["data"].get("tags", "upos")))
@@ -652,6 +707,9 @@ def cmd_bench(a):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("tag")
+    t.add_argument("model")
+    t.add_argument("file", nargs="?", default="-")
     c = sub.add_parser("compare")
     c.add_argument("checkpoint")
     c.add_argument("conllu")
@@ -667,7 +725,7 @@ def main(argv):
     b.add_argument("--threads", type=int, default=2)
     b.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
-    return cmd_compare(a) if a.cmd == "compare" else cmd_bench(a)
+    return {"tag": cmd_tag, "compare": cmd_compare, "bench": cmd_bench}[a.cmd](a)
 
 
 if __name__ == "__main__":

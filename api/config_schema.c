@@ -1,7 +1,7 @@
 /* Every key of a qkv config: section, name, type, range, default and one line of doc, and the
- * field it fills (a library struct's own field where there is one, see train/run_config.h).
+ * field it fills (a library struct's own field where there is one, see api/run_config.h).
  * ENUM choices are the names each library exports beside its enum, in the enum's order. */
-#include "train/run_config.h"
+#include "api/run_config.h"
 
 #include <limits.h>
 #include <math.h>

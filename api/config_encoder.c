@@ -2,7 +2,7 @@
  * does not apply to the chosen encoder and is not at its default is a config error naming it,
  * rather than a setting silently ignored. Compared with the schema's default value, so the
  * resolved config a checkpoint stores (every key written out) passes as the file did. */
-#include "train/run_config.h"
+#include "api/run_config.h"
 
 #include <stdlib.h>
 #include <string.h>

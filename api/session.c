@@ -1,4 +1,4 @@
-#include "train/session.h"
+#include "api/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>

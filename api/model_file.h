@@ -1,0 +1,35 @@
+/* A trained model in an HDF5 file: a training checkpoint (train/train_state.h: last.h5, best.h5)
+ * or an exported model (`qkv export`). Both hold, readable with h5py and no qkv code:
+ *   /params/<name>      the model's parameters, float32, PyTorch [out, in] shapes (under
+ *                       train.ema_decay > 0: their moving average, the model to use)
+ *   /vocab/features     names of the feature kinds, in model order
+ *   /vocab/<feature>, /vocab/tags, /vocab/chars (model.char_dim > 0 only)
+ *                       vocabularies: UTF-8 strings in id order, each NUL-ended, as uint8
+ *   /config             the resolved YAML config (api/run_config.h)
+ * An export holds nothing else. A training checkpoint adds /optim and /train (what --resume
+ * needs); best.h5 adds only /train/run_id and /train/step (which run and step it is from). */
+#ifndef QKV_API_MODEL_FILE_H
+#define QKV_API_MODEL_FILE_H
+
+#include "api/session.h"
+#include "lib/io/checkpoint.h"
+
+/* Writes the session's model (/params), vocabularies (/vocab) and config (/config) into w.
+ * Errors: HDF5 failures, out of memory. */
+int qkv_model_file_write(qkv_ckpt_writer *w, const qkv_session *s, qkv_error *err);
+
+/* An exported model at path: what qkv_model_file_write writes and nothing else, written
+ * atomically (a temporary file renamed into place; lib/io/checkpoint.h). */
+int qkv_model_file_export(const char *path, const qkv_session *s, qkv_error *err);
+
+/* For commands and programs that use a trained model: the config stored in the file at path
+ * (a checkpoint or an export), the featurizer from its vocabularies, and the model with its
+ * parameters, into a session from qkv_session_init. Errors name path: not a qkv model file,
+ * a config the running qkv rejects, vocabularies or parameters that do not match the config. */
+int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err);
+
+/* The file's vocabularies as the session's featurizer, with the session's config (for
+ * --resume: the vocabulary of the original run, whatever the training file holds now). */
+int qkv_checkpoint_load_vocab(const char *path, qkv_session *s, qkv_error *err);
+
+#endif

@@ -1,0 +1,80 @@
+#include "api/predict.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/run_iter.h"
+
+int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits_out,
+                double *loss_sum, qkv_error *err)
+{
+    return qkv_predict_shard(m, ds, batch_tokens, 0, 1, pred, logits_out, loss_sum, err);
+}
+
+int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
+                      qkv_real *logits_out, double *loss_sum, qkv_error *err)
+{
+    int n_words = qkv_dataset_n_words(ds), n_tags = m->cfg.n_tags;
+    for (int w = 0; w < n_words; w++)
+        pred[w] = -1;
+    if (loss_sum)
+        *loss_sum = 0;
+    if (qkv_dataset_n_batchable(ds) == 0)
+        return QKV_OK;
+    qkv_run_iter it;
+    if (qkv_run_iter_init(&it, ds, batch_tokens, true, err) || qkv_run_iter_plan(&it, NULL, err)) {
+        qkv_run_iter_free(&it);
+        return QKV_ERR;
+    }
+    int status = QKV_OK;
+    /* Longest sentences first: the first batch takes the most arena memory, so the arena does
+     * not regrow (fresh pages, page faults) batch after batch as lengths increase. */
+    for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--) {
+        if (i % n_shards != shard)
+            continue;
+        qkv_tensor *logits = NULL;
+        if (qkv_run_iter_fill(&it, i, err) || !(logits = qkv_run_iter_logits(&it, m, -1, NULL, err))) {
+            status = QKV_ERR;
+            break;
+        }
+        const qkv_batch *b = &it.batch;
+        double batch_loss = 0;
+        int32_t *bp = qkv_tape_alloc(&it.tp, (size_t)qkv_batch_n_tokens(b) * sizeof *bp);
+        if (!bp || qkv_tagger_predict(&it.tp, m, logits, it.in.sentences, qkv_batch_tags(b), bp, &batch_loss, err)) {
+            status = bp ? QKV_ERR : qkv_fail(err, "%s", it.tp.err.msg);
+            break;
+        }
+        if (loss_sum)
+            *loss_sum += batch_loss;
+        const int32_t *offsets = qkv_batch_offsets(b);
+        for (int s = 0; s < qkv_batch_n_sent(b); s++) {
+            int len = offsets[s + 1] - offsets[s], w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
+            memcpy(pred + w0, bp + offsets[s], (size_t)len * sizeof *pred);
+            if (logits_out)
+                memcpy(logits_out + (size_t)w0 * n_tags, logits->data + (size_t)offsets[s] * n_tags,
+                       (size_t)len * (size_t)n_tags * sizeof(qkv_real));
+        }
+    }
+    qkv_run_iter_free(&it);
+    return status;
+}
+
+int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err)
+{
+    qkv_dataset ds;
+    memset(&ds, 0, sizeof ds);
+    int n_words = c->n_words;
+    int32_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
+    int status = pred ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
+    if (status == QKV_OK)
+        status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
+    if (status == QKV_OK)
+        status = qkv_session_check_lengths(s, c, &ds, false, err);
+    if (status == QKV_OK)
+        status = qkv_predict(&s->model, &ds, batch_tokens, pred, NULL, NULL, err);
+    for (int w = 0; status == QKV_OK && w < n_words; w++)
+        tags[w] = pred[w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[w]) : NULL;
+    qkv_dataset_free(&ds);
+    free(pred);
+    return status;
+}

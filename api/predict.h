@@ -1,0 +1,32 @@
+/* Running a trained model to get tags: the one code path of `qkv eval`, `qkv tag` and the
+ * library's qkv_model_tag (include/qkv/qkv.h), so that they cannot drift apart. */
+#ifndef QKV_API_PREDICT_H
+#define QKV_API_PREDICT_H
+
+#include "api/session.h"
+
+/* Runs m, recording no gradients, over every batchable sentence of ds (data/dataset.h) in
+ * batches of batch_tokens words (>= 1; longest sentences first). pred [n_words of ds]: each
+ * word's predicted tag id (qkv_tagger_predict: argmax, or the CRF's Viterbi path); -1 for the
+ * words of sentences never batched. logits (may be NULL): [n_words, n_tags] copied in dataset
+ * order. loss_sum (may be NULL): the summed loss of the words with a known gold tag.
+ * Predictions depend only on the sentence, not on the batch it ran in. Errors: out of memory,
+ * a model error (e.g. a sentence longer than a learned position table). */
+int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits,
+                double *loss_sum, qkv_error *err);
+
+/* qkv_predict over one shard of the batches (batch i when i mod n_shards = shard; 0 <= shard <
+ * n_shards), for data-parallel evaluation: the words of the other shards' sentences keep
+ * pred -1 (and their logits rows are left as they are); loss_sum covers the shard's words. */
+int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
+                      qkv_real *logits, double *loss_sum, qkv_error *err);
+
+/* Tags every word of corpus c with the session's model (from a checkpoint or an export):
+ * encodes c with the session's featurizer, refuses sentences the model cannot take
+ * (qkv_session_check_lengths), predicts in batches of batch_tokens words and sets tags[w]
+ * (n_words of c entries) to word w's tag name, a string owned by the session's featurizer.
+ * The tags are in the model's own tag set (converting them back to a file's tag scheme is the
+ * caller's: qkv_corpus_tags_as_file). Errors: those of the steps, naming c's lines. */
+int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);
+
+#endif

@@ -1,0 +1,196 @@
+/* For tests/api/test_api.sh: the C library's errors and its use from threads.
+ *
+ *     api_threads MODEL SENTENCES.txt
+ *
+ * Checks the errors of qkv_model_open and qkv_model_tag (a message, never a crash or output),
+ * then tags every sentence (one a line, words separated by spaces) with one model, and again
+ * from two threads at once, each with its own model opened from the same file: every thread
+ * must get the same tags. Writes the single-threaded tags like examples/tag_sentences.c (word
+ * TAB tag, an empty line after each sentence) and exits 0; on a failure prints "FAIL: ..." on
+ * stderr and exits 1. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <qkv/qkv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                                                              \
+    do {                                                                                                             \
+        if (!(cond)) {                                                                                               \
+            fprintf(stderr, "FAIL: " __VA_ARGS__);                                                                   \
+            fprintf(stderr, "\n");                                                                                   \
+            failures++;                                                                                              \
+        }                                                                                                            \
+    } while (0)
+
+typedef struct sentences {
+    int n, cap;
+    int *n_words;
+    char ***words;
+} sentences;
+
+static int read_sentences(const char *path, sentences *ss)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        if (ss->n == ss->cap) {
+            ss->cap = ss->cap ? 2 * ss->cap : 64;
+            ss->n_words = realloc(ss->n_words, (size_t)ss->cap * sizeof *ss->n_words);
+            ss->words = realloc(ss->words, (size_t)ss->cap * sizeof *ss->words);
+        }
+        char **w = malloc((strlen(line) / 2 + 1) * sizeof *w);
+        int n = 0;
+        for (char *t = strtok(line, " \n"); t; t = strtok(NULL, " \n"))
+            w[n++] = strdup(t);
+        if (n == 0) {
+            free(w);
+            continue;
+        }
+        ss->words[ss->n] = w;
+        ss->n_words[ss->n++] = n;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+typedef struct job {
+    const char *path;
+    const sentences *ss;
+    const char ***tags; /* [sentence][word] */
+    char *error;
+} job;
+
+static void *tag_all(void *arg)
+{
+    job *j = arg;
+    qkv_model *m = qkv_model_open(j->path, &j->error);
+    if (!m)
+        return NULL;
+    for (int s = 0; s < j->ss->n && !j->error; s++)
+        qkv_model_tag(m, (const char *const *)j->ss->words[s], j->ss->n_words[s], j->tags[s], &j->error);
+    /* the tag strings are the model's: copy them before freeing it */
+    for (int s = 0; s < j->ss->n && !j->error; s++)
+        for (int w = 0; w < j->ss->n_words[s]; w++)
+            j->tags[s][w] = strdup(j->tags[s][w]);
+    qkv_model_free(m);
+    return NULL;
+}
+
+static const char ***new_tags(const sentences *ss)
+{
+    const char ***t = calloc((size_t)ss->n, sizeof *t);
+    for (int s = 0; s < ss->n; s++)
+        t[s] = calloc((size_t)ss->n_words[s], sizeof **t);
+    return t;
+}
+
+static void free_tags(const sentences *ss, const char ***t, int owned)
+{
+    for (int s = 0; s < ss->n; s++) {
+        for (int w = 0; owned && w < ss->n_words[s]; w++)
+            free((char *)t[s][w]);
+        free(t[s]);
+    }
+    free(t);
+}
+
+/* qkv_model_tag must fail on words with an error starting with expect. */
+static void expect_tag_error(qkv_model *m, const char *const *words, int n, const char *expect)
+{
+    const char *tags[4] = {0};
+    char *error = NULL;
+    int st = qkv_model_tag(m, words, n, tags, &error);
+    CHECK(st != 0 && error && !strncmp(error, expect, strlen(expect)), "qkv_model_tag: expected an error '%s...', got %d '%s'",
+          expect, st, error ? error : "(none)");
+    free(error);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: api_threads MODEL SENTENCES.txt\n");
+        return 2;
+    }
+    sentences ss = {0};
+    if (read_sentences(argv[2], &ss) || ss.n == 0) {
+        fprintf(stderr, "FAIL: cannot read sentences from %s\n", argv[2]);
+        return 1;
+    }
+    /* errors of open: a message naming the file, no model */
+    char *error = NULL;
+    qkv_model *bad = qkv_model_open("/nonexistent/model.h5", &error);
+    CHECK(!bad && error && strstr(error, "/nonexistent/model.h5"), "opening a missing file: %s", error ? error : "(no error)");
+    free(error);
+    error = NULL;
+    CHECK(!qkv_model_open(argv[2], &error) && error && strstr(error, argv[2]), "opening a text file as a model: %s",
+          error ? error : "(no error)");
+    free(error);
+    CHECK(!qkv_model_open("/nonexistent/model.h5", NULL), "opening a missing file without an error pointer");
+    qkv_model_free(NULL);
+
+    error = NULL;
+    qkv_model *m = qkv_model_open(argv[1], &error);
+    if (!m) {
+        fprintf(stderr, "FAIL: qkv_model_open %s: %s\n", argv[1], error);
+        return 1;
+    }
+    int n_tags = qkv_model_n_tags(m);
+    CHECK(n_tags > 1 && qkv_model_tag_name(m, 0) && !qkv_model_tag_name(m, n_tags) && !qkv_model_tag_name(m, -1),
+          "tag names: %d tags", n_tags);
+    /* errors of tag: the word named, nothing else broken */
+    expect_tag_error(m, (const char *[]){"fine", "a\tb"}, 2, "word 2: ");
+    expect_tag_error(m, (const char *[]){"line\nbreak"}, 1, "word 1: ");
+    expect_tag_error(m, (const char *[]){"ok", "ok", ""}, 3, "word 3: empty");
+    expect_tag_error(m, (const char *[]){"\xff\xfe"}, 1, "word 1: ");
+    expect_tag_error(m, (const char *[]){"ok", NULL}, 2, "word 2: ");
+    expect_tag_error(m, (const char *[]){"ok"}, -1, "qkv_model_tag: ");
+    CHECK(qkv_model_tag(m, NULL, 0, NULL, NULL) == 0, "an empty sentence is no error");
+
+    /* one model, one sentence after another */
+    const char ***ref = new_tags(&ss);
+    for (int s = 0; s < ss.n; s++)
+        if (qkv_model_tag(m, (const char *const *)ss.words[s], ss.n_words[s], ref[s], &error)) {
+            fprintf(stderr, "FAIL: sentence %d: %s\n", s + 1, error);
+            return 1;
+        }
+    /* two threads, a model each, at the same time */
+    job jobs[2];
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++) {
+        jobs[k] = (job){argv[1], &ss, new_tags(&ss), NULL};
+        CHECK(pthread_create(&th[k], NULL, tag_all, &jobs[k]) == 0, "pthread_create");
+    }
+    for (int k = 0; k < 2; k++) {
+        pthread_join(th[k], NULL);
+        CHECK(!jobs[k].error, "thread %d: %s", k, jobs[k].error);
+        int differ = 0;
+        for (int s = 0; s < ss.n && !jobs[k].error; s++)
+            for (int w = 0; w < ss.n_words[s]; w++)
+                differ += strcmp(ref[s][w], jobs[k].tags[s][w]) != 0;
+        CHECK(differ == 0, "thread %d: %d words tagged differently from the single-threaded run", k, differ);
+        free(jobs[k].error);
+        free_tags(&ss, jobs[k].tags, !jobs[k].error);
+    }
+    for (int s = 0; s < ss.n; s++) {
+        for (int w = 0; w < ss.n_words[s]; w++)
+            printf("%s\t%s\n", ss.words[s][w], ref[s][w]);
+        printf("\n");
+    }
+    free_tags(&ss, ref, 0);
+    qkv_model_free(m);
+    for (int s = 0; s < ss.n; s++) {
+        for (int w = 0; w < ss.n_words[s]; w++)
+            free(ss.words[s][w]);
+        free(ss.words[s]);
+    }
+    free(ss.words);
+    free(ss.n_words);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Installing qkv (issue 19): `cmake --install` into a temporary prefix puts there the shared
+# library, include/qkv/qkv.h, the pkg-config file qkv.pc and the programs; the README's example
+# examples/tag_sentences.c, compiled with cc and `pkg-config --cflags --libs qkv` against the
+# installed copy, tags 1,000 sentences with an exported model exactly as `qkv tag` does.
+. "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
+for tool in cmake cc pkg-config; do
+    command -v "$tool" >/dev/null || fail "$tool is not installed (install-deps.sh installs it)"
+done
+P=$SCRATCH/prefix
+cmake --install "${QKV_BUILD_DIR:?}" --prefix "$P" >"$SCRATCH/install.log" 2>&1 ||
+    { cat "$SCRATCH/install.log" >&2; fail "cmake --install"; }
+pc=$(find "$P" -name qkv.pc)
+[ -n "$pc" ] || fail "no qkv.pc installed under $P"
+for f in "$P/include/qkv/qkv.h" "$P/bin/qkv" "$P/bin/qkv-gradcheck"; do
+    [ -f "$f" ] || fail "$f is not installed"
+done
+libdir=$(dirname "$(dirname "$pc")")
+ls "$libdir"/libqkv.so* >/dev/null 2>&1 || fail "no libqkv.so in $libdir"
+# only the public API is exported
+if command -v nm >/dev/null; then
+    other=$(nm -D --defined-only "$libdir/libqkv.so" | awk '$2 == "T" && $3 !~ /^qkv_model_/ { print $3 }')
+    [ -z "$other" ] || fail "libqkv.so exports more than qkv.h: $other"
+fi
+"$P/bin/qkv" --version >/dev/null || fail "the installed qkv does not run"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+[ "$(pkg-config --modversion qkv)" = "$("$P/bin/qkv" --version | cut -d' ' -f2)" ] || fail "qkv.pc's version"
+flags=()
+[ "${QKV_SANITIZED:-0}" = 1 ] && flags=("-fsanitize=address,undefined") # libqkv.so was built so
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror "${flags[@]}" "$QKV_SOURCE_DIR/examples/tag_sentences.c" \
+    $(pkg-config --cflags --libs qkv) -o "$SCRATCH/tag_sentences" 2>"$SCRATCH/cc.log" ||
+    { cat "$SCRATCH/cc.log" >&2; fail "compiling examples/tag_sentences.c with pkg-config"; }
+make_model
+LD_LIBRARY_PATH=$libdir "$SCRATCH/tag_sentences" "$SCRATCH/model.h5" <"$SCRATCH/sentences.txt" \
+    >"$SCRATCH/example.tsv" 2>"$SCRATCH/example.err" || { cat "$SCRATCH/example.err" >&2; fail "tag_sentences"; }
+cmp -s "$SCRATCH/example.tsv" "$SCRATCH/expected.tsv" ||
+    { diff "$SCRATCH/example.tsv" "$SCRATCH/expected.tsv" | head >&2; fail "tag_sentences and qkv tag disagree"; }
+# an error is the library's message, from the program
+status=0
+LD_LIBRARY_PATH=$libdir "$SCRATCH/tag_sentences" "$SCRATCH/nothing.h5" </dev/null 2>"$SCRATCH/err" || status=$?
+[ "$status" = 1 ] || fail "tag_sentences on a missing model file: exit $status, not 1"
+grep -q "^tag_sentences: .*nothing.h5" "$SCRATCH/err" || fail "the error of a missing model file does not name it"
+echo "ok: installed into $P; examples/tag_sentences.c built with pkg-config tags as qkv tag does"

@@ -1,0 +1,46 @@
+#!/bin/bash
+# The PyTorch loader python/qkv_torch.py on the shipped EWT sample (issue 19), always run when
+# torch is there: a small quick-start model (character CNN, windowed attention with relative
+# biases, a parameter average) is trained for a few steps and exported; qkv_torch.load() of the
+# export gives logits within 1e-4 (relative) of `qkv eval --logits` and the same tag for every
+# word, and qkv_torch.tag() tags sentences as `qkv tag` does. Skipped (exit 77) without torch.
+set -u
+PY=/usr/bin/python3
+if ! "$PY" -c 'import torch, h5py, yaml, numpy' 2>/dev/null; then
+    echo "skipped: $PY cannot import torch, h5py, yaml and numpy (apt-get install python3-torch python3-h5py python3-yaml)"
+    exit 77
+fi
+SRC=${QKV_SOURCE_DIR:?}
+QKV_BIN=${QKV_BIN:?QKV_BIN must name the qkv binary}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+S=$SRC/data/ud_english_ewt_sample
+"$QKV_BIN" train "$SRC/configs/quickstart.yaml" --out "$work/run" --set train.max_steps=30 --set log.progress=off \
+    --set log.plot=false --set model.d_model=32 --set model.d_ff=64 --set model.char_dim=8 \
+    --set model.char_filters=16 --set train.ema_decay=0.9 --set train.threads=2 >"$work/train.log" 2>&1 ||
+    { tail -20 "$work/train.log"; fail "qkv train"; }
+"$QKV_BIN" export "$work/run/checkpoints/last.h5" --out "$work/model.h5" 2>/dev/null || fail "qkv export"
+gzip -dc "$S/en_ewt-sample-dev.conllu.gz" >"$work/dev.conllu"
+"$QKV_BIN" eval "$work/model.h5" "$work/dev.conllu" --logits "$work/logits.h5" >"$work/eval.txt" ||
+    fail "qkv eval --logits"
+PYTHONPATH=$SRC/python "$PY" "$SRC/python/qkv_torch.py" compare "$work/model.h5" "$work/dev.conllu" \
+    "$work/logits.h5" --rtol 1e-4 || fail "PyTorch and qkv disagree on the export's logits"
+# tag(): sentences of words in, qkv tag's tags out (the model in float64, as compare runs it)
+awk -F'\t' '/^#/ { next } NF == 0 { if (l != "") print l; l = ""; next } $1 ~ /^[0-9]+$/ { l = l == "" ? $2 : l " " $2 }
+            END { if (l != "") print l }' "$work/dev.conllu" >"$work/dev.txt"
+"$QKV_BIN" tag "$work/model.h5" "$work/dev.txt" --format text |
+    awk -F'\t' '/^#/ { next } NF == 0 { print ""; next } { print $2 "\t" $4 }' >"$work/qkv.tsv" || fail "qkv tag"
+PYTHONPATH=$SRC/python "$PY" - "$work/model.h5" "$work/dev.txt" "$work/qkv.tsv" <<'PYEOF' || fail "qkv_torch.tag"
+import sys, torch, qkv_torch
+model = qkv_torch.load(sys.argv[1], torch.float64)
+assert isinstance(model, torch.nn.Module) and not model.training
+sents = [s for s in map(qkv_torch.words, open(sys.argv[2], encoding="utf-8")) if s]
+want = [s.split("\n") for s in open(sys.argv[3], encoding="utf-8").read().strip("\n").split("\n\n")]
+got = qkv_torch.tag(model, sents)
+assert len(got) == len(want) == len(sents), (len(got), len(want), len(sents))
+bad = [(i, w) for i, (s, g, w) in enumerate(zip(sents, got, want)) if [f"{a}\t{b}" for a, b in zip(s, g)] != w]
+print(f"qkv_torch.tag: {len(sents)} sentences, {sum(map(len, sents))} words; {len(bad)} sentences differ from qkv tag")
+sys.exit(1 if bad else 0)
+PYEOF
+echo ok
