@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <string.h>
 
+const char *const QKV_TASK_NAMES[] = {"tag", "segment", NULL};
+_Static_assert(sizeof QKV_TASK_NAMES / sizeof QKV_TASK_NAMES[0] == QKV_TASK_COUNT + 1, "one name per qkv_task");
 const char *const QKV_SOURCE_NAMES[] = {"files", "synthetic", NULL};
 _Static_assert(sizeof QKV_SOURCE_NAMES / sizeof QKV_SOURCE_NAMES[0] == QKV_SOURCE_COUNT + 1, "one name per qkv_source");
 const char *const QKV_SELECT_BY_NAMES[] = {"auto", "accuracy", "span_f1", NULL};
@@ -86,6 +88,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "cnn_dilation", model.cnn_dilation, 1, 1024, "1",
         "cnn: distance between the convolution's taps; receptive field 1 + n_layers (cnn_kernel-1) cnn_dilation"),
 
+    ENUM("data", "task", data.task, QKV_TASK_NAMES, "tag",
+         "tag: a tag per word; segment: a label per character of each paragraph of CoNLL-U files (from # text, "
+         "SpaceAfter=No and multiword tokens), a tokenizer and sentence splitter for qkv tag --tokenizer"),
     ENUM("data", "source", data.source, QKV_SOURCE_NAMES, "files",
          "files (train/dev paths) or synthetic (the built-in generated corpus)"),
     PATH("data", "train", data.train, "", "training file (source: files)"),
@@ -190,6 +195,10 @@ static int check_relations(const qkv_run_config *cfg, const char *where, qkv_err
                         where, cfg->model.chars.char_width);
     if (cfg->data.source == QKV_SOURCE_FILES && !cfg->data.train[0])
         return qkv_fail(err, "%s: data.train is required when data.source is files", where);
+    if (cfg->data.task == QKV_TASK_SEGMENT &&
+        (cfg->data.read.format == QKV_FORMAT_COLUMNS || cfg->data.read.scheme != QKV_TAG_SCHEME_NONE))
+        return qkv_fail(err, "%s: data.task = segment reads CoNLL-U files: it needs data.format auto or conllu and "
+                        "data.tag_scheme none", where);
     if (cfg->data.read.tag_column == 1)
         return qkv_fail(err, "%s: data.tag_column = 1 is the FORM column; the tag is in column 2 or later", where);
     if (cfg->optim.schedule.min_lr > cfg->optim.optimizer.lr)

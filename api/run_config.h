@@ -21,11 +21,19 @@ typedef enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC, QKV_SOURCE_COUNT } qkv_so
 /* "files", "synthetic" (index = value), then NULL. */
 extern const char *const QKV_SOURCE_NAMES[];
 
+/* What the model learns: tags of words (tag), or labels of characters that give tokens,
+ * multiword tokens and sentences (segment, data/segment.h: the corpora are CoNLL-U files read
+ * with qkv_seg_read, a paragraph being a sequence and a character a position). */
+typedef enum { QKV_TASK_TAG, QKV_TASK_SEGMENT, QKV_TASK_COUNT } qkv_task;
+/* "tag", "segment" (index = value), then NULL. */
+extern const char *const QKV_TASK_NAMES[];
+
 typedef enum { QKV_PROGRESS_AUTO, QKV_PROGRESS_ON, QKV_PROGRESS_OFF, QKV_PROGRESS_COUNT } qkv_progress;
 /* "auto", "on", "off" (index = value), then NULL. */
 extern const char *const QKV_PROGRESS_NAMES[];
 
 typedef struct qkv_data_section {
+    qkv_task task;
     qkv_source source;
     char train[QKV_CFG_STR_MAX], dev[QKV_CFG_STR_MAX];
     qkv_read_opts read;            /* format, tags (tag_field), tag_column */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/segment.h"
 #include "data/synthetic.h"
 
 void qkv_session_init(qkv_session *s) { memset(s, 0, sizeof *s); }
@@ -48,14 +49,30 @@ static int synthetic_corpus(qkv_corpus *c, const char *name, int n, uint64_t see
     return status;
 }
 
+int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_error *err)
+{
+    if (s->cfg.data.task != QKV_TASK_SEGMENT)
+        return qkv_corpus_read(c, path, &s->cfg.data.read, err);
+    memset(c, 0, sizeof *c);
+    qkv_seg_text st;
+    if (qkv_seg_read(&st, path, err))
+        return QKV_ERR;
+    int status = qkv_seg_corpus(c, &st, true, err);
+    qkv_seg_free(&st);
+    return status;
+}
+
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
     bool synthetic = d->source == QKV_SOURCE_SYNTHETIC;
+    if (synthetic && d->task == QKV_TASK_SEGMENT)
+        return qkv_fail(err, "data.task = segment needs CoNLL-U files with # text (data.source files), not the "
+                             "synthetic corpus");
     if (load_train) {
         int st = synthetic ? synthetic_corpus(&s->train_c, "synthetic-train", d->synthetic_train,
                                               (uint64_t)d->synthetic_seed, err)
-                           : qkv_corpus_read(&s->train_c, d->train, &d->read, err);
+                           : qkv_session_read_corpus(s, &s->train_c, d->train, err);
         if (st)
             return QKV_ERR;
         if (!s->fz_ready) {
@@ -76,7 +93,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
     if (synthetic || d->dev[0]) {
         int st = synthetic ? synthetic_corpus(&s->dev_c, "synthetic-dev", d->synthetic_dev,
                                               (uint64_t)d->synthetic_seed + 1000003u, err)
-                           : qkv_corpus_read(&s->dev_c, d->dev, &d->read, err);
+                           : qkv_session_read_corpus(s, &s->dev_c, d->dev, err);
         if (st)
             return QKV_ERR;
         if (!s->fz_ready)

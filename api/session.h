@@ -29,6 +29,10 @@ void qkv_session_free(qkv_session *s);
 
 /* Loads the config file with overrides and keeps its resolved text. */
 int qkv_session_config(qkv_session *s, const char *path, char *const *overrides, int n_overrides, qkv_error *err);
+/* Reads the corpus at path as the config's data.task wants it: tagged words (data.read), or
+ * for data.task: segment the characters of a CoNLL-U file's paragraphs with their gold labels
+ * (data/segment.h: qkv_seg_read, qkv_seg_corpus). Errors: the readers'. */
+int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_error *err);
 /* Reads (or generates, for data.source: synthetic) the training and dev corpora, builds the
  * featurizer from the training corpus unless it is already set (from a checkpoint), and
  * encodes both. load_train false: only dev (used by commands that do not train). */

@@ -42,6 +42,8 @@ static void test_choices_are_the_library_values(void **state)
         {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN},
         {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX},
         {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF},
+        {"data.task=tag", &c.data.task, QKV_TASK_TAG},
+        {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
         {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC},
         {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO},
@@ -73,7 +75,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 14);
+    assert_int_equal(n_enum_keys, 15);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);

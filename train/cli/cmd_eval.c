@@ -8,6 +8,7 @@
 #include "lib/threads.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
+#include "train/cli/eval_raw.h"
 #include "train/evaluate.h"
 #include "train/cli/output_file.h"
 #include "train/profile_table.h"
@@ -50,8 +51,8 @@ static int write_logits(const char *path, const qkv_eval_result *res, const qkv_
 int qkv_cmd_eval(int argc, char **argv)
 {
     double wall_start = qkv_profile_clock();
-    const char *ckpt = NULL, *file = NULL, *logits_path = NULL;
-    bool json = false, by_length = false, force = false, profile = false;
+    const char *ckpt = NULL, *file = NULL, *logits_path = NULL, *tokenizer = NULL;
+    bool json = false, by_length = false, force = false, profile = false, raw = false;
     const qkv_cli_opt rows[] = {
         {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
         {"FILE", QKV_CLI_STRING, &file, .required = true},
@@ -63,11 +64,29 @@ int qkv_cmd_eval(int argc, char **argv)
          "[words, tags] and /pred int64 [words] in file order (for parity checks)"},
         {"--force", QKV_CLI_FLAG, &force, NULL, "replace OUT.h5 if it exists (never CHECKPOINT or FILE)"},
         QKV_PROFILE_OPTION_ROW(&profile),
+        {"--raw", QKV_CLI_FLAG, &raw, NULL,
+         "tag FILE's raw text instead (its # text lines) and score tokens,\n"
+         "sentences, words and UPOS against FILE as the CoNLL 2018 shared task\n"
+         "does (aligned by characters); without --tokenizer a # text line is a\n"
+         "sentence of whitespace-separated tokens"},
+        {"--tokenizer", QKV_CLI_STRING, &tokenizer, "SEG.h5",
+         "with --raw: the segmenter (data.task: segment) that splits the text\n"
+         "of each paragraph into sentences, tokens and multiword tokens"},
     };
     const qkv_cli_spec spec = {"eval", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
+    if (tokenizer && !raw) {
+        fprintf(stderr, "qkv eval: --tokenizer needs --raw\n");
+        return 2;
+    }
+    if (raw && (logits_path || by_length || profile)) {
+        fprintf(stderr, "qkv eval: --raw goes with --tokenizer and --json only\n");
+        return 2;
+    }
+    if (raw)
+        return qkv_eval_raw(ckpt, file, tokenizer, json);
     if (logits_path && !qkv_output_ok("eval", "--logits", logits_path, (const char *[]){ckpt, file}, 2, force, false))
         return 1;
     if (profile)
@@ -83,7 +102,7 @@ int qkv_cmd_eval(int argc, char **argv)
     int failed = qkv_checkpoint_load_model(ckpt, &s, &err);
     qkv_profile_end(prof);
     prof = qkv_profile_begin("data loading", QKV_PROF_WHOLE);
-    failed = failed || qkv_corpus_read(&s.dev_c, file, &s.cfg.data.read, &err) ||
+    failed = failed || qkv_session_read_corpus(&s, &s.dev_c, file, &err) ||
              qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
              qkv_dataset_require_tags(&s.dev, &s.dev_c, &err) ||
              qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err);

@@ -10,6 +10,7 @@
 #include "train/cli/commands.h"
 #include "api/predict.h"
 #include "train/cli/output_file.h"
+#include "train/cli/tag_raw.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] = "Writes FILE (default: standard input) to standard output with predicted tags.\n";
@@ -41,7 +42,7 @@ static void plain_text_hint(const char *input, size_t len, const char *name, qkv
 
 int qkv_cmd_tag(int argc, char **argv)
 {
-    const char *ckpt = NULL, *file = NULL;
+    const char *ckpt = NULL, *file = NULL, *tokenizer = NULL;
     static const char *const FORMATS[] = {"conllu", "text", NULL};
     int format = 0;
     const qkv_cli_opt rows[] = {
@@ -52,17 +53,27 @@ int qkv_cmd_tag(int argc, char **argv)
          "tag in the tag column the model was trained on (UPOS or XPOS);\n"
          "text: one sentence per line, tokens separated by spaces; CoNLL-U\n"
          "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
-         "is an error)",
+         "is an error); with --tokenizer: raw text, see there",
          .choices = FORMATS},
+        {"--tokenizer", QKV_CLI_STRING, &tokenizer, "SEG.h5",
+         "with --format text: a segmenter (data.task: segment) splits raw\n"
+         "text into sentences, tokens and multiword tokens; paragraphs are\n"
+         "separated by blank lines and written as soon as they are tagged,\n"
+         "with # sent_id, # text and SpaceAfter=No (without it: whitespace\n"
+         "splits tokens, a line is a sentence)"},
     };
     const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
     bool text = format == 1;
+    if (tokenizer && !text) {
+        fprintf(stderr, "qkv tag: --tokenizer needs --format text (it segments raw text)\n");
+        return 2;
+    }
     if (!file)
         file = "-";
-    if (!qkv_output_ok("tag", NULL, NULL, (const char *[]){ckpt, file}, 2, false, false))
+    if (!qkv_output_ok("tag", NULL, NULL, (const char *[]){ckpt, file, tokenizer}, tokenizer ? 3 : 2, false, false))
         return 1;
 
     qkv_session s;
@@ -77,6 +88,14 @@ int qkv_cmd_tag(int argc, char **argv)
         goto done;
     }
     qkv_set_threads(s.cfg.train.threads);
+    if (s.cfg.data.task == QKV_TASK_SEGMENT) {
+        fprintf(stderr, "qkv: %s is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT\n", ckpt);
+        goto done;
+    }
+    if (tokenizer) {
+        status = qkv_tag_with_tokenizer(&s, tokenizer, file);
+        goto done;
+    }
     size_t len = 0;
     int read_st = strcmp(file, "-") ? qkv_text_read(file, &input, &len, &err)
                                     : qkv_text_read_fd(0, "<stdin>", &input, &len, &err);

@@ -1,0 +1,121 @@
+/* Tokenization and sentence splitting as tagging over characters (as UDPipe and Stanza do):
+ * each character of a paragraph gets one label, and the labels give back the paragraph's
+ * sentences, tokens and the words of multiword tokens.
+ *
+ * Labels (QKV_SEG_LABEL_NAMES):
+ *   I  inside a token, not its last character (nor a split point);
+ *   W  the last character of a word inside a multiword token ("do" of "don't", "can" of
+ *      "cannot"), not the token's last character;
+ *   T  the last character of a token that does not end its sentence;
+ *   S  the last character of a sentence's last token;
+ *   O  outside every token: whitespace between tokens and sentences.
+ *
+ * From CoNLL-U (qkv_seg_read): the text of a paragraph is its sentences' "# text" lines, one
+ * after the other, with one space between two sentences unless the first one's last token has
+ * SpaceAfter=No. A paragraph begins at a sentence whose comments hold "# newpar" or "# newdoc";
+ * a file with neither comment anywhere makes every sentence its own paragraph. The tokens of a
+ * sentence (multiword-token lines "N-M", and words outside them; empty nodes "N.M" are no
+ * tokens) must spell out its "# text" in order: each FORM at the current place, then
+ * whitespace after it unless its MISC holds SpaceAfter=No (none then), nothing after the last
+ * token. A multiword token whose words spell its FORM exactly gets W at the words' ends; one
+ * whose words do not (Spanish "del" = "de" "el") is labelled as one word (counted in
+ * n_unsplit: the labels cannot give its words back).
+ *
+ * Characters are Unicode code points; whitespace is Unicode's White_Space. */
+#ifndef QKV_DATA_SEGMENT_H
+#define QKV_DATA_SEGMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "data/corpus.h"
+#include "lib/error.h"
+
+typedef enum {
+    QKV_SEG_INSIDE = 0,
+    QKV_SEG_WORD_END,
+    QKV_SEG_TOKEN_END,
+    QKV_SEG_SENT_END,
+    QKV_SEG_OUTSIDE,
+    QKV_SEG_COUNT
+} qkv_seg_label;
+/* "I", "W", "T", "S", "O" (index = value), then NULL. */
+extern const char *const QKV_SEG_LABEL_NAMES[];
+
+/* Paragraphs as characters: paragraph p is characters par_start[p] .. par_start[p+1]-1;
+ * character i is text[char_off[i] .. char_off[i+1]) (text holds every paragraph back to back,
+ * NUL-terminated), labelled labels[i] (QKV_SEG_OUTSIDE everywhere for raw text, where the
+ * labels are to be predicted), from line char_line[i] of the file (the "# text" line). */
+typedef struct qkv_seg_text {
+    char *name;          /* the file name used in messages */
+    char *text;
+    size_t text_len;
+    int n_par;
+    int32_t *par_start;  /* [n_par + 1] */
+    int n_chars;
+    uint32_t *char_off;  /* [n_chars + 1] */
+    uint8_t *labels;     /* [n_chars] qkv_seg_label */
+    int32_t *char_line;  /* [n_chars] */
+    int n_sent, n_tokens, n_words, n_multiword, n_unsplit; /* counted by qkv_seg_read */
+    size_t cap_text, cap_chars, cap_par; /* room (internal) */
+} qkv_seg_text;
+
+/* Reads a CoNLL-U file (plain or gzip) / len bytes of memory (name for messages) into st with
+ * the gold labels. Errors "FILE:LINE: ...": a sentence with tokens but no "# text", a FORM that
+ * is not the text at its place, SpaceAfter and the text's whitespace disagreeing, text after
+ * the last token, a word line without 10 TAB-separated fields or with a bad ID, invalid UTF-8,
+ * out of memory. On error st is empty (safe to free). */
+int qkv_seg_read(qkv_seg_text *st, const char *path, qkv_error *err);
+int qkv_seg_read_mem(qkv_seg_text *st, const char *data, size_t len, const char *name, qkv_error *err);
+
+/* An empty st named name (for raw text: paragraphs are appended one by one). */
+int qkv_seg_init(qkv_seg_text *st, const char *name, qkv_error *err);
+/* Appends one paragraph of raw text: s[0..len) (valid UTF-8, checked by the caller), every
+ * character labelled O, from line first_line (each '\n' in s begins the next line). */
+int qkv_seg_add_raw(qkv_seg_text *st, const char *s, size_t len, int first_line, qkv_error *err);
+void qkv_seg_free(qkv_seg_text *st);
+
+/* The characters as a corpus for the tagger of data.task: segment: word i is character i
+ * (TAB, CR and LF read as a space), sentence p is paragraph p, the tag of word i its label's
+ * name (with_labels) or "_" (no tag: raw text to label), word_line the character's line;
+ * tag_column "segment labels". */
+int qkv_seg_corpus(qkv_corpus *c, const qkv_seg_text *st, bool with_labels, qkv_error *err);
+
+/* The labels read back: sentences of tokens, tokens of words, as character ranges of st.
+ * Sentence s is tokens sent_start[s] .. sent_start[s+1]-1; token t is characters
+ * tok_start[t] .. tok_end[t]-1 and words tok_word[t] .. tok_word[t+1]-1; word w is characters
+ * word_start[w] .. word_end[w]-1; space_after[t] is 0 when the next character after the token
+ * (in its paragraph) begins another token. */
+typedef struct qkv_segmentation {
+    int n_sent, n_tokens, n_words;
+    int32_t *sent_start;  /* [n_sent + 1] */
+    int32_t *sent_par;    /* [n_sent] paragraph of each sentence */
+    int32_t *tok_start, *tok_end, *tok_word; /* [n_tokens], [n_tokens], [n_tokens + 1] */
+    uint8_t *space_after; /* [n_tokens] */
+    int32_t *word_start, *word_end;          /* [n_words] */
+    size_t cap_sent, cap_tokens, cap_words;  /* room (internal) */
+} qkv_segmentation;
+
+/* Reads paragraph p of st with labels (st->labels when labels is NULL; else labels[i] for
+ * character i of st) and appends its sentences to seg (zeroed or filled before). Any labels
+ * give a valid segmentation: a token is a run of characters that ends at T, S or before O
+ * (whitespace labelled O; any non-whitespace character is in a token whatever its label); a
+ * token never begins or ends with whitespace; W ends a word inside its token; S ends the
+ * sentence, and so does the paragraph's end. The gold labels of qkv_seg_read give back its
+ * sentences, tokens and words exactly (except the n_unsplit multiword tokens' words).
+ * Errors: out of memory. */
+int qkv_seg_decode(const qkv_seg_text *st, int p, const uint8_t *labels, qkv_segmentation *seg, qkv_error *err);
+void qkv_segmentation_free(qkv_segmentation *seg);
+
+/* Writes sentence s of seg (of st) as CoNLL-U: "# sent_id = SENT_ID", "# text = ..." (the
+ * sentence's characters from its first token to its last, each TAB, CR or LF as a space), then
+ * a multiword-token line "N-M FORM _ ... MISC" before the words of each token of several
+ * words, and a line "N FORM _ _ _ _ _ _ _ MISC" for each word, MISC "SpaceAfter=No" on the
+ * token (its multiword line, or its word) when the next token follows without space in the
+ * same sentence, else "_"; then a blank line. Errors: a write error. */
+int qkv_seg_write_sentence(FILE *out, const qkv_seg_text *st, const qkv_segmentation *seg, int s,
+                           const char *sent_id, qkv_error *err);
+
+#endif

@@ -1,0 +1,216 @@
+/* Character labels back to sentences, tokens and words; writing them as CoNLL-U (segment.h). */
+#include "data/segment.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/utf8.h"
+
+void qkv_segmentation_free(qkv_segmentation *seg)
+{
+    free(seg->sent_start);
+    free(seg->sent_par);
+    free(seg->tok_start);
+    free(seg->tok_end);
+    free(seg->tok_word);
+    free(seg->space_after);
+    free(seg->word_start);
+    free(seg->word_end);
+    memset(seg, 0, sizeof *seg);
+}
+
+/* Reallocates *p to n elements of elem bytes (the new ones unset). */
+static bool grow_to(void **p, size_t n, size_t elem)
+{
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    return true;
+}
+
+static size_t bigger(size_t cap, size_t need)
+{
+    size_t n = cap > 64 ? cap : 64;
+    while (n < need)
+        n *= 2;
+    return n;
+}
+
+static bool room(qkv_segmentation *seg, size_t sents, size_t tokens, size_t words)
+{
+    if (sents + 1 > seg->cap_sent || !seg->sent_start) {
+        size_t n = bigger(seg->cap_sent, sents + 1);
+        bool first = !seg->sent_start;
+        if (!grow_to((void **)&seg->sent_start, n, sizeof *seg->sent_start) ||
+            !grow_to((void **)&seg->sent_par, n, sizeof *seg->sent_par))
+            return false;
+        if (first)
+            seg->sent_start[0] = 0;
+        seg->cap_sent = n;
+    }
+    if (tokens + 1 > seg->cap_tokens || !seg->tok_word) {
+        size_t n = bigger(seg->cap_tokens, tokens + 1);
+        bool first = !seg->tok_word;
+        if (!grow_to((void **)&seg->tok_start, n, sizeof *seg->tok_start) ||
+            !grow_to((void **)&seg->tok_end, n, sizeof *seg->tok_end) ||
+            !grow_to((void **)&seg->tok_word, n, sizeof *seg->tok_word) ||
+            !grow_to((void **)&seg->space_after, n, sizeof *seg->space_after))
+            return false;
+        if (first)
+            seg->tok_word[0] = 0;
+        seg->cap_tokens = n;
+    }
+    if (words > seg->cap_words || !seg->word_start) {
+        size_t n = bigger(seg->cap_words, words);
+        if (!grow_to((void **)&seg->word_start, n, sizeof *seg->word_start) ||
+            !grow_to((void **)&seg->word_end, n, sizeof *seg->word_end))
+            return false;
+        seg->cap_words = n;
+    }
+    return true;
+}
+
+static bool char_is_space(const qkv_seg_text *st, int i)
+{
+    int n;
+    const char *s = st->text + st->char_off[i];
+    return qkv_utf8_is_space(qkv_utf8_decode(s, st->char_off[i + 1] - st->char_off[i], &n));
+}
+
+typedef struct decoder {
+    const qkv_seg_text *st;
+    qkv_segmentation *seg;
+    int par, par_end;
+    bool tok_open, word_open;
+    int tok_b, tok_e, word_b, word_e;
+    int sent_tokens; /* tokens of the open sentence */
+} decoder;
+
+static bool close_word(decoder *d)
+{
+    qkv_segmentation *seg = d->seg;
+    if (!d->word_open)
+        return true;
+    if (!room(seg, (size_t)seg->n_sent, (size_t)seg->n_tokens, (size_t)seg->n_words + 1))
+        return false;
+    seg->word_start[seg->n_words] = d->word_b;
+    seg->word_end[seg->n_words] = d->word_e;
+    seg->n_words++;
+    d->word_open = false;
+    return true;
+}
+
+static bool close_token(decoder *d)
+{
+    qkv_segmentation *seg = d->seg;
+    if (!d->tok_open)
+        return true;
+    if (!close_word(d) || !room(seg, (size_t)seg->n_sent, (size_t)seg->n_tokens + 1, (size_t)seg->n_words))
+        return false;
+    int t = seg->n_tokens++;
+    seg->tok_start[t] = d->tok_b;
+    seg->tok_end[t] = d->tok_e;
+    seg->tok_word[t + 1] = seg->n_words;
+    seg->space_after[t] = d->tok_e >= d->par_end || char_is_space(d->st, d->tok_e);
+    d->tok_open = false;
+    d->sent_tokens++;
+    return true;
+}
+
+static bool close_sentence(decoder *d)
+{
+    qkv_segmentation *seg = d->seg;
+    if (!close_token(d))
+        return false;
+    if (d->sent_tokens == 0)
+        return true;
+    if (!room(seg, (size_t)seg->n_sent + 1, (size_t)seg->n_tokens, (size_t)seg->n_words))
+        return false;
+    seg->sent_par[seg->n_sent] = d->par;
+    seg->sent_start[++seg->n_sent] = seg->n_tokens;
+    d->sent_tokens = 0;
+    return true;
+}
+
+int qkv_seg_decode(const qkv_seg_text *st, int p, const uint8_t *labels, qkv_segmentation *seg, qkv_error *err)
+{
+    if (!labels)
+        labels = st->labels;
+    decoder d = {st, seg, p, st->par_start[p + 1], false, false, 0, 0, 0, 0, 0};
+    if (!room(seg, (size_t)seg->n_sent, (size_t)seg->n_tokens, (size_t)seg->n_words))
+        return qkv_fail(err, "out of memory");
+    bool ok = true;
+    for (int i = st->par_start[p]; i < d.par_end && ok; i++) {
+        qkv_seg_label lab = labels[i] < QKV_SEG_COUNT ? (qkv_seg_label)labels[i] : QKV_SEG_OUTSIDE;
+        if (char_is_space(st, i)) {
+            if (lab == QKV_SEG_INSIDE && d.tok_open)
+                continue; /* whitespace inside a token */
+            ok = close_token(&d) && (lab != QKV_SEG_SENT_END || close_sentence(&d));
+            continue;
+        }
+        if (!d.tok_open) {
+            d.tok_open = true;
+            d.tok_b = i;
+        }
+        if (!d.word_open) {
+            d.word_open = true;
+            d.word_b = i;
+        }
+        d.tok_e = d.word_e = i + 1;
+        if (lab == QKV_SEG_WORD_END)
+            ok = close_word(&d);
+        else if (lab == QKV_SEG_TOKEN_END)
+            ok = close_token(&d);
+        else if (lab == QKV_SEG_SENT_END)
+            ok = close_sentence(&d);
+    }
+    if (!ok || !close_sentence(&d))
+        return qkv_fail(err, "out of memory");
+    return QKV_OK;
+}
+
+/* Writes characters b .. e-1 of st, each TAB, CR or LF as a space. */
+static void put_chars(FILE *out, const qkv_seg_text *st, int b, int e)
+{
+    for (uint32_t k = st->char_off[b]; k < st->char_off[e]; k++) {
+        char ch = st->text[k];
+        fputc(ch == '\t' || ch == '\r' || ch == '\n' ? ' ' : ch, out);
+    }
+}
+
+static void word_line(FILE *out, const qkv_seg_text *st, const char *id, int b, int e, const char *misc)
+{
+    fputs(id, out);
+    fputc('\t', out);
+    put_chars(out, st, b, e);
+    fprintf(out, "\t_\t_\t_\t_\t_\t_\t_\t%s\n", misc);
+}
+
+int qkv_seg_write_sentence(FILE *out, const qkv_seg_text *st, const qkv_segmentation *seg, int s,
+                           const char *sent_id, qkv_error *err)
+{
+    int t0 = seg->sent_start[s], t1 = seg->sent_start[s + 1];
+    fprintf(out, "# sent_id = %s\n# text = ", sent_id);
+    put_chars(out, st, seg->tok_start[t0], seg->tok_end[t1 - 1]);
+    fputc('\n', out);
+    int id = 1;
+    char idbuf[32];
+    for (int t = t0; t < t1; t++) {
+        int w0 = seg->tok_word[t], w1 = seg->tok_word[t + 1];
+        const char *misc = seg->space_after[t] ? "_" : "SpaceAfter=No";
+        if (w1 - w0 > 1) {
+            snprintf(idbuf, sizeof idbuf, "%d-%d", id, id + (w1 - w0) - 1);
+            word_line(out, st, idbuf, seg->tok_start[t], seg->tok_end[t], misc);
+        }
+        for (int w = w0; w < w1; w++) {
+            snprintf(idbuf, sizeof idbuf, "%d", id++);
+            word_line(out, st, idbuf, seg->word_start[w], seg->word_end[w], w1 - w0 > 1 ? "_" : misc);
+        }
+    }
+    fputc('\n', out);
+    if (ferror(out))
+        return qkv_fail(err, "write error: %s", strerror(errno));
+    return QKV_OK;
+}

@@ -1,0 +1,336 @@
+/* The CoNLL 2018 shared task's scores of a system file against gold (ud_eval.h). */
+#include "data/ud_eval.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/line_fields.h"
+#include "data/utf8.h"
+
+typedef struct ud_span {
+    int32_t start, end; /* characters start .. end-1 (whitespace not counted) */
+} ud_span;
+
+typedef struct ud_word {
+    ud_span span;       /* its token's */
+    bool multiword;     /* one of a multiword token's words */
+    uint32_t lower_off; /* its lowercased FORM in the file's lower buffer */
+    const char *upos;
+    size_t upos_len;
+} ud_word;
+
+typedef struct ud_file {
+    const char *name;
+    uint32_t *chars;
+    size_t n_chars, cap_chars;
+    ud_span *tokens, *sents;
+    size_t n_tokens, cap_tokens, n_sents, cap_sents;
+    ud_word *words;
+    size_t n_words, cap_words;
+    char *lower;
+    size_t lower_len, cap_lower;
+} ud_file;
+
+static void file_free(ud_file *f)
+{
+    free(f->chars);
+    free(f->tokens);
+    free(f->sents);
+    free(f->words);
+    free(f->lower);
+}
+
+__attribute__((format(printf, 4, 5))) static int fail_line(qkv_error *err, const char *name, int line,
+                                                           const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return qkv_fail(err, "%.200s:%d: %s", name, line, msg);
+}
+
+/* Appends the non-whitespace characters of form to f's characters; their span into *span. */
+static bool add_token(ud_file *f, const char *form, size_t len, ud_span *span)
+{
+    span->start = (int32_t)f->n_chars;
+    for (size_t i = 0; i < len;) {
+        int n;
+        uint32_t cp = qkv_utf8_decode(form + i, len - i, &n);
+        i += (size_t)n;
+        if (qkv_utf8_is_space(cp))
+            continue;
+        if (!qkv_array_grow((void **)&f->chars, &f->cap_chars, f->n_chars + 1, sizeof *f->chars))
+            return false;
+        f->chars[f->n_chars++] = cp;
+    }
+    span->end = (int32_t)f->n_chars;
+    return qkv_array_grow((void **)&f->tokens, &f->cap_tokens, f->n_tokens + 1, sizeof *f->tokens) &&
+           (f->tokens[f->n_tokens++] = *span, true);
+}
+
+static bool add_word(ud_file *f, ud_span span, bool multiword, const char *form, size_t len, const char *upos,
+                     size_t upos_len)
+{
+    if (!qkv_array_grow((void **)&f->words, &f->cap_words, f->n_words + 1, sizeof *f->words) ||
+        !qkv_array_grow((void **)&f->lower, &f->cap_lower, f->lower_len + QKV_UTF8_LOWER_ROOM(len), 1))
+        return false;
+    ud_word *w = &f->words[f->n_words++];
+    *w = (ud_word){span, multiword, (uint32_t)f->lower_len, upos, upos_len};
+    f->lower_len += qkv_utf8_lower(form, len, f->lower + f->lower_len) + 1;
+    return true;
+}
+
+static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
+{
+    size_t pos = len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    size_t sent_first = 0; /* first token of the open sentence */
+    int mw_left = 0, mw_line = 0;
+    ud_span mw_span = {0, 0};
+    for (int line = 1;; line++) {
+        bool eof = pos >= len;
+        const char *s = data + pos, *nl = eof ? NULL : memchr(s, '\n', len - pos);
+        size_t n = eof ? 0 : nl ? (size_t)(nl - s) : len - pos;
+        pos += n + (nl != NULL);
+        if (n > 0 && s[n - 1] == '\r')
+            n--;
+        if (n == 0) { /* a sentence ends */
+            if (mw_left)
+                return fail_line(err, f->name, mw_line, "the sentence ends before the words of this multiword token");
+            if (f->n_tokens > sent_first) {
+                if (!qkv_array_grow((void **)&f->sents, &f->cap_sents, f->n_sents + 1, sizeof *f->sents))
+                    return qkv_fail(err, "out of memory");
+                f->sents[f->n_sents++] = (ud_span){f->tokens[sent_first].start, f->tokens[f->n_tokens - 1].end};
+            }
+            sent_first = f->n_tokens;
+            if (eof)
+                return QKV_OK;
+            continue;
+        }
+        size_t bad = qkv_utf8_check(s, n);
+        if (bad < n)
+            return fail_line(err, f->name, line, "invalid UTF-8 or a NUL byte at byte %zu of the line", bad + 1);
+        if (s[0] == '#')
+            continue;
+        size_t idl, fl, ul, ml;
+        const char *id = qkv_line_field(s, n, 0, &idl), *form = qkv_line_field(s, n, 1, &fl);
+        const char *upos = qkv_line_field(s, n, 3, &ul);
+        const char *misc = qkv_line_field(s, n, 9, &ml);
+        if (!misc || memchr(misc, '\t', ml))
+            return fail_line(err, f->name, line, "expected 10 TAB-separated fields (a CoNLL-U word line)");
+        size_t i = 0;
+        long a = qkv_line_number(id, idl, &i), b = a;
+        char kind = i < idl ? id[i] : 0;
+        if (kind == '-' || kind == '.') {
+            i++;
+            b = qkv_line_number(id, idl, &i);
+        }
+        if (a < 0 || b < 0 || i != idl || (kind == '-' && b < a) || (kind && kind != '-' && kind != '.'))
+            return fail_line(err, f->name, line, "expected an ID (N, N-M or N.M) in field 1, found \"%.*s\"",
+                             (int)qkv_utf8_prefix_bytes(id, idl, 40), id);
+        if (kind == '.')
+            continue; /* empty nodes are no words of the surface */
+        ud_span span;
+        bool ok = true;
+        if (kind == '-') {
+            if (mw_left)
+                return fail_line(err, f->name, line, "a multiword token before the words of the previous one");
+            ok = add_token(f, form, fl, &mw_span);
+            mw_left = (int)(b - a + 1);
+            mw_line = line;
+            span = mw_span;
+        } else if (mw_left) {
+            mw_left--;
+            ok = add_word(f, mw_span, true, form, fl, upos, ul);
+            span = mw_span;
+        } else {
+            ok = add_token(f, form, fl, &span) && add_word(f, span, false, form, fl, upos, ul);
+        }
+        if (!ok)
+            return qkv_fail(err, "out of memory");
+        if (span.start == span.end)
+            return fail_line(err, f->name, line, "the FORM is empty or only whitespace");
+    }
+}
+
+static void score(qkv_ud_score *sc, long gold, long system, long correct)
+{
+    sc->gold = gold;
+    sc->system = system;
+    sc->correct = correct;
+    sc->precision = system ? (double)correct / (double)system : 0;
+    sc->recall = gold ? (double)correct / (double)gold : 0;
+    sc->f1 = gold + system ? 2.0 * (double)correct / (double)(gold + system) : 0;
+}
+
+/* Spans of both lists (each in text order) with the same start and end. */
+static long same_spans(const ud_span *g, size_t ng, const ud_span *s, size_t ns)
+{
+    long correct = 0;
+    for (size_t i = 0, j = 0; i < ng && j < ns;) {
+        if (s[j].start < g[i].start)
+            j++;
+        else if (g[i].start < s[j].start)
+            i++;
+        else
+            correct += g[i++].end == s[j++].end;
+    }
+    return correct;
+}
+
+typedef struct aligner {
+    const ud_file *g, *s;
+    long aligned, upos;
+} aligner;
+
+static void align_pair(aligner *al, const ud_word *gw, const ud_word *sw)
+{
+    al->aligned++;
+    al->upos += gw->upos_len == sw->upos_len && !memcmp(gw->upos, sw->upos, gw->upos_len);
+}
+
+static bool same_lower(const aligner *al, size_t gi, size_t si)
+{
+    return !strcmp(al->g->lower + al->g->words[gi].lower_off, al->s->lower + al->s->words[si].lower_off);
+}
+
+/* Whether word i of f lies past the end of a stretch of multiword tokens ending at end. */
+static bool past_end(const ud_file *f, size_t i, int32_t end)
+{
+    if (i >= f->n_words)
+        return true;
+    const ud_word *w = &f->words[i];
+    return w->multiword ? w->span.start >= end : w->span.end > end;
+}
+
+static int32_t extend(const ud_word *w, int32_t end) { return w->multiword && w->span.end > end ? w->span.end : end; }
+
+/* Aligns gold words gs..ge-1 with system words ss..se-1 by the longest common subsequence of
+ * their lowercased FORMs. */
+static bool align_lcs(aligner *al, size_t gs, size_t ge, size_t ss, size_t se)
+{
+    size_t ng = ge - gs, ns = se - ss;
+    /* lcs[g * (ns + 1) + s]: the LCS of gold words g.. and system words s.. */
+    int32_t *lcs = calloc((ng + 1) * (ns + 1), sizeof *lcs);
+    if (!lcs)
+        return false;
+#define L(g, s) lcs[(size_t)(g) * (ns + 1) + (size_t)(s)]
+    for (size_t g = ng; g-- > 0;)
+        for (size_t s = ns; s-- > 0;) {
+            int32_t best = same_lower(al, gs + g, ss + s) ? 1 + L(g + 1, s + 1) : 0;
+            if (L(g + 1, s) > best)
+                best = L(g + 1, s);
+            if (L(g, s + 1) > best)
+                best = L(g, s + 1);
+            L(g, s) = best;
+        }
+    for (size_t g = 0, s = 0; g < ng && s < ns;) {
+        if (same_lower(al, gs + g, ss + s)) {
+            align_pair(al, &al->g->words[gs + g], &al->s->words[ss + s]);
+            g++;
+            s++;
+        } else if (L(g, s) == L(g + 1, s)) {
+            g++;
+        } else {
+            s++;
+        }
+    }
+#undef L
+    free(lcs);
+    return true;
+}
+
+static bool align_words(aligner *al)
+{
+    const ud_file *g = al->g, *s = al->s;
+    size_t gi = 0, si = 0;
+    while (gi < g->n_words && si < s->n_words) {
+        const ud_word *gw = &g->words[gi], *sw = &s->words[si];
+        if (!gw->multiword && !sw->multiword) {
+            if (gw->span.start == sw->span.start && gw->span.end == sw->span.end) {
+                align_pair(al, gw, sw);
+                gi++;
+                si++;
+            } else if (gw->span.start <= sw->span.start) {
+                gi++;
+            } else {
+                si++;
+            }
+            continue;
+        }
+        /* the stretch of text that overlapping multiword tokens cover, from its first words */
+        int32_t end;
+        if (gw->multiword) {
+            end = gw->span.end;
+            if (!sw->multiword && sw->span.start < gw->span.start)
+                si++;
+        } else {
+            end = sw->span.end;
+            if (gw->span.start < sw->span.start)
+                gi++;
+        }
+        size_t gs = gi, ss = si;
+        while (!past_end(g, gi, end) || !past_end(s, si, end)) {
+            if (gi < g->n_words && (si >= s->n_words || g->words[gi].span.start <= s->words[si].span.start))
+                end = extend(&g->words[gi++], end);
+            else
+                end = extend(&s->words[si++], end);
+        }
+        if (gi > gs && si > ss && !align_lcs(al, gs, gi, ss, si))
+            return false;
+    }
+    return true;
+}
+
+/* The characters at k of f, up to 20 of them, as UTF-8 into out (room for 84 bytes). */
+static void show_chars(const ud_file *f, size_t k, char *out)
+{
+    size_t n = 0;
+    for (size_t i = k; i < f->n_chars && i < k + 20; i++)
+        n += (size_t)qkv_utf8_encode(f->chars[i], out + n);
+    out[n] = '\0';
+}
+
+int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, const char *sys, size_t sys_len,
+                    const char *sys_name, qkv_ud_eval *res, qkv_error *err)
+{
+    memset(res, 0, sizeof *res);
+    ud_file g, s;
+    memset(&g, 0, sizeof g);
+    memset(&s, 0, sizeof s);
+    g.name = gold_name;
+    s.name = sys_name;
+    int status = read_file(&g, gold, gold_len, err);
+    if (status == QKV_OK)
+        status = read_file(&s, sys, sys_len, err);
+    if (status == QKV_OK) {
+        size_t k = 0;
+        while (k < g.n_chars && k < s.n_chars && g.chars[k] == s.chars[k])
+            k++;
+        if (k < g.n_chars || k < s.n_chars) {
+            char gs[96], ss[96];
+            show_chars(&g, k, gs);
+            show_chars(&s, k, ss);
+            status = qkv_fail(err, "%.200s: its text differs from %.200s's at character %zu (whitespace not counted): "
+                                   "\"%s\" where the gold has \"%s\"",
+                              sys_name, gold_name, k + 1, ss, gs);
+        }
+    }
+    aligner al = {&g, &s, 0, 0};
+    if (status == QKV_OK && !align_words(&al))
+        status = qkv_fail(err, "out of memory");
+    if (status == QKV_OK) {
+        score(&res->tokens, (long)g.n_tokens, (long)s.n_tokens, same_spans(g.tokens, g.n_tokens, s.tokens, s.n_tokens));
+        score(&res->sentences, (long)g.n_sents, (long)s.n_sents, same_spans(g.sents, g.n_sents, s.sents, s.n_sents));
+        score(&res->words, (long)g.n_words, (long)s.n_words, al.aligned);
+        score(&res->upos, (long)g.n_words, (long)s.n_words, al.upos);
+    }
+    file_free(&g);
+    file_free(&s);
+    return status;
+}

@@ -1,0 +1,116 @@
+/* The CoNLL 2018 scores of a system file against gold (data/ud_eval.h) on hand-made files whose
+ * counts are worked out by hand in the comments. */
+#include "testutil.h"
+
+#include "data/ud_eval.h"
+
+#define L(id, form, upos, misc) id "\t" form "\t_\t" upos "\t_\t_\t_\t_\t_\t" misc "\n"
+
+/* "I don't know." and "Yes": 5 tokens, 6 words (don't = do n't), 2 sentences. */
+static const char GOLD[] = "# text = I don't know.\n" L("1", "I", "PRON", "_") L("2-3", "don't", "_", "_")
+    L("2", "do", "AUX", "_") L("3", "n't", "PART", "_") L("4", "know", "VERB", "SpaceAfter=No")
+    L("5", ".", "PUNCT", "_") "\n# text = Yes\n" L("1", "Yes", "INTJ", "_") "\n";
+
+static qkv_ud_eval eval_ok(const char *sys)
+{
+    qkv_ud_eval r;
+    qkv_error err = {{0}};
+    if (qkv_ud_evaluate(GOLD, strlen(GOLD), "gold.conllu", sys, strlen(sys), "sys.conllu", &r, &err))
+        fail_msg("%s", err.msg);
+    return r;
+}
+
+static void assert_score(const qkv_ud_score *s, long gold, long system, long correct)
+{
+    assert_int_equal(s->gold, gold);
+    assert_int_equal(s->system, system);
+    assert_int_equal(s->correct, correct);
+    tu_assert_close(s->f1, 2.0 * correct / (double)(gold + system), 1e-12);
+    tu_assert_close(s->precision, correct / (double)system, 1e-12);
+    tu_assert_close(s->recall, correct / (double)gold, 1e-12);
+}
+
+static void test_identical(void **state)
+{
+    (void)state;
+    qkv_ud_eval r = eval_ok(GOLD);
+    assert_score(&r.tokens, 5, 5, 5);
+    assert_score(&r.sentences, 2, 2, 2);
+    assert_score(&r.words, 6, 6, 6);
+    assert_score(&r.upos, 6, 6, 6);
+}
+
+/* One sentence, "don't" one word: the tokens all match, no sentence does; the words I, know, .
+ * and Yes align (their spans match), do and n't have no partner in "don't" (no common
+ * lowercased FORM); UPOS: VERB for "know" matches, so 4 of the aligned words are right. */
+static void test_no_multiword_one_sentence(void **state)
+{
+    (void)state;
+    qkv_ud_eval r = eval_ok(L("1", "I", "PRON", "_") L("2", "don't", "VERB", "_") L("3", "know", "VERB", "_")
+                                L("4", ".", "PUNCT", "_") L("5", "Yes", "INTJ", "_") "\n");
+    assert_score(&r.tokens, 5, 5, 5);
+    assert_score(&r.sentences, 2, 1, 0);
+    assert_score(&r.words, 6, 5, 4);
+    assert_score(&r.upos, 6, 5, 4);
+}
+
+/* A system multiword token "don't" = DO not (case and one word differ): the LCS of (do, n't)
+ * and (DO, not) lowercased is "do", which aligns; its UPOS VERB is wrong. "know." as one token
+ * matches neither gold token, but both sentences match. */
+static void test_multiword_lcs(void **state)
+{
+    (void)state;
+    qkv_ud_eval r = eval_ok(L("1", "I", "PRON", "_") L("2-3", "don't", "_", "_") L("2", "DO", "VERB", "_")
+                                L("3", "not", "PART", "_") L("4", "know.", "VERB", "_") "\n"
+                                L("1", "Yes", "INTJ", "_"));
+    assert_score(&r.tokens, 5, 4, 3);    /* I, don't, Yes */
+    assert_score(&r.sentences, 2, 2, 2);
+    assert_score(&r.words, 6, 5, 3);     /* I, do, Yes */
+    assert_score(&r.upos, 6, 5, 2);      /* I, Yes */
+}
+
+/* Words split differently inside a gold multiword token: "do" "n't" against "don" "'t" share no
+ * FORM; whitespace inside a FORM does not count. */
+static void test_split_differs(void **state)
+{
+    (void)state;
+    qkv_ud_eval r = eval_ok(L("1", "I", "PRON", "_") L("2", "don", "AUX", "_") L("3", "'t", "PART", "_")
+                                L("4", "know .", "VERB", "_") "\n" L("1", "Yes", "INTJ", "_") "\n");
+    assert_score(&r.tokens, 5, 5, 2); /* I, Yes; "don" ends elsewhere, "know ." is not "know" */
+    assert_score(&r.sentences, 2, 2, 2);
+    assert_score(&r.words, 6, 5, 2);
+}
+
+static void assert_error(const char *sys, const char *expected)
+{
+    qkv_ud_eval r;
+    qkv_error err = {{0}};
+    assert_int_equal(qkv_ud_evaluate(GOLD, strlen(GOLD), "gold.conllu", sys, strlen(sys), "sys.conllu", &r, &err),
+                     QKV_ERR);
+    assert_string_equal(err.msg, expected);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    assert_error(L("1", "I", "PRON", "_") L("2", "dont", "VERB", "_"),
+                 "sys.conllu: its text differs from gold.conllu's at character 5 (whitespace not counted): \"t\" where "
+                 "the gold has \"'tknow.Yes\"");
+    assert_error("1\tI\t_\n", "sys.conllu:1: expected 10 TAB-separated fields (a CoNLL-U word line)");
+    assert_error(L("1-2", "Idon't", "_", "_") L("1", "I", "PRON", "_") "\n",
+                 "sys.conllu:1: the sentence ends before the words of this multiword token");
+    assert_error(L("x", "I", "PRON", "_"), "sys.conllu:1: expected an ID (N, N-M or N.M) in field 1, found \"x\"");
+    assert_error(L("1", " ", "PRON", "_"), "sys.conllu:1: the FORM is empty or only whitespace");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identical),
+        cmocka_unit_test(test_no_multiword_one_sentence),
+        cmocka_unit_test(test_multiword_lcs),
+        cmocka_unit_test(test_split_differs),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

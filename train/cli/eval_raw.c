@@ -1,0 +1,142 @@
+/* qkv eval --raw (eval_raw.h). */
+#include "train/cli/eval_raw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/textfile.h"
+#include "data/ud_eval.h"
+#include "lib/threads.h"
+#include "train/tokenize.h"
+#include "train/train_state.h"
+
+/* Every "# text = " line of gold as one line of text into *out (malloc'd, *len bytes). */
+static int text_lines(const char *gold, size_t len, const char *name, char **out, size_t *out_len, qkv_error *err)
+{
+    FILE *mem = open_memstream(out, out_len);
+    if (!mem)
+        return qkv_fail(err, "out of memory");
+    int n = 0;
+    for (const char *p = gold, *end = gold + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t k = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (k > 0 && p[k - 1] == '\r')
+            k--;
+        if (k >= 9 && !memcmp(p, "# text = ", 9)) {
+            fwrite(p + 9, 1, k - 9, mem);
+            fputc('\n', mem);
+            n++;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    if (fclose(mem))
+        return qkv_fail(err, "out of memory");
+    if (n == 0)
+        return qkv_fail(err, "%s: no \"# text = \" line: no raw text to tag", name);
+    return QKV_OK;
+}
+
+/* The system's CoNLL-U for the raw text of gold into *sys. */
+static int system_output(qkv_session *tagger, const char *gold, size_t len, const char *name,
+                         const char *tokenizer_path, char **sys, size_t *sys_len, qkv_error *err)
+{
+    FILE *mem = open_memstream(sys, sys_len);
+    if (!mem)
+        return qkv_fail(err, "out of memory");
+    int status;
+    if (tokenizer_path) {
+        qkv_tokenizer tk;
+        qkv_seg_text st;
+        qkv_segmentation seg;
+        memset(&seg, 0, sizeof seg);
+        memset(&st, 0, sizeof st);
+        long sent_id = 0;
+        status = qkv_tokenizer_load(&tk, tokenizer_path, err);
+        if (status == QKV_OK)
+            status = qkv_seg_read_mem(&st, gold, len, name, err);
+        if (status == QKV_OK)
+            status = qkv_tokenizer_segment(&tk, &st, &seg, err);
+        if (status == QKV_OK)
+            status = qkv_tag_segments(tagger, &st, &seg, &sent_id, mem, err);
+        qkv_segmentation_free(&seg);
+        qkv_seg_free(&st);
+        qkv_tokenizer_free(&tk);
+    } else {
+        char *text = NULL;
+        size_t text_len = 0;
+        qkv_corpus c;
+        memset(&c, 0, sizeof c);
+        status = text_lines(gold, len, name, &text, &text_len, err);
+        if (status == QKV_OK)
+            status = qkv_corpus_read_text(&c, text, text_len, name, err);
+        if (status == QKV_OK)
+            status = qkv_tag_corpus_write(tagger, &c, mem, err);
+        qkv_corpus_free(&c);
+        free(text);
+    }
+    if (fclose(mem) && status == QKV_OK)
+        status = qkv_fail(err, "out of memory");
+    return status;
+}
+
+static void print_json_score(const char *key, const qkv_ud_score *s, const char *sep)
+{
+    printf("\"%s\": {\"gold\": %ld, \"system\": %ld, \"correct\": %ld, \"precision\": %.6f, \"recall\": %.6f, "
+           "\"f1\": %.6f}%s",
+           key, s->gold, s->system, s->correct, s->precision, s->recall, s->f1, sep);
+}
+
+static void print_score(const char *name, const qkv_ud_score *s)
+{
+    printf("%-10s %9ld %9ld %9ld   %6.2f %6.2f %6.2f\n", name, s->gold, s->system, s->correct, 100 * s->precision,
+           100 * s->recall, 100 * s->f1);
+}
+
+int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_path, bool json)
+{
+    qkv_session s;
+    qkv_session_init(&s);
+    qkv_error err;
+    char *gold = NULL, *sys = NULL;
+    size_t gold_len = 0, sys_len = 0;
+    int status = 1;
+    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_text_read(gold_path, &gold, &gold_len, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    if (s.cfg.data.task == QKV_TASK_SEGMENT) {
+        fprintf(stderr, "qkv: %s is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT\n", ckpt);
+        goto done;
+    }
+    qkv_set_threads(s.cfg.train.threads);
+    qkv_ud_eval res;
+    if (system_output(&s, gold, gold_len, gold_path, tokenizer_path, &sys, &sys_len, &err) ||
+        qkv_ud_evaluate(gold, gold_len, gold_path, sys ? sys : "", sys ? sys_len : 0, "the system output", &res,
+                        &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    if (json) {
+        printf("{\"file\": \"%s\", \"tokenizer\": %s%s%s, ", gold_path, tokenizer_path ? "\"" : "",
+               tokenizer_path ? tokenizer_path : "null", tokenizer_path ? "\"" : "");
+        print_json_score("tokens", &res.tokens, ", ");
+        print_json_score("sentences", &res.sentences, ", ");
+        print_json_score("words", &res.words, ", ");
+        print_json_score("upos", &res.upos, "}\n");
+    } else {
+        printf("%s from its raw text (%s), CoNLL 2018 shared task scores:\n", gold_path,
+               tokenizer_path ? tokenizer_path : "whitespace tokens, a # text line a sentence");
+        printf("%-10s %9s %9s %9s   %6s %6s %6s\n", "metric", "gold", "system", "correct", "P", "R", "F1");
+        print_score("Tokens", &res.tokens);
+        print_score("Sentences", &res.sentences);
+        print_score("Words", &res.words);
+        print_score("UPOS", &res.upos);
+    }
+    status = 0;
+done:
+    free(gold);
+    free(sys);
+    qkv_session_free(&s);
+    return status;
+}
