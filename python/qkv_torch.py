@@ -455,6 +455,9 @@ def bio_mask(tags):
 def load_checkpoint(ckpt_path, dtype=torch.float32):
     """(Checkpoint, Tagger) of a qkv model file: the file's data side and the model in eval mode."""
     ck = Checkpoint(ckpt_path)
+    if ck.config["data"].get("task", "tag") != "tag":
+        raise ValueError(f"{ckpt_path} is a {ck.config['data']['task']}er (data.task: {ck.config['data']['task']}), "
+                         "not a tagger: its labels are per character (qkv tag --tokenizer takes it)")
     model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
     model.load_qkv(ck.params)
     if model.crf is not None and ck.config["model"].get("crf_constrained", False):
@@ -515,8 +518,8 @@ def cmd_tag(a):
     model = load(a.model)
     with open(a.file, encoding="utf-8") if a.file != "-" else sys.stdin as f:
         sents = [s for s in map(words, f) if s]
-    for words, tags in zip(sents, tag(model, sents)):
-        print("".join(f"{w}\t{t}\n" for w, t in zip(words, tags)))
+    for sent, tags in zip(sents, tag(model, sents)):
+        print("".join(f"{w}\t{t}\n" for w, t in zip(sent, tags)))
     return 0
 
 

@@ -43,4 +43,11 @@ bad = [(i, w) for i, (s, g, w) in enumerate(zip(sents, got, want)) if [f"{a}\t{b
 print(f"qkv_torch.tag: {len(sents)} sentences, {sum(map(len, sents))} words; {len(bad)} sentences differ from qkv tag")
 sys.exit(1 if bad else 0)
 PYEOF
+# the command line tool: same words, tag lines as qkv tag writes them (float32: agreement, not bits)
+PYTHONPATH=$SRC/python "$PY" "$SRC/python/qkv_torch.py" tag "$work/model.h5" "$work/dev.txt" >"$work/torch.tsv" ||
+    fail "qkv_torch.py tag"
+[ "$(cut -f1 "$work/torch.tsv")" = "$(cut -f1 "$work/qkv.tsv")" ] || fail "qkv_torch.py tag: not the words of qkv tag"
+same=$(paste "$work/torch.tsv" "$work/qkv.tsv" | awk -F'\t' 'NF == 4 { n++; s += $2 == $4 } END { printf "%d %d", s, n }')
+awk -v s="${same% *}" -v n="${same#* }" 'BEGIN { exit !(n > 6000 && s >= 0.999 * n) }' ||
+    fail "qkv_torch.py tag agrees with qkv tag on $same words"
 echo ok
