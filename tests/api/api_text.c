@@ -148,49 +148,49 @@ static int tag_file(const char *model_path, const char *seg_path, const char *te
     return failures ? 1 : 0;
 }
 
-/* f fails with a message holding expected; the message is freed. */
-static void expect_error(int failed, char *error, const char *expected, const char *what)
+/* A call failed (failed) with *error holding expected; the message is freed. */
+static void expect_error(int failed, char **error, const char *expected, const char *what)
 {
     CHECK(failed, "%s: no error", what);
-    CHECK(error && strstr(error, expected), "%s: expected \"%s\", got \"%s\"", what, expected,
-          error ? error : "(none)");
-    free(error);
+    CHECK(*error && strstr(*error, expected), "%s: expected \"%s\", got \"%s\"", what, expected,
+          *error ? *error : "(none)");
+    free(*error);
+    *error = NULL;
 }
+
+/* expect_error of a call (an expression: non-zero when it failed), made before the message is read. */
+#define EXPECT_ERROR(failed_call, expected, what)                                                                   \
+    do {                                                                                                             \
+        int failed_ = (failed_call);                                                                                 \
+        expect_error(failed_, &error, expected, what);                                                               \
+    } while (0)
 
 static int check_errors(const char *tagger, const char *seg, const char *bad_path)
 {
     char *error = NULL;
-    qkv_model *m = qkv_model_open(seg, &error);
-    expect_error(m == NULL, error, "is a segmenter", "a segmenter opened as the tagger");
-    error = NULL;
+    qkv_model *m;
+    EXPECT_ERROR((m = qkv_model_open(seg, &error)) == NULL, "is a segmenter", "a segmenter opened as the tagger");
     m = qkv_model_open(tagger, &error);
     if (!m) {
         fprintf(stderr, "FAIL: %s\n", error);
         return 1;
     }
-    error = NULL;
-    expect_error(qkv_model_tag_text(m, "Some text.", 10, &error) == NULL, error, "no segmenter",
+    EXPECT_ERROR(qkv_model_tag_text(m, "Some text.", 10, &error) == NULL, "no segmenter",
                  "raw text without a segmenter");
-    error = NULL;
-    expect_error(qkv_model_open_segmenter(m, tagger, &error) != 0, error, "not a segmenter",
+    EXPECT_ERROR(qkv_model_open_segmenter(m, tagger, &error) != 0, "not a segmenter",
                  "a tagger given as the segmenter");
     CHECK(!qkv_model_has_segmenter(m), "a refused segmenter was kept");
-    error = NULL;
-    expect_error(qkv_model_open_segmenter(m, bad_path, &error) != 0, error, bad_path, "a text file as segmenter");
-    error = NULL;
+    EXPECT_ERROR(qkv_model_open_segmenter(m, bad_path, &error) != 0, bad_path, "a text file as segmenter");
     if (qkv_model_open_segmenter(m, seg, &error)) {
         fprintf(stderr, "FAIL: %s\n", error);
         return 1;
     }
     size_t len;
     char *bad = read_file(bad_path, &len);
-    error = NULL;
-    expect_error(qkv_model_tag_text(m, bad, len, &error) == NULL, error, "text:4: invalid UTF-8 at byte 5 of the line",
+    EXPECT_ERROR(qkv_model_tag_text(m, bad, len, &error) == NULL, "text:4: invalid UTF-8 at byte 5 of the line",
                  "invalid UTF-8");
-    error = NULL;
-    expect_error(qkv_model_tag_text(m, "a\0b", 3, &error) == NULL, error, "text:1: ", "a NUL byte");
-    error = NULL;
-    expect_error(qkv_model_tag_text(NULL, "a", 1, &error) == NULL, error, "no model", "no model");
+    EXPECT_ERROR(qkv_model_tag_text(m, "a\0b", 3, &error) == NULL, "text:1: ", "a NUL byte");
+    EXPECT_ERROR(qkv_model_tag_text(NULL, "a", 1, &error) == NULL, "no model", "no model");
     /* the model still works after the errors */
     qkv_text *t = qkv_model_tag_text(m, "It works.", 9, &error);
     CHECK(t && t->n_words > 0, "tagging after errors: %s", t ? "no words" : error);
