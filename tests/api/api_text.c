@@ -16,15 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                             \
-        if (!(cond)) {                                                                                               \
-            fprintf(stderr, "FAIL: " __VA_ARGS__);                                                                   \
-            fprintf(stderr, "\n");                                                                                   \
-            failures++;                                                                                              \
-        }                                                                                                            \
-    } while (0)
+#include "api_check.h"
 
 static char *read_file(const char *path, size_t *len)
 {
