@@ -17,17 +17,20 @@ int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, q
     if (qkv_model_file_load(path, group, &tk->s, err))
         return QKV_ERR;
     int n_tags = qkv_featurizer_n_tags(&tk->s.fz);
+    const char *sep = group && group[0] ? ":" : "";
+    if (!group)
+        group = "";
     if (tk->s.cfg.data.task != QKV_TASK_SEGMENT || n_tags > (int)sizeof tk->label)
-        return qkv_fail(err, "%s%s: not a segmenter (a model of data.task: segment, e.g. trained with "
-                             "configs/ud_ewt_tokenize.yaml)", path, group ? group : "");
+        return qkv_fail(err, "%s%s%s: not a segmenter (a model of data.task: segment, e.g. trained with "
+                             "configs/ud_ewt_tokenize.yaml)", path, sep, group);
     for (int t = 0; t < n_tags; t++) {
         const char *name = qkv_featurizer_tag(&tk->s.fz, t);
         int l = 0;
         while (l < QKV_SEG_COUNT && strcmp(name, QKV_SEG_LABEL_NAMES[l]))
             l++;
         if (l == QKV_SEG_COUNT)
-            return qkv_fail(err, "%s%s: not a segmenter: its tag \"%.40s\" is no segment label", path,
-                            group ? group : "", name);
+            return qkv_fail(err, "%s%s%s: not a segmenter: its tag \"%.40s\" is no segment label", path, sep,
+                            group, name);
         tk->label[t] = (uint8_t)l;
     }
     return QKV_OK;
