@@ -5,23 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every vocabulary of fz (data/features.h: qkv_featurizer_vocab) as /vocab/<name>, after the
- * kinds' names as /vocab/features. */
-static int save_vocab(qkv_ckpt_writer *w, const qkv_featurizer *fz, qkv_error *err)
+/* Every vocabulary of fz (data/features.h: qkv_featurizer_vocab) as GROUP/vocab/<name>, after
+ * the kinds' names as GROUP/vocab/features. */
+static int save_vocab(qkv_ckpt_writer *w, const char *group, const qkv_featurizer *fz, qkv_error *err)
 {
     int n = qkv_featurizer_n_features(fz);
     const char *names[QKV_MAX_FEATURES];
     for (int f = 0; f < n; f++)
         names[f] = qkv_featurizer_name(fz, f);
-    if (qkv_ckpt_write_strings(w, "/vocab/features", (size_t)n, names, err))
+    char path[128];
+    snprintf(path, sizeof path, "%s/vocab/features", group);
+    if (qkv_ckpt_write_strings(w, path, (size_t)n, names, err))
         return QKV_ERR;
     for (int v = 0; v < qkv_featurizer_n_vocabs(fz); v++) {
         const qkv_vocab *vocab = qkv_featurizer_vocab(fz, v);
         const char **strings = malloc((size_t)(qkv_vocab_size(vocab) ? qkv_vocab_size(vocab) : 1) * sizeof *strings);
         if (!strings)
             return qkv_fail(err, "out of memory");
-        char path[64];
-        snprintf(path, sizeof path, "/vocab/%s", qkv_featurizer_vocab_name(fz, v));
+        snprintf(path, sizeof path, "%s/vocab/%s", group, qkv_featurizer_vocab_name(fz, v));
         int count = qkv_vocab_strings(vocab, strings);
         int st = qkv_ckpt_write_strings(w, path, (size_t)count, strings, err);
         free(strings);
@@ -31,38 +32,51 @@ static int save_vocab(qkv_ckpt_writer *w, const qkv_featurizer *fz, qkv_error *e
     return QKV_OK;
 }
 
-int qkv_model_file_write(qkv_ckpt_writer *w, const qkv_session *s, qkv_error *err)
+/* The model of s under group ("": the file's root). */
+static int write_group(qkv_ckpt_writer *w, const char *group, const qkv_session *s, qkv_error *err)
 {
-    if (qkv_ckpt_write_params(w, "/params", qkv_tagger_params(&s->model), err) || save_vocab(w, &s->fz, err))
+    char params[64], config[64];
+    snprintf(params, sizeof params, "%s/params", group);
+    snprintf(config, sizeof config, "%s/config", group);
+    if (qkv_ckpt_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err))
         return QKV_ERR;
-    return qkv_ckpt_write_text(w, "/config", s->config_text, err);
+    return qkv_ckpt_write_text(w, config, s->config_text, err);
 }
 
-int qkv_model_file_export(const char *path, const qkv_session *s, qkv_error *err)
+int qkv_model_file_write(qkv_ckpt_writer *w, const qkv_session *s, qkv_error *err)
+{
+    return write_group(w, "", s, err);
+}
+
+int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, qkv_error *err)
 {
     qkv_ckpt_writer *w;
     if (qkv_ckpt_create(path, &w, err))
         return QKV_ERR;
-    if (qkv_model_file_write(w, s, err)) {
+    if (qkv_model_file_write(w, s, err) || (segmenter && write_group(w, QKV_SEGMENTER_GROUP, segmenter, err))) {
         qkv_ckpt_abort(w);
         return QKV_ERR;
     }
     return qkv_ckpt_commit(w, err);
 }
 
-/* The featurizer of the session's config with the checkpoint's vocabularies. */
-static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s, qkv_error *err)
+/* The featurizer of the session's config with the vocabularies of the file's group ("": its
+ * root); path names the file (and group) in messages. */
+static int load_vocab(const qkv_ckpt_reader *r, const char *path, const char *group, qkv_session *s,
+                      qkv_error *err)
 {
     if (qkv_featurizer_init(&s->fz, &s->cfg.data.features, err))
         return QKV_ERR;
     s->fz_ready = true;
     char **names = NULL;
     size_t n_names = 0;
-    if (qkv_ckpt_read_strings(r, "/vocab/features", &n_names, &names, err))
+    char dataset[128];
+    snprintf(dataset, sizeof dataset, "%s/vocab/features", group);
+    if (qkv_ckpt_read_strings(r, dataset, &n_names, &names, err))
         return QKV_ERR;
     int status = QKV_OK, n_kinds = qkv_featurizer_n_features(&s->fz);
     if ((int)n_names != n_kinds)
-        status = qkv_fail(err, "%s: /vocab/features lists %zu feature kinds, the config gives %d", path, n_names,
+        status = qkv_fail(err, "%s: %s lists %zu feature kinds, the config gives %d", path, dataset, n_names,
                           n_kinds);
     for (int v = 0; status == QKV_OK && v < qkv_featurizer_n_vocabs(&s->fz); v++) {
         const char *name = qkv_featurizer_vocab_name(&s->fz, v);
@@ -70,8 +84,7 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, qkv_session *s
             status = qkv_fail(err, "%s: feature kind %d is '%s', the config gives '%s'", path, v, names[v], name);
             break;
         }
-        char dataset[64];
-        snprintf(dataset, sizeof dataset, "/vocab/%s", name);
+        snprintf(dataset, sizeof dataset, "%s/vocab/%s", group, name);
         if (v > n_kinds && !qkv_ckpt_has(r, dataset)) {
             status = qkv_fail(err, "%s has no character vocabulary (/vocab/chars): it was trained without the "
                                    "character encoder, but model.char_dim is %d", path, s->cfg.model.chars.char_dim);
@@ -95,33 +108,56 @@ int qkv_checkpoint_load_vocab(const char *path, qkv_session *s, qkv_error *err)
     qkv_ckpt_reader *r;
     if (qkv_ckpt_open(path, &r, err))
         return QKV_ERR;
-    int status = load_vocab(r, path, s, err);
+    int status = load_vocab(r, path, "", s, err);
     qkv_ckpt_close(r);
     return status;
 }
 
 int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
 {
+    return qkv_model_file_load(path, NULL, s, err);
+}
+
+bool qkv_model_file_has(const char *path, const char *group)
+{
+    qkv_ckpt_reader *r;
+    qkv_error err;
+    if (qkv_ckpt_open(path, &r, &err))
+        return false;
+    char config[64];
+    snprintf(config, sizeof config, "%s/config", group);
+    bool has = qkv_ckpt_has(r, config);
+    qkv_ckpt_close(r);
+    return has;
+}
+
+int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv_error *err)
+{
+    if (!group)
+        group = "";
     qkv_ckpt_reader *r;
     if (qkv_ckpt_open(path, &r, err))
         return QKV_ERR;
-    char *text = NULL;
-    int status = qkv_ckpt_read_text(r, "/config", &text, err);
+    char *text = NULL, config[64], params[64], where[4200];
+    snprintf(config, sizeof config, "%s/config", group);
+    snprintf(params, sizeof params, "%s/params", group);
+    snprintf(where, sizeof where, "%s%s%s", path, group[0] ? ":" : "", group);
+    int status = qkv_ckpt_read_text(r, config, &text, err);
     if (status == QKV_OK) {
-        char name[4200];
-        snprintf(name, sizeof name, "%s:/config", path);
+        char name[4300];
+        snprintf(name, sizeof name, "%s:%s", path, config);
         status = qkv_run_config_parse(text, name, &s->cfg, err);
     }
     if (status == QKV_OK) {
         free(s->config_text);
         s->config_text = text;
         text = NULL;
-        status = load_vocab(r, path, s, err);
+        status = load_vocab(r, where, group, s, err);
     }
     if (status == QKV_OK)
         status = qkv_session_model_to_load(s, err);
-    if (status == QKV_OK && qkv_ckpt_read_params(r, "/params", qkv_tagger_params(&s->model), err))
-        status = qkv_fail_prefix(err, "%s", path);
+    if (status == QKV_OK && qkv_ckpt_read_params(r, params, qkv_tagger_params(&s->model), err))
+        status = qkv_fail_prefix(err, "%s", where);
     free(text);
     qkv_ckpt_close(r);
     return status;

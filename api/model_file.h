@@ -6,7 +6,9 @@
  *   /vocab/<feature>, /vocab/tags, /vocab/chars (model.char_dim > 0 only)
  *                       vocabularies: UTF-8 strings in id order, each NUL-ended, as uint8
  *   /config             the resolved YAML config (api/run_config.h)
- * An export holds nothing else. A training checkpoint adds /optim and /train (what --resume
+ * An export holds nothing else, except for a segmenter bundled with `qkv export --tokenizer`:
+ * the same three under /segmenter (QKV_SEGMENTER_GROUP: /segmenter/params, /segmenter/vocab,
+ * /segmenter/config). A training checkpoint adds /optim and /train (what --resume
  * needs); best.h5 adds only /train/run_id and /train/step (which run and step it is from). */
 #ifndef QKV_API_MODEL_FILE_H
 #define QKV_API_MODEL_FILE_H
@@ -18,15 +20,27 @@
  * Errors: HDF5 failures, out of memory. */
 int qkv_model_file_write(qkv_ckpt_writer *w, const qkv_session *s, qkv_error *err);
 
-/* An exported model at path: what qkv_model_file_write writes and nothing else, written
- * atomically (a temporary file renamed into place; lib/io/checkpoint.h). */
-int qkv_model_file_export(const char *path, const qkv_session *s, qkv_error *err);
+/* Where an export keeps a bundled segmenter. */
+#define QKV_SEGMENTER_GROUP "/segmenter"
+
+/* An exported model at path: what qkv_model_file_write writes and, when segmenter is not
+ * NULL, that model (a segmenter, api/segmenter.h) under QKV_SEGMENTER_GROUP; nothing else.
+ * Written atomically (a temporary file renamed into place; lib/io/checkpoint.h). */
+int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, qkv_error *err);
 
 /* For commands and programs that use a trained model: the config stored in the file at path
  * (a checkpoint or an export), the featurizer from its vocabularies, and the model with its
  * parameters, into a session from qkv_session_init. Errors name path: not a qkv model file,
  * a config the running qkv rejects, vocabularies or parameters that do not match the config. */
 int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err);
+
+/* qkv_checkpoint_load_model of the model stored under group of the file (NULL or "": its
+ * root, QKV_SEGMENTER_GROUP: a bundled segmenter); errors name "PATH:GROUP". */
+int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv_error *err);
+
+/* Whether the file at path holds a model under group (GROUP/config); false when it cannot be
+ * opened. */
+bool qkv_model_file_has(const char *path, const char *group);
 
 /* The file's vocabularies as the session's featurizer, with the session's config (for
  * --resume: the vocabulary of the original run, whatever the training file holds now). */

@@ -3,15 +3,19 @@
 #include "qkv/qkv.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/model_file.h"
 #include "api/predict.h"
+#include "api/segmenter.h"
 
 struct qkv_model {
     qkv_session s;
+    qkv_tokenizer tk; /* the segmenter, when has_tk */
+    bool has_tk;
     char *text;      /* the sentence as CoNLL-U, rebuilt by every qkv_model_tag */
     size_t cap;
 };
@@ -39,9 +43,17 @@ qkv_model *qkv_model_open(const char *path, char **error)
         return NULL;
     }
     qkv_session_init(&m->s);
+    qkv_session_init(&m->tk.s);
     qkv_error err;
     pthread_mutex_lock(&open_lock);
     int status = qkv_checkpoint_load_model(path, &m->s, &err);
+    if (status == QKV_OK && m->s.cfg.data.task == QKV_TASK_SEGMENT)
+        status = qkv_fail(&err, "%s is a segmenter (data.task: segment): open a tagger and give the segmenter to "
+                                "qkv_model_open_segmenter", path);
+    if (status == QKV_OK && qkv_model_file_has(path, QKV_SEGMENTER_GROUP)) {
+        status = qkv_tokenizer_load(&m->tk, path, QKV_SEGMENTER_GROUP, &err);
+        m->has_tk = true;
+    }
     pthread_mutex_unlock(&open_lock);
     if (status) {
         set_error(error, err.msg);
@@ -121,6 +133,199 @@ void qkv_model_free(qkv_model *m)
     if (!m)
         return;
     qkv_session_free(&m->s);
+    qkv_tokenizer_free(&m->tk);
     free(m->text);
     free(m);
 }
+
+int qkv_model_open_segmenter(qkv_model *m, const char *path, char **error)
+{
+    if (!m || !path) {
+        set_error(error, "qkv_model_open_segmenter: no model or no path given");
+        return 1;
+    }
+    qkv_tokenizer tk;
+    qkv_error err;
+    pthread_mutex_lock(&open_lock);
+    int status = qkv_tokenizer_load(&tk, path, NULL, &err);
+    pthread_mutex_unlock(&open_lock);
+    if (status) {
+        set_error(error, err.msg);
+        qkv_tokenizer_free(&tk);
+        return 1;
+    }
+    qkv_tokenizer_free(&m->tk);
+    m->tk = tk;
+    m->has_tk = true;
+    return 0;
+}
+
+int qkv_model_has_segmenter(const qkv_model *m) { return m && m->has_tk; }
+
+/* A qkv_text being built, paragraph by paragraph: while it grows, its string fields hold
+ * offsets into chars (made pointers at the end, when chars no longer moves). */
+typedef struct text_builder {
+    qkv_sentence *sents;
+    qkv_token *toks;
+    qkv_word *words;
+    int cap_s, cap_t, cap_w;
+    qkv_text t;
+    char *chars;
+    size_t n_chars, cap_chars;
+} text_builder;
+
+static bool grow(void **p, int *cap, int need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    int c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* Appends s[0..n) and a NUL to b->chars, each TAB, CR or LF as a space (as CoNLL-U writes
+ * them: qkv_seg_write_sentence); *off gets its offset. */
+static bool add_string(text_builder *b, const char *s, size_t n, const char **off)
+{
+    if (b->n_chars + n + 1 > b->cap_chars) {
+        size_t c = b->cap_chars ? b->cap_chars : 1024;
+        while (c < b->n_chars + n + 1)
+            c *= 2;
+        char *q = realloc(b->chars, c);
+        if (!q)
+            return false;
+        b->chars = q;
+        b->cap_chars = c;
+    }
+    *off = (const char *)(uintptr_t)b->n_chars;
+    for (size_t i = 0; i < n; i++)
+        b->chars[b->n_chars++] = s[i] == '\t' || s[i] == '\r' || s[i] == '\n' ? ' ' : s[i];
+    b->chars[b->n_chars++] = '\0';
+    return true;
+}
+
+/* Characters b .. e-1 of st as a string of the builder. */
+static bool add_chars(text_builder *b, const qkv_seg_text *st, int from, int to, const char **off)
+{
+    return add_string(b, st->text + st->char_off[from], st->char_off[to] - st->char_off[from], off);
+}
+
+/* qkv_paragraph_fn of qkv_model_tag_text: the paragraph's sentences, tokens and words. */
+static int add_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *err)
+{
+    text_builder *b = ctx;
+    const qkv_segmentation *seg = p->seg;
+    int w_base = b->t.n_words, t_base = b->t.n_tokens;
+    if (!grow((void **)&b->sents, &b->cap_s, b->t.n_sentences + seg->n_sent, sizeof *b->sents) ||
+        !grow((void **)&b->toks, &b->cap_t, t_base + seg->n_tokens, sizeof *b->toks) ||
+        !grow((void **)&b->words, &b->cap_w, w_base + seg->n_words, sizeof *b->words))
+        return qkv_fail(err, "out of memory");
+    for (int s = 0; s < seg->n_sent; s++) {
+        int t0 = seg->sent_start[s], t1 = seg->sent_start[s + 1];
+        qkv_sentence *q = &b->sents[b->t.n_sentences++];
+        q->token = t_base + t0;
+        q->n_tokens = t1 - t0;
+        q->word = w_base + seg->tok_word[t0];
+        q->n_words = seg->tok_word[t1] - seg->tok_word[t0];
+        if (!add_chars(b, p->st, seg->tok_start[t0], seg->tok_end[t1 - 1], &q->text))
+            return qkv_fail(err, "out of memory");
+    }
+    for (int t = 0; t < seg->n_tokens; t++) {
+        qkv_token *q = &b->toks[b->t.n_tokens++];
+        q->word = w_base + seg->tok_word[t];
+        q->n_words = seg->tok_word[t + 1] - seg->tok_word[t];
+        q->space_after = seg->space_after[t] != 0;
+        if (!add_chars(b, p->st, seg->tok_start[t], seg->tok_end[t], &q->form))
+            return qkv_fail(err, "out of memory");
+    }
+    if (p->c->n_words != seg->n_words)
+        return qkv_fail(err, "%s: %d words segmented, %d tagged", p->st->name, seg->n_words, p->c->n_words);
+    for (int w = 0; w < seg->n_words; w++) {
+        qkv_word *q = &b->words[b->t.n_words++];
+        size_t n;
+        const char *form = qkv_corpus_form(p->c, w, &n);
+        if (!add_string(b, form, n, &q->form) || !add_string(b, p->tags[w], strlen(p->tags[w]), &q->tag))
+            return qkv_fail(err, "out of memory");
+    }
+    return QKV_OK;
+}
+
+/* The result: one allocation holding the qkv_text, its arrays and its strings. */
+static qkv_text *finish_text(text_builder *b)
+{
+    size_t ns = (size_t)b->t.n_sentences * sizeof *b->sents, nt = (size_t)b->t.n_tokens * sizeof *b->toks,
+           nw = (size_t)b->t.n_words * sizeof *b->words;
+    char *block = malloc(sizeof(qkv_text) + ns + nt + nw + b->n_chars + 1);
+    if (!block)
+        return NULL;
+    qkv_sentence *sents = (qkv_sentence *)(block + sizeof(qkv_text));
+    qkv_token *toks = (qkv_token *)((char *)sents + ns);
+    qkv_word *words = (qkv_word *)((char *)toks + nt);
+    char *chars = (char *)words + nw;
+    if (b->n_chars)
+        memcpy(chars, b->chars, b->n_chars);
+#define AT(off) (chars + (uintptr_t)(off))
+    for (int s = 0; s < b->t.n_sentences; s++) {
+        sents[s] = b->sents[s];
+        sents[s].text = AT(sents[s].text);
+    }
+    for (int t = 0; t < b->t.n_tokens; t++) {
+        toks[t] = b->toks[t];
+        toks[t].form = AT(toks[t].form);
+    }
+    for (int w = 0; w < b->t.n_words; w++) {
+        words[w].form = AT(b->words[w].form);
+        words[w].tag = AT(b->words[w].tag);
+    }
+#undef AT
+    qkv_text *t = (qkv_text *)block;
+    *t = b->t;
+    t->sentences = sents;
+    t->tokens = toks;
+    t->words = words;
+    return t;
+}
+
+qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **error)
+{
+    if (!m || (!text && len > 0)) {
+        set_error(error, "qkv_model_tag_text: no model or no text");
+        return NULL;
+    }
+    if (!m->has_tk) {
+        set_error(error, "qkv_model_tag_text: the model has no segmenter: export it with qkv export --tokenizer "
+                         "SEG.h5, or give one to qkv_model_open_segmenter");
+        return NULL;
+    }
+    text_builder b;
+    memset(&b, 0, sizeof b);
+    qkv_error err;
+    int status = QKV_OK;
+    if (len > 0) {
+        FILE *in = fmemopen((void *)text, len, "r");
+        if (!in)
+            status = qkv_fail(&err, "out of memory for the text");
+        else {
+            status = qkv_tag_raw_paragraphs(&m->s, &m->tk, in, "text", add_paragraph, &b, &err);
+            fclose(in);
+        }
+    }
+    qkv_text *t = status == QKV_OK ? finish_text(&b) : NULL;
+    if (status == QKV_OK && !t)
+        qkv_fail(&err, "out of memory for the result");
+    if (!t)
+        set_error(error, err.msg);
+    free(b.sents);
+    free(b.toks);
+    free(b.words);
+    free(b.chars);
+    return t;
+}
+
+void qkv_text_free(qkv_text *t) { free(t); }

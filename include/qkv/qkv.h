@@ -4,8 +4,9 @@
  *
  * A model file is a training checkpoint (RUN/checkpoints/best.h5 or last.h5) or an exported
  * model (`qkv export CHECKPOINT --out model.h5`: the weights, vocabularies and config only).
- * Open it once, then tag one pre-tokenised sentence at a time, as many as you like: the model
- * stays loaded between calls. Each word gets one tag from the model's own tag set (UPOS or XPOS
+ * Open it once, then tag one pre-tokenised sentence at a time (qkv_model_tag), or raw text a
+ * paragraph at a time through a segmenter (qkv_model_tag_text), as many as you like: the
+ * model stays loaded between calls. Each word gets one tag from the model's own tag set (UPOS or XPOS
  * tags for a CoNLL-U tagger, the span tags of an NER model in its data.tag_scheme), exactly the
  * tag `qkv tag` writes for the same words.
  *
@@ -26,6 +27,8 @@
 #ifndef QKV_QKV_H
 #define QKV_QKV_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,9 +39,11 @@ extern "C" {
 /* A loaded model: its config, vocabularies and weights (opaque). */
 typedef struct qkv_model qkv_model;
 
-/* Opens the model file at path (a checkpoint or an export). Returns the model, or NULL with
- * *error saying why: the file cannot be read, is not a qkv model, or was written with a config
- * this qkv does not accept ("path: ..."). Free the model with qkv_model_free. */
+/* Opens the model file at path (a checkpoint or an export; with the segmenter an export
+ * bundles, if any). Returns the model, or NULL with *error saying why: the file cannot be
+ * read, is not a qkv model, is a segmenter (open a tagger; give the segmenter to
+ * qkv_model_open_segmenter), or was written with a config this qkv does not accept ("path:
+ * ..."). Free the model with qkv_model_free. */
 qkv_model *qkv_model_open(const char *path, char **error);
 
 /* Tags one sentence of n_words words (UTF-8 strings; each non-empty, without TAB, CR, LF or NUL
@@ -53,6 +58,67 @@ int qkv_model_tag(qkv_model *model, const char *const *words, int n_words, const
  * by the model). */
 int qkv_model_n_tags(const qkv_model *model);
 const char *qkv_model_tag_name(const qkv_model *model, int t);
+
+/* Raw text: a segmenter (a model trained with data.task: segment, e.g. with
+ * configs/ud_ewt_tokenize.yaml) splits it into sentences, tokens and the words of multiword
+ * tokens ("don't" = "do" "n't"); the model tags the words. An export made with
+ * `qkv export CHECKPOINT --out model.h5 --tokenizer SEG.h5` carries its segmenter, which
+ * qkv_model_open loads with the tagger; qkv_model_open_segmenter gives one from its own file
+ * instead. */
+
+/* Loads the segmenter at path (a checkpoint or export of data.task: segment) into model, in
+ * place of the one it has (if any). Returns 0, or non-zero with *error: the file cannot be read
+ * or is not a segmenter ("path: not a segmenter ..."; a tagger is not one), a config this qkv
+ * does not accept; model keeps its segmenter then. Not while another call uses model. */
+int qkv_model_open_segmenter(qkv_model *model, const char *path, char **error);
+
+/* 1 when model has a segmenter (bundled or opened), else 0. */
+int qkv_model_has_segmenter(const qkv_model *model);
+
+/* Raw text tagged: sentences of tokens, tokens of words. Indices run over the whole text:
+ * sentence s is tokens sentences[s].token .. + n_tokens - 1 and words sentences[s].word .. +
+ * n_words - 1; token t is words tokens[t].word .. + n_words - 1 (n_words > 1: a multiword
+ * token). Every string is NUL-terminated UTF-8 owned by the qkv_text (freed with it). These
+ * are the CoNLL-U lines `qkv tag MODEL --format text --tokenizer SEG.h5` writes for the same
+ * text: a sentence's "# text", a multiword token's line, a word's FORM and tag, SpaceAfter=No
+ * as space_after 0. */
+typedef struct qkv_word {
+    const char *form;    /* the word (CoNLL-U FORM) */
+    const char *tag;     /* its tag, as qkv tag writes it */
+} qkv_word;
+
+typedef struct qkv_token {
+    const char *form;    /* the token as in the text (a TAB, CR or LF inside as a space) */
+    int word, n_words;   /* its words */
+    int space_after;     /* 0: the next token follows without whitespace (SpaceAfter=No) */
+} qkv_token;
+
+typedef struct qkv_sentence {
+    const char *text;    /* from its first token to its last (TAB, CR, LF as spaces) */
+    int token, n_tokens; /* its tokens */
+    int word, n_words;   /* its words */
+} qkv_sentence;
+
+typedef struct qkv_text {
+    int n_sentences, n_tokens, n_words;
+    const qkv_sentence *sentences; /* [n_sentences] */
+    const qkv_token *tokens;       /* [n_tokens] */
+    const qkv_word *words;         /* [n_words] */
+} qkv_text;
+
+/* Segments and tags len bytes of raw UTF-8 text with model's segmenter and tagger: a
+ * paragraph, or several separated by blank lines (lines of only spaces, TABs or CRs), exactly
+ * as qkv tag --tokenizer reads a file holding text (a paragraph is segmented on its own; one
+ * of more than 64 KiB is cut at a line end; a byte-order mark at the start is skipped, a CR
+ * before an LF dropped). Returns the result (free it with qkv_text_free; it does not depend
+ * on model staying open), or NULL with *error: no segmenter, text that is not valid UTF-8 or
+ * holds a NUL byte ("text:LINE: invalid UTF-8 at byte 5 of the line"), a sentence longer than
+ * a model takes, out of memory. len 0: a qkv_text without sentences. Threads: as qkv_model_tag
+ * (calls on one model must not overlap). */
+qkv_text *qkv_model_tag_text(qkv_model *model, const char *text, size_t len, char **error);
+
+/* Frees a result of qkv_model_tag_text (NULL: nothing). */
+void qkv_text_free(qkv_text *text);
 
 /* Frees the model (NULL: nothing). The tag strings it gave out go with it. */
 void qkv_model_free(qkv_model *model);

@@ -15,15 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                             \
-        if (!(cond)) {                                                                                               \
-            fprintf(stderr, "FAIL: " __VA_ARGS__);                                                                   \
-            fprintf(stderr, "\n");                                                                                   \
-            failures++;                                                                                              \
-        }                                                                                                            \
-    } while (0)
+#include "api_check.h"
 
 typedef struct sentences {
     int n, cap;

@@ -17,10 +17,16 @@ for f in "$P/include/qkv/qkv.h" "$P/bin/qkv" "$P/bin/qkv-gradcheck"; do
 done
 libdir=$(dirname "$(dirname "$pc")")
 ls "$libdir"/libqkv.so* >/dev/null 2>&1 || fail "no libqkv.so in $libdir"
-# only the public API is exported
+# exactly the public API is exported: the functions qkv.h declares
 if command -v nm >/dev/null; then
-    other=$(nm -D --defined-only "$libdir/libqkv.so" | awk '$2 == "T" && $3 !~ /^qkv_model_/ { print $3 }')
+    nm -D --defined-only "$libdir/libqkv.so" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort -u \
+        >"$SCRATCH/exported"
+    grep -oE '\bqkv_[a-z_]+\(' "$P/include/qkv/qkv.h" | tr -d '(' | sort -u >"$SCRATCH/declared"
+    [ "$(wc -l <"$SCRATCH/declared")" -ge 9 ] || fail "too few functions found in qkv.h"
+    other=$(comm -23 "$SCRATCH/exported" "$SCRATCH/declared")
     [ -z "$other" ] || fail "libqkv.so exports more than qkv.h: $other"
+    missing=$(comm -13 "$SCRATCH/exported" "$SCRATCH/declared")
+    [ -z "$missing" ] || fail "libqkv.so does not export what qkv.h declares: $missing (api/libqkv.map)"
 fi
 "$P/bin/qkv" --version >/dev/null || fail "the installed qkv does not run"
 export PKG_CONFIG_PATH=$libdir/pkgconfig

@@ -34,3 +34,53 @@ quick_run() {
     "$QKV_BIN" train tests/train/synthetic.yaml --out "$dir" --set log.progress=off "$@" >"$dir.log" 2>&1 ||
         { cat "$dir.log" >&2; fail "qkv train $*"; }
 }
+
+# make_segmenter: writes $SCRATCH/train.conllu and $SCRATCH/dev.conllu, a small CoNLL-U corpus
+# with # text, SpaceAfter=No, multiword tokens and paragraphs (the EWT sample in data/ has no
+# MISC column, so no SpaceAfter), and trains a segmenter on it for a few steps
+# (configs/ud_ewt_tokenize.yaml) into the run folder $1 (default $SCRATCH/seg; its model:
+# checkpoints/last.h5). Further arguments go to qkv train.
+make_segmenter() {
+    local dir=${1:-$SCRATCH/seg}
+    [ $# -eq 0 ] || shift
+    "$PY" - "$SCRATCH" <<'PY'
+import random, sys
+SENTS = [
+    [("I", "PRON", 1), (("don't", [("do", "AUX"), ("n't", "PART")]), None, 1), ("know", "VERB", 0), (",", "PUNCT", 1),
+     ("she", "PRON", 1), ("said", "VERB", 0), (".", "PUNCT", 1)],
+    [("It", "PRON", 1), ("costs", "VERB", 1), ("$", "SYM", 0), ("1,234.50", "NUM", 0), ("!", "PUNCT", 1)],
+    [(("Cannot", [("Can", "AUX"), ("not", "PART")]), None, 1), ("say", "VERB", 0), (".", "PUNCT", 1)],
+    [("The", "DET", 1), ("cat", "NOUN", 1), ("sat", "VERB", 0), (".", "PUNCT", 1)],
+]
+def write(path, n_par, seed):
+    rng = random.Random(seed)
+    out = []
+    for p in range(n_par):
+        for k in range(rng.randint(1, 3)):
+            toks = rng.choice(SENTS)
+            text, lines, i = "", [], 0
+            for j, (form, upos, space) in enumerate(toks):
+                last = j + 1 == len(toks)
+                misc = "_" if space or last else "SpaceAfter=No"
+                if isinstance(form, tuple):
+                    surface, words = form
+                    lines.append(f"{i + 1}-{i + len(words)}\t{surface}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
+                    for w, u in words:
+                        i += 1
+                        lines.append(f"{i}\t{w}\t_\t{u}\t_\t_\t_\t_\t_\t_")
+                else:
+                    surface = form
+                    i += 1
+                    lines.append(f"{i}\t{form}\t_\t{upos}\t_\t_\t_\t_\t_\t{misc}")
+                text += surface + ("" if last or not space else " ")
+            head = (["# newpar"] if k == 0 else []) + [f"# text = {text}"]
+            out.append("\n".join(head + lines) + "\n")
+    open(path, "w").write("\n".join(out) + "\n")
+write(sys.argv[1] + "/train.conllu", 300, 1)
+write(sys.argv[1] + "/dev.conllu", 40, 2)
+PY
+    "$QKV_BIN" train configs/ud_ewt_tokenize.yaml --out "$dir" --set log.progress=off \
+        --set data.train="$SCRATCH/train.conllu" --set data.dev="$SCRATCH/dev.conllu" \
+        --set train.max_steps=12 --set train.threads=1 --set data.batch_tokens=1500 --set log.plot=false "$@" \
+        >"$dir.log" 2>&1 || { cat "$dir.log" >&2; fail "training the segmenter"; }
+}

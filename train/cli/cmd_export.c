@@ -1,8 +1,9 @@
-/* qkv export CHECKPOINT --out FILE [--force] */
+/* qkv export CHECKPOINT --out FILE [--tokenizer SEG.h5] [--force] */
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "api/model_file.h"
+#include "api/segmenter.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/cli/output_file.h"
@@ -12,29 +13,54 @@ static const char ABOUT[] =
     "its weights (under train.ema_decay, the averaged weights qkv eval uses), vocabularies and\n"
     "config, without the optimizer state and the rest of what --resume needs. qkv eval, tag,\n"
     "attention and positions, the C library (include/qkv/qkv.h) and python/qkv_torch.py read\n"
-    "it like a checkpoint; qkv train --resume refuses it. Written atomically (a temporary file\n"
-    "renamed into place): an interrupted export never leaves a half-written FILE.\n";
+    "it like a checkpoint; qkv train --resume refuses it. With --tokenizer the segmenter goes into\n"
+    "FILE too (under /segmenter): qkv tag FILE --format text and the library then tag raw text\n"
+    "with it. Written atomically (a temporary file renamed into place): an interrupted export\n"
+    "never leaves a half-written FILE.\n";
 
 int qkv_cmd_export(int argc, char **argv)
 {
-    const char *ckpt = NULL, *out = NULL;
+    const char *ckpt = NULL, *out = NULL, *tokenizer = NULL;
     bool force = false;
     const qkv_cli_opt rows[] = {
         {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
         {"--out", QKV_CLI_STRING, &out, "FILE", "the exported model (.h5), required", .required = true},
+        {"--tokenizer", QKV_CLI_STRING, &tokenizer, "SEG.h5",
+         "a segmenter (data.task: segment) to bundle with the tagger;\n"
+         "without it, the segmenter CHECKPOINT bundles (if any) is kept"},
         {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE if it exists"},
     };
     const qkv_cli_spec spec = {"export", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
-    if (!qkv_output_ok("export", "--out", out, &ckpt, 1, force, false))
+    if (!qkv_output_ok("export", "--out", out, (const char *[]){ckpt, tokenizer}, tokenizer ? 2 : 1, force, false))
         return 1;
     qkv_error err;
     qkv_session s;
+    qkv_tokenizer tk;
     qkv_session_init(&s);
+    qkv_session_init(&tk.s);
     int status = 1;
-    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_model_file_export(out, &s, &err)) {
+    if (qkv_checkpoint_load_model(ckpt, &s, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    /* a bundled segmenter: the one given, or the one the checkpoint carries */
+    const char *seg_path = tokenizer, *seg_group = NULL;
+    if (!seg_path && qkv_model_file_has(ckpt, QKV_SEGMENTER_GROUP)) {
+        seg_path = ckpt;
+        seg_group = QKV_SEGMENTER_GROUP;
+    }
+    if (seg_path && s.cfg.data.task == QKV_TASK_SEGMENT) {
+        fprintf(stderr, "qkv: %s is a segmenter: bundle it with --tokenizer into the export of a tagger\n", ckpt);
+        goto done;
+    }
+    if (seg_path && qkv_tokenizer_load(&tk, seg_path, seg_group, &err)) {
+        fprintf(stderr, "qkv: %s\n", err.msg);
+        goto done;
+    }
+    if (qkv_model_file_export(out, &s, seg_path ? &tk.s : NULL, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
@@ -44,6 +70,7 @@ int qkv_cmd_export(int argc, char **argv)
                 (double)in_st.st_size / 1e6);
     status = 0;
 done:
+    qkv_tokenizer_free(&tk);
     qkv_session_free(&s);
     return status;
 }

@@ -8,6 +8,7 @@
 #include "lib/threads.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
+#include "api/model_file.h"
 #include "api/predict.h"
 #include "train/cli/output_file.h"
 #include "train/cli/tag_raw.h"
@@ -60,7 +61,8 @@ int qkv_cmd_tag(int argc, char **argv)
          "text into sentences, tokens and multiword tokens; paragraphs are\n"
          "separated by blank lines and written as soon as they are tagged,\n"
          "with # sent_id, # text and SpaceAfter=No (without it: whitespace\n"
-         "splits tokens, a line is a sentence)"},
+         "splits tokens, a line is a sentence, unless CHECKPOINT is an\n"
+         "export with a bundled segmenter: qkv export --tokenizer)"},
     };
     const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
@@ -93,7 +95,11 @@ int qkv_cmd_tag(int argc, char **argv)
         goto done;
     }
     if (tokenizer) {
-        status = qkv_tag_with_tokenizer(&s, tokenizer, file);
+        status = qkv_tag_with_tokenizer(&s, tokenizer, NULL, file);
+        goto done;
+    }
+    if (text && qkv_model_file_has(ckpt, QKV_SEGMENTER_GROUP)) {
+        status = qkv_tag_with_tokenizer(&s, ckpt, QKV_SEGMENTER_GROUP, file);
         goto done;
     }
     size_t len = 0;

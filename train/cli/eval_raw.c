@@ -8,7 +8,7 @@
 #include "data/textfile.h"
 #include "data/ud_eval.h"
 #include "lib/threads.h"
-#include "train/tokenize.h"
+#include "api/segmenter.h"
 #include "train/train_state.h"
 
 /* Every "# text = " line of gold as one line of text into *out (malloc'd, *len bytes). */
@@ -52,7 +52,7 @@ static int system_output(qkv_session *tagger, const char *gold, size_t len, cons
         memset(&seg, 0, sizeof seg);
         memset(&st, 0, sizeof st);
         long sent_id = 0;
-        status = qkv_tokenizer_load(&tk, tokenizer_path, err);
+        status = qkv_tokenizer_load(&tk, tokenizer_path, NULL, err);
         if (status == QKV_OK)
             status = qkv_seg_read_mem(&st, gold, len, name, err);
         if (status == QKV_OK)

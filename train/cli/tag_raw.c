@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "train/tokenize.h"
+#include "api/segmenter.h"
 
-int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *file)
+int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *group, const char *file)
 {
     qkv_tokenizer tk;
     qkv_error err;
-    if (qkv_tokenizer_load(&tk, tokenizer_path, &err)) {
+    if (qkv_tokenizer_load(&tk, tokenizer_path, group, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
         qkv_tokenizer_free(&tk);
         return 1;

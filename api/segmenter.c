@@ -1,0 +1,270 @@
+/* The segmenter's pipeline: raw text -> paragraphs -> labels -> CoNLL-U -> tags (segmenter.h). */
+#include "api/segmenter.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/model_file.h"
+#include "api/predict.h"
+
+#define PARAGRAPH_MAX (64 * 1024)
+
+int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, qkv_error *err)
+{
+    memset(tk, 0, sizeof *tk);
+    qkv_session_init(&tk->s);
+    if (qkv_model_file_load(path, group, &tk->s, err))
+        return QKV_ERR;
+    int n_tags = qkv_featurizer_n_tags(&tk->s.fz);
+    const char *sep = group && group[0] ? ":" : "";
+    if (!group)
+        group = "";
+    if (tk->s.cfg.data.task != QKV_TASK_SEGMENT || n_tags > (int)sizeof tk->label)
+        return qkv_fail(err, "%s%s%s: not a segmenter (a model of data.task: segment, e.g. trained with "
+                             "configs/ud_ewt_tokenize.yaml)", path, sep, group);
+    for (int t = 0; t < n_tags; t++) {
+        const char *name = qkv_featurizer_tag(&tk->s.fz, t);
+        int l = 0;
+        while (l < QKV_SEG_COUNT && strcmp(name, QKV_SEG_LABEL_NAMES[l]))
+            l++;
+        if (l == QKV_SEG_COUNT)
+            return qkv_fail(err, "%s%s%s: not a segmenter: its tag \"%.40s\" is no segment label", path, sep,
+                            group, name);
+        tk->label[t] = (uint8_t)l;
+    }
+    return QKV_OK;
+}
+
+void qkv_tokenizer_free(qkv_tokenizer *tk) { qkv_session_free(&tk->s); }
+
+int qkv_tokenizer_segment(qkv_tokenizer *tk, const qkv_seg_text *st, qkv_segmentation *seg, qkv_error *err)
+{
+    qkv_corpus c;
+    qkv_dataset ds;
+    memset(&ds, 0, sizeof ds);
+    int32_t *pred = NULL;
+    uint8_t *labels = NULL;
+    if (qkv_seg_corpus(&c, st, false, err))
+        return QKV_ERR;
+    size_t n = (size_t)(st->n_chars ? st->n_chars : 1);
+    int status = (pred = malloc(n * sizeof *pred)) && (labels = malloc(n)) ? QKV_OK : qkv_fail(err, "out of memory");
+    if (status == QKV_OK && (qkv_dataset_encode(&ds, &tk->s.fz, &c, NULL, err) ||
+                             qkv_session_check_lengths(&tk->s, &c, &ds, false, err) ||
+                             qkv_predict(&tk->s.model, &ds, tk->s.cfg.data.batch_tokens, pred, NULL, NULL, err)))
+        status = QKV_ERR;
+    for (int i = 0; status == QKV_OK && i < st->n_chars; i++)
+        labels[i] = pred[i] >= 0 ? tk->label[pred[i]] : QKV_SEG_OUTSIDE;
+    for (int p = 0; status == QKV_OK && p < st->n_par; p++)
+        status = qkv_seg_decode(st, p, labels, seg, err);
+    free(labels);
+    free(pred);
+    qkv_dataset_free(&ds);
+    qkv_corpus_free(&c);
+    return status;
+}
+
+int qkv_tag_corpus(qkv_session *tagger, const qkv_corpus *c, const char ***tags_out, char **buf, qkv_error *err)
+{
+    const char **tags = malloc((size_t)(c->n_words ? c->n_words : 1) * sizeof *tags), **file_tags = NULL;
+    *tags_out = NULL;
+    *buf = NULL;
+    if (!tags)
+        return qkv_fail(err, "out of memory");
+    if (qkv_session_tag(tagger, c, tagger->cfg.data.batch_tokens, tags, err) ||
+        qkv_corpus_tags_as_file(c, tags, buf, &file_tags, err)) {
+        free(tags);
+        return QKV_ERR;
+    }
+    if (file_tags) {
+        free(tags);
+        tags = file_tags;
+    }
+    *tags_out = tags;
+    return QKV_OK;
+}
+
+int qkv_tag_corpus_write(qkv_session *tagger, const qkv_corpus *c, FILE *out, qkv_error *err)
+{
+    const char **tags = NULL;
+    char *buf = NULL;
+    int status = qkv_tag_corpus(tagger, c, &tags, &buf, err);
+    if (status == QKV_OK)
+        status = qkv_corpus_write(c, out, tags, err);
+    if (status == QKV_OK && fflush(out))
+        status = qkv_fail(err, "writing the tagged output: %s", strerror(errno));
+    free(tags);
+    free(buf);
+    return status;
+}
+
+int qkv_segments_corpus(const qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg,
+                        long *sent_id, qkv_corpus *c, qkv_error *err)
+{
+    memset(c, 0, sizeof *c);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return qkv_fail(err, "out of memory");
+    int status = QKV_OK;
+    for (int s = 0; s < seg->n_sent && status == QKV_OK; s++) {
+        char id[32];
+        snprintf(id, sizeof id, "%ld", ++*sent_id);
+        status = qkv_seg_write_sentence(mem, st, seg, s, id, err);
+    }
+    if (fclose(mem) && status == QKV_OK)
+        status = qkv_fail(err, "out of memory");
+    qkv_read_opts opts = tagger->cfg.data.read;
+    opts.format = QKV_FORMAT_CONLLU;
+    if (status == QKV_OK)
+        status = qkv_corpus_read_mem(c, text ? text : "", text ? len : 0, st->name, &opts, err);
+    if (status == QKV_OK) {
+        /* the input's lines, not those of the CoNLL-U made here */
+        for (int w = 0; w < c->n_words && w < seg->n_words; w++)
+            c->word_line[w] = st->char_line[seg->word_start[w]];
+        for (int s = 0; s < c->n_sent && s < seg->n_sent; s++)
+            c->sent_line[s] = st->char_line[seg->tok_start[seg->sent_start[s]]];
+    }
+    free(text);
+    return status;
+}
+
+int qkv_tag_segments(qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg, long *sent_id,
+                     FILE *out, qkv_error *err)
+{
+    qkv_corpus c;
+    int status = qkv_segments_corpus(tagger, st, seg, sent_id, &c, err);
+    if (status == QKV_OK)
+        status = qkv_tag_corpus_write(tagger, &c, out, err);
+    qkv_corpus_free(&c);
+    return status;
+}
+
+typedef struct paragraph_reader {
+    qkv_session *tagger;
+    qkv_tokenizer *tk;
+    const char *name;
+    long sent_id;
+    qkv_paragraph_fn fn;
+    void *ctx;
+} paragraph_reader;
+
+/* Segments and tags the paragraph buf[0..len) that begins on line first_line, and hands it
+ * to the reader's fn. */
+static int flush_paragraph(paragraph_reader *pr, const char *buf, size_t len, int first_line, qkv_error *err)
+{
+    if (len == 0)
+        return QKV_OK;
+    qkv_seg_text st;
+    qkv_segmentation seg;
+    qkv_corpus c;
+    memset(&seg, 0, sizeof seg);
+    memset(&c, 0, sizeof c);
+    const char **tags = NULL;
+    char *tags_buf = NULL;
+    if (qkv_seg_init(&st, pr->name, err))
+        return QKV_ERR;
+    int status = qkv_seg_add_raw(&st, buf, len, first_line, err);
+    if (status == QKV_OK)
+        status = qkv_tokenizer_segment(pr->tk, &st, &seg, err);
+    if (status == QKV_OK)
+        status = qkv_segments_corpus(pr->tagger, &st, &seg, &pr->sent_id, &c, err);
+    if (status == QKV_OK)
+        status = qkv_tag_corpus(pr->tagger, &c, &tags, &tags_buf, err);
+    if (status == QKV_OK) {
+        qkv_tagged_paragraph p = {&st, &seg, &c, tags};
+        status = pr->fn(pr->ctx, &p, err);
+    }
+    free(tags);
+    free(tags_buf);
+    qkv_corpus_free(&c);
+    qkv_segmentation_free(&seg);
+    qkv_seg_free(&st);
+    return status;
+}
+
+static bool blank_line(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
+}
+
+int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
+                           void *ctx, qkv_error *err)
+{
+    paragraph_reader pr = {tagger, tk, name, 0, fn, ctx};
+    char *line = NULL, *par = NULL;
+    size_t line_cap = 0, par_len = 0, par_cap = 0;
+    int status = QKV_OK, par_line = 0;
+    ssize_t got;
+    for (int line_no = 1; status == QKV_OK && (got = getline(&line, &line_cap, in)) >= 0; line_no++) {
+        char *s = line;
+        size_t n = (size_t)got;
+        if (n > 0 && s[n - 1] == '\n')
+            n--;
+        if (n > 0 && s[n - 1] == '\r')
+            n--;
+        if (line_no == 1 && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+            s += 3;
+            n -= 3;
+        }
+        char problem[160];
+        if (qkv_text_line_problem(s, n, problem, sizeof problem)) {
+            status = qkv_fail(err, "%.200s:%d: %s", name, line_no, problem);
+            break;
+        }
+        if (blank_line(s, n)) {
+            status = flush_paragraph(&pr, par, par_len, par_line, err);
+            par_len = 0;
+            continue;
+        }
+        if (par_len + n + 2 > par_cap) {
+            size_t cap = par_cap ? par_cap : 4096;
+            while (cap < par_len + n + 2)
+                cap *= 2;
+            char *p = realloc(par, cap);
+            if (!p) {
+                status = qkv_fail(err, "%.200s:%d: out of memory", name, line_no);
+                break;
+            }
+            par = p;
+            par_cap = cap;
+        }
+        if (par_len == 0)
+            par_line = line_no;
+        else
+            par[par_len++] = '\n';
+        memcpy(par + par_len, s, n);
+        par_len += n;
+        if (par_len > PARAGRAPH_MAX) {
+            status = flush_paragraph(&pr, par, par_len, par_line, err);
+            par_len = 0;
+        }
+    }
+    if (status == QKV_OK && ferror(in))
+        status = qkv_fail(err, "%.200s: read error: %s", name, strerror(errno));
+    if (status == QKV_OK)
+        status = flush_paragraph(&pr, par, par_len, par_line, err);
+    free(line);
+    free(par);
+    return status;
+}
+
+/* qkv_paragraph_fn of qkv_tag_raw_text: the paragraph as CoNLL-U on the FILE ctx. */
+static int write_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *err)
+{
+    FILE *out = ctx;
+    if (qkv_corpus_write(p->c, out, p->tags, err))
+        return QKV_ERR;
+    if (fflush(out))
+        return qkv_fail(err, "writing the tagged output: %s", strerror(errno));
+    return QKV_OK;
+}
+
+int qkv_tag_raw_text(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, FILE *out, qkv_error *err)
+{
+    return qkv_tag_raw_paragraphs(tagger, tk, in, name, write_paragraph, out, err);
+}

@@ -1,0 +1,73 @@
+/* A trained segmenter (a model of data.task: segment) and raw text tagged through it:
+ * characters -> labels -> sentences, tokens and multiword tokens (data/segment.h) -> a word
+ * tagger, one paragraph at a time. The one pipeline of `qkv tag --tokenizer`, `qkv eval --raw`
+ * and the library's qkv_model_tag_text (include/qkv/qkv.h), so that they cannot drift apart. */
+#ifndef QKV_API_SEGMENTER_H
+#define QKV_API_SEGMENTER_H
+
+#include <stdio.h>
+
+#include "data/segment.h"
+#include "api/session.h"
+
+typedef struct qkv_tokenizer {
+    qkv_session s;
+    uint8_t label[64]; /* label[t]: the qkv_seg_label of the model's tag t */
+} qkv_tokenizer;
+
+/* Loads the segmenter stored in the model file at path under group (NULL or "": the file's
+ * own model; QKV_SEGMENTER_GROUP: the one `qkv export --tokenizer` bundled with a tagger).
+ * Errors: the model file's, "PATH: not a segmenter ..." for a model of another task or with
+ * tags that are not segment labels. Free tk with qkv_tokenizer_free even on error. */
+int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, qkv_error *err);
+void qkv_tokenizer_free(qkv_tokenizer *tk);
+
+/* Labels every character of st with the model and appends each paragraph's sentences to seg
+ * (qkv_seg_decode). Errors: out of memory, a model error naming st's file and line. */
+int qkv_tokenizer_segment(qkv_tokenizer *tk, const qkv_seg_text *st, qkv_segmentation *seg, qkv_error *err);
+
+/* Tags corpus c with tagger: *tags (malloc'd, c->n_words entries; free it and *buf) gets each
+ * word's tag in the corpus's own tag scheme (qkv_corpus_tags_as_file), the tags qkv tag
+ * writes. Errors: the model's, out of memory. */
+int qkv_tag_corpus(qkv_session *tagger, const qkv_corpus *c, const char ***tags, char **buf, qkv_error *err);
+
+/* Tags corpus c with tagger and writes it with the predicted tags (qkv_corpus_write), then
+ * flushes out. Errors: the model's, a write error. */
+int qkv_tag_corpus_write(qkv_session *tagger, const qkv_corpus *c, FILE *out, qkv_error *err);
+
+/* The sentences of seg (of st) as a CoNLL-U corpus *c (qkv_seg_write_sentence, numbered on
+ * from *sent_id, which counts them) whose line numbers are st's. Errors: out of memory. */
+int qkv_segments_corpus(const qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg,
+                        long *sent_id, qkv_corpus *c, qkv_error *err);
+
+/* qkv_segments_corpus, tagged by tagger and written to out (qkv_tag_corpus_write). */
+int qkv_tag_segments(qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg, long *sent_id,
+                     FILE *out, qkv_error *err);
+
+/* One paragraph of raw text, segmented and tagged: st its characters, seg its sentences,
+ * tokens and words, c the same as CoNLL-U (sentences numbered on across paragraphs; word w of
+ * c is word w of seg), tags[w] word w's tag (qkv_tag_corpus). */
+typedef struct qkv_tagged_paragraph {
+    const qkv_seg_text *st;
+    const qkv_segmentation *seg;
+    const qkv_corpus *c;
+    const char *const *tags;
+} qkv_tagged_paragraph;
+
+/* Called for each paragraph, in order; a non-zero return (with err set) stops the reading. */
+typedef int (*qkv_paragraph_fn)(void *ctx, const qkv_tagged_paragraph *p, qkv_error *err);
+
+/* Reads raw UTF-8 text from in (name for messages) and calls fn for each paragraph tagged by
+ * tagger: paragraphs are separated by lines holding only spaces, TABs or CRs (a paragraph of
+ * more than 64 KiB is also cut at a line end); each is segmented by tk, its sentences numbered
+ * from 1 across the input, tagged and handed to fn before the next one is read. A UTF-8
+ * byte-order mark at the start is skipped, a CR before each LF dropped. Errors "NAME:LINE: ..."
+ * name the input's line: invalid UTF-8, a NUL byte, a model error; a read error; fn's. */
+int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
+                           void *ctx, qkv_error *err);
+
+/* qkv_tag_raw_paragraphs writing each paragraph to out as CoNLL-U ("# sent_id = N", "# text =
+ * ...", multiword tokens, SpaceAfter=No), flushed after each one. */
+int qkv_tag_raw_text(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, FILE *out, qkv_error *err);
+
+#endif
