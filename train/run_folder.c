@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,9 +237,15 @@ int qkv_run_plan_make(qkv_run_plan *p, const char *dir, const char *resume, bool
         p->action = QKV_RUN_REPLACE;
         if (force)
             return QKV_OK;
-        return qkv_fail(err, "%s already holds a run (%s): choose another --out, continue it with --resume "
-                             "%s/checkpoints/last.h5, or replace it with --force",
-                        dir, files, dir);
+        char last[4200];
+        snprintf(last, sizeof last, "%s/checkpoints/last.h5", dir);
+        if (access(last, R_OK) != 0) /* stopped before its first checkpoint: nothing to continue */
+            return qkv_fail(err, "%s already holds a run (%s) with no checkpoint to continue: choose another --out, "
+                                 "or replace it with --force",
+                            dir, files);
+        return qkv_fail(err, "%s already holds a run (%s): choose another --out, continue it with --resume %s, or "
+                             "replace it with --force",
+                        dir, files, last);
     }
     if (!fo.id[0] || strcmp(fo.id, p->parent) != 0) {
         p->action = QKV_RUN_REPLACE;

@@ -50,9 +50,11 @@ sums "$R/A" >"$SCRATCH/A.sums"
 # 2. A fresh run into a folder holding a run, or a file a run would write: refused, nothing changed.
 refused "already holds a run" "$SCRATCH/x.log" $Q "${TINY[@]}" --out "$R/A"
 grep -qF -- "--force" "$SCRATCH/x.log" || fail "the refusal does not name --force"
+grep -qF -- "--resume $R/A/checkpoints/last.h5" "$SCRATCH/x.log" || fail "the refusal does not name the run's last.h5"
 mkdir -p "$R/user"
 echo "my own notes" >"$R/user/config.yaml"
-refused "already holds a run (config.yaml)" "$SCRATCH/x.log" $Q "${TINY[@]}" --out "$R/user"
+refused "already holds a run (config.yaml) with no checkpoint to continue" "$SCRATCH/x.log" $Q "${TINY[@]}" --out "$R/user"
+grep -qF -- "--resume" "$SCRATCH/x.log" && fail "a folder without checkpoints/last.h5: the refusal suggests --resume"
 [ "$(cat "$R/user/config.yaml")" = "my own notes" ] && [ "$(ls "$R/user")" = config.yaml ] || fail "the user's folder was changed"
 diff "$SCRATCH/A.sums" <(sums "$R/A") || fail "a refused run changed A"
 
@@ -159,5 +161,11 @@ sums "$R/P" >"$SCRATCH/P2.sums"
 ok "$SCRATCH/done.log" "$R/P/config.yaml" --resume "$R/P/checkpoints/last.h5"
 grep -qF "the run is already complete (step 3 of 3)" "$SCRATCH/done.log" || { cat "$SCRATCH/done.log" >&2; fail "no 'already complete'"; }
 diff "$SCRATCH/P2.sums" <(sums "$R/P") || fail "resuming a complete run changed its files"
+# ... and prints no plot path, though the run has a plot (it drew nothing)
+ok "$SCRATCH/q.log" $Q "${TINY[@]}" --set log.plot=true --set train.max_steps=2 --out "$R/Q"
+if [ -s "$R/Q/plots/loss.png" ]; then
+    ok "$SCRATCH/qdone.log" "$R/Q/config.yaml" --resume "$R/Q/checkpoints/last.h5"
+    grep -q "loss plot" "$SCRATCH/qdone.log" && { cat "$SCRATCH/qdone.log" >&2; fail "a complete run's resume prints a plot path"; }
+fi
 refused "nowhere/last.h5: No such file or directory" "$SCRATCH/missing.log" $Q "${TINY[@]}" --resume "$R/nowhere/last.h5"
 echo "run folders: ok"

@@ -205,7 +205,8 @@ int qkv_cmd_train(int argc, char **argv)
     }
     qkv_trainer_opts topts = {run_dir, resume, stop_at_step, &plan, &dist};
     status = qkv_trainer_run(&s, &topts);
-    if (status == QKV_TRAIN_STOPPED)
+    bool stopped = status == QKV_TRAIN_STOPPED; /* by --stop-at-step, or nothing left to train */
+    if (stopped)
         status = 0;
     else if (status == 0 && s.has_dev && writer) {
         /* Final report: the kept model on dev (best.h5; last.h5 when no evaluation of this run's
@@ -233,7 +234,7 @@ int qkv_cmd_train(int argc, char **argv)
         qkv_eval_result_free(&res);
         qkv_session_free(&best);
     }
-    if (status == 0 && s.cfg.log.plot && writer) {
+    if (status == 0 && !stopped && s.cfg.log.plot && writer) {
         snprintf(path, sizeof path, "%s/plots/loss.png", run_dir);
         if (access(path, R_OK) == 0)
             printf("\nloss plot: %s\n", path);
