@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <time.h>
 #include <unistd.h>
 
