@@ -219,7 +219,9 @@ static int label_token(seg_reader *r, size_t k, size_t *p)
                        shown(t->form, t->form_len), t->form, r->text_line);
     if (!last && !t->no_space && !space)
         return fail_at(r, t->line,
-                       "# text (line %d) has no whitespace after \"%.*s\": expected SpaceAfter=No in its MISC",
+                       "# text (line %d) has no whitespace after \"%.*s\": expected SpaceAfter=No in its MISC "
+                       "(a file whose MISC column was blanked, like the shipped EWT sample, cannot train or score "
+                       "a segmenter)",
                        r->text_line, shown(t->form, t->form_len), t->form);
     while (rest > 0 && is_space_at(r->text + *p, rest, &n)) {
         if (!add_char(st, r->text + *p, n, QKV_SEG_OUTSIDE, r->text_line))

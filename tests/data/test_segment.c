@@ -135,7 +135,9 @@ static void test_errors(void **state)
     assert_read_error("# text = a b\n" W10("1", "a", "SpaceAfter=No") W10("2", "b", "_"),
                       "bad.conllu:2: \"a\" has SpaceAfter=No, but # text (line 1) has whitespace after it");
     assert_read_error("# text = ab\n" W10("1", "a", "_") W10("2", "b", "_"),
-                      "bad.conllu:2: # text (line 1) has no whitespace after \"a\": expected SpaceAfter=No in its MISC");
+                      "bad.conllu:2: # text (line 1) has no whitespace after \"a\": expected SpaceAfter=No in its MISC "
+                      "(a file whose MISC column was blanked, like the shipped EWT sample, cannot train or score "
+                      "a segmenter)");
     assert_read_error("# text = a b.\n" W10("1", "a", "_") W10("2", "b", "_"),
                       "bad.conllu:3: # text (line 1) goes on after the last token \"b\": \".\"");
     assert_read_error("\n\n# sent_id = 1\n" W10("1", "a", "_"),
