@@ -8,39 +8,16 @@
 #include <omp.h>
 
 #include "lib/nn/mha.h"
+#include "mha_fixture.h"
 #include "lib/ops/ops.h"
 #include "lib/parallel.h"
 
-typedef struct {
-    qkv_mha m;
-    qkv_tensor *x;
-    int32_t off[8];
-    int n_sentences;
-    qkv_attention_weights keep;
-} fixture;
+typedef mha_fixture fixture;
 
 static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
     return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n_sentences, f->off}, &f->keep);
-}
-
-/* Builds parameters (N(0, 0.5^2) so that softmax is not saturated) and x ~ N(0, 1). */
-static void setup(fixture *f, qkv_params *ps, uint64_t seed, int d_model, const int *lens, int n_sentences,
-                  const qkv_attention_opts *opts, bool bias)
-{
-    memset(f, 0, sizeof *f);
-    qkv_rng rng;
-    qkv_rng_seed(&rng, seed);
-    qkv_error err;
-    if (qkv_mha_create(&f->m, ps, &rng, "attn", d_model, opts, bias, &err) != QKV_OK)
-        fail_msg("%s", err.msg);
-    for (int i = 0; i < ps->n; i++)
-        qkv_init_normal(&ps->items[i]->t, &rng, 0.5);
-    f->n_sentences = n_sentences;
-    for (int b = 0; b < n_sentences; b++)
-        f->off[b + 1] = f->off[b] + lens[b];
-    f->x = tu_param(ps, &rng, "x", 2, (int[]){f->off[n_sentences], d_model});
 }
 
 /* Reference: dense per sentence and head, straight from the formulas in lib/attention.h. */
@@ -136,7 +113,7 @@ static void forward_matches_reference(void)
                 qkv_params ps;
                 qkv_params_init(&ps);
                 fixture f;
-                setup(&f, &ps, 100 + (uint64_t)cfg, 8, bt + 1, bt[0], &opts, cfg % 2);
+                mha_fixture_setup(&f, &ps, 100 + (uint64_t)cfg, 8, bt + 1, bt[0], &opts, cfg % 2);
                 qkv_tape tp;
                 qkv_tape_init(&tp, 0);
                 qkv_tensor *y = mha_fn(&tp, &f);
@@ -157,7 +134,7 @@ static void check_gradients(uint64_t seed, int d_model, const int *bt, const qkv
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, seed, d_model, bt + 1, bt[0], opts, bias);
+    mha_fixture_setup(&f, &ps, seed, d_model, bt + 1, bt[0], opts, bias);
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     tp.rng = tape_rng;
@@ -220,7 +197,7 @@ static void test_gradcheck_catches_fault(void **state)
         qkv_params_init(&ps);
         qkv_attention_opts opts = {.n_heads = 2, .window = 1, .rel_clip = 1};
         fixture f;
-        setup(&f, &ps, 400 + (uint64_t)k, 4, batches[2] + 1, batches[2][0], &opts, true);
+        mha_fixture_setup(&f, &ps, 400 + (uint64_t)k, 4, batches[2] + 1, batches[2][0], &opts, true);
         qkv_tape tp;
         qkv_tape_init(&tp, 0);
         tp.fault_op = ops[k];
@@ -263,7 +240,7 @@ static void test_dropout(void **state)
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, 9, 4, bt + 1, bt[0], &opts, true);
+    mha_fixture_setup(&f, &ps, 9, 4, bt + 1, bt[0], &opts, true);
     qkv_rng rng;
     qkv_rng_seed(&rng, 1);
     qkv_tape tp;
@@ -293,7 +270,7 @@ static void test_one_word_sentence(void **state)
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, 11, 4, bt + 1, bt[0], &opts, true);
+    mha_fixture_setup(&f, &ps, 11, 4, bt + 1, bt[0], &opts, true);
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     qkv_tensor *y = mha_fn(&tp, &f);
@@ -331,7 +308,7 @@ static void test_kept_weights_band_and_empty_batch(void **state)
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, 17, 4, bt + 1, bt[0], &opts, false);
+    mha_fixture_setup(&f, &ps, 17, 4, bt + 1, bt[0], &opts, false);
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     assert_non_null(mha_fn(&tp, &f));
@@ -388,7 +365,7 @@ static void test_window_covering_sentence_equals_full(void **state)
         qkv_params_init(&ps);
         qkv_attention_opts opts = {.n_heads = 2, .causal = causal};
         fixture f;
-        setup(&f, &ps, 13, 4, bt + 1, bt[0], &opts, true);
+        mha_fixture_setup(&f, &ps, 13, 4, bt + 1, bt[0], &opts, true);
         qkv_tape tp;
         qkv_tape_init(&tp, 0);
         qkv_tensor *full = mha_fn(&tp, &f);
@@ -411,7 +388,7 @@ static void test_large_scores_stay_finite(void **state)
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, 14, 4, bt + 1, bt[0], &opts, true);
+    mha_fixture_setup(&f, &ps, 14, 4, bt + 1, bt[0], &opts, true);
     qkv_init_constant(f.m.w_q, 0); /* Q = K = 100 everywhere */
     qkv_init_constant(f.m.w_k, 0);
     qkv_init_constant(f.m.b_q, 100);
@@ -445,7 +422,7 @@ static void check_independence(bool bitwise, int d_model, int len, const int *ma
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, 15, d_model, alone + 1, alone[0], &opts, true);
+    mha_fixture_setup(&f, &ps, 15, d_model, alone + 1, alone[0], &opts, true);
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     qkv_tensor *y1 = mha_fn(&tp, &f);

@@ -5,6 +5,7 @@
 #include "optest.h"
 
 #include "lib/nn/mha.h"
+#include "mha_fixture.h"
 #include "lib/ops/alibi.h"
 #include "lib/ops/rope.h"
 
@@ -115,34 +116,11 @@ static void test_alibi_slopes(void **state)
 
 /* ---- attention with rope / alibi against a dense reference ---- */
 
-typedef struct {
-    qkv_mha m;
-    qkv_tensor *x;
-    int32_t off[8];
-    int n;
-} mha_fixture;
 
 static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
 {
     mha_fixture *f = user;
-    return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n, f->off}, NULL);
-}
-
-static void mha_setup(mha_fixture *f, qkv_params *ps, uint64_t seed, int d, const int *lens, int n,
-                      const qkv_attention_opts *opts)
-{
-    memset(f, 0, sizeof *f);
-    qkv_rng rng;
-    qkv_rng_seed(&rng, seed);
-    qkv_error err;
-    if (qkv_mha_create(&f->m, ps, &rng, "attn", d, opts, true, &err) != QKV_OK)
-        fail_msg("%s", err.msg);
-    for (int i = 0; i < ps->n; i++)
-        qkv_init_normal(&ps->items[i]->t, &rng, 0.5);
-    f->n = n;
-    for (int b = 0; b < n; b++)
-        f->off[b + 1] = f->off[b] + lens[b];
-    f->x = tu_param(ps, &rng, "x", 2, (int[]){f->off[n], d});
+    return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n_sentences, f->off}, NULL);
 }
 
 /* Rotates vector v [dh] for position p, directly from the RoFormer formula. */
@@ -170,7 +148,7 @@ static void reference(const mha_fixture *f, double *y)
                     s += f->x->data[t * D + j] * ws[c]->data[i * D + j];
                 qkv[t * 3 * D + c * D + i] = s;
             }
-    for (int b = 0; b < f->n; b++) {
+    for (int b = 0; b < f->n_sentences; b++) {
         int base = f->off[b], n = f->off[b + 1] - base;
         if (o->rope_base > 0)
             for (int t = 0; t < n; t++)
@@ -235,7 +213,7 @@ static void test_attention_rope_alibi(void **state)
         qkv_params ps;
         qkv_params_init(&ps);
         mha_fixture f;
-        mha_setup(&f, &ps, 500 + (uint64_t)cfg, 12, lens, 3, &opts);
+        mha_fixture_setup(&f, &ps, 500 + (uint64_t)cfg, 12, lens, 3, &opts, true);
         qkv_tape tp;
         qkv_tape_init(&tp, 0);
         qkv_tensor *y = mha_fn(&tp, &f);
@@ -265,7 +243,7 @@ static void test_alibi_hand_values(void **state)
     qkv_params_init(&ps);
     qkv_attention_opts opts = {.n_heads = 2, .alibi = true};
     mha_fixture f;
-    mha_setup(&f, &ps, 7, 2, (int[]){4}, 1, &opts);
+    mha_fixture_setup(&f, &ps, 7, 2, (int[]){4}, 1, &opts, true);
     qkv_tensor *zero[6] = {f.m.w_q, f.m.w_k, f.m.b_q, f.m.b_k, f.m.b_v, f.m.b_o};
     for (int k = 0; k < 6; k++)
         memset(zero[k]->data, 0, zero[k]->size * sizeof(qkv_real));
@@ -302,7 +280,7 @@ static void test_attention_option_errors(void **state)
     qkv_params_init(&ps);
     qkv_attention_opts opts = {.n_heads = 4, .rope_base = 10000};
     mha_fixture f;
-    mha_setup(&f, &ps, 8, 12, lens, 3, &opts); /* d_head 3 */
+    mha_fixture_setup(&f, &ps, 8, 12, lens, 3, &opts, true); /* d_head 3 */
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     assert_null(mha_fn(&tp, &f));
