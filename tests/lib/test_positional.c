@@ -1,5 +1,5 @@
-/* Positional encodings: sinusoidal values (position 1, d_model 5, by hand), positions restarting per sentence, the
- * learned table's gradient, its max_len error and the clamp alternative, and a
+/* Positional encodings: sinusoidal values (position 1, d_model 5, by hand), positions restarting
+ * per sentence, the learned table's gradient, its max_len error and the clamp alternative, and a
  * gradient check that catches a backward 1% off. */
 #include "optest.h"
 
