@@ -22,7 +22,7 @@
  * one call run on OpenMP threads themselves (OMP_NUM_THREADS sets how many). A sentence is a
  * small piece of work: with libgomp's default spin-waiting on a busy machine, threads can cost
  * more than they save (the qkv command sets GOMP_SPINCOUNT=1000 for itself); OMP_NUM_THREADS=1
- * was fastest for one sentence at a time in README.md's measurement.
+ * was fastest for one sentence at a time in docs/results/2026-12-01-c-api-speed.md.
  */
 #ifndef QKV_QKV_H
 #define QKV_QKV_H

@@ -1,7 +1,7 @@
 /* Differentiable ops. Each takes the tape it records on, returns a new arena tensor, or NULL
  * when the tape has failed (bad shapes set tp->err; see lib/tape.h). Shapes use the code's
- * row convention (one token per row, see README "Notation"). Each op family lives in one file
- * of lib/ops/, read in execution order: the forward, then its backward.
+ * row convention (one token per row, see docs/reference/model.md, "Notation"). Each op family
+ * lives in one file of lib/ops/, read in execution order: the forward, then its backward.
  *
  * "matrix" below means the tensor viewed as [rows, cols] with cols = its last dimension. */
 #ifndef QKV_OPS_H

@@ -1,5 +1,5 @@
 #!/bin/bash
-# qkv export (issue 19): an exported model holds the weights (the averaged ones under
+# qkv export: an exported model holds the weights (the averaged ones under
 # train.ema_decay), vocabularies and config, and no optimizer or training state; qkv eval, tag,
 # attention and positions read it as they read the checkpoint; best.h5 keeps only the run's ID
 # and step besides the model; resuming from an export or from best.h5 is a clear error.

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Installing qkv (issue 19): `cmake --install` into a temporary prefix puts there the shared
-# library, include/qkv/qkv.h, the pkg-config file qkv.pc and the programs; the README's example
-# examples/tag_sentences.c, compiled with cc and `pkg-config --cflags --libs qkv` against the
+# Installing qkv: `cmake --install` into a temporary prefix puts there the shared
+# library, include/qkv/qkv.h, the pkg-config file qkv.pc and the programs; the example of
+# docs/guide/library.md, examples/tag_sentences.c, compiled with cc and `pkg-config --cflags --libs qkv` against the
 # installed copy, tags 1,000 sentences with an exported model exactly as `qkv tag` does.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 for tool in cmake cc pkg-config; do

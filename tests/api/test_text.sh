@@ -1,5 +1,5 @@
 #!/bin/bash
-# Raw text through the C library (issue 19): tests/api/api_text.c tags paragraphs with
+# Raw text through the C library: tests/api/api_text.c tags paragraphs with
 # qkv_model_tag_text and a segmenter (given with qkv_model_open_segmenter, or bundled by
 # qkv export --tokenizer) and gets exactly the CoNLL-U of `qkv tag --format text --tokenizer`,
 # whole or a paragraph a call; an export with a bundled segmenter tags text as the tagger with

@@ -9,7 +9,7 @@
 #include "data/features.h"
 #include "data/utf8.h"
 
-/* One pair per script the issue names, and a few more cased scripts. */
+/* One pair per script of the requirements, and a few more cased scripts. */
 static const char *const PAIRS[][2] = {
     {"Ș", "ș"}, {"Ț", "ț"}, /* Romanian: Latin with comma below */
     {"Ґ", "ґ"},             /* Ukrainian: Cyrillic */

@@ -1,6 +1,7 @@
 /* Multi-head self-attention: forward values against a plain dense implementation written
  * here from the formulas, double-precision gradient checks over heads, windows, causal, relu,
- * biases and dropout on packed batches, and the edge cases of issue 3. */
+ * biases and dropout on packed batches, and the edge cases (a one-word sentence, an empty
+ * batch, a window covering the sentence, large scores, batch mates). */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 

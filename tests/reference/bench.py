@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""qkv against PyTorch on the same CPU (issues 7 and 13). Not a test: a script that prints a table.
+"""qkv against PyTorch on the same CPU. Not a test: a script that prints a table.
 
     /usr/bin/python3 tests/reference/bench.py [--build build] [--steps 60] [--warmup 10]
                                                [--threads 2] [--configs ref,large,ewt]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# PyTorch parity of the whole tagger (issue 7): trains a small qkv model for a few dozen steps
+# PyTorch parity of the whole tagger: trains a small qkv model for a few dozen steps
 # on UD English-EWT train, dumps its dev-set logits (qkv eval --logits), and checks that the
 # PyTorch port python/qkv_torch.py, loading the same checkpoint, gives logits within
 # 1e-4 relative (max |difference| / max |logit|) and the same predicted tag for every word.

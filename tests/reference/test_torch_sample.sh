@@ -1,5 +1,5 @@
 #!/bin/bash
-# The PyTorch loader python/qkv_torch.py on the shipped EWT sample (issue 19), always run when
+# The PyTorch loader python/qkv_torch.py on the shipped EWT sample, always run when
 # torch is there: a small quick-start model (character CNN, windowed attention with relative
 # biases, a parameter average) is trained for a few steps and exported; qkv_torch.load() of the
 # export gives logits within 1e-4 (relative) of `qkv eval --logits` and the same tag for every

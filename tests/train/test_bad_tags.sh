@@ -1,5 +1,5 @@
 #!/bin/bash
-# Bad data is not learned as labels, end to end (issue 11, section 5):
+# Bad data is not learned as labels, end to end:
 # - two words with UPOS "_" in train and in dev: no "_" tag in the model or the per-tag report,
 #   the dev report says how many words were not scored, `qkv tag` never writes "_";
 # - data.tags: xpos on a file whose XPOS is all "_": an error naming the file and the column;

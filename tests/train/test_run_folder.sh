@@ -64,7 +64,7 @@ B_ID=$(run_id "$R/B")
 hint=$(sed -n 's/^stopped after step 4 as asked; continue with: //p' "$SCRATCH/b.log")
 [ "$hint" = "qkv train $R/B/config.yaml --resume $R/B/checkpoints/last.h5" ] || { cat "$SCRATCH/b.log"; fail "hint: '$hint'"; }
 cp "$R/B/checkpoints/last.h5" "$SCRATCH/B4.h5"
-# The issue's case: the shipped config (seed 1) with B's checkpoint (seed 2), no --out: B's own
+# The reported case: the shipped config (seed 1) with B's checkpoint (seed 2), no --out: B's own
 # folder, where the other config is refused; A (or runs/quickstart) is never touched.
 refused "train.seed: 2 in the run, 1 given" "$SCRATCH/x.log" $Q "${TINY[@]}" --resume "$R/B/checkpoints/last.h5"
 grep -qF -- "$R/B/config.yaml" "$SCRATCH/x.log" && grep -qF -- "--force" "$SCRATCH/x.log" || fail "refusal: $(cat "$SCRATCH/x.log")"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The encoder comparison (issue 14): self-attention, BiLSTM and CNN side by side.
+# The encoder comparison: self-attention, BiLSTM and CNN side by side.
 #   1. EWT UPOS (ewt.yaml): transformer, bilstm and cnn at about the same parameter count and
 #      the same budget of training steps: dev accuracy, training and evaluation tokens/s,
 #      parameters;
