@@ -1,5 +1,9 @@
-/* Every key of a qkv config: section, name, type, range, default and one line of doc, and the
- * field it fills (a library struct's own field where there is one, see api/run_config.h).
+/* Every key of a qkv config: section, name, type, range, default, one line of doc, the kinds
+ * that read it (the model.encoder values, for the encoders' keys) and the field it fills (a
+ * library struct's own field where there is one, see api/run_config.h); then the relations
+ * between keys as a rules table. A new key is its field, one row here and its use: the loader,
+ * the checks, `qkv config --doc` and the checkpoint's resolved config (which the PyTorch port
+ * reads) all follow from the row.
  * ENUM choices are the names each library exports beside its enum, in the enum's order. */
 #include "api/run_config.h"
 
