@@ -1,5 +1,9 @@
-/* Every key of a qkv config: section, name, type, range, default and one line of doc, and the
- * field it fills (a library struct's own field where there is one, see api/run_config.h).
+/* Every key of a qkv config: section, name, type, range, default, one line of doc, the kinds
+ * that read it (the model.encoder values, for the encoders' keys) and the field it fills (a
+ * library struct's own field where there is one, see api/run_config.h); then the relations
+ * between keys as a rules table. A new key is its field, one row here and its use: the loader,
+ * the checks, `qkv config --doc` and the checkpoint's resolved config (which the PyTorch port
+ * reads) all follow from the row.
  * ENUM choices are the names each library exports beside its enum, in the enum's order. */
 #include "api/run_config.h"
 
@@ -25,49 +29,60 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
  * enum, a long or an int flag as declared. */
 #define FIELD(f) (((qkv_run_config *)0)->f)
 #define OFF(f) offsetof(qkv_run_config, f)
-#define INT(sec, key, f, lo, hi, def, doc) \
-    {sec, key, QKV_CFG_INT, _Generic(FIELD(f), int: OFF(f), long: OFF(f)), lo, hi, NULL, def, doc, sizeof FIELD(f)}
-#define REAL(sec, key, f, lo, hi, def, doc) \
-    {sec, key, QKV_CFG_REAL, _Generic(FIELD(f), double: OFF(f)), lo, hi, NULL, def, doc, sizeof FIELD(f)}
-#define BOOL(sec, key, f, def, doc) \
-    {sec, key, QKV_CFG_BOOL, _Generic(FIELD(f), bool: OFF(f), int: OFF(f)), 0, 0, NULL, def, doc, sizeof FIELD(f)}
+/* The _IN forms take first the kinds that read the key: ALL, or ENC(the model.encoder kinds). */
+#define INT_IN(in, sec, key, f, lo, hi, def, doc) \
+    {sec, key, QKV_CFG_INT, _Generic(FIELD(f), int: OFF(f), long: OFF(f)), lo, hi, NULL, def, doc, sizeof FIELD(f), in}
+#define REAL_IN(in, sec, key, f, lo, hi, def, doc) \
+    {sec, key, QKV_CFG_REAL, _Generic(FIELD(f), double: OFF(f)), lo, hi, NULL, def, doc, sizeof FIELD(f), in}
+#define BOOL_IN(in, sec, key, f, def, doc) \
+    {sec, key, QKV_CFG_BOOL, _Generic(FIELD(f), bool: OFF(f), int: OFF(f)), 0, 0, NULL, def, doc, sizeof FIELD(f), in}
 /* C has no test for "an enum type": ENUM takes any integer field except bool (the loader writes
  * the choice's index; the schema check takes 1, 2, 4 or 8 bytes). */
-#define ENUM(sec, key, f, ch, def, doc) \
+#define ENUM_IN(in, sec, key, f, ch, def, doc) \
     {sec, key, QKV_CFG_ENUM, _Generic(FIELD(f), double: (void)0, bool: (void)0, char *: (void)0, default: OFF(f)), \
-     0, 0, ch, def, doc, sizeof FIELD(f)}
-#define PATH(sec, key, f, def, doc) {sec, key, QKV_CFG_PATH, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f)}
+     0, 0, ch, def, doc, sizeof FIELD(f), in}
+#define ALL NULL, 0u
+#define INT(...) INT_IN(ALL, __VA_ARGS__)
+#define REAL(...) REAL_IN(ALL, __VA_ARGS__)
+#define BOOL(...) BOOL_IN(ALL, __VA_ARGS__)
+#define ENUM(...) ENUM_IN(ALL, __VA_ARGS__)
+#define PATH(sec, key, f, def, doc) {sec, key, QKV_CFG_PATH, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
+/* Read only by these values of model.encoder (T transformer, L bilstm, C cnn). */
+#define ENC(kinds) "encoder", (kinds)
+#define T (1u << QKV_ENCODER_TRANSFORMER)
+#define L (1u << QKV_ENCODER_BILSTM)
+#define C (1u << QKV_ENCODER_CNN)
 
 const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "d_model", model.encoder.d_model, 1, 4096, "128", "width of token representations"),
-    INT("model", "n_heads", model.encoder.attn.n_heads, 1, 256, "4", "attention heads; must divide d_model"),
+    INT_IN(ENC(T), "model", "n_heads", model.encoder.attn.n_heads, 1, 256, "4", "attention heads; must divide d_model"),
     INT("model", "n_layers", model.n_layers, 0, 64, "2", "encoder blocks"),
-    INT("model", "d_ff", model.encoder.d_ff, 1, 65536, "512", "hidden width of each block's feed-forward layer"),
-    ENUM("model", "activation", model.encoder.activation, QKV_FFN_ACTIVATION_NAMES, "gelu", "feed-forward activation"),
-    BOOL("model", "norm_first", model.encoder.norm_first, "true", "pre-LN blocks (true) or post-LN (false)"),
-    ENUM("model", "positional", model.positional, QKV_POS_KIND_NAMES, "sinusoidal",
+    INT_IN(ENC(T), "model", "d_ff", model.encoder.d_ff, 1, 65536, "512", "hidden width of each block's feed-forward layer"),
+    ENUM_IN(ENC(T | C), "model", "activation", model.encoder.activation, QKV_FFN_ACTIVATION_NAMES, "gelu", "feed-forward activation"),
+    BOOL_IN(ENC(T), "model", "norm_first", model.encoder.norm_first, "true", "pre-LN blocks (true) or post-LN (false)"),
+    ENUM_IN(ENC(T), "model", "positional", model.positional, QKV_POS_KIND_NAMES, "sinusoidal",
          "positional encoding: none, sinusoidal, learned (table), rope (rotary q/k, Su et al. 2021), alibi (linear "
          "score biases, Press et al. 2022), floater (learned ODE, Liu et al. 2020)"),
     REAL("model", "rope_base", model.rope_base, 1e-6, 1e12, "10000",
          "rope: rotation angle of pair i at position p is p*base^(-2i/d_head)"),
-    INT("model", "max_len", model.max_len, 1, 1000000, "512",
+    INT_IN(ENC(T), "model", "max_len", model.max_len, 1, 1000000, "512",
         "rows of the learned position table; a longer sentence: see pos_overflow"),
-    ENUM("model", "pos_overflow", model.pos_overflow, QKV_POS_OVERFLOW_NAMES, "error",
+    ENUM_IN(ENC(T), "model", "pos_overflow", model.pos_overflow, QKV_POS_OVERFLOW_NAMES, "error",
          "learned positions, a sentence longer than max_len: error, or clamp (words past the table "
          "share its last row)"),
     BOOL("model", "scale_embeddings", model.scale_embeddings, "false",
          "multiply the summed embeddings by sqrt(d_model) before adding positions"),
-    INT("model", "attn_window", model.encoder.attn.window, 0, 1000000, "0",
+    INT_IN(ENC(T), "model", "attn_window", model.encoder.attn.window, 0, 1000000, "0",
         "truncated attention: query i sees keys j with |i-j| <= window; 0 = whole sentence"),
-    INT("model", "attn_rel_clip", model.encoder.attn.rel_clip, 0, 1024, "0",
+    INT_IN(ENC(T), "model", "attn_rel_clip", model.encoder.attn.rel_clip, 0, 1024, "0",
         "learned score bias per head and relative position j-i, clipped to [-K, K] (Shaw et al. 2018); 0 = none"),
-    BOOL("model", "attn_causal", model.encoder.attn.causal, "false", "query i sees only keys j <= i"),
-    ENUM("model", "attn_normalize", model.encoder.attn.normalize, QKV_ATTN_NORMALIZE_NAMES, "softmax",
+    BOOL_IN(ENC(T), "model", "attn_causal", model.encoder.attn.causal, "false", "query i sees only keys j <= i"),
+    ENUM_IN(ENC(T), "model", "attn_normalize", model.encoder.attn.normalize, QKV_ATTN_NORMALIZE_NAMES, "softmax",
          "softmax, or relu(S)/n_visible_keys"),
-    REAL("model", "attn_scale", model.encoder.attn.scale, 0, 1e6, "0", "score scale; 0 = 1/sqrt(d_head)"),
-    BOOL("model", "attn_bias", model.encoder.attn_bias, "true", "biases on w_q, w_k, w_v, w_o"),
+    REAL_IN(ENC(T), "model", "attn_scale", model.encoder.attn.scale, 0, 1e6, "0", "score scale; 0 = 1/sqrt(d_head)"),
+    BOOL_IN(ENC(T), "model", "attn_bias", model.encoder.attn_bias, "true", "biases on w_q, w_k, w_v, w_o"),
     REAL("model", "dropout", model.encoder.dropout, 0, 0.99, "0.1", "dropout on embeddings and block outputs"),
-    REAL("model", "attn_dropout", model.encoder.attn.dropout, 0, 0.99, "0", "dropout on attention weights"),
+    REAL_IN(ENC(T), "model", "attn_dropout", model.encoder.attn.dropout, 0, 0.99, "0", "dropout on attention weights"),
     REAL("model", "ln_eps", model.encoder.ln_eps, 0, 1, "1e-5", "layer norm epsilon"),
     INT("model", "char_dim", model.chars.char_dim, 0, 1024, "0",
         "character embedding size of a character CNN word encoder added to the embeddings; 0 = none"),
@@ -82,10 +97,10 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     ENUM("model", "encoder", model.encoder_kind, QKV_ENCODER_KIND_NAMES, "transformer",
          "transformer (self-attention blocks), bilstm (bidirectional LSTM) or cnn (residual 1-D convolution "
          "blocks); bilstm and cnn use no positional encoding"),
-    INT("model", "lstm_hidden", model.lstm_hidden, 0, 65536, "0",
+    INT_IN(ENC(L), "model", "lstm_hidden", model.lstm_hidden, 0, 65536, "0",
         "bilstm: hidden size per direction (output 2x this); 0 = d_model / 2"),
-    INT("model", "cnn_kernel", model.cnn_kernel, 1, 63, "3", "cnn: convolution width over words (odd)"),
-    INT("model", "cnn_dilation", model.cnn_dilation, 1, 1024, "1",
+    INT_IN(ENC(C), "model", "cnn_kernel", model.cnn_kernel, 1, 63, "3", "cnn: convolution width over words (odd)"),
+    INT_IN(ENC(C), "model", "cnn_dilation", model.cnn_dilation, 1, 1024, "1",
         "cnn: distance between the convolution's taps; receptive field 1 + n_layers (cnn_kernel-1) cnn_dilation"),
 
     ENUM("data", "task", data.task, QKV_TASK_NAMES, "tag",
@@ -173,38 +188,64 @@ static void derive(qkv_run_config *cfg)
     f->chars = cfg->model.chars.char_dim > 0;
 }
 
-/* Relations between keys, which the schema cannot express. */
-static int check_relations(const qkv_run_config *cfg, const char *where, qkv_error *err)
+/* Relations the rule kinds cannot say (arithmetic over several keys, a conjunction). */
+static int bilstm_width(const void *c, const char *where, qkv_error *err)
 {
-    const qkv_encoder_opts *e = &cfg->model.encoder;
-    if (qkv_run_config_check_encoder(cfg, where, err))
-        return QKV_ERR;
-    if (cfg->model.encoder_kind == QKV_ENCODER_TRANSFORMER && e->d_model % e->attn.n_heads)
-        return qkv_fail(err, "%s: model.n_heads = %d does not divide model.d_model = %d", where, e->attn.n_heads,
-                        e->d_model);
-    if (cfg->model.positional == QKV_POS_ROPE && (e->d_model / e->attn.n_heads) % 2)
+    const qkv_tagger_config *m = &((const qkv_run_config *)c)->model;
+    if (m->encoder_kind == QKV_ENCODER_BILSTM && m->lstm_hidden == 0 && m->encoder.d_model < 2)
+        return qkv_fail(err, "%s: model.d_model = %d is too small for the default model.lstm_hidden (d_model / 2)",
+                        where, m->encoder.d_model);
+    return QKV_OK;
+}
+
+static int rope_pairs(const void *c, const char *where, qkv_error *err)
+{
+    const qkv_tagger_config *m = &((const qkv_run_config *)c)->model;
+    const qkv_encoder_opts *e = &m->encoder;
+    if (m->positional == QKV_POS_ROPE && (e->d_model / e->attn.n_heads) % 2)
         return qkv_fail(err, "%s: model.positional = rope needs an even d_head = model.d_model / model.n_heads, got "
                         "%d / %d = %d (it rotates pairs of columns)", where, e->d_model, e->attn.n_heads,
                         e->d_model / e->attn.n_heads);
-    if (cfg->model.positional == QKV_POS_ALIBI && e->attn.normalize != QKV_ATTN_SOFTMAX)
-        return qkv_fail(err, "%s: model.positional = alibi needs model.attn_normalize = softmax, got %s (its biases "
-                        "act through softmax as a decay exp(-m|i-j|) of the weights)", where,
-                        QKV_ATTN_NORMALIZE_NAMES[e->attn.normalize]);
-    if (cfg->model.chars.char_width % 2 == 0)
-        return qkv_fail(err, "%s: model.char_width = %d must be odd (the convolution is centred on each character)",
-                        where, cfg->model.chars.char_width);
-    if (cfg->data.source == QKV_SOURCE_FILES && !cfg->data.train[0])
-        return qkv_fail(err, "%s: data.train is required when data.source is files", where);
-    if (cfg->data.task == QKV_TASK_SEGMENT &&
-        (cfg->data.read.format == QKV_FORMAT_COLUMNS || cfg->data.read.scheme != QKV_TAG_SCHEME_NONE))
+    return QKV_OK;
+}
+
+static int segment_files(const void *c, const char *where, qkv_error *err)
+{
+    const qkv_data_section *d = &((const qkv_run_config *)c)->data;
+    if (d->task == QKV_TASK_SEGMENT && (d->read.format == QKV_FORMAT_COLUMNS || d->read.scheme != QKV_TAG_SCHEME_NONE))
         return qkv_fail(err, "%s: data.task = segment reads CoNLL-U files: it needs data.format auto or conllu and "
                         "data.tag_scheme none", where);
-    if (cfg->data.read.tag_column == 1)
-        return qkv_fail(err, "%s: data.tag_column = 1 is the FORM column; the tag is in column 2 or later", where);
-    if (cfg->optim.schedule.min_lr > cfg->optim.optimizer.lr)
-        return qkv_fail(err, "%s: optim.min_lr = %g is above optim.lr = %g", where, cfg->optim.schedule.min_lr,
-                        cfg->optim.optimizer.lr);
     return QKV_OK;
+}
+
+/* Relations between keys, as data: checked in this order after loading (lib/io/config.h: the
+ * first broken one is the error), listed under the key table of configs/README.md. */
+const qkv_cfg_rule QKV_RUN_RULES[] = {
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`model.encoder=bilstm` with `model.lstm_hidden` 0 (d_model / 2) needs `model.d_model` >= 2", bilstm_width},
+    {QKV_CFG_RULE_ODD, "model.cnn_kernel", NULL, NULL, "(the convolution is centred on each word)", NULL},
+    {QKV_CFG_RULE_DIVIDES, "model.n_heads", "model.d_model", "model.encoder=transformer", NULL, NULL},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`model.positional=rope` needs an even d_head = `model.d_model` / `model.n_heads` (it rotates pairs of columns)",
+     rope_pairs},
+    {QKV_CFG_RULE_NEEDS, "model.attn_normalize=softmax", NULL, "model.positional=alibi",
+     "(its biases act through softmax as a decay exp(-m|i-j|) of the weights)", NULL},
+    {QKV_CFG_RULE_ODD, "model.char_width", NULL, NULL, "(the convolution is centred on each character)", NULL},
+    {QKV_CFG_RULE_REQUIRED, "data.train", NULL, "data.source=files", NULL, NULL},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`data.task=segment` reads CoNLL-U files: it needs `data.format` auto or conllu and `data.tag_scheme` none",
+     segment_files},
+    {QKV_CFG_RULE_FORBIDDEN, "data.tag_column=1", NULL, NULL, "is the FORM column; the tag is in column 2 or later",
+     NULL},
+    {QKV_CFG_RULE_NOT_ABOVE, "optim.min_lr", "optim.lr", NULL, NULL, NULL},
+};
+
+const int QKV_RUN_RULES_LEN = (int)(sizeof QKV_RUN_RULES / sizeof QKV_RUN_RULES[0]);
+
+static int check_relations(const qkv_run_config *cfg, const char *where, qkv_error *err)
+{
+    return qkv_config_check_rules(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, QKV_RUN_RULES, QKV_RUN_RULES_LEN, cfg, where,
+                                  err);
 }
 
 /* Library defaults under every field, so that one no key fills (a new option of a library
@@ -217,14 +258,20 @@ static void defaults(qkv_run_config *cfg)
     cfg->optim.optimizer = qkv_optim_defaults(QKV_OPTIM_ADAMW);
 }
 
-int qkv_run_config_load(const char *path, char *const *overrides, int n_overrides,
-                        qkv_run_config *cfg, qkv_error *err)
+int qkv_run_config_load_noted(const char *path, char *const *overrides, int n_overrides, qkv_run_config *cfg,
+                              char *note, size_t cap, qkv_error *err)
 {
     defaults(cfg);
-    if (qkv_config_load(path, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, cfg, overrides, n_overrides, err))
+    if (qkv_config_load_noted(path, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, cfg, overrides, n_overrides, note, cap, err))
         return QKV_ERR;
     derive(cfg);
     return check_relations(cfg, path ? path : "config", err);
+}
+
+int qkv_run_config_load(const char *path, char *const *overrides, int n_overrides,
+                        qkv_run_config *cfg, qkv_error *err)
+{
+    return qkv_run_config_load_noted(path, overrides, n_overrides, cfg, NULL, 0, err);
 }
 
 int qkv_run_config_parse(const char *text, const char *name, qkv_run_config *cfg, qkv_error *err)

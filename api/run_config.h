@@ -92,7 +92,7 @@ extern const qkv_cfg_key QKV_RUN_SCHEMA[];
 extern const int QKV_RUN_SCHEMA_LEN;
 
 /* Loads a config file (path may be NULL: defaults) with --set overrides, then checks the
- * relations between keys (n_heads divides d_model, ...). Fields no key fills keep their
+ * relations between keys (QKV_RUN_RULES: n_heads divides d_model, ...). Fields no key fills keep their
  * library defaults or follow from other keys (see qkv_data_section.features). Errors as
  * lib/io/config.h. */
 int qkv_run_config_load(const char *path, char *const *overrides, int n_overrides,
@@ -101,9 +101,14 @@ int qkv_run_config_load(const char *path, char *const *overrides, int n_override
 /* The same from YAML text (a checkpoint's stored config); name is used in messages. */
 int qkv_run_config_parse(const char *text, const char *name, qkv_run_config *cfg, qkv_error *err);
 
-/* (api/config_encoder.c) A model key that the chosen model.encoder does not read, set to
- * other than its default, is an error "where: model.KEY does not apply to model.encoder: ...";
- * also bilstm and cnn sizes the schema cannot check. */
-int qkv_run_config_check_encoder(const qkv_run_config *cfg, const char *where, qkv_error *err);
+/* Like qkv_run_config_load; keys of a kind that --set switched away from (model.d_ff of the
+ * file after --set model.encoder=bilstm) take their defaults and are named in note (cap bytes;
+ * "" when none), see lib/io/config.h "Scoped keys". */
+int qkv_run_config_load_noted(const char *path, char *const *overrides, int n_overrides, qkv_run_config *cfg,
+                              char *note, size_t cap, qkv_error *err);
+
+/* The relations between keys that qkv_run_config_load checks as data (api/config_schema.c). */
+extern const qkv_cfg_rule QKV_RUN_RULES[];
+extern const int QKV_RUN_RULES_LEN;
 
 #endif

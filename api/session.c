@@ -26,11 +26,21 @@ void qkv_session_free(qkv_session *s)
 
 int qkv_session_config(qkv_session *s, const char *path, char *const *overrides, int n_overrides, qkv_error *err)
 {
-    if (qkv_run_config_load(path, overrides, n_overrides, &s->cfg, err))
+    if (qkv_run_config_load_noted(path, overrides, n_overrides, &s->cfg, s->config_note, sizeof s->config_note, err))
         return QKV_ERR;
     free(s->config_text);
     s->config_text = NULL;
     return qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &s->cfg, &s->config_text, err);
+}
+
+void qkv_session_encoder_summary(const qkv_session *s, char *buf, size_t cap)
+{
+    const qkv_tagger_config *mc = &s->model.cfg;
+    buf[0] = 0;
+    if (mc->encoder_kind == QKV_ENCODER_CNN)
+        snprintf(buf, cap, "encoder: cnn, %d blocks of width %d, dilation %d: receptive field %ld words", mc->n_layers,
+                 mc->cnn_kernel, mc->cnn_dilation, qkv_conv_receptive_field(mc->n_layers, mc->cnn_kernel,
+                                                                            mc->cnn_dilation));
 }
 
 /* The synthetic corpus of n sentences from seed, generated in memory and read as CoNLL-U. */

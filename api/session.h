@@ -14,6 +14,8 @@
 typedef struct qkv_session {
     qkv_run_config cfg;
     char *config_text;          /* resolved config as YAML (malloc'd) */
+    char config_note[1024];     /* keys of a kind --set switched away from, ignored ("" = none;
+                                   printed by the command, qkv_run_config_load_noted) */
     qkv_featurizer fz;
     bool fz_ready;
     qkv_corpus train_c, dev_c;
@@ -27,7 +29,7 @@ typedef struct qkv_session {
 void qkv_session_init(qkv_session *s);
 void qkv_session_free(qkv_session *s);
 
-/* Loads the config file with overrides and keeps its resolved text. */
+/* Loads the config file with overrides and keeps its resolved text (and config_note). */
 int qkv_session_config(qkv_session *s, const char *path, char *const *overrides, int n_overrides, qkv_error *err);
 /* Reads the corpus at path as the config's data.task wants it: tagged words (data.read), or
  * for data.task: segment the characters of a CoNLL-U file's paragraphs with their gold labels
@@ -46,6 +48,10 @@ int qkv_session_model_to_load(qkv_session *s, qkv_error *err);
  * model.pos_overflow: error, a sentence of ds (encoded from c) longer than model.max_len is an
  * error "FILE:LINE: sentence of N words is longer than model.max_len M ..." naming its first
  * word's line. training: ds is the training set (the hint then names data.max_train_len). */
+/* One line about the encoder of s's model for the start of a run, written to buf (cap bytes):
+ * for a cnn "encoder: cnn, 2 blocks of width 3, dilation 2: receptive field 9 words"; "" when
+ * there is nothing beyond the config to say. */
+void qkv_session_encoder_summary(const qkv_session *s, char *buf, size_t cap);
 int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
                               qkv_error *err);
 

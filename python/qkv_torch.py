@@ -112,21 +112,21 @@ class Attention(torch.nn.Module):
     def __init__(self, d, m):
         super().__init__()
         self.n_heads, self.d = m["n_heads"], d
-        self.scale = m.get("attn_scale", 0) or 1 / math.sqrt(d // self.n_heads)
-        self.window, self.causal = m.get("attn_window", 0), m.get("attn_causal", False)
-        self.relu = m.get("attn_normalize", "softmax") == "relu"
-        self.p = m.get("attn_dropout", 0)
+        self.scale = m["attn_scale"] or 1 / math.sqrt(d // self.n_heads)
+        self.window, self.causal = m["attn_window"], m["attn_causal"]
+        self.relu = m["attn_normalize"] == "relu"
+        self.p = m["attn_dropout"]
         for n in ("w_q", "w_k", "w_v", "w_o"):
             setattr(self, n, torch.nn.Parameter(torch.empty(d, d)))
-        if m.get("attn_bias", True):
+        if m["attn_bias"]:
             for n in ("b_q", "b_k", "b_v", "b_o"):
                 setattr(self, n, torch.nn.Parameter(torch.zeros(d)))
         else:
             self.b_q = self.b_k = self.b_v = self.b_o = None
-        kind = m.get("positional", "sinusoidal")
-        self.rope_base = m.get("rope_base", 10000) if kind == "rope" else 0
+        kind = m["positional"]
+        self.rope_base = m["rope_base"] if kind == "rope" else 0
         self.alibi = kind == "alibi"
-        self.rel_clip = m.get("attn_rel_clip", 0)
+        self.rel_clip = m["attn_rel_clip"]
         if self.rel_clip > 0:
             self.rel_bias = torch.nn.Parameter(torch.zeros(self.n_heads, 2 * self.rel_clip + 1))
 
@@ -185,11 +185,11 @@ class FFN(torch.nn.Module):
 class Block(torch.nn.Module):
     def __init__(self, m):
         super().__init__()
-        d, eps = m["d_model"], m.get("ln_eps", 1e-5) or 1e-5
+        d, eps = m["d_model"], m["ln_eps"] or 1e-5
         self.attn = Attention(d, m)
         self.ln1, self.ln2 = LayerNorm(d, eps), LayerNorm(d, eps)
-        self.ffn = FFN(d, m["d_ff"], m.get("activation", "gelu"))
-        self.pre_ln, self.p = m.get("norm_first", True), m.get("dropout", 0.1)
+        self.ffn = FFN(d, m["d_ff"], m["activation"])
+        self.pre_ln, self.p = m["norm_first"], m["dropout"]
 
     def forward(self, x, pad):
         drop = lambda t: F.dropout(t, self.p, self.training)  # noqa: E731
@@ -218,9 +218,9 @@ class BiLSTMEncoder(torch.nn.Module):
     def __init__(self, m):
         super().__init__()
         d, n = m["d_model"], m["n_layers"]
-        h = m.get("lstm_hidden", 0) or d // 2
+        h = m["lstm_hidden"] or d // 2
         self.lstm = torch.nn.LSTM(d, h, num_layers=n, bidirectional=True, batch_first=True,
-                                  dropout=m.get("dropout", 0.1) if n > 1 else 0.0) if n > 0 else None
+                                  dropout=m["dropout"] if n > 1 else 0.0) if n > 0 else None
         self.d_out = 2 * h if n > 0 else d
 
     def forward(self, x, pad):
@@ -238,11 +238,11 @@ class ConvBlock(torch.nn.Module):
 
     def __init__(self, m):
         super().__init__()
-        d, k, dil = m["d_model"], m.get("cnn_kernel", 3), m.get("cnn_dilation", 1) or 1
-        self.ln = LayerNorm(d, m.get("ln_eps", 1e-5) or 1e-5)
+        d, k, dil = m["d_model"], m["cnn_kernel"], m["cnn_dilation"]
+        self.ln = LayerNorm(d, m["ln_eps"] or 1e-5)
         self.conv = torch.nn.Conv1d(d, d, k, padding=dil * (k - 1) // 2, dilation=dil)
-        self.act = F.gelu if m.get("activation", "gelu") == "gelu" else F.relu
-        self.p = m.get("dropout", 0.1)
+        self.act = F.gelu if m["activation"] == "gelu" else F.relu
+        self.p = m["dropout"]
 
     def forward(self, x, pad):
         h = self.ln(x).masked_fill(pad[..., None], 0.0)
@@ -262,7 +262,7 @@ FLOATER_HIDDEN, FLOATER_DT = 32, 0.1  # lib/nn/floater.h
 class Positional(torch.nn.Module):
     def __init__(self, m):
         super().__init__()
-        self.kind, self.d = m.get("positional", "sinusoidal"), m["d_model"]
+        self.kind, self.d = m["positional"], m["d_model"]
         if self.kind == "learned":
             self.table = torch.nn.Parameter(torch.empty(m["max_len"], self.d))
         if self.kind == "floater":
@@ -308,7 +308,7 @@ class CharCNN(torch.nn.Module):
 
     def __init__(self, n_chars, m):
         super().__init__()
-        D, Fn, W = m["char_dim"], m.get("char_filters", 64), m.get("char_width", 3)
+        D, Fn, W = m["char_dim"], m["char_filters"], m["char_width"]
         self.width = W
         self.sparse_grad = False  # sparse gradients for the lazy update (cmd_bench)
         self.embed = torch.nn.Parameter(torch.empty(n_chars, D))
@@ -346,18 +346,18 @@ class Tagger(torch.nn.Module):
         self.features = list(features)
         self.sparse_grad = False  # sparse gradients of the tables for the lazy update (cmd_bench)
         self.embed = torch.nn.ParameterDict({f: torch.nn.Parameter(torch.empty(vocab_size[f], d)) for f in features})
-        self.chars = CharCNN(n_chars, m) if m.get("char_dim", 0) > 0 else None
-        kind = m.get("encoder", "transformer")
+        self.chars = CharCNN(n_chars, m) if m["char_dim"] > 0 else None
+        kind = m["encoder"]
         self.pos = Positional(m if kind == "transformer" else dict(m, positional="none"))
-        self.scale = math.sqrt(d) if m.get("scale_embeddings", False) else 1.0
-        self.p = m.get("dropout", 0.1)
+        self.scale = math.sqrt(d) if m["scale_embeddings"] else 1.0
+        self.p = m["dropout"]
         self.encoder = {"transformer": Encoder, "bilstm": BiLSTMEncoder, "cnn": CNNEncoder}[kind](m)
         d_out = getattr(self.encoder, "d_out", d)
-        self.final_ln = LayerNorm(d_out, m.get("ln_eps", 1e-5) or 1e-5)
+        self.final_ln = LayerNorm(d_out, m["ln_eps"] or 1e-5)
         self.classifier = torch.nn.Module()
         self.classifier.w = torch.nn.Parameter(torch.empty(n_tags, d_out))
         self.classifier.b = torch.nn.Parameter(torch.zeros(n_tags))
-        self.crf = CRF(n_tags) if m.get("output", "softmax") == "crf" else None
+        self.crf = CRF(n_tags) if m["output"] == "crf" else None
 
     def load_qkv(self, params):
         own = dict(self.named_parameters())
@@ -455,12 +455,12 @@ def bio_mask(tags):
 def load_checkpoint(ckpt_path, dtype=torch.float32):
     """(Checkpoint, Tagger) of a qkv model file: the file's data side and the model in eval mode."""
     ck = Checkpoint(ckpt_path)
-    if ck.config["data"].get("task", "tag") != "tag":
+    if ck.config["data"]["task"] != "tag":
         raise ValueError(f"{ckpt_path} is a {ck.config['data']['task']}er (data.task: {ck.config['data']['task']}), "
                          "not a tagger: its labels are per character (qkv tag --tokenizer takes it)")
     model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
     model.load_qkv(ck.params)
-    if model.crf is not None and ck.config["model"].get("crf_constrained", False):
+    if model.crf is not None and ck.config["model"]["crf_constrained"]:
         model.crf.allowed_trans, model.crf.allowed_start, model.crf.allowed_end = bio_mask(ck.tags)
     model.checkpoint = ck  # vocabularies, tags and config, for encode() and tag()
     return ck, model.to(dtype).eval()
@@ -525,7 +525,7 @@ def cmd_tag(a):
 
 def cmd_compare(a):
     ck, model = load_checkpoint(a.checkpoint, torch.float64)
-    data = encode(ck, read_conllu(a.conllu, ck.config["data"].get("tags", "upos")))
+    data = encode(ck, read_conllu(a.conllu, ck.config["data"]["tags"]))
     ref = run_logits(model, data, ck.config["data"]["batch_tokens"]).numpy()
     with h5py.File(a.qkv_logits, "r") as f:
         got = np.array(f["/logits"], dtype=np.float64)
@@ -562,11 +562,11 @@ def peak_rss_mb():
 
 def lr_at(step, o, total):
     """lib/optim/schedule.c: linear warmup from 0, then none/linear/cosine decay to min_lr."""
-    lr, lo, warm = o["lr"], o.get("min_lr", 0), min(o.get("warmup_steps", 0), total - 1)
+    lr, lo, warm = o["lr"], o["min_lr"], min(o["warmup_steps"], total - 1)
     if step <= warm and warm > 0:
         return lr * step / warm
     frac = (step - warm) / max(total - warm, 1)
-    decay = o.get("decay", "linear")
+    decay = o["decay"]
     if decay == "linear":
         return lo + (lr - lo) * (1 - frac)
     if decay == "cosine":
@@ -631,32 +631,32 @@ def cmd_bench(a):
     ck, model = load_checkpoint(a.checkpoint)
     cfg = ck.config
     t0 = time.perf_counter()
-    train = encode(ck, read_conllu(a.train, cfg["data"].get("tags", "upos")))
-    dev = encode(ck, read_conllu(a.dev, cfg["data"].get("tags", "upos")))
+    train = encode(ck, read_conllu(a.train, cfg["data"]["tags"]))
+    dev = encode(ck, read_conllu(a.dev, cfg["data"]["tags"]))
     t_read = time.perf_counter() - t0
     budget = cfg["data"]["batch_tokens"]
     batches = plan(train.starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
     o, tr = cfg["optim"], cfg["train"]
     named = list(model.named_parameters())
     # optim.sparse_embeddings: the tables get the lazy update (lazy_adamw), the rest AdamW
-    sparse = bool(o.get("sparse_embeddings", False))
+    sparse = bool(o["sparse_embeddings"])
     model.sparse_grad = sparse
     if model.chars is not None:
         model.chars.sparse_grad = sparse
     tables = {id(p) for p in model.embed.values()} | ({id(model.chars.embed)} if model.chars is not None else set())
     dense = [(n, p) for n, p in named if not (sparse and id(p) in tables)]
     lazy_state = {}
-    opt = torch.optim.AdamW([{"params": [p for n, p in dense if decays(n, p)], "weight_decay": o.get("weight_decay", 0.01)},
+    opt = torch.optim.AdamW([{"params": [p for n, p in dense if decays(n, p)], "weight_decay": o["weight_decay"]},
                              {"params": [p for n, p in dense if not decays(n, p)], "weight_decay": 0.0}],
-                            lr=o["lr"], betas=(o.get("beta1", 0.9), o.get("beta2", 0.999)), eps=o.get("eps", 1e-8))
+                            lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"])
     # train.ema_decay > 0: qkv updates an average of the parameters after every step (lib/optim/ema.c)
     # and evaluates with it; the port does the same work
-    ema_decay = tr.get("ema_decay", 0)
+    ema_decay = tr["ema_decay"]
     params = [p for _, p in named]
     avg = [p.detach().clone() for p in params] if ema_decay > 0 else None
     word_kinds = [k for k, f in enumerate(ck.features) if f in ("word", "lower")]
-    p_word = tr.get("word_dropout", 0)
-    clip = tr.get("clip_grad_norm", 1.0)
+    p_word = tr["word_dropout"]
+    clip = tr["clip_grad_norm"]
     model.train()
     tokens_after, t_warm, t_start = 0, None, time.perf_counter()
     for step, batch in enumerate(batches, 1):
@@ -678,7 +678,7 @@ def cmd_bench(a):
         opt.step()
         if sparse:
             lazy_adamw(touched_rows(model, bt), lazy_state, step, lr_at(step, o, len(batches)),
-                       o.get("beta1", 0.9), o.get("beta2", 0.999), o.get("eps", 1e-8))
+                       o["beta1"], o["beta2"], o["eps"])
         if avg is not None:
             d = min(ema_decay, (1 + step) / (10 + step))
             with torch.no_grad():

@@ -117,6 +117,19 @@ def numbers(node):
     return node
 
 
+class Section(dict):
+    """One section of a checkpoint's resolved config. qkv writes every key of its schema there,
+    defaults included, so the port reads each value and restates no default: a key missing is
+    a checkpoint written before that key existed, an error naming it."""
+
+    def __init__(self, path, name, values):
+        super().__init__(values)
+        self.where = f"{path}: /config section {name}"
+
+    def __missing__(self, key):
+        raise KeyError(f"{self.where} has no key {key!r} (written by a qkv without it)")
+
+
 def char_ids(form, vocab):
     """data/chars.c qkv_featurizer_char_ids: [<w>, kept code points..., </w>] as ids (UNK 0)."""
     cps = form if len(form) <= WORD_CHARS else form[:WORD_CHARS // 2] + form[-(WORD_CHARS // 2):]
@@ -128,7 +141,8 @@ class Checkpoint:
         with h5py.File(path, "r") as f:
             text = f["/config"][()]
             self.config_text = text.decode() if isinstance(text, bytes) else text
-            self.config = numbers(yaml.safe_load(self.config_text))
+            self.config = {name: Section(path, name, values or {})
+                           for name, values in numbers(yaml.safe_load(self.config_text)).items()}
 
             def strings(p):
                 d = f[p]
@@ -142,7 +156,7 @@ class Checkpoint:
             self.tags = strings("/vocab/tags")
             # the character vocabulary, present exactly when model.char_dim > 0
             self.chars = None
-            if self.config["model"].get("char_dim", 0) > 0:
+            if self.config["model"]["char_dim"] > 0:
                 if "/vocab/chars" not in f:
                     raise ValueError(f"{path}: model.char_dim > 0 but no /vocab/chars")
                 self.chars = {s: i for i, s in enumerate(strings("/vocab/chars"))}

@@ -84,6 +84,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
+    if (s.config_note[0])
+        fprintf(stderr, "qkv: note: %s\n", s.config_note);
     qkv_set_threads(1);
     qkv_tape *tp = &it.tp;
     qkv_rng rng;

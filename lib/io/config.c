@@ -31,6 +31,8 @@ typedef struct {
     bool have_ev;
     qkv_cfg_base file_base;
     const written_req *want; /* NULL: nothing captured */
+    char *note;              /* keys of a kind --set switched away from (NULL: not wanted) */
+    size_t note_cap;
     qkv_error *err;
 } ctx;
 
@@ -96,6 +98,8 @@ static int check_schema(const qkv_cfg_key *schema, int n_keys, qkv_error *err)
         default:
             return qkv_fail(err, "config schema: %s.%s: unknown type %d", k->section, id, (int)k->type);
         }
+        if (qkv_cfg_check_scope_schema(schema, n_keys, k, err))
+            return QKV_ERR;
     }
     return QKV_OK;
 }
@@ -402,6 +406,23 @@ static int apply_defaults(ctx *c, bool have_file)
     return QKV_OK;
 }
 
+/* ENUM values as the file chose them (its value, else the default's choice), before --set. */
+static void enum_values(const ctx *c, long long *before)
+{
+    for (int i = 0; i < c->n_keys; i++) {
+        const qkv_cfg_key *k = &c->schema[i];
+        before[i] = -2;
+        if (k->type != QKV_CFG_ENUM)
+            continue;
+        if (c->key_line[i] > 0)
+            before[i] = qkv_cfg_get_int(k, c->out);
+        else
+            for (int a = 0; k->default_value && k->choices[a]; a++)
+                if (!strcmp(k->choices[a], k->default_value))
+                    before[i] = a;
+    }
+}
+
 static int run(ctx *c, bool have_file, char *const *overrides, int n_overrides)
 {
     c->sec_key = malloc(sizeof(int) * (size_t)(c->n_keys + 1));
@@ -424,19 +445,35 @@ static int run(ctx *c, bool have_file, char *const *overrides, int n_overrides)
         if (status)
             return QKV_ERR;
     }
+    long long *before = malloc(sizeof(long long) * (size_t)(c->n_keys + 1));
+    if (!before)
+        return qkv_fail(c->err, "out of memory loading a config");
+    enum_values(c, before);
     qkv_cfg_base cwd = {.dir = NULL};
-    for (int i = 0; i < n_overrides; i++)
-        if (apply_override(c, overrides[i], &cwd))
-            return QKV_ERR;
-    return apply_defaults(c, have_file);
+    int status = QKV_OK;
+    for (int i = 0; status == QKV_OK && i < n_overrides; i++)
+        status = apply_override(c, overrides[i], &cwd);
+    if (status == QKV_OK)
+        status = apply_defaults(c, have_file);
+    qkv_cfg_scope_ctx sc = {c->schema, c->n_keys, c->out, c->name, c->key_line, before, &c->file_base,
+                            c->note, c->note_cap};
+    if (status == QKV_OK)
+        status = qkv_cfg_check_scopes(&sc, c->err);
+    free(before);
+    return status;
 }
 
 static int start(ctx *c, const char *text, size_t len, const char *name, const char *base_dir,
                  const qkv_cfg_key *schema, int n_keys, void *out, char *const *overrides,
                  int n_overrides, const written_req *want, qkv_error *err)
 {
+    char *note = c->note;
+    size_t note_cap = c->note_cap;
     *c = (ctx){.name = name ? name : "config", .text = text, .len = len, .schema = schema,
-               .n_keys = n_keys, .out = out, .err = err, .file_base = {.dir = base_dir}, .want = want};
+               .n_keys = n_keys, .out = out, .err = err, .file_base = {.dir = base_dir}, .want = want,
+               .note = note, .note_cap = note_cap};
+    if (note && note_cap)
+        note[0] = 0;
     if (check_schema(schema, n_keys, err))
         return QKV_ERR;
     if (want) {
@@ -461,15 +498,15 @@ int qkv_config_parse(const char *text, size_t len, const char *name, const char 
                      const qkv_cfg_key *schema, int n_keys, void *out,
                      char *const *overrides, int n_overrides, qkv_error *err)
 {
-    ctx c;
+    ctx c = {0};
     return start(&c, text ? text : "", len, name, base_dir, schema, n_keys, out, overrides, n_overrides, NULL,
                  err);
 }
 
 static int load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out, char *const *overrides,
-                int n_overrides, const written_req *want, qkv_error *err)
+                int n_overrides, const written_req *want, char *note, size_t note_cap, qkv_error *err)
 {
-    ctx c;
+    ctx c = {.note = note, .note_cap = note_cap};
     if (!path)
         return start(&c, NULL, 0, NULL, NULL, schema, n_keys, out, overrides, n_overrides, want, err);
     FILE *f = fopen(path, "rb");
@@ -516,7 +553,13 @@ static int load(const char *path, const qkv_cfg_key *schema, int n_keys, void *o
 int qkv_config_load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
                     char *const *overrides, int n_overrides, qkv_error *err)
 {
-    return load(path, schema, n_keys, out, overrides, n_overrides, NULL, err);
+    return load(path, schema, n_keys, out, overrides, n_overrides, NULL, NULL, 0, err);
+}
+
+int qkv_config_load_noted(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
+                          char *const *overrides, int n_overrides, char *note, size_t cap, qkv_error *err)
+{
+    return load(path, schema, n_keys, out, overrides, n_overrides, NULL, note, cap, err);
 }
 
 int qkv_config_load_written(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
@@ -526,5 +569,5 @@ int qkv_config_load_written(const char *path, const qkv_cfg_key *schema, int n_k
     if (!text || cap == 0)
         return qkv_fail(err, "config: no room for the text of %s.%s", section, name);
     written_req want = {section, name, text, cap};
-    return load(path, schema, n_keys, out, overrides, n_overrides, &want, err);
+    return load(path, schema, n_keys, out, overrides, n_overrides, &want, NULL, 0, err);
 }

@@ -43,6 +43,13 @@
  * without doc, a field size the type cannot have) are reported by every load as
  * "config schema: section.key: ...".
  *
+ * Scoped keys: a key with a scope is read only by some kinds (model.d_ff by the transformer
+ * encoder). Set to other than its default while the scope key picks another kind, it is an
+ * error "config.yaml: model.d_ff does not apply to model.encoder: bilstm (it is read by
+ * transformer only); remove it", except when --set changed the scope key away from the kind the
+ * file chose and the key came from the file: then it is reset to its default and named in a note
+ * (qkv_config_load_noted), so that "--set model.encoder=bilstm" switches a file's encoder.
+ *
  * Only the first problem is reported. Messages name keys by their bare name ("d_model must be
  * between 1 and 65536, got 0"); the line and column say where. */
 #ifndef QKV_CONFIG_H
@@ -81,6 +88,10 @@ typedef struct qkv_cfg_key {
                                    integer in 1, 2, 4 or 8 bytes (bool, an enum, int, long); REAL
                                    needs sizeof(double), STRING and PATH QKV_CFG_STR_MAX.
                                    0: int (INT, ENUM), bool (BOOL), the only size (others). */
+    const char *scope;          /* NULL: the key is always read. Else the name of an ENUM key of
+                                   the same section that picks a kind ("encoder"): the key is
+                                   read only by the kinds in scope_mask (see "Scoped keys") */
+    unsigned scope_mask;        /* bit i: read when the scope key's value is its choice i */
 } qkv_cfg_key;
 
 /* Reads the YAML file at path and fills out (the caller's struct described by schema[0..n_keys))
@@ -92,6 +103,13 @@ typedef struct qkv_cfg_key {
  * partly written on error. */
 int qkv_config_load(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
                     char *const *overrides, int n_overrides, qkv_error *err);
+
+/* Like qkv_config_load; keys of a kind --set switched away from (see "Scoped keys") are reset to
+ * their defaults and named in note ("config.yaml: --set model.encoder=bilstm: ignoring model.d_ff
+ * from the file (it does not apply to model.encoder: bilstm)"; cap bytes, truncated; "" when
+ * none was ignored). */
+int qkv_config_load_noted(const char *path, const qkv_cfg_key *schema, int n_keys, void *out,
+                          char *const *overrides, int n_overrides, char *note, size_t cap, qkv_error *err);
 
 /* Like qkv_config_load, and also gives the text of one key (section.name) as it was written,
  * before ${VAR} expansion and path resolution, for messages that name the variables a value
@@ -119,6 +137,38 @@ int qkv_config_dump(const qkv_cfg_key *schema, int n_keys, const void *cfg, char
 /* Writes a markdown table of every key to out: section, key, type, default, range or
  * choices, description. Fails (QKV_ERR) only if writing fails. */
 int qkv_config_doc(const qkv_cfg_key *schema, int n_keys, FILE *out, qkv_error *err);
+
+/* --- lib/io/config_rules.c: relations between keys, as data ------------------------------ */
+typedef enum {
+    QKV_CFG_RULE_ODD,       /* a (INT) is odd: "A = 4 must be odd" */
+    QKV_CFG_RULE_DIVIDES,   /* a (INT) divides b (INT): "A = 3 does not divide B = 64" */
+    QKV_CFG_RULE_NOT_ABOVE, /* a <= b (INT or REAL): "A = 2 is above B = 1" */
+    QKV_CFG_RULE_NEEDS,     /* when holds, a ("section.key=value") holds: "WHEN needs A = v, got w" */
+    QKV_CFG_RULE_REQUIRED,  /* a is not empty (STRING, PATH) or not 0: "A is required when K is v" */
+    QKV_CFG_RULE_FORBIDDEN, /* a ("section.key=value") does not hold: "A = v" and why */
+    QKV_CFG_RULE_CHECK      /* check(cfg, where, err), for arithmetic the kinds above cannot say;
+                               why describes it in the docs */
+} qkv_cfg_rule_kind;
+
+/* One relation between keys. Keys are named "section.key"; a condition is "section.key=value",
+ * value as written in a config (an ENUM choice, an integer, true or false). */
+typedef struct qkv_cfg_rule {
+    qkv_cfg_rule_kind kind;
+    const char *a, *b;  /* the keys (b: DIVIDES and NOT_ABOVE only; else NULL) */
+    const char *when;   /* a condition: the rule applies only when it holds; NULL = always */
+    const char *why;    /* ends the message after a space (the reason), or NULL */
+    int (*check)(const void *cfg, const char *where, qkv_error *err); /* CHECK only */
+} qkv_cfg_rule;
+
+/* Checks cfg (filled by schema[0..n_keys)) against rules[0..n_rules) in order; the first one
+ * broken is QKV_ERR with "where: " and the rule's message, naming its keys and their values
+ * (INT as integers, REAL as %g, ENUM as the choice). A rule naming no key of the schema, or with
+ * a malformed condition, is the error "config rules: ...". */
+int qkv_config_check_rules(const qkv_cfg_key *schema, int n_keys, const qkv_cfg_rule *rules, int n_rules,
+                           const void *cfg, const char *where, qkv_error *err);
+
+/* Writes the rules as a markdown list, one line each ("- `model.cnn_kernel` is odd ..."). */
+int qkv_config_doc_rules(const qkv_cfg_rule *rules, int n_rules, FILE *out, qkv_error *err);
 
 /* True when typo is close enough to candidate to suggest it ("did you mean"): edit distance
  * (ASCII case ignored) 1 for candidates of up to 5 characters, 2 for longer ones, never

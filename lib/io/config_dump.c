@@ -157,6 +157,14 @@ int qkv_config_doc(const qkv_cfg_key *schema, int n_keys, FILE *out, qkv_error *
             }
             fputs(" | ", out);
             put_cell(out, k->doc);
+            int sc = qkv_cfg_scope_key(schema, n_keys, k);
+            if (sc >= 0)
+                fprintf(out, " (read by %s.%s: ", k->section, k->scope);
+            for (int c = 0, n = 0; sc >= 0 && schema[sc].choices[c] && c < 32; c++)
+                if (k->scope_mask & (1u << c))
+                    fprintf(out, "%s%s", n++ ? ", " : "", schema[sc].choices[c]);
+            if (sc >= 0)
+                fputc(')', out);
             fputs(" |\n", out);
         }
     }

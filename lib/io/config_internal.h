@@ -34,6 +34,30 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
 long long qkv_cfg_get_int(const qkv_cfg_key *k, const void *cfg);
 void qkv_cfg_put_int(const qkv_cfg_key *k, void *cfg, long long v);
 
+/* (lib/io/config_scope.c) The index of key k's scope key in schema, or -1 (none, or not found). */
+int qkv_cfg_scope_key(const qkv_cfg_key *schema, int n_keys, const qkv_cfg_key *k);
+/* Schema check of k's scope: an unscoped ENUM key of k's section, a mask of its choices. */
+int qkv_cfg_check_scope_schema(const qkv_cfg_key *schema, int n_keys, const qkv_cfg_key *k, qkv_error *err);
+
+/* A loaded config as qkv_cfg_check_scopes sees it. */
+typedef struct qkv_cfg_scope_ctx {
+    const qkv_cfg_key *schema;
+    int n_keys;
+    void *out;
+    const char *name;        /* the file name for messages ("config" without a file) */
+    const int *key_line;     /* [n_keys]: line in the file, -1 = last set by --set, 0 = default */
+    const long long *before; /* [n_keys]: ENUM values after the file and its defaults, before --set */
+    qkv_cfg_base *base;
+    char *note;              /* the ignored keys, appended (may be NULL) */
+    size_t note_cap;
+} qkv_cfg_scope_ctx;
+
+/* After loading: each scoped key that the chosen kind does not read must be at its default
+ * (else the error "NAME: model.d_ff does not apply to model.encoder: bilstm (it is read by
+ * transformer only); remove it"), unless --set switched the kind and the key came from the
+ * file: then it is reset to its default and named in the note. */
+int qkv_cfg_check_scopes(const qkv_cfg_scope_ctx *c, qkv_error *err);
+
 /* Optimal-string-alignment edit distance (insertions, deletions, substitutions and swaps of
  * neighbours each cost 1), ignoring ASCII case. */
 int qkv_cfg_distance(const char *a, const char *b);

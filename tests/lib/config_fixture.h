@@ -29,7 +29,7 @@ typedef struct {
 static const char *const schedules[] = {"constant", "linear", "cosine", NULL};
 
 #define KEY(sec, nm, ty, field, lo, hi, ch, dflt, doc) \
-    {sec, nm, ty, offsetof(test_cfg, field), lo, hi, ch, dflt, doc, sizeof(((test_cfg *)0)->field)}
+    {sec, nm, ty, offsetof(test_cfg, field), lo, hi, ch, dflt, doc, sizeof(((test_cfg *)0)->field), NULL, 0}
 
 static const qkv_cfg_key schema[] = {
     KEY("model", "d_model", QKV_CFG_INT, d_model, 1, 65536, NULL, "64", "width of the model"),

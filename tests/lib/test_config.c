@@ -322,7 +322,7 @@ static void test_dump_number_format(void **state)
         free(text);
     }
     /* the same form in range messages */
-    static const qkv_cfg_key big = {"m", "k", QKV_CFG_REAL, 0, 0, 1e6, NULL, "2e6", "doc", 0};
+    static const qkv_cfg_key big = {"m", "k", QKV_CFG_REAL, 0, 0, 1e6, NULL, "2e6", "doc", 0, NULL, 0};
     test_cfg cfg;
     qkv_error err;
     assert_int_equal(qkv_config_load(NULL, &big, 1, &cfg, NULL, 0, &err), QKV_ERR);
@@ -351,9 +351,9 @@ typedef struct {
 } small_cfg;
 
 static const qkv_cfg_key small_schema[] = {
-    {"one", "a", QKV_CFG_INT, offsetof(small_cfg, a), 0, 9, NULL, "1", "a", 0},
-    {"two", "train_file", QKV_CFG_PATH, offsetof(small_cfg, train_file), 0, 0, NULL, NULL, "required", 0},
-    {"one", "c", QKV_CFG_INT, offsetof(small_cfg, c), 0, 9, NULL, "3", "c", 0},
+    {"one", "a", QKV_CFG_INT, offsetof(small_cfg, a), 0, 9, NULL, "1", "a", 0, NULL, 0},
+    {"two", "train_file", QKV_CFG_PATH, offsetof(small_cfg, train_file), 0, 0, NULL, NULL, "required", 0, NULL, 0},
+    {"one", "c", QKV_CFG_INT, offsetof(small_cfg, c), 0, 9, NULL, "3", "c", 0, NULL, 0},
 };
 
 static void test_required_key_and_interleaved_sections(void **state)
@@ -395,26 +395,26 @@ static void test_schema_errors(void **state)
     static const char *const none[] = {NULL};
     const size_t o = offsetof(test_cfg, d_model);
     fx_write("config.yaml", "m:\n");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "0", "doc", 0}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "0", "doc", 0, NULL, 0}, NULL,
                         "default of m.k: k must be between 1 and 10, got 0");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "x", "doc", 0}, "config.yaml",
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "x", "doc", 0, NULL, 0}, "config.yaml",
                         "config.yaml: default of m.k: expected an integer for k, got 'x'");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_REAL, o, 0, 0, NULL, "0", "doc", 0}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_REAL, o, 0, 0, NULL, "0", "doc", 0, NULL, 0}, NULL,
                         "config schema: m.k: range min 0 must be below max 0");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, NULL, "x", "doc", 0}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, NULL, "x", "doc", 0, NULL, 0}, NULL,
                         "config schema: m.k: an enum needs choices");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, none, "x", "doc", 0}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, none, "x", "doc", 0, NULL, 0}, NULL,
                         "config schema: m.k: an enum needs choices");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, bad_choices, "x", "doc", 0}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, bad_choices, "x", "doc", 0, NULL, 0}, NULL,
                         "config schema: m.k: choice 'a b' must be a word of [A-Za-z0-9_.-]");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, twice, "x", "doc", 0}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_ENUM, o, 0, 0, twice, "x", "doc", 0, NULL, 0}, NULL,
                         "config schema: m.k: choice 'x' listed twice");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "", 0}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "", 0, NULL, 0}, NULL,
                         "config schema: m.k: no doc line");
-    expect_schema_error(&(qkv_cfg_key){"m x", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m x", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0, NULL, 0}, NULL,
                         "config schema: key 0: section 'm x' and name 'k' must be words of [A-Za-z0-9_]");
-    const qkv_cfg_key dup[] = {{"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0},
-                               {"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0}};
+    const qkv_cfg_key dup[] = {{"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0, NULL, 0},
+                               {"m", "k", QKV_CFG_BOOL, o, 0, 0, NULL, "true", "doc", 0, NULL, 0}};
     test_cfg cfg;
     qkv_error err;
     assert_int_equal(qkv_config_load(NULL, dup, 2, &cfg, NULL, 0, &err), QKV_ERR);
@@ -438,7 +438,7 @@ typedef struct {
 
 static const char *const sized_levels[] = {"low", "mid", "high", NULL};
 #define SIZED(nm, ty, f, lo, hi, ch, dflt) \
-    {"s", nm, ty, offsetof(sized_cfg, inner.f), lo, hi, ch, dflt, "doc", sizeof(((sized_cfg *)0)->inner.f)}
+    {"s", nm, ty, offsetof(sized_cfg, inner.f), lo, hi, ch, dflt, "doc", sizeof(((sized_cfg *)0)->inner.f), NULL, 0}
 static const qkv_cfg_key sized_schema[] = {
     SIZED("steps", QKV_CFG_INT, steps, INT_MIN, INT_MAX, NULL, "-7"),
     SIZED("level", QKV_CFG_ENUM, level, 0, 0, sized_levels, "high"),
@@ -466,11 +466,11 @@ static void test_field_sizes(void **state)
                            "s:\n  steps: 2147483647\n  level: high\n  flag: true\n  on: true\n  small: -3\n");
 
     const size_t o = offsetof(test_cfg, d_model);
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "1", "doc", 3}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_INT, o, 1, 10, NULL, "1", "doc", 3, NULL, 0}, NULL,
                         "config schema: m.k: a field of 3 bytes cannot hold this type");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_REAL, o, 0, 1, NULL, "1", "doc", sizeof(float)}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_REAL, o, 0, 1, NULL, "1", "doc", sizeof(float), NULL, 0}, NULL,
                         "config schema: m.k: a field of 4 bytes cannot hold this type");
-    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_STRING, o, 0, 0, NULL, "x", "doc", 16}, NULL,
+    expect_schema_error(&(qkv_cfg_key){"m", "k", QKV_CFG_STRING, o, 0, 0, NULL, "x", "doc", 16, NULL, 0}, NULL,
                         "config schema: m.k: a field of 16 bytes cannot hold this type");
 }
 

@@ -87,7 +87,7 @@ def run(cmd, env=None):
 
 def visible_pairs(n, m):
     """(query, key) pairs of a sentence of n words that lib/ops/attention.h computes scores for."""
-    w, causal = m.get("attn_window", 0) or n, m.get("attn_causal", False)
+    w, causal = m["attn_window"] or n, m["attn_causal"]
     return sum(min(i + w, n - 1 if not causal else i) - max(i - w, 0) + 1 for i in range(n))
 
 
@@ -98,7 +98,7 @@ def forward_flops(lens, char_ids, m, n_tags):
     T = sum(lens)
     per_layer = 2 * T * d * (4 * d + 2 * f) + sum(4 * visible_pairs(n, m) * d for n in lens)
     chars = 0
-    if m.get("char_dim", 0) > 0:
+    if m["char_dim"] > 0:
         chars = 2 * char_ids * m["char_width"] * m["char_dim"] * m["char_filters"] + 2 * T * m["char_filters"] * d
     return L * per_layer + 2 * T * d * n_tags + chars
 
@@ -111,12 +111,12 @@ def char_ids(data, sentences):
 
 def label(name, cfg):
     m = cfg["model"]
-    extra = [f"w{m['attn_window']}"] if m.get("attn_window", 0) else []
-    if m.get("attn_rel_clip", 0):
+    extra = [f"w{m['attn_window']}"] if m["attn_window"] else []
+    if m["attn_rel_clip"]:
         extra.append(f"rel{m['attn_rel_clip']}")
-    if m.get("char_dim", 0):
+    if m["char_dim"]:
         extra.append(f"chars{m['char_dim']}x{m['char_filters']}")
-    if cfg["train"].get("ema_decay", 0):
+    if cfg["train"]["ema_decay"]:
         extra.append("ema")
     return f"{name} (d{m['d_model']}/h{m['n_heads']}/L{m['n_layers']}/ff{m['d_ff']}{''.join('/' + e for e in extra)})"
 

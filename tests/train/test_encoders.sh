@@ -52,4 +52,23 @@ printf 'model:\n  encoder: bilstm\n  d_ff: 64\n' >"$SCRATCH/bad.yaml"
 expect_error "bad.yaml: model.d_ff does not apply to model.encoder: bilstm" \
     "$QKV_BIN" train "$SCRATCH/bad.yaml" --out "$SCRATCH/x"
 [ ! -e "$SCRATCH/x" ] || fail "a config error made a run folder"
+# the file already chose bilstm: --set choosing it again switches nothing, d_ff stays an error
+expect_error "bad.yaml: model.d_ff does not apply to model.encoder: bilstm" \
+    "$QKV_BIN" config "$SCRATCH/bad.yaml" --set model.encoder=bilstm
 echo "keys of another encoder: config errors naming the key"
+# --set switching the file's encoder: the file's keys of the old one are ignored (their defaults
+# resolved) with one note naming them all
+"$QKV_BIN" config configs/quickstart.yaml --set model.encoder=bilstm >"$SCRATCH/switch.yaml" 2>"$SCRATCH/switch.err" ||
+    { cat "$SCRATCH/switch.err" >&2; fail "--set model.encoder=bilstm on the quick start was refused"; }
+[ "$(grep -c . "$SCRATCH/switch.err")" = 1 ] || { cat "$SCRATCH/switch.err" >&2; fail "not one note on stderr"; }
+grep -qF "quickstart.yaml: --set model.encoder=bilstm: ignoring model.d_ff, model.attn_window, model.attn_rel_clip from the file (they do not apply to model.encoder: bilstm)" \
+    "$SCRATCH/switch.err" || { cat "$SCRATCH/switch.err" >&2; fail "the note does not list the ignored keys"; }
+grep -qx "  d_ff: 512" "$SCRATCH/switch.yaml" && grep -qx "  attn_window: 0" "$SCRATCH/switch.yaml" &&
+    grep -qx "  encoder: bilstm" "$SCRATCH/switch.yaml" || fail "the ignored keys do not resolve to their defaults"
+# a run switched this way trains, and its checkpoint's stored config reads back
+quick_run "$SCRATCH/switched" --set train.max_steps=5 --set data.synthetic_train=200 --set data.synthetic_dev=50 \
+    --set model.d_model=16 --set train.threads=1 --set model.encoder=cnn
+grep -q "note: .*--set model.encoder=cnn: ignoring model.d_ff from the file (it does not apply to model.encoder: cnn)" \
+    "$SCRATCH/switched.log" || { cat "$SCRATCH/switched.log" >&2; fail "no note for the switched encoder"; }
+"$QKV_BIN" eval "$SCRATCH/switched/checkpoints/last.h5" "$dev" >/dev/null || fail "the switched run's checkpoint"
+echo "--set model.encoder: the old encoder's keys ignored with a note"

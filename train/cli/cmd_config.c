@@ -28,15 +28,21 @@ int qkv_cmd_config(int argc, char **argv)
     int status = 0;
     if (doc) {
         status = qkv_config_doc(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, stdout, &err);
+        if (!status)
+            fputs("\nRelations between keys, checked after loading (api/config_schema.c):\n\n", stdout);
+        status = status || qkv_config_doc_rules(QKV_RUN_RULES, QKV_RUN_RULES_LEN, stdout, &err);
     } else {
         qkv_run_config cfg;
-        char *text = NULL;
+        char *text = NULL, note[1024] = "";
         /* Without CONFIG: the defaults (and overrides), shown even where they do not make a
          * complete run yet (no data.train). */
-        status = (cc.path ? qkv_run_config_load(cc.path, cc.overrides, cc.n_overrides, &cfg, &err)
+        status = (cc.path ? qkv_run_config_load_noted(cc.path, cc.overrides, cc.n_overrides, &cfg, note, sizeof note,
+                                                      &err)
                           : qkv_config_load(NULL, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &cfg, cc.overrides,
                                             cc.n_overrides, &err)) ||
                  qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &cfg, &text, &err);
+        if (!status && note[0])
+            fprintf(stderr, "qkv: note: %s\n", note);
         if (!status)
             fputs(text, stdout);
         free(text);

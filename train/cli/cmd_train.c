@@ -151,6 +151,8 @@ int qkv_cmd_train(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
+    if (s.config_note[0] && writer)
+        fprintf(stderr, "qkv: note: %s\n", s.config_note);
     qkv_set_threads(s.cfg.train.threads);
     /* Nothing is written before the checkpoint, the run folder, the data and the model are
      * known to be usable: a refused or failed start leaves no folder behind. */
@@ -192,11 +194,10 @@ int qkv_cmd_train(int argc, char **argv)
         fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
             qkv_params_count(qkv_tagger_params(&s.model)), qkv_featurizer_n_features(&s.fz),
             qkv_featurizer_n_tags(&s.fz), run_dir);
-    const qkv_tagger_config *mc = &s.model.cfg;
-    if (mc->encoder_kind == QKV_ENCODER_CNN && writer)
-        fprintf(stderr, "encoder: cnn, %d blocks of width %d, dilation %d: receptive field %ld words\n", mc->n_layers,
-                mc->cnn_kernel, mc->cnn_dilation,
-                qkv_conv_receptive_field(mc->n_layers, mc->cnn_kernel, mc->cnn_dilation));
+    char summary[256];
+    qkv_session_encoder_summary(&s, summary, sizeof summary);
+    if (summary[0] && writer)
+        fprintf(stderr, "%s\n", summary);
     if (s.cfg.train.select_by == QKV_SELECT_SPAN_F1 && !qkv_tags_are_spans(&s.fz)) {
         fprintf(stderr, "qkv: train.select_by is span_f1 but the training tags are not all span tags (O, B-, I-, E-, "
                         "S- and a type); use accuracy or auto\n");
