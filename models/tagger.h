@@ -121,14 +121,14 @@ qkv_tensor *qkv_tagger_hidden(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
 qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
                               int keep_layer, qkv_attention_weights *keep);
 
-/* --- models/tagger_output.c: the one place that turns logits into a loss or into tags --- */
-/* Training loss of a batch's logits [T, n_tags] against tags [T] (< 0: no gold tag), per token
+/* --- models/tagger_output.c: logits into a loss or into tags, by each head's kind --- */
+/* Head 0's training loss of a batch's logits [T, n_tags] against tags [T] (< 0: no gold tag), per token
  * with a gold tag: softmax, the mean cross-entropy over those tokens; crf, the summed sentence
  * NLL (unknown tags marginalised, the BIO mask applied when constrained) divided by their
  * number (0 when there is none). A scalar [1] on tp; NULL when the tape failed. */
 qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
                             const int32_t *tags);
-/* Predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
+/* Head 0's predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
  * crf, the Viterbi path of each sentence (with the BIO mask when constrained). With gold
  * (may be NULL), *loss_sum receives the summed loss of the tokens with a gold tag (the
  * numerator of qkv_tagger_loss). Errors: the tape's or the decoder's (e.g. no allowed path). */
