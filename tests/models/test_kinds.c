@@ -295,6 +295,31 @@ static void test_one_head_loss_is_the_tagger_loss(void **state)
     qkv_tagger_free(&f.m);
 }
 
+/* A part that fails after the parts before it were made: the error is the part's, and the
+ * model is released whole (the sanitizer build finds any state left behind). */
+static void test_failing_part(void **state)
+{
+    (void)state;
+    qkv_tagger_config encoder_fails = config(), head_fails = config();
+    encoder_fails.encoder_kind = QKV_ENCODER_BILSTM;
+    encoder_fails.encoder.d_model = 1; /* lstm_hidden 0 = d_model / 2 = 0 */
+    head_fails.output = QKV_OUTPUT_CRF;
+    head_fails.crf_constrained = true;
+    head_fails.tag_names = NULL;
+    const qkv_tagger_config *cfgs[2] = {&encoder_fails, &head_fails};
+    const char *want[2] = {"too small to halve", "needs the tag names"};
+    for (int i = 0; i < 2; i++) {
+        qkv_tagger m;
+        qkv_rng rng;
+        qkv_rng_seed(&rng, 6);
+        qkv_error err = {{0}};
+        assert_int_equal(qkv_tagger_init(&m, cfgs[i], &rng, &err), QKV_ERR);
+        if (!strstr(err.msg, want[i]))
+            fail_msg("expected an error with '%s', got: %s", want[i], err.msg);
+        assert_int_equal(m.params.n, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_head_kinds),
         cmocka_unit_test(test_two_heads),
         cmocka_unit_test(test_one_head_loss_is_the_tagger_loss),
+        cmocka_unit_test(test_failing_part),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
