@@ -88,7 +88,8 @@ static int create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv
     h->state = s;
     if (qkv_classifier_create(&s->cls, ps, rng, h->prefix, d_in, spec->n_tags, err))
         return QKV_ERR;
-    return qkv_crf_head_create_prefixed(&s->crf, ps, h->prefix, spec->n_tags, spec->crf_constrained, spec->tag_names, err);
+    return qkv_crf_head_create_prefixed(&s->crf, ps, h->prefix, spec->n_tags, spec->crf_constrained, spec->tag_names,
+                                        err);
 }
 
 static qkv_tensor *logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *x)

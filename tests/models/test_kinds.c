@@ -249,7 +249,8 @@ static void test_two_heads(void **state)
     tp.no_grad = true;
     qkv_tensor *hidden = qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL);
     const qkv_head *h1 = qkv_tagger_head(&f.m, 1);
-    double l0 = qkv_tagger_loss(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences, TAGS)->data[0];
+    qkv_tensor *logits0 = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
+    double l0 = qkv_tagger_loss(&tp, &f.m, logits0, f.in.sentences, TAGS)->data[0];
     double l1 = h1->desc->loss(&tp, h1, h1->desc->logits(&tp, h1, hidden), f.in.sentences, TAGS2)->data[0];
     tu_assert_close(heads_loss(&tp, &f)->data[0], l0 + 0.5 * l1, 1e-12);
     qkv_tape_free(&tp);
