@@ -1,15 +1,23 @@
 #include "models/crf_head.h"
 
+#include "models/kinds.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-int qkv_crf_head_create(qkv_crf_head *h, qkv_params *ps, int n_tags, bool constrained,
-                        const char *const *tag_names, qkv_error *err)
+int qkv_crf_head_create(qkv_crf_head *h, qkv_params *ps, int n_tags, bool constrained, const char *const *tag_names,
+                        qkv_error *err)
+{
+    return qkv_crf_head_create_prefixed(h, ps, "", n_tags, constrained, tag_names, err);
+}
+
+int qkv_crf_head_create_prefixed(qkv_crf_head *h, qkv_params *ps, const char *prefix, int n_tags, bool constrained,
+                                 const char *const *tag_names, qkv_error *err)
 {
     memset(h, 0, sizeof *h);
-    h->transitions = qkv_params_add(ps, err, 2, (int[]){n_tags, n_tags}, "crf.transitions");
-    h->start = h->transitions ? qkv_params_add(ps, err, 1, (int[]){n_tags}, "crf.start") : NULL;
-    h->end = h->start ? qkv_params_add(ps, err, 1, (int[]){n_tags}, "crf.end") : NULL;
+    h->transitions = qkv_params_add(ps, err, 2, (int[]){n_tags, n_tags}, "%scrf.transitions", prefix);
+    h->start = h->transitions ? qkv_params_add(ps, err, 1, (int[]){n_tags}, "%scrf.start", prefix) : NULL;
+    h->end = h->start ? qkv_params_add(ps, err, 1, (int[]){n_tags}, "%scrf.end", prefix) : NULL;
     if (!h->end)
         return QKV_ERR;
     qkv_tensor *own[3] = {h->transitions, h->start, h->end};
@@ -63,4 +71,86 @@ void qkv_bio_allowed(const char *const *names, int n, bool *trans, bool *start, 
             trans[(size_t)i * n + j] = cont || open ? same : true;
         }
     }
+}
+
+/* --- the CRF head kind (models/kinds.h): a classifier's logits as emission scores --- */
+
+typedef struct crf_state {
+    qkv_classifier cls;
+    qkv_crf_head crf;
+} crf_state;
+
+static int create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv_head_spec *spec, qkv_error *err)
+{
+    crf_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return qkv_fail(err, "crf head: out of memory");
+    h->state = s;
+    if (qkv_classifier_create(&s->cls, ps, rng, h->prefix, d_in, spec->n_tags, err))
+        return QKV_ERR;
+    return qkv_crf_head_create_prefixed(&s->crf, ps, h->prefix, spec->n_tags, spec->crf_constrained, spec->tag_names,
+                                        err);
+}
+
+static qkv_tensor *logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *x)
+{
+    const crf_state *s = h->state;
+    return qkv_linear(tp, x, s->cls.w, s->cls.b);
+}
+
+static int gold_count(const int32_t *tags, int n)
+{
+    int count = 0;
+    for (int t = 0; t < n; t++)
+        count += tags[t] >= 0;
+    return count;
+}
+
+/* The summed sentence NLL (unknown tags marginalised) over the number of gold-tagged tokens. */
+static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_segments sentences, const int32_t *tags)
+{
+    const qkv_crf_head *c = qkv_head_crf(h);
+    qkv_tensor *nll = qkv_crf_nll(tp, lg, c->transitions, c->start, c->end, sentences, tags, qkv_crf_head_mask(c));
+    int count = nll ? gold_count(tags, qkv_segments_rows(sentences)) : 0;
+    return qkv_scale(tp, nll, count ? 1.0 / count : 0.0);
+}
+
+/* The Viterbi path of each sentence; the summed NLL with gold. */
+static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_segments sentences, const int32_t *gold,
+                   int32_t *pred, double *loss_sum, qkv_error *err)
+{
+    const qkv_crf_head *c = qkv_head_crf(h);
+    if (qkv_crf_viterbi(lg, c->transitions, c->start, c->end, sentences, qkv_crf_head_mask(c), pred, err))
+        return QKV_ERR;
+    if (gold) {
+        qkv_tensor *nll = qkv_crf_nll(tp, lg, c->transitions, c->start, c->end, sentences, gold, qkv_crf_head_mask(c));
+        if (!nll)
+            return qkv_fail(err, "%s", tp->err.msg);
+        *loss_sum = (double)nll->data[0];
+    }
+    return QKV_OK;
+}
+
+static void release(qkv_head *h)
+{
+    crf_state *s = h->state;
+    if (s)
+        qkv_crf_head_free(&s->crf);
+    free(s);
+    h->state = NULL;
+}
+
+const qkv_head_desc qkv_crf_head_kind = {
+    .name = "crf",
+    .param_prefixes = (const char *const[]){"classifier.", "crf.", NULL},
+    .create = create,
+    .logits = logits,
+    .loss = loss,
+    .predict = predict,
+    .free = release,
+};
+
+const qkv_crf_head *qkv_head_crf(const qkv_head *h)
+{
+    return h && h->desc == &qkv_crf_head_kind && h->state ? &((const crf_state *)h->state)->crf : NULL;
 }

@@ -1,8 +1,8 @@
-/* The CRF output layer of a tagger (Lample et al. 2016): the tag logits of the classifier are
- * the emission scores of a linear-chain CRF (lib/ops/crf.c) with learned transition, start and
- * end scores.
+/* The CRF head of a tagger (Lample et al. 2016; head kind "crf", models/kinds.h): the tag
+ * logits of its classifier (<prefix>classifier.w, .b) are the emission scores of a
+ * linear-chain CRF (lib/ops/crf.c) with learned transition, start and end scores.
  *
- * Parameter names:
+ * Parameter names (after the head's prefix, "" for a model's single head):
  *   crf.transitions [n_tags, n_tags]  transitions[i][j] = score of tag i followed by tag j
  *                                     (row = previous tag, column = next tag: pytorch-crf's
  *                                     [from, to] order)
@@ -33,7 +33,15 @@ typedef struct qkv_crf_head {
  * constrained without tag names. */
 int qkv_crf_head_create(qkv_crf_head *h, qkv_params *ps, int n_tags, bool constrained,
                         const char *const *tag_names, qkv_error *err);
+/* The same with names <prefix>crf.transitions, ... (the head's prefix). */
+int qkv_crf_head_create_prefixed(qkv_crf_head *h, qkv_params *ps, const char *prefix, int n_tags, bool constrained,
+                                 const char *const *tag_names, qkv_error *err);
 void qkv_crf_head_free(qkv_crf_head *h);
+
+struct qkv_head;
+/* The CRF of a head of kind crf (models/kinds.h: its classifier's logits are the emission
+ * scores), or NULL for a head of another kind. */
+const qkv_crf_head *qkv_head_crf(const struct qkv_head *h);
 
 /* The constraint mask as above, or NULL when unconstrained. */
 static inline const qkv_crf_mask *qkv_crf_head_mask(const qkv_crf_head *h) { return h->allowed ? &h->mask : NULL; }

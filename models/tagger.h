@@ -1,11 +1,16 @@
-/* A sequence tagger built from lib/:
- *   token features -> embeddings (one table per feature kind, summed)
- *   [+ the character encoder's vector of each word, models/char_cnn.h] [-> · sqrt(d_model)]
- *   -> + positional encoding -> dropout -> the encoder -> layer norm -> linear to tag logits
- *   [T, n_tags]. The encoder (model.encoder) is n_layers Transformer blocks (lib/nn/encoder.h),
- *   a bidirectional LSTM of n_layers layers (lib/nn/lstm.h; no positional encoding, output
- *   2·lstm_hidden wide) or n_layers residual convolution blocks (lib/nn/conv_block.h; no
- *   positional encoding).
+/* A sequence tagger built from lib/, from parts chosen in the kind tables of models/kinds.h:
+ *   input (model.input_kind: words, models/word_input.c: token features -> embeddings, one table
+ *   per feature kind, summed [+ the character encoder's vector of each word, models/char_cnn.h])
+ *   [-> · sqrt(d_model)] -> + positional encoding -> dropout -> the encoder (model.encoder:
+ *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm -> the heads
+ *   (model.output: models/softmax_head.c, crf_head.c), each a linear map to its tag logits
+ *   [T, n_tags] with its loss and decoder. The encoder is n_layers Transformer blocks
+ *   (lib/nn/encoder.h), a bidirectional LSTM of n_layers layers (lib/nn/lstm.h; no positional
+ *   encoding, output 2·lstm_hidden wide) or n_layers residual convolution blocks
+ *   (lib/nn/conv_block.h; no positional encoding).
+ * The model holds an array of heads over its one encoder: qkv_tagger_init makes the first
+ * (prefix "", the names below), qkv_tagger_add_head more (each with its own prefix, tag set
+ * and loss weight). The single-head functions (qkv_tagger_logits, _loss, _predict) use head 0.
  * Input is a packed batch (lib/segments.h): T tokens of B sentences end to end.
  *
  * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
@@ -16,8 +21,9 @@
  *   encoder.layers.<i>.*       see lib/nn/encoder.h (transformer) or lib/nn/conv_block.h (cnn)
  *   encoder.lstm.*             see lib/nn/lstm.h (bilstm)
  *   final_ln.gain, final_ln.bias  [d_out]           d_out = d_model, or 2·lstm_hidden (bilstm)
- *   classifier.w [n_tags, d_out], classifier.b [n_tags]
- *   crf.*                      see models/crf_head.h    with output crf only */
+ *   <head>classifier.w [n_tags, d_out], <head>classifier.b [n_tags]
+ *   <head>crf.*                see models/crf_head.h    with output crf only
+ * where <head> is the head's prefix: "" for the first head. */
 #ifndef QKV_TAGGER_H
 #define QKV_TAGGER_H
 
@@ -32,17 +38,11 @@
 #include "lib/tape.h"
 #include "models/char_cnn.h"
 #include "models/crf_head.h"
+#include "models/kinds.h"
 
 #define QKV_TAGGER_MAX_FEATURES 32
 #define QKV_TAGGER_MAX_LAYERS 64
-
-typedef enum { QKV_ENCODER_TRANSFORMER, QKV_ENCODER_BILSTM, QKV_ENCODER_CNN, QKV_ENCODER_KIND_COUNT } qkv_encoder_kind;
-/* "transformer", "bilstm", "cnn" (index = value), then NULL. */
-extern const char *const QKV_ENCODER_KIND_NAMES[];
-/* The output layer: a softmax per token, or a linear-chain CRF over each sentence. */
-typedef enum { QKV_OUTPUT_SOFTMAX = 0, QKV_OUTPUT_CRF, QKV_OUTPUT_COUNT } qkv_output_kind;
-/* "softmax", "crf" (index = value), then NULL. */
-extern const char *const QKV_OUTPUT_NAMES[];
+#define QKV_TAGGER_MAX_HEADS 16
 
 typedef struct qkv_tagger_config {
     int n_features;
@@ -64,6 +64,7 @@ typedef struct qkv_tagger_config {
     qkv_output_kind output;
     bool crf_constrained;            /* crf: BIO (BIOES) constraints from tag_names, training and decoding */
     const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
+    qkv_input_kind input_kind;       /* words (default) */
 } qkv_tagger_config;
 
 /* One packed batch, as the model reads it. */
@@ -77,45 +78,69 @@ typedef struct qkv_tagger_input {
 typedef struct qkv_tagger {
     qkv_tagger_config cfg;
     qkv_params params;
-    qkv_tensor *embed[QKV_TAGGER_MAX_FEATURES];
-    qkv_char_cnn chars;              /* used when cfg.chars.char_dim > 0 */
-    qkv_positional pos;
-    qkv_encoder_block layers[QKV_TAGGER_MAX_LAYERS];
-    qkv_bilstm lstm;                 /* encoder_kind bilstm */
-    qkv_conv_block conv[QKV_TAGGER_MAX_LAYERS]; /* encoder_kind cnn */
-    qkv_tensor *final_gain, *final_bias, *cls_w, *cls_b;
-    qkv_crf_head crf;                /* used when cfg.output == QKV_OUTPUT_CRF */
+    qkv_input input;                 /* QKV_INPUT_DESCS[cfg.input_kind] */
+    qkv_positional pos;              /* kind none unless the encoder takes positions */
+    qkv_encoder encoder;             /* QKV_ENCODER_DESCS[cfg.encoder_kind] */
+    qkv_tensor *final_gain, *final_bias; /* final_ln [d_out] */
+    int n_outputs;                   /* heads in use: 1 after qkv_tagger_init */
+    qkv_head heads[QKV_TAGGER_MAX_HEADS];
 } qkv_tagger;
 
-/* Creates and initialises every parameter from rng: embeddings N(0, 1/n_features) so that
- * their sum has unit variance, encoder blocks as lib/nn/encoder.h, final layer norm gain 1 and
- * bias 0, classifier Xavier uniform with zero bias. Errors: bad sizes, n_heads not dividing d_model, too many features or layers. */
+/* Creates and initialises every parameter from rng (NULL: allocated only, lib/param.h), in
+ * this order: the input's (embeddings N(0, 1/n_features) so that their sum has unit variance),
+ * the positions', the encoder's (as lib/nn/encoder.h, lstm.h, conv_block.h), final layer norm
+ * gain 1 and bias 0, head 0 of kind cfg->output over cfg->n_tags (classifier Xavier uniform
+ * with zero bias, CRF scores 0). Errors: bad sizes, n_heads not dividing d_model, too many
+ * features or layers, an unknown kind. */
 int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err);
 void qkv_tagger_free(qkv_tagger *m);
+
+/* Appends a head of spec over the encoder output [T, d_out] (its parameter names start with
+ * spec->prefix, which must differ from every other head's; biases are not weight-decayed).
+ * Errors: QKV_TAGGER_MAX_HEADS heads already, a name taken, the head's (models/kinds.h). */
+int qkv_tagger_add_head(qkv_tagger *m, const qkv_head_spec *spec, qkv_rng *rng, qkv_error *err);
+static inline int qkv_tagger_n_outputs(const qkv_tagger *m) { return m->n_outputs; }
+static inline const qkv_head *qkv_tagger_head(const qkv_tagger *m, int i) { return &m->heads[i]; }
+/* Head 0's CRF, or NULL when head 0 is not a CRF head. */
+static inline const qkv_crf_head *qkv_tagger_crf(const qkv_tagger *m) { return qkv_head_crf(&m->heads[0]); }
+/* Transformer block i (its attention's relative biases, ...), or NULL: no such layer, or an
+ * encoder without attention. */
+const qkv_encoder_block *qkv_tagger_block(const qkv_tagger *m, int i);
 
 /* The width of the encoder's output: d_model, or 2·hidden for a bilstm with layers. */
 int qkv_tagger_d_out(const qkv_tagger_config *cfg);
 
-/* Logits [T, n_tags] for a batch; NULL when the tape failed (tp->err says why, e.g. a sentence
- * longer than max_len with learned positions, or no characters for a model with a character
- * encoder). `keep` (may be NULL) receives the attention
- * weights of layer keep_layer (transformer only; other encoders leave it untouched). */
+/* The normalised encoder output [T, d_out] that every head reads; NULL when the tape failed
+ * (tp->err says why, e.g. a sentence longer than max_len with learned positions, or no
+ * characters for a model with a character encoder). `keep` (may be NULL) receives the
+ * attention weights of layer keep_layer (transformer only; other encoders leave it untouched). */
+qkv_tensor *qkv_tagger_hidden(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in, int keep_layer,
+                              qkv_attention_weights *keep);
+/* Head 0's logits [T, n_tags] for a batch (qkv_tagger_hidden, then the head); NULL when the
+ * tape failed. */
 qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in,
                               int keep_layer, qkv_attention_weights *keep);
 
-/* --- models/tagger_output.c: the one place that turns logits into a loss or into tags --- */
-/* Training loss of a batch's logits [T, n_tags] against tags [T] (< 0: no gold tag), per token
+/* --- models/tagger_output.c: logits into a loss or into tags, by each head's kind --- */
+/* Head 0's training loss of a batch's logits [T, n_tags] against tags [T] (< 0: no gold tag), per token
  * with a gold tag: softmax, the mean cross-entropy over those tokens; crf, the summed sentence
  * NLL (unknown tags marginalised, the BIO mask applied when constrained) divided by their
  * number (0 when there is none). A scalar [1] on tp; NULL when the tape failed. */
 qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
                             const int32_t *tags);
-/* Predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
+/* Head 0's predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
  * crf, the Viterbi path of each sentence (with the BIO mask when constrained). With gold
  * (may be NULL), *loss_sum receives the summed loss of the tokens with a gold tag (the
  * numerator of qkv_tagger_loss). Errors: the tape's or the decoder's (e.g. no allowed path). */
 int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
+/* The training loss of every head over hidden [T, d_out] (qkv_tagger_hidden): the sum over
+ * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_tagger_loss for that head's
+ * kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_loss exactly). logits
+ * (may be NULL) receives each head's logits [T, n_tags_h]. A scalar [1]; NULL when the tape
+ * failed. */
+qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_segments sentences,
+                                  const int32_t *const *tags, qkv_tensor **logits);
 
 /* The parameters (names above; like strchr, a const model gives them writable: the caller
  * decides); layers and heads per layer. */
@@ -123,9 +148,9 @@ static inline qkv_params *qkv_tagger_params(const qkv_tagger *m) { return (qkv_p
 static inline int qkv_tagger_n_layers(const qkv_tagger *m) { return m->cfg.n_layers; }
 static inline int qkv_tagger_n_heads(const qkv_tagger *m) { return m->cfg.encoder.attn.n_heads; }
 
-/* The embedding tables the model looks rows up in: 0 .. n_features-1 "embed.<feature>", then
- * with the character encoder "chars.embed". */
-static inline int qkv_tagger_n_tables(const qkv_tagger *m) { return m->cfg.n_features + (m->cfg.chars.char_dim > 0); }
+/* The embedding tables the model's input looks rows up in (words: 0 .. n_features-1
+ * "embed.<feature>", then with the character encoder "chars.embed"). */
+static inline int qkv_tagger_n_tables(const qkv_tagger *m) { return m->input.desc->n_tables(&m->input); }
 /* Table i (0 <= i < qkv_tagger_n_tables) and the ids of in that select its rows, *n_ids of them
  * (repeats included): the rows a batch touches, the only ones with a nonzero gradient. */
 const qkv_tensor *qkv_tagger_table_rows(const qkv_tagger *m, const qkv_tagger_input *in, int i, const int32_t **ids,

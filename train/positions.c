@@ -139,7 +139,7 @@ int qkv_position_pictures_make(const qkv_tagger *m, int n, qkv_position_pictures
         snprintf(pp->panels[1].title, sizeof pp->panels[1].title, "alibi: score bias, mean over heads");
     }
     if (R > 0) {
-        const qkv_real *rb = m->layers[0].attn.rel_bias->data;
+        const qkv_real *rb = qkv_tagger_block(m, 0)->attn.rel_bias->data;
         double *rel = panel(pp, n, n, "key position j", "query position i", err);
         if (!rel)
             return QKV_ERR;

@@ -121,8 +121,9 @@ static void test_loss_and_gradcheck(void **state)
         tp.no_grad = true;
         qkv_tensor *logits = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
         qkv_tensor *loss = qkv_tagger_loss(&tp, &f.m, logits, f.in.sentences, TAGS);
-        qkv_tensor *nll = qkv_crf_nll(&tp, logits, f.m.crf.transitions, f.m.crf.start, f.m.crf.end, f.in.sentences,
-                                      TAGS, qkv_crf_head_mask(&f.m.crf));
+        const qkv_crf_head *crf = qkv_tagger_crf(&f.m);
+        qkv_tensor *nll = qkv_crf_nll(&tp, logits, crf->transitions, crf->start, crf->end, f.in.sentences,
+                                      TAGS, qkv_crf_head_mask(crf));
         assert_true(loss && nll);
         tu_assert_close(loss->data[0], nll->data[0] / 6, 1e-14); /* 6 words with a gold tag */
         tp.no_grad = false;
@@ -155,9 +156,10 @@ static void test_predict_constrained(void **state)
     for (int constrained = 0; constrained < 2; constrained++) {
         fixture f;
         make(&f, QKV_OUTPUT_CRF, constrained);
-        f.m.crf.start->data[2] = 20;
-        f.m.crf.transitions->data[0 * NT + 2] = 20; /* O -> I-X */
-        f.m.crf.transitions->data[2 * NT + 0] = 20; /* I-X -> O */
+        const qkv_crf_head *crf = qkv_tagger_crf(&f.m);
+        crf->start->data[2] = 20;
+        crf->transitions->data[0 * NT + 2] = 20; /* O -> I-X */
+        crf->transitions->data[2 * NT + 0] = 20; /* I-X -> O */
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
         tp.no_grad = true;
@@ -166,8 +168,8 @@ static void test_predict_constrained(void **state)
         double loss_sum = -1;
         qkv_error err;
         assert_int_equal(qkv_tagger_predict(&tp, &f.m, logits, f.in.sentences, TAGS, pred, &loss_sum, &err), QKV_OK);
-        assert_int_equal(qkv_crf_viterbi(logits, f.m.crf.transitions, f.m.crf.start, f.m.crf.end, f.in.sentences,
-                                         qkv_crf_head_mask(&f.m.crf), want, &err),
+        assert_int_equal(qkv_crf_viterbi(logits, crf->transitions, crf->start, crf->end, f.in.sentences,
+                                         qkv_crf_head_mask(crf), want, &err),
                          QKV_OK);
         assert_memory_equal(pred, want, sizeof pred);
         assert_true(loss_sum > 0);
@@ -186,7 +188,7 @@ static void test_softmax_predict(void **state)
     (void)state;
     fixture f;
     make(&f, QKV_OUTPUT_SOFTMAX, false);
-    assert_null(f.m.crf.transitions);
+    assert_null(qkv_tagger_crf(&f.m));
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     tp.no_grad = true;

@@ -1,0 +1,168 @@
+/* The parts a model is made of, each chosen from a table of kinds:
+ *   input (batch -> [T, d_model]) -> positions (lib/nn/positional.h) -> encoder
+ *   ([T, d_model] -> [T, d_out]) -> final layer norm -> one or more heads ([T, d_out] ->
+ *   logits, loss, prediction).
+ * A kind is a descriptor (its name, create, forward, the prefixes of its parameter names, free)
+ * defined in its own file, and one row of a list below: the list makes the kind's enum value
+ * (its index in the table and in the config), its name and its table entry. A new kind is
+ * therefore its file plus one row.
+ *
+ * Every descriptor's parameters are added to the model's qkv_params in a fixed order, all of
+ * their names beginning with one of the descriptor's param_prefixes (a head's prefixes follow
+ * the head's own name prefix, qkv_head.prefix). Kind state is allocated by create and released
+ * by free (safe on a part that create left half made, or zeroed). */
+#ifndef QKV_MODEL_KINDS_H
+#define QKV_MODEL_KINDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+#include "lib/nn/encoder.h"
+#include "lib/param.h"
+#include "lib/segments.h"
+#include "lib/tape.h"
+
+/* X(ENUM_SUFFIX, "name", descriptor): one row per kind, in enum order. */
+#define QKV_INPUT_KINDS(X) X(WORDS, "words", qkv_words_input)
+#define QKV_ENCODER_KINDS(X)                                                                          \
+    X(TRANSFORMER, "transformer", qkv_transformer_encoder)                                            \
+    X(BILSTM, "bilstm", qkv_bilstm_encoder)                                                           \
+    X(CNN, "cnn", qkv_cnn_encoder)
+#define QKV_HEAD_KINDS(X)                                                                             \
+    X(SOFTMAX, "softmax", qkv_softmax_head)                                                           \
+    X(CRF, "crf", qkv_crf_head_kind)
+
+#define QKV_KIND_ENUM_(prefix, e) prefix##e,
+#define QKV_INPUT_ENUM_(e, name, desc) QKV_KIND_ENUM_(QKV_INPUT_, e)
+#define QKV_ENCODER_ENUM_(e, name, desc) QKV_KIND_ENUM_(QKV_ENCODER_, e)
+#define QKV_HEAD_ENUM_(e, name, desc) QKV_KIND_ENUM_(QKV_OUTPUT_, e)
+typedef enum { QKV_INPUT_KINDS(QKV_INPUT_ENUM_) QKV_INPUT_KIND_COUNT } qkv_input_kind;
+typedef enum { QKV_ENCODER_KINDS(QKV_ENCODER_ENUM_) QKV_ENCODER_KIND_COUNT } qkv_encoder_kind;
+/* The output layer (head kind): a softmax per token, or a linear-chain CRF over each sentence. */
+typedef enum { QKV_HEAD_KINDS(QKV_HEAD_ENUM_) QKV_OUTPUT_COUNT } qkv_output_kind;
+/* The kinds' names (index = value), then NULL: "words"; "transformer", "bilstm", "cnn";
+ * "softmax", "crf". */
+extern const char *const QKV_INPUT_KIND_NAMES[];
+extern const char *const QKV_ENCODER_KIND_NAMES[];
+extern const char *const QKV_OUTPUT_NAMES[];
+
+struct qkv_tagger_config; /* models/tagger.h */
+struct qkv_tagger_input;
+
+/* --- inputs: a batch -> token vectors [T, d_model] --- */
+typedef struct qkv_input {
+    const struct qkv_input_desc *desc;
+    void *state;
+} qkv_input;
+
+typedef struct qkv_input_desc {
+    const char *name;
+    const char *const *param_prefixes; /* NULL-terminated */
+    /* Adds the parameters to ps and draws them from rng (NULL: allocated only). */
+    int (*create)(qkv_input *in, qkv_params *ps, qkv_rng *rng, const struct qkv_tagger_config *cfg,
+                  qkv_error *err);
+    /* [T, d_model], T = qkv_segments_rows(batch->sentences); NULL when the tape failed. */
+    qkv_tensor *(*forward)(qkv_tape *tp, const qkv_input *in, const struct qkv_tagger_input *batch);
+    /* Embedding tables whose rows a batch selects (for sparse gradients, models/tagger_rows.h):
+     * how many, and table i with the ids of batch that select its rows. */
+    int (*n_tables)(const qkv_input *in);
+    const qkv_tensor *(*table_rows)(const qkv_input *in, const struct qkv_tagger_input *batch, int i,
+                                    const int32_t **ids, int *n_ids);
+    void (*free)(qkv_input *in);
+} qkv_input_desc;
+
+/* --- encoders: [T, d_model] -> [T, d_out] --- */
+typedef struct qkv_encoder {
+    const struct qkv_encoder_desc *desc;
+    int d_out;
+    void *state;
+} qkv_encoder;
+
+typedef struct qkv_encoder_desc {
+    const char *name;
+    const char *const *param_prefixes;
+    bool takes_positions; /* false: the model adds no positional encoding before this encoder */
+    int (*d_out)(const struct qkv_tagger_config *cfg);
+    int (*create)(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const struct qkv_tagger_config *cfg,
+                  qkv_error *err);
+    /* y [T, d_out] for x [T, d_model]; keep (may be NULL) receives the attention weights of
+     * layer keep_layer (encoders without attention leave it untouched). */
+    qkv_tensor *(*forward)(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qkv_segments sentences,
+                           int keep_layer, qkv_attention_weights *keep);
+    /* Attention block i, or NULL (no such layer); the function is NULL for kinds without
+     * attention. */
+    const qkv_encoder_block *(*attention_block)(const qkv_encoder *e, int i);
+    void (*free)(qkv_encoder *e);
+} qkv_encoder_desc;
+
+/* --- heads: encoder output [T, d_in] -> logits [T, n_tags] -> loss, tags --- */
+#define QKV_HEAD_NAME_MAX 32
+
+/* What one head predicts and how much it counts. */
+typedef struct qkv_head_spec {
+    qkv_output_kind kind;
+    const char *prefix;            /* of its parameter names: "" (today's names), or e.g. "xpos." */
+    const char *tagset;            /* the tag set (data column) it predicts: "" for the data's tags */
+    int n_tags;
+    const char *const *tag_names;  /* [n_tags]; read by create only (crf constraints) */
+    double loss_weight;            /* 0 means 1 */
+    bool crf_constrained;          /* crf: BIO (BIOES) constraints from tag_names */
+} qkv_head_spec;
+
+typedef struct qkv_head {
+    const struct qkv_head_desc *desc;
+    char prefix[QKV_HEAD_NAME_MAX];
+    char tagset[QKV_HEAD_NAME_MAX];
+    int n_tags;
+    double loss_weight;
+    void *state;
+} qkv_head;
+
+typedef struct qkv_head_desc {
+    const char *name;
+    const char *const *param_prefixes; /* after qkv_head.prefix */
+    /* Adds the parameters over inputs of width d_in; h->prefix, n_tags, ... are set. */
+    int (*create)(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv_head_spec *spec,
+                  qkv_error *err);
+    /* logits [T, n_tags] for x [T, d_in]. */
+    qkv_tensor *(*logits)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x);
+    /* Training loss [1] against tags [T] (< 0: no gold tag); NULL when the tape failed. */
+    qkv_tensor *(*loss)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_segments sentences,
+                        const int32_t *tags);
+    /* pred [T]; with gold, *loss_sum = the summed loss of the gold-tagged tokens. */
+    int (*predict)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_segments sentences,
+                   const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
+    void (*free)(qkv_head *h);
+} qkv_head_desc;
+
+/* The tables, indexed by kind (one entry per row above). */
+#define QKV_KIND_EXTERN_(e, name, desc) extern const struct QKV_KIND_TYPE_ desc;
+#define QKV_KIND_TYPE_ qkv_input_desc
+QKV_INPUT_KINDS(QKV_KIND_EXTERN_)
+#undef QKV_KIND_TYPE_
+#define QKV_KIND_TYPE_ qkv_encoder_desc
+QKV_ENCODER_KINDS(QKV_KIND_EXTERN_)
+#undef QKV_KIND_TYPE_
+#define QKV_KIND_TYPE_ qkv_head_desc
+QKV_HEAD_KINDS(QKV_KIND_EXTERN_)
+#undef QKV_KIND_TYPE_
+extern const qkv_input_desc *const QKV_INPUT_DESCS[QKV_INPUT_KIND_COUNT];
+extern const qkv_encoder_desc *const QKV_ENCODER_DESCS[QKV_ENCODER_KIND_COUNT];
+extern const qkv_head_desc *const QKV_HEAD_DESCS[QKV_OUTPUT_COUNT];
+
+/* Creates a head of spec over inputs [T, d_in] (parameters <prefix><kind's names>). Errors:
+ * n_tags < 1, a prefix or tag set name too long, the kind's. h is safe to qkv_head_free. */
+int qkv_head_create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv_head_spec *spec,
+                    qkv_error *err);
+void qkv_head_free(qkv_head *h);
+
+/* The linear classifier every tagging head starts with: <prefix>classifier.w [n_tags, d_in]
+ * (Xavier uniform) and <prefix>classifier.b [n_tags] (zero). */
+typedef struct qkv_classifier {
+    qkv_tensor *w, *b;
+} qkv_classifier;
+int qkv_classifier_create(qkv_classifier *c, qkv_params *ps, qkv_rng *rng, const char *prefix, int d_in, int n_tags,
+                          qkv_error *err);
+
+#endif

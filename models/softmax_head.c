@@ -1,0 +1,72 @@
+/* The softmax head (models/kinds.h): a linear classifier over each token, trained with the
+ * cross-entropy of the softmax of its logits, predicting the argmax.
+ * Parameters: <prefix>classifier.w [n_tags, d_in], <prefix>classifier.b [n_tags]. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "lib/ops/ops.h"
+#include "models/kinds.h"
+
+static int create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv_head_spec *spec, qkv_error *err)
+{
+    qkv_classifier *c = calloc(1, sizeof *c);
+    if (!c)
+        return qkv_fail(err, "softmax head: out of memory");
+    h->state = c;
+    return qkv_classifier_create(c, ps, rng, h->prefix, d_in, spec->n_tags, err);
+}
+
+static qkv_tensor *logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *x)
+{
+    const qkv_classifier *c = h->state;
+    return qkv_linear(tp, x, c->w, c->b);
+}
+
+/* The mean cross-entropy over the tokens with a gold tag. */
+static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_segments sentences, const int32_t *tags)
+{
+    (void)h, (void)sentences;
+    return qkv_cross_entropy(tp, lg, tags);
+}
+
+/* The argmax of each row (first on ties); the loss sum in double, max-shifted. */
+static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_segments sentences, const int32_t *gold,
+                   int32_t *pred, double *loss_sum, qkv_error *err)
+{
+    (void)tp, (void)err;
+    int T = qkv_segments_rows(sentences), n_tags = h->n_tags;
+    double total = 0;
+    for (int t = 0; t < T; t++) {
+        const qkv_real *row = lg->data + (size_t)t * n_tags;
+        int best = 0;
+        for (int k = 1; k < n_tags; k++)
+            if (row[k] > row[best])
+                best = k;
+        pred[t] = best;
+        if (gold && gold[t] >= 0) { /* -log softmax(row)[gold] */
+            double mx = row[best], sum = 0;
+            for (int k = 0; k < n_tags; k++)
+                sum += exp((double)row[k] - mx);
+            total += log(sum) + mx - (double)row[gold[t]];
+        }
+    }
+    if (gold)
+        *loss_sum = total;
+    return QKV_OK;
+}
+
+static void release(qkv_head *h)
+{
+    free(h->state);
+    h->state = NULL;
+}
+
+const qkv_head_desc qkv_softmax_head = {
+    .name = "softmax",
+    .param_prefixes = (const char *const[]){"classifier.", NULL},
+    .create = create,
+    .logits = logits,
+    .loss = loss,
+    .predict = predict,
+    .free = release,
+};

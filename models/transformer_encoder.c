@@ -1,0 +1,65 @@
+/* The Transformer encoder kind (models/kinds.h): n_layers blocks of lib/nn/encoder.h over the
+ * positioned token vectors; rope and alibi positions act in every block's attention.
+ * Parameters: encoder.layers.<i>.* (lib/nn/encoder.h). d_out = d_model. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "models/tagger.h"
+
+typedef struct blocks {
+    int n;
+    qkv_encoder_block layer[];
+} blocks;
+
+static int d_out(const qkv_tagger_config *cfg) { return cfg->encoder.d_model; }
+
+static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg, qkv_error *err)
+{
+    blocks *b = calloc(1, sizeof *b + (size_t)cfg->n_layers * sizeof b->layer[0]);
+    if (!b)
+        return qkv_fail(err, "transformer encoder: out of memory for %d layers", cfg->n_layers);
+    e->state = b;
+    qkv_encoder_opts enc = cfg->encoder;
+    enc.attn.rope_base = cfg->positional == QKV_POS_ROPE ? cfg->rope_base : 0;
+    enc.attn.alibi = cfg->positional == QKV_POS_ALIBI;
+    for (int i = 0; i < cfg->n_layers; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);
+        if (qkv_encoder_block_create(&b->layer[i], ps, rng, prefix, &enc, err))
+            return QKV_ERR;
+        b->n = i + 1;
+    }
+    return QKV_OK;
+}
+
+static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qkv_segments sentences, int keep_layer,
+                           qkv_attention_weights *keep)
+{
+    const blocks *b = e->state;
+    for (int i = 0; i < b->n; i++)
+        x = qkv_encoder_block_forward(tp, &b->layer[i], x, sentences, i == keep_layer ? keep : NULL);
+    return x;
+}
+
+static const qkv_encoder_block *attention_block(const qkv_encoder *e, int i)
+{
+    const blocks *b = e->state;
+    return b && i >= 0 && i < b->n ? &b->layer[i] : NULL;
+}
+
+static void release(qkv_encoder *e)
+{
+    free(e->state);
+    e->state = NULL;
+}
+
+const qkv_encoder_desc qkv_transformer_encoder = {
+    .name = "transformer",
+    .param_prefixes = (const char *const[]){"encoder.layers.", NULL},
+    .takes_positions = true,
+    .d_out = d_out,
+    .create = create,
+    .forward = forward,
+    .attention_block = attention_block,
+    .free = release,
+};

@@ -1,0 +1,335 @@
+/* The kind tables of models/kinds.h: every input, encoder and head kind creates, runs forward
+ * with the shapes it promises and names its parameters uniquely under its declared prefixes
+ * (two heads of a kind side by side under different prefixes included); every kind's name is
+ * its table's name; a model with a second head adds that head's weighted loss, its gradient
+ * checked in double precision. */
+#define QKV_TESTUTIL_AUTOGRAD
+#include "testutil.h"
+
+#include <string.h>
+
+#include "lib/ops/ops.h"
+#include "models/tagger.h"
+
+enum { T = 7, B = 3, NT = 4, D = 6 };
+static const int32_t OFFSETS[B + 1] = {0, 1, 4, 7};
+static const int32_t WORDS[T] = {1, 2, 3, 0, 4, 1, 2};
+static const int32_t SUFFIX[T] = {0, 1, 2, 1, 2, 0, 1};
+static const int32_t TAGS[T] = {1, 0, 1, 2, -1, 3, 0};
+static const int32_t TAGS2[T] = {0, 2, 1, 1, 0, -1, 2};
+static const char *const NAMES[NT] = {"O", "B-X", "I-X", "B-Y"};
+/* one character per word, each framed by two markers: 3 characters a word */
+static const int32_t WORD_OFFSETS[T + 1] = {0, 3, 6, 9, 12, 15, 18, 21};
+static const int32_t CHARS[21] = {1, 3, 2, 1, 4, 2, 1, 5, 2, 1, 3, 2, 1, 6, 2, 1, 4, 2, 1, 5, 2};
+
+static qkv_tagger_config config(void)
+{
+    qkv_tagger_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.n_features = 2;
+    cfg.feature_names[0] = "word";
+    cfg.feature_names[1] = "suffix1";
+    cfg.vocab_sizes[0] = 5;
+    cfg.vocab_sizes[1] = 3;
+    cfg.n_tags = NT;
+    cfg.n_layers = 2;
+    cfg.encoder.d_model = D;
+    cfg.encoder.d_ff = 8;
+    cfg.encoder.attn.n_heads = 2;
+    cfg.encoder.activation = QKV_FFN_GELU;
+    cfg.encoder.norm_first = true;
+    cfg.encoder.ln_eps = 1e-5;
+    cfg.positional = QKV_POS_SINUSOIDAL;
+    cfg.chars = (qkv_char_cnn_config){.n_chars = 7, .char_dim = 3, .char_filters = 4, .char_width = 3};
+    cfg.cnn_kernel = 3;
+    cfg.tag_names = NAMES;
+    return cfg;
+}
+
+static qkv_tagger_input batch(const int32_t **features)
+{
+    features[0] = WORDS;
+    features[1] = SUFFIX;
+    return (qkv_tagger_input){.sentences = {B, OFFSETS}, .features = features, .words = {T, WORD_OFFSETS},
+                              .chars = CHARS};
+}
+
+/* Parameters from..ps->n: at least one, names unique in ps, each after prefix beginning with
+ * one of prefixes. */
+static void assert_names(const qkv_params *ps, int from, const char *prefix, const char *const *prefixes)
+{
+    assert_true(ps->n > from);
+    for (int i = from; i < ps->n; i++) {
+        const char *name = ps->items[i]->name;
+        if (strncmp(name, prefix, strlen(prefix)) != 0)
+            fail_msg("%s does not start with the head prefix '%s'", name, prefix);
+        bool declared = false;
+        for (const char *const *p = prefixes; *p; p++)
+            declared = declared || strncmp(name + strlen(prefix), *p, strlen(*p)) == 0;
+        if (!declared)
+            fail_msg("%s is not under a prefix its kind declares", name);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(ps->items[j]->name, name))
+                fail_msg("%s named twice", name);
+    }
+}
+
+static void assert_shape(const qkv_tensor *t, int rows, int cols)
+{
+    assert_non_null(t);
+    assert_int_equal(t->rank, 2);
+    assert_int_equal(t->shape[0], rows);
+    assert_int_equal(t->shape[1], cols);
+}
+
+static void test_input_kinds(void **state)
+{
+    (void)state;
+    for (int k = 0; k < QKV_INPUT_KIND_COUNT; k++) {
+        const qkv_input_desc *desc = QKV_INPUT_DESCS[k];
+        assert_string_equal(desc->name, QKV_INPUT_KIND_NAMES[k]);
+        qkv_tagger_config cfg = config();
+        qkv_params ps;
+        qkv_params_init(&ps);
+        qkv_rng rng;
+        qkv_rng_seed(&rng, 1);
+        qkv_error err;
+        qkv_input in = {.desc = desc};
+        if (desc->create(&in, &ps, &rng, &cfg, &err))
+            fail_msg("%s: %s", desc->name, err.msg);
+        assert_names(&ps, 0, "", desc->param_prefixes);
+        const int32_t *features[2];
+        qkv_tagger_input b = batch(features);
+        qkv_tape tp;
+        assert_int_equal(qkv_tape_init(&tp, 0), 0);
+        assert_shape(desc->forward(&tp, &in, &b), T, D);
+        for (int i = 0; i < desc->n_tables(&in); i++) { /* every table is a parameter */
+            const int32_t *ids;
+            int n_ids;
+            assert_non_null(qkv_params_of(&ps, desc->table_rows(&in, &b, i, &ids, &n_ids)));
+            assert_true(n_ids > 0);
+        }
+        qkv_tape_free(&tp);
+        desc->free(&in);
+        qkv_params_free(&ps);
+    }
+}
+
+static void test_encoder_kinds(void **state)
+{
+    (void)state;
+    for (int k = 0; k < QKV_ENCODER_KIND_COUNT; k++) {
+        const qkv_encoder_desc *desc = QKV_ENCODER_DESCS[k];
+        assert_string_equal(desc->name, QKV_ENCODER_KIND_NAMES[k]);
+        qkv_tagger_config cfg = config();
+        cfg.encoder_kind = (qkv_encoder_kind)k;
+        qkv_params ps, xs;
+        qkv_params_init(&ps);
+        qkv_params_init(&xs);
+        qkv_rng rng;
+        qkv_rng_seed(&rng, 2);
+        qkv_error err;
+        qkv_encoder e = {.desc = desc, .d_out = desc->d_out(&cfg)};
+        assert_int_equal(e.d_out, qkv_tagger_d_out(&cfg));
+        if (desc->create(&e, &ps, &rng, &cfg, &err))
+            fail_msg("%s: %s", desc->name, err.msg);
+        assert_names(&ps, 0, "", desc->param_prefixes);
+        qkv_tensor *x = tu_param(&xs, &rng, "x", 2, (int[]){T, D});
+        qkv_tape tp;
+        assert_int_equal(qkv_tape_init(&tp, 0), 0);
+        assert_shape(desc->forward(&tp, &e, x, (qkv_segments){B, OFFSETS}, -1, NULL), T, e.d_out);
+        if (desc->attention_block) /* one block per layer */
+            assert_true(desc->attention_block(&e, cfg.n_layers - 1) && !desc->attention_block(&e, cfg.n_layers));
+        qkv_tape_free(&tp);
+        desc->free(&e);
+        qkv_params_free(&ps);
+        qkv_params_free(&xs);
+    }
+}
+
+/* Two heads of kind k over one input: distinct names; logits [T, n_tags]; the loss is the
+ * mean over the gold-tagged tokens of what predict sums; predictions are tags. */
+static void test_head_kinds(void **state)
+{
+    (void)state;
+    static const char *const prefixes[2] = {"", "aux."};
+    for (int k = 0; k < QKV_OUTPUT_COUNT; k++) {
+        assert_string_equal(QKV_HEAD_DESCS[k]->name, QKV_OUTPUT_NAMES[k]);
+        qkv_params ps, xs;
+        qkv_params_init(&ps);
+        qkv_params_init(&xs);
+        qkv_rng rng;
+        qkv_rng_seed(&rng, 3);
+        qkv_error err;
+        qkv_head h[2];
+        for (int i = 0; i < 2; i++) {
+            int from = ps.n;
+            qkv_head_spec spec = {.kind = (qkv_output_kind)k, .prefix = prefixes[i], .n_tags = NT, .tag_names = NAMES,
+                                  .crf_constrained = i == 1};
+            if (qkv_head_create(&h[i], &ps, &rng, D, &spec, &err))
+                fail_msg("%s: %s", QKV_OUTPUT_NAMES[k], err.msg);
+            assert_names(&ps, from, prefixes[i], h[i].desc->param_prefixes);
+            assert_true(h[i].loss_weight == 1.0);
+        }
+        qkv_tensor *x = tu_param(&xs, &rng, "x", 2, (int[]){T, D});
+        qkv_segments sentences = {B, OFFSETS};
+        qkv_tape tp;
+        assert_int_equal(qkv_tape_init(&tp, 0), 0);
+        for (int i = 0; i < 2; i++) {
+            qkv_tensor *lg = h[i].desc->logits(&tp, &h[i], x);
+            assert_shape(lg, T, NT);
+            qkv_tensor *loss = h[i].desc->loss(&tp, &h[i], lg, sentences, TAGS);
+            assert_non_null(loss);
+            int32_t pred[T];
+            double sum = -1;
+            assert_int_equal(h[i].desc->predict(&tp, &h[i], lg, sentences, TAGS, pred, &sum, &err), QKV_OK);
+            tu_assert_close(sum, 6 * loss->data[0], 1e-9);
+            for (int t = 0; t < T; t++)
+                assert_true(pred[t] >= 0 && pred[t] < NT);
+        }
+        qkv_tape_free(&tp);
+        for (int i = 0; i < 2; i++)
+            qkv_head_free(&h[i]);
+        qkv_params_free(&ps);
+        qkv_params_free(&xs);
+    }
+}
+
+typedef struct {
+    qkv_tagger m;
+    qkv_tagger_input in;
+    const int32_t *features[2];
+} fixture;
+
+static void make_two_heads(fixture *f, double weight)
+{
+    memset(f, 0, sizeof *f);
+    qkv_tagger_config cfg = config();
+    cfg.output = QKV_OUTPUT_SOFTMAX;
+    cfg.chars.char_dim = 0;
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 4);
+    qkv_error err;
+    if (qkv_tagger_init(&f->m, &cfg, &rng, &err))
+        fail_msg("%s", err.msg);
+    qkv_head_spec spec = {.kind = QKV_OUTPUT_CRF, .prefix = "xpos.", .tagset = "xpos", .n_tags = 3,
+                          .loss_weight = weight};
+    if (qkv_tagger_add_head(&f->m, &spec, &rng, &err))
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < f->m.params.n; i++) /* non-zero CRF scores, biases and norms */
+        if (f->m.params.items[i]->t.rank == 1 || strstr(f->m.params.items[i]->name, "crf."))
+            qkv_init_normal(&f->m.params.items[i]->t, &rng, 0.5);
+    f->in = batch(f->features);
+}
+
+static qkv_tensor *heads_loss(qkv_tape *tp, void *user)
+{
+    fixture *f = user;
+    const int32_t *tags[2] = {TAGS, TAGS2};
+    return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
+                                 NULL);
+}
+
+/* The sum of head 0's loss and 0.5 · head 1's, which names its parameters xpos.*; the
+ * gradient of that sum reaches every parameter of both heads and of the shared encoder. */
+static void test_two_heads(void **state)
+{
+    (void)state;
+    fixture f;
+    make_two_heads(&f, 0.5);
+    assert_int_equal(qkv_tagger_n_outputs(&f.m), 2);
+    assert_non_null(qkv_params_find(&f.m.params, "classifier.w"));
+    assert_non_null(qkv_params_find(&f.m.params, "xpos.classifier.w"));
+    assert_non_null(qkv_params_find(&f.m.params, "xpos.crf.transitions"));
+    assert_null(qkv_params_find(&f.m.params, "crf.transitions"));
+    assert_true(qkv_params_find(&f.m.params, "xpos.classifier.b")->no_weight_decay);
+    assert_string_equal(qkv_tagger_head(&f.m, 1)->tagset, "xpos");
+    qkv_tape tp;
+    assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    tp.no_grad = true;
+    qkv_tensor *hidden = qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL);
+    const qkv_head *h1 = qkv_tagger_head(&f.m, 1);
+    qkv_tensor *logits0 = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
+    double l0 = qkv_tagger_loss(&tp, &f.m, logits0, f.in.sentences, TAGS)->data[0];
+    double l1 = h1->desc->loss(&tp, h1, h1->desc->logits(&tp, h1, hidden), f.in.sentences, TAGS2)->data[0];
+    tu_assert_close(heads_loss(&tp, &f)->data[0], l0 + 0.5 * l1, 1e-12);
+    qkv_tape_free(&tp);
+
+    assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    int n = f.m.params.n;
+    qkv_tensor **ts = calloc((size_t)n, sizeof *ts);
+    const char **names = calloc((size_t)n, sizeof *names);
+    for (int i = 0; i < n; i++) {
+        ts[i] = &f.m.params.items[i]->t;
+        names[i] = f.m.params.items[i]->name;
+    }
+    tu_assert_gradcheck(&tp, heads_loss, &f, n, ts, names);
+    free(ts);
+    free(names);
+    qkv_tape_free(&tp);
+    qkv_tagger_free(&f.m);
+}
+
+/* One head of weight 1: the heads' loss is qkv_tagger_loss, bit for bit. */
+static void test_one_head_loss_is_the_tagger_loss(void **state)
+{
+    (void)state;
+    fixture f;
+    memset(&f, 0, sizeof f);
+    qkv_tagger_config cfg = config();
+    cfg.output = QKV_OUTPUT_CRF;
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 5);
+    qkv_error err;
+    if (qkv_tagger_init(&f.m, &cfg, &rng, &err))
+        fail_msg("%s", err.msg);
+    f.in = batch(f.features);
+    qkv_tape tp;
+    assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    tp.no_grad = true;
+    const int32_t *tags[1] = {TAGS};
+    qkv_tensor *a = qkv_tagger_heads_loss(&tp, &f.m, qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
+                                          tags, NULL);
+    qkv_tensor *b = qkv_tagger_loss(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences, TAGS);
+    assert_memory_equal(a->data, b->data, sizeof(qkv_real));
+    qkv_tape_free(&tp);
+    qkv_tagger_free(&f.m);
+}
+
+/* A part that fails after the parts before it were made: the error is the part's, and the
+ * model is released whole (the sanitizer build finds any state left behind). */
+static void test_failing_part(void **state)
+{
+    (void)state;
+    qkv_tagger_config encoder_fails = config(), head_fails = config();
+    encoder_fails.encoder_kind = QKV_ENCODER_BILSTM;
+    encoder_fails.encoder.d_model = 1; /* lstm_hidden 0 = d_model / 2 = 0 */
+    head_fails.output = QKV_OUTPUT_CRF;
+    head_fails.crf_constrained = true;
+    head_fails.tag_names = NULL;
+    const qkv_tagger_config *cfgs[2] = {&encoder_fails, &head_fails};
+    const char *want[2] = {"too small to halve", "needs the tag names"};
+    for (int i = 0; i < 2; i++) {
+        qkv_tagger m;
+        qkv_rng rng;
+        qkv_rng_seed(&rng, 6);
+        qkv_error err = {{0}};
+        assert_int_equal(qkv_tagger_init(&m, cfgs[i], &rng, &err), QKV_ERR);
+        if (!strstr(err.msg, want[i]))
+            fail_msg("expected an error with '%s', got: %s", want[i], err.msg);
+        assert_int_equal(m.params.n, 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_input_kinds),
+        cmocka_unit_test(test_encoder_kinds),
+        cmocka_unit_test(test_head_kinds),
+        cmocka_unit_test(test_two_heads),
+        cmocka_unit_test(test_one_head_loss_is_the_tagger_loss),
+        cmocka_unit_test(test_failing_part),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
