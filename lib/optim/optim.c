@@ -41,21 +41,6 @@ const char *const QKV_OPTIM_KIND_NAMES[] = {"adamw", "adam", "sgd", NULL};
 _Static_assert(sizeof QKV_OPTIM_KIND_NAMES / sizeof QKV_OPTIM_KIND_NAMES[0] == QKV_OPTIM_COUNT + 1,
                "one name per qkv_optim_kind");
 
-const char *qkv_optim_kind_name(qkv_optim_kind kind)
-{
-    return (unsigned)kind < QKV_OPTIM_COUNT ? QKV_OPTIM_KIND_NAMES[kind] : "unknown";
-}
-
-int qkv_optim_kind_parse(const char *name, qkv_optim_kind *kind, qkv_error *err)
-{
-    for (int k = 0; k < QKV_OPTIM_COUNT; k++)
-        if (strcmp(name, QKV_OPTIM_KIND_NAMES[k]) == 0) {
-            *kind = (qkv_optim_kind)k;
-            return QKV_OK;
-        }
-    return qkv_fail(err, "unknown optimizer '%s' (expected sgd, adam or adamw)", name);
-}
-
 static int check_config(const qkv_optim_config *c, qkv_error *err)
 {
     if ((unsigned)c->kind >= QKV_OPTIM_COUNT)
