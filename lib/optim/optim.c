@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if QKV_REAL_IS_DOUBLE
-#define REAL_SQRT sqrt
-#else
-#define REAL_SQRT sqrtf
-#endif
-
 /* State buffers start on 64-byte boundaries (one cache line, one AVX-512 vector). */
 #define ALIGN_BYTES 64
 #define ALIGN_ELEMS (ALIGN_BYTES / sizeof(qkv_real))
@@ -148,7 +142,7 @@ static void adam_update(qkv_real *restrict p, const qkv_real *restrict g, qkv_re
         qkv_real vj = b2 * v[j] + c2 * gj * gj;
         m[j] = mj;
         v[j] = vj;
-        qkv_real denom = REAL_SQRT(vj) / bc2_sqrt + eps;
+        qkv_real denom = qkv_rsqrt(vj) / bc2_sqrt + eps;
         p[j] = p[j] * keep - step_size * mj / denom;
     });
 }
