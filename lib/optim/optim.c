@@ -1,4 +1,4 @@
-/* SGD with momentum, Adam, AdamW and gradient clipping; the formulas are in lib/optim.h. */
+/* SGD with momentum, Adam, AdamW and gradient clipping; the formulas are in lib/optim/optim.h. */
 #include "lib/optim/optim.h"
 #include "lib/parallel.h"
 

@@ -1,4 +1,4 @@
-/* Learning-rate schedule; the formula is in lib/schedule.h. */
+/* Learning-rate schedule; the formula is in lib/optim/schedule.h. */
 #include "lib/optim/schedule.h"
 
 #include <math.h>
