@@ -22,13 +22,11 @@ typedef float qkv_real;
 /* The math.h functions of qkv_real (expf in the float build, exp in the double build). */
 #if QKV_REAL_IS_DOUBLE
 #define qkv_rexp exp
-#define qkv_rlog log
 #define qkv_rerf erf
 #define qkv_rtanh tanh
 #define qkv_rsqrt sqrt
 #else
 #define qkv_rexp expf
-#define qkv_rlog logf
 #define qkv_rerf erff
 #define qkv_rtanh tanhf
 #define qkv_rsqrt sqrtf
