@@ -3,8 +3,8 @@
 # Usage: tests/repo/test_paths.sh [ROOT]  (ROOT: the repository; default: this script's).
 #
 # Read: the comments of lib/ data/ models/ api/ train/ include/ python/ tests/ configs/
-# examples/ (/* */ and // in .c and .h files, # in shell, Python, YAML, CMake and gnuplot
-# files) and the whole text of every .md file outside build folders.
+# examples/ (/* */ and // in .c and .h files, # in shell, YAML, CMake and gnuplot files), the
+# whole text of Python files (docstrings and comments) and of every .md file.
 # A repository path is a word that begins with a top-level folder of the repository and a '/'
 # (after a space, quote, bracket or the start of the line, not after another path component or
 # a $VARIABLE/), made of letters, digits and _ . / - + * { } , characters, that ends in '/' or
@@ -27,14 +27,14 @@ sources() {
     [ -d docs ] && find docs -type f -name '*.md'
 }
 
-# Prints FILE<TAB>LINE<TAB>TEXT for the comment text (the whole text of .md) of each line.
+# Prints FILE<TAB>LINE<TAB>TEXT for the comment text (all of it in .md and .py) of each line.
 comments() {
     awk '
     FNR == 1 {
-        mode = FILENAME ~ /\.[ch]$/ ? "c" : FILENAME ~ /\.md$/ ? "md" : "hash"
+        mode = FILENAME ~ /\.[ch]$/ ? "c" : FILENAME ~ /\.(md|py)$/ ? "all" : "hash"
         in_block = 0
     }
-    mode == "md" { print FILENAME "\t" FNR "\t" $0; next }
+    mode == "all" { print FILENAME "\t" FNR "\t" $0; next }
     mode == "hash" {
         if (match($0, /(^|[ \t])#/)) print FILENAME "\t" FNR "\t" substr($0, RSTART)
         next
