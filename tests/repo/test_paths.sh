@@ -70,9 +70,10 @@ paths() {
         while (match(text, re)) {
             p = substr(text, RSTART, RLENGTH); text = substr(text, RSTART + RLENGTH)
             if (p !~ "^(" top ")/") p = substr(p, 2)
-            sub(/[.,}]+$/, "", p) # sentence punctuation after the path
+            sub(/[.,]+$/, "", p) # sentence punctuation after the path
+            if (gsub(/{/, "{", p) < gsub(/}/, "}", p)) sub(/}[.,]*$/, "", p) # "(see {lib/tensor.h})"
             last = p; sub(/.*\//, "", last)
-            if (p ~ /\/$/ || last ~ /\.[A-Za-z0-9]+$/) print where "\t" p
+            if (p ~ /\/$/ || last ~ /\.[A-Za-z0-9]+$/ || last ~ /\.[A-Za-z0-9]*{[A-Za-z0-9,]+}$/) print where "\t" p
         }
         text = $3 # a top-level document named alone (README.md)
         while (match(text, /(^|[^A-Za-z0-9_.\/-])[A-Z][A-Z_-]*\.md/)) {
