@@ -24,14 +24,3 @@ int qkv_corpus_write(const qkv_corpus *c, FILE *out, const char *const *tags, qk
         return qkv_fail(err, "writing %.200s: %s", c->name, strerror(errno));
     return QKV_OK;
 }
-
-int qkv_corpus_write_path(const qkv_corpus *c, const char *path, const char *const *tags, qkv_error *err)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return qkv_fail(err, "%.200s: cannot open for writing: %s", path, strerror(errno));
-    int st = qkv_corpus_write(c, f, tags, err);
-    if (fclose(f) != 0 && st == QKV_OK)
-        return qkv_fail(err, "%.200s: %s", path, strerror(errno));
-    return st;
-}

@@ -164,7 +164,5 @@ static inline int qkv_corpus_sent_len(const qkv_corpus *c, int s)
  * be NULL, or tags[w] NULL, to keep the tag as read; whitespace around a column file's tag stays). A tag must be non-empty and
  * contain no TAB, CR or LF, else an error naming the word's line. */
 int qkv_corpus_write(const qkv_corpus *c, FILE *out, const char *const *tags, qkv_error *err);
-int qkv_corpus_write_path(const qkv_corpus *c, const char *path, const char *const *tags,
-                          qkv_error *err);
 
 #endif

@@ -193,16 +193,3 @@ int qkv_synth_write(FILE *out, int n_sent, uint64_t seed, qkv_error *err)
         return qkv_fail(err, "synthetic corpus: write error: %s", strerror(errno));
     return QKV_OK;
 }
-
-int qkv_synth_write_path(const char *path, int n_sent, uint64_t seed, qkv_error *err)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return qkv_fail(err, "%.200s: cannot open for writing: %s", path, strerror(errno));
-    int st = qkv_synth_write(f, n_sent, seed, err);
-    if (fclose(f) != 0 && st == QKV_OK)
-        return qkv_fail(err, "%.200s: %s", path, strerror(errno));
-    if (st != QKV_OK)
-        return qkv_fail_prefix(err, "%.200s", path);
-    return QKV_OK;
-}

@@ -39,6 +39,5 @@ void qkv_synth_print_words(FILE *out, const char *const *forms, const char *cons
  * "# text = ...", ID FORM LEMMA=_ UPOS XPOS=_ ... , a blank line after each sentence). The same
  * (n_sent, seed) gives the same bytes on every machine. */
 int qkv_synth_write(FILE *out, int n_sent, uint64_t seed, qkv_error *err);
-int qkv_synth_write_path(const char *path, int n_sent, uint64_t seed, qkv_error *err);
 
 #endif

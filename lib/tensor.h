@@ -7,6 +7,7 @@
 #ifndef QKV_TENSOR_H
 #define QKV_TENSOR_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -16,6 +17,19 @@ typedef double qkv_real;
 #else
 typedef float qkv_real;
 #define QKV_REAL_IS_DOUBLE 0
+#endif
+
+/* The math.h functions of qkv_real (expf in the float build, exp in the double build). */
+#if QKV_REAL_IS_DOUBLE
+#define qkv_rexp exp
+#define qkv_rerf erf
+#define qkv_rtanh tanh
+#define qkv_rsqrt sqrt
+#else
+#define qkv_rexp expf
+#define qkv_rerf erff
+#define qkv_rtanh tanhf
+#define qkv_rsqrt sqrtf
 #endif
 
 #define QKV_MAX_RANK 4

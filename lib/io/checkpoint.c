@@ -1,6 +1,6 @@
 /* Checkpoint writer: typed items into an HDF5 file in memory, then at commit the file with
  * its header (size and CRC-32) into a temporary file in the final folder, fsync, rename,
- * fsync the folder. See lib/checkpoint.h. */
+ * fsync the folder. See lib/io/checkpoint.h. */
 #include "lib/io/checkpoint_internal.h"
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /* Checkpoint reader: verifies the qkv header (size, CRC-32) before HDF5 sees the file, then
- * the format version; typed readers check each dataset's class and shape. See lib/checkpoint.h. */
+ * the format version; typed readers check each dataset's class and shape. See lib/io/checkpoint.h. */
 #include "lib/io/checkpoint_internal.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Config loading: schema checks, the YAML event walk (libyaml), --set overrides, defaults.
- * The language is described in lib/io/config.h; typed values live in lib/config_value.c. */
+ * The language is described in lib/io/config.h; typed values live in lib/io/config_value.c. */
 #include "lib/io/config_internal.h"
 
 #include <errno.h>

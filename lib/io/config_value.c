@@ -1,6 +1,6 @@
 /* Typed config values: parsing and range checks, ${VAR} expansion, relative paths, and the
  * small helpers shared with the parser (edit distance, number formatting). The rules are
- * listed in lib/config.h. */
+ * listed in lib/io/config.h. */
 #include "lib/io/config_internal.h"
 #include "lib/io/utf8.h"
 
@@ -234,7 +234,7 @@ static const char *base_dir(qkv_cfg_base *base, const char *value, qkv_error *er
     return base->abs;
 }
 
-/* value made absolute into dst (cap bytes): see lib/config.h. */
+/* value made absolute into dst (cap bytes): see lib/io/config.h. */
 static int resolve_path(const qkv_cfg_key *k, const char *value, qkv_cfg_base *base, char *dst,
                         size_t cap, qkv_error *err)
 {

@@ -1,4 +1,4 @@
-/* Encoder block: composition of lib/ops/attention.h and lib/ops/ops.h ops. See lib/encoder.h. */
+/* Encoder block: composition of lib/ops/attention.h and lib/ops/ops.h ops. See lib/nn/encoder.h. */
 #include "lib/nn/encoder.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Positional encodings: forward and backward. See lib/positional.h. */
+/* Positional encodings: forward and backward. See lib/nn/positional.h. */
 #include "lib/nn/positional.h"
 
 #include "lib/ops/ops.h"

@@ -37,12 +37,6 @@ const char *const QKV_ATTN_NORMALIZE_NAMES[] = {"softmax", "relu", NULL};
 _Static_assert(sizeof QKV_ATTN_NORMALIZE_NAMES / sizeof QKV_ATTN_NORMALIZE_NAMES[0] == QKV_ATTN_NORMALIZE_COUNT + 1,
                "one name per qkv_attn_normalize");
 
-#if QKV_REAL_IS_DOUBLE
-#define EXP_R exp
-#else
-#define EXP_R expf
-#endif
-
 typedef struct {
     int d_model, n_heads, d_head, total;
     qkv_real scale;
@@ -111,7 +105,7 @@ static void normalize_row(qkv_real *row, int a, int e, qkv_attn_normalize how)
             m = row[j];
     qkv_real sum = 0;
     for (int j = a; j < e; j++) {
-        row[j] = EXP_R(row[j] - m);
+        row[j] = qkv_rexp(row[j] - m);
         sum += row[j];
     }
     qkv_real inv = (qkv_real)1 / sum;

@@ -1,6 +1,6 @@
 /* Multi-head self-attention over a packed batch (Vaswani et al. 2017, "Attention is all you
  * need", section 3.2), with truncated (banded) and causal attention and a relu alternative to
- * softmax. Notation: see DESIGN.md; one token per row.
+ * softmax. One token per row.
  *
  * Packed batch: X [T, d_model] holds the tokens of B sentences end to end; the sentences
  * (lib/segments.h: B = sentences.n, offsets [B + 1], offsets[B] = T) give sentence b as rows

@@ -12,8 +12,7 @@
  * conditionals as selects on values already loaded (v = a[i]; y = c ? v : 0), not as
  * conditional loads, or they stay scalar branches. The "parallel :" modifier keeps the if
  * from switching off the simd part.
- * The qkv_r* functions are the math.h functions of the build's element type (expf in the
- * float build, exp in the double build). */
+ * The qkv_r* math functions of the build's element type are in lib/tensor.h. */
 #ifndef QKV_OP_UTIL_H
 #define QKV_OP_UTIL_H
 
@@ -21,19 +20,5 @@
 
 #include "lib/parallel.h"
 #include "lib/tensor.h"
-
-#if QKV_REAL_IS_DOUBLE
-#define qkv_rexp exp
-#define qkv_rlog log
-#define qkv_rerf erf
-#define qkv_rtanh tanh
-#define qkv_rsqrt sqrt
-#else
-#define qkv_rexp expf
-#define qkv_rlog logf
-#define qkv_rerf erff
-#define qkv_rtanh tanhf
-#define qkv_rsqrt sqrtf
-#endif
 
 #endif

@@ -1,16 +1,10 @@
-/* SGD with momentum, Adam, AdamW and gradient clipping; the formulas are in lib/optim.h. */
+/* SGD with momentum, Adam, AdamW and gradient clipping; the formulas are in lib/optim/optim.h. */
 #include "lib/optim/optim.h"
 #include "lib/parallel.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if QKV_REAL_IS_DOUBLE
-#define REAL_SQRT sqrt
-#else
-#define REAL_SQRT sqrtf
-#endif
 
 /* State buffers start on 64-byte boundaries (one cache line, one AVX-512 vector). */
 #define ALIGN_BYTES 64
@@ -40,21 +34,6 @@ qkv_optim_config qkv_optim_defaults(qkv_optim_kind kind)
 const char *const QKV_OPTIM_KIND_NAMES[] = {"adamw", "adam", "sgd", NULL};
 _Static_assert(sizeof QKV_OPTIM_KIND_NAMES / sizeof QKV_OPTIM_KIND_NAMES[0] == QKV_OPTIM_COUNT + 1,
                "one name per qkv_optim_kind");
-
-const char *qkv_optim_kind_name(qkv_optim_kind kind)
-{
-    return (unsigned)kind < QKV_OPTIM_COUNT ? QKV_OPTIM_KIND_NAMES[kind] : "unknown";
-}
-
-int qkv_optim_kind_parse(const char *name, qkv_optim_kind *kind, qkv_error *err)
-{
-    for (int k = 0; k < QKV_OPTIM_COUNT; k++)
-        if (strcmp(name, QKV_OPTIM_KIND_NAMES[k]) == 0) {
-            *kind = (qkv_optim_kind)k;
-            return QKV_OK;
-        }
-    return qkv_fail(err, "unknown optimizer '%s' (expected sgd, adam or adamw)", name);
-}
 
 static int check_config(const qkv_optim_config *c, qkv_error *err)
 {
@@ -163,7 +142,7 @@ static void adam_update(qkv_real *restrict p, const qkv_real *restrict g, qkv_re
         qkv_real vj = b2 * v[j] + c2 * gj * gj;
         m[j] = mj;
         v[j] = vj;
-        qkv_real denom = REAL_SQRT(vj) / bc2_sqrt + eps;
+        qkv_real denom = qkv_rsqrt(vj) / bc2_sqrt + eps;
         p[j] = p[j] * keep - step_size * mj / denom;
     });
 }

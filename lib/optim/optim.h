@@ -86,10 +86,6 @@ typedef struct qkv_optimizer {
  * (as torch.optim.Adam); AdamW the same with wd 0.01 (as torch.optim.AdamW). */
 qkv_optim_config qkv_optim_defaults(qkv_optim_kind kind);
 
-/* Name of a kind (QKV_OPTIM_KIND_NAMES); parse one back (QKV_ERR naming the bad value). */
-const char *qkv_optim_kind_name(qkv_optim_kind kind);
-int qkv_optim_kind_parse(const char *name, qkv_optim_kind *kind, qkv_error *err);
-
 /* Checks cfg (errors name the field and its value) and allocates zeroed state for every
  * parameter of ps; step = 0. Returns QKV_OK, or QKV_ERR with err set (bad config, out of
  * memory). o is safe to qkv_optim_free after a failure. */

@@ -1,27 +1,11 @@
-/* Learning-rate schedule; the formula is in lib/schedule.h. */
+/* Learning-rate schedule; the formula is in lib/optim/schedule.h. */
 #include "lib/optim/schedule.h"
 
 #include <math.h>
-#include <string.h>
 
 const char *const QKV_LR_DECAY_NAMES[] = {"none", "linear", "cosine", NULL};
 _Static_assert(sizeof QKV_LR_DECAY_NAMES / sizeof QKV_LR_DECAY_NAMES[0] == QKV_LR_DECAY_COUNT + 1,
                "one name per qkv_lr_decay");
-
-const char *qkv_lr_decay_name(qkv_lr_decay d)
-{
-    return (unsigned)d < QKV_LR_DECAY_COUNT ? QKV_LR_DECAY_NAMES[d] : "unknown";
-}
-
-int qkv_lr_decay_parse(const char *name, qkv_lr_decay *d, qkv_error *err)
-{
-    for (int k = 0; k < QKV_LR_DECAY_COUNT; k++)
-        if (strcmp(name, QKV_LR_DECAY_NAMES[k]) == 0) {
-            *d = (qkv_lr_decay)k;
-            return QKV_OK;
-        }
-    return qkv_fail(err, "unknown learning-rate decay '%s' (expected none, linear or cosine)", name);
-}
 
 int qkv_lr_schedule_check(const qkv_lr_schedule *s, qkv_error *err)
 {

@@ -39,8 +39,4 @@ int qkv_lr_schedule_check(const qkv_lr_schedule *s, qkv_error *err);
 /* The learning rate of update t (t = 1 for the first), by the formula above. */
 double qkv_lr_at(const qkv_lr_schedule *s, long t);
 
-/* The name of a decay (QKV_LR_DECAY_NAMES); and back (QKV_ERR naming the bad value). */
-const char *qkv_lr_decay_name(qkv_lr_decay d);
-int qkv_lr_decay_parse(const char *name, qkv_lr_decay *d, qkv_error *err);
-
 #endif

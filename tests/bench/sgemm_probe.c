@@ -1,4 +1,4 @@
-/* sgemm probe for tests/reference/bench.sh (not a test): the GFLOP/s that OpenBLAS's
+/* sgemm probe for tests/reference/bench.py (not a test): the GFLOP/s that OpenBLAS's
  * cblas_sgemm reaches on this machine with a given thread count, for a square product and
  * for the shapes of a tagger's projections.
  *

@@ -148,12 +148,10 @@ static void test_resolvable_from_context_and_position(void **state)
     qkv_vocab_free(&uni);
 }
 
-static void test_write_path_error(void **state)
+static void test_write_error(void **state)
 {
     (void)state;
     qkv_error err;
-    assert_int_equal(qkv_synth_write_path("/nonexistent-dir/x.conllu", 3, 1, &err), QKV_ERR);
-    assert_string_equal(err.msg, "/nonexistent-dir/x.conllu: cannot open for writing: No such file or directory");
     assert_int_equal(qkv_synth_write(stdout, -1, 1, &err), QKV_ERR);
 }
 
@@ -163,7 +161,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_reads_back_with_properties),
         cmocka_unit_test(test_resolvable_from_context_and_position),
-        cmocka_unit_test(test_write_path_error),
+        cmocka_unit_test(test_write_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,7 @@ static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
     return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n_sentences, f->off}, &f->keep);
 }
 
-/* Reference: dense per sentence and head, straight from the formulas in lib/attention.h. */
+/* Reference: dense per sentence and head, straight from the formulas in lib/ops/attention.h. */
 static void reference(const fixture *f, double *y)
 {
     const qkv_mha *m = &f->m;

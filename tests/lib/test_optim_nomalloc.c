@@ -124,7 +124,7 @@ static void run(qkv_optim_kind kind, int rows)
     qkv_params_free(&ps);
     __libc_free(dy);
     if (during != 0)
-        fail_msg("%s: %ld allocations in two training steps after the first", qkv_optim_kind_name(kind), during);
+        fail_msg("%s: %ld allocations in two training steps after the first", QKV_OPTIM_KIND_NAMES[kind], during);
 #else
     (void)kind;
     (void)rows;

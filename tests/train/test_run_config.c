@@ -85,8 +85,8 @@ static void test_choices_are_the_library_values(void **state)
             fail_msg("--set %s stored %d, the library's value of that name is %d", cases[i].set, got, cases[i].value);
     }
     /* The library's own names agree with the config's words. */
-    assert_string_equal(qkv_optim_kind_name(QKV_OPTIM_SGD), "sgd");
-    assert_string_equal(qkv_lr_decay_name(QKV_LR_NONE), "none");
+    assert_string_equal(QKV_OPTIM_KIND_NAMES[QKV_OPTIM_SGD], "sgd");
+    assert_string_equal(QKV_LR_DECAY_NAMES[QKV_LR_NONE], "none");
     load(&c, "model.norm_first=false");
     assert_false(c.model.encoder.norm_first);
     load(&c, "model.norm_first=true");

@@ -1,4 +1,4 @@
-/* qkv: the command. Dispatches to one subcommand per file (train/cmd_*.c). */
+/* qkv: the command. Dispatches to one subcommand per file (train/cli/cmd_*.c). */
 #include <stdio.h>
 #include <string.h>
 

@@ -63,14 +63,6 @@ static void plan_layout(const qkv_attention_plot *ap, int n_panels, layout *L)
     L->height = L->head + L->rows * (int)ceil(L->top + n * L->cell + L->bottom);
 }
 
-void qkv_attention_plot_size(const qkv_attention_plot *ap, int n_panels, int *width, int *height)
-{
-    layout L;
-    plan_layout(ap, n_panels, &L);
-    *width = L.width;
-    *height = L.height;
-}
-
 /* `set xtics (...)` / `set ytics (...)` with one label per word. */
 static void word_tics(FILE *f, const char *axis, const qkv_attention_plot *ap, bool with_tags)
 {

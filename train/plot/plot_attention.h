@@ -20,12 +20,9 @@ typedef struct qkv_attention_plot {
 } qkv_attention_plot;
 
 /* Writes the script beside image (.png or .svg) and runs gnuplot. Unless ap gives a size, the
- * image grows with the sentence (qkv_attention_plot_size): cells of 28 pixels for up to 12
+ * image grows with the sentence: cells of 28 pixels for up to 12
  * words, shrinking to 14 pixels from 68 words on, room for every label. Errors (err): bad head or sentence index, image
  * extension, the script not writable, gnuplot missing (script written) or failing. */
 int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_error *err);
-
-/* The image size in pixels for n_panels heads of ap's sentence (ap->width, ap->height when set). */
-void qkv_attention_plot_size(const qkv_attention_plot *ap, int n_panels, int *width, int *height);
 
 #endif
