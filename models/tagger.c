@@ -79,9 +79,9 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
                               "pos", err))
         goto fail;
     m->pos.overflow = cfg->pos_overflow;
-    qkv_encoder_opts enc = cfg->encoder; /* rope and alibi act in every block's attention */
-    enc.attn.rope_base = cfg->positional == QKV_POS_ROPE ? cfg->rope_base : 0;
-    enc.attn.alibi = cfg->positional == QKV_POS_ALIBI;
+    m->pos.rope_base = cfg->rope_base;
+    qkv_encoder_opts enc = cfg->encoder; /* rotations and score biases act in every block's attention */
+    qkv_positional_attention(&m->pos, &enc.attn);
     if (!transformer && create_other_encoder(m, rng, err))
         goto fail;
     for (int i = 0; transformer && i < cfg->n_layers; i++) {
