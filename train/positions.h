@@ -18,7 +18,8 @@ typedef struct qkv_position_pictures {
 
 /* Fills pp for positions 0 .. n−1 (n >= 1; fewer when the kind draws fewer, e.g. a learned
  * table without clamping stops at its max_len). Errors: a model with no positional information
- * (a kind that draws nothing and no relative biases), out of memory, a tape failure (floater). Free with qkv_position_pictures_free (also after an error). */
+ * (a kind that draws nothing and no relative biases), out of memory, a tape failure (floater).
+ * Free with qkv_position_pictures_free (also after an error). */
 int qkv_position_pictures_make(const qkv_tagger *m, int n, qkv_position_pictures *pp, qkv_error *err);
 void qkv_position_pictures_free(qkv_position_pictures *pp);
 

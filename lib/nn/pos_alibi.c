@@ -44,6 +44,5 @@ const qkv_pos_kind_desc qkv_pos_alibi = {
     .params = "",
     .attention = alibi_attention,
     .draw = alibi_draw,
-    .draws = "the bias -m_h*p per head (distance x head) and the score bias a query at i gives a key "
-             "at j, mean over heads (position x position)",
+    .draws = "the bias -m_h*p by head; the bias a query at i gives a key at j, mean over heads",
 };

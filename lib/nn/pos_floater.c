@@ -20,5 +20,5 @@ const qkv_pos_kind_desc qkv_pos_floater = {
     .create = floater_create,
     .pe = floater_pe,
     .draw = qkv_pos_draw_additive,
-    .draws = "PE(p) (position x dimension) and the cosine of PE(i) and PE(j) (position x position)",
+    .draws = "PE(p) by dimension; the cosine of PE(i) and PE(j)",
 };

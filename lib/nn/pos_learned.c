@@ -33,11 +33,10 @@ static int learned_drawable(const qkv_positional *pos, int n)
 const qkv_pos_kind_desc qkv_pos_learned = {
     .name = "learned",
     .group = QKV_POS_ADDITIVE,
-    .params = "max_len, pos_overflow",
+    .params = "model.max_len, model.pos_overflow",
     .create = learned_create,
     .pe = learned_pe,
     .drawable = learned_drawable,
     .draw = qkv_pos_draw_additive,
-    .draws = "PE(p) (position x dimension) and the cosine of PE(i) and PE(j) (position x position); "
-             "without pos_overflow: clamp only the table's max_len rows",
+    .draws = "PE(p) by dimension; the cosine of PE(i) and PE(j); max_len rows unless clamped",
 };

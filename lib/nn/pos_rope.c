@@ -41,9 +41,8 @@ static int rope_draw(const qkv_positional *pos, int n, int n_heads, qkv_pos_pane
 const qkv_pos_kind_desc qkv_pos_rope = {
     .name = "rope",
     .group = QKV_POS_ROTATION,
-    .params = "rope_base",
+    .params = "model.rope_base",
     .attention = rope_attention,
     .draw = rope_draw,
-    .draws = "cos(p*theta_i) per rotary pair (position x pair) and the mean over pairs of "
-             "cos((j-i)*theta_i) (position x position)",
+    .draws = "cos(p*theta_i) by rotary pair i; the mean over pairs of cos((j-i)*theta_i)",
 };

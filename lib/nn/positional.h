@@ -74,7 +74,7 @@ typedef enum { QKV_POS_ADDITIVE = 0, QKV_POS_ROTATION, QKV_POS_SCORE_BIAS } qkv_
 typedef struct qkv_pos_kind_desc {
     const char *name;   /* its QKV_POS_KIND_NAMES entry */
     qkv_pos_group group;
-    const char *params; /* the model.* keys it reads besides positional (and scale_embeddings), or "" */
+    const char *params; /* the config keys it reads besides model.positional, e.g. "model.rope_base", or "" */
     /* Parameters "<prefix>.<...>" in ps (rng for their initialization); errors (err). */
     int (*create)(qkv_positional *pos, qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
     /* Additive: PE [rows, d_model] for positions 0 .. longest − 1 (a tape tensor or a parameter;
@@ -89,7 +89,7 @@ typedef struct qkv_pos_kind_desc {
      * a tape failure. Panels allocated before an error are the caller's to free. */
     int (*draw)(const qkv_positional *pos, int n, int n_heads, qkv_pos_panel *enc, qkv_pos_panel *sim,
                 qkv_error *err);
-    const char *draws;  /* what draw shows, one line of `qkv positions --help` */
+    const char *draws;  /* what draw shows (position × ...; position × position), for `qkv positions --help` */
 } qkv_pos_kind_desc;
 
 /* The table of kinds [QKV_POS_COUNT] (index = value), built from QKV_POS_KINDS. */

@@ -228,7 +228,8 @@ static void test_attention_rope_alibi(void **state)
         const char *names[10] = {"x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "rel_bias"};
         if (tu_gradcheck_status(&tp, mha_fn, &f, f.m.rel_bias ? 10 : 9, ts, names, 900 + (uint64_t)cfg) != 0)
             fail_msg("gradcheck failed: cfg %d heads %d window %d causal %d rel_clip %d rope %g alibi %d", cfg,
-                     opts.n_heads, opts.window, opts.causal, opts.rel_clip, opts.rope_base, opts.pos_bias != NULL);
+                     opts.n_heads, opts.window, opts.causal, opts.rel_clip, opts.rope_base,
+                     opts.pos_bias != NULL);
         qkv_tape_free(&tp);
         qkv_params_free(&ps);
     }

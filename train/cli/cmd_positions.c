@@ -13,12 +13,17 @@
 /* The help: what each positional kind draws (its descriptor's draws), then the rest. */
 static const char *about(char *buf, size_t len)
 {
-    size_t at = (size_t)snprintf(buf, len, "Draws what a checkpoint's positional encoding is, for positions 0 .. N-1 "
-                                           "(beyond the\ntraining length too), as heatmaps with gnuplot, by "
-                                           "model.positional:\n");
+    size_t at = (size_t)snprintf(buf, len,
+                                 "Draws what a checkpoint's positional encoding is, for positions 0 .. N-1 (beyond the\n"
+                                 "training length too), as heatmaps with gnuplot: position x its dimensions, then\n"
+                                 "position x position, by model.positional:\n");
     for (int k = 0; k < QKV_POS_COUNT && at < len; k++)
         if (qkv_pos_kinds[k]->draw)
-            at += (size_t)snprintf(buf + at, len - at, "  %s: %s\n", qkv_pos_kinds[k]->name, qkv_pos_kinds[k]->draws);
+        {
+            const qkv_pos_kind_desc *d = qkv_pos_kinds[k];
+            at += (size_t)snprintf(buf + at, len - at, "  %s%s%s%s:\n    %s\n", d->name, *d->params ? " (" : "",
+                                   d->params, *d->params ? ")" : "", d->draws);
+        }
     if (at < len)
         snprintf(buf + at, len - at,
                  "With model.attn_rel_clip, a third: layer 0's relative score bias (mean over heads).\n"
