@@ -4,11 +4,11 @@
  *
  * where p(t) is the position of token t inside its own sentence (restarting at 0 for every
  * sentence of the packed batch, see lib/segments.h). Each kind is a descriptor in its own file
- * (lib/nn/pos_<name>.c) and one row of QKV_POS_KINDS below; by how they act:
- *   additive    PE from the kind: none (PE = 0, only the optional scaling applies),
- *               sinusoidal (pos_sinusoidal.c), learned (pos_learned.c), floater (pos_floater.c)
- *   rotation    of q and k inside attention, PE = 0 here: rope (pos_rope.c, lib/ops/rope.h)
- *   score bias  added to attention's scores, PE = 0 here: alibi (pos_alibi.c, lib/ops/alibi.h)
+ * (lib/nn/pos_<name>.c: its formula and paper) and one row of QKV_POS_KINDS below; by how they
+ * act (qkv_pos_group):
+ *   additive    PE from the kind (a kind without pe: PE = 0, only the optional scaling applies)
+ *   rotation    of q and k inside every attention layer (PE = 0 here)
+ *   score bias  added to every attention layer's scores (lib/ops/score_bias.h; PE = 0 here)
  * The relative position biases (model.attn_rel_clip) are a score bias of each attention layer
  * (lib/ops/rel_bias.h), not a positional kind. */
 #ifndef QKV_POSITIONAL_H

@@ -1,9 +1,9 @@
 /* Score modifiers of attention (lib/ops/attention.h): a bias b(h, i, j) added to the scaled
  * score of query i and key j in head h, before normalization, computed in the kernel (no n×n
  * tensor). A kind is a descriptor: how to add its bias to a row of scores, how its learned
- * values (if any) receive the row's score gradient, and what it requires of the layer. Kinds:
- * relative position biases (lib/ops/rel_bias.h) and ALiBi (lib/ops/alibi.h); a new kind is a
- * new file with its descriptor, and attention.c does not change. */
+ * values (if any) receive the row's score gradient, and what it requires of the layer. Each kind
+ * is its own file (e.g. the relative position biases, lib/ops/rel_bias.h); a new kind is a new
+ * file with its descriptor, and attention.c does not change. */
 #ifndef QKV_SCORE_BIAS_H
 #define QKV_SCORE_BIAS_H
 
