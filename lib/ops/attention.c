@@ -245,9 +245,14 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const qkv_attention_proj *
     if (n_biases < 0 || n_biases > QKV_ATTN_MAX_BIASES)
         return qkv_tape_fail(tp, "attention: %d score biases, at most %d", n_biases, QKV_ATTN_MAX_BIASES), false;
     char msg[200];
-    for (int m = 0; m < n_biases; m++)
+    int learned = 0;
+    for (int m = 0; m < n_biases; m++) {
         if (biases[m].kind->check(&biases[m], opts->n_heads, opts->normalize == QKV_ATTN_SOFTMAX, msg, sizeof msg))
             return qkv_tape_fail(tp, "attention: %s", msg), false;
+        learned += biases[m].param != NULL;
+    }
+    if (7 + learned > QKV_MAX_INPUTS) /* x, the projections and the learned biases are the node's inputs */
+        return qkv_tape_fail(tp, "attention: %d learned score biases, at most %d", learned, QKV_MAX_INPUTS - 7), false;
     if (!(opts->dropout >= 0 && opts->dropout < 1))
         return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
     if (opts->rope_base != 0 && (!(opts->rope_base > 0) || !isfinite(opts->rope_base) || (D / opts->n_heads) % 2))
@@ -401,10 +406,12 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, c
     attn_saved *sv = o ? saved_state(tp, sent, T, D, biases, n_biases, opts, drop) : NULL;
     if (!sv)
         return NULL;
-    qkv_tensor *inputs[7 + QKV_ATTN_MAX_BIASES] = {x, proj->w_q, proj->w_k, proj->w_v, proj->b_q, proj->b_k, proj->b_v};
-    for (int m = 0; m < n_biases; m++)
-        inputs[7 + m] = biases[m].param;
-    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, 7 + n_biases, inputs);
+    qkv_tensor *inputs[QKV_MAX_INPUTS] = {x, proj->w_q, proj->w_k, proj->w_v, proj->b_q, proj->b_k, proj->b_v};
+    int n_in = 7;
+    for (int m = 0; m < n_biases; m++) /* the learned ones (check_inputs counted them) */
+        if (biases[m].param)
+            inputs[n_in++] = biases[m].param;
+    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, n_in, inputs);
     double work = plan_blocks(tp, sv, opts->window, node || keep || drop, drop); /* dropout masks go to bands */
     if (work < 0)
         return NULL;
@@ -509,7 +516,7 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     size_t per_head[QKV_ATTN_MAX_BIASES] = {0};
     for (int m = 0; m < sv->n_bias; m++) {
         const qkv_score_bias *sb = &sv->bias[m];
-        dbias[m] = sb->kind->backward && sb->param ? qkv_grad(tp, node->in[7 + m]) : NULL;
+        dbias[m] = sb->kind->backward && sb->param ? qkv_grad(tp, sb->param) : NULL;
         if (!dbias[m])
             continue;
         per_head[m] = sb->param->size / (size_t)sv->n_heads;

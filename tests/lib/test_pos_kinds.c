@@ -3,13 +3,14 @@
  * for each, a positional encoding followed by one attention layer set up by the kind
  * (qkv_positional_attention) matches a dense double-precision reference built from that
  * entry, passes a gradient check of every input and parameter, and draws its pictures. A new
- * kind fails here until it gets its reference row. */
+ * kind fails here until it gets its reference row. Also: the score biases on attention's node. */
 #include "optest.h"
 
 #include "floater_reference.h"
 #include "lib/nn/mha.h"
 #include "lib/nn/positional.h"
 #include "lib/ops/alibi.h"
+#include "lib/ops/rel_bias.h"
 
 enum { D = 8, HEADS = 2, DH = D / HEADS, NSENT = 3, MAX_N = 5, MAX_LEN = 6 };
 static const int lens[NSENT] = {5, 2, 4};
@@ -244,10 +245,44 @@ static void test_every_kind(void **state)
     }
 }
 
+/* The attention node's inputs are x, the six projections and the learned score biases only (a
+ * constant bias such as ALiBi's adds none): relative biases and ALiBi together make 8, within
+ * the tape's QKV_MAX_INPUTS; more learned biases than fit are a tape error. */
+static void test_bias_inputs(void **state)
+{
+    (void)state;
+    qkv_params ps;
+    qkv_params_init(&ps);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 5);
+    qkv_error err;
+    qkv_mha m;
+    qkv_attention_opts opts = {.n_heads = HEADS, .rel_clip = 2, .pos_bias = &qkv_alibi_kind};
+    if (qkv_mha_create(&m, &ps, &rng, "attn", D, &opts, true, &err) != QKV_OK)
+        fail_msg("%s", err.msg);
+    qkv_tensor *x = tu_param(&ps, &rng, "x", 2, (int[]){4, D});
+    int32_t off[] = {0, 4};
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    assert_non_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
+    const qkv_node *node = &tp.nodes[tp.n_nodes - 2];
+    assert_string_equal(node->op, "attention");
+    assert_int_equal(node->n_in, 8);
+    assert_ptr_equal(node->in[7], m.rel_bias);
+    qkv_tape_reset(&tp);
+    const qkv_attention_proj proj = {m.w_q, m.w_k, m.w_v, m.b_q, m.b_k, m.b_v};
+    const qkv_score_bias two[2] = {qkv_rel_bias(m.rel_bias, 2), qkv_rel_bias(m.rel_bias, 2)};
+    assert_null(qkv_attention(&tp, x, (qkv_segments){1, off}, &proj, two, 2, &opts, NULL));
+    assert_non_null(strstr(tp.err.msg, "attention: 2 learned score biases, at most 1"));
+    qkv_tape_free(&tp);
+    qkv_params_free(&ps);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_kind),
+        cmocka_unit_test(test_bias_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
