@@ -52,8 +52,11 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
     if (qkv_positional_create(&m->pos, pos, d, cfg->max_len, cfg->scale_embeddings, &m->params, rng, "pos", err))
         goto fail;
     m->pos.overflow = cfg->pos_overflow;
+    m->pos.rope_base = cfg->rope_base;
+    qkv_tagger_config ecfg = *cfg; /* rotations and score biases act in every block's attention */
+    qkv_positional_attention(&m->pos, &ecfg.encoder.attn);
     m->encoder.d_out = m->encoder.desc->d_out(cfg);
-    if (m->encoder.desc->create(&m->encoder, &m->params, rng, cfg, err))
+    if (m->encoder.desc->create(&m->encoder, &m->params, rng, &ecfg, err))
         goto fail;
     const int d_out = m->encoder.d_out;
     m->final_gain = qkv_params_add(&m->params, err, 1, (int[]){d_out}, "final_ln.gain");

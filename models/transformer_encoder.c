@@ -1,5 +1,6 @@
 /* The Transformer encoder kind (models/kinds.h): n_layers blocks of lib/nn/encoder.h over the
- * positioned token vectors; rope and alibi positions act in every block's attention.
+ * positioned token vectors; rotary and score-bias positions act in every block's attention
+ * (cfg->encoder.attn as qkv_positional_attention set it).
  * Parameters: encoder.layers.<i>.* (lib/nn/encoder.h). d_out = d_model. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,7 @@ static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_tagger
     if (!b)
         return qkv_fail(err, "transformer encoder: out of memory for %d layers", cfg->n_layers);
     e->state = b;
-    qkv_encoder_opts enc = cfg->encoder;
-    enc.attn.rope_base = cfg->positional == QKV_POS_ROPE ? cfg->rope_base : 0;
-    enc.attn.alibi = cfg->positional == QKV_POS_ALIBI;
+    qkv_encoder_opts enc = cfg->encoder; /* the positions' rotation and score bias set by the tagger */
     for (int i = 0; i < cfg->n_layers; i++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);

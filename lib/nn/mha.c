@@ -2,6 +2,8 @@
  * output projection. See lib/nn/mha.h. */
 #include "lib/nn/mha.h"
 
+#include "lib/ops/rel_bias.h"
+
 #include <string.h>
 
 int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix, int d_model,
@@ -37,8 +39,14 @@ int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix,
 qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, qkv_segments sentences,
                             qkv_attention_weights *keep)
 {
-    qkv_tensor *o = qkv_attention(tp, x, sentences, m->w_q, m->w_k, m->w_v, m->b_q, m->b_k,
-                                  m->b_v, m->rel_bias, &m->opts, keep);
+    qkv_score_bias biases[2];
+    int n = 0;
+    if (m->opts.rel_clip != 0 || m->rel_bias)
+        biases[n++] = qkv_rel_bias(m->rel_bias, m->opts.rel_clip);
+    if (m->opts.pos_bias)
+        biases[n++] = (qkv_score_bias){.kind = m->opts.pos_bias};
+    const qkv_attention_proj proj = {m->w_q, m->w_k, m->w_v, m->b_q, m->b_k, m->b_v};
+    qkv_tensor *o = qkv_attention(tp, x, sentences, &proj, biases, n, &m->opts, keep);
     if (!o)
         return NULL;
     return qkv_attention_out(tp, o, m->w_o, m->b_o);

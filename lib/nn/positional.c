@@ -1,26 +1,32 @@
-/* Positional encodings: forward and backward. See lib/nn/positional.h. */
+/* Positional encodings: the table of kinds, and what all kinds share (create, apply, the
+ * attention options, the pictures of the additive kinds). See lib/nn/positional.h; each kind
+ * is in lib/nn/pos_<name>.c. */
 #include "lib/nn/positional.h"
 
 #include "lib/ops/ops.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-const char *const QKV_POS_KIND_NAMES[] = {"none", "sinusoidal", "learned", "rope", "alibi", "floater", NULL};
+#define QKV_POS_NAME_ROW(id, name) #name,
+const char *const QKV_POS_KIND_NAMES[] = {QKV_POS_KINDS(QKV_POS_NAME_ROW) NULL};
+#undef QKV_POS_NAME_ROW
 _Static_assert(sizeof QKV_POS_KIND_NAMES / sizeof QKV_POS_KIND_NAMES[0] == QKV_POS_COUNT + 1,
                "one name per qkv_pos_kind");
+
+#define QKV_POS_DECLARE_ROW(id, name) extern const qkv_pos_kind_desc qkv_pos_##name;
+QKV_POS_KINDS(QKV_POS_DECLARE_ROW)
+#undef QKV_POS_DECLARE_ROW
+#define QKV_POS_TABLE_ROW(id, name) &qkv_pos_##name,
+const qkv_pos_kind_desc *const qkv_pos_kinds[] = {QKV_POS_KINDS(QKV_POS_TABLE_ROW)};
+#undef QKV_POS_TABLE_ROW
+_Static_assert(sizeof qkv_pos_kinds / sizeof qkv_pos_kinds[0] == QKV_POS_COUNT, "one descriptor per qkv_pos_kind");
+
 const char *const QKV_POS_OVERFLOW_NAMES[] = {"error", "clamp", NULL};
 _Static_assert(sizeof QKV_POS_OVERFLOW_NAMES / sizeof QKV_POS_OVERFLOW_NAMES[0] == QKV_POS_OVERFLOW_COUNT + 1,
                "one name per qkv_pos_overflow");
-
-void qkv_sinusoidal(int p, int d_model, qkv_real *pe)
-{
-    for (int c = 0; c < d_model; c++) {
-        int two_i = c - c % 2;
-        double angle = (double)p / pow(10000.0, (double)two_i / (double)d_model);
-        pe[c] = (qkv_real)(c % 2 == 0 ? sin(angle) : cos(angle));
-    }
-}
 
 int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, bool scale_input,
                           qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err)
@@ -34,18 +40,8 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
     pos->d_model = d_model;
     pos->max_len = max_len;
     pos->scale_input = scale_input;
-    if (kind == QKV_POS_LEARNED) {
-        if (max_len < 1)
-            return qkv_fail(err, "%s: learned positions need max_len >= 1, got %d", prefix, max_len);
-        pos->table = qkv_params_add(ps, err, 2, (int[]){max_len, d_model}, "%s.table", prefix);
-        if (!pos->table)
-            return QKV_ERR;
-        qkv_params_of(ps, pos->table)->no_weight_decay = true;
-        qkv_init_normal(pos->table, rng, 0.02);
-    }
-    if (kind == QKV_POS_FLOATER)
-        return qkv_floater_create(&pos->floater, ps, rng, prefix, d_model, err);
-    return QKV_OK;
+    const qkv_pos_kind_desc *k = qkv_pos_kinds[kind];
+    return k->create ? k->create(pos, ps, rng, prefix, err) : QKV_OK;
 }
 
 qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_segments sentences)
@@ -57,21 +53,78 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
     if (x->rank != 2 || x->shape[1] != D)
         return qkv_tape_fail(tp, "positional: x is %s, expected [T, %d]", qkv_shape_str(x, sx, sizeof sx), D);
     qkv_real scale = pos->scale_input ? (qkv_real)sqrt((double)D) : 1;
-    qkv_tensor *pe = pos->kind == QKV_POS_LEARNED ? pos->table : NULL;
     int longest = 0;
     for (int b = 0; sentences.offsets && b < sentences.n; b++)
         if (qkv_segments_len(sentences, b) > longest)
             longest = qkv_segments_len(sentences, b);
-    if (pos->kind == QKV_POS_FLOATER && longest > 0) /* the ODE solved up to the longest sentence */
-        pe = qkv_floater_positions(tp, &pos->floater, longest);
-    if (pos->kind == QKV_POS_SINUSOIDAL) { /* a constant table up to the longest sentence */
-        if (longest > 0) {
-            pe = qkv_tape_tensor2(tp, longest, D);
-            if (!pe)
-                return NULL;
-            for (int p = 0; p < longest; p++)
-                qkv_sinusoidal(p, D, pe->data + (size_t)p * D);
-        }
-    }
+    const qkv_pos_kind_desc *k = qkv_pos_kinds[pos->kind];
+    qkv_tensor *pe = k->pe ? k->pe(tp, pos, longest) : NULL;
+    if (tp->failed)
+        return NULL;
     return qkv_add_positions(tp, x, sentences, scale, pe, pos->overflow == QKV_POS_OVERFLOW_CLAMP);
+}
+
+void qkv_positional_attention(const qkv_positional *pos, qkv_attention_opts *opts)
+{
+    opts->rope_base = 0;
+    opts->pos_bias = NULL;
+    const qkv_pos_kind_desc *k = qkv_pos_kinds[pos->kind];
+    if (k->attention)
+        k->attention(pos, opts);
+}
+
+double *qkv_pos_panel_alloc(qkv_pos_panel *p, int rows, int cols, const char *xlabel, const char *ylabel,
+                            qkv_error *err)
+{
+    p->data = calloc((size_t)rows * (size_t)cols, sizeof *p->data);
+    if (!p->data)
+        return qkv_fail(err, "out of memory"), NULL;
+    p->rows = rows;
+    p->cols = cols;
+    p->xlabel = xlabel;
+    p->ylabel = ylabel;
+    return p->data;
+}
+
+/* sim [n, n] = the cosine of rows i and j of pe [n, d] (0 when either is zero). */
+static void cosines(const double *pe, int n, int d, double *sim)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double dot = 0, ni = 0, nj = 0;
+            for (int c = 0; c < d; c++) {
+                dot += pe[(size_t)i * d + c] * pe[(size_t)j * d + c];
+                ni += pe[(size_t)i * d + c] * pe[(size_t)i * d + c];
+                nj += pe[(size_t)j * d + c] * pe[(size_t)j * d + c];
+            }
+            sim[(size_t)i * n + j] = ni > 0 && nj > 0 ? dot / sqrt(ni * nj) : 0;
+        }
+}
+
+int qkv_pos_draw_additive(const qkv_positional *pos, int n, int n_heads, qkv_pos_panel *enc, qkv_pos_panel *sim,
+                          qkv_error *err)
+{
+    (void)n_heads;
+    const qkv_pos_kind_desc *k = qkv_pos_kinds[pos->kind];
+    int d = pos->d_model;
+    qkv_tape tp;
+    if (qkv_tape_init(&tp, 0) != 0)
+        return qkv_fail(err, "out of memory");
+    tp.no_grad = true;
+    qkv_tensor *pe = k->pe(&tp, pos, n);
+    double *e = NULL, *s = NULL;
+    if (!pe)
+        qkv_fail(err, "%s: %s", k->name, tp.failed ? tp.err.msg : "no encoding");
+    else if ((e = qkv_pos_panel_alloc(enc, n, d, "dimension", "position", err)) &&
+             (s = qkv_pos_panel_alloc(sim, n, n, "position j", "position i", err))) {
+        int rows = pe->shape[0];
+        for (int p = 0; p < n; p++)
+            for (int c = 0; c < d; c++)
+                e[(size_t)p * d + c] = pe->data[(size_t)(p < rows ? p : rows - 1) * d + c];
+        cosines(e, n, d, s);
+        snprintf(enc->title, sizeof enc->title, "%s: PE(position)", k->name);
+        snprintf(sim->title, sizeof sim->title, "%s: cosine of PE(i) and PE(j)", k->name);
+    }
+    qkv_tape_free(&tp);
+    return s ? QKV_OK : QKV_ERR;
 }

@@ -1,43 +1,48 @@
-/* Positional encodings added to the token representations of a packed batch.
+/* Positional encodings of the token representations of a packed batch.
  *
  *   y[t] = x[t] · (scale_input ? sqrt(d_model) : 1) + PE(p(t))
  *
  * where p(t) is the position of token t inside its own sentence (restarting at 0 for every
- * sentence of the packed batch, see lib/segments.h). Kinds:
- *   none        PE = 0 (only the optional scaling applies)
- *   sinusoidal  PE(p, 2i) = sin(p / 10000^(2i / d_model)), PE(p, 2i+1) = cos(same angle)
- *               (Vaswani et al. 2017, section 3.5), any length, odd d_model included
- *   learned     PE(p) = row p of a [max_len, d_model] parameter "<prefix>.table"
- *               (a sentence longer than max_len is a tape error naming both numbers, unless
- *               overflow is clamp: then positions p >= max_len use row max_len - 1, so
- *               every word past the table shares the last learned position)
- *   floater     PE(p) = the solution at time p·Δt of a learned ODE (FLOATER, lib/nn/floater.h),
- *               any length
- *   rope, alibi PE = 0 here: they act inside attention (qkv_attention_opts rope_base, alibi;
- *               the model sets them from the kind), as do the relative biases (rel_clip). */
+ * sentence of the packed batch, see lib/segments.h). Each kind is a descriptor in its own file
+ * (lib/nn/pos_<name>.c: its formula and paper) and one row of QKV_POS_KINDS below; by how they
+ * act (qkv_pos_group):
+ *   additive    PE from the kind (a kind without pe: PE = 0, only the optional scaling applies)
+ *   rotation    of q and k inside every attention layer (PE = 0 here)
+ *   score bias  added to every attention layer's scores (lib/ops/score_bias.h; PE = 0 here)
+ * The relative position biases (model.attn_rel_clip) are a score bias of each attention layer
+ * (lib/ops/rel_bias.h), not a positional kind. */
 #ifndef QKV_POSITIONAL_H
 #define QKV_POSITIONAL_H
 
 #include <stdint.h>
 
 #include "lib/nn/floater.h"
+#include "lib/ops/attention.h"
 #include "lib/param.h"
 #include "lib/segments.h"
 #include "lib/tape.h"
 
+/* The positional kinds, one row each: X(ID, name) gives the value QKV_POS_<ID>, the spelling
+ * "name" of configs (QKV_POS_KIND_NAMES) and the descriptor qkv_pos_<name> (lib/nn/pos_<name>.c).
+ * Values are the row order: append new kinds. */
+#define QKV_POS_KINDS(X)                                                                                  \
+    X(NONE, none)                                                                                      \
+    X(SINUSOIDAL, sinusoidal)                                                                          \
+    X(LEARNED, learned)                                                                                \
+    X(ROPE, rope)                                                                                      \
+    X(ALIBI, alibi)                                                                                    \
+    X(FLOATER, floater)
+
 typedef enum {
-    QKV_POS_NONE = 0,
-    QKV_POS_SINUSOIDAL,
-    QKV_POS_LEARNED,
-    QKV_POS_ROPE,    /* in attention: rotary q and k (lib/ops/rope.h); PE = 0 here */
-    QKV_POS_ALIBI,   /* in attention: linear score biases (lib/ops/alibi.h); PE = 0 here */
-    QKV_POS_FLOATER, /* PE from a learned ODE (lib/nn/floater.h) */
+#define QKV_POS_ENUM_ROW(id, name) QKV_POS_##id,
+    QKV_POS_KINDS(QKV_POS_ENUM_ROW)
+#undef QKV_POS_ENUM_ROW
     QKV_POS_COUNT
 } qkv_pos_kind;
-/* "none", "sinusoidal", "learned", "rope", "alibi", "floater" (index = value), then NULL. */
+/* The kinds' names (index = value), then NULL. */
 extern const char *const QKV_POS_KIND_NAMES[];
 
-/* Learned positions, a sentence longer than max_len: an error, or clamp (see above). */
+/* Learned positions, a sentence longer than max_len: an error, or clamp (see pos_learned.c). */
 typedef enum { QKV_POS_OVERFLOW_ERROR = 0, QKV_POS_OVERFLOW_CLAMP, QKV_POS_OVERFLOW_COUNT } qkv_pos_overflow;
 /* "error", "clamp" (index = value), then NULL. */
 extern const char *const QKV_POS_OVERFLOW_NAMES[];
@@ -49,16 +54,53 @@ typedef struct qkv_positional {
     bool scale_input;   /* multiply x by sqrt(d_model) first */
     qkv_pos_overflow overflow; /* learned, clamp: PE(p) = row min(p, max_len - 1) instead of an
                                   error; error after qkv_positional_create, set it afterwards */
+    double rope_base;   /* rope: base of the rotation frequencies (lib/ops/rope.h); 0 after
+                           qkv_positional_create, set it afterwards (0: no rotation) */
     qkv_tensor *table;  /* learned: [max_len, d_model] parameter; else NULL */
     qkv_floater floater; /* floater: its parameters */
 } qkv_positional;
 
+/* One matrix that `qkv positions` draws: data [rows, cols], malloc'd (free it). */
+typedef struct qkv_pos_panel {
+    char title[160];
+    const char *xlabel, *ylabel;
+    int rows, cols;
+    double *data;
+} qkv_pos_panel;
+
+typedef enum { QKV_POS_ADDITIVE = 0, QKV_POS_ROTATION, QKV_POS_SCORE_BIAS } qkv_pos_group;
+
+/* A positional kind. Every hook may be NULL (then: nothing to do). */
+typedef struct qkv_pos_kind_desc {
+    const char *name;   /* its QKV_POS_KIND_NAMES entry */
+    qkv_pos_group group;
+    const char *params; /* the config keys it reads besides model.positional, e.g. "model.rope_base", or "" */
+    /* Parameters "<prefix>.<...>" in ps (rng for their initialization); errors (err). */
+    int (*create)(qkv_positional *pos, qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
+    /* Additive: PE [rows, d_model] for positions 0 .. longest − 1 (a tape tensor or a parameter;
+     * qkv_add_positions reads row p of it), or NULL with the tape failed. */
+    qkv_tensor *(*pe)(qkv_tape *tp, const qkv_positional *pos, int longest);
+    /* Rotation and score bias: what it sets in every attention layer's options. */
+    void (*attention)(const qkv_positional *pos, qkv_attention_opts *opts);
+    /* `qkv positions`: the positions 0 .. n' − 1 it can draw of n asked (n' <= n). */
+    int (*drawable)(const qkv_positional *pos, int n);
+    /* `qkv positions`: fills enc (position × its dimensions) and sim (position × position) for
+     * positions 0 .. n − 1 of a model of n_heads attention heads; errors (err): out of memory,
+     * a tape failure. Panels allocated before an error are the caller's to free. */
+    int (*draw)(const qkv_positional *pos, int n, int n_heads, qkv_pos_panel *enc, qkv_pos_panel *sim,
+                qkv_error *err);
+    const char *draws;  /* what draw shows (position × ...; position × position), for `qkv positions --help` */
+} qkv_pos_kind_desc;
+
+/* The table of kinds [QKV_POS_COUNT] (index = value), built from QKV_POS_KINDS. */
+extern const qkv_pos_kind_desc *const qkv_pos_kinds[];
+
 /* Fills pe [d_model] with the sinusoidal encoding of position p (computed in double). */
 void qkv_sinusoidal(int p, int d_model, qkv_real *pe);
 
-/* Sets up pos; for `learned` adds the parameter "<prefix>.table" [max_len, d_model] to ps,
- * initialized N(0, 0.02^2); for `floater` the ODE's parameters (lib/nn/floater.h). Errors (err): d_model < 1, learned with max_len < 1, a parameter
- * that cannot be added. rng is used only for `learned` and `floater`. */
+/* Sets up pos; the kind's parameters (its create: "<prefix>.table" for learned, the ODE's for
+ * floater) go to ps, drawn from rng. Errors (err): d_model < 1, an unknown kind, the kind's
+ * create (e.g. learned with max_len < 1, a parameter that cannot be added). */
 int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, bool scale_input,
                           qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
 
@@ -67,5 +109,18 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
  * Tape errors: x not [T, d_model], sentences not covering x, a sentence longer than max_len
  * (learned, overflow error). */
 qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_segments sentences);
+
+/* Sets what pos's kind does inside attention: opts->rope_base (0 unless a rotation) and
+ * opts->pos_bias (NULL unless a score bias). */
+void qkv_positional_attention(const qkv_positional *pos, qkv_attention_opts *opts);
+
+/* For the kinds' draw: p->data = zeros [rows, cols] with the axis labels; NULL (err) when out
+ * of memory. */
+double *qkv_pos_panel_alloc(qkv_pos_panel *p, int rows, int cols, const char *xlabel, const char *ylabel,
+                            qkv_error *err);
+/* The draw of the additive kinds: enc = PE(p) [n, d_model] (row p of the kind's pe, its last
+ * row past its end), sim = the cosine of PE(i) and PE(j). */
+int qkv_pos_draw_additive(const qkv_positional *pos, int n, int n_heads, qkv_pos_panel *enc, qkv_pos_panel *sim,
+                          qkv_error *err);
 
 #endif

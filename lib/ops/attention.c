@@ -21,7 +21,6 @@
 #include "lib/ops/attention.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
-#include "lib/ops/alibi.h"
 #include "lib/ops/rope.h"
 #include "lib/ops/ops.h"
 #include "lib/parallel.h"
@@ -52,13 +51,10 @@ typedef struct {
     qkv_real *pd;                /* bands of dropout(P), or NULL */
     size_t scratch;              /* elements of one scratch tile */
     int nthreads;                /* for the blocks: qkv_parallel_threads of their products */
-    int rel_clip;                /* R > 0: rel (= rel_bias->data) [H, 2R + 1] added to scores */
-    const qkv_real *rel;
+    const qkv_score_bias *bias;  /* arena copy of the score biases [n_bias], added in order */
+    int n_bias;
     double rope_base;            /* > 0: Q and K in qkv are rotated (lib/ops/rope.h) */
-    bool alibi;                  /* score bias −m_h·|i − j| (lib/ops/alibi.h) */
 } attn_saved;
-
-static inline int rel_index(int d, int R) { return (d < -R ? -R : d > R ? R : d) + R; }
 
 static inline int key_lo(int i, int w) { return i - w > 0 ? i - w : 0; }
 static inline int key_hi(int i, int w, int n, bool causal)
@@ -136,22 +132,14 @@ static inline qkv_real dot(const qkv_real *a, const qkv_real *b, int n)
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
 }
 
-/* Query i's scores for its keys a .. e-1 in row[0 .. e-a): adds the relative biases,
+/* Query i's scores for its keys a .. e-1 in row[0 .. e-a): adds the score biases,
  * normalizes, stores P (and dropout(P), drawing from rng) in the bands; row then holds the P
  * that multiplies V. */
 static void finish_row(const attn_saved *sv, int h, int i, int w, int W, int n, int a, int e, qkv_real *row,
                        size_t blk, qkv_rng *rng)
 {
-    if (sv->rel_clip) {
-        const qkv_real *rb = sv->rel + (size_t)h * (2 * sv->rel_clip + 1);
-        for (int j = a; j < e; j++)
-            row[j - a] += rb[rel_index(j - i, sv->rel_clip)];
-    }
-    if (sv->alibi) { /* a constant bias: nothing to add in the backward */
-        qkv_real m = (qkv_real)qkv_alibi_slope(h, sv->n_heads);
-        for (int j = a; j < e; j++)
-            row[j - a] -= m * (qkv_real)abs(j - i);
-    }
+    for (int m = 0; m < sv->n_bias; m++)
+        sv->bias[m].kind->add(&sv->bias[m], h, sv->n_heads, i, a, e, row);
     normalize_row(row, 0, e - a, sv->normalize);
     size_t at = blk + (size_t)i * W;
     int off = a - band_start(i, w, W, n);
@@ -228,11 +216,12 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
 
 /* Checks shapes and options (the sentences are checked by qkv_tape_segments); returns false
  * after failing the tape. */
-static bool check_inputs(qkv_tape *tp, qkv_tensor *x, qkv_tensor *const *w, qkv_tensor *const *bias,
-                         qkv_tensor *rel_bias, const qkv_attention_opts *opts)
+static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const qkv_attention_proj *proj, const qkv_score_bias *biases,
+                         int n_biases, const qkv_attention_opts *opts)
 {
     char s1[64], s2[64];
     static const char *wn[3] = {"w_q", "w_k", "w_v"}, *bn[3] = {"b_q", "b_k", "b_v"};
+    qkv_tensor *w[3] = {proj->w_q, proj->w_k, proj->w_v}, *bias[3] = {proj->b_q, proj->b_k, proj->b_v};
     if (x->rank != 2)
         return qkv_tape_fail(tp, "attention: x must be [T, d_model], got %s", qkv_shape_str(x, s1, sizeof s1)), false;
     int D = x->shape[1];
@@ -247,77 +236,41 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, qkv_tensor *const *w, qkv_
     }
     if (opts->window < 0)
         return qkv_tape_fail(tp, "attention: window %d is negative", opts->window), false;
-    if (opts->rel_clip < 0)
-        return qkv_tape_fail(tp, "attention: rel_clip %d is negative", opts->rel_clip), false;
-    if (opts->rel_clip > 0 && (!rel_bias || rel_bias->rank != 2 || rel_bias->shape[0] != opts->n_heads ||
-                               rel_bias->shape[1] != 2 * opts->rel_clip + 1))
-        return qkv_tape_fail(tp, "attention: rel_clip %d needs rel_bias [%d, %d], got %s", opts->rel_clip,
-                             opts->n_heads, 2 * opts->rel_clip + 1,
-                             rel_bias ? qkv_shape_str(rel_bias, s1, sizeof s1) : "none"), false;
-    if (opts->rel_clip == 0 && rel_bias)
-        return qkv_tape_fail(tp, "attention: rel_bias given but rel_clip is 0"), false;
+    if (n_biases < 0 || n_biases > QKV_ATTN_MAX_BIASES)
+        return qkv_tape_fail(tp, "attention: %d score biases, at most %d", n_biases, QKV_ATTN_MAX_BIASES), false;
+    char msg[200];
+    int learned = 0;
+    for (int m = 0; m < n_biases; m++) {
+        if (biases[m].kind->check(&biases[m], opts->n_heads, opts->normalize == QKV_ATTN_SOFTMAX, msg, sizeof msg))
+            return qkv_tape_fail(tp, "attention: %s", msg), false;
+        learned += biases[m].param != NULL;
+    }
+    if (7 + learned > QKV_MAX_INPUTS) /* x, the projections and the learned biases are the node's inputs */
+        return qkv_tape_fail(tp, "attention: %d learned score biases, at most %d", learned, QKV_MAX_INPUTS - 7), false;
     if (!(opts->dropout >= 0 && opts->dropout < 1))
         return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
     if (opts->rope_base != 0 && (!(opts->rope_base > 0) || !isfinite(opts->rope_base) || (D / opts->n_heads) % 2))
         return qkv_tape_fail(tp, "attention: rope needs a positive finite base (got %g) and an even d_head (got %d)",
                              opts->rope_base, D / opts->n_heads), false;
-    if (opts->alibi && opts->normalize != QKV_ATTN_SOFTMAX)
-        return qkv_tape_fail(tp, "attention: alibi needs softmax normalization"), false;
     return true;
 }
 
-static void attention_backward(qkv_tape *tp, qkv_node *node);
-
-qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_tensor *w_q,
-                          qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q, qkv_tensor *b_k,
-                          qkv_tensor *b_v, qkv_tensor *rel_bias,
-                          const qkv_attention_opts *opts, qkv_attention_weights *keep)
+/* The plan of the blocks: each sentence's window and band width, the scratch tile size, and
+ * when P is stored (store_p) the bands' offsets and memory (with dropout, also for dropout(P)).
+ * Returns the work of the blocks' products in multiply-adds, or < 0 when out of memory. */
+static double plan_blocks(qkv_tape *tp, attn_saved *sv, int window, bool store_p, bool drop)
 {
-    QKV_PROFILE_SCOPE("attention", QKV_PROF_FWD);
-    if (tp->failed)
-        return NULL;
-    qkv_tensor *w[3] = {w_q, w_k, w_v}, *bias[3] = {b_q, b_k, b_v};
-    if (!check_inputs(tp, x, w, bias, rel_bias, opts))
-        return NULL;
-    qkv_segments sent = qkv_tape_segments(tp, "attention", sentences, x, false);
-    if (!sent.offsets)
-        return NULL;
-    const int32_t *offsets = sent.offsets;
-    int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = sent.n;
-    bool drop = opts->dropout > 0 && !tp->no_grad;
-    if (drop && !tp->rng && !tp->streams)
-        return qkv_tape_fail(tp, "attention: dropout %g needs a random generator (tp->rng)", opts->dropout);
-    qkv_tensor *o = qkv_tape_tensor2(tp, T, D);
-    attn_saved *sv = qkv_tape_alloc(tp, sizeof *sv);
-    if (!o || !sv)
-        return NULL;
-    qkv_tensor *inputs[8] = {x, w_q, w_k, w_v, b_q, b_k, b_v, rel_bias};
-    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, 8, inputs);
-    memset(sv, 0, sizeof *sv);
-    sv->sentences = sent;
-    sv->d_model = D;
-    sv->n_heads = H;
-    sv->d_head = D / H;
-    sv->total = T;
-    sv->scale = (qkv_real)(opts->scale != 0 ? opts->scale : 1.0 / sqrt((double)sv->d_head));
-    sv->dropout = drop ? opts->dropout : 0;
-    sv->causal = opts->causal;
-    sv->normalize = opts->normalize;
-    sv->rel_clip = opts->rel_clip;
-    sv->rel = rel_bias ? rel_bias->data : NULL;
-    sv->rope_base = opts->rope_base;
-    sv->alibi = opts->alibi;
+    const int32_t *offsets = sv->sentences.offsets;
+    int B = sv->sentences.n, H = sv->n_heads;
     sv->width = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->width);
     sv->window = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->window);
-    sv->qkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real) + 1);
-    sv->w_cat = qkv_tape_alloc(tp, (size_t)3 * D * D * sizeof(qkv_real));
-    if (!sv->width || !sv->window || !sv->qkv || !sv->w_cat)
-        return NULL;
+    if (!sv->width || !sv->window)
+        return -1;
     size_t band_total = 0, scratch = 1;
     double work = 0;
     for (int b = 0; b < B; b++) {
         int n = offsets[b + 1] - offsets[b];
-        int win = (opts->window == 0 || opts->window >= n) ? (n > 0 ? n - 1 : 0) : opts->window;
+        int win = (window == 0 || window >= n) ? (n > 0 ? n - 1 : 0) : window;
         int W = 2 * win + 1 < n ? 2 * win + 1 : n;
         sv->window[b] = win;
         sv->width[b] = W;
@@ -325,48 +278,64 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
         size_t kw = (size_t)(W + TILE < n ? W + TILE : n);
         if (kw * TILE > scratch)
             scratch = kw * TILE;
-        work += (double)n * (double)kw * D;
+        work += (double)n * (double)kw * sv->d_model;
     }
     sv->scratch = (scratch + 15) & ~(size_t)15; /* separate threads' tiles by >= 64 bytes */
-    bool store_p = node || keep || drop; /* dropout masks go to per-block bands */
-    if (store_p) {
-        sv->block = qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *sv->block);
-        sv->p = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
-        if (drop)
-            sv->pd = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
-        if (!sv->block || !sv->p || (drop && !sv->pd))
-            return NULL;
-        size_t at = 0;
-        for (int b = 0; b < B; b++)
-            for (int h = 0; h < H; h++) {
-                sv->block[(size_t)b * H + h] = at;
-                at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
-            }
-    }
-    int nthreads = qkv_parallel_threads(2 * work); /* the products Q K^T and P V of the blocks */
-    sv->nthreads = nthreads;
-    qkv_real *scratch_mem = qkv_tape_alloc(tp, (size_t)nthreads * sv->scratch * sizeof(qkv_real));
-    uint64_t *seeds = drop ? qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds) : NULL;
-    if (!scratch_mem || (drop && (!seeds || !sv->pd)))
+    if (!store_p)
+        return work;
+    sv->block = qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *sv->block);
+    sv->p = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
+    if (drop)
+        sv->pd = qkv_tape_alloc(tp, (band_total + 1) * sizeof(qkv_real));
+    if (!sv->block || !sv->p || (drop && !sv->pd))
+        return -1;
+    size_t at = 0;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++) {
+            sv->block[(size_t)b * H + h] = at;
+            at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
+        }
+    return work;
+}
+
+/* The dropout seeds of the blocks [B · H], or NULL after failing the tape. With the tape's
+ * dropout streams (lib/tape.h) counter-based: block (b, h) of sentence id s; else one seed per
+ * block drawn from tp->rng in block order, so that the masks do not depend on threads. */
+static uint64_t *block_seeds(qkv_tape *tp, int B, int H)
+{
+    uint64_t *seeds = qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *seeds);
+    if (!seeds)
         return NULL;
-    if (drop && tp->streams) { /* counter-based (lib/tape.h): block (b, h) of sentence id s */
+    if (tp->streams) {
         qkv_dropout_streams *st = tp->streams;
         if (st->n_sent != B || !st->sent_ids)
             return qkv_tape_fail(tp, "attention: %d sentences but the tape's dropout streams have %d sentence ids", B,
-                                 st->n_sent);
+                                 st->n_sent), NULL;
         uint64_t site_key = qkv_rng_key(st->key, st->site++);
         for (int b = 0; b < B; b++)
             for (int h = 0; h < H; h++)
                 seeds[(size_t)b * H + h] = qkv_rng_key(qkv_rng_key(site_key, st->sent_ids[b]), (uint64_t)h);
-    } else if (drop) { /* one seed per block, drawn in block order: masks do not depend on threads */
+    } else
         for (size_t k = 0; k < (size_t)B * H; k++)
             seeds[k] = qkv_rng_next(tp->rng);
-    }
+    return seeds;
+}
 
-    /* QKV [T, 3D] = X [T, D] · w_cat^T + [b_q | b_k | b_v] */
+/* QKV [T, 3D] = X [T, D] · w_cat^T + [b_q | b_k | b_v], then Q and K rotated (rope); fills
+ * sv->w_cat. Returns false when out of memory. */
+static bool project(qkv_tape *tp, attn_saved *sv, const qkv_tensor *x, const qkv_attention_proj *proj)
+{
+    int T = sv->total, D = sv->d_model;
+    qkv_tensor *w[3] = {proj->w_q, proj->w_k, proj->w_v}, *bias[3] = {proj->b_q, proj->b_k, proj->b_v};
+    sv->qkv = qkv_tape_alloc(tp, (size_t)T * 3 * D * sizeof(qkv_real) + 1);
+    sv->w_cat = qkv_tape_alloc(tp, (size_t)3 * D * D * sizeof(qkv_real));
+    int pthreads = qkv_parallel_threads(3.0 * T * D * D);
+    qkv_real *rows_scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
+    if (!sv->qkv || !sv->w_cat || !rows_scratch)
+        return false;
     for (int k = 0; k < 3; k++)
         memcpy(sv->w_cat + (size_t)k * D * D, w[k]->data, (size_t)D * D * sizeof(qkv_real));
-    bool any_bias = b_q || b_k || b_v;
+    bool any_bias = bias[0] || bias[1] || bias[2];
     if (any_bias)
         for (int t = 0; t < T; t++)
             for (int k = 0; k < 3; k++) {
@@ -376,40 +345,94 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, q
                 else
                     memset(dst, 0, (size_t)D * sizeof(qkv_real));
             }
-    int pthreads = qkv_parallel_threads(3.0 * T * D * D);
-    qkv_real *rows_scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, 3 * D) * sizeof(qkv_real));
-    if (!rows_scratch)
-        return NULL;
-    int blas = qkv_blas_single();
     if (T > 0)
         qkv_gemm_rows_nt_par(pthreads, T, 3 * D, D, x->data, D, sv->w_cat, D, any_bias ? 1 : 0, sv->qkv, 3 * D,
                              rows_scratch);
     if (sv->rope_base > 0) /* rotate Q and K by position (lib/ops/rope.h) */
         for (int k = 0; k < 2; k++)
-            qkv_rope_rotate(sv->qkv + (size_t)k * D, 3 * D, D, H, sent, sv->rope_base, false);
-    int nblk = B * H;
+            qkv_rope_rotate(sv->qkv + (size_t)k * D, 3 * D, D, sv->n_heads, sv->sentences, sv->rope_base, false);
+    return true;
+}
+
+/* The saved state of one call: the options, the sentences and the score biases (copied). */
+static attn_saved *saved_state(qkv_tape *tp, qkv_segments sent, int T, int D, const qkv_score_bias *biases,
+                               int n_biases, const qkv_attention_opts *opts, bool drop)
+{
+    attn_saved *sv = qkv_tape_alloc(tp, sizeof *sv);
+    qkv_score_bias *bias = qkv_tape_alloc(tp, (size_t)(n_biases + 1) * sizeof *bias);
+    if (!sv || !bias)
+        return NULL;
+    memset(sv, 0, sizeof *sv);
+    if (n_biases > 0)
+        memcpy(bias, biases, (size_t)n_biases * sizeof *bias);
+    sv->bias = bias;
+    sv->n_bias = n_biases;
+    sv->sentences = sent;
+    sv->d_model = D;
+    sv->n_heads = opts->n_heads;
+    sv->d_head = D / opts->n_heads;
+    sv->total = T;
+    sv->scale = (qkv_real)(opts->scale != 0 ? opts->scale : 1.0 / sqrt((double)sv->d_head));
+    sv->dropout = drop ? opts->dropout : 0;
+    sv->causal = opts->causal;
+    sv->normalize = opts->normalize;
+    sv->rope_base = opts->rope_base;
+    return sv;
+}
+
+static void attention_backward(qkv_tape *tp, qkv_node *node);
+
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, const qkv_attention_proj *proj,
+                          const qkv_score_bias *biases, int n_biases, const qkv_attention_opts *opts,
+                          qkv_attention_weights *keep)
+{
+    QKV_PROFILE_SCOPE("attention", QKV_PROF_FWD);
+    if (tp->failed || !check_inputs(tp, x, proj, biases, n_biases, opts))
+        return NULL;
+    qkv_segments sent = qkv_tape_segments(tp, "attention", sentences, x, false);
+    if (!sent.offsets)
+        return NULL;
+    int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = sent.n;
+    bool drop = opts->dropout > 0 && !tp->no_grad;
+    if (drop && !tp->rng && !tp->streams)
+        return qkv_tape_fail(tp, "attention: dropout %g needs a random generator (tp->rng)", opts->dropout);
+    qkv_tensor *o = qkv_tape_tensor2(tp, T, D);
+    attn_saved *sv = o ? saved_state(tp, sent, T, D, biases, n_biases, opts, drop) : NULL;
+    if (!sv)
+        return NULL;
+    qkv_tensor *inputs[QKV_MAX_INPUTS] = {x, proj->w_q, proj->w_k, proj->w_v, proj->b_q, proj->b_k, proj->b_v};
+    int n_in = 7;
+    for (int m = 0; m < n_biases; m++) /* the learned ones (check_inputs counted them) */
+        if (biases[m].param)
+            inputs[n_in++] = biases[m].param;
+    qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, n_in, inputs);
+    double work = plan_blocks(tp, sv, opts->window, node || keep || drop, drop); /* dropout masks go to bands */
+    if (work < 0)
+        return NULL;
+    int nthreads = qkv_parallel_threads(2 * work); /* the products Q K^T and P V of the blocks */
+    sv->nthreads = nthreads;
+    qkv_real *scratch_mem = qkv_tape_alloc(tp, (size_t)nthreads * sv->scratch * sizeof(qkv_real));
+    uint64_t *seeds = drop ? block_seeds(tp, B, H) : NULL;
+    if (!scratch_mem || (drop && !seeds))
+        return NULL;
+    int blas = qkv_blas_single();
+    if (!project(tp, sv, x, proj))
+        return qkv_blas_restore(blas), NULL;
 #pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
-    for (int blk = 0; blk < nblk; blk++)
+    for (int blk = 0; blk < B * H; blk++)
         block_forward(sv, blk / H, blk % H, o->data, scratch_mem + (size_t)omp_get_thread_num() * sv->scratch,
                       seeds ? seeds[blk] : 0);
     qkv_blas_restore(blas);
     if (node)
         node->saved = sv;
-    if (keep) {
-        keep->sentences = sent;
-        keep->n_heads = H;
-        keep->width = sv->width;
-        keep->window = sv->window;
-        keep->block = sv->block;
-        keep->p = sv->p;
-        keep->causal = sv->causal;
-    }
+    if (keep)
+        *keep = (qkv_attention_weights){sent, H, sv->width, sv->window, sv->block, sv->p, sv->causal};
     return o;
 }
 
 /* Backward of block (b, h): adds into dQKV's rows of sentence b, head h. */
 static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *dout, qkv_real *dqkv,
-                           qkv_real *st, qkv_real *dp, qkv_real *drel)
+                           qkv_real *st, qkv_real *dp, qkv_real *const *dbias)
 {
     int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
@@ -456,9 +479,9 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
                 for (int j = a; j < e; j++)
                     row[j] = p[j] > 0 ? g[j] * inv : 0;
             }
-            if (drel) /* the bias entered the scores unscaled: d rel_bias[h][k] = sum of dS */
-                for (int j = a; j < e; j++)
-                    drel[rel_index(klo + j - i, sv->rel_clip)] += row[j];
+            for (int m = 0; m < sv->n_bias; m++) /* the biases entered the scores unscaled */
+                if (dbias[m])
+                    sv->bias[m].kind->backward(&sv->bias[m], h, i, klo + a, klo + e, row + a, dbias[m]);
         }
         /* dQ [r, dh] += dS K · scale;  dK [kw, dh] += dS^T Q · scale */
         qkv_gemm(false, false, r, dh, kw, sv->scale, st, kw, kh + (size_t)klo * ld, ld, 1,
@@ -481,25 +504,32 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
     memset(dqkv, 0, (size_t)T * 3 * D * sizeof(qkv_real));
     const qkv_real *dout = out->grad;
     int nblk = sv->sentences.n * sv->n_heads, blas = qkv_blas_single();
-    /* Relative biases: one partial gradient per block, summed in block order afterwards, so
-     * the result does not depend on which thread ran which block. */
-    int n_rel = 2 * sv->rel_clip + 1;
-    qkv_real *drel_all = NULL, *drel = sv->rel_clip ? qkv_grad(tp, node->in[7]) : NULL;
-    if (drel) {
-        drel_all = qkv_tape_alloc(tp, ((size_t)nblk * n_rel + 1) * sizeof(qkv_real));
-        if (!drel_all)
+    /* Learned score biases: one partial gradient per block, summed in block order afterwards,
+     * so that the result does not depend on which thread ran which block. */
+    qkv_real *dbias_all[QKV_ATTN_MAX_BIASES] = {0}, *dbias[QKV_ATTN_MAX_BIASES] = {0};
+    size_t per_head[QKV_ATTN_MAX_BIASES] = {0};
+    for (int m = 0; m < sv->n_bias; m++) {
+        const qkv_score_bias *sb = &sv->bias[m];
+        dbias[m] = sb->kind->backward && sb->param ? qkv_grad(tp, sb->param) : NULL;
+        if (!dbias[m])
+            continue;
+        per_head[m] = sb->param->size / (size_t)sv->n_heads;
+        dbias_all[m] = qkv_tape_alloc(tp, ((size_t)nblk * per_head[m] + 1) * sizeof(qkv_real));
+        if (!dbias_all[m])
             return;
-        memset(drel_all, 0, (size_t)nblk * n_rel * sizeof(qkv_real));
+        memset(dbias_all[m], 0, (size_t)nblk * per_head[m] * sizeof(qkv_real));
     }
 #pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
     for (int blk = 0; blk < nblk; blk++) {
-        qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch;
-        block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch,
-                       drel_all ? drel_all + (size_t)blk * n_rel : NULL);
+        qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch, *db[QKV_ATTN_MAX_BIASES];
+        for (int m = 0; m < sv->n_bias; m++)
+            db[m] = dbias_all[m] ? dbias_all[m] + (size_t)blk * per_head[m] : NULL;
+        block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch, db);
     }
-    for (int blk = 0; drel && blk < nblk; blk++)
-        for (int k = 0; k < n_rel; k++)
-            drel[(size_t)(blk % sv->n_heads) * n_rel + k] += drel_all[(size_t)blk * n_rel + k];
+    for (int m = 0; m < sv->n_bias; m++)
+        for (int blk = 0; dbias[m] && blk < nblk; blk++)
+            for (size_t k = 0; k < per_head[m]; k++)
+                dbias[m][(size_t)(blk % sv->n_heads) * per_head[m] + k] += dbias_all[m][(size_t)blk * per_head[m] + k];
     if (sv->rope_base > 0) /* back through the rotation: the transposed one */
         for (int k = 0; k < 2; k++)
             qkv_rope_rotate(dqkv + (size_t)k * D, 3 * D, D, sv->n_heads, sv->sentences, sv->rope_base, true);
@@ -517,51 +547,4 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
                     db[j] += dqkv[(size_t)t * 3 * D + (size_t)k * D + j];
     }
     qkv_blas_restore(blas);
-}
-
-/* ---- output projection: y [T, D] = o [T, D] · w_o^T + b_o, row-stable (lib/gemm_rows.h) ---- */
-
-static void attention_out_backward(qkv_tape *tp, qkv_node *node);
-
-qkv_tensor *qkv_attention_out(qkv_tape *tp, qkv_tensor *o, qkv_tensor *w_o, qkv_tensor *b_o)
-{
-    QKV_PROFILE_SCOPE("attention_out", QKV_PROF_FWD);
-    int T = qkv_rows(o), D = qkv_cols(o);
-    char s1[64];
-    if (w_o->rank != 2 || w_o->shape[0] != D || w_o->shape[1] != D)
-        return qkv_tape_fail(tp, "attention: w_o is %s, expected [%d, %d]", qkv_shape_str(w_o, s1, sizeof s1), D, D);
-    if (b_o && b_o->size != (size_t)D)
-        return qkv_tape_fail(tp, "attention: b_o has %zu elements, d_model is %d", b_o->size, D);
-    int pthreads = qkv_parallel_threads((double)T * D * D);
-    qkv_tensor *y = qkv_tape_tensor2(tp, T, D);
-    qkv_real *scratch = qkv_tape_alloc(tp, pthreads * QKV_GEMM_ROWS_SCRATCH(D, D) * sizeof(qkv_real));
-    if (!y || !scratch)
-        return NULL;
-    if (b_o)
-        for (int t = 0; t < T; t++)
-            memcpy(y->data + (size_t)t * D, b_o->data, (size_t)D * sizeof(qkv_real));
-    int blas = qkv_blas_single();
-    if (T > 0)
-        qkv_gemm_rows_nt_par(pthreads, T, D, D, o->data, D, w_o->data, D, b_o ? 1 : 0, y->data, D, scratch);
-    qkv_blas_restore(blas);
-    qkv_tensor *inputs[3] = {o, w_o, b_o};
-    qkv_tape_record(tp, "attention_out", attention_out_backward, y, 3, inputs);
-    return y;
-}
-
-static void attention_out_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *o = node->in[0], *w = node->in[1], *b = node->in[2], *y = node->out;
-    int T = qkv_rows(o), D = qkv_cols(o);
-    qkv_real *d_o = qkv_grad(tp, o), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
-    int pthreads = qkv_parallel_threads((double)T * D * D), blas = qkv_blas_single();
-    if (d_o && T > 0) /* dO [T, D] += dY · w_o */
-        qkv_gemm_par(pthreads, false, false, T, D, D, 1, y->grad, D, w->data, D, 1, d_o, D);
-    if (dw && T > 0) /* dW [D, D] += dY^T · O */
-        qkv_gemm_par(pthreads, true, false, D, D, T, 1, y->grad, D, o->data, D, 1, dw, D);
-    qkv_blas_restore(blas);
-    if (db)
-        for (int t = 0; t < T; t++)
-            for (int j = 0; j < D; j++)
-                db[j] += y->grad[(size_t)t * D + j];
 }

@@ -8,18 +8,15 @@
  *
  * Per sentence b (n tokens) and head h (d_head = d_model / n_heads columns):
  *   Q = X w_q^T + b_q, K = X w_k^T + b_k, V = X w_v^T + b_v     (one GEMM over all T rows)
- *   S = Q_h K_h^T · scale [+ r_h(j - i)]                           [n, n], only the band
+ *   S = Q_h K_h^T · scale [+ Σ_m b_m(h, i, j)]                    [n, n], only the band
  *   P = softmax(S) row by row (max-shifted), or relu(S) / n_visible_keys(i)
  *   O_h = dropout(P) V_h;   Y = concat_h(O_h) w_o^T + b_o            [T, d_model]
  * Query i sees key j when |i - j| <= window (window 0: the whole sentence) and, if causal,
- * j <= i. With rel_clip = R > 0, a learned scalar per head and relative position,
- * r_h(j - i) = rel_bias[h][clip(j - i, -R, R) + R], is added to each score (relative position
- * representations, Shaw et al. 2018, reduced to one scalar per offset as the bias of Raffel et
- * al. 2020, T5, with Shaw's clipping instead of T5's log buckets). With rope_base > 0 the
- * rows of Q and K are rotated by their position in the sentence right after the projection
- * (RoPE, lib/ops/rope.h); with alibi, −m_h·|j − i| is added to each score beside r_h (ALiBi,
- * lib/ops/alibi.h), computed in the kernel, no n×n bias tensor. Only the band is computed and stored: time and memory per (sentence, head) grow as
- * n · min(n, 2·window + 1).
+ * j <= i. The b_m are the call's list of score biases (lib/ops/score_bias.h: its kinds),
+ * added in list order in the kernel, no n×n bias tensor. With rope_base > 0 the rows of Q and
+ * K are rotated by their position in the sentence right after the projection (RoPE,
+ * lib/ops/rope.h). Only the band is computed and stored: time and memory per (sentence, head)
+ * grow as n · min(n, 2·window + 1).
  *
  * Backward: dS = P ⊙ (dP − rowsum(P ⊙ dP)) per row for softmax (O(n) per row); for relu
  * dS = [S > 0] ⊙ dP / n_visible_keys. Blocks (sentence, head) run in parallel with OpenMP;
@@ -29,6 +26,7 @@
 
 #include <stdint.h>
 
+#include "lib/ops/score_bias.h"
 #include "lib/param.h"
 #include "lib/segments.h"
 #include "lib/tape.h"
@@ -44,9 +42,11 @@ typedef struct qkv_attention_opts {
     bool causal;                  /* j <= i */
     qkv_attn_normalize normalize; /* softmax (default) or relu */
     double dropout;               /* on P, in [0, 1); identity when tp->no_grad */
-    int rel_clip;                 /* > 0: relative position biases for offsets -R .. R */
+    int rel_clip;                 /* > 0: the layer's relative position biases for offsets -R .. R
+                                     (lib/ops/rel_bias.h; lib/nn/mha.h adds them to the list) */
     double rope_base;             /* > 0: rotary embedding of q and k (lib/ops/rope.h); d_head even */
-    bool alibi;                   /* ALiBi score biases −m_h·|i − j| (lib/ops/alibi.h); softmax only */
+    const qkv_score_bias_kind *pos_bias; /* a constant score bias of the positional kind (set by
+                                     qkv_positional_attention, lib/nn/positional.h), or NULL */
 } qkv_attention_opts;
 
 /* Attention weights P of one forward pass, kept for inspection (e.g. heatmaps). The arrays
@@ -74,17 +74,22 @@ bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j);
  * up to float rounding; tests set it to 0 (tiles only) or INT_MAX (direct only) to check both. */
 extern int qkv_attention_direct_max_width;
 
+/* The projections of the attention core: w_q, w_k, w_v [d_model, d_model] (PyTorch's [out,
+ * in]) and biases b_q, b_k, b_v [d_model] (each bias may be NULL). */
+typedef struct qkv_attention_proj {
+    qkv_tensor *w_q, *w_k, *w_v, *b_q, *b_k, *b_v;
+} qkv_attention_proj;
+
 /* The attention core without the output projection:
- *   O [T, d_model] = concat_h(dropout(normalize(Q_h K_h^T · scale)) V_h),
- * Q/K/V from x [T, d_model] by w_q, w_k, w_v [d_model, d_model] (PyTorch's [out, in]) and
- * biases b_q, b_k, b_v [d_model] (each may be NULL), rel_bias [n_heads, 2·rel_clip + 1]
- * (required when opts->rel_clip > 0, else NULL). `keep` (may be NULL) receives P.
+ *   O [T, d_model] = concat_h(dropout(normalize(Q_h K_h^T · scale + Σ_m b_m)) V_h),
+ * Q/K/V from x [T, d_model] by proj, the score biases biases [n_biases] (lib/ops/score_bias.h;
+ * n_biases <= QKV_ATTN_MAX_BIASES; may be NULL when 0). `keep` (may be NULL) receives P.
  * One tape node "attention". Errors (on the tape): n_heads does not divide d_model (naming
- * both), shapes, sentences not covering x, rel_bias missing or of the wrong shape. */
-qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_tensor *w_q,
-                          qkv_tensor *w_k, qkv_tensor *w_v, qkv_tensor *b_q, qkv_tensor *b_k,
-                          qkv_tensor *b_v, qkv_tensor *rel_bias,
-                          const qkv_attention_opts *opts, qkv_attention_weights *keep);
+ * both), shapes, sentences not covering x, a score bias that does not fit (its kind's check,
+ * e.g. rel_bias missing or of the wrong shape). */
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, const qkv_attention_proj *proj,
+                          const qkv_score_bias *biases, int n_biases, const qkv_attention_opts *opts,
+                          qkv_attention_weights *keep);
 
 /* Output projection of the attention core: y [T, d_model] = o [T, d_model] · w_o^T + b_o,
  * w_o [d_model, d_model], b_o [d_model] or NULL. Row-stable (lib/gemm_rows.h): a row's result

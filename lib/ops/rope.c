@@ -6,14 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+void qkv_rope_angles(int d_head, double base, double *theta)
+{
+    for (int i = 0; i < d_head / 2; i++)
+        theta[i] = pow(base, -2.0 * i / d_head);
+}
+
 void qkv_rope_rotate(qkv_real *m, int ld, int d_model, int n_heads, qkv_segments sentences, double base,
                      bool inverse)
 {
     int dh = d_model / n_heads, half = dh / 2;
     double theta[half > 0 ? half : 1];
     qkv_real cs[half > 0 ? half : 1], sn[half > 0 ? half : 1];
-    for (int i = 0; i < half; i++)
-        theta[i] = pow(base, -2.0 * i / dh);
+    qkv_rope_angles(dh, base, theta);
     double sign = inverse ? -1.0 : 1.0;
     for (int b = 0; b < sentences.n; b++)
         for (int t = sentences.offsets[b]; t < sentences.offsets[b + 1]; t++) {

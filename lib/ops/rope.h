@@ -16,6 +16,11 @@
 #include "lib/segments.h"
 #include "lib/tape.h"
 
+/* theta [d_head / 2] = the rotation frequencies θ_i = base^(−2i / d_head) of pairs
+ * i = 0 .. d_head/2 − 1, in radians per position (the angle of pair i at position p is p·θ_i).
+ * The one definition of the angles: the rotation below and the pictures of `qkv positions`. */
+void qkv_rope_angles(int d_head, double base, double *theta);
+
 /* Rotates in place the first d_model columns of each row of m (rows qkv_segments_rows(sentences),
  * leading dimension ld >= d_model); inverse: by −p·θ_i (the transposed rotation, for the
  * backward). d_model / n_heads must be even and base > 0 (not checked: callers check). */

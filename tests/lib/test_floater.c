@@ -7,6 +7,7 @@
 #include "lib/nn/floater.h"
 #include "lib/nn/positional.h"
 #include "lib/ops/concat.h"
+#include "floater_reference.h"
 
 static void make(ot_env *e, qkv_floater *f, int d)
 {
@@ -36,25 +37,6 @@ static void test_constant_field(void **state)
     ot_free(&e);
 }
 
-static double gelu(double x) { return 0.5 * x * (1 + erf(x / sqrt(2))); }
-
-static void h_ref(const qkv_floater *f, double t, const double *p, double *out)
-{
-    int D = f->d_model, H = QKV_FLOATER_HIDDEN;
-    double z[QKV_FLOATER_HIDDEN];
-    for (int j = 0; j < H; j++) {
-        z[j] = f->b1->data[j] + t * f->w_t->data[j];
-        for (int c = 0; c < D; c++)
-            z[j] += f->w1->data[j * D + c] * p[c];
-        z[j] = gelu(z[j]);
-    }
-    for (int c = 0; c < D; c++) {
-        out[c] = f->b2->data[c];
-        for (int j = 0; j < H; j++)
-            out[c] += f->w2->data[c * H + j] * z[j];
-    }
-}
-
 /* Classical RK4, one step of Δt per position, in plain double. */
 static void test_rk4_matches_reference(void **state)
 {
@@ -66,23 +48,11 @@ static void test_rk4_matches_reference(void **state)
     const int n = 12;
     qkv_tensor *y = qkv_floater_positions(&e.tp, &f, n);
     assert_non_null(y);
-    double p[4], k[4][4], tmp[4], dt = QKV_FLOATER_DT;
-    for (int c = 0; c < 4; c++)
-        p[c] = f.p0->data[c];
-    for (int i = 0; i < n; i++) {
+    double ref[12 * 4];
+    floater_reference(&f, n, ref);
+    for (int i = 0; i < n; i++)
         for (int c = 0; c < 4; c++)
-            tu_assert_close(y->data[i * 4 + c], p[c], 1e-12);
-        double t = i * dt;
-        h_ref(&f, t, p, k[0]);
-        for (int s = 1; s < 4; s++) {
-            double a = s == 3 ? dt : dt / 2;
-            for (int c = 0; c < 4; c++)
-                tmp[c] = p[c] + a * k[s - 1][c];
-            h_ref(&f, t + a, tmp, k[s]);
-        }
-        for (int c = 0; c < 4; c++)
-            p[c] += dt / 6 * (k[0][c] + 2 * k[1][c] + 2 * k[2][c] + k[3][c]);
-    }
+            tu_assert_close(y->data[i * 4 + c], ref[i * 4 + c], 1e-12);
     ot_free(&e);
 }
 

@@ -168,7 +168,7 @@ static void reference(const mha_fixture *f, double *y)
                         int R = o->rel_clip, d = j - i < -R ? -R : (j - i > R ? R : j - i);
                         s += m->rel_bias->data[h * (2 * R + 1) + d + R];
                     }
-                    if (o->alibi)
+                    if (o->pos_bias)
                         s -= qkv_alibi_slope(h, H) * abs(i - j);
                     p[j] = vis ? s : -INFINITY;
                     mx = fmax(mx, p[j]);
@@ -207,9 +207,9 @@ static void test_attention_rope_alibi(void **state)
         if (cfg % 2 == (cfg >> 2) % 2)
             opts.rope_base = 10; /* a small base: large angles within 7 positions */
         else
-            opts.alibi = true;
+            opts.pos_bias = &qkv_alibi_kind;
         if (cfg == 5 || cfg == 10)
-            opts.rope_base = 100, opts.alibi = true; /* both at once */
+            opts.rope_base = 100, opts.pos_bias = &qkv_alibi_kind; /* both at once */
         qkv_params ps;
         qkv_params_init(&ps);
         mha_fixture f;
@@ -228,7 +228,8 @@ static void test_attention_rope_alibi(void **state)
         const char *names[10] = {"x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "rel_bias"};
         if (tu_gradcheck_status(&tp, mha_fn, &f, f.m.rel_bias ? 10 : 9, ts, names, 900 + (uint64_t)cfg) != 0)
             fail_msg("gradcheck failed: cfg %d heads %d window %d causal %d rel_clip %d rope %g alibi %d", cfg,
-                     opts.n_heads, opts.window, opts.causal, opts.rel_clip, opts.rope_base, opts.alibi);
+                     opts.n_heads, opts.window, opts.causal, opts.rel_clip, opts.rope_base,
+                     opts.pos_bias != NULL);
         qkv_tape_free(&tp);
         qkv_params_free(&ps);
     }
@@ -241,7 +242,7 @@ static void test_alibi_hand_values(void **state)
     (void)state;
     qkv_params ps;
     qkv_params_init(&ps);
-    qkv_attention_opts opts = {.n_heads = 2, .alibi = true};
+    qkv_attention_opts opts = {.n_heads = 2, .pos_bias = &qkv_alibi_kind};
     mha_fixture f;
     mha_fixture_setup(&f, &ps, 7, 2, (int[]){4}, 1, &opts, true);
     qkv_tensor *zero[6] = {f.m.w_q, f.m.w_k, f.m.b_q, f.m.b_k, f.m.b_v, f.m.b_o};
@@ -287,7 +288,7 @@ static void test_attention_option_errors(void **state)
     assert_non_null(strstr(tp.err.msg, "rope needs a positive finite base (got 10000) and an even d_head (got 3)"));
     qkv_tape_reset(&tp);
     f.m.opts.rope_base = 0;
-    f.m.opts.alibi = true;
+    f.m.opts.pos_bias = &qkv_alibi_kind;
     f.m.opts.normalize = QKV_ATTN_RELU;
     assert_null(mha_fn(&tp, &f));
     assert_non_null(strstr(tp.err.msg, "alibi needs softmax normalization"));

@@ -94,7 +94,8 @@ static void test_one_wording(void **state)
     for (int k = 0; k < 3; k++) {
         qkv_segments s = {3, bad[k]};
         char att[512], pos[512], win[512];
-        assert_null(qkv_attention(&e.tp, x, s, w[0], w[1], w[2], NULL, NULL, NULL, NULL, &opts, NULL));
+        const qkv_attention_proj proj = {.w_q = w[0], .w_k = w[1], .w_v = w[2]};
+        assert_null(qkv_attention(&e.tp, x, s, &proj, NULL, 0, &opts, NULL));
         after_op(&e.tp, "attention", att, sizeof att);
         qkv_tape_reset(&e.tp);
         assert_null(qkv_add_positions(&e.tp, x, s, 1, NULL, false));

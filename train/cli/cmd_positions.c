@@ -10,17 +10,27 @@
 #include "train/positions.h"
 #include "train/train_state.h"
 
-static const char ABOUT[] =
-    "Draws what a checkpoint's positional encoding is, for positions 0 .. N-1 (beyond the\n"
-    "training length too), as heatmaps with gnuplot:\n"
-    "  position x dimension: PE(p) for sinusoidal, learned and floater; cos(p*theta_i) per\n"
-    "    rotary pair for rope; the bias -m_h*p per head for alibi\n"
-    "  position x position: the cosine of PE(i) and PE(j); for rope the mean over pairs of\n"
-    "    cos((j-i)*theta_i); for alibi the score bias a query at i gives a key at j (mean over heads)\n"
-    "  with model.attn_rel_clip, a third: layer 0's relative score bias (mean over heads).\n"
-    "A learned table without pos_overflow: clamp stops at its max_len. Dashed lines mark\n"
-    "data.max_train_len when the model was trained with one. The gnuplot script, with the\n"
-    "matrices in it, is written beside the image (FILE.gp).\n";
+/* The help: what each positional kind draws (its descriptor's draws), then the rest. */
+static const char *about(char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len,
+                                 "Draws what a checkpoint's positional encoding is, for positions 0 .. N-1 (beyond the\n"
+                                 "training length too), as heatmaps with gnuplot: position x its dimensions, then\n"
+                                 "position x position, by model.positional:\n");
+    for (int k = 0; k < QKV_POS_COUNT && at < len; k++)
+        if (qkv_pos_kinds[k]->draw)
+        {
+            const qkv_pos_kind_desc *d = qkv_pos_kinds[k];
+            at += (size_t)snprintf(buf + at, len - at, "  %s%s%s%s:\n    %s\n", d->name, *d->params ? " (" : "",
+                                   d->params, *d->params ? ")" : "", d->draws);
+        }
+    if (at < len)
+        snprintf(buf + at, len - at,
+                 "With model.attn_rel_clip, a third: layer 0's relative score bias (mean over heads).\n"
+                 "Dashed lines mark data.max_train_len when the model was trained with one. The gnuplot\n"
+                 "script, with the matrices in it, is written beside the image (FILE.gp).\n");
+    return buf;
+}
 
 int qkv_cmd_positions(int argc, char **argv)
 {
@@ -33,7 +43,8 @@ int qkv_cmd_positions(int argc, char **argv)
         {"--max-len", QKV_CLI_INT, &max_len, "N", "positions drawn (default 100)", .lo = 1, .hi = 1000},
         {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE (and FILE.gp) if it exists"},
     };
-    const qkv_cli_spec spec = {"positions", ABOUT, NULL, rows, QKV_CLI_N(rows)};
+    char help[2048];
+    const qkv_cli_spec spec = {"positions", about(help, sizeof help), NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
