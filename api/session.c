@@ -35,12 +35,10 @@ int qkv_session_config(qkv_session *s, const char *path, char *const *overrides,
 
 void qkv_session_encoder_summary(const qkv_session *s, char *buf, size_t cap)
 {
-    const qkv_tagger_config *mc = &s->model.cfg;
+    const qkv_encoder_desc *enc = QKV_ENCODER_DESCS[s->model.cfg.encoder_kind];
     buf[0] = 0;
-    if (mc->encoder_kind == QKV_ENCODER_CNN)
-        snprintf(buf, cap, "encoder: cnn, %d blocks of width %d, dilation %d: receptive field %ld words", mc->n_layers,
-                 mc->cnn_kernel, mc->cnn_dilation, qkv_conv_receptive_field(mc->n_layers, mc->cnn_kernel,
-                                                                            mc->cnn_dilation));
+    if (enc->summary)
+        enc->summary(&s->model.cfg, buf, cap);
 }
 
 /* The synthetic corpus of n sentences from seed, generated in memory and read as CoNLL-U. */

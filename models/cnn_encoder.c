@@ -43,6 +43,13 @@ static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qk
     return x;
 }
 
+static void summary(const qkv_tagger_config *cfg, char *buf, size_t cap)
+{
+    int dilation = cfg->cnn_dilation > 0 ? cfg->cnn_dilation : 1;
+    snprintf(buf, cap, "encoder: cnn, %d blocks of width %d, dilation %d: receptive field %ld words", cfg->n_layers,
+             cfg->cnn_kernel, cfg->cnn_dilation, qkv_conv_receptive_field(cfg->n_layers, cfg->cnn_kernel, dilation));
+}
+
 static void release(qkv_encoder *e)
 {
     free(e->state);
@@ -56,5 +63,6 @@ const qkv_encoder_desc qkv_cnn_encoder = {
     .d_out = d_out,
     .create = create,
     .forward = forward,
+    .summary = summary,
     .free = release,
 };

@@ -93,6 +93,9 @@ typedef struct qkv_encoder_desc {
     /* Attention block i, or NULL (no such layer); the function is NULL for kinds without
      * attention. */
     const qkv_encoder_block *(*attention_block)(const qkv_encoder *e, int i);
+    /* One line about cfg's encoder for the start of a run (e.g. the receptive field), written to
+     * buf; NULL: nothing to say. */
+    void (*summary)(const struct qkv_tagger_config *cfg, char *buf, size_t cap);
     void (*free)(qkv_encoder *e);
 } qkv_encoder_desc;
 
