@@ -14,6 +14,7 @@
 #include "lib/gradcheck.h"
 #include "lib/ops/ops.h"
 #include "lib/threads.h"
+#include "train/fail.h"
 #include "train/cli/cli.h"
 #include "api/run_iter.h"
 #include "api/session.h"
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
     if (qkv_session_config(&s, config, cc.overrides, cc.n_overrides, &err) || qkv_session_data(&s, true, &err) ||
         qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err) ||
         qkv_run_iter_init(&it, &s.train, 24, false, &err) || tiny_batch(&it, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         goto done;
     }
     qkv_set_threads(1);
