@@ -14,6 +14,7 @@
 #include "lib/profile.h"
 #include "models/tagger_rows.h"
 #include "train/dropout_streams.h"
+#include "train/eta.h"
 #include "train/evaluate.h"
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
@@ -38,6 +39,7 @@ typedef struct trainer {
     long last_eval_step;      /* no second evaluation of the same parameters */
     long last_save_step;      /* nor a second last.h5 of them */
     double t_start, t_log;
+    long start_step;          /* the step this process began training at (after a resume: its checkpoint's) */
     bool progress_bar;
     char last_path[4200], best_path[4200];
     char plot_path[4300];     /* the loss plot (qkv train prints its path at the end) */
@@ -203,7 +205,8 @@ static void log_row(trainer *t, int epoch_label)
     qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed, NULL);
     char el[32], eta[32];
     format_duration(elapsed, el, sizeof el);
-    format_duration(elapsed / (double)t->st.step * (double)(t->total_steps - t->st.step), eta, sizeof eta);
+    format_duration(qkv_eta_seconds(elapsed, t->start_step, t->st.step, t->total_steps, t->opts->stop_at_step), eta,
+                    sizeof eta);
     clear_progress(t);
     if (t->writer)
         fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", epoch_label,
@@ -463,6 +466,7 @@ static int run_epochs(trainer *t)
     qkv_error err;
     bool stop = false;
     t->t_start = t->t_log = now_seconds();
+    t->start_step = t->st.step;
     while (!stop && t->st.epoch < c->train.epochs && t->st.step < t->total_steps) {
         /* The plan is a function of the shuffling rng before it: saved for an exact resume. */
         t->st.epoch_rng = t->shuffle;
