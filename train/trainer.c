@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,48 @@ typedef struct trainer {
     bool writer;              /* rank 0: writes files, prints progress */
     qkv_train_streams streams; /* counter-based dropout of the current batch */
 } trainer;
+
+/* SIGINT or SIGTERM during training: the signal's number (0: none). The first one lets the
+ * current step finish and the run save last.h5 and stop; a second one ends the process at once
+ * (checkpoints are written to a temporary file and renamed: a save it cuts short leaves the
+ * last one whole, and its temporary file is removed by the next run). */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int signo)
+{
+    if (interrupted) {
+        signal(signo, SIG_DFL);
+        raise(signo);
+        return;
+    }
+    interrupted = signo;
+    static const char msg[] = "\nqkv: stopping after this step to save a checkpoint (again to stop at once)\n";
+    ssize_t unused = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)unused;
+}
+
+/* Catches SIGINT and SIGTERM while the loop runs (a single process: the ranks of a
+ * data-parallel job could see a signal at different steps); *old: the dispositions before. */
+static void catch_interrupts(const trainer *t, struct sigaction old[2])
+{
+    interrupted = 0;
+    if (t->dist->size > 1)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old[0]);
+    sigaction(SIGTERM, &sa, &old[1]);
+}
+
+static void restore_interrupts(const trainer *t, const struct sigaction old[2])
+{
+    if (t->dist->size > 1)
+        return;
+    sigaction(SIGINT, &old[0], NULL);
+    sigaction(SIGTERM, &old[1], NULL);
+}
 
 static double now_seconds(void)
 {
@@ -459,6 +502,24 @@ static void teardown(trainer *t)
     qkv_train_streams_free(&t->streams);
 }
 
+/* After --stop-at-step or a SIGINT or SIGTERM, with last.h5 saved: how to continue. Returns
+ * QKV_TRAIN_STOPPED, or 128 + the signal's number. */
+static int stopped(trainer *t)
+{
+    clear_progress(t);
+    if (interrupted) {
+        if (t->writer)
+            fprintf(stderr, "interrupted by %s after step %ld: saved %s; continue with: qkv train %s/config.yaml "
+                    "--resume %s\n", interrupted == SIGINT ? "SIGINT" : "SIGTERM", t->st.step, t->last_path,
+                    t->opts->run_dir, t->last_path);
+        return 128 + interrupted;
+    }
+    if (t->writer)
+        fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
+                t->st.step, t->opts->run_dir, t->last_path);
+    return QKV_TRAIN_STOPPED;
+}
+
 static int run_epochs(trainer *t)
 {
     qkv_session *s = t->s;
@@ -488,7 +549,7 @@ static int run_epochs(trainer *t)
             if (c->checkpoint.every_steps > 0 && t->st.step % c->checkpoint.every_steps == 0 &&
                 save(t, t->last_path))
                 return 1;
-            if (t->st.step == t->opts->stop_at_step)
+            if (t->st.step == t->opts->stop_at_step || interrupted)
                 break;
         }
         if (t->st.batch_pos == n_batches) {
@@ -502,13 +563,8 @@ static int run_epochs(trainer *t)
         }
         if (save(t, t->last_path))
             return 1;
-        if (t->st.step == t->opts->stop_at_step) {
-            clear_progress(t);
-            if (t->writer)
-                fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
-                    t->st.step, t->opts->run_dir, t->last_path);
-            return QKV_TRAIN_STOPPED;
-        }
+        if (t->st.step == t->opts->stop_at_step || interrupted)
+            return stopped(t);
     }
     if (t->st.log_steps)
         log_row(t, t->st.epoch + (t->st.batch_pos > 0));
@@ -525,8 +581,12 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     trainer t;
     memset(&t, 0, sizeof t);
     int status = setup(&t, s, opts);
-    if (status == 0)
+    if (status == 0) {
+        struct sigaction old[2];
+        catch_interrupts(&t, old);
         status = run_epochs(&t);
+        restore_interrupts(&t, old);
+    }
     if (status == 0 && t.writer && t.st.best_accuracy >= 0)
         fprintf(stderr, "done: %ld steps in %.1f s; best dev %s %.2f%s at step %ld\n", t.st.step,
                 now_seconds() - t.t_start, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "span F1" : "accuracy",

@@ -272,6 +272,8 @@ static int train_and_report(train_run *r)
     int status = qkv_trainer_run(&r->s, &topts);
     if (status == QKV_TRAIN_STOPPED) /* by --stop-at-step, or nothing left to train */
         return 0;
+    if (status > 128) /* interrupted by a signal, last.h5 saved */
+        return status;
     if (status == 0 && r->s.has_dev && r->writer)
         status = final_report(r);
     if (status == 0 && r->s.cfg.log.plot && r->writer)
