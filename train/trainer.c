@@ -17,6 +17,7 @@
 #include "train/dropout_streams.h"
 #include "train/eta.h"
 #include "train/evaluate.h"
+#include "train/interrupt.h"
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
@@ -49,48 +50,6 @@ typedef struct trainer {
     bool writer;              /* rank 0: writes files, prints progress */
     qkv_train_streams streams; /* counter-based dropout of the current batch */
 } trainer;
-
-/* SIGINT or SIGTERM during training: the signal's number (0: none). The first one lets the
- * current step finish and the run save last.h5 and stop; a second one ends the process at once
- * (checkpoints are written to a temporary file and renamed: a save it cuts short leaves the
- * last one whole, and its temporary file is removed by the next run). */
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int signo)
-{
-    if (interrupted) {
-        signal(signo, SIG_DFL);
-        raise(signo);
-        return;
-    }
-    interrupted = signo;
-    static const char msg[] = "\nqkv: stopping after this step to save a checkpoint (again to stop at once)\n";
-    ssize_t unused = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)unused;
-}
-
-/* Catches SIGINT and SIGTERM while the loop runs (a single process: the ranks of a
- * data-parallel job could see a signal at different steps); *old: the dispositions before. */
-static void catch_interrupts(const trainer *t, struct sigaction old[2])
-{
-    interrupted = 0;
-    if (t->dist->size > 1)
-        return;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old[0]);
-    sigaction(SIGTERM, &sa, &old[1]);
-}
-
-static void restore_interrupts(const trainer *t, const struct sigaction old[2])
-{
-    if (t->dist->size > 1)
-        return;
-    sigaction(SIGINT, &old[0], NULL);
-    sigaction(SIGTERM, &old[1], NULL);
-}
 
 static double now_seconds(void)
 {
@@ -507,12 +466,13 @@ static void teardown(trainer *t)
 static int stopped(trainer *t)
 {
     clear_progress(t);
-    if (interrupted) {
+    int signo = qkv_interrupted();
+    if (signo) {
         if (t->writer)
             fprintf(stderr, "interrupted by %s after step %ld: saved %s; continue with: qkv train %s/config.yaml "
-                    "--resume %s\n", interrupted == SIGINT ? "SIGINT" : "SIGTERM", t->st.step, t->last_path,
+                    "--resume %s\n", signo == SIGINT ? "SIGINT" : "SIGTERM", t->st.step, t->last_path,
                     t->opts->run_dir, t->last_path);
-        return 128 + interrupted;
+        return 128 + signo;
     }
     if (t->writer)
         fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
@@ -549,7 +509,7 @@ static int run_epochs(trainer *t)
             if (c->checkpoint.every_steps > 0 && t->st.step % c->checkpoint.every_steps == 0 &&
                 save(t, t->last_path))
                 return 1;
-            if (t->st.step == t->opts->stop_at_step || interrupted)
+            if (t->st.step == t->opts->stop_at_step || qkv_interrupted())
                 break;
         }
         if (t->st.batch_pos == n_batches) {
@@ -563,7 +523,7 @@ static int run_epochs(trainer *t)
         }
         if (save(t, t->last_path))
             return 1;
-        if (t->st.step == t->opts->stop_at_step || interrupted)
+        if (t->st.step == t->opts->stop_at_step || qkv_interrupted())
             return stopped(t);
     }
     if (t->st.log_steps)
@@ -582,10 +542,11 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     memset(&t, 0, sizeof t);
     int status = setup(&t, s, opts);
     if (status == 0) {
-        struct sigaction old[2];
-        catch_interrupts(&t, old);
+        /* one process only: the ranks of a data-parallel job could see a signal at different steps */
+        qkv_interrupts in;
+        qkv_interrupts_catch(&in, t.dist->size == 1);
         status = run_epochs(&t);
-        restore_interrupts(&t, old);
+        qkv_interrupts_restore(&in);
     }
     if (status == 0 && t.writer && t.st.best_accuracy >= 0)
         fprintf(stderr, "done: %ld steps in %.1f s; best dev %s %.2f%s at step %ld\n", t.st.step,
