@@ -88,7 +88,7 @@ static void print_stats(const char *file, const qkv_corpus *c, const qkv_read_op
                         const char *train_path)
 {
     const char *fmt = qkv_corpus_format(c) != QKV_FORMAT_CONLLU ? "columns, FORM first"
-                      : opts->tag_field == QKV_TAG_XPOS             ? "CoNLL-U, tags from XPOS"
+                      : opts->tag_field == QKV_TAG_XPOS            ? "CoNLL-U, tags from XPOS"
                                                                    : "CoNLL-U, tags from UPOS";
     printf("file: %s (%s)\n", file, fmt);
     printf("sentences: %d\n", st->n_sent);
