@@ -14,6 +14,7 @@
 #include "lib/gradcheck.h"
 #include "lib/ops/ops.h"
 #include "lib/threads.h"
+#include "train/fail.h"
 #include "train/cli/cli.h"
 #include "api/run_iter.h"
 #include "api/session.h"
@@ -51,6 +52,95 @@ static int tiny_batch(qkv_run_iter *it, qkv_error *err)
     return qkv_run_iter_fill(it, 0, err);
 }
 
+/* The tensors checked: every parameter, with the elements sampled from (cand[i], n_cand[i]
+ * of them; NULL: any) and the result of each. */
+typedef struct checked {
+    int n;
+    qkv_tensor **tensors;
+    const char **names;
+    size_t **cand, *n_cand;
+    qkv_gradcheck_result *res;
+} checked;
+
+static void checked_free(checked *c)
+{
+    for (int i = 0; c->cand && i < c->n; i++)
+        free(c->cand[i]);
+    free(c->cand);
+    free(c->n_cand);
+    free(c->res);
+    free(c->tensors);
+    free(c->names);
+}
+
+/* The session of the config and a tiny batch of its training set in it. */
+static int build(qkv_session *s, qkv_run_iter *it, const qkv_cli_config *cc)
+{
+    qkv_error err;
+    if (qkv_session_config(s, cc->path, cc->overrides, cc->n_overrides, &err) || qkv_session_data(s, true, &err) ||
+        qkv_session_model(s, (uint64_t)s->cfg.train.seed, &err) || qkv_run_iter_init(it, &s->train, 24, false, &err) ||
+        tiny_batch(it, &err))
+        return qkv_fail_report(&err);
+    return 0;
+}
+
+/* Every parameter of the model into c; of the embedding tables (and the character table) only
+ * the rows the batch uses are candidates. */
+static int collect(checked *c, const qkv_session *s, const qkv_run_iter *it)
+{
+    qkv_params *ps = qkv_tagger_params(&s->model);
+    c->n = ps->n;
+    c->tensors = calloc((size_t)ps->n, sizeof *c->tensors);
+    c->names = calloc((size_t)ps->n, sizeof *c->names);
+    c->cand = calloc((size_t)ps->n, sizeof *c->cand);
+    c->n_cand = calloc((size_t)ps->n, sizeof *c->n_cand);
+    c->res = calloc((size_t)ps->n, sizeof *c->res);
+    if (!c->tensors || !c->names || !c->cand || !c->n_cand || !c->res)
+        return qkv_fail_reportf("out of memory");
+    for (int i = 0; i < ps->n; i++) {
+        c->tensors[i] = &ps->items[i]->t;
+        c->names[i] = ps->items[i]->name;
+    }
+    for (int f = 0; f < qkv_tagger_n_tables(&s->model); f++) {
+        const int32_t *ids;
+        int n_ids;
+        const qkv_tensor *table = qkv_tagger_table_rows(&s->model, &it->in, f, &ids, &n_ids);
+        int i = 0;
+        while (c->tensors[i] != table)
+            i++;
+        int d = table->shape[1];
+        c->cand[i] = malloc((size_t)n_ids * (size_t)d * sizeof **c->cand);
+        if (!c->cand[i])
+            return qkv_fail_reportf("out of memory");
+        for (int t = 0; t < n_ids; t++)
+            for (int k = 0; k < d; k++)
+                c->cand[i][c->n_cand[i]++] = (size_t)ids[t] * (size_t)d + (size_t)k;
+    }
+    return 0;
+}
+
+/* The table of results; returns the exit status (1: a tensor failed). */
+static int print_results(const checked *c, const char *config, const qkv_run_iter *it, const qkv_gradcheck_opts *opts,
+                         const char *fault, const qkv_error *err)
+{
+    printf("gradcheck of %s: %d sentences, %d words, double precision, eps %g, atol %g, rtol %g%s%s\n", config,
+           qkv_batch_n_sent(&it->batch), qkv_batch_n_tokens(&it->batch), opts->eps, opts->atol, opts->rtol,
+           fault ? ", broken backward: " : "", fault ? fault : "");
+    printf("%-40s %8s %12s %12s  %s\n", "parameter", "checked", "max_abs_err", "max_rel_err", "result");
+    int failed = 0;
+    for (int i = 0; i < c->n; i++) {
+        const qkv_gradcheck_result *r = &c->res[i];
+        printf("%-40s %8zu %12.3e %12.3e  %s\n", r->name, r->checked, r->max_abs_err, r->max_rel_err,
+               r->failed ? "FAIL" : "pass");
+        failed += r->failed > 0;
+    }
+    if (failed)
+        printf("%d of %d tensors FAIL; first: %s\n", failed, c->n, err->msg);
+    else
+        printf("all %d tensors pass\n", c->n);
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *fault = getenv("QKV_BREAK_BACKWARD");
@@ -66,99 +156,39 @@ int main(int argc, char **argv)
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
-    const char *config = cc.path;
 
     qkv_session s;
     qkv_session_init(&s);
     qkv_run_iter it;
     memset(&it, 0, sizeof it);
-    qkv_error err;
+    checked c;
+    memset(&c, 0, sizeof c);
     int status = 1;
-    qkv_tensor **tensors = NULL;
-    const char **names = NULL;
-    size_t **cand = NULL, *n_cand = NULL;
-    qkv_gradcheck_result *res = NULL;
-    if (qkv_session_config(&s, config, cc.overrides, cc.n_overrides, &err) || qkv_session_data(&s, true, &err) ||
-        qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err) ||
-        qkv_run_iter_init(&it, &s.train, 24, false, &err) || tiny_batch(&it, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+    if (build(&s, &it, &cc))
         goto done;
-    }
     if (s.config_note[0])
         fprintf(stderr, "qkv: note: %s\n", s.config_note);
     qkv_set_threads(1);
-    qkv_tape *tp = &it.tp;
     qkv_rng rng;
     qkv_rng_seed(&rng, (uint64_t)seed);
-    tp->rng = &rng;
-    tp->fault_op = fault; /* testing the checker: that op's backward is scaled by 1.01 */
-
-    qkv_params *ps = qkv_tagger_params(&s.model);
-    tensors = calloc((size_t)ps->n, sizeof *tensors);
-    names = calloc((size_t)ps->n, sizeof *names);
-    cand = calloc((size_t)ps->n, sizeof *cand);
-    n_cand = calloc((size_t)ps->n, sizeof *n_cand);
-    res = calloc((size_t)ps->n, sizeof *res);
-    if (!tensors || !names || !cand || !n_cand || !res) {
-        fprintf(stderr, "qkv: out of memory\n");
+    it.tp.rng = &rng;
+    it.tp.fault_op = fault; /* testing the checker: that op's backward is scaled by 1.01 */
+    if (collect(&c, &s, &it))
         goto done;
-    }
-    for (int i = 0; i < ps->n; i++) {
-        tensors[i] = &ps->items[i]->t;
-        names[i] = ps->items[i]->name;
-    }
-    /* Embedding tables (and the character table): only the rows the batch uses. */
-    for (int f = 0; f < qkv_tagger_n_tables(&s.model); f++) {
-        const int32_t *ids;
-        int n_ids;
-        const qkv_tensor *table = qkv_tagger_table_rows(&s.model, &it.in, f, &ids, &n_ids);
-        int i = 0;
-        while (tensors[i] != table)
-            i++;
-        int d = table->shape[1];
-        cand[i] = malloc((size_t)n_ids * (size_t)d * sizeof **cand);
-        if (!cand[i]) {
-            fprintf(stderr, "qkv: out of memory\n");
-            goto done;
-        }
-        for (int t = 0; t < n_ids; t++)
-            for (int k = 0; k < d; k++)
-                cand[i][n_cand[i]++] = (size_t)ids[t] * (size_t)d + (size_t)k;
-    }
     qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
     opts.max_samples = (size_t)samples;
     opts.seed = (uint64_t)seed;
-    opts.candidates = (const size_t *const *)cand;
-    opts.n_candidates = n_cand;
+    opts.candidates = (const size_t *const *)c.cand;
+    opts.n_candidates = c.n_cand;
     forward_ctx ctx = {&s, &it};
-    int st = qkv_gradcheck(tp, forward, &ctx, ps->n, tensors, names, &opts, res, &err);
-    if (st < 0) {
-        fprintf(stderr, "qkv: gradcheck: %s\n", err.msg);
+    qkv_error err;
+    if (qkv_gradcheck(&it.tp, forward, &ctx, c.n, c.tensors, c.names, &opts, c.res, &err) < 0) {
+        qkv_fail_reportf("gradcheck: %s", err.msg);
         goto done;
     }
-    printf("gradcheck of %s: %d sentences, %d words, double precision, eps %g, atol %g, rtol %g%s%s\n", config,
-           qkv_batch_n_sent(&it.batch), qkv_batch_n_tokens(&it.batch), opts.eps, opts.atol, opts.rtol, fault ? ", broken backward: " : "",
-           fault ? fault : "");
-    printf("%-40s %8s %12s %12s  %s\n", "parameter", "checked", "max_abs_err", "max_rel_err", "result");
-    int failed = 0;
-    for (int i = 0; i < ps->n; i++) {
-        printf("%-40s %8zu %12.3e %12.3e  %s\n", res[i].name, res[i].checked, res[i].max_abs_err,
-               res[i].max_rel_err, res[i].failed ? "FAIL" : "pass");
-        failed += res[i].failed > 0;
-    }
-    if (failed)
-        printf("%d of %d tensors FAIL; first: %s\n", failed, ps->n, err.msg);
-    else
-        printf("all %d tensors pass\n", ps->n);
-    status = failed ? 1 : 0;
+    status = print_results(&c, cc.path, &it, &opts, fault, &err);
 done:
-    for (int i = 0; cand && i < ps->n; i++)
-        free(cand[i]);
-    free(cand);
-    free(n_cand);
-    free(res);
-    free(tensors);
-    free(names);
+    checked_free(&c);
     qkv_run_iter_free(&it);
     qkv_session_free(&s);
     return status;

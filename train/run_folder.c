@@ -205,6 +205,88 @@ int qkv_run_folder_of_checkpoint(const char *ckpt, char *dir, size_t len, qkv_er
                     ckpt);
 }
 
+/* --resume: the checkpoint's step (p->resume_step) and run (p->parent). */
+static int read_resume_info(qkv_run_plan *p, const char *resume, qkv_error *err)
+{
+    char ckpt_id[64] = "";
+    if (qkv_checkpoint_run_info(resume, ckpt_id, sizeof ckpt_id, &p->resume_step, err))
+        return qkv_fail_prefix(err, "--resume");
+    if (p->resume_step < 0)
+        return qkv_fail(err, "--resume %s: the checkpoint has no training state (/train/step): it was saved "
+                             "for inference and cannot be resumed",
+                        resume);
+    if (is_id(ckpt_id, strlen(ckpt_id)))
+        memcpy(p->parent, ckpt_id, sizeof p->parent);
+    return QKV_OK;
+}
+
+/* A new run into a folder that holds one (files): replaced with --force, else an error. */
+static int plan_over_run(qkv_run_plan *p, const char *dir, const char *files, bool force, qkv_error *err)
+{
+    p->action = QKV_RUN_REPLACE;
+    if (force)
+        return QKV_OK;
+    char last[4200];
+    snprintf(last, sizeof last, "%s/checkpoints/last.h5", dir);
+    if (access(last, R_OK) != 0) /* stopped before its first checkpoint: nothing to continue */
+        return qkv_fail(err, "%s already holds a run (%s) with no checkpoint to continue: choose another --out, "
+                             "or replace it with --force",
+                        dir, files);
+    return qkv_fail(err, "%s already holds a run (%s): choose another --out, continue it with --resume %s, or "
+                         "replace it with --force",
+                    dir, files, last);
+}
+
+/* A resume into a folder that holds another run than the checkpoint's: replaced with --force. */
+static int plan_over_other_run(qkv_run_plan *p, const folder *fo, const char *files, bool force, qkv_error *err)
+{
+    p->action = QKV_RUN_REPLACE;
+    if (force)
+        return QKV_OK;
+    char what[128];
+    if (fo->id[0])
+        snprintf(what, sizeof what, "another run: run %s", fo->id);
+    else
+        snprintf(what, sizeof what, "the files of a run without a qkv run ID");
+    return qkv_fail(err, "%s holds %s (%s), and %s is of %s%s: resuming there would mix two runs. Continue "
+                         "the checkpoint's own run in its folder (the default for RUN/checkpoints/*.h5), "
+                         "branch into a new folder with --out NEW_DIR, or replace what %s holds with --force",
+                    p->dir, what, files, p->resume, p->parent[0] ? "run " : "a run without an ID", p->parent, p->dir);
+}
+
+/* A resume into the checkpoint's own run: continued when its config is the one given and it
+ * goes no further than the checkpoint, else replaced or rewound with --force. */
+static int plan_own_run(qkv_run_plan *p, const folder *fo, const qkv_session *s, bool force, qkv_error *err)
+{
+    const char *dir = p->dir, *resume = p->resume;
+    char diff[1024] = "", path[4200];
+    run_file(dir, F_CONFIG, path, sizeof path);
+    if (fo->has[F_CONFIG] && config_differences(path, &s->cfg, diff, sizeof diff, err))
+        return qkv_fail_prefix(err, "comparing the config given with the run's");
+    if (diff[0]) {
+        p->action = QKV_RUN_REPLACE;
+        if (force)
+            return QKV_OK;
+        return qkv_fail(err, "%s differs from the config given (%s): resuming there would continue run %s "
+                             "with another config. Resume with the run's own config (qkv train %s --resume %s), "
+                             "branch into a new folder with --out NEW_DIR, or start over in %s with --force",
+                        path, diff, fo->id, path, resume, dir);
+    }
+    snprintf(p->id, sizeof p->id, "%s", fo->id);
+    p->parent[0] = '\0';
+    p->action = QKV_RUN_CONTINUE;
+    if (fo->last_step <= p->resume_step)
+        return QKV_OK;
+    p->action = QKV_RUN_REWIND;
+    if (force)
+        return QKV_OK;
+    return qkv_fail(err, "%s holds run %s up to step %ld (checkpoints/last.h5), and %s is its step %ld: resuming "
+                         "there would drop the run's history after step %ld. Branch into a new folder with --out "
+                         "NEW_DIR, or drop that history with --force (the metrics rows after step %ld and a "
+                         "best.h5 saved after it are removed)",
+                    dir, fo->id, fo->last_step, resume, p->resume_step, p->resume_step, p->resume_step);
+}
+
 int qkv_run_plan_make(qkv_run_plan *p, const char *dir, const char *resume, bool force, const qkv_session *s,
                       qkv_error *err)
 {
@@ -215,78 +297,19 @@ int qkv_run_plan_make(qkv_run_plan *p, const char *dir, const char *resume, bool
     folder fo;
     if (scan_folder(dir, &fo, err))
         return QKV_ERR;
-    char ckpt_id[64] = "";
-    if (resume) {
-        if (qkv_checkpoint_run_info(resume, ckpt_id, sizeof ckpt_id, &p->resume_step, err))
-            return qkv_fail_prefix(err, "--resume");
-        if (p->resume_step < 0)
-            return qkv_fail(err, "--resume %s: the checkpoint has no training state (/train/step): it was saved "
-                                 "for inference and cannot be resumed",
-                            resume);
-        if (is_id(ckpt_id, strlen(ckpt_id)))
-            memcpy(p->parent, ckpt_id, sizeof p->parent);
-    }
+    if (resume && read_resume_info(p, resume, err))
+        return QKV_ERR;
     p->action = QKV_RUN_NEW;
     new_id(p->id);
     if (!fo.any)
         return QKV_OK;
     char files[256];
     list_files(&fo, files, sizeof files);
-    if (!resume) {
-        p->action = QKV_RUN_REPLACE;
-        if (force)
-            return QKV_OK;
-        char last[4200];
-        snprintf(last, sizeof last, "%s/checkpoints/last.h5", dir);
-        if (access(last, R_OK) != 0) /* stopped before its first checkpoint: nothing to continue */
-            return qkv_fail(err, "%s already holds a run (%s) with no checkpoint to continue: choose another --out, "
-                                 "or replace it with --force",
-                            dir, files);
-        return qkv_fail(err, "%s already holds a run (%s): choose another --out, continue it with --resume %s, or "
-                             "replace it with --force",
-                        dir, files, last);
-    }
-    if (!fo.id[0] || strcmp(fo.id, p->parent) != 0) {
-        p->action = QKV_RUN_REPLACE;
-        if (force)
-            return QKV_OK;
-        char what[128];
-        if (fo.id[0])
-            snprintf(what, sizeof what, "another run: run %s", fo.id);
-        else
-            snprintf(what, sizeof what, "the files of a run without a qkv run ID");
-        return qkv_fail(err, "%s holds %s (%s), and %s is of %s%s: resuming there would mix two runs. Continue "
-                             "the checkpoint's own run in its folder (the default for RUN/checkpoints/*.h5), "
-                             "branch into a new folder with --out NEW_DIR, or replace what %s holds with --force",
-                        dir, what, files, resume, p->parent[0] ? "run " : "a run without an ID",
-                        p->parent, dir);
-    }
-    char diff[1024] = "", path[4200];
-    run_file(dir, F_CONFIG, path, sizeof path);
-    if (fo.has[F_CONFIG] && config_differences(path, &s->cfg, diff, sizeof diff, err))
-        return qkv_fail_prefix(err, "comparing the config given with the run's");
-    if (diff[0]) {
-        p->action = QKV_RUN_REPLACE;
-        if (force)
-            return QKV_OK;
-        return qkv_fail(err, "%s differs from the config given (%s): resuming there would continue run %s "
-                             "with another config. Resume with the run's own config (qkv train %s --resume %s), "
-                             "branch into a new folder with --out NEW_DIR, or start over in %s with --force",
-                        path, diff, fo.id, path, resume, dir);
-    }
-    snprintf(p->id, sizeof p->id, "%s", fo.id);
-    p->parent[0] = '\0';
-    p->action = QKV_RUN_CONTINUE;
-    if (fo.last_step <= p->resume_step)
-        return QKV_OK;
-    p->action = QKV_RUN_REWIND;
-    if (force)
-        return QKV_OK;
-    return qkv_fail(err, "%s holds run %s up to step %ld (checkpoints/last.h5), and %s is its step %ld: resuming "
-                         "there would drop the run's history after step %ld. Branch into a new folder with --out "
-                         "NEW_DIR, or drop that history with --force (the metrics rows after step %ld and a "
-                         "best.h5 saved after it are removed)",
-                    dir, fo.id, fo.last_step, resume, p->resume_step, p->resume_step, p->resume_step);
+    if (!resume)
+        return plan_over_run(p, dir, files, force, err);
+    if (!fo.id[0] || strcmp(fo.id, p->parent) != 0)
+        return plan_over_other_run(p, &fo, files, force, err);
+    return plan_own_run(p, &fo, s, force, err);
 }
 
 static bool same_file(const char *a, const char *b)

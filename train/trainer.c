@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,16 @@
 #include "lib/profile.h"
 #include "models/tagger_rows.h"
 #include "train/dropout_streams.h"
+#include "train/eta.h"
 #include "train/evaluate.h"
+#include "train/interrupt.h"
 #include "train/metrics.h"
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
 #include "api/run_iter.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
+#include "train/fail.h"
 
 typedef struct trainer {
     qkv_session *s;
@@ -37,6 +41,7 @@ typedef struct trainer {
     long last_eval_step;      /* no second evaluation of the same parameters */
     long last_save_step;      /* nor a second last.h5 of them */
     double t_start, t_log;
+    long start_step;          /* the step this process began training at (after a resume: its checkpoint's) */
     bool progress_bar;
     char last_path[4200], best_path[4200];
     char plot_path[4300];     /* the loss plot (qkv train prints its path at the end) */
@@ -103,7 +108,7 @@ static int save(trainer *t, const char *path)
         qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     if (status) {
         clear_progress(t);
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         return 1;
     }
     return 0;
@@ -202,7 +207,8 @@ static void log_row(trainer *t, int epoch_label)
     qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed, NULL);
     char el[32], eta[32];
     format_duration(elapsed, el, sizeof el);
-    format_duration(elapsed / (double)t->st.step * (double)(t->total_steps - t->st.step), eta, sizeof eta);
+    format_duration(qkv_eta_seconds(elapsed, t->start_step, t->st.step, t->total_steps, t->opts->stop_at_step), eta,
+                    sizeof eta);
     clear_progress(t);
     if (t->writer)
         fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", epoch_label,
@@ -221,7 +227,7 @@ static int train_step(trainer *t, int i)
     qkv_batch *b = &t->it.batch;
     qkv_error err;
     if (qkv_run_iter_fill(&t->it, i, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         return 1;
     }
     /* Random masks of this step from counter-based streams: the same whatever rank computes a
@@ -232,7 +238,7 @@ static int train_step(trainer *t, int i)
     int failed = qkv_train_streams_set(&t->streams, b, qkv_rng_key(key, 1), &err);
     qkv_profile_end(prof);
     if (failed) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         return 1;
     }
     double value = 0;
@@ -289,9 +295,9 @@ static int train_step(trainer *t, int i)
     return 0;
 }
 
-static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
+/* The trainer's fields before anything is built: rank, seeds, checkpoint paths. */
+static void init_fields(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
 {
-    qkv_error err;
     const qkv_run_config *c = &s->cfg;
     t->s = s;
     t->opts = opts;
@@ -304,41 +310,52 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     qkv_rng_seed(&t->shuffle, (uint64_t)c->train.seed * 2);
     snprintf(t->last_path, sizeof t->last_path, "%s/checkpoints/last.h5", opts->run_dir);
     snprintf(t->best_path, sizeof t->best_path, "%s/checkpoints/best.h5", opts->run_dir);
-    qkv_params *params = qkv_tagger_params(&s->model);
+}
 
-    if (qkv_optim_init(&t->opt, params, &c->optim.optimizer, &err)) {
-        fprintf(stderr, "qkv: optim: %s\n", err.msg);
-        return 1;
-    }
-    if (qkv_tagger_rows_init(&t->rows, &s->model, &err) ||
-        (c->optim.sparse_embeddings && qkv_tagger_rows_lazy(&t->rows, &t->opt, &err))) {
-        fprintf(stderr, "qkv: optim: %s\n", err.msg);
-        return 1;
-    }
+/* The optimizer, the embedding rows it updates, and the parameter average (train.ema_decay). */
+static int init_optimizer(trainer *t)
+{
+    qkv_error err;
+    const qkv_run_config *c = &t->s->cfg;
+    qkv_params *params = qkv_tagger_params(&t->s->model);
+    if (qkv_optim_init(&t->opt, params, &c->optim.optimizer, &err))
+        return qkv_fail_reportf("optim: %s", err.msg);
+    if (qkv_tagger_rows_init(&t->rows, &t->s->model, &err) ||
+        (c->optim.sparse_embeddings && qkv_tagger_rows_lazy(&t->rows, &t->opt, &err)))
+        return qkv_fail_reportf("optim: %s", err.msg);
     if (c->train.ema_decay > 0) {
-        if (qkv_ema_init(&t->ema, params, c->train.ema_decay, &err)) {
-            fprintf(stderr, "qkv: train.ema_decay: %s\n", err.msg);
-            return 1;
-        }
+        if (qkv_ema_init(&t->ema, params, c->train.ema_decay, &err))
+            return qkv_fail_reportf("train.ema_decay: %s", err.msg);
         t->st.ema = &t->ema;
     }
-    if (qkv_run_iter_init(&t->it, &s->train, c->data.batch_tokens, false, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        return 1;
-    }
+    return 0;
+}
+
+/* The training set's batches, and from them the run's length (t->total_steps). */
+static int init_batches(trainer *t)
+{
+    qkv_error err;
+    const qkv_run_config *c = &t->s->cfg;
+    if (qkv_run_iter_init(&t->it, &t->s->train, c->data.batch_tokens, false, &err))
+        return qkv_fail_report(&err);
     t->it.tp.rng = &t->st.rng;
     t->it.tp.streams = &t->streams.ds;
-
     /* One plan tells the steps per epoch (every plan of the same data has as many batches, of
      * the same sizes: the buffers fit every epoch). */
     qkv_rng probe = t->shuffle;
-    if (qkv_run_iter_plan(&t->it, &probe, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        return 1;
-    }
+    if (qkv_run_iter_plan(&t->it, &probe, &err))
+        return qkv_fail_report(&err);
     t->total_steps = (long)qkv_run_iter_n_batches(&t->it) * c->train.epochs;
     if (c->train.max_steps > 0 && c->train.max_steps < t->total_steps)
         t->total_steps = c->train.max_steps;
+    return 0;
+}
+
+/* The learning-rate schedule over the whole run (a warmup as long as the run is cut, with a warning). */
+static int init_schedule(trainer *t)
+{
+    qkv_error err;
+    const qkv_run_config *c = &t->s->cfg;
     t->sched = c->optim.schedule;
     t->sched.lr = c->optim.optimizer.lr;
     if (t->sched.warmup_steps >= t->total_steps) { /* the schedule needs a step after the warmup */
@@ -353,49 +370,46 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         t->sched.warmup_steps = t->total_steps - 1;
     }
     t->sched.total_steps = t->total_steps;
-    if (qkv_lr_schedule_check(&t->sched, &err)) {
-        fprintf(stderr, "qkv: optim: %s\n", err.msg);
-        return 1;
-    }
+    if (qkv_lr_schedule_check(&t->sched, &err))
+        return qkv_fail_reportf("optim: %s", err.msg);
+    return 0;
+}
 
-    long keep = -1;
-    if (opts->resume) {
-        if (qkv_checkpoint_load_training(opts->resume, s, &t->opt, &t->st, &err)) {
-            fprintf(stderr, "qkv: --resume: %s\n", err.msg);
-            return 1;
-        }
-        t->shuffle = t->st.epoch_rng;
-        keep = t->st.step;
-        bool patience_out = c->train.patience > 0 && t->st.bad_evals >= c->train.patience;
-        if (t->st.step >= t->total_steps || t->st.epoch >= c->train.epochs || patience_out) {
-            if (t->writer)
-                fprintf(stderr, "qkv: %s: the run is already complete (step %ld of %ld%s): nothing to do, nothing written\n",
-                    opts->resume, t->st.step, t->total_steps, patience_out ? ", stopped early" : "");
-            return QKV_TRAIN_STOPPED;
-        }
+/* --resume: the optimizer and training state from the checkpoint. Returns 0, 1 after an error,
+ * or QKV_TRAIN_STOPPED when the run is already complete. */
+static int resume(trainer *t)
+{
+    qkv_error err;
+    const qkv_run_config *c = &t->s->cfg;
+    const char *path = t->opts->resume;
+    if (qkv_checkpoint_load_training(path, t->s, &t->opt, &t->st, &err))
+        return qkv_fail_reportf("--resume: %s", err.msg);
+    t->shuffle = t->st.epoch_rng;
+    bool patience_out = c->train.patience > 0 && t->st.bad_evals >= c->train.patience;
+    if (t->st.step >= t->total_steps || t->st.epoch >= c->train.epochs || patience_out) {
         if (t->writer)
-            fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", opts->resume, t->st.step,
-                    t->st.epoch + 1, t->st.batch_pos);
-        if (t->writer && t->st.ranks > 0 && t->st.ranks != t->dist->size)
-            fprintf(stderr, "the checkpoint was saved by %d process(es), this run has %d: the batches and random "
-                    "masks do not depend on the number, so the run continues the same model (sums in another "
-                    "order: equal up to float rounding, not bit for bit)\n", t->st.ranks, t->dist->size);
+            fprintf(stderr, "qkv: %s: the run is already complete (step %ld of %ld%s): nothing to do, nothing written\n",
+                path, t->st.step, t->total_steps, patience_out ? ", stopped early" : "");
+        return QKV_TRAIN_STOPPED;
     }
-    t->st.ranks = t->dist->size;
-    if (t->dist->size > 1 && t->writer)
-        fprintf(stderr, "data-parallel: %d ranks, each a share of every batch of %d words\n", t->dist->size,
-                c->data.batch_tokens);
-    /* Every rank has checked what it reads before rank 0 alone writes (a barrier). */
-    double ready = 0;
-    qkv_dist_sum(t->dist, &ready, 1);
-    if (!t->writer)
-        return 0;
-    /* Everything is ready: now the run folder is made (or cleared, --force) and written. */
-    snprintf(t->st.run_id, sizeof t->st.run_id, "%s", opts->plan->id);
-    if (qkv_run_folder_prepare(opts->plan, s, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        return 1;
-    }
+    if (t->writer)
+        fprintf(stderr, "resuming from %s at step %ld (epoch %d, batch %d)\n", path, t->st.step, t->st.epoch + 1,
+                t->st.batch_pos);
+    if (t->writer && t->st.ranks > 0 && t->st.ranks != t->dist->size)
+        fprintf(stderr, "the checkpoint was saved by %d process(es), this run has %d: the batches and random "
+                "masks do not depend on the number, so the run continues the same model (sums in another "
+                "order: equal up to float rounding, not bit for bit)\n", t->st.ranks, t->dist->size);
+    return 0;
+}
+
+/* Rank 0, once everything is ready: the run folder made (or cleared, --force), stale temporary
+ * files of interrupted saves removed, metrics.tsv opened (kept up to step keep; -1: new). */
+static int prepare_run_folder(trainer *t, long keep)
+{
+    qkv_error err;
+    snprintf(t->st.run_id, sizeof t->st.run_id, "%s", t->opts->plan->id);
+    if (qkv_run_folder_prepare(t->opts->plan, t->s, &err))
+        return qkv_fail_report(&err);
     /* Saves interrupted by a kill leave "<name>.tmp-<pid>" (up to the size of a checkpoint). */
     for (int k = 0; k < 2; k++) {
         int removed = 0;
@@ -405,13 +419,36 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
         else if (removed)
             fprintf(stderr, "removed %d temporary file(s) of an interrupted save of %s\n", removed, p);
     }
-    if (qkv_metrics_open(&t->metrics, opts->run_dir, keep, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        return 1;
-    }
-    qkv_progress progress = c->log.progress;
+    if (qkv_metrics_open(&t->metrics, t->opts->run_dir, keep, &err))
+        return qkv_fail_report(&err);
+    qkv_progress progress = t->s->cfg.log.progress;
     t->progress_bar = progress == QKV_PROGRESS_ON || (progress == QKV_PROGRESS_AUTO && isatty(STDERR_FILENO));
     return 0;
+}
+
+static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
+{
+    init_fields(t, s, opts);
+    if (init_optimizer(t) || init_batches(t) || init_schedule(t))
+        return 1;
+    long keep = -1;
+    if (opts->resume) {
+        int status = resume(t);
+        if (status)
+            return status;
+        keep = t->st.step;
+    }
+    t->st.ranks = t->dist->size;
+    if (t->dist->size > 1 && t->writer)
+        fprintf(stderr, "data-parallel: %d ranks, each a share of every batch of %d words\n", t->dist->size,
+                s->cfg.data.batch_tokens);
+    /* Every rank has checked what it reads before rank 0 alone writes (a barrier). */
+    double ready = 0;
+    qkv_dist_sum(t->dist, &ready, 1);
+    if (!t->writer)
+        return 0;
+    /* Everything is ready: now the run folder is made (or cleared, --force) and written. */
+    return prepare_run_folder(t, keep);
 }
 
 static void teardown(trainer *t)
@@ -424,6 +461,25 @@ static void teardown(trainer *t)
     qkv_train_streams_free(&t->streams);
 }
 
+/* After --stop-at-step or a SIGINT or SIGTERM, with last.h5 saved: how to continue. Returns
+ * QKV_TRAIN_STOPPED, or 128 + the signal's number. */
+static int stopped(trainer *t)
+{
+    clear_progress(t);
+    int signo = qkv_interrupted();
+    if (signo) {
+        if (t->writer)
+            fprintf(stderr, "interrupted by %s after step %ld: saved %s; continue with: qkv train %s/config.yaml "
+                    "--resume %s\n", signo == SIGINT ? "SIGINT" : "SIGTERM", t->st.step, t->last_path,
+                    t->opts->run_dir, t->last_path);
+        return 128 + signo;
+    }
+    if (t->writer)
+        fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
+                t->st.step, t->opts->run_dir, t->last_path);
+    return QKV_TRAIN_STOPPED;
+}
+
 static int run_epochs(trainer *t)
 {
     qkv_session *s = t->s;
@@ -431,11 +487,12 @@ static int run_epochs(trainer *t)
     qkv_error err;
     bool stop = false;
     t->t_start = t->t_log = now_seconds();
+    t->start_step = t->st.step;
     while (!stop && t->st.epoch < c->train.epochs && t->st.step < t->total_steps) {
         /* The plan is a function of the shuffling rng before it: saved for an exact resume. */
         t->st.epoch_rng = t->shuffle;
         if (qkv_dist_plan(t->dist, &t->it, &t->shuffle, &err)) {
-            fprintf(stderr, "qkv: %s\n", err.msg);
+            qkv_fail_report(&err);
             return 1;
         }
         int n_batches = qkv_run_iter_n_batches(&t->it);
@@ -452,7 +509,7 @@ static int run_epochs(trainer *t)
             if (c->checkpoint.every_steps > 0 && t->st.step % c->checkpoint.every_steps == 0 &&
                 save(t, t->last_path))
                 return 1;
-            if (t->st.step == t->opts->stop_at_step)
+            if (t->st.step == t->opts->stop_at_step || qkv_interrupted())
                 break;
         }
         if (t->st.batch_pos == n_batches) {
@@ -466,13 +523,8 @@ static int run_epochs(trainer *t)
         }
         if (save(t, t->last_path))
             return 1;
-        if (t->st.step == t->opts->stop_at_step) {
-            clear_progress(t);
-            if (t->writer)
-                fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
-                    t->st.step, t->opts->run_dir, t->last_path);
-            return QKV_TRAIN_STOPPED;
-        }
+        if (t->st.step == t->opts->stop_at_step || qkv_interrupted())
+            return stopped(t);
     }
     if (t->st.log_steps)
         log_row(t, t->st.epoch + (t->st.batch_pos > 0));
@@ -489,8 +541,13 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     trainer t;
     memset(&t, 0, sizeof t);
     int status = setup(&t, s, opts);
-    if (status == 0)
+    if (status == 0) {
+        /* one process only: the ranks of a data-parallel job could see a signal at different steps */
+        qkv_interrupts in;
+        qkv_interrupts_catch(&in, t.dist->size == 1);
         status = run_epochs(&t);
+        qkv_interrupts_restore(&in);
+    }
     if (status == 0 && t.writer && t.st.best_accuracy >= 0)
         fprintf(stderr, "done: %ld steps in %.1f s; best dev %s %.2f%s at step %ld\n", t.st.step,
                 now_seconds() - t.t_start, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "span F1" : "accuracy",

@@ -22,7 +22,10 @@ enum { QKV_TRAIN_STOPPED = 3 };
 /* Trains the session's model (config, data and model already built; with opts->resume the
  * session's featurizer came from that checkpoint). Prints progress to stderr. Returns 0 when
  * the run is complete, QKV_TRAIN_STOPPED after opts->stop_at_step, or 1 after printing an
- * error (e.g. a NaN loss: the message names the step; the last good checkpoint stays). */
+ * error (e.g. a NaN loss: the message names the step; the last good checkpoint stays). A
+ * SIGINT or SIGTERM (single process) lets the current step finish, saves last.h5 as a stop
+ * at that step would and returns 128 + the signal's number (130, 143); a second one ends
+ * the process at once. */
 int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts);
 
 #endif

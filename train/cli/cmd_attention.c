@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/threads.h"
 #include "train/cli/cli.h"
+#include "train/cli/command.h"
 #include "train/cli/commands.h"
 #include "train/plot/gnuplot.h"
 #include "train/cli/output_file.h"
@@ -97,94 +97,121 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
     return status;
 }
 
-int qkv_cmd_attention(int argc, char **argv)
+/* The options of qkv attention. */
+typedef struct attention_args {
+    const char *ckpt, *sentence, *out, *out_arg;
+    int layer, head, width, height; /* layer, head -1: the last layer, every head */
+    bool force;
+} attention_args;
+
+/* Parses argv into a (--head, --size checked); returns -1 (go on) or the exit status. */
+static int parse_args(attention_args *a, int argc, char **argv)
 {
-    const char *ckpt = NULL, *sentence = NULL, *head_arg = "all", *out_arg = NULL, *size = NULL;
+    const char *head_arg = "all", *size = NULL;
     long layer_arg = -1;
-    int width = 0, height = 0;
-    bool force = false;
     const qkv_cli_opt rows[] = {
-        {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
-        {"--sentence", QKV_CLI_STRING, &sentence, "TEXT", "the sentence, e.g. \"The old man the boats .\"",
+        {"CHECKPOINT", QKV_CLI_STRING, &a->ckpt, .required = true},
+        {"--sentence", QKV_CLI_STRING, &a->sentence, "TEXT", "the sentence, e.g. \"The old man the boats .\"",
          .required = true},
         {"--layer", QKV_CLI_INT, &layer_arg, "L", "encoder block, 0-based (default: the last)", .lo = 0,
          .hi = INT_MAX},
         {"--head", QKV_CLI_STRING, &head_arg, "H|all",
          "one head, 0-based, or every head of the layer in a grid (default: all)"},
-        {"--out", QKV_CLI_STRING, &out_arg, "FILE", ".png or .svg (default: attention.png)"},
+        {"--out", QKV_CLI_STRING, &a->out_arg, "FILE", ".png or .svg (default: attention.png)"},
         {"--size", QKV_CLI_STRING, &size, "WxH", "the image in pixels, e.g. 1600x1600 (default: sized to the sentence)"},
-        {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE (and FILE.gp) if it exists"},
+        {"--force", QKV_CLI_FLAG, &a->force, NULL, "replace FILE (and FILE.gp) if it exists"},
     };
     const qkv_cli_spec spec = {"attention", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
-    const char *out = out_arg ? out_arg : "attention.png";
-    int layer = (int)layer_arg, head = -1;
+    a->out = a->out_arg ? a->out_arg : "attention.png";
+    a->layer = (int)layer_arg;
+    a->head = -1;
     char *end;
-    if (strcmp(head_arg, "all") && ((head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg))
+    if (strcmp(head_arg, "all") && ((a->head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg))
         return qkv_cli_usage_error(&spec, "--head is a head number from 0 or 'all', not '%s'", head_arg);
-    if (size && !qkv_image_size_parse(size, &width, &height))
+    if (size && !qkv_image_size_parse(size, &a->width, &a->height))
         return qkv_cli_usage_error(
             &spec, "--size is WIDTHxHEIGHT in pixels (16..20000), e.g. 1600x1600, not '%s'", size);
-    char script[4300];
-    if (!qkv_image_output_ok("attention", out_arg ? "--out" : NULL, out, script, sizeof script, &ckpt, 1, force))
-        return 1;
-    qkv_error err;
+    return -1;
+}
 
-    qkv_session s;
-    qkv_session_init(&s);
-    int status = 1, n_words = 0;
-    size_t len = 0;
-    char *conllu = sentence_conllu(sentence, &len, &n_words);
-    if (!conllu) {
-        fprintf(stderr, "qkv: out of memory\n");
-        goto done;
-    }
+/* --sentence as CoNLL-U into *conllu (*len bytes): it has 1 to QKV_ATTENTION_MAX_WORDS words. */
+static int sentence_text(const attention_args *a, char **conllu, size_t *len)
+{
+    int n_words = 0;
+    if (!(*conllu = sentence_conllu(a->sentence, len, &n_words)))
+        return qkv_fail_reportf("out of memory");
     if (n_words == 0) {
         fprintf(stderr, "qkv attention: --sentence has no words\n");
-        goto done;
+        return 1;
     }
     if (n_words > QKV_ATTENTION_MAX_WORDS) {
         fprintf(stderr, "qkv attention: --sentence has %d words; a heatmap shows at most %d\n", n_words,
                 QKV_ATTENTION_MAX_WORDS);
-        goto done;
+        return 1;
     }
-    if (qkv_checkpoint_load_model(ckpt, &s, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
+    return 0;
+}
+
+/* The model has attention, and a layer and head as --layer and --head ask (a->layer -1: the
+ * last layer, set here). */
+static int check_model(const qkv_session *s, attention_args *a)
+{
+    if (s->model.cfg.encoder_kind != QKV_ENCODER_TRANSFORMER)
+        return qkv_fail_reportf("%s: the model's encoder is %s, which has no attention weights (only model.encoder: "
+                                "transformer has)", a->ckpt, QKV_ENCODER_KIND_NAMES[s->model.cfg.encoder_kind]);
+    int n_layers = qkv_tagger_n_layers(&s->model), n_heads = qkv_tagger_n_heads(&s->model);
+    if (n_layers == 0)
+        return qkv_fail_reportf("%s: the model has no encoder layers, hence no attention", a->ckpt);
+    if (a->layer < 0)
+        a->layer = n_layers - 1;
+    if (a->layer >= n_layers) {
+        fprintf(stderr, "qkv attention: --layer %d: the model has layers 0..%d\n", a->layer, n_layers - 1);
+        return 1;
     }
-    qkv_set_threads(s.cfg.train.threads);
-    if (s.model.cfg.encoder_kind != QKV_ENCODER_TRANSFORMER) {
-        fprintf(stderr, "qkv: %s: the model's encoder is %s, which has no attention weights (only model.encoder: "
-                        "transformer has)\n", ckpt, QKV_ENCODER_KIND_NAMES[s.model.cfg.encoder_kind]);
-        goto done;
+    if (a->head >= n_heads) {
+        fprintf(stderr, "qkv attention: --head %d: the model has heads 0..%d\n", a->head, n_heads - 1);
+        return 1;
     }
-    int n_layers = qkv_tagger_n_layers(&s.model), n_heads = qkv_tagger_n_heads(&s.model);
-    if (n_layers == 0) {
-        fprintf(stderr, "qkv: %s: the model has no encoder layers, hence no attention\n", ckpt);
-        goto done;
-    }
-    if (layer < 0)
-        layer = n_layers - 1;
-    if (layer >= n_layers) {
-        fprintf(stderr, "qkv attention: --layer %d: the model has layers 0..%d\n", layer, n_layers - 1);
-        goto done;
-    }
-    if (head >= n_heads) {
-        fprintf(stderr, "qkv attention: --head %d: the model has heads 0..%d\n", head, n_heads - 1);
-        goto done;
-    }
+    return 0;
+}
+
+/* The sentence as the dev set of s, run through the model and drawn into a->out. */
+static int read_and_draw(qkv_session *s, const attention_args *a, const char *conllu, size_t len)
+{
+    qkv_error err;
     qkv_read_opts opts = QKV_READ_DEFAULTS;
     opts.format = QKV_FORMAT_CONLLU;
-    opts.tag_field = s.cfg.data.read.tag_field;
-    if (qkv_corpus_read_mem(&s.dev_c, conllu, len, "--sentence", &opts, &err) ||
-        qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, NULL, &err) ||
-        qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err) || draw(&s, layer, head, width, height, out, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+    opts.tag_field = s->cfg.data.read.tag_field;
+    if (qkv_corpus_read_mem(&s->dev_c, conllu, len, "--sentence", &opts, &err) ||
+        qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, NULL, &err) ||
+        qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err) ||
+        draw(s, a->layer, a->head, a->width, a->height, a->out, &err))
+        return qkv_fail_report(&err);
+    return 0;
+}
+
+int qkv_cmd_attention(int argc, char **argv)
+{
+    attention_args a = {0};
+    int usage = parse_args(&a, argc, argv);
+    if (usage >= 0)
+        return usage;
+    char script[4300];
+    if (!qkv_image_output_ok("attention", a.out_arg ? "--out" : NULL, a.out, script, sizeof script, &a.ckpt, 1,
+                             a.force))
+        return 1;
+    qkv_session s;
+    qkv_session_init(&s);
+    int status = 1;
+    size_t len = 0;
+    char *conllu = NULL;
+    if (sentence_text(&a, &conllu, &len) || qkv_cmd_load_model(&s, a.ckpt) || check_model(&s, &a) ||
+        read_and_draw(&s, &a, conllu, len))
         goto done;
-    }
-    printf("%s\n", out);
+    printf("%s\n", a.out);
     status = 0;
 done:
     free(conllu);

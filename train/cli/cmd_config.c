@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/fail.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "api/run_config.h"
@@ -48,6 +49,6 @@ int qkv_cmd_config(int argc, char **argv)
         free(text);
     }
     if (status)
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
     return status ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include "lib/profile.h"
 #include "lib/threads.h"
 #include "train/cli/cli.h"
+#include "train/cli/command.h"
 #include "train/cli/commands.h"
 #include "train/cli/eval_raw.h"
 #include "train/evaluate.h"
@@ -48,28 +49,32 @@ static int write_logits(const char *path, const qkv_eval_result *res, const qkv_
     return status;
 }
 
-int qkv_cmd_eval(int argc, char **argv)
+/* The options of qkv eval. */
+typedef struct eval_args {
+    const char *ckpt, *file, *logits_path, *tokenizer;
+    bool json, by_length, force, profile, raw;
+} eval_args;
+
+/* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
+static int parse_args(eval_args *a, int argc, char **argv)
 {
-    double wall_start = qkv_profile_clock();
-    const char *ckpt = NULL, *file = NULL, *logits_path = NULL, *tokenizer = NULL;
-    bool json = false, by_length = false, force = false, profile = false, raw = false;
     const qkv_cli_opt rows[] = {
-        {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
-        {"FILE", QKV_CLI_STRING, &file, .required = true},
-        {"--json", QKV_CLI_FLAG, &json, NULL, "one JSON object on stdout instead of the text report"},
-        {"--by-length", QKV_CLI_FLAG, &by_length, NULL,
+        {"CHECKPOINT", QKV_CLI_STRING, &a->ckpt, .required = true},
+        {"FILE", QKV_CLI_STRING, &a->file, .required = true},
+        {"--json", QKV_CLI_FLAG, &a->json, NULL, "one JSON object on stdout instead of the text report"},
+        {"--by-length", QKV_CLI_FLAG, &a->by_length, NULL,
          "also accuracy per sentence length (1-10, 11-20, 21-40, 41+ words)"},
-        {"--logits", QKV_CLI_STRING, &logits_path, "OUT.h5",
+        {"--logits", QKV_CLI_STRING, &a->logits_path, "OUT.h5",
          "also write every word's logits to the HDF5 file OUT.h5: /logits float32\n"
          "[words, tags] and /pred int64 [words] in file order (for parity checks)"},
-        {"--force", QKV_CLI_FLAG, &force, NULL, "replace OUT.h5 if it exists (never CHECKPOINT or FILE)"},
-        QKV_PROFILE_OPTION_ROW(&profile),
-        {"--raw", QKV_CLI_FLAG, &raw, NULL,
+        {"--force", QKV_CLI_FLAG, &a->force, NULL, "replace OUT.h5 if it exists (never CHECKPOINT or FILE)"},
+        QKV_PROFILE_OPTION_ROW(&a->profile),
+        {"--raw", QKV_CLI_FLAG, &a->raw, NULL,
          "tag FILE's raw text instead (its # text lines) and score tokens,\n"
          "sentences, words and UPOS against FILE as the CoNLL 2018 shared task\n"
          "does (aligned by characters); without --tokenizer a # text line is a\n"
          "sentence of whitespace-separated tokens"},
-        {"--tokenizer", QKV_CLI_STRING, &tokenizer, "SEG.h5",
+        {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
          "with --raw: the segmenter (data.task: segment) that splits the text\n"
          "of each paragraph into sentences, tokens and multiword tokens"},
     };
@@ -77,76 +82,93 @@ int qkv_cmd_eval(int argc, char **argv)
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
-    if (tokenizer && !raw) {
+    if (a->tokenizer && !a->raw) {
         fprintf(stderr, "qkv eval: --tokenizer needs --raw\n");
         return 2;
     }
-    if (raw && (logits_path || by_length || profile)) {
+    if (a->raw && (a->logits_path || a->by_length || a->profile)) {
         fprintf(stderr, "qkv eval: --raw goes with --tokenizer and --json only\n");
         return 2;
     }
-    if (raw)
-        return qkv_eval_raw(ckpt, file, tokenizer, json);
-    if (logits_path && !qkv_output_ok("eval", "--logits", logits_path, (const char *[]){ckpt, file}, 2, force, false))
+    return -1;
+}
+
+/* The model of a->ckpt and the scored corpus a->file into s (the two profile rows). */
+static int load(qkv_session *s, const eval_args *a)
+{
+    int prof = qkv_profile_begin("checkpoint loading", QKV_PROF_WHOLE);
+    int failed = qkv_cmd_load_model(s, a->ckpt);
+    qkv_profile_end(prof);
+    if (failed)
         return 1;
-    if (profile)
+    prof = qkv_profile_begin("data loading", QKV_PROF_WHOLE);
+    failed = qkv_cmd_read_scored(s, a->file);
+    qkv_profile_end(prof);
+    if (failed)
+        return 1;
+    qkv_report_warnings(s);
+    if (qkv_dataset_n_words(&s->dev) == 0)
+        return qkv_fail_reportf("%s: no words to evaluate", a->file);
+    return 0;
+}
+
+/* Tags the dev set of s into res (and with --logits every word's logits into *logits). */
+static int evaluate(qkv_session *s, const eval_args *a, qkv_eval_result *res, qkv_real **logits)
+{
+    qkv_error err;
+    int n_words = qkv_dataset_n_words(&s->dev);
+    if (a->logits_path &&
+        !(*logits = malloc(((size_t)n_words + 1) * (size_t)qkv_featurizer_n_tags(&s->fz) * sizeof **logits)))
+        return qkv_fail_reportf("out of memory for the logits of %d words", n_words);
+    if (qkv_evaluate_logits(s, &s->dev, s->cfg.data.batch_tokens, res, *logits, &err) ||
+        qkv_eval_add_spans(res, &s->fz, &s->dev_c, &s->dev, &err))
+        return qkv_fail_reportf("%s: %s", a->file, err.msg);
+    return 0;
+}
+
+/* --logits: the logits and predictions into a->logits_path. */
+static int save_logits(const qkv_session *s, const eval_args *a, const qkv_eval_result *res, const qkv_real *logits)
+{
+    if (!a->logits_path)
+        return 0;
+    qkv_error err;
+    int prof = qkv_profile_begin("logits writing", QKV_PROF_WHOLE);
+    int failed = write_logits(a->logits_path, res, logits, qkv_dataset_n_words(&s->dev), &err);
+    qkv_profile_end(prof);
+    return failed ? qkv_fail_report(&err) : 0;
+}
+
+int qkv_cmd_eval(int argc, char **argv)
+{
+    double wall_start = qkv_profile_clock();
+    eval_args a = {0};
+    int usage = parse_args(&a, argc, argv);
+    if (usage >= 0)
+        return usage;
+    if (a.raw)
+        return qkv_eval_raw(a.ckpt, a.file, a.tokenizer, a.json);
+    if (a.logits_path &&
+        !qkv_output_ok("eval", "--logits", a.logits_path, (const char *[]){a.ckpt, a.file}, 2, a.force, false))
+        return 1;
+    if (a.profile)
         qkv_profile_start();
     qkv_session s;
     qkv_session_init(&s);
-    qkv_error err;
     qkv_eval_result res;
     memset(&res, 0, sizeof res);
-    int status = 1;
     qkv_real *logits = NULL;
-    int prof = qkv_profile_begin("checkpoint loading", QKV_PROF_WHOLE);
-    int failed = qkv_checkpoint_load_model(ckpt, &s, &err);
-    qkv_profile_end(prof);
-    prof = qkv_profile_begin("data loading", QKV_PROF_WHOLE);
-    failed = failed || qkv_session_read_corpus(&s, &s.dev_c, file, &err) ||
-             qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
-             qkv_dataset_require_tags(&s.dev, &s.dev_c, &err) ||
-             qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err);
-    qkv_profile_end(prof);
-    if (failed) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+    int status = 1;
+    if (load(&s, &a) || evaluate(&s, &a, &res, &logits) || save_logits(&s, &a, &res, logits))
         goto done;
-    }
-    qkv_report_warnings(&s);
-    int n_words = qkv_dataset_n_words(&s.dev);
-    if (n_words == 0) {
-        fprintf(stderr, "qkv: %s: no words to evaluate\n", file);
-        goto done;
-    }
-    qkv_set_threads(s.cfg.train.threads);
-    if (logits_path &&
-        !(logits = malloc(((size_t)n_words + 1) * (size_t)qkv_featurizer_n_tags(&s.fz) * sizeof *logits))) {
-        fprintf(stderr, "qkv: out of memory for the logits of %d words\n", n_words);
-        goto done;
-    }
-    if (qkv_evaluate_logits(&s, &s.dev, s.cfg.data.batch_tokens, &res, logits, &err) ||
-        qkv_eval_add_spans(&res, &s.fz, &s.dev_c, &s.dev, &err)) {
-        fprintf(stderr, "qkv: %s: %s\n", file, err.msg);
-        goto done;
-    }
-    prof = logits_path ? qkv_profile_begin("logits writing", QKV_PROF_WHOLE) : -1;
-    failed = logits_path && write_logits(logits_path, &res, logits, n_words, &err);
-    qkv_profile_end(prof);
-    if (failed) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
-    }
-    prof = qkv_profile_begin("report", QKV_PROF_WHOLE);
-    if (json)
-        qkv_report_json(stdout, &s, file, &res, by_length);
-    else
-        qkv_report_text(stdout, &s, file, &res, by_length);
+    int prof = qkv_profile_begin("report", QKV_PROF_WHOLE);
+    qkv_cmd_report(&s, a.file, &res, a.json, a.by_length);
     qkv_profile_end(prof);
     status = 0;
 done:
     free(logits);
     qkv_eval_result_free(&res);
     qkv_session_free(&s);
-    if (profile && status == 0)
+    if (a.profile && status == 0)
         qkv_profile_print(stderr, "qkv eval", wall_start);
     return status;
 }

@@ -4,6 +4,7 @@
 
 #include "api/model_file.h"
 #include "api/segmenter.h"
+#include "train/cli/command.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/cli/output_file.h"
@@ -42,10 +43,8 @@ int qkv_cmd_export(int argc, char **argv)
     qkv_session_init(&s);
     qkv_session_init(&tk.s);
     int status = 1;
-    if (qkv_checkpoint_load_model(ckpt, &s, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+    if (qkv_cmd_load_model(&s, ckpt))
         goto done;
-    }
     /* a bundled segmenter: the one given, or the one the checkpoint carries */
     const char *seg_path = tokenizer, *seg_group = NULL;
     if (!seg_path && qkv_model_file_has(ckpt, QKV_SEGMENTER_GROUP)) {
@@ -57,11 +56,11 @@ int qkv_cmd_export(int argc, char **argv)
         goto done;
     }
     if (seg_path && qkv_tokenizer_load(&tk, seg_path, seg_group, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         goto done;
     }
     if (qkv_model_file_export(out, &s, seg_path ? &tk.s : NULL, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         goto done;
     }
     struct stat in_st, out_st;

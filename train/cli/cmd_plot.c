@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/fail.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/plot/gnuplot.h"
@@ -68,7 +69,7 @@ int qkv_cmd_plot(int argc, char **argv)
     if (status == QKV_OK)
         status = qkv_plot_metrics(runs, n_runs, image, width, height, &err);
     if (status) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         return 1;
     }
     printf("%s\n", image);

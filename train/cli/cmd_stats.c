@@ -83,6 +83,44 @@ static int run_timing(const char *path, const qkv_read_opts *opts, int budget)
     return st == QKV_OK ? 0 : 1;
 }
 
+/* The statistics of FILE (read as c with opts) on stdout; with train_path, the words unknown to it. */
+static void print_stats(const char *file, const qkv_corpus *c, const qkv_read_opts *opts, const qkv_corpus_stats *st,
+                        const char *train_path)
+{
+    const char *fmt = qkv_corpus_format(c) != QKV_FORMAT_CONLLU ? "columns, FORM first"
+                      : opts->tag_field == QKV_TAG_XPOS            ? "CoNLL-U, tags from XPOS"
+                                                                   : "CoNLL-U, tags from UPOS";
+    printf("file: %s (%s)\n", file, fmt);
+    printf("sentences: %d\n", st->n_sent);
+    if (st->n_sent_without_words)
+        printf("sentences without words: %d\n", st->n_sent_without_words);
+    printf("words: %d\n", st->n_words);
+    printf("multiword tokens: %d\n", st->n_multiword);
+    printf("empty nodes: %d\n", st->n_empty_nodes);
+    if (c->n_docstart)
+        printf("documents (-DOCSTART- lines): %d\n", c->n_docstart);
+    if (st->longest_line)
+        printf("longest sentence: %d words (line %d)\n", st->longest, st->longest_line);
+    else
+        printf("longest sentence: 0 words\n");
+    printf("word types: %d\n", st->n_types);
+    printf("tags: %d\n", qkv_vocab_size(&st->tags));
+    if (st->n_untagged)
+        printf("words without a tag (%s): %d\n", QKV_NO_TAG, st->n_untagged);
+    int width = 12;
+    for (int t = 0; t < qkv_vocab_size(&st->tags); t++)
+        if ((int)strlen(qkv_vocab_string(&st->tags, t)) > width)
+            width = (int)strlen(qkv_vocab_string(&st->tags, t));
+    for (int t = 0; t < qkv_vocab_size(&st->tags); t++) {
+        int64_t n = qkv_vocab_count(&st->tags, t);
+        printf("  %-*s %8lld  %6.2f%%\n", width, qkv_vocab_string(&st->tags, t), (long long)n, pct((double)n, st->n_words));
+    }
+    if (st->has_train)
+        printf("unknown to %s: %lld of %d words (%.2f%%), %d of %d word types (%.2f%%)\n", train_path,
+               (long long)st->unknown_words, st->n_words, pct((double)st->unknown_words, st->n_words), st->unknown_types,
+               st->n_types, pct(st->unknown_types, st->n_types));
+}
+
 int qkv_cmd_stats(int argc, char **argv)
 {
     const char *file = NULL, *train_path = NULL;
@@ -131,38 +169,7 @@ int qkv_cmd_stats(int argc, char **argv)
             qkv_corpus_free(&train);
         return 1;
     }
-    const char *fmt = qkv_corpus_format(&c) != QKV_FORMAT_CONLLU ? "columns, FORM first"
-                      : opts.tag_field == QKV_TAG_XPOS             ? "CoNLL-U, tags from XPOS"
-                                                                   : "CoNLL-U, tags from UPOS";
-    printf("file: %s (%s)\n", file, fmt);
-    printf("sentences: %d\n", st.n_sent);
-    if (st.n_sent_without_words)
-        printf("sentences without words: %d\n", st.n_sent_without_words);
-    printf("words: %d\n", st.n_words);
-    printf("multiword tokens: %d\n", st.n_multiword);
-    printf("empty nodes: %d\n", st.n_empty_nodes);
-    if (c.n_docstart)
-        printf("documents (-DOCSTART- lines): %d\n", c.n_docstart);
-    if (st.longest_line)
-        printf("longest sentence: %d words (line %d)\n", st.longest, st.longest_line);
-    else
-        printf("longest sentence: 0 words\n");
-    printf("word types: %d\n", st.n_types);
-    printf("tags: %d\n", qkv_vocab_size(&st.tags));
-    if (st.n_untagged)
-        printf("words without a tag (%s): %d\n", QKV_NO_TAG, st.n_untagged);
-    int width = 12;
-    for (int t = 0; t < qkv_vocab_size(&st.tags); t++)
-        if ((int)strlen(qkv_vocab_string(&st.tags, t)) > width)
-            width = (int)strlen(qkv_vocab_string(&st.tags, t));
-    for (int t = 0; t < qkv_vocab_size(&st.tags); t++) {
-        int64_t n = qkv_vocab_count(&st.tags, t);
-        printf("  %-*s %8lld  %6.2f%%\n", width, qkv_vocab_string(&st.tags, t), (long long)n, pct((double)n, st.n_words));
-    }
-    if (st.has_train)
-        printf("unknown to %s: %lld of %d words (%.2f%%), %d of %d word types (%.2f%%)\n", train_path,
-               (long long)st.unknown_words, st.n_words, pct((double)st.unknown_words, st.n_words), st.unknown_types,
-               st.n_types, pct(st.unknown_types, st.n_types));
+    print_stats(file, &c, &opts, &st, train_path);
     qkv_corpus_stats_free(&st);
     qkv_corpus_free(&c);
     if (train_path)

@@ -5,6 +5,7 @@
 
 #include "data/synth_tasks.h"
 #include "data/synthetic.h"
+#include "train/fail.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 
@@ -59,7 +60,7 @@ int qkv_cmd_synth(int argc, char **argv)
     if (qkv_synth_task_check(&o, &err))
         return qkv_cli_usage_error(&spec, "%s", err.msg);
     if (qkv_synth_task_write(stdout, (int)n, (uint64_t)seed, &o, &err) || fflush(stdout)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         return 1;
     }
     return 0;

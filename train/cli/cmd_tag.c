@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "data/textfile.h"
-#include "lib/threads.h"
 #include "train/cli/cli.h"
+#include "train/cli/command.h"
 #include "train/cli/commands.h"
 #include "api/model_file.h"
 #include "api/predict.h"
@@ -41,14 +41,20 @@ static void plain_text_hint(const char *input, size_t len, const char *name, qkv
              name, line);
 }
 
-int qkv_cmd_tag(int argc, char **argv)
+/* The options of qkv tag. */
+typedef struct tag_args {
+    const char *ckpt, *file, *tokenizer;
+    bool text; /* --format text */
+} tag_args;
+
+/* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
+static int parse_args(tag_args *a, int argc, char **argv)
 {
-    const char *ckpt = NULL, *file = NULL, *tokenizer = NULL;
     static const char *const FORMATS[] = {"conllu", "text", NULL};
     int format = 0;
     const qkv_cli_opt rows[] = {
-        {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
-        {"FILE", QKV_CLI_STRING, &file, "FILE|-"},
+        {"CHECKPOINT", QKV_CLI_STRING, &a->ckpt, .required = true},
+        {"FILE", QKV_CLI_STRING, &a->file, "FILE|-"},
         {"--format", QKV_CLI_CHOICE, &format, NULL,
          "conllu (default): CoNLL-U in, the same bytes out with the predicted\n"
          "tag in the tag column the model was trained on (UPOS or XPOS);\n"
@@ -56,7 +62,7 @@ int qkv_cmd_tag(int argc, char **argv)
          "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
          "is an error); with --tokenizer: raw text, see there",
          .choices = FORMATS},
-        {"--tokenizer", QKV_CLI_STRING, &tokenizer, "SEG.h5",
+        {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
          "with --format text: a segmenter (data.task: segment) splits raw\n"
          "text into sentences, tokens and multiword tokens; paragraphs are\n"
          "separated by blank lines and written as soon as they are tagged,\n"
@@ -68,81 +74,89 @@ int qkv_cmd_tag(int argc, char **argv)
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
-    bool text = format == 1;
-    if (tokenizer && !text) {
+    a->text = format == 1;
+    if (a->tokenizer && !a->text) {
         fprintf(stderr, "qkv tag: --tokenizer needs --format text (it segments raw text)\n");
         return 2;
     }
-    if (!file)
-        file = "-";
-    if (!qkv_output_ok("tag", NULL, NULL, (const char *[]){ckpt, file, tokenizer}, tokenizer ? 3 : 2, false, false))
-        return 1;
+    if (!a->file)
+        a->file = "-";
+    return -1;
+}
 
+/* The whole input (a->file, or standard input for "-") into *input, then read as a corpus into
+ * s->dev_c (CoNLL-U with the model's data.read, or --format text). */
+static int read_input(qkv_session *s, const tag_args *a, char **input)
+{
+    qkv_error err;
+    size_t len = 0;
+    int read_st = strcmp(a->file, "-") ? qkv_text_read(a->file, input, &len, &err)
+                                       : qkv_text_read_fd(0, "<stdin>", input, &len, &err);
+    if (read_st != QKV_OK)
+        return qkv_fail_report(&err);
+    qkv_read_opts opts = s->cfg.data.read;
+    const char *name = strcmp(a->file, "-") ? a->file : "<stdin>";
+    if (a->text ? qkv_corpus_read_text(&s->dev_c, *input, len, name, &err)
+                : qkv_corpus_read_mem(&s->dev_c, *input, len, name, &opts, &err)) {
+        if (!a->text)
+            plain_text_hint(*input, len, name, &err);
+        return qkv_fail_report(&err);
+    }
+    return 0;
+}
+
+/* The predicted tag of every word of s->dev_c into *tags, and when data.tag_scheme converted the
+ * file's tags, the same in the file's own scheme into *file_tags (its strings in *file_tags_buf). */
+static int predict(qkv_session *s, const char ***tags, const char ***file_tags, char **file_tags_buf)
+{
+    qkv_error err;
+    int n_words = s->dev_c.n_words;
+    *tags = malloc((size_t)(n_words ? n_words : 1) * sizeof **tags);
+    if (!*tags)
+        return qkv_fail_reportf("out of memory");
+    /* the library's tagging (api/predict.h), as programs using libqkv get it */
+    if (qkv_session_tag(s, &s->dev_c, s->cfg.data.batch_tokens, *tags, &err))
+        return qkv_fail_report(&err);
+    /* data.tag_scheme: the predictions back in the file's own scheme */
+    if (qkv_corpus_tags_as_file(&s->dev_c, *tags, file_tags_buf, file_tags, &err))
+        return qkv_fail_report(&err);
+    return 0;
+}
+
+/* The input with the tags on stdout. */
+static int write_output(const qkv_session *s, const char **tags)
+{
+    qkv_error err;
+    if (qkv_corpus_write(&s->dev_c, stdout, tags, &err))
+        return qkv_fail_reportf("writing the tagged output: %s", err.msg);
+    if (fflush(stdout))
+        return qkv_fail_reportf("writing the tagged output: %s", strerror(errno));
+    return 0;
+}
+
+int qkv_cmd_tag(int argc, char **argv)
+{
+    tag_args a = {0};
+    int usage = parse_args(&a, argc, argv);
+    if (usage >= 0)
+        return usage;
+    if (!qkv_output_ok("tag", NULL, NULL, (const char *[]){a.ckpt, a.file, a.tokenizer}, a.tokenizer ? 3 : 2, false,
+                       false))
+        return 1;
     qkv_session s;
     qkv_session_init(&s);
-    qkv_error err;
     const char **tags = NULL, **file_tags = NULL;
-    char *file_tags_buf = NULL;
-    char *input = NULL;
+    char *file_tags_buf = NULL, *input = NULL;
     int status = 1;
-    if (qkv_checkpoint_load_model(ckpt, &s, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+    if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt))
         goto done;
-    }
-    qkv_set_threads(s.cfg.train.threads);
-    if (s.cfg.data.task == QKV_TASK_SEGMENT) {
-        fprintf(stderr, "qkv: %s is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT\n", ckpt);
-        goto done;
-    }
-    if (tokenizer) {
-        status = qkv_tag_with_tokenizer(&s, tokenizer, NULL, file);
-        goto done;
-    }
-    if (text && qkv_model_file_has(ckpt, QKV_SEGMENTER_GROUP)) {
-        status = qkv_tag_with_tokenizer(&s, ckpt, QKV_SEGMENTER_GROUP, file);
-        goto done;
-    }
-    size_t len = 0;
-    int read_st = strcmp(file, "-") ? qkv_text_read(file, &input, &len, &err)
-                                    : qkv_text_read_fd(0, "<stdin>", &input, &len, &err);
-    if (read_st != QKV_OK) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
-    }
-    qkv_read_opts opts = s.cfg.data.read;
-    const char *name = strcmp(file, "-") ? file : "<stdin>";
-    if (text ? qkv_corpus_read_text(&s.dev_c, input, len, name, &err)
-             : qkv_corpus_read_mem(&s.dev_c, input, len, name, &opts, &err)) {
-        if (!text)
-            plain_text_hint(input, len, name, &err);
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
-    }
-    int n_words = s.dev_c.n_words;
-    tags = malloc((size_t)(n_words ? n_words : 1) * sizeof *tags);
-    if (!tags) {
-        fprintf(stderr, "qkv: out of memory\n");
-        goto done;
-    }
-    /* the library's tagging (api/predict.h), as programs using libqkv get it */
-    if (qkv_session_tag(&s, &s.dev_c, s.cfg.data.batch_tokens, tags, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
-    }
-    /* data.tag_scheme: the predictions back in the file's own scheme */
-    if (qkv_corpus_tags_as_file(&s.dev_c, tags, &file_tags_buf, &file_tags, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
-    }
-    if (qkv_corpus_write(&s.dev_c, stdout, file_tags ? file_tags : tags, &err)) {
-        fprintf(stderr, "qkv: writing the tagged output: %s\n", err.msg);
-        goto done;
-    }
-    if (fflush(stdout)) {
-        fprintf(stderr, "qkv: writing the tagged output: %s\n", strerror(errno));
-        goto done;
-    }
-    status = 0;
+    if (a.tokenizer)
+        status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file);
+    else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
+        status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file);
+    else if (!read_input(&s, &a, &input) && !predict(&s, &tags, &file_tags, &file_tags_buf) &&
+             !write_output(&s, file_tags ? file_tags : tags))
+        status = 0;
 done:
     free(tags);
     free(file_tags);

@@ -9,6 +9,7 @@
 
 #include "lib/profile.h"
 #include "lib/threads.h"
+#include "train/cli/command.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/evaluate.h"
@@ -89,163 +90,226 @@ static void default_run_dir(const char *config, char *out, size_t len)
     snprintf(out, len, "runs/%s", name);
 }
 
-int qkv_cmd_train(int argc, char **argv)
+/* The options of qkv train. */
+typedef struct train_args {
+    const char *out, *resume;
+    long stop_at_step;
+    qkv_cli_config cc;
+    bool force, profile;
+} train_args;
+
+/* One `qkv train`: its options, session, rank and run folder. */
+typedef struct train_run {
+    train_args a;
+    qkv_session s;
+    qkv_dist dist; /* one rank of a job under mpirun or srun, else a single process */
+    bool writer;   /* rank 0: prints and writes */
+    char run_dir[4096];
+    qkv_run_plan plan;
+} train_run;
+
+/* Parses argv into a; returns -1 (go on) or the exit status. */
+static int parse_args(train_args *a, int argc, char **argv)
 {
-    double wall_start = qkv_profile_clock();
-    const char *out = NULL, *resume = NULL;
-    long stop_at_step = 0;
-    qkv_cli_config cc = {0};
-    bool force = false, profile = false;
     const qkv_cli_opt rows[] = {
-        QKV_CLI_CONFIG_ROWS(&cc, true),
-        {"--out", QKV_CLI_STRING, &out, "RUN_DIR",
+        QKV_CLI_CONFIG_ROWS(&a->cc, true),
+        {"--out", QKV_CLI_STRING, &a->out, "RUN_DIR",
          "run folder (default: runs/<config name>; with --resume, the run\n"
          "folder of CHECKPOINT); it receives config.yaml (resolved, its\n"
          "first line names the run), metrics.tsv, checkpoints/{last,best}.h5"},
-        {"--resume", QKV_CLI_STRING, &resume, "CHECKPOINT",
+        {"--resume", QKV_CLI_STRING, &a->resume, "CHECKPOINT",
          "continue a run from a checkpoint with the run's config (e.g.\n"
          "qkv train RUN/config.yaml --resume RUN/checkpoints/last.h5): the\n"
          "result is bit for bit that of the uninterrupted run (with\n"
          "train.threads: 1). Into a new --out folder: a branch of the run"},
-        {"--stop-at-step", QKV_CLI_INT, &stop_at_step, "N",
+        {"--stop-at-step", QKV_CLI_INT, &a->stop_at_step, "N",
          "save checkpoints/last.h5 and stop after step N, as if\n"
          "interrupted (the learning-rate schedule is the whole run's)",
          .lo = 1, .hi = LONG_MAX},
-        {"--force", QKV_CLI_FLAG, &force, NULL,
+        {"--force", QKV_CLI_FLAG, &a->force, NULL,
          "write into a RUN_DIR that holds another run (or another config,\n"
          "or a later part of CHECKPOINT's run): what is not CHECKPOINT's\n"
          "history is removed first (config.yaml, metrics.tsv, the\n"
          "checkpoints and plots of the other run; never CHECKPOINT)"},
-        QKV_PROFILE_OPTION_ROW(&profile),
+        QKV_PROFILE_OPTION_ROW(&a->profile),
     };
     const qkv_cli_spec spec = {"train", ABOUT, NOTES, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
-    if (out && !*out)
+    if (a->out && !*a->out)
         return qkv_cli_usage_error(&spec, "--out needs a folder name");
-    const char *config = cc.path;
-    if (profile)
-        qkv_profile_start();
+    return -1;
+}
 
-    qkv_session s;
-    qkv_session_init(&s);
+/* The run folder: --out, else CHECKPOINT's run folder with --resume, else runs/<config name>. */
+static int choose_run_dir(train_run *r)
+{
     qkv_error err;
-    int status = 1;
-    qkv_dist dist; /* one rank of a job under mpirun or srun, else a single process */
-    if (qkv_dist_init(&dist, &err)) {
+    if (r->a.out)
+        snprintf(r->run_dir, sizeof r->run_dir, "%s", r->a.out);
+    else if (r->a.resume && qkv_run_folder_of_checkpoint(r->a.resume, r->run_dir, sizeof r->run_dir, &err)) {
+        fprintf(stderr, "qkv train: %s\n", err.msg);
+        return 1;
+    } else if (!r->a.resume)
+        default_run_dir(r->a.cc.path, r->run_dir, sizeof r->run_dir);
+    return 0;
+}
+
+/* The config, the checkpoint to resume from, what to do with the run folder and whether the
+ * data files open. Nothing is written before the checkpoint, the run folder, the data and the
+ * model are known to be usable: a refused or failed start leaves no folder behind. */
+static int check_start(train_run *r)
+{
+    qkv_error err;
+    const qkv_cli_config *cc = &r->a.cc;
+    if (qkv_session_config(&r->s, cc->path, cc->overrides, cc->n_overrides, &err))
+        return qkv_fail_report(&err);
+    if (r->s.config_note[0] && r->writer)
+        fprintf(stderr, "qkv: note: %s\n", r->s.config_note);
+    qkv_set_threads(r->s.cfg.train.threads);
+    const char *resume = r->a.resume;
+    if (resume && (qkv_checkpoint_check_resumable(resume, &err) || qkv_checkpoint_load_vocab(resume, &r->s, &err)))
+        return qkv_fail_reportf("--resume: %s", err.msg);
+    if (qkv_run_plan_make(&r->plan, r->run_dir, resume, r->a.force, &r->s, &err))
+        return qkv_fail_report(&err);
+    return missing_data(&r->s, cc);
+}
+
+/* The training and dev data, then the model: drawn from train.seed, or for a resumed run
+ * allocated only (its parameters all come from its checkpoint). */
+static int load_data_and_model(train_run *r)
+{
+    qkv_error err;
+    int prof = qkv_profile_begin("data loading", QKV_PROF_WHOLE);
+    int failed = qkv_session_data(&r->s, true, &err);
+    qkv_profile_end(prof);
+    if (failed)
+        return qkv_fail_report(&err);
+    if (r->writer)
+        qkv_report_warnings(&r->s);
+    prof = qkv_profile_begin("model init", QKV_PROF_WHOLE);
+    failed = r->a.resume ? qkv_session_model_to_load(&r->s, &err)
+                         : qkv_session_model(&r->s, (uint64_t)r->s.cfg.train.seed, &err);
+    qkv_profile_end(prof);
+    if (failed)
+        return qkv_fail_reportf("model: %s", err.msg);
+    return 0;
+}
+
+/* The data and model lines (rank 0). */
+static void print_summary(const train_run *r)
+{
+    if (!r->writer)
+        return;
+    const qkv_session *s = &r->s;
+    /* counts without the sentences data.max_train_len leaves out */
+    long train_words = (long)(qkv_dataset_n_words(&s->train) - qkv_dataset_n_left_out_words(&s->train));
+    fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n",
+            qkv_corpus_name(&s->train_c), qkv_dataset_n_batchable(&s->train), train_words,
+            s->has_dev ? qkv_corpus_name(&s->dev_c) : "none", s->has_dev ? qkv_dataset_n_batchable(&s->dev) : 0,
+            s->has_dev ? qkv_dataset_n_words(&s->dev) : 0);
+    fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
+            qkv_params_count(qkv_tagger_params(&s->model)), qkv_featurizer_n_features(&s->fz),
+            qkv_featurizer_n_tags(&s->fz), r->run_dir);
+    char summary[256];
+    qkv_session_encoder_summary(s, summary, sizeof summary);
+    if (summary[0])
+        fprintf(stderr, "%s\n", summary);
+}
+
+/* train.select_by: span_f1 needs span tags. */
+static int check_select_by(const train_run *r)
+{
+    if (r->s.cfg.train.select_by == QKV_SELECT_SPAN_F1 && !qkv_tags_are_spans(&r->s.fz))
+        return qkv_fail_reportf("train.select_by is span_f1 but the training tags are not all span tags (O, B-, I-, "
+                                "E-, S- and a type); use accuracy or auto");
+    return 0;
+}
+
+/* Final report: the kept model on dev (best.h5; last.h5 when no evaluation of this run's folder
+ * beat the best one, e.g. a run resumed into a new folder). */
+static int final_report(const train_run *r)
+{
+    char path[4200];
+    qkv_error err;
+    snprintf(path, sizeof path, "%s/checkpoints/best.h5", r->run_dir);
+    if (!r->s.cfg.checkpoint.keep_best || access(path, R_OK) != 0)
+        snprintf(path, sizeof path, "%s/checkpoints/last.h5", r->run_dir);
+    int prof = qkv_profile_begin("dev evaluation", QKV_PROF_WHOLE);
+    qkv_session best;
+    qkv_session_init(&best);
+    qkv_eval_result res;
+    memset(&res, 0, sizeof res);
+    int failed = qkv_checkpoint_load_model(path, &best, &err) ||
+                 qkv_evaluate(&best, &r->s.dev, r->s.cfg.data.batch_tokens, &res, &err) ||
+                 qkv_eval_add_spans(&res, &best.fz, &r->s.dev_c, &r->s.dev, &err);
+    qkv_profile_end(prof);
+    if (failed) {
+        qkv_fail_report(&err);
+    } else {
+        char what[4400];
+        snprintf(what, sizeof what, "%s on %s", path, qkv_corpus_name(&r->s.dev_c));
+        qkv_cmd_report(&best, what, &res, false, false);
+    }
+    qkv_eval_result_free(&res);
+    qkv_session_free(&best);
+    return failed ? 1 : 0;
+}
+
+/* The path of the loss plot, when log.plot drew one. */
+static void print_plot_path(const train_run *r)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/plots/loss.png", r->run_dir);
+    if (access(path, R_OK) == 0)
+        printf("\nloss plot: %s\n", path);
+}
+
+/* Trains, then reports: returns the exit status. */
+static int train_and_report(train_run *r)
+{
+    qkv_trainer_opts topts = {r->run_dir, r->a.resume, r->a.stop_at_step, &r->plan, &r->dist};
+    int status = qkv_trainer_run(&r->s, &topts);
+    if (status == QKV_TRAIN_STOPPED) /* by --stop-at-step, or nothing left to train */
+        return 0;
+    if (status > 128) /* interrupted by a signal, last.h5 saved */
+        return status;
+    if (status == 0 && r->s.has_dev && r->writer)
+        status = final_report(r);
+    if (status == 0 && r->s.cfg.log.plot && r->writer)
+        print_plot_path(r);
+    return status;
+}
+
+int qkv_cmd_train(int argc, char **argv)
+{
+    double wall_start = qkv_profile_clock();
+    train_run r;
+    memset(&r, 0, sizeof r);
+    int usage = parse_args(&r.a, argc, argv);
+    if (usage >= 0)
+        return usage;
+    if (r.a.profile)
+        qkv_profile_start();
+    qkv_session_init(&r.s);
+    qkv_error err;
+    if (qkv_dist_init(&r.dist, &err)) {
         fprintf(stderr, "qkv train: %s\n", err.msg);
         return 1;
     }
-    bool writer = qkv_dist_writer(&dist);
-    char run_dir[4096], path[4200];
-    qkv_run_plan plan;
-    if (out)
-        snprintf(run_dir, sizeof run_dir, "%s", out);
-    else if (resume && qkv_run_folder_of_checkpoint(resume, run_dir, sizeof run_dir, &err)) {
-        fprintf(stderr, "qkv train: %s\n", err.msg);
-        goto done;
-    } else if (!resume)
-        default_run_dir(config, run_dir, sizeof run_dir);
-    if (qkv_session_config(&s, config, cc.overrides, cc.n_overrides, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
+    r.writer = qkv_dist_writer(&r.dist);
+    int status = 1;
+    if (!choose_run_dir(&r) && !check_start(&r) && !load_data_and_model(&r)) {
+        print_summary(&r);
+        if (!check_select_by(&r))
+            status = train_and_report(&r);
     }
-    if (s.config_note[0] && writer)
-        fprintf(stderr, "qkv: note: %s\n", s.config_note);
-    qkv_set_threads(s.cfg.train.threads);
-    /* Nothing is written before the checkpoint, the run folder, the data and the model are
-     * known to be usable: a refused or failed start leaves no folder behind. */
-    if (resume && (qkv_checkpoint_check_resumable(resume, &err) || qkv_checkpoint_load_vocab(resume, &s, &err))) {
-        fprintf(stderr, "qkv: --resume: %s\n", err.msg);
-        goto done;
-    }
-    if (qkv_run_plan_make(&plan, run_dir, resume, force, &s, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
-    }
-    if (missing_data(&s, &cc))
-        goto done;
-    int prof = qkv_profile_begin("data loading", QKV_PROF_WHOLE);
-    int failed = qkv_session_data(&s, true, &err);
-    qkv_profile_end(prof);
-    if (failed) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
-        goto done;
-    }
-    if (writer)
-        qkv_report_warnings(&s);
-    /* a resumed run's parameters all come from its checkpoint: no initial weights to draw */
-    prof = qkv_profile_begin("model init", QKV_PROF_WHOLE);
-    failed = resume ? qkv_session_model_to_load(&s, &err) : qkv_session_model(&s, (uint64_t)s.cfg.train.seed, &err);
-    qkv_profile_end(prof);
-    if (failed) {
-        fprintf(stderr, "qkv: model: %s\n", err.msg);
-        goto done;
-    }
-    /* counts without the sentences data.max_train_len leaves out */
-    long train_words = (long)(qkv_dataset_n_words(&s.train) - qkv_dataset_n_left_out_words(&s.train));
-    if (writer)
-        fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n",
-            qkv_corpus_name(&s.train_c), qkv_dataset_n_batchable(&s.train), train_words,
-            s.has_dev ? qkv_corpus_name(&s.dev_c) : "none", s.has_dev ? qkv_dataset_n_batchable(&s.dev) : 0,
-            s.has_dev ? qkv_dataset_n_words(&s.dev) : 0);
-    if (writer)
-        fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
-            qkv_params_count(qkv_tagger_params(&s.model)), qkv_featurizer_n_features(&s.fz),
-            qkv_featurizer_n_tags(&s.fz), run_dir);
-    char summary[256];
-    qkv_session_encoder_summary(&s, summary, sizeof summary);
-    if (summary[0] && writer)
-        fprintf(stderr, "%s\n", summary);
-    if (s.cfg.train.select_by == QKV_SELECT_SPAN_F1 && !qkv_tags_are_spans(&s.fz)) {
-        fprintf(stderr, "qkv: train.select_by is span_f1 but the training tags are not all span tags (O, B-, I-, E-, "
-                        "S- and a type); use accuracy or auto\n");
-        status = 1;
-        goto done;
-    }
-    qkv_trainer_opts topts = {run_dir, resume, stop_at_step, &plan, &dist};
-    status = qkv_trainer_run(&s, &topts);
-    bool stopped = status == QKV_TRAIN_STOPPED; /* by --stop-at-step, or nothing left to train */
-    if (stopped)
-        status = 0;
-    else if (status == 0 && s.has_dev && writer) {
-        /* Final report: the kept model on dev (best.h5; last.h5 when no evaluation of this run's
-         * folder beat the best one, e.g. a run resumed into a new folder). */
-        snprintf(path, sizeof path, "%s/checkpoints/best.h5", run_dir);
-        if (!s.cfg.checkpoint.keep_best || access(path, R_OK) != 0)
-            snprintf(path, sizeof path, "%s/checkpoints/last.h5", run_dir);
-        prof = qkv_profile_begin("dev evaluation", QKV_PROF_WHOLE);
-        qkv_session best;
-        qkv_session_init(&best);
-        qkv_eval_result res;
-        memset(&res, 0, sizeof res);
-        failed = qkv_checkpoint_load_model(path, &best, &err) ||
-                 qkv_evaluate(&best, &s.dev, s.cfg.data.batch_tokens, &res, &err) ||
-                 qkv_eval_add_spans(&res, &best.fz, &s.dev_c, &s.dev, &err);
-        qkv_profile_end(prof);
-        if (failed) {
-            fprintf(stderr, "qkv: %s\n", err.msg);
-            status = 1;
-        } else {
-            char what[4400];
-            snprintf(what, sizeof what, "%s on %s", path, qkv_corpus_name(&s.dev_c));
-            qkv_report_text(stdout, &best, what, &res, false);
-        }
-        qkv_eval_result_free(&res);
-        qkv_session_free(&best);
-    }
-    if (status == 0 && !stopped && s.cfg.log.plot && writer) {
-        snprintf(path, sizeof path, "%s/plots/loss.png", run_dir);
-        if (access(path, R_OK) == 0)
-            printf("\nloss plot: %s\n", path);
-    }
-done:
-    qkv_session_free(&s);
-    if (profile && status == 0 && writer)
+    qkv_session_free(&r.s);
+    if (r.a.profile && status == 0 && r.writer)
         qkv_profile_print(stderr, "qkv train", wall_start);
     if (status == 1)
-        qkv_dist_abort(&dist, status); /* a failed rank ends the whole job */
-    qkv_dist_finalize(&dist);
+        qkv_dist_abort(&r.dist, status); /* a failed rank ends the whole job */
+    qkv_dist_finalize(&r.dist);
     return status;
 }

@@ -10,6 +10,7 @@
 #include "lib/threads.h"
 #include "api/segmenter.h"
 #include "train/train_state.h"
+#include "train/cli/command.h"
 
 /* Every "# text = " line of gold as one line of text into *out (malloc'd, *len bytes). */
 static int text_lines(const char *gold, size_t len, const char *name, char **out, size_t *out_len, qkv_error *err)
@@ -101,20 +102,19 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
     char *gold = NULL, *sys = NULL;
     size_t gold_len = 0, sys_len = 0;
     int status = 1;
-    if (qkv_checkpoint_load_model(ckpt, &s, &err) || qkv_text_read(gold_path, &gold, &gold_len, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+    if (qkv_cmd_load_model(&s, ckpt))
+        goto done;
+    if (qkv_text_read(gold_path, &gold, &gold_len, &err)) {
+        qkv_fail_report(&err);
         goto done;
     }
-    if (s.cfg.data.task == QKV_TASK_SEGMENT) {
-        fprintf(stderr, "qkv: %s is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT\n", ckpt);
+    if (qkv_cmd_refuse_segmenter(&s, ckpt))
         goto done;
-    }
-    qkv_set_threads(s.cfg.train.threads);
     qkv_ud_eval res;
     if (system_output(&s, gold, gold_len, gold_path, tokenizer_path, &sys, &sys_len, &err) ||
         qkv_ud_evaluate(gold, gold_len, gold_path, sys ? sys : "", sys ? sys_len : 0, "the system output", &res,
                         &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         goto done;
     }
     if (json) {

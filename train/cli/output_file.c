@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "train/plot/gnuplot.h"
+#include "train/fail.h"
 
 /* stat of path, or of standard input for "-". */
 static int stat_input(const char *path, struct stat *st) { return strcmp(path, "-") ? stat(path, st) : fstat(0, st); }
@@ -45,7 +46,7 @@ bool qkv_image_output_ok(const char *cmd, const char *opt, const char *out, char
     qkv_error err;
     qkv_image_kind kind;
     if (qkv_image_kind_of(out, &kind, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         return false;
     }
     return qkv_output_ok(cmd, opt, out, inputs, n_inputs, force, false) &&

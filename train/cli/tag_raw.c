@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "api/segmenter.h"
+#include "train/fail.h"
 
 int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *group, const char *file)
 {
     qkv_tokenizer tk;
     qkv_error err;
     if (qkv_tokenizer_load(&tk, tokenizer_path, group, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         qkv_tokenizer_free(&tk);
         return 1;
     }
@@ -25,7 +26,7 @@ int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, cons
     }
     int status = qkv_tag_raw_text(tagger, &tk, in, std_in ? "<stdin>" : file, stdout, &err);
     if (status)
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
     if (!std_in)
         fclose(in);
     qkv_tokenizer_free(&tk);

@@ -82,29 +82,11 @@ static void word_tics(FILE *f, const char *axis, const qkv_attention_plot *ap, b
 /* The datablock $headH: P row by row (query i, key j), MASKED where query i does not see key j. */
 #define MASKED "-1"
 
-static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, qkv_image_kind kind,
-                         const char *image, const char *script)
+/* The weights of heads h0..h1-1, one datablock each. */
+static void write_weights(FILE *f, const qkv_attention_plot *ap, int h0, int h1)
 {
     const qkv_attention_weights *w = ap->w;
-    int n = ap->n_words, n_panels = h1 - h0, n_masked = 0;
-    layout L;
-    plan_layout(ap, n_panels, &L);
-    double max = 0;
-    for (int h = h0; h < h1; h++)
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++)
-                max = fmax(max, qkv_attention_weight(w, ap->sentence, h, i, j));
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            n_masked += !qkv_attention_sees(w, ap->sentence, i, j);
-    if (!(max > 0))
-        max = 1;
-    fputs("# Written by 'qkv attention': attention weights P (rows = queries, columns = keys);\n"
-          "# " MASKED ": masked, the query does not see the key (outside the window, or later when causal).\n"
-          "# Edit and rerun with: gnuplot ",
-          f);
-    qkv_gnuplot_quote(f, script);
-    fputs("\n", f);
+    int n = ap->n_words;
     for (int h = h0; h < h1; h++) {
         fprintf(f, "$head%d << EOD\n", h);
         for (int i = 0; i < n; i++) {
@@ -120,7 +102,12 @@ static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, 
         }
         fputs("EOD\n", f);
     }
-    qkv_gnuplot_terminal(f, kind, image, L.width, L.height);
+}
+
+/* The settings every panel shares (colour scale up to max), the word labels and the title. */
+static void write_settings(FILE *f, const qkv_attention_plot *ap, int n_panels, double max, int n_masked)
+{
+    int n = ap->n_words;
     fprintf(f,
             "pmax = %.6f  # top of the colour scale: the largest weight drawn\n"
             "show_values = %d  # 1: print each weight in its cell\n"
@@ -146,26 +133,58 @@ static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, 
         fprintf(f, "set multiplot title '%s (grey: masked, the query does not see the key)'\n", head);
     else
         fprintf(f, "set multiplot title '%s'\n", head);
-    /* Each panel placed in pixels: n x n square cells of L.cell pixels. */
-    for (int h = h0; h < h1; h++) {
-        int k = h - h0, col = k % L.cols, row = k / L.cols;
-        double pw = (double)L.width / L.cols, ph = (double)(L.height - L.head) / L.rows;
-        double x0 = col * pw + L.left, y0 = L.head + row * ph + L.top, side = n * L.cell;
-        fprintf(f, "set lmargin at screen %.5f\nset rmargin at screen %.5f\n", x0 / L.width, (x0 + side) / L.width);
-        fprintf(f, "set tmargin at screen %.5f\nset bmargin at screen %.5f\n", 1 - y0 / L.height,
-                1 - (y0 + side) / L.height);
-        fprintf(f, "set colorbox user origin screen %.5f, screen %.5f size screen %.5f, screen %.5f\n",
-                (x0 + side + 12) / L.width, 1 - (y0 + side) / L.height, 14.0 / L.width, side / L.height);
-        fprintf(f, "set title 'layer %d, head %d'\n", ap->layer, h);
-        fprintf(f,
-                "plot $head%d matrix using 1:2:($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5):($3 >= 0 ? $3 : NaN) "
-                "with boxxy fs solid 1.0 noborder lc palette, \\\n"
-                "     $head%d matrix using 1:($3 < 0 ? $2 : NaN):($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5) "
-                "with boxxy fs solid 1.0 noborder lc rgb masked_colour, \\\n"
-                "     $head%d matrix using 1:2:(show_values && $3 >= 0 ? sprintf('%%.2f', $3) : '')"
-                ":($3 > 0.6 * pmax ? 0xffffff : 0x202020) with labels font ',8' tc rgb variable\n",
-                h, h, h);
-    }
+}
+
+/* The panel of head h, the k-th: placed in pixels, n x n square cells of L->cell pixels. */
+static void write_panel(FILE *f, const qkv_attention_plot *ap, const layout *L, int h, int k)
+{
+    int n = ap->n_words, col = k % L->cols, row = k / L->cols;
+    double pw = (double)L->width / L->cols, ph = (double)(L->height - L->head) / L->rows;
+    double x0 = col * pw + L->left, y0 = L->head + row * ph + L->top, side = n * L->cell;
+    fprintf(f, "set lmargin at screen %.5f\nset rmargin at screen %.5f\n", x0 / L->width, (x0 + side) / L->width);
+    fprintf(f, "set tmargin at screen %.5f\nset bmargin at screen %.5f\n", 1 - y0 / L->height,
+            1 - (y0 + side) / L->height);
+    fprintf(f, "set colorbox user origin screen %.5f, screen %.5f size screen %.5f, screen %.5f\n",
+            (x0 + side + 12) / L->width, 1 - (y0 + side) / L->height, 14.0 / L->width, side / L->height);
+    fprintf(f, "set title 'layer %d, head %d'\n", ap->layer, h);
+    fprintf(f,
+            "plot $head%d matrix using 1:2:($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5):($3 >= 0 ? $3 : NaN) "
+            "with boxxy fs solid 1.0 noborder lc palette, \\\n"
+            "     $head%d matrix using 1:($3 < 0 ? $2 : NaN):($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5) "
+            "with boxxy fs solid 1.0 noborder lc rgb masked_colour, \\\n"
+            "     $head%d matrix using 1:2:(show_values && $3 >= 0 ? sprintf('%%.2f', $3) : '')"
+            ":($3 > 0.6 * pmax ? 0xffffff : 0x202020) with labels font ',8' tc rgb variable\n",
+            h, h, h);
+}
+
+static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, qkv_image_kind kind,
+                         const char *image, const char *script)
+{
+    const qkv_attention_weights *w = ap->w;
+    int n = ap->n_words, n_panels = h1 - h0, n_masked = 0;
+    layout L;
+    plan_layout(ap, n_panels, &L);
+    double max = 0;
+    for (int h = h0; h < h1; h++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                max = fmax(max, qkv_attention_weight(w, ap->sentence, h, i, j));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            n_masked += !qkv_attention_sees(w, ap->sentence, i, j);
+    if (!(max > 0))
+        max = 1;
+    fputs("# Written by 'qkv attention': attention weights P (rows = queries, columns = keys);\n"
+          "# " MASKED ": masked, the query does not see the key (outside the window, or later when causal).\n"
+          "# Edit and rerun with: gnuplot ",
+          f);
+    qkv_gnuplot_quote(f, script);
+    fputs("\n", f);
+    write_weights(f, ap, h0, h1);
+    qkv_gnuplot_terminal(f, kind, image, L.width, L.height);
+    write_settings(f, ap, n_panels, max, n_masked);
+    for (int h = h0; h < h1; h++)
+        write_panel(f, ap, &L, h, h - h0);
     fputs("unset multiplot\n", f);
 }
 

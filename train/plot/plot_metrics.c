@@ -86,6 +86,64 @@ static void run_name(const char *run, bool is_file, char *out, size_t len)
     snprintf(out, len, "%s", slash && slash[1] ? slash + 1 : copy);
 }
 
+/* Appends (step, loss) to the run's training losses. */
+static int add_loss(run_info *ri, long step, double loss, const char *path, qkv_error *err)
+{
+    if (ri->n_loss == ri->cap_loss) {
+        long cap = ri->cap_loss ? 2 * ri->cap_loss : 256;
+        double *a = realloc(ri->step, (size_t)cap * sizeof *a);
+        if (a)
+            ri->step = a;
+        double *b = a ? realloc(ri->loss, (size_t)cap * sizeof *b) : NULL;
+        if (b)
+            ri->loss = b;
+        if (!a || !b)
+            return qkv_fail(err, "%s: out of memory reading the metrics", path);
+        ri->cap_loss = cap;
+    }
+    ri->step[ri->n_loss] = (double)step;
+    ri->loss[ri->n_loss++] = loss;
+    return QKV_OK;
+}
+
+/* One row of a metrics file (after the header) into ri's counts and ranges. */
+static int scan_row(run_info *ri, char *line, const char *path, qkv_error *err)
+{
+    char *tab1 = strchr(line, '\t');
+    char *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+    if (!tab2)
+        return QKV_OK;
+    long step = strtol(line, NULL, 10);
+    if (step > ri->max_step)
+        ri->max_step = step;
+    bool dev = !strncmp(tab2 + 1, "dev\t", 4);
+    if (!dev && strncmp(tab2 + 1, "train\t", 6))
+        return QKV_OK;
+    *(dev ? &ri->n_dev : &ri->n_train) += 1;
+    char *p = strchr(tab2 + 1, '\t') + 1;
+    double loss = strtod(p, &p), acc = strtod(p, NULL);
+    if (!dev && isfinite(loss) && add_loss(ri, step, loss, path, err))
+        return QKV_ERR;
+    if (isfinite(loss)) {
+        ri->loss_lo = fmin(ri->loss_lo, loss);
+        ri->loss_hi = fmax(ri->loss_hi, loss);
+    }
+    if (dev && isfinite(acc)) {
+        ri->acc_lo = fmin(ri->acc_lo, acc);
+        ri->acc_hi = fmax(ri->acc_hi, acc);
+    }
+    char *f11 = line; /* span_f1, the 11th column (metrics files before it have 8) */
+    for (int k = 0; k < 10 && f11; k++)
+        f11 = strchr(f11, '\t') ? strchr(f11, '\t') + 1 : NULL;
+    double f1 = f11 ? strtod(f11, NULL) : NAN;
+    if (dev && isfinite(f1)) {
+        ri->n_span++;
+        ri->acc_lo = fmin(ri->acc_lo, f1);
+        ri->acc_hi = fmax(ri->acc_hi, f1);
+    }
+    return QKV_OK;
+}
+
 /* Finds the metrics file and counts its rows by split. */
 static int scan_run(const char *run, run_info *ri, qkv_error *err)
 {
@@ -113,53 +171,9 @@ static int scan_run(const char *run, run_info *ri, qkv_error *err)
                 break;
             continue;
         }
-        char *tab1 = strchr(line, '\t');
-        char *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
-        if (!tab2)
-            continue;
-        long step = strtol(line, NULL, 10);
-        if (step > ri->max_step)
-            ri->max_step = step;
-        bool dev = !strncmp(tab2 + 1, "dev\t", 4);
-        if (!dev && strncmp(tab2 + 1, "train\t", 6))
-            continue;
-        *(dev ? &ri->n_dev : &ri->n_train) += 1;
-        char *p = strchr(tab2 + 1, '\t') + 1;
-        double loss = strtod(p, &p), acc = strtod(p, NULL);
-        if (!dev && isfinite(loss)) {
-            if (ri->n_loss == ri->cap_loss) {
-                long cap = ri->cap_loss ? 2 * ri->cap_loss : 256;
-                double *a = realloc(ri->step, (size_t)cap * sizeof *a);
-                if (a)
-                    ri->step = a;
-                double *b = a ? realloc(ri->loss, (size_t)cap * sizeof *b) : NULL;
-                if (b)
-                    ri->loss = b;
-                if (!a || !b) {
-                    fclose(f);
-                    return qkv_fail(err, "%s: out of memory reading the metrics", path);
-                }
-                ri->cap_loss = cap;
-            }
-            ri->step[ri->n_loss] = (double)step;
-            ri->loss[ri->n_loss++] = loss;
-        }
-        if (isfinite(loss)) {
-            ri->loss_lo = fmin(ri->loss_lo, loss);
-            ri->loss_hi = fmax(ri->loss_hi, loss);
-        }
-        if (dev && isfinite(acc)) {
-            ri->acc_lo = fmin(ri->acc_lo, acc);
-            ri->acc_hi = fmax(ri->acc_hi, acc);
-        }
-        char *f11 = line; /* span_f1, the 11th column (metrics files before it have 8) */
-        for (int k = 0; k < 10 && f11; k++)
-            f11 = strchr(f11, '\t') ? strchr(f11, '\t') + 1 : NULL;
-        double f1 = f11 ? strtod(f11, NULL) : NAN;
-        if (dev && isfinite(f1)) {
-            ri->n_span++;
-            ri->acc_lo = fmin(ri->acc_lo, f1);
-            ri->acc_hi = fmax(ri->acc_hi, f1);
+        if (scan_row(ri, line, path, err)) {
+            fclose(f);
+            return QKV_ERR;
         }
     }
     fclose(f);
@@ -198,21 +212,63 @@ static void dev_percent_line(FILE *f, const run_info *x, int n_runs, int r, int 
     fputs(", \\\n", f);
 }
 
-static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind kind, const char *image,
-                         const char *script, int width, int height)
+/* What the panels of all runs together span. */
+typedef struct runs_extent {
+    long n_dev, n_span, max_step;
+    double loss_lo, loss_hi, acc_lo, acc_hi;
+} runs_extent;
+
+static runs_extent extent_of(const run_info *ri, int n_runs)
 {
-    long n_dev = 0, n_span = 0, max_step = 1;
-    double loss_lo = INFINITY, loss_hi = -INFINITY, acc_lo = INFINITY, acc_hi = -INFINITY;
+    runs_extent e = {0, 0, 1, INFINITY, -INFINITY, INFINITY, -INFINITY};
     for (int r = 0; r < n_runs; r++) {
-        loss_lo = fmin(loss_lo, ri[r].loss_lo);
-        loss_hi = fmax(loss_hi, ri[r].loss_hi);
-        acc_lo = fmin(acc_lo, ri[r].acc_lo);
-        acc_hi = fmax(acc_hi, ri[r].acc_hi);
-        n_dev += ri[r].n_dev;
-        n_span += ri[r].n_span;
-        if (ri[r].max_step > max_step)
-            max_step = ri[r].max_step;
+        e.loss_lo = fmin(e.loss_lo, ri[r].loss_lo);
+        e.loss_hi = fmax(e.loss_hi, ri[r].loss_hi);
+        e.acc_lo = fmin(e.acc_lo, ri[r].acc_lo);
+        e.acc_hi = fmax(e.acc_hi, ri[r].acc_hi);
+        e.n_dev += ri[r].n_dev;
+        e.n_span += ri[r].n_span;
+        if (ri[r].max_step > e.max_step)
+            e.max_step = ri[r].max_step;
     }
+    return e;
+}
+
+/* The smoothed training loss of run r as the data block $smooth<r> (see smooth_local_linear). */
+static void write_smoothed(FILE *f, const run_info *x, int r)
+{
+    if (!x->n_loss)
+        return;
+    long h = smooth_half_width(x->n_loss);
+    double *y = malloc(2 * (size_t)x->n_loss * sizeof *y), *sm = y ? y + x->n_loss : NULL;
+    if (!y)
+        return; /* drawn without the smoothed line */
+    /* A loss falls roughly exponentially: fitted to its logarithm, a line follows the bend
+     * at the end of a fast fall instead of cutting across it. */
+    bool positive = true;
+    for (long i = 0; i < x->n_loss; i++)
+        positive = positive && x->loss[i] > 0;
+    for (long i = 0; i < x->n_loss; i++)
+        y[i] = positive ? log(x->loss[i]) : x->loss[i];
+    smooth_local_linear(x->step, y, x->n_loss, h, sm);
+    for (long i = 0; positive && i < x->n_loss; i++)
+        sm[i] = exp(sm[i]);
+    fprintf(f,
+            "# %s: training loss smoothed by qkv when it drew this: at each logged row, the least-squares\n"
+            "# line through the %ld rows around it (shifted inside the run at its ends), fitted to %s\n"
+            "# and taken at that row: no lag behind a falling loss. Columns (TAB-separated): step, loss.\n"
+            "$smooth%d << EOD\n",
+            x->name, h ? 2 * h + 1 : 1, positive ? "log(loss)" : "the loss", r);
+    for (long i = 0; i < x->n_loss; i++)
+        fprintf(f, "%.0f\t%.9g\n", x->step[i], sm[i]);
+    fputs("EOD\n", f);
+    free(y);
+}
+
+/* The terminal, the settings both panels share and the title. */
+static void write_settings(FILE *f, const run_info *ri, int n_runs, const runs_extent *e, qkv_image_kind kind,
+                           const char *image, int width, int height)
+{
     size_t longest = 0;
     for (int r = 0; r < n_runs; r++)
         if (strlen(ri[r].name) > longest)
@@ -220,40 +276,6 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
     int rmargin = (int)(n_runs == 1 ? 0 : longest + 2) + 24;
     if (rmargin > 64)
         rmargin = 64;
-    fprintf(f, "# Written by 'qkv plot': training curves of %d run%s. Edit and rerun with: gnuplot ", n_runs,
-            n_runs == 1 ? "" : "s");
-    qkv_gnuplot_quote(f, script);
-    fputs("\n", f);
-    /* The smoothed training loss of each run, computed here (see smooth_local_linear). */
-    for (int r = 0; r < n_runs; r++) {
-        const run_info *x = &ri[r];
-        if (!x->n_loss)
-            continue;
-        long h = smooth_half_width(x->n_loss);
-        double *y = malloc(2 * (size_t)x->n_loss * sizeof *y), *sm = y ? y + x->n_loss : NULL;
-        if (!y)
-            continue; /* drawn without the smoothed line */
-        /* A loss falls roughly exponentially: fitted to its logarithm, a line follows the bend
-         * at the end of a fast fall instead of cutting across it. */
-        bool positive = true;
-        for (long i = 0; i < x->n_loss; i++)
-            positive = positive && x->loss[i] > 0;
-        for (long i = 0; i < x->n_loss; i++)
-            y[i] = positive ? log(x->loss[i]) : x->loss[i];
-        smooth_local_linear(x->step, y, x->n_loss, h, sm);
-        for (long i = 0; positive && i < x->n_loss; i++)
-            sm[i] = exp(sm[i]);
-        fprintf(f,
-                "# %s: training loss smoothed by qkv when it drew this: at each logged row, the least-squares\n"
-                "# line through the %ld rows around it (shifted inside the run at its ends), fitted to %s\n"
-                "# and taken at that row: no lag behind a falling loss. Columns (TAB-separated): step, loss.\n"
-                "$smooth%d << EOD\n",
-                x->name, h ? 2 * h + 1 : 1, positive ? "log(loss)" : "the loss", r);
-        for (long i = 0; i < x->n_loss; i++)
-            fprintf(f, "%.0f\t%.9g\n", x->step[i], sm[i]);
-        fputs("EOD\n", f);
-        free(y);
-    }
     qkv_gnuplot_terminal(f, kind, image, width, height);
     fprintf(f,
             "set datafile separator '\\t'\n"
@@ -264,8 +286,8 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
             "set lmargin 10\n"
             "set rmargin %d  # room for the legend, the same in both panels\n"
             "set xrange [0:%ld]\n",
-            rmargin, max_step);
-    if (n_dev)
+            rmargin, e->max_step);
+    if (e->n_dev)
         fputs("set multiplot layout 2,1 title ", f);
     else
         fputs("set title ", f);
@@ -275,10 +297,15 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
     else
         snprintf(head, sizeof head, "qkv: %d runs", n_runs);
     qkv_gnuplot_quote(f, head);
+}
+
+/* The upper panel: each run's training loss (raw and smoothed) and dev loss. */
+static void write_loss_panel(FILE *f, const run_info *ri, int n_runs, const runs_extent *e)
+{
     fputs("\nset xlabel 'step'\nset ylabel 'loss (cross-entropy)'\n", f);
     /* A single value (one logged row) would leave gnuplot an empty range to warn about. */
-    if (isfinite(loss_lo) && loss_hi - loss_lo < 1e-9)
-        fprintf(f, "set yrange [%g:%g]\n", loss_lo - 0.5, loss_hi + 0.5);
+    if (isfinite(e->loss_lo) && e->loss_hi - e->loss_lo < 1e-9)
+        fprintf(f, "set yrange [%g:%g]\n", e->loss_lo - 0.5, e->loss_hi + 0.5);
     fputs("plot \\\n", f);
     for (int r = 0; r < n_runs; r++) {
         const char *c = COLORS[r % N_COLORS];
@@ -305,23 +332,43 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
         }
     }
     fputs("  NaN notitle\n", f);
-    if (n_dev) {
-        fputs(n_span ? "unset title\nset ylabel 'dev accuracy, span F1 (%)'\n" : "unset title\nset ylabel 'dev accuracy (%)'\n",
-              f);
-        if (isfinite(acc_lo) && acc_hi - acc_lo < 1e-9)
-            fprintf(f, "set yrange [%g:%g]\n", 100 * acc_lo - 1, 100 * acc_hi + 1);
-        else
-            fputs("set autoscale y\n", f);
-        fputs("plot \\\n", f);
-        for (int r = 0; r < n_runs; r++) {
-            if (!ri[r].n_dev)
-                continue;
-            dev_percent_line(f, &ri[r], n_runs, r, 5, "pt 7", "dev accuracy");
-            if (ri[r].n_span)
-                dev_percent_line(f, &ri[r], n_runs, r, 11, "dt 3 pt 5", "dev span F1");
-        }
-        fputs("  NaN notitle\nunset multiplot\n", f);
+}
+
+/* The lower panel (runs with dev rows): dev accuracy and span F1 in percent. */
+static void write_dev_panel(FILE *f, const run_info *ri, int n_runs, const runs_extent *e)
+{
+    if (!e->n_dev)
+        return;
+    fputs(e->n_span ? "unset title\nset ylabel 'dev accuracy, span F1 (%)'\n" : "unset title\nset ylabel 'dev accuracy (%)'\n",
+          f);
+    if (isfinite(e->acc_lo) && e->acc_hi - e->acc_lo < 1e-9)
+        fprintf(f, "set yrange [%g:%g]\n", 100 * e->acc_lo - 1, 100 * e->acc_hi + 1);
+    else
+        fputs("set autoscale y\n", f);
+    fputs("plot \\\n", f);
+    for (int r = 0; r < n_runs; r++) {
+        if (!ri[r].n_dev)
+            continue;
+        dev_percent_line(f, &ri[r], n_runs, r, 5, "pt 7", "dev accuracy");
+        if (ri[r].n_span)
+            dev_percent_line(f, &ri[r], n_runs, r, 11, "dt 3 pt 5", "dev span F1");
     }
+    fputs("  NaN notitle\nunset multiplot\n", f);
+}
+
+static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind kind, const char *image,
+                         const char *script, int width, int height)
+{
+    runs_extent e = extent_of(ri, n_runs);
+    fprintf(f, "# Written by 'qkv plot': training curves of %d run%s. Edit and rerun with: gnuplot ", n_runs,
+            n_runs == 1 ? "" : "s");
+    qkv_gnuplot_quote(f, script);
+    fputs("\n", f);
+    for (int r = 0; r < n_runs; r++)
+        write_smoothed(f, &ri[r], r);
+    write_settings(f, ri, n_runs, &e, kind, image, width, height);
+    write_loss_panel(f, ri, n_runs, &e);
+    write_dev_panel(f, ri, n_runs, &e);
 }
 
 static void free_runs(run_info *ri, int n_runs)

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Ctrl-C during qkv train: the first SIGINT lets the step finish, saves checkpoints/last.h5 at
+# that step, says so with the resume command and exits 130; the resumed run's losses and
+# parameters are bit for bit those of a run never interrupted (one thread). SIGTERM does the
+# same (143). Two SIGINTs in a row end the process at once, leaving no damaged checkpoint.
+. "$(dirname "$0")/common.sh"
+BASE=(--set train.threads=1 --set train.max_steps=100000 --set train.epochs=1000 --set data.synthetic_train=800
+      --set data.synthetic_dev=100 --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400
+      --set log.every_steps=1 --set log.plot=false --set log.progress=off --set train.eval_every=0)
+
+train_rows() { awk -F'\t' '$3 == "train"' "$1/metrics.tsv" 2>/dev/null | wc -l; }
+ckpt_step() { "$PY" -c "import h5py, sys; print(int(h5py.File(sys.argv[1], 'r')['train/step'][()]))" "$1"; }
+
+# start_and_signal DIR SIGNAL...: a run into DIR, the signals sent once it has logged 3 steps;
+# sets $status to its exit status.
+start_and_signal() {
+    local dir=$1
+    shift
+    set -m # the run in its own process group, with the signal dispositions of a foreground one
+    "$QKV_BIN" train tests/train/synthetic.yaml --out "$dir" "${BASE[@]}" >"$dir.log" 2>&1 &
+    local pid=$! k
+    set +m
+    for k in $(seq 1 1200); do
+        [ "$(train_rows "$dir")" -ge 3 ] && break
+        sleep 0.05
+    done
+    for sig in "$@"; do kill -s "$sig" "$pid"; done
+    status=0
+    wait "$pid" || status=$?
+}
+
+for sig in INT TERM; do
+    run=$SCRATCH/run$sig
+    start_and_signal "$run" "$sig"
+    want=$([ "$sig" = INT ] && echo 130 || echo 143)
+    [ "$status" -eq "$want" ] || { cat "$run.log" >&2; fail "SIG$sig: exit status $status, expected $want"; }
+    [ -e "$run/checkpoints/last.h5" ] || fail "SIG$sig: no checkpoints/last.h5 saved"
+    step=$(ckpt_step "$run/checkpoints/last.h5")
+    last_row=$(awk -F'\t' '$3 == "train" { s = $1 } END { print s }' "$run/metrics.tsv")
+    [ "$step" -ge 3 ] && [ "$step" = "$last_row" ] || fail "SIG$sig: checkpoint at step $step, last logged step $last_row"
+    grep -qF "interrupted by SIG$sig after step $step: saved $run/checkpoints/last.h5; continue with: qkv train $run/config.yaml --resume $run/checkpoints/last.h5" "$run.log" ||
+        { cat "$run.log" >&2; fail "SIG$sig: no message with the resume command"; }
+    echo "SIG$sig: exit $status, last.h5 at step $step, resume command printed"
+done
+
+# the SIGINT run resumed, and the same run never interrupted, both stopped 10 steps later
+run=$SCRATCH/runINT
+step=$(ckpt_step "$run/checkpoints/last.h5")
+end=$((step + 10))
+quick_run "$run" "${BASE[@]}" --resume "$run/checkpoints/last.h5" --stop-at-step "$end"
+quick_run "$SCRATCH/full" "${BASE[@]}" --stop-at-step "$end"
+cut -f1,3,4,5 "$SCRATCH/full/metrics.tsv" >"$SCRATCH/a"
+cut -f1,3,4,5 "$run/metrics.tsv" >"$SCRATCH/b"
+diff "$SCRATCH/a" "$SCRATCH/b" || fail "losses differ after resuming from the interrupted run's step $step"
+"$PY" - "$SCRATCH/full/checkpoints/last.h5" "$run/checkpoints/last.h5" <<'PY' || fail "parameters differ after resuming"
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+assert sorted(a["params"].keys()) == sorted(b["params"].keys())
+for n in a["params"]:
+    if not np.array_equal(a["params"][n][()].view(np.uint32), b["params"][n][()].view(np.uint32)):
+        sys.exit(f"params/{n} differs")
+PY
+echo "resumed after SIGINT at step $step: losses and parameters up to step $end bit-exact"
+
+# a second SIGINT stops at once: exit 130, and a checkpoint left behind is whole (resumable)
+run=$SCRATCH/twice
+start_and_signal "$run" INT INT
+[ "$status" -eq 130 ] || { cat "$run.log" >&2; fail "two SIGINTs: exit status $status, expected 130"; }
+if [ -e "$run/checkpoints/last.h5" ]; then
+    step=$(ckpt_step "$run/checkpoints/last.h5") || fail "two SIGINTs left a damaged last.h5"
+    quick_run "$run" "${BASE[@]}" --resume "$run/checkpoints/last.h5" --stop-at-step $((step + 2))
+fi
+echo "two SIGINTs: exit 130, no damaged checkpoint"

@@ -1,0 +1,40 @@
+#include "train/cli/command.h"
+
+#include "api/model_file.h"
+#include "lib/threads.h"
+#include "train/report.h"
+
+int qkv_cmd_load_model(qkv_session *s, const char *path)
+{
+    qkv_error err;
+    if (qkv_checkpoint_load_model(path, s, &err))
+        return qkv_fail_report(&err);
+    qkv_set_threads(s->cfg.train.threads);
+    return 0;
+}
+
+int qkv_cmd_refuse_segmenter(const qkv_session *s, const char *path)
+{
+    if (s->cfg.data.task == QKV_TASK_SEGMENT)
+        return qkv_fail_reportf("%s is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT", path);
+    return 0;
+}
+
+int qkv_cmd_read_scored(qkv_session *s, const char *path)
+{
+    qkv_error err;
+    if (qkv_session_read_corpus(s, &s->dev_c, path, &err) ||
+        qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, &err) ||
+        qkv_dataset_require_tags(&s->dev, &s->dev_c, &err) ||
+        qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err))
+        return qkv_fail_report(&err);
+    return 0;
+}
+
+void qkv_cmd_report(const qkv_session *s, const char *what, const qkv_eval_result *res, bool json, bool by_length)
+{
+    if (json)
+        qkv_report_json(stdout, s, what, res, by_length);
+    else
+        qkv_report_text(stdout, s, what, res, by_length);
+}

@@ -1,0 +1,33 @@
+/* What the qkv commands that run a saved model share: loading it, reading the corpus it is run
+ * on, reporting the scores, and failing (train/fail.h), each one function. Every function here
+ * prints its error ("qkv: what is wrong") and returns 1 on failure, 0 on success, so that a
+ * command's steps read `if (step(...)) goto done;`. */
+#ifndef QKV_CLI_COMMAND_H
+#define QKV_CLI_COMMAND_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "api/session.h"
+#include "train/evaluate.h"
+#include "train/fail.h"
+
+/* Loads the model of path (a checkpoint or a `qkv export`) into the initialized session s
+ * (config, featurizer, parameters) and runs the process with its train.threads. */
+int qkv_cmd_load_model(qkv_session *s, const char *path);
+
+/* Fails when the session's model (loaded from path) is a segmenter (data.task: segment): "PATH
+ * is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT". */
+int qkv_cmd_refuse_segmenter(const qkv_session *s, const char *path);
+
+/* Reads the corpus file path with the model's data settings (data.read) as the session's dev
+ * set (s->dev_c, encoded into s->dev with the warnings into s->warnings), every word tagged (a
+ * gold tag of _ is not scored) and every sentence within the model's length limits. */
+int qkv_cmd_read_scored(qkv_session *s, const char *path);
+
+/* The scores of the model of s on `what` (a file name, or "CHECKPOINT on CORPUS") on stdout: one
+ * JSON object (json) or the text report; by_length adds the accuracy per sentence length
+ * (train/report.h). */
+void qkv_cmd_report(const qkv_session *s, const char *what, const qkv_eval_result *res, bool json, bool by_length);
+
+#endif
