@@ -5,6 +5,7 @@
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/cli/output_file.h"
+#include "train/fail.h"
 #include "train/plot/gnuplot.h"
 #include "train/plot/plot_positions.h"
 #include "train/positions.h"
@@ -60,7 +61,7 @@ int qkv_cmd_positions(int argc, char **argv)
     if (qkv_checkpoint_load_model(ckpt, &s, &err) ||
         qkv_position_pictures_make(&s.model, (int)max_len, &pp, &err) ||
         qkv_plot_positions(&pp, s.cfg.data.max_train_len, out, &err)) {
-        fprintf(stderr, "qkv: %s\n", err.msg);
+        qkv_fail_report(&err);
         goto done;
     }
     printf("%s\n", out);
