@@ -20,7 +20,8 @@ qkv=${QKV_BIN:-$root/build/qkv}
 qkv=$(cd "$(dirname "$qkv")" && pwd)/$(basename "$qkv")
 [ -x "$qkv" ] || { echo "run_blocks.sh: no qkv at $qkv (build first, or set QKV_BIN)" >&2; exit 1; }
 if [ $# -eq 0 ]; then
-    set -- README.md $(find docs -name '*.md' | sort)
+    mapfile -t docs < <(find docs -name '*.md' | sort)
+    set -- README.md "${docs[@]}"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -47,6 +48,7 @@ workdir() {
     if [ $full = 1 ]; then
         ln -s "$qkv" "$1/build/qkv"
     else
+        # shellcheck disable=SC2016 # the wrapper's own "$@"
         printf '#!/bin/bash\nif [ "${1:-}" = train ]; then exec "%s" "$@" --set train.max_steps=%s; fi\nexec "%s" "$@"\n' \
             "$qkv" "${QKV_DOCS_MAX_STEPS:-20}" "$qkv" >"$1/build/qkv"
         chmod +x "$1/build/qkv"

@@ -33,7 +33,7 @@ check_page() {
     while read -r opt; do
         grep -qF -- "$opt" "$SCRATCH/page.txt" || fail "$page lacks $opt, which '$* --help' lists"
     done <"$SCRATCH/options"
-    echo "$(wc -l <"$SCRATCH/options")"
+    wc -l <"$SCRATCH/options"
 }
 
 "$QKV_BIN" --help | awk '/^commands:/ { on = 1; next } on && /^$/ { exit } on { print }' >"$SCRATCH/commands"

@@ -5,6 +5,7 @@
 # 20 steps so that the whole takes seconds; `tests/docs/run_blocks.sh --full` runs them uncut.
 . "${QKV_SOURCE_DIR:?}/tests/train/common.sh"
 # the runner can fail: a block with a wrong option, and a marker without its block
+# shellcheck disable=SC2016 # a Markdown fence, not an expansion
 printf '<!-- runnable -->\n```sh\n./build/qkv stats data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz --no-such-option\n```\n' \
     >"$SCRATCH/bad.md"
 tests/docs/run_blocks.sh "$SCRATCH/bad.md" >"$SCRATCH/bad.log" 2>&1 && fail "run_blocks.sh accepts a failing block"
