@@ -1,6 +1,6 @@
 #!/bin/bash
 # Installing qkv: `cmake --install` into a temporary prefix puts there the shared
-# library, include/qkv/qkv.h, the pkg-config file qkv.pc and the programs; the example of
+# library, include/qkv/qkv.h, the pkg-config file qkv.pc, the programs and their man pages; the example of
 # docs/guide/library.md, examples/tag_sentences.c, compiled with cc and `pkg-config --cflags --libs qkv` against the
 # installed copy, tags 1,000 sentences with an exported model exactly as `qkv tag` does.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
@@ -29,6 +29,18 @@ if command -v nm >/dev/null; then
     [ -z "$missing" ] || fail "libqkv.so does not export what qkv.h declares: $missing (api/libqkv.map)"
 fi
 "$P/bin/qkv" --version >/dev/null || fail "the installed qkv does not run"
+# the man pages (when the build wrote them: with help2man) land in share/man/man1, found by man
+if [ "${QKV_MAN_BUILT:-0}" = 1 ]; then
+    pages=$(cd "$QKV_BUILD_DIR/man" && ls -- *.1)
+    [ "$(echo "$pages" | wc -l)" -ge 2 ] || fail "the build wrote fewer than 2 man pages"
+    for page in $pages; do
+        cmp -s "$QKV_BUILD_DIR/man/$page" "$P/share/man/man1/$page" || fail "man page $page is not installed"
+    done
+    if command -v man >/dev/null; then
+        [ "$(man -M "$P/share/man" -w qkv-train)" = "$P/share/man/man1/qkv-train.1" ] ||
+            fail "man -M PREFIX/share/man does not find qkv-train"
+    fi
+fi
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 [ "$(pkg-config --modversion qkv)" = "$("$P/bin/qkv" --version | cut -d' ' -f2)" ] || fail "qkv.pc's version"
 flags=()
