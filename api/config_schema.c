@@ -76,8 +76,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "output layer: softmax per token, or crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding)"),
     BOOL("model", "crf_constrained", model.crf_constrained, "false",
          "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first; "
-         "with E-/S- tags the BIOES rules too), in training and decoding; a training sentence with such a gold "
-         "sequence is an error"),
+         "with E-/S- tags the BIOES rules too), in training and decoding; a gold sequence they forbid is read "
+         "for the loss as conlleval reads it (I-x starting a chunk as B-x), with a warning"),
     INT("model", "char_width", model.chars.char_width, 1, 15, "3", "width of the character convolution (odd)"),
     ENUM("model", "encoder", model.encoder_kind, QKV_ENCODER_KIND_NAMES, "transformer",
          "transformer (self-attention blocks), bilstm (bidirectional LSTM) or cnn (residual 1-D convolution "
