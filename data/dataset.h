@@ -96,7 +96,8 @@ int qkv_dataset_first_longer(const qkv_dataset *ds, int max_len, int *n_longer);
  * sentence of c (encoded in ds) whose gold sequence the constraints forbid (qkv_tags_forbidden)
  * keeps its tags in ds->tags, which evaluation scores as conlleval reads them, while the loss
  * takes its tags rewritten in BIO or BIOES (qkv_tags_convert: I-x starting a chunk becomes
- * B-x or S-x) in ds->loss_tags. Appends one warning "FILE:LINE: N sentences have a tag
+ * B-x or S-x) in ds->loss_tags; a sentence whose tags so read are not all among fz's tags is left
+ * out of the loss instead (QKV_TAG_NONE throughout: a CRF marginalises it). Appends one warning "FILE:LINE: N sentences have a tag
  * sequence model.crf_constrained forbids ..., the first here; ..." (training: what they are
  * trained on; else how they are scored). Errors: out of memory. */
 int qkv_dataset_repair_spans(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, int training,

@@ -117,12 +117,44 @@ static void test_repair(void **state)
     qkv_corpus_free(&c);
 }
 
+/* A file whose I-zz never follows B-zz: the model has no B-zz, so the sentences are left out of
+ * the loss (no loss tag), not given a tag sequence the constraints still forbid. */
+static void test_repair_unknown_tag(void **state)
+{
+    (void)state;
+    static const char text[] = "to\tO\nX\tI-zz\n\nA\tB-per\n\n";
+    qkv_error err;
+    qkv_corpus c;
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_COLUMNS;
+    assert_int_equal(qkv_corpus_read_mem(&c, text, strlen(text), "zz.tsv", &opts, &err), QKV_OK);
+    qkv_featurizer fz;
+    qkv_feature_config fc = QKV_FEATURE_DEFAULTS;
+    assert_int_equal(qkv_featurizer_build(&fz, &fc, &c, &err), QKV_OK);
+    qkv_dataset ds;
+    qkv_warnings w = {0};
+    assert_int_equal(qkv_dataset_encode(&ds, &fz, &c, NULL, &err), QKV_OK);
+    assert_int_equal(qkv_dataset_repair_spans(&ds, &fz, &c, 1, &w, &err), QKV_OK);
+    assert_int_equal(ds.loss_tags[0], QKV_TAG_NONE);
+    assert_int_equal(ds.loss_tags[1], QKV_TAG_NONE);
+    assert_int_equal(ds.loss_tags[2], ds.tags[2]);
+    assert_true(ds.tags[1] >= 0);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msgs[0], "zz.tsv:2: 1 sentence has"));
+    assert_non_null(strstr(w.msgs[0], "1 of them left out of the loss"));
+    qkv_warnings_free(&w);
+    qkv_dataset_free(&ds);
+    qkv_featurizer_free(&fz);
+    qkv_corpus_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forbidden_matches_mask_bio),
         cmocka_unit_test(test_forbidden_matches_mask_bioes),
         cmocka_unit_test(test_repair),
+        cmocka_unit_test(test_repair_unknown_tag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
