@@ -177,7 +177,7 @@ static void derive(qkv_run_config *cfg)
 static int check_relations(const qkv_run_config *cfg, const char *where, qkv_error *err)
 {
     const qkv_encoder_opts *e = &cfg->model.encoder;
-    if (qkv_run_config_check_encoder(cfg, where, err))
+    if (qkv_run_config_check_encoder(cfg, where, err) || qkv_run_config_check_spans(cfg, where, err))
         return QKV_ERR;
     if (cfg->model.encoder_kind == QKV_ENCODER_TRANSFORMER && e->d_model % e->attn.n_heads)
         return qkv_fail(err, "%s: model.n_heads = %d does not divide model.d_model = %d", where, e->attn.n_heads,

@@ -106,4 +106,9 @@ int qkv_run_config_parse(const char *text, const char *name, qkv_run_config *cfg
  * also bilstm and cnn sizes the schema cannot check. */
 int qkv_run_config_check_encoder(const qkv_run_config *cfg, const char *where, qkv_error *err);
 
+/* (api/config_spans.c) Span keys that cannot go together: data.tag_scheme iob1 with
+ * model.crf_constrained (the constraints have BIO's and BIOES's rules only), an error
+ * "where: data.tag_scheme = iob1 cannot train with model.crf_constrained: ...". */
+int qkv_run_config_check_spans(const qkv_run_config *cfg, const char *where, qkv_error *err);
+
 #endif
