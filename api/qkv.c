@@ -115,6 +115,7 @@ int qkv_model_tag(qkv_model *m, const char *const *words, int n_words, const cha
         status = qkv_corpus_read_mem(&c, m->text, len, "sentence", &opts, &err);
     if (status == QKV_OK)
         status = qkv_session_tag(&m->s, &c, m->s.cfg.data.batch_tokens, tags, &err);
+    qkv_warnings_free(&m->s.warnings); /* the API has no warnings: the call's tags stand */
     qkv_corpus_free(&c);
     if (status)
         set_error(error, err.msg);

@@ -12,6 +12,7 @@
 #include "api/predict.h"
 #include "train/cli/output_file.h"
 #include "train/cli/tag_raw.h"
+#include "train/report.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] = "Writes FILE (default: standard input) to standard output with predicted tags.\n";
@@ -129,6 +130,7 @@ int qkv_cmd_tag(int argc, char **argv)
         fprintf(stderr, "qkv: %s\n", err.msg);
         goto done;
     }
+    qkv_report_warnings(&s);
     /* data.tag_scheme: the predictions back in the file's own scheme */
     if (qkv_corpus_tags_as_file(&s.dev_c, tags, &file_tags_buf, &file_tags, &err)) {
         fprintf(stderr, "qkv: %s\n", err.msg);
