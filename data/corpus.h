@@ -121,6 +121,13 @@ void qkv_corpus_free(qkv_corpus *c);
  * data.tag_scheme bioes needs span tags ..."), out of memory. */
 int qkv_corpus_convert_scheme(qkv_corpus *c, qkv_tag_scheme scheme, qkv_error *err);
 
+/* Span tags but a few: when under 5% of c's tagged words have a tag that is not a span tag
+ * (qkv_tag_is_span: a "0" typed for "O") and others have B-, I-, E- or S- tags, one warning
+ * "FILE:LINE: tag "T" is not a span tag ..., N words have such a tag, the first here ..." (the
+ * span scores need every tag to be one). warnings: data/dataset.h. Errors: out of memory. */
+struct qkv_warnings;
+int qkv_corpus_warn_stray_tags(const qkv_corpus *c, struct qkv_warnings *warnings, qkv_error *err);
+
 /* For writing predictions back: tags (one per word, in the converted scheme) rewritten in the
  * file's own scheme into *out (strings in *buf; free both) when the corpus was converted; else
  * *out and *buf are NULL (write tags as they are). Errors: out of memory. */

@@ -105,7 +105,7 @@ int qkv_cmd_eval(int argc, char **argv)
     failed = failed || qkv_session_read_corpus(&s, &s.dev_c, file, &err) ||
              qkv_dataset_encode(&s.dev, &s.fz, &s.dev_c, &s.warnings, &err) ||
              qkv_dataset_require_tags(&s.dev, &s.dev_c, &err) ||
-             qkv_session_repair_gold(&s, &s.dev_c, &s.dev, false, &err) ||
+             qkv_session_check_gold(&s, &s.dev_c, &s.dev, false, &err) ||
              qkv_session_check_lengths(&s, &s.dev_c, &s.dev, false, &err);
     qkv_profile_end(prof);
     if (failed) {
