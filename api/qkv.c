@@ -122,11 +122,11 @@ int qkv_model_tag(qkv_model *m, const char *const *words, int n_words, const cha
     return status ? 1 : 0;
 }
 
-int qkv_model_n_tags(const qkv_model *m) { return qkv_featurizer_n_tags(&m->s.fz); }
+int qkv_model_n_tags(const qkv_model *m) { return m ? qkv_featurizer_n_tags(&m->s.fz) : 0; }
 
 const char *qkv_model_tag_name(const qkv_model *m, int t)
 {
-    return t >= 0 && t < qkv_featurizer_n_tags(&m->s.fz) ? qkv_featurizer_tag(&m->s.fz, t) : NULL;
+    return m && t >= 0 && t < qkv_featurizer_n_tags(&m->s.fz) ? qkv_featurizer_tag(&m->s.fz, t) : NULL;
 }
 
 void qkv_model_free(qkv_model *m)

@@ -15,6 +15,12 @@
  * caller frees it with free()); on success *error is left alone. The library never prints and
  * never exits.
  *
+ * NULL: every function takes NULL for any of its pointer arguments without crashing. Where a
+ * NULL stands for nothing (error: no message wanted; qkv_text_free and qkv_model_free: nothing
+ * to free; text with len 0) it is fine; anywhere else (no model, path, words, tags or text) a
+ * function that can fail fails with its error, and the others answer for no model:
+ * qkv_model_n_tags 0, qkv_model_tag_name NULL, qkv_model_has_segmenter 0.
+ *
  * Threads: a qkv_model is not safe for concurrent calls. Calls on one model must not overlap
  * (each call reuses the model's own working memory); guard it with a mutex, or open one
  * qkv_model per thread: separate models can open and tag at the same time from separate
@@ -107,7 +113,8 @@ typedef struct qkv_text {
 } qkv_text;
 
 /* Segments and tags len bytes of raw UTF-8 text with model's segmenter and tagger: a
- * paragraph, or several separated by blank lines (lines of only spaces, TABs or CRs), exactly
+ * paragraph, or several separated by blank lines (lines of only spaces, TABs, CRs or other
+ * Unicode White_Space but control characters), exactly
  * as qkv tag --tokenizer reads a file holding text (a paragraph is segmented on its own; one
  * of more than 64 KiB is cut at a line end; a byte-order mark at the start is skipped, a CR
  * before an LF dropped). Returns the result (free it with qkv_text_free; it does not depend
