@@ -60,6 +60,15 @@ qkv_model *qkv_model_open(const char *path, char **error);
  * (learned positions with model.pos_overflow: error), out of memory. */
 int qkv_model_tag(qkv_model *model, const char *const *words, int n_words, const char **tags, char **error);
 
+/* Tags n_sentences sentences in one call, in batches as `qkv tag` does (faster than one call a
+ * sentence): sentence s is n_words[s] words sentences[s][0 ..], each as for qkv_model_tag (a
+ * sentence of 0 words is fine). tags, the caller's array of n_words[0] + ... + n_words[n-1]
+ * pointers, receives the tags of all words in order (sentence 0's words, then sentence 1's,
+ * ...), strings owned by the model; they are the tags qkv_model_tag gives each sentence alone.
+ * Returns 0, or non-zero with *error ("sentence 2: word 3: ..."), as qkv_model_tag. */
+int qkv_model_tag_sentences(qkv_model *model, const char *const *const *sentences, const int *n_words,
+                            int n_sentences, const char **tags, char **error);
+
 /* The number of tags the model predicts, and tag t's name (0 <= t < qkv_model_n_tags; owned
  * by the model). */
 int qkv_model_n_tags(const qkv_model *model);

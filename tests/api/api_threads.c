@@ -152,6 +152,30 @@ int main(int argc, char **argv)
             fprintf(stderr, "FAIL: sentence %d: %s\n", s + 1, error);
             return 1;
         }
+    /* all sentences in one call: the tags of one call a sentence, word for word */
+    int total = 0;
+    for (int s = 0; s < ss.n; s++)
+        total += ss.n_words[s];
+    const char **all = malloc((size_t)total * sizeof *all);
+    CHECK(qkv_model_tag_sentences(m, (const char *const *const *)ss.words, ss.n_words, ss.n, all, &error) == 0,
+          "qkv_model_tag_sentences: %s", error ? error : "");
+    int differ = 0;
+    for (int s = 0, at = 0; s < ss.n; s++)
+        for (int w = 0; w < ss.n_words[s]; w++, at++)
+            differ += !all[at] || strcmp(all[at], ref[s][w]) != 0;
+    CHECK(differ == 0, "qkv_model_tag_sentences: %d of %d words tagged differently from one call a sentence", differ,
+          total);
+    free(all);
+    const char *const bad_sent[] = {"ok", "a\tb"}, *const ok_sent[] = {"ok"};
+    const char *const *const two[] = {ok_sent, bad_sent};
+    const char *two_tags[3];
+    error = NULL;
+    CHECK(qkv_model_tag_sentences(m, two, (const int[]){1, 2}, 2, two_tags, &error) != 0 && error &&
+              !strncmp(error, "sentence 2: word 2: ", 20),
+          "qkv_model_tag_sentences of a bad word: %s", error ? error : "(no error)");
+    free(error);
+    error = NULL;
+    CHECK(qkv_model_tag_sentences(m, NULL, NULL, 0, NULL, NULL) == 0, "no sentences is no error");
     /* two threads, a model each, at the same time */
     job jobs[2];
     pthread_t th[2];

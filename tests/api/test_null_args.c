@@ -37,6 +37,11 @@ static void test_tag(void **state)
     expect_message(error, "no model");
     assert_int_not_equal(qkv_model_tag(NULL, words, 1, tags, NULL), 0);
     assert_int_not_equal(qkv_model_tag(NULL, NULL, 1, NULL, NULL), 0);
+    const char *const *sentences[] = {words};
+    error = NULL;
+    assert_int_not_equal(qkv_model_tag_sentences(NULL, sentences, (const int[]){1}, 1, tags, &error), 0);
+    expect_message(error, "no model");
+    assert_int_not_equal(qkv_model_tag_sentences(NULL, NULL, NULL, 1, NULL, NULL), 0);
 }
 
 static void test_queries(void **state)
