@@ -1,6 +1,7 @@
 #include "api/predict.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,5 +134,57 @@ int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const
         tags[w] = pred[w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[w]) : NULL;
     qkv_dataset_free(&ds);
     free(pred);
+    return status;
+}
+
+/* The k most probable tags of one row of logits [n_tags] (softmax in double), best first, ties
+ * to the lower tag id (the argmax qkv_tagger_predict takes). */
+static void top_k(const qkv_real *row, int n_tags, int k, int32_t *ids, float *probs)
+{
+    double mx = row[0], sum = 0;
+    for (int t = 1; t < n_tags; t++)
+        if (row[t] > mx)
+            mx = row[t];
+    for (int t = 0; t < n_tags; t++)
+        sum += exp((double)row[t] - mx);
+    for (int j = 0; j < k; j++) {
+        int best = -1;
+        for (int t = 0; t < n_tags; t++) {
+            bool taken = false;
+            for (int i = 0; i < j && !taken; i++)
+                taken = ids[i] == t;
+            if (!taken && (best < 0 || row[t] > row[best]))
+                best = t;
+        }
+        ids[j] = best;
+        probs[j] = (float)(exp((double)row[best] - mx) / sum);
+    }
+}
+
+int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens, int k, int32_t *ids, float *probs,
+                          qkv_error *err)
+{
+    int n_tags = s->model.cfg.n_tags, n_words = c->n_words;
+    if (s->model.cfg.output == QKV_OUTPUT_CRF)
+        return qkv_fail(err, "per-word tag probabilities need model.output softmax: a crf model's tags come from "
+                             "the Viterbi path of the whole sentence, not from per-word probabilities");
+    if (k < 1 || k > n_tags)
+        return qkv_fail(err, "%d best tags asked for, the model has %d tags", k, n_tags);
+    qkv_dataset ds;
+    memset(&ds, 0, sizeof ds);
+    int32_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
+    qkv_real *logits = malloc(((size_t)n_words + 1) * (size_t)n_tags * sizeof *logits);
+    int status = pred && logits ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
+    if (status == QKV_OK)
+        status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
+    if (status == QKV_OK)
+        status = qkv_session_check_lengths(s, c, &ds, false, err);
+    if (status == QKV_OK)
+        status = qkv_predict(&s->model, &ds, batch_tokens, pred, logits, NULL, err);
+    for (int w = 0; status == QKV_OK && w < n_words; w++)
+        top_k(logits + (size_t)w * n_tags, n_tags, k, ids + (size_t)w * k, probs + (size_t)w * k);
+    qkv_dataset_free(&ds);
+    free(pred);
+    free(logits);
     return status;
 }

@@ -38,4 +38,12 @@ int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, i
  * the first and their number. Errors: those of the steps, naming c's lines. */
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);
 
+/* The k (1 <= k <= n_tags) most probable tags of every word of corpus c with their softmax
+ * probabilities, best first (ties: the lower tag id, so ids[w * k] is qkv_session_tag's tag):
+ * ids [n_words * k] tag ids, probs [n_words * k]. Errors: a crf model (its tags are the
+ * sentence's Viterbi path, not per-word probabilities), k out of range, those of
+ * qkv_session_tag. */
+int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens, int k, int32_t *ids, float *probs,
+                          qkv_error *err);
+
 #endif

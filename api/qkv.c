@@ -167,6 +167,36 @@ int qkv_model_tag_sentences(qkv_model *m, const char *const *const *sentences, c
     return status ? 1 : 0;
 }
 
+int qkv_model_tag_probs(qkv_model *m, const char *const *words, int n_words, int k, const char **tags, float *probs,
+                        char **error)
+{
+    qkv_error err;
+    if (!m || n_words < 0 || (n_words > 0 && (!words || !tags || !probs))) {
+        set_error(error, "qkv_model_tag_probs: no model, a negative word count, or no words, tags or probs array");
+        return 1;
+    }
+    if (n_words == 0)
+        return 0;
+    size_t len = 0;
+    qkv_corpus c;
+    memset(&c, 0, sizeof c);
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_CONLLU;
+    int32_t *ids = malloc((size_t)n_words * (size_t)(k > 0 ? k : 1) * sizeof *ids);
+    int status = ids ? sentence_text(m, words, n_words, &len, &err) : qkv_fail(&err, "out of memory");
+    if (status == QKV_OK)
+        status = qkv_corpus_read_mem(&c, m->text, len, "sentence", &opts, &err);
+    if (status == QKV_OK)
+        status = qkv_session_tag_probs(&m->s, &c, m->s.cfg.data.batch_tokens, k, ids, probs, &err);
+    for (size_t i = 0; status == QKV_OK && i < (size_t)n_words * (size_t)k; i++)
+        tags[i] = qkv_featurizer_tag(&m->s.fz, ids[i]);
+    free(ids);
+    qkv_corpus_free(&c);
+    if (status)
+        set_error(error, err.msg);
+    return status ? 1 : 0;
+}
+
 int qkv_model_n_tags(const qkv_model *m) { return m ? qkv_featurizer_n_tags(&m->s.fz) : 0; }
 
 const char *qkv_model_tag_name(const qkv_model *m, int t)

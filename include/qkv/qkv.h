@@ -69,6 +69,15 @@ int qkv_model_tag(qkv_model *model, const char *const *words, int n_words, const
 int qkv_model_tag_sentences(qkv_model *model, const char *const *const *sentences, const int *n_words,
                             int n_sentences, const char **tags, char **error);
 
+/* One sentence as for qkv_model_tag, with each word's k most probable tags (1 <= k <=
+ * qkv_model_n_tags) and their probabilities (softmax of the word's logits), best first: tags
+ * and probs, the caller's arrays of n_words * k, receive word i's j-th tag and probability at
+ * i * k + j. tags[i * k] is the tag qkv_model_tag gives (ties go to the lower tag index).
+ * Returns 0, or non-zero with *error: those of qkv_model_tag, k out of range, a model with
+ * model.output crf (its tags are the Viterbi path of the sentence, not per-word choices). */
+int qkv_model_tag_probs(qkv_model *model, const char *const *words, int n_words, int k, const char **tags,
+                        float *probs, char **error);
+
 /* The number of tags the model predicts, and tag t's name (0 <= t < qkv_model_n_tags; owned
  * by the model). */
 int qkv_model_n_tags(const qkv_model *model);
