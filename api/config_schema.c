@@ -91,8 +91,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "output layer: softmax per token, or crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding)"),
     BOOL("model", "crf_constrained", model.crf_constrained, "false",
          "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first; "
-         "with E-/S- tags the BIOES rules too), in training and decoding; a training sentence with such a gold "
-         "sequence is an error"),
+         "with E-/S- tags the BIOES rules too), in training and decoding; a gold sequence they forbid is read "
+         "for the loss as conlleval reads it (I-x starting a chunk as B-x), with a warning"),
     INT("model", "char_width", model.chars.char_width, 1, 15, "3", "width of the character convolution (odd)"),
     ENUM("model", "encoder", model.encoder_kind, QKV_ENCODER_KIND_NAMES, "transformer",
          "transformer (self-attention blocks), bilstm (bidirectional LSTM) or cnn (residual 1-D convolution "
@@ -218,6 +218,11 @@ static int segment_files(const void *c, const char *where, qkv_error *err)
     return QKV_OK;
 }
 
+static int span_constraints(const void *c, const char *where, qkv_error *err)
+{
+    return qkv_run_config_check_spans(c, where, err);
+}
+
 /* Relations between keys, as data: checked in this order after loading (lib/io/config.h: the
  * first broken one is the error), listed under the key table of configs/README.md. */
 const qkv_cfg_rule QKV_RUN_RULES[] = {
@@ -238,6 +243,10 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
     {QKV_CFG_RULE_FORBIDDEN, "data.tag_column=1", NULL, NULL, "is the FORM column; the tag is in column 2 or later",
      NULL},
     {QKV_CFG_RULE_NOT_ABOVE, "optim.min_lr", "optim.lr", NULL, NULL, NULL},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
+     "are BIO's or BIOES's)",
+     span_constraints},
 };
 
 const int QKV_RUN_RULES_LEN = (int)(sizeof QKV_RUN_RULES / sizeof QKV_RUN_RULES[0]);

@@ -21,12 +21,29 @@ int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t 
 int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
                       qkv_real *logits, double *loss_sum, qkv_error *err);
 
+/* qkv_predict_shard, and with a constrained CRF (model.crf_constrained) a sentence that has no
+ * tag sequence the constraints allow is decoded without them (qkv_crf_viterbi_fallback) rather
+ * than failing the call: unconstrained [n_sent of ds] (may be NULL; the caller zeroes it)
+ * receives 1 for each such sentence, and loss_sum is then +inf. */
+int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
+                       qkv_real *logits, double *loss_sum, uint8_t *unconstrained, qkv_error *err);
+
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take
  * (qkv_session_check_lengths), predicts in batches of batch_tokens words and sets tags[w]
  * (n_words of c entries) to word w's tag name, a string owned by the session's featurizer.
  * The tags are in the model's own tag set (converting them back to a file's tag scheme is the
- * caller's: qkv_corpus_tags_as_file). Errors: those of the steps, naming c's lines. */
+ * caller's: qkv_corpus_tags_as_file). A sentence with no tag sequence model.crf_constrained
+ * allows is tagged without the constraints, with one warning in s->warnings naming the line of
+ * the first and their number. Errors: those of the steps, naming c's lines. */
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);
+
+/* The k (1 <= k <= n_tags) most probable tags of every word of corpus c with their softmax
+ * probabilities, best first (ties: the lower tag id, so ids[w * k] is qkv_session_tag's tag):
+ * ids [n_words * k] tag ids, probs [n_words * k]. Errors: a crf model (its tags are the
+ * sentence's Viterbi path, not per-word probabilities), k out of range, those of
+ * qkv_session_tag. */
+int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens, int k, int32_t *ids, float *probs,
+                          qkv_error *err);
 
 #endif

@@ -65,9 +65,18 @@ qkv_model *qkv_model_open(const char *path, char **error)
 
 /* The words as a CoNLL-U sentence (ID, FORM, the other eight fields "_") in m->text; *len its
  * length. Errors: a word the format cannot hold. */
+static int append_sentence(qkv_model *m, const char *const *words, int n_words, size_t *len, qkv_error *err);
 static int sentence_text(qkv_model *m, const char *const *words, int n_words, size_t *len, qkv_error *err)
 {
-    size_t need = 1;
+    *len = 0;
+    return append_sentence(m, words, n_words, len, err);
+}
+
+/* The words as a CoNLL-U sentence appended to m->text at *len (a blank line after it); *len
+ * grows by its length. Errors: a word the format cannot hold. */
+static int append_sentence(qkv_model *m, const char *const *words, int n_words, size_t *len, qkv_error *err)
+{
+    size_t need = *len + 2;
     for (int i = 0; i < n_words; i++) {
         if (!words[i])
             return qkv_fail(err, "word %d: NULL", i + 1);
@@ -89,9 +98,10 @@ static int sentence_text(qkv_model *m, const char *const *words, int n_words, si
         m->text = t;
         m->cap = need;
     }
-    size_t at = 0;
+    size_t at = *len;
     for (int i = 0; i < n_words; i++)
         at += (size_t)snprintf(m->text + at, m->cap - at, "%d\t%s\t_\t_\t_\t_\t_\t_\t_\t_\n", i + 1, words[i]);
+    at += (size_t)snprintf(m->text + at, m->cap - at, "\n");
     *len = at;
     return QKV_OK;
 }
@@ -115,17 +125,83 @@ int qkv_model_tag(qkv_model *m, const char *const *words, int n_words, const cha
         status = qkv_corpus_read_mem(&c, m->text, len, "sentence", &opts, &err);
     if (status == QKV_OK)
         status = qkv_session_tag(&m->s, &c, m->s.cfg.data.batch_tokens, tags, &err);
+    qkv_warnings_free(&m->s.warnings); /* the API has no warnings: the call's tags stand */
     qkv_corpus_free(&c);
     if (status)
         set_error(error, err.msg);
     return status ? 1 : 0;
 }
 
-int qkv_model_n_tags(const qkv_model *m) { return qkv_featurizer_n_tags(&m->s.fz); }
+int qkv_model_tag_sentences(qkv_model *m, const char *const *const *sentences, const int *n_words, int n_sentences,
+                            const char **tags, char **error)
+{
+    if (!m || n_sentences < 0 || (n_sentences > 0 && (!sentences || !n_words || !tags))) {
+        set_error(error, "qkv_model_tag_sentences: no model, a negative sentence count, or no sentences, word "
+                         "counts or tags array");
+        return 1;
+    }
+    qkv_error err;
+    size_t len = 0;
+    int status = QKV_OK, total = 0;
+    for (int s = 0; s < n_sentences && status == QKV_OK; s++) {
+        if (n_words[s] < 0 || (n_words[s] > 0 && !sentences[s]))
+            status = qkv_fail(&err, "sentence %d: a negative word count or no words", s + 1);
+        else if (append_sentence(m, sentences[s], n_words[s], &len, &err))
+            status = qkv_fail_prefix(&err, "sentence %d", s + 1);
+        total += n_words[s] > 0 ? n_words[s] : 0;
+    }
+    qkv_corpus c;
+    memset(&c, 0, sizeof c);
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_CONLLU;
+    if (status == QKV_OK && total > 0)
+        status = qkv_corpus_read_mem(&c, m->text, len, "sentences", &opts, &err);
+    if (status == QKV_OK && c.n_words != total)
+        status = qkv_fail(&err, "qkv_model_tag_sentences: %d words read back, %d given", c.n_words, total);
+    if (status == QKV_OK && total > 0)
+        status = qkv_session_tag(&m->s, &c, m->s.cfg.data.batch_tokens, tags, &err);
+    qkv_warnings_free(&m->s.warnings);
+    qkv_corpus_free(&c);
+    if (status)
+        set_error(error, err.msg);
+    return status ? 1 : 0;
+}
+
+int qkv_model_tag_probs(qkv_model *m, const char *const *words, int n_words, int k, const char **tags, float *probs,
+                        char **error)
+{
+    qkv_error err;
+    if (!m || n_words < 0 || (n_words > 0 && (!words || !tags || !probs))) {
+        set_error(error, "qkv_model_tag_probs: no model, a negative word count, or no words, tags or probs array");
+        return 1;
+    }
+    if (n_words == 0)
+        return 0;
+    size_t len = 0;
+    qkv_corpus c;
+    memset(&c, 0, sizeof c);
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_CONLLU;
+    int32_t *ids = malloc((size_t)n_words * (size_t)(k > 0 ? k : 1) * sizeof *ids);
+    int status = ids ? sentence_text(m, words, n_words, &len, &err) : qkv_fail(&err, "out of memory");
+    if (status == QKV_OK)
+        status = qkv_corpus_read_mem(&c, m->text, len, "sentence", &opts, &err);
+    if (status == QKV_OK)
+        status = qkv_session_tag_probs(&m->s, &c, m->s.cfg.data.batch_tokens, k, ids, probs, &err);
+    for (size_t i = 0; status == QKV_OK && i < (size_t)n_words * (size_t)k; i++)
+        tags[i] = qkv_featurizer_tag(&m->s.fz, ids[i]);
+    free(ids);
+    qkv_corpus_free(&c);
+    if (status)
+        set_error(error, err.msg);
+    return status ? 1 : 0;
+}
+
+int qkv_model_n_tags(const qkv_model *m) { return m ? qkv_featurizer_n_tags(&m->s.fz) : 0; }
 
 const char *qkv_model_tag_name(const qkv_model *m, int t)
 {
-    return t >= 0 && t < qkv_featurizer_n_tags(&m->s.fz) ? qkv_featurizer_tag(&m->s.fz, t) : NULL;
+    return m && t >= 0 && t < qkv_featurizer_n_tags(&m->s.fz) ? qkv_featurizer_tag(&m->s.fz, t) : NULL;
 }
 
 void qkv_model_free(qkv_model *m)

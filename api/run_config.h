@@ -111,4 +111,9 @@ int qkv_run_config_load_noted(const char *path, char *const *overrides, int n_ov
 extern const qkv_cfg_rule QKV_RUN_RULES[];
 extern const int QKV_RUN_RULES_LEN;
 
+/* (api/config_spans.c) Span keys that cannot go together: data.tag_scheme iob1 with
+ * model.crf_constrained (the constraints have BIO's and BIOES's rules only), an error
+ * "where: data.tag_scheme = iob1 cannot train with model.crf_constrained: ...". */
+int qkv_run_config_check_spans(const qkv_run_config *cfg, const char *where, qkv_error *err);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "api/model_file.h"
 #include "api/predict.h"
+#include "data/utf8.h"
 
 #define PARAGRAPH_MAX (64 * 1024)
 
@@ -186,8 +187,8 @@ static int flush_paragraph(paragraph_reader *pr, const char *buf, size_t len, in
 
 static bool blank_line(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+    for (size_t i = 0, sp; i < n; i += sp)
+        if (!(sp = qkv_utf8_blank_len(s + i, n - i)))
             return false;
     return true;
 }

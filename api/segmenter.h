@@ -58,7 +58,8 @@ typedef struct qkv_tagged_paragraph {
 typedef int (*qkv_paragraph_fn)(void *ctx, const qkv_tagged_paragraph *p, qkv_error *err);
 
 /* Reads raw UTF-8 text from in (name for messages) and calls fn for each paragraph tagged by
- * tagger: paragraphs are separated by lines holding only spaces, TABs or CRs (a paragraph of
+ * tagger: paragraphs are separated by lines holding only blanks (data/utf8.h: qkv_utf8_blank_len,
+ * Unicode White_Space but for control characters other than TAB and CR; a paragraph of
  * more than 64 KiB is also cut at a line end); each is segmented by tk, its sentences numbered
  * from 1 across the input, tagged and handed to fn before the next one is read. A UTF-8
  * byte-order mark at the start is skipped, a CR before each LF dropped. Errors "NAME:LINE: ..."

@@ -89,7 +89,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
             s->fz_ready = true;
         }
         if (qkv_dataset_encode(&s->train, &s->fz, &s->train_c, &s->warnings, err) ||
-            qkv_dataset_require_tags(&s->train, &s->train_c, err))
+            qkv_dataset_require_tags(&s->train, &s->train_c, err) ||
+            qkv_session_check_gold(s, &s->train_c, &s->train, true, err))
             return QKV_ERR;
         if ((d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err)) ||
             qkv_session_check_lengths(s, &s->train_c, &s->train, true, err))
@@ -108,6 +109,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
             return qkv_fail(err, "no vocabulary: load a checkpoint or the training data first");
         if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err) ||
             qkv_dataset_require_tags(&s->dev, &s->dev_c, err) ||
+            qkv_session_check_gold(s, &s->dev_c, &s->dev, false, err) ||
             qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, err))
             return QKV_ERR;
         if (qkv_dataset_n_words(&s->dev) == 0)
@@ -152,6 +154,15 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
 }
 
 int qkv_session_model_to_load(qkv_session *s, qkv_error *err) { return build_model(s, NULL, err); }
+
+int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds, bool training, qkv_error *err)
+{
+    if (qkv_corpus_warn_stray_tags(c, &s->warnings, err))
+        return QKV_ERR;
+    if (s->cfg.model.output != QKV_OUTPUT_CRF || !s->cfg.model.crf_constrained)
+        return QKV_OK;
+    return qkv_dataset_repair_spans(ds, &s->fz, c, training, &s->warnings, err);
+}
 
 int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
                               qkv_error *err)

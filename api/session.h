@@ -44,6 +44,11 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
 /* The same model with its parameters allocated but not initialised, for a checkpoint to fill
  * (drawing initial weights that a load overwrites cost ~2% of an evaluation). */
 int qkv_session_model_to_load(qkv_session *s, qkv_error *err);
+/* Checks the gold tags of c (encoded in ds), with warnings: span tags but a few
+ * (qkv_corpus_warn_stray_tags), and with model.crf_constrained, gold sequences the constraints
+ * forbid read for the loss as conlleval reads them (data/dataset.h: qkv_dataset_repair_spans);
+ * evaluation still scores ds->tags. training: ds is the training set. Errors: out of memory. */
+int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds, bool training, qkv_error *err);
 /* Refuses data the model cannot take, before any work is done: with learned positions and
  * model.pos_overflow: error, a sentence of ds (encoded from c) longer than model.max_len is an
  * error "FILE:LINE: sentence of N words is longer than model.max_len M ..." naming its first

@@ -171,7 +171,7 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
         int s = plan->order[i], w0 = ds->sent_start[s], n = qkv_dataset_sent_len(ds, s);
         for (int f = 0; f < ds->n_features; f++)
             memcpy(b->features[f] + t, ds->features[f] + w0, (size_t)n * sizeof(int32_t));
-        memcpy(b->tags + t, ds->tags + w0, (size_t)n * sizeof(int32_t));
+        memcpy(b->tags + t, (ds->loss_tags ? ds->loss_tags : ds->tags) + w0, (size_t)n * sizeof(int32_t));
         if (ds->chars) {
             int c0 = ds->char_start[w0], nc = ds->char_start[w0 + n] - c0, at = b->char_offsets[t];
             memcpy(b->chars + at, ds->chars + c0, (size_t)nc * sizeof(int32_t));

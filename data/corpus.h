@@ -100,9 +100,11 @@ int qkv_corpus_read(qkv_corpus *c, const char *path, const qkv_read_opts *opts, 
 int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char *name,
                         const qkv_read_opts *opts, qkv_error *err);
 
-/* Reads plain text (qkv tag --format text): one sentence a line, tokens separated by spaces,
- * TABs or CRs; lines without tokens are no sentence; a UTF-8 byte-order mark at the start is
- * skipped. Every other byte ends up in a token, control characters included. The corpus holds
+/* Reads plain text (qkv tag --format text): one sentence a line, tokens separated by runs of
+ * Unicode White_Space other than control characters, and TABs and CRs (data/utf8.h:
+ * qkv_utf8_blank_len: U+00A0 no-break space and U+3000 ideographic space separate tokens too);
+ * lines without tokens are no sentence; a UTF-8 byte-order mark at the start is skipped. Every
+ * other character ends up in a token, the other control characters included. The corpus holds
  * the text as minimal CoNLL-U (ID, FORM, "_" elsewhere; format CONLLU), for writing it back
  * tagged, but its line numbers (sent_line, word_line) are those of the text. Errors
  * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped). */
@@ -120,6 +122,13 @@ void qkv_corpus_free(qkv_corpus *c);
  * writes the file's bytes. NONE does nothing. Errors: a tag that is not a span tag ("FILE:LINE:
  * data.tag_scheme bioes needs span tags ..."), out of memory. */
 int qkv_corpus_convert_scheme(qkv_corpus *c, qkv_tag_scheme scheme, qkv_error *err);
+
+/* Span tags but a few: when under 5% of c's tagged words have a tag that is not a span tag
+ * (qkv_tag_is_span: a "0" typed for "O") and others have B-, I-, E- or S- tags, one warning
+ * "FILE:LINE: tag "T" is not a span tag ..., N words have such a tag, the first here ..." (the
+ * span scores need every tag to be one). warnings: data/dataset.h. Errors: out of memory. */
+struct qkv_warnings;
+int qkv_corpus_warn_stray_tags(const qkv_corpus *c, struct qkv_warnings *warnings, qkv_error *err);
 
 /* For writing predictions back: tags (one per word, in the converted scheme) rewritten in the
  * file's own scheme into *out (strings in *buf; free both) when the corpus was converted; else

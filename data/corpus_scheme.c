@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "data/corpus.h"
+#include "data/dataset.h"
 #include "data/spans.h"
 
 /* Sentence s's tags (as the corpus holds them) split into parts; "_" reads as O. */
@@ -128,4 +129,33 @@ int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char *
     free(parts);
     free(scratch);
     return QKV_OK;
+}
+
+int qkv_corpus_warn_stray_tags(const qkv_corpus *c, qkv_warnings *warnings, qkv_error *err)
+{
+    long tagged = 0, prefixed = 0, stray = 0;
+    int first = -1;
+    for (int w = 0; w < c->n_words; w++) {
+        if (qkv_corpus_untagged(c, w))
+            continue;
+        size_t len;
+        const char *tag = qkv_corpus_tag(c, w, &len);
+        tagged++;
+        if (!qkv_tag_is_span(tag, len)) {
+            if (stray++ == 0)
+                first = w;
+        } else if (len > 1) {
+            prefixed++;
+        }
+    }
+    if (!stray || !prefixed || stray * 20 >= tagged)
+        return QKV_OK;
+    size_t len;
+    const char *tag = qkv_corpus_tag(c, first, &len);
+    return qkv_warnings_add(warnings, err,
+                            "%.200s:%d: tag \"%.*s\" is not a span tag (O, or B-, I-, E-, S- and a type), and %ld "
+                            "word%s such a tag, the first here, among %ld with span tags: the span scores (precision, "
+                            "recall, F1) are off, and train.select_by auto follows accuracy",
+                            c->name, (int)c->word_line[first], len > 40 ? 40 : (int)len, tag, stray,
+                            stray == 1 ? " has" : "s have", tagged - stray);
 }

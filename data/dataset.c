@@ -13,7 +13,7 @@ void qkv_warnings_free(qkv_warnings *w)
     memset(w, 0, sizeof *w);
 }
 
-__attribute__((format(printf, 3, 4))) static int warn(qkv_warnings *w, qkv_error *err, const char *fmt, ...)
+int qkv_warnings_add(qkv_warnings *w, qkv_error *err, const char *fmt, ...)
 {
     if (w->n == w->cap) {
         int cap = w->cap ? w->cap * 2 : 8;
@@ -62,7 +62,7 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
         }
     }
     for (int t = 0; t < unseen.size && st == QKV_OK; t++)
-        st = warn(w, err, "%.200s:%d: tag \"%.60s\" is not among the %d training tags (%lld words); they count as errors",
+        st = qkv_warnings_add(w, err, "%.200s:%d: tag \"%.60s\" is not among the %d training tags (%lld words); they count as errors",
                   c->name, first[t], qkv_vocab_string(&unseen, t), n_tags, (long long)qkv_vocab_count(&unseen, t));
     free(first);
     qkv_vocab_free(&unseen);
@@ -133,7 +133,7 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         int first = 0;
         while (ds->tags[first] != QKV_TAG_NONE)
             first++;
-        if (warn(warnings, err, "%.200s:%d: %d word%s no tag (\"%s\" in %s), the first here; %s not scored",
+        if (qkv_warnings_add(warnings, err, "%.200s:%d: %d word%s no tag (\"%s\" in %s), the first here; %s not scored",
                  c->name, c->word_line[first], ds->n_untagged, ds->n_untagged == 1 ? " has" : "s have", QKV_NO_TAG,
                  c->tag_column, ds->n_untagged == 1 ? "it is" : "they are") != QKV_OK) {
             qkv_dataset_free(ds);
@@ -193,6 +193,7 @@ void qkv_dataset_free(qkv_dataset *ds)
     free(ds->left_out);
     free(ds->sent_start);
     free(ds->tags);
+    free(ds->loss_tags);
     free(ds->char_start);
     free(ds->chars);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)

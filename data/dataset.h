@@ -16,6 +16,8 @@ typedef struct qkv_warnings {
 } qkv_warnings;
 
 void qkv_warnings_free(qkv_warnings *w);
+/* Appends one message (printf format, at most 511 bytes). Errors: out of memory. */
+__attribute__((format(printf, 3, 4))) int qkv_warnings_add(qkv_warnings *w, qkv_error *err, const char *fmt, ...);
 
 /* Gold tag ids that are not tags (both ignored by the loss, which ignores negative targets):
  * a tag the training file never has (evaluation counts such a word as an error), and the tag
@@ -30,6 +32,9 @@ typedef struct qkv_dataset {
     int n_features;                       /* the featurizer's kinds, same order */
     int32_t *features[QKV_MAX_FEATURES];  /* features[f][w]: id in vocabulary f (0 = UNK) */
     int32_t *tags;                        /* [n_words] gold tag id, QKV_TAG_UNSEEN or QKV_TAG_NONE */
+    int32_t *loss_tags;                   /* [n_words] the gold tags batches give the loss, when
+                                             they differ from tags (qkv_dataset_repair_spans);
+                                             NULL: tags */
     int32_t *char_start;                  /* [n_words + 1] word w's character ids are           */
     int32_t *chars;                       /*   chars[char_start[w] .. char_start[w+1]-1];
                                              both NULL without characters (data/features.h) */
@@ -85,6 +90,18 @@ static inline int qkv_dataset_sent_len(const qkv_dataset *ds, int s)
 /* The first batchable sentence of more than max_len words, or -1 when there is none;
  * *n_longer (may be NULL) receives how many batchable sentences are longer than max_len. */
 int qkv_dataset_first_longer(const qkv_dataset *ds, int max_len, int *n_longer);
+
+/* Gold tags a constrained CRF can train and evaluate on (model.crf_constrained, models/crf_head.h:
+ * I-x only after B-x or I-x; with an E- or S- tag among fz's tags the BIOES rules too). A
+ * sentence of c (encoded in ds) whose gold sequence the constraints forbid (qkv_tags_forbidden)
+ * keeps its tags in ds->tags, which evaluation scores as conlleval reads them, while the loss
+ * takes its tags rewritten in BIO or BIOES (qkv_tags_convert: I-x starting a chunk becomes
+ * B-x or S-x) in ds->loss_tags; a sentence whose tags so read are not all among fz's tags is left
+ * out of the loss instead (QKV_TAG_NONE throughout: a CRF marginalises it). Appends one warning "FILE:LINE: N sentences have a tag
+ * sequence model.crf_constrained forbids ..., the first here; ..." (training: what they are
+ * trained on; else how they are scored). Errors: out of memory. */
+int qkv_dataset_repair_spans(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, int training,
+                             qkv_warnings *warnings, qkv_error *err);
 
 void qkv_dataset_free(qkv_dataset *ds);
 

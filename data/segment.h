@@ -103,7 +103,11 @@ typedef struct qkv_segmentation {
  * give a valid segmentation: a token is a run of characters that ends at T, S or before O
  * (whitespace labelled O; any non-whitespace character is in a token whatever its label); a
  * token never begins or ends with whitespace; W ends a word inside its token; S ends the
- * sentence, and so does the paragraph's end. The gold labels of qkv_seg_read give back its
+ * sentence, and so does the paragraph's end. Nothing ends inside an extended grapheme cluster
+ * (UAX #29, libunistring's u8_grapheme_breaks: a letter and its combining marks, a ZWJ emoji
+ * sequence, a variation selector, a flag): a label W, T or S on a character that its cluster
+ * continues past counts as I, so sentences, tokens and words begin and end at cluster
+ * boundaries (a whitespace character inside a cluster is part of a token). The gold labels of qkv_seg_read give back its
  * sentences, tokens and words exactly (except the n_unsplit multiword tokens' words).
  * Errors: out of memory. */
 int qkv_seg_decode(const qkv_seg_text *st, int p, const uint8_t *labels, qkv_segmentation *seg, qkv_error *err);

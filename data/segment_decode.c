@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unigbrk.h>
+
 #include "data/utf8.h"
 
 void qkv_segmentation_free(qkv_segmentation *seg)
@@ -139,12 +141,23 @@ int qkv_seg_decode(const qkv_seg_text *st, int p, const uint8_t *labels, qkv_seg
     if (!labels)
         labels = st->labels;
     decoder d = {st, seg, p, st->par_start[p + 1], false, false, 0, 0, 0, 0, 0};
-    if (!room(seg, (size_t)seg->n_sent, (size_t)seg->n_tokens, (size_t)seg->n_words))
+    int c0 = st->par_start[p];
+    uint32_t b0 = st->char_off[c0], n_bytes = st->char_off[d.par_end] - b0;
+    char *brk = malloc(n_bytes + 1); /* brk[k]: an extended grapheme cluster boundary before byte k */
+    if (!brk || !room(seg, (size_t)seg->n_sent, (size_t)seg->n_tokens, (size_t)seg->n_words)) {
+        free(brk);
         return qkv_fail(err, "out of memory");
+    }
+    u8_grapheme_breaks((const uint8_t *)st->text + b0, n_bytes, brk);
     bool ok = true;
-    for (int i = st->par_start[p]; i < d.par_end && ok; i++) {
+    for (int i = c0; i < d.par_end && ok; i++) {
         qkv_seg_label lab = labels[i] < QKV_SEG_COUNT ? (qkv_seg_label)labels[i] : QKV_SEG_OUTSIDE;
-        if (char_is_space(st, i)) {
+        /* UAX #29: nothing ends inside a cluster (a letter and its combining marks, a ZWJ
+         * sequence, a character and its variation selector, a flag), whatever the label */
+        bool cluster_goes_on = i + 1 < d.par_end && !brk[st->char_off[i + 1] - b0];
+        if (cluster_goes_on && lab != QKV_SEG_OUTSIDE)
+            lab = QKV_SEG_INSIDE;
+        if (char_is_space(st, i) && (i == c0 || brk[st->char_off[i] - b0]) && !cluster_goes_on) {
             if (lab == QKV_SEG_INSIDE && d.tok_open)
                 continue; /* whitespace inside a token */
             ok = close_token(&d) && (lab != QKV_SEG_SENT_END || close_sentence(&d));
@@ -166,6 +179,7 @@ int qkv_seg_decode(const qkv_seg_text *st, int p, const uint8_t *labels, qkv_seg
         else if (lab == QKV_SEG_SENT_END)
             ok = close_sentence(&d);
     }
+    free(brk);
     if (!ok || !close_sentence(&d))
         return qkv_fail(err, "out of memory");
     return QKV_OK;

@@ -225,3 +225,30 @@ void qkv_span_prf(long correct, long gold, long pred, double *precision, double 
     *recall = r;
     *f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;
 }
+
+/* The kind of p for the CRF constraints: B, I, E, S, O, or '?' (not a span tag). */
+static char constraint_kind(const qkv_tag_part *p)
+{
+    if (p->kind == 'O')
+        return p->type_len == 0 ? 'O' : '?';
+    return strchr("BIES", p->kind) && p->type_len > 0 ? p->kind : '?';
+}
+
+int qkv_tags_forbidden(const qkv_tag_part *tags, int n, int bioes)
+{
+    char prev = 'O';
+    for (int i = 0; i <= n; i++) {
+        char k = i < n ? constraint_kind(&tags[i]) : 'O';
+        bool cont = k == 'I' || (bioes && k == 'E');         /* tag i continues a chunk */
+        bool open = bioes && (prev == 'B' || prev == 'I');   /* tag i-1 leaves its chunk open */
+        if (i == n && !open)
+            break;
+        if (cont || open) {
+            bool same = cont && i > 0 && (prev == 'B' || prev == 'I') && same_type(&tags[i - 1], &tags[i]);
+            if (!same)
+                return i < n ? i : n - 1;
+        }
+        prev = k;
+    }
+    return -1;
+}

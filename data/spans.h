@@ -54,6 +54,12 @@ int qkv_tag_is_span(const char *tag, size_t len);
 /* The chunks of one sentence of n tags, in order, into out (room for n); returns their number. */
 int qkv_chunks_read(const qkv_tag_part *tags, int n, qkv_chunk *out);
 
+/* The first of the n tags of one sentence that a constrained CRF forbids where it stands
+ * (models/crf_head.h: I-x only after B-x or I-x, never first; bioes also: E-x only after B-x or
+ * I-x, B-x and I-x only before I-x or E-x of their type, no B-x or I-x last), or -1 when the
+ * constraints allow the whole sequence. Tags that are not span tags are allowed anywhere. */
+int qkv_tags_forbidden(const qkv_tag_part *tags, int n, int bioes);
+
 /* Writes the n_chunks chunks (in order, not overlapping, within 0 .. n-1) as the n tags of a
  * sentence in scheme (BIO, IOB1 or BIOES; NONE counts as BIO); words outside chunks get O. */
 void qkv_chunks_encode(const qkv_chunk *chunks, int n_chunks, int n, qkv_tag_scheme scheme, qkv_tag_part *out);

@@ -20,7 +20,6 @@ const char *qkv_text_line_problem(const char *s, size_t len, char *buf, size_t b
     return buf;
 }
 
-static bool is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
 
 /* Appends the CoNLL-U line number -> text line number entry. */
 static bool map_add(int32_t **map, size_t *n, size_t *cap, int32_t text_line)
@@ -62,10 +61,11 @@ int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char
         }
         int id = 0;
         for (size_t i = 0; i < n;) {
-            while (i < n && is_blank(s[i]))
-                i++;
+            size_t sp;
+            while (i < n && (sp = qkv_utf8_blank_len(s + i, n - i)) > 0)
+                i += sp;
             size_t start = i;
-            while (i < n && !is_blank(s[i]))
+            while (i < n && qkv_utf8_blank_len(s + i, n - i) == 0)
                 i++;
             if (i > start) {
                 fprintf(f, "%d\t%.*s\t_\t_\t_\t_\t_\t_\t_\t_\n", ++id, (int)(i - start), s + start);

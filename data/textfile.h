@@ -10,7 +10,9 @@
 #ifndef QKV_DATA_TEXTFILE_H
 #define QKV_DATA_TEXTFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lib/error.h"
 
@@ -24,5 +26,28 @@ int qkv_text_read(const char *path, char **text, size_t *len, qkv_error *err);
 /* The same for an open file descriptor (e.g. 0, standard input), which stays open; name is
  * used in messages (e.g. "<stdin>"). */
 int qkv_text_read_fd(int fd, const char *name, char **text, size_t *len, qkv_error *err);
+
+/* A text file read as a stream, gzip-compressed or not as above (for input read a line at a
+ * time, such as raw text for a segmenter): file is an ordinary FILE * of the decompressed
+ * bytes, handed on as they arrive (a pipe's first paragraph before its last is written). A read of a truncated or corrupt stream fails (ferror(file), errno EIO) and keeps
+ * its message for qkv_text_stream_close. */
+typedef struct qkv_text_stream {
+    FILE *file;
+    int fd, mode;
+    bool own_fd, eof, failed, any;
+    void *z;               /* z_stream while inflating */
+    char in[1 << 16];      /* input bytes read, in_at .. in_len-1 not yet used */
+    size_t in_at, in_len;
+    char name[256];
+    qkv_error err;
+} qkv_text_stream;
+
+/* Opens path (NULL: standard input, which stays open); name is used in messages. Errors:
+ * "NAME: cannot open: <reason>", out of memory. */
+int qkv_text_stream_open(qkv_text_stream *ts, const char *path, const char *name, qkv_error *err);
+/* Closes the stream; QKV_ERR with the stream's error (truncated, corrupt, read error, a .gz
+ * name without gzip) when one happened, so that a caller whose reading stopped at a failed read
+ * reports that and not a bare read error. */
+int qkv_text_stream_close(qkv_text_stream *ts, qkv_error *err);
 
 #endif

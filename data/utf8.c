@@ -119,3 +119,15 @@ char qkv_utf8_shape_class(uint32_t cp)
 }
 
 int qkv_utf8_is_space(uint32_t cp) { return uc_is_property_white_space(cp); }
+
+size_t qkv_utf8_blank_len(const char *s, size_t len)
+{
+    if (len == 0)
+        return 0;
+    unsigned char b = (unsigned char)s[0];
+    if (b < 0x80)
+        return b == ' ' || b == '\t' || b == '\r';
+    int n;
+    uint32_t cp = qkv_utf8_decode(s, len, &n);
+    return uc_is_property_white_space(cp) && !uc_is_general_category(cp, UC_CATEGORY_Cc) ? (size_t)n : 0;
+}

@@ -47,5 +47,11 @@ char qkv_utf8_shape_class(uint32_t cp);
 
 /* True when cp has Unicode's White_Space property (space, TAB, NBSP, U+2003, ...). */
 int qkv_utf8_is_space(uint32_t cp);
+/* The byte length of the character at s (valid UTF-8, len bytes) when it separates the tokens
+ * of plain text: Unicode White_Space (UCD PropList) that is not a control character, and TAB
+ * and CR (space, U+00A0 no-break space, U+2003 em space, U+3000 ideographic space, ...); else
+ * 0. The other control characters of White_Space (VT, FF, NEL) stay in tokens, as every
+ * control character does. */
+size_t qkv_utf8_blank_len(const char *s, size_t len);
 
 #endif

@@ -12,14 +12,18 @@ qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself woul
 - Character ids port data/chars.c: per word [id("<w>"), one id per code point as written (case
   kept; a word of more than WORD_CHARS code points keeps its first and last WORD_CHARS / 2),
   id("</w>")], from the checkpoint's /vocab/chars (id i = string i; an unknown character is 0).
-- Checkpoint reads the resolved config (/config), the vocabularies (/vocab/...) and the model's
+- Checkpoint first verifies the file as qkv does (verify: the qkv header, the size and the CRC-32
+  of the contents), then reads the resolved config (/config), the vocabularies (/vocab/...) and the model's
   parameters from /params only: with train.ema_decay > 0, /params holds the average that qkv
   evaluates, and /train/raw_params (the optimizer's raw values, kept for resuming) is ignored.
 - Batches port data/batch.c and lib/rng.c (xoshiro256** seeded by splitmix64), so `plan(...)`
   gives qkv's batches of an epoch; `padded(...)` lays one out as [B, L] with a padding mask.
 """
 import collections
+import os
+import re
 import unicodedata
+import zlib
 
 import h5py
 import numpy as np
@@ -136,8 +140,51 @@ def char_ids(form, vocab):
     return [vocab[CHAR_BOW]] + [vocab.get(c, 0) for c in cps] + [vocab[CHAR_EOW]]
 
 
+HEADER_SIZE = 512  # the qkv header in the HDF5 user block (lib/io/checkpoint_file.c)
+
+
+def header_text(size, crc):
+    return (f"qkv-checkpoint\nsize={size:020d}\ncrc32={crc:08x}\n"
+            "This is an HDF5 file (open it with h5py) with a 512-byte qkv header (the HDF5 user block).\n"
+            "size is the file length in bytes; crc32 is zlib.crc32 of bytes 512 to size-1.\n").encode()
+
+
+def verify(path):
+    """Checks a qkv checkpoint or model file as qkv does before reading it (lib/io/checkpoint_read.c):
+    its 512-byte header, the file size it gives and the CRC-32 (zlib.crc32) of every byte after the
+    header. Raises ValueError naming what is wrong, as qkv's message does."""
+    with open(path, "rb") as f:
+        head = f.read(HEADER_SIZE)
+        if not head:
+            raise ValueError(f"checkpoint {path}: the file is empty")
+        if head[:8] == b"\x89HDF\r\n\x1a\n":
+            raise ValueError(f"checkpoint {path}: an HDF5 file, but not a qkv checkpoint (no qkv header)")
+        if head[:20] != b"qkv-checkpoint\nsize=":
+            raise ValueError(f"checkpoint {path}: not a qkv checkpoint (no qkv header)")
+        if len(head) < HEADER_SIZE:
+            raise ValueError(f"checkpoint {path}: truncated: shorter than its {HEADER_SIZE}-byte header")
+        text = head.split(b"\0", 1)[0]  # the NUL padding after the text is not read
+        m = re.match(rb"qkv-checkpoint\nsize=([0-9]{20})\ncrc32=([0-9a-f]{8})\n", text)
+        if not m or header_text(int(m[1]), int(m[2], 16)) != text:
+            raise ValueError(f"checkpoint {path}: corrupted: its qkv header is damaged")
+        size, crc = int(m[1]), int(m[2], 16)
+        actual_size = os.fstat(f.fileno()).st_size
+        if actual_size < size:
+            raise ValueError(f"checkpoint {path}: truncated: {actual_size} bytes, the header says {size}")
+        if actual_size > size:
+            raise ValueError(f"checkpoint {path}: {actual_size} bytes, the header says {size} "
+                             "(data appended after saving?)")
+        actual = 0
+        while chunk := f.read(1 << 20):
+            actual = zlib.crc32(chunk, actual)
+        if actual != crc:
+            raise ValueError(f"checkpoint {path}: corrupted or modified after saving: CRC-32 of its contents is "
+                             f"{actual:08x}, the header says {crc:08x}")
+
+
 class Checkpoint:
     def __init__(self, path):
+        verify(path)
         with h5py.File(path, "r") as f:
             text = f["/config"][()]
             self.config_text = text.decode() if isinstance(text, bytes) else text

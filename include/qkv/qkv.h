@@ -15,6 +15,12 @@
  * caller frees it with free()); on success *error is left alone. The library never prints and
  * never exits.
  *
+ * NULL: every function takes NULL for any of its pointer arguments without crashing. Where a
+ * NULL stands for nothing (error: no message wanted; qkv_text_free and qkv_model_free: nothing
+ * to free; text with len 0) it is fine; anywhere else (no model, path, words, tags or text) a
+ * function that can fail fails with its error, and the others answer for no model:
+ * qkv_model_n_tags 0, qkv_model_tag_name NULL, qkv_model_has_segmenter 0.
+ *
  * Threads: a qkv_model is not safe for concurrent calls. Calls on one model must not overlap
  * (each call reuses the model's own working memory); guard it with a mutex, or open one
  * qkv_model per thread: separate models can open and tag at the same time from separate
@@ -53,6 +59,24 @@ qkv_model *qkv_model_open(const char *path, char **error);
  * rules above or is not valid UTF-8 ("word 3: ..."), a sentence longer than the model takes
  * (learned positions with model.pos_overflow: error), out of memory. */
 int qkv_model_tag(qkv_model *model, const char *const *words, int n_words, const char **tags, char **error);
+
+/* Tags n_sentences sentences in one call, in batches as `qkv tag` does (faster than one call a
+ * sentence): sentence s is n_words[s] words sentences[s][0 ..], each as for qkv_model_tag (a
+ * sentence of 0 words is fine). tags, the caller's array of n_words[0] + ... + n_words[n-1]
+ * pointers, receives the tags of all words in order (sentence 0's words, then sentence 1's,
+ * ...), strings owned by the model; they are the tags qkv_model_tag gives each sentence alone.
+ * Returns 0, or non-zero with *error ("sentence 2: word 3: ..."), as qkv_model_tag. */
+int qkv_model_tag_sentences(qkv_model *model, const char *const *const *sentences, const int *n_words,
+                            int n_sentences, const char **tags, char **error);
+
+/* One sentence as for qkv_model_tag, with each word's k most probable tags (1 <= k <=
+ * qkv_model_n_tags) and their probabilities (softmax of the word's logits), best first: tags
+ * and probs, the caller's arrays of n_words * k, receive word i's j-th tag and probability at
+ * i * k + j. tags[i * k] is the tag qkv_model_tag gives (ties go to the lower tag index).
+ * Returns 0, or non-zero with *error: those of qkv_model_tag, k out of range, a model with
+ * model.output crf (its tags are the Viterbi path of the sentence, not per-word choices). */
+int qkv_model_tag_probs(qkv_model *model, const char *const *words, int n_words, int k, const char **tags,
+                        float *probs, char **error);
 
 /* The number of tags the model predicts, and tag t's name (0 <= t < qkv_model_n_tags; owned
  * by the model). */
@@ -107,7 +131,8 @@ typedef struct qkv_text {
 } qkv_text;
 
 /* Segments and tags len bytes of raw UTF-8 text with model's segmenter and tagger: a
- * paragraph, or several separated by blank lines (lines of only spaces, TABs or CRs), exactly
+ * paragraph, or several separated by blank lines (lines of only spaces, TABs, CRs or other
+ * Unicode White_Space but control characters), exactly
  * as qkv tag --tokenizer reads a file holding text (a paragraph is segmented on its own; one
  * of more than 64 KiB is cut at a line end; a byte-order mark at the start is skipped, a CR
  * before an LF dropped). Returns the result (free it with qkv_text_free; it does not depend

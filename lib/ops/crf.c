@@ -340,11 +340,12 @@ static bool viterbi_sentence(const crf_scores *sc, qkv_segments sent, int b, dou
     return true;
 }
 
-int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
-                    const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
-                    qkv_error *err)
+int qkv_crf_viterbi_fallback(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
+                             const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
+                             uint8_t *unconstrained, int *n_unconstrained, qkv_error *err)
 {
     QKV_PROFILE_SCOPE("crf_viterbi", QKV_PROF_FWD);
+    *n_unconstrained = 0;
     char msg[300];
     if (!check_shapes(emissions, transitions, start, end, msg, sizeof msg))
         return qkv_fail(err, "crf viterbi: %s", msg);
@@ -379,9 +380,21 @@ int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, 
             ok[b] = viterbi_sentence(&sc, sentences, b, delta + at, back + at, path);
         }
     }
-    for (int b = 0; b < B && status == QKV_OK; b++)
-        if (!ok[b])
-            status = qkv_fail(err, "crf viterbi: sentence %d has no path the transition mask allows", b);
+    bool unmasked = false;
+    for (int b = 0; b < B; b++) {
+        if (unconstrained)
+            unconstrained[b] = !ok[b];
+        if (ok[b])
+            continue;
+        if (!unmasked) { /* the scores without the mask, once */
+            mask_scores(&sc, transitions, start, end, NULL);
+            unmasked = true;
+        }
+        size_t at = (size_t)sentences.offsets[b] * K;
+        if (!viterbi_sentence(&sc, sentences, b, delta + at, back + at, path)) /* -inf emissions */
+            memset(path + sentences.offsets[b], 0, (size_t)qkv_segments_len(sentences, b) * sizeof *path);
+        ++*n_unconstrained;
+    }
 done:
     free(sc.trans);
     free(sc.start);
@@ -389,5 +402,21 @@ done:
     free(delta);
     free(back);
     free(ok);
+    return status;
+}
+
+int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
+                    const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
+                    qkv_error *err)
+{
+    uint8_t *unconstrained = malloc((size_t)(sentences.n > 0 ? sentences.n : 1));
+    if (!unconstrained)
+        return qkv_fail(err, "crf viterbi: out of memory for %d sentences", sentences.n);
+    int n = 0, status = qkv_crf_viterbi_fallback(emissions, transitions, start, end, sentences, mask, path,
+                                                 unconstrained, &n, err);
+    for (int b = 0; status == QKV_OK && n && b < sentences.n; b++)
+        if (unconstrained[b])
+            status = qkv_fail(err, "crf viterbi: sentence %d has no path the transition mask allows", b);
+    free(unconstrained);
     return status;
 }

@@ -148,5 +148,12 @@ qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transit
 int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
                     const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
                     qkv_error *err);
+/* qkv_crf_viterbi, except that a sentence with no allowed path is decoded without the mask
+ * (its best path over all transitions) instead of failing: unconstrained [B] (may be NULL)
+ * receives 1 for such a sentence and 0 for the others, *n_unconstrained their number. Errors:
+ * bad shapes or sentences, out of memory. */
+int qkv_crf_viterbi_fallback(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
+                             const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
+                             uint8_t *unconstrained, int *n_unconstrained, qkv_error *err);
 
 #endif

@@ -9,6 +9,7 @@
  * TAB tag, an empty line after each sentence) and exits 0; on a failure prints "FAIL: ..." on
  * stderr and exits 1. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <pthread.h>
 #include <qkv/qkv.h>
 #include <stdio.h>
@@ -152,6 +153,61 @@ int main(int argc, char **argv)
             fprintf(stderr, "FAIL: sentence %d: %s\n", s + 1, error);
             return 1;
         }
+    /* all sentences in one call: the tags of one call a sentence, word for word */
+    int total = 0;
+    for (int s = 0; s < ss.n; s++)
+        total += ss.n_words[s];
+    const char **all = malloc((size_t)total * sizeof *all);
+    CHECK(qkv_model_tag_sentences(m, (const char *const *const *)ss.words, ss.n_words, ss.n, all, &error) == 0,
+          "qkv_model_tag_sentences: %s", error ? error : "");
+    int differ = 0;
+    for (int s = 0, at = 0; s < ss.n; s++)
+        for (int w = 0; w < ss.n_words[s]; w++, at++)
+            differ += !all[at] || strcmp(all[at], ref[s][w]) != 0;
+    CHECK(differ == 0, "qkv_model_tag_sentences: %d of %d words tagged differently from one call a sentence", differ,
+          total);
+    free(all);
+    const char *const bad_sent[] = {"ok", "a\tb"}, *const ok_sent[] = {"ok"};
+    const char *const *const two[] = {ok_sent, bad_sent};
+    const char *two_tags[3];
+    error = NULL;
+    CHECK(qkv_model_tag_sentences(m, two, (const int[]){1, 2}, 2, two_tags, &error) != 0 && error &&
+              !strncmp(error, "sentence 2: word 2: ", 20),
+          "qkv_model_tag_sentences of a bad word: %s", error ? error : "(no error)");
+    free(error);
+    error = NULL;
+    CHECK(qkv_model_tag_sentences(m, NULL, NULL, 0, NULL, NULL) == 0, "no sentences is no error");
+    /* the n best tags with probabilities: the first is qkv_model_tag's; all of them sum to 1 */
+    for (int s = 0; s < ss.n && s < 50; s++) {
+        int n = ss.n_words[s], k = s % 2 ? 3 : n_tags;
+        const char **best = malloc((size_t)n * (size_t)k * sizeof *best);
+        float *probs = malloc((size_t)n * (size_t)k * sizeof *probs);
+        CHECK(qkv_model_tag_probs(m, (const char *const *)ss.words[s], n, k, best, probs, &error) == 0,
+              "qkv_model_tag_probs: %s", error ? error : "");
+        for (int w = 0; w < n; w++) {
+            CHECK(!strcmp(best[w * k], ref[s][w]), "sentence %d word %d: best tag %s, qkv_model_tag %s", s + 1, w + 1,
+                  best[w * k], ref[s][w]);
+            double sum = 0;
+            for (int j = 0; j < k; j++) {
+                CHECK(probs[w * k + j] >= 0 && probs[w * k + j] <= 1 && (j == 0 || probs[w * k + j] <= probs[w * k + j - 1]),
+                      "sentence %d word %d: probabilities out of order", s + 1, w + 1);
+                for (int i = 0; i < j; i++)
+                    CHECK(strcmp(best[w * k + i], best[w * k + j]), "a tag twice among the best");
+                sum += probs[w * k + j];
+            }
+            CHECK(k < n_tags ? sum <= 1 + 1e-5 : fabs(sum - 1) < 1e-4, "sentence %d word %d: probabilities sum to %g",
+                  s + 1, w + 1, sum);
+        }
+        free(best);
+        free(probs);
+    }
+    const char *one_tag[1];
+    float one_prob[1];
+    error = NULL;
+    CHECK(qkv_model_tag_probs(m, ok_sent, 1, 0, one_tag, one_prob, &error) != 0 && error && strstr(error, "best tags"),
+          "qkv_model_tag_probs with k 0: %s", error ? error : "(no error)");
+    free(error);
+    error = NULL;
     /* two threads, a model each, at the same time */
     job jobs[2];
     pthread_t th[2];

@@ -2,7 +2,7 @@
 # The C library from a program: tests/api/api_threads.c, linked to libqkv.so, checks
 # the errors of qkv_model_open and qkv_model_tag, tags 1,000 sentences one at a time through
 # qkv_model_tag without reloading and gets exactly `qkv tag`'s tags (which tags the file in
-# batches), and gets the same tags again from two threads at once, each with its own model.
+# batches), the same again from qkv_model_tag_sentences in one call, and gets the same tags again from two threads at once, each with its own model.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 BIN=${QKV_BUILD_DIR:?}/tests/api_threads
 [ -x "$BIN" ] || fail "$BIN is not built"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Installing qkv: `cmake --install` into a temporary prefix puts there the shared
-# library, include/qkv/qkv.h, the pkg-config file qkv.pc, the programs and their man pages; the example of
+# library, the static one (libqkv.a, with which the example links and runs without libqkv.so),
+# include/qkv/qkv.h, the pkg-config file qkv.pc, the programs and their man pages; the example of
 # docs/guide/library.md, examples/tag_sentences.c, compiled with cc and `pkg-config --cflags --libs qkv` against the
 # installed copy, tags 1,000 sentences with an exported model exactly as `qkv tag` does.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
@@ -54,6 +55,18 @@ LD_LIBRARY_PATH=$libdir "$SCRATCH/tag_sentences" "$SCRATCH/model.h5" <"$SCRATCH/
     >"$SCRATCH/example.tsv" 2>"$SCRATCH/example.err" || { cat "$SCRATCH/example.err" >&2; fail "tag_sentences"; }
 cmp -s "$SCRATCH/example.tsv" "$SCRATCH/expected.tsv" ||
     { diff "$SCRATCH/example.tsv" "$SCRATCH/expected.tsv" | head >&2; fail "tag_sentences and qkv tag disagree"; }
+# the static library: the same example linked with libqkv.a (pkg-config --static for what it
+# needs) runs without libqkv.so and tags the same
+[ -f "$libdir/libqkv.a" ] || fail "no libqkv.a in $libdir"
+nm "$libdir/libqkv.a" 2>/dev/null | grep -q ' T qkv_model_tag$' || fail "libqkv.a has no qkv_model_tag"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror "${flags[@]}" "$QKV_SOURCE_DIR/examples/tag_sentences.c" $(pkg-config --cflags qkv) \
+    "$libdir/libqkv.a" $(pkg-config --static --libs qkv | sed 's/-lqkv\b//') -o "$SCRATCH/tag_static" \
+    2>"$SCRATCH/cc.log" || { cat "$SCRATCH/cc.log" >&2; fail "linking examples/tag_sentences.c with libqkv.a"; }
+ldd "$SCRATCH/tag_static" | grep -q 'libqkv\.so' && fail "the static build still needs libqkv.so"
+"$SCRATCH/tag_static" "$SCRATCH/model.h5" <"$SCRATCH/sentences.txt" >"$SCRATCH/static.tsv" 2>"$SCRATCH/static.err" ||
+    { cat "$SCRATCH/static.err" >&2; fail "tag_sentences linked statically"; }
+cmp -s "$SCRATCH/static.tsv" "$SCRATCH/expected.tsv" || fail "tag_sentences with libqkv.a and qkv tag disagree"
 # an error is the library's message, from the program
 status=0
 LD_LIBRARY_PATH=$libdir "$SCRATCH/tag_sentences" "$SCRATCH/nothing.h5" </dev/null 2>"$SCRATCH/err" || status=$?

@@ -278,6 +278,48 @@ static void test_decode_any_labels(void **state)
     }
 }
 
+/* Whatever the labels, sentences, tokens and words begin and end only at extended grapheme
+ * cluster boundaries (UAX #29): never between a letter and its combining mark, inside a ZWJ
+ * emoji sequence, before a variation selector or between the two halves of a flag. The
+ * characters that continue a cluster are written out here, not computed. */
+static void test_decode_grapheme_clusters(void **state)
+{
+    (void)state;
+    /* 0 e, 1 U+0301, 2 x, 3 space, 4 U+1F469, 5 ZWJ, 6 U+1F4BB, 7 space, 8 a, 9 U+2764, 10 U+FE0F,
+     * 11 space, 12 U+1F1EB, 13 U+1F1F7, 14 b, 15 '.', 16 U+0915, 17 U+094D (virama) */
+    static const char text[] = "e\xCC\x81x \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB a\xE2\x9D\xA4\xEF\xB8\x8F "
+                               "\xF0\x9F\x87\xAB\xF0\x9F\x87\xB7" "b.\xE0\xA4\x95\xE0\xA5\x8D";
+    static const bool continues[18] = {[1] = true, [5] = true, [6] = true, [10] = true, [13] = true, [17] = true};
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 7);
+    for (int trial = 0; trial < 2000; trial++) {
+        qkv_seg_text st;
+        qkv_error err = {{0}};
+        assert_int_equal(qkv_seg_init(&st, "x", &err), QKV_OK);
+        assert_int_equal(qkv_seg_add_raw(&st, text, sizeof text - 1, 1, &err), QKV_OK);
+        assert_int_equal(st.n_chars, 18);
+        uint8_t labels[18];
+        for (int i = 0; i < st.n_chars; i++)
+            labels[i] = (uint8_t)(qkv_rng_next(&rng) % QKV_SEG_COUNT);
+        if (trial == 0)
+            memset(labels, QKV_SEG_SENT_END, sizeof labels); /* a sentence after every character */
+        qkv_segmentation seg;
+        memset(&seg, 0, sizeof seg);
+        assert_int_equal(qkv_seg_decode(&st, 0, labels, &seg, &err), QKV_OK);
+        for (int t = 0; t < seg.n_tokens; t++) {
+            if (continues[seg.tok_start[t]] || (seg.tok_end[t] < 18 && continues[seg.tok_end[t]]))
+                fail_msg("trial %d: token %d is characters %d..%d", trial, t, seg.tok_start[t], seg.tok_end[t] - 1);
+            for (int w = seg.tok_word[t]; w < seg.tok_word[t + 1]; w++)
+                if (continues[seg.word_start[w]] || (seg.word_end[w] < 18 && continues[seg.word_end[w]]))
+                    fail_msg("trial %d: word %d is characters %d..%d", trial, w, seg.word_start[w], seg.word_end[w] - 1);
+        }
+        if (trial == 0)
+            assert_int_equal(seg.n_tokens, 18 - 3 - 6); /* one per cluster that is not a space */
+        qkv_segmentation_free(&seg);
+        qkv_seg_free(&st);
+    }
+}
+
 /* The characters as a corpus: one word per character (TAB and LF read as spaces), a sentence per
  * paragraph, labels as tags or "_". */
 static void test_corpus(void **state)
@@ -327,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_decode_gold),
         cmocka_unit_test(test_decode_raw),
         cmocka_unit_test(test_decode_any_labels),
+        cmocka_unit_test(test_decode_grapheme_clusters),
         cmocka_unit_test(test_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,6 +64,24 @@ static void test_control_bytes_are_kept(void **state)
     qkv_corpus_free(&c);
 }
 
+/* Unicode White_Space separates tokens as a space does: U+00A0, U+2003, U+3000, U+202F, U+1680;
+ * a line of them only is no sentence. U+200B (zero width space) is not White_Space. */
+static void test_unicode_white_space_separates(void **state)
+{
+    (void)state;
+    static const char text[] = "a\xC2\xA0" "b\xE3\x80\x80" "c\xE2\x80\x83" "d\xE2\x80\xAF" "e\xE1\x9A\x80" "f\n"
+                               "\xE3\x80\x80\xC2\xA0\n"
+                               "\xE3\x80\x80g\xE2\x80\x8Bh\xC2\xA0\n";
+    qkv_corpus c = read_text_ok(text, sizeof text - 1);
+    assert_int_equal(c.n_sent, 2);
+    assert_int_equal(c.n_words, 7);
+    static const char *const forms[] = {"a", "b", "c", "d", "e", "f"};
+    for (int w = 0; w < 6; w++)
+        assert_form(&c, w, forms[w], 1);
+    assert_form(&c, 6, "g\xE2\x80\x8Bh", 3);
+    qkv_corpus_free(&c);
+}
+
 static void test_nul_and_bad_utf8_name_the_line(void **state)
 {
     (void)state;
@@ -97,6 +115,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines_are_the_users),
         cmocka_unit_test(test_control_bytes_are_kept),
+        cmocka_unit_test(test_unicode_white_space_separates),
         cmocka_unit_test(test_nul_and_bad_utf8_name_the_line),
         cmocka_unit_test(test_empty_input),
     };

@@ -7,7 +7,7 @@
 # folder holding a copy of configs/ and data/ and build/qkv (QKV_BIN), so that a block runs as
 # written from the project root and later blocks see what earlier ones wrote; install-deps.sh
 # and cmake are no-ops there (the build under test stands for what they would do).
-#   tests/docs/run_blocks.sh [--full] [FILE.md...]    # default: README.md and docs/**/*.md
+#   tests/docs/run_blocks.sh [--full] [MARKDOWN_FILE...]    # default: README.md and docs/**/*.md
 # Without --full (as tests/docs/test_runnable.sh runs it in ctest), every `qkv train` gets
 # --set train.max_steps=$QKV_DOCS_MAX_STEPS (default 20), so that the long blocks take seconds
 # and the blocks after them have their run folders; with --full every block runs as written.

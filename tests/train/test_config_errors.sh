@@ -22,6 +22,8 @@ check "c.yaml:2:15: positional must be one of 'none', 'sinusoidal', 'learned', '
 check "c.yaml:2:12: encoder must be one of 'transformer', 'bilstm', 'cnn', got 'gru'" $'model:\n  encoder: gru'
 check "c.yaml: model.positional does not apply to model.encoder: bilstm (it is read by transformer only)" $'model:\n  encoder: bilstm\n  positional: rope'
 check "c.yaml: model.attn_rel_clip does not apply to model.encoder: cnn (it is read by transformer only)" $'model:\n  encoder: cnn\n  attn_rel_clip: 4'
+check "c.yaml: data.tag_scheme = iob1 cannot train with model.crf_constrained: its constraints are BIO's or BIOES's" \
+    $'model:\n  output: crf\n  crf_constrained: true\ndata:\n  train: t.conll\n  tag_scheme: iob1'
 expect_error "--set train.epochs=0: epochs must be" "$QKV_BIN" train tests/train/synthetic.yaml --set train.epochs=0
 expect_error "missing.yaml: cannot open" "$QKV_BIN" train "$SCRATCH/missing.yaml"
 # a data file that does not exist: named, before training starts

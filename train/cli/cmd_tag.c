@@ -12,6 +12,7 @@
 #include "api/predict.h"
 #include "train/cli/output_file.h"
 #include "train/cli/tag_raw.h"
+#include "train/report.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] = "Writes FILE (default: standard input) to standard output with predicted tags.\n";
@@ -117,6 +118,7 @@ static int predict(qkv_session *s, const char ***tags, const char ***file_tags, 
     /* the library's tagging (api/predict.h), as programs using libqkv get it */
     if (qkv_session_tag(s, &s->dev_c, s->cfg.data.batch_tokens, *tags, &err))
         return qkv_fail_report(&err);
+    qkv_report_warnings(s);
     /* data.tag_scheme: the predictions back in the file's own scheme */
     if (qkv_corpus_tags_as_file(&s->dev_c, *tags, file_tags_buf, file_tags, &err))
         return qkv_fail_report(&err);

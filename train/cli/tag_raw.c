@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/segmenter.h"
+#include "data/textfile.h"
 #include "train/fail.h"
 
 int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *group, const char *file)
@@ -18,17 +19,18 @@ int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, cons
         return 1;
     }
     bool std_in = !strcmp(file, "-");
-    FILE *in = std_in ? stdin : fopen(file, "rb");
-    if (!in) {
-        fprintf(stderr, "qkv: %s: cannot open: %s\n", file, strerror(errno));
+    qkv_text_stream in;
+    if (qkv_text_stream_open(&in, std_in ? NULL : file, std_in ? "<stdin>" : file, &err)) {
+        qkv_fail_report(&err);
         qkv_tokenizer_free(&tk);
         return 1;
     }
-    int status = qkv_tag_raw_text(tagger, &tk, in, std_in ? "<stdin>" : file, stdout, &err);
+    int status = qkv_tag_raw_text(tagger, &tk, in.file, in.name, stdout, &err);
+    qkv_error read_err; /* a failed read's own message (truncated gzip, ...) before the reader's */
+    if (qkv_text_stream_close(&in, &read_err))
+        err = read_err, status = QKV_ERR;
     if (status)
         qkv_fail_report(&err);
-    if (!std_in)
-        fclose(in);
     qkv_tokenizer_free(&tk);
     return status ? 1 : 0;
 }
