@@ -7,7 +7,7 @@
 
 /* Every vocabulary of fz (data/features.h: qkv_featurizer_vocab) as GROUP/vocab/<name>, after
  * the kinds' names as GROUP/vocab/features. */
-static int save_vocab(qkv_ckpt_writer *w, const char *group, const qkv_featurizer *fz, qkv_error *err)
+static int save_vocab(qkv_store_writer *w, const char *group, const qkv_featurizer *fz, qkv_error *err)
 {
     int n = qkv_featurizer_n_features(fz);
     const char *names[QKV_MAX_FEATURES];
@@ -15,7 +15,7 @@ static int save_vocab(qkv_ckpt_writer *w, const char *group, const qkv_featurize
         names[f] = qkv_featurizer_name(fz, f);
     char path[128];
     snprintf(path, sizeof path, "%s/vocab/features", group);
-    if (qkv_ckpt_write_strings(w, path, (size_t)n, names, err))
+    if (qkv_store_write_strings(w, path, (size_t)n, names, err))
         return QKV_ERR;
     for (int v = 0; v < qkv_featurizer_n_vocabs(fz); v++) {
         const qkv_vocab *vocab = qkv_featurizer_vocab(fz, v);
@@ -24,7 +24,7 @@ static int save_vocab(qkv_ckpt_writer *w, const char *group, const qkv_featurize
             return qkv_fail(err, "out of memory");
         snprintf(path, sizeof path, "%s/vocab/%s", group, qkv_featurizer_vocab_name(fz, v));
         int count = qkv_vocab_strings(vocab, strings);
-        int st = qkv_ckpt_write_strings(w, path, (size_t)count, strings, err);
+        int st = qkv_store_write_strings(w, path, (size_t)count, strings, err);
         free(strings);
         if (st)
             return QKV_ERR;
@@ -33,36 +33,36 @@ static int save_vocab(qkv_ckpt_writer *w, const char *group, const qkv_featurize
 }
 
 /* The model of s under group ("": the file's root). */
-static int write_group(qkv_ckpt_writer *w, const char *group, const qkv_session *s, qkv_error *err)
+static int write_group(qkv_store_writer *w, const char *group, const qkv_session *s, qkv_error *err)
 {
     char params[64], config[64];
     snprintf(params, sizeof params, "%s/params", group);
     snprintf(config, sizeof config, "%s/config", group);
-    if (qkv_ckpt_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err))
+    if (qkv_store_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err))
         return QKV_ERR;
-    return qkv_ckpt_write_text(w, config, s->config_text, err);
+    return qkv_store_write_text(w, config, s->config_text, err);
 }
 
-int qkv_model_file_write(qkv_ckpt_writer *w, const qkv_session *s, qkv_error *err)
+int qkv_model_file_write(qkv_store_writer *w, const qkv_session *s, qkv_error *err)
 {
     return write_group(w, "", s, err);
 }
 
 int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, qkv_error *err)
 {
-    qkv_ckpt_writer *w;
-    if (qkv_ckpt_create(path, &w, err))
+    qkv_store_writer *w;
+    if (qkv_store_create(path, &w, err))
         return QKV_ERR;
     if (qkv_model_file_write(w, s, err) || (segmenter && write_group(w, QKV_SEGMENTER_GROUP, segmenter, err))) {
-        qkv_ckpt_abort(w);
+        qkv_store_abort(w);
         return QKV_ERR;
     }
-    return qkv_ckpt_commit(w, err);
+    return qkv_store_commit(w, err);
 }
 
 /* The featurizer of the session's config with the vocabularies of the file's group ("": its
  * root); path names the file (and group) in messages. */
-static int load_vocab(const qkv_ckpt_reader *r, const char *path, const char *group, qkv_session *s,
+static int load_vocab(const qkv_store_reader *r, const char *path, const char *group, qkv_session *s,
                       qkv_error *err)
 {
     if (qkv_featurizer_init(&s->fz, &s->cfg.data.features, err))
@@ -72,7 +72,7 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, const char *gr
     size_t n_names = 0;
     char dataset[128];
     snprintf(dataset, sizeof dataset, "%s/vocab/features", group);
-    if (qkv_ckpt_read_strings(r, dataset, &n_names, &names, err))
+    if (qkv_store_read_strings(r, dataset, &n_names, &names, err))
         return QKV_ERR;
     int status = QKV_OK, n_kinds = qkv_featurizer_n_features(&s->fz);
     if ((int)n_names != n_kinds)
@@ -85,17 +85,17 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, const char *gr
             break;
         }
         snprintf(dataset, sizeof dataset, "%s/vocab/%s", group, name);
-        if (v > n_kinds && !qkv_ckpt_has(r, dataset)) {
+        if (v > n_kinds && !qkv_store_has(r, dataset)) {
             status = qkv_fail(err, "%s has no character vocabulary (/vocab/chars): it was trained without the "
                                    "character encoder, but model.char_dim is %d", path, s->cfg.model.chars.char_dim);
             break;
         }
         char **strings = NULL;
         size_t n = 0;
-        status = qkv_ckpt_read_strings(r, dataset, &n, &strings, err);
+        status = qkv_store_read_strings(r, dataset, &n, &strings, err);
         if (status == QKV_OK)
             status = qkv_featurizer_set_strings(&s->fz, v, (const char *const *)strings, (int)n, err);
-        free(strings); /* one allocation, see lib/io/checkpoint.h */
+        free(strings); /* one allocation, see lib/io/store.h */
         if (status)
             qkv_fail_prefix(err, "%s: %s", path, dataset);
     }
@@ -105,11 +105,11 @@ static int load_vocab(const qkv_ckpt_reader *r, const char *path, const char *gr
 
 int qkv_checkpoint_load_vocab(const char *path, qkv_session *s, qkv_error *err)
 {
-    qkv_ckpt_reader *r;
-    if (qkv_ckpt_open(path, &r, err))
+    qkv_store_reader *r;
+    if (qkv_store_open(path, &r, err))
         return QKV_ERR;
     int status = load_vocab(r, path, "", s, err);
-    qkv_ckpt_close(r);
+    qkv_store_close(r);
     return status;
 }
 
@@ -120,14 +120,14 @@ int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err)
 
 bool qkv_model_file_has(const char *path, const char *group)
 {
-    qkv_ckpt_reader *r;
+    qkv_store_reader *r;
     qkv_error err;
-    if (qkv_ckpt_open(path, &r, &err))
+    if (qkv_store_open(path, &r, &err))
         return false;
     char config[64];
     snprintf(config, sizeof config, "%s/config", group);
-    bool has = qkv_ckpt_has(r, config);
-    qkv_ckpt_close(r);
+    bool has = qkv_store_has(r, config);
+    qkv_store_close(r);
     return has;
 }
 
@@ -135,14 +135,14 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
 {
     if (!group)
         group = "";
-    qkv_ckpt_reader *r;
-    if (qkv_ckpt_open(path, &r, err))
+    qkv_store_reader *r;
+    if (qkv_store_open(path, &r, err))
         return QKV_ERR;
     char *text = NULL, config[64], params[64], where[4200];
     snprintf(config, sizeof config, "%s/config", group);
     snprintf(params, sizeof params, "%s/params", group);
     snprintf(where, sizeof where, "%s%s%s", path, group[0] ? ":" : "", group);
-    int status = qkv_ckpt_read_text(r, config, &text, err);
+    int status = qkv_store_read_text(r, config, &text, err);
     if (status == QKV_OK) {
         char name[4300];
         snprintf(name, sizeof name, "%s:%s", path, config);
@@ -156,10 +156,10 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
     }
     if (status == QKV_OK)
         status = qkv_session_model_to_load(s, err);
-    if (status == QKV_OK && qkv_ckpt_read_params(r, params, qkv_tagger_params(&s->model), err))
+    if (status == QKV_OK && qkv_store_read_params(r, params, qkv_tagger_params(&s->model), err))
         status = qkv_fail_prefix(err, "%s", where);
     free(text);
-    qkv_ckpt_close(r);
+    qkv_store_close(r);
     return status;
 }
 

@@ -14,18 +14,18 @@
 #define QKV_API_MODEL_FILE_H
 
 #include "api/session.h"
-#include "lib/io/checkpoint.h"
+#include "lib/io/store.h"
 
 /* Writes the session's model (/params), vocabularies (/vocab) and config (/config) into w.
  * Errors: HDF5 failures, out of memory. */
-int qkv_model_file_write(qkv_ckpt_writer *w, const qkv_session *s, qkv_error *err);
+int qkv_model_file_write(qkv_store_writer *w, const qkv_session *s, qkv_error *err);
 
 /* Where an export keeps a bundled segmenter. */
 #define QKV_SEGMENTER_GROUP "/segmenter"
 
 /* An exported model at path: what qkv_model_file_write writes and, when segmenter is not
  * NULL, that model (a segmenter, api/segmenter.h) under QKV_SEGMENTER_GROUP; nothing else.
- * Written atomically (a temporary file renamed into place; lib/io/checkpoint.h). */
+ * Written atomically (a temporary file renamed into place; lib/io/store.h). */
 int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, qkv_error *err);
 
 /* For commands and programs that use a trained model: the config stored in the file at path

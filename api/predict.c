@@ -24,7 +24,7 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
  * path: the batch decoded with those sentences unconstrained (qkv_crf_viterbi_fallback), marked
  * in unconstrained [n_sent of ds] (may be NULL), their batch's loss +inf (the constraints give
  * them no path). Returns QKV_ERR when that was not the failure (the caller's error stands). */
-static int decode_fallback(const qkv_tagger *m, const qkv_tensor *logits, qkv_segments sentences, const qkv_batch *b,
+static int decode_fallback(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, const qkv_batch *b,
                            int32_t *bp, double *batch_loss, uint8_t *unconstrained)
 {
     const qkv_crf_head *h = qkv_tagger_crf(m);

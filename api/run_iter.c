@@ -48,9 +48,9 @@ int qkv_run_iter_fill(qkv_run_iter *it, int i, qkv_error *err)
     if (qkv_batch_fill(&it->batch, it->ds, &it->plan, i, err))
         return QKV_ERR;
     const qkv_batch *b = &it->batch;
-    it->in.sentences = (qkv_segments){qkv_batch_n_sent(b), qkv_batch_offsets(b)};
+    it->in.sentences = (qkv_packed){qkv_batch_n_sent(b), qkv_batch_offsets(b)};
     it->in.features = qkv_batch_features(b);
-    it->in.words = (qkv_segments){qkv_batch_n_tokens(b), qkv_batch_char_offsets(b)};
+    it->in.words = (qkv_packed){qkv_batch_n_tokens(b), qkv_batch_char_offsets(b)};
     it->in.chars = qkv_batch_chars(b);
     return QKV_OK;
 }

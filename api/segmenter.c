@@ -99,7 +99,7 @@ int qkv_tag_corpus_write(qkv_session *tagger, const qkv_corpus *c, FILE *out, qk
     return status;
 }
 
-int qkv_segments_corpus(const qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg,
+int qkv_segmentation_corpus(const qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg,
                         long *sent_id, qkv_corpus *c, qkv_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -131,11 +131,11 @@ int qkv_segments_corpus(const qkv_session *tagger, const qkv_seg_text *st, const
     return status;
 }
 
-int qkv_tag_segments(qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg, long *sent_id,
+int qkv_tag_segmentation(qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg, long *sent_id,
                      FILE *out, qkv_error *err)
 {
     qkv_corpus c;
-    int status = qkv_segments_corpus(tagger, st, seg, sent_id, &c, err);
+    int status = qkv_segmentation_corpus(tagger, st, seg, sent_id, &c, err);
     if (status == QKV_OK)
         status = qkv_tag_corpus_write(tagger, &c, out, err);
     qkv_corpus_free(&c);
@@ -170,7 +170,7 @@ static int flush_paragraph(paragraph_reader *pr, const char *buf, size_t len, in
     if (status == QKV_OK)
         status = qkv_tokenizer_segment(pr->tk, &st, &seg, err);
     if (status == QKV_OK)
-        status = qkv_segments_corpus(pr->tagger, &st, &seg, &pr->sent_id, &c, err);
+        status = qkv_segmentation_corpus(pr->tagger, &st, &seg, &pr->sent_id, &c, err);
     if (status == QKV_OK)
         status = qkv_tag_corpus(pr->tagger, &c, &tags, &tags_buf, err);
     if (status == QKV_OK) {

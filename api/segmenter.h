@@ -37,11 +37,11 @@ int qkv_tag_corpus_write(qkv_session *tagger, const qkv_corpus *c, FILE *out, qk
 
 /* The sentences of seg (of st) as a CoNLL-U corpus *c (qkv_seg_write_sentence, numbered on
  * from *sent_id, which counts them) whose line numbers are st's. Errors: out of memory. */
-int qkv_segments_corpus(const qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg,
+int qkv_segmentation_corpus(const qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg,
                         long *sent_id, qkv_corpus *c, qkv_error *err);
 
-/* qkv_segments_corpus, tagged by tagger and written to out (qkv_tag_corpus_write). */
-int qkv_tag_segments(qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg, long *sent_id,
+/* qkv_segmentation_corpus, tagged by tagger and written to out (qkv_tag_corpus_write). */
+int qkv_tag_segmentation(qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg, long *sent_id,
                      FILE *out, qkv_error *err);
 
 /* One paragraph of raw text, segmented and tagged: st its characters, seg its sentences,

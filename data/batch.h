@@ -75,7 +75,7 @@ void qkv_batch_free(qkv_batch *b);
  * ds but no room for them in b. */
 int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *plan, int index, qkv_error *err);
 
-/* A filled batch as read by a model and a loss: sentence offsets [B+1] (lib/segments.h), feature
+/* A filled batch as read by a model and a loss: sentence offsets [B+1] (lib/packed.h), feature
  * ids [n_features][T], gold tags [T], and each word's characters: offsets [T+1] into the ids
  * [n_chars] (both NULL without characters). */
 static inline const int32_t *qkv_batch_offsets(const qkv_batch *b) { return b->offsets; }

@@ -27,11 +27,11 @@ int qkv_char_cnn_create(qkv_char_cnn *c, qkv_params *ps, qkv_rng *rng, const qkv
     return QKV_OK;
 }
 
-qkv_tensor *qkv_char_cnn_forward(qkv_tape *tp, const qkv_char_cnn *c, const int32_t *chars, qkv_segments words)
+qkv_tensor *qkv_char_cnn_forward(qkv_tape *tp, const qkv_char_cnn *c, const int32_t *chars, qkv_packed words)
 {
-    qkv_tensor *e = qkv_embedding(tp, c->embed, chars, qkv_segments_rows(words));
-    qkv_tensor *windows = qkv_segment_windows(tp, e, words, c->cfg.char_width);
+    qkv_tensor *e = qkv_embedding(tp, c->embed, chars, qkv_packed_rows(words));
+    qkv_tensor *windows = qkv_packed_windows(tp, e, words, c->cfg.char_width);
     qkv_tensor *h = qkv_relu(tp, qkv_linear(tp, windows, c->conv_w, c->conv_b));
-    qkv_tensor *pooled = qkv_segment_max(tp, h, words);
+    qkv_tensor *pooled = qkv_packed_max(tp, h, words);
     return qkv_linear(tp, pooled, c->proj_w, NULL);
 }

@@ -2,7 +2,7 @@
  * 2016): each word's character ids (framed by begin/end-of-word markers, see data/features.h)
  *   -> character embeddings [C, char_dim]
  *   -> 1-D convolution of width char_width inside each word, zero-padded at its ends
- *      (qkv_segment_windows, then a linear map to char_filters channels) -> ReLU
+ *      (qkv_packed_windows, then a linear map to char_filters channels) -> ReLU
  *   -> max over the word's characters [T, char_filters]
  *   -> linear projection to d_model, added to the word's feature embeddings by the tagger.
  * It gives a word never seen in training a vector built from its spelling.
@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "lib/param.h"
-#include "lib/segments.h"
+#include "lib/packed.h"
 #include "lib/tape.h"
 
 typedef struct qkv_char_cnn_config {
@@ -41,9 +41,9 @@ typedef struct qkv_char_cnn {
 int qkv_char_cnn_create(qkv_char_cnn *c, qkv_params *ps, qkv_rng *rng, const qkv_char_cnn_config *cfg,
                         qkv_error *err);
 
-/* Word vectors [words.n, d_model] from the character ids chars [qkv_segments_rows(words)]
- * (each in 0..n_chars-1) packed by words (lib/segments.h; every word non-empty). NULL when the
+/* Word vectors [words.n, d_model] from the character ids chars [qkv_packed_rows(words)]
+ * (each in 0..n_chars-1) packed by words (lib/packed.h; every word non-empty). NULL when the
  * tape failed. */
-qkv_tensor *qkv_char_cnn_forward(qkv_tape *tp, const qkv_char_cnn *c, const int32_t *chars, qkv_segments words);
+qkv_tensor *qkv_char_cnn_forward(qkv_tape *tp, const qkv_char_cnn *c, const int32_t *chars, qkv_packed words);
 
 #endif

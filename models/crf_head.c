@@ -107,16 +107,16 @@ static int gold_count(const int32_t *tags, int n)
 }
 
 /* The summed sentence NLL (unknown tags marginalised) over the number of gold-tagged tokens. */
-static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_segments sentences, const int32_t *tags)
+static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *tags)
 {
     const qkv_crf_head *c = qkv_head_crf(h);
     qkv_tensor *nll = qkv_crf_nll(tp, lg, c->transitions, c->start, c->end, sentences, tags, qkv_crf_head_mask(c));
-    int count = nll ? gold_count(tags, qkv_segments_rows(sentences)) : 0;
+    int count = nll ? gold_count(tags, qkv_packed_rows(sentences)) : 0;
     return qkv_scale(tp, nll, count ? 1.0 / count : 0.0);
 }
 
 /* The Viterbi path of each sentence; the summed NLL with gold. */
-static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_segments sentences, const int32_t *gold,
+static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *gold,
                    int32_t *pred, double *loss_sum, qkv_error *err)
 {
     const qkv_crf_head *c = qkv_head_crf(h);

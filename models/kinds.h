@@ -20,7 +20,7 @@
 #include "lib/error.h"
 #include "lib/nn/encoder.h"
 #include "lib/param.h"
-#include "lib/segments.h"
+#include "lib/packed.h"
 #include "lib/tape.h"
 
 /* X(ENUM_SUFFIX, "name", descriptor): one row per kind, in enum order. */
@@ -62,7 +62,7 @@ typedef struct qkv_input_desc {
     /* Adds the parameters to ps and draws them from rng (NULL: allocated only). */
     int (*create)(qkv_input *in, qkv_params *ps, qkv_rng *rng, const struct qkv_tagger_config *cfg,
                   qkv_error *err);
-    /* [T, d_model], T = qkv_segments_rows(batch->sentences); NULL when the tape failed. */
+    /* [T, d_model], T = qkv_packed_rows(batch->sentences); NULL when the tape failed. */
     qkv_tensor *(*forward)(qkv_tape *tp, const qkv_input *in, const struct qkv_tagger_input *batch);
     /* Embedding tables whose rows a batch selects (for sparse gradients, models/tagger_rows.h):
      * how many, and table i with the ids of batch that select its rows. */
@@ -88,7 +88,7 @@ typedef struct qkv_encoder_desc {
                   qkv_error *err);
     /* y [T, d_out] for x [T, d_model]; keep (may be NULL) receives the attention weights of
      * layer keep_layer (encoders without attention leave it untouched). */
-    qkv_tensor *(*forward)(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qkv_segments sentences,
+    qkv_tensor *(*forward)(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qkv_packed sentences,
                            int keep_layer, qkv_attention_weights *keep);
     /* Attention block i, or NULL (no such layer); the function is NULL for kinds without
      * attention. */
@@ -131,10 +131,10 @@ typedef struct qkv_head_desc {
     /* logits [T, n_tags] for x [T, d_in]. */
     qkv_tensor *(*logits)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x);
     /* Training loss [1] against tags [T] (< 0: no gold tag); NULL when the tape failed. */
-    qkv_tensor *(*loss)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_segments sentences,
+    qkv_tensor *(*loss)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
                         const int32_t *tags);
     /* pred [T]; with gold, *loss_sum = the summed loss of the gold-tagged tokens. */
-    int (*predict)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_segments sentences,
+    int (*predict)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
                    const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
     void (*free)(qkv_head *h);
 } qkv_head_desc;

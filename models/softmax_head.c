@@ -23,18 +23,18 @@ static qkv_tensor *logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *x)
 }
 
 /* The mean cross-entropy over the tokens with a gold tag. */
-static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_segments sentences, const int32_t *tags)
+static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *tags)
 {
     (void)h, (void)sentences;
     return qkv_cross_entropy(tp, lg, tags);
 }
 
 /* The argmax of each row (first on ties); the loss sum in double, max-shifted. */
-static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_segments sentences, const int32_t *gold,
+static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *gold,
                    int32_t *pred, double *loss_sum, qkv_error *err)
 {
     (void)tp, (void)err;
-    int T = qkv_segments_rows(sentences), n_tags = h->n_tags;
+    int T = qkv_packed_rows(sentences), n_tags = h->n_tags;
     double total = 0;
     for (int t = 0; t < T; t++) {
         const qkv_real *row = lg->data + (size_t)t * n_tags;

@@ -11,7 +11,7 @@
  * The model holds an array of heads over its one encoder: qkv_tagger_init makes the first
  * (prefix "", the names below), qkv_tagger_add_head more (each with its own prefix, tag set
  * and loss weight). The single-head functions (qkv_tagger_logits, _loss, _predict) use head 0.
- * Input is a packed batch (lib/segments.h): T tokens of B sentences end to end.
+ * Input is a packed batch (lib/packed.h): T tokens of B sentences end to end.
  *
  * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
@@ -34,7 +34,7 @@
 #include "lib/nn/lstm.h"
 #include "lib/param.h"
 #include "lib/nn/positional.h"
-#include "lib/segments.h"
+#include "lib/packed.h"
 #include "lib/tape.h"
 #include "models/char_cnn.h"
 #include "models/crf_head.h"
@@ -69,10 +69,10 @@ typedef struct qkv_tagger_config {
 
 /* One packed batch, as the model reads it. */
 typedef struct qkv_tagger_input {
-    qkv_segments sentences;          /* the tokens of each sentence: T = qkv_segments_rows */
+    qkv_packed sentences;          /* the tokens of each sentence: T = qkv_packed_rows */
     const int32_t *const *features;  /* [n_features][T], ids (0 = UNK) */
-    qkv_segments words;              /* character encoder only: the characters of each token (n = T) */
-    const int32_t *chars;            /*   [qkv_segments_rows(words)] character ids */
+    qkv_packed words;              /* character encoder only: the characters of each token (n = T) */
+    const int32_t *chars;            /*   [qkv_packed_rows(words)] character ids */
 } qkv_tagger_input;
 
 typedef struct qkv_tagger {
@@ -126,20 +126,20 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
  * with a gold tag: softmax, the mean cross-entropy over those tokens; crf, the summed sentence
  * NLL (unknown tags marginalised, the BIO mask applied when constrained) divided by their
  * number (0 when there is none). A scalar [1] on tp; NULL when the tape failed. */
-qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
+qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *tags);
 /* Head 0's predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
  * crf, the Viterbi path of each sentence (with the BIO mask when constrained). With gold
  * (may be NULL), *loss_sum receives the summed loss of the tokens with a gold tag (the
  * numerator of qkv_tagger_loss). Errors: the tape's or the decoder's (e.g. no allowed path). */
-int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
+int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
 /* The training loss of every head over hidden [T, d_out] (qkv_tagger_hidden): the sum over
  * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_tagger_loss for that head's
  * kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_loss exactly). logits
  * (may be NULL) receives each head's logits [T, n_tags_h]. A scalar [1]; NULL when the tape
  * failed. */
-qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_segments sentences,
+qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
                                   const int32_t *const *tags, qkv_tensor **logits);
 
 /* The parameters (names above; like strchr, a const model gives them writable: the caller

@@ -4,21 +4,21 @@
 
 #include "lib/ops/ops.h"
 
-qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
+qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *tags)
 {
     const qkv_head *h = &m->heads[0];
     return h->desc->loss(tp, h, logits, sentences, tags);
 }
 
-int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_segments sentences,
+int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err)
 {
     const qkv_head *h = &m->heads[0];
     return h->desc->predict(tp, h, logits, sentences, gold, pred, loss_sum, err);
 }
 
-qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_segments sentences,
+qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
                                   const int32_t *const *tags, qkv_tensor **logits)
 {
     qkv_tensor *total = NULL;

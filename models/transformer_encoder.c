@@ -31,7 +31,7 @@ static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_tagger
     return QKV_OK;
 }
 
-static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qkv_segments sentences, int keep_layer,
+static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qkv_packed sentences, int keep_layer,
                            qkv_attention_weights *keep)
 {
     const blocks *b = e->state;

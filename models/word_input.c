@@ -47,7 +47,7 @@ static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_tagger_i
     const words *w = in->state;
     qkv_tensor *x = NULL;
     for (int f = 0; f < w->n_features; f++) {
-        qkv_tensor *e = qkv_embedding(tp, w->embed[f], batch->features[f], qkv_segments_rows(batch->sentences));
+        qkv_tensor *e = qkv_embedding(tp, w->embed[f], batch->features[f], qkv_packed_rows(batch->sentences));
         x = x ? qkv_add(tp, x, e) : e;
     }
     if (w->has_chars) {
@@ -71,11 +71,11 @@ static const qkv_tensor *table_rows(const qkv_input *in, const qkv_tagger_input 
     const words *w = in->state;
     if (i < w->n_features) {
         *ids = batch->features[i];
-        *n_ids = qkv_segments_rows(batch->sentences);
+        *n_ids = qkv_packed_rows(batch->sentences);
         return w->embed[i];
     }
     *ids = batch->chars;
-    *n_ids = qkv_segments_rows(batch->words);
+    *n_ids = qkv_packed_rows(batch->words);
     return w->chars.embed;
 }
 

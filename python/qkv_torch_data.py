@@ -140,7 +140,7 @@ def char_ids(form, vocab):
     return [vocab[CHAR_BOW]] + [vocab.get(c, 0) for c in cps] + [vocab[CHAR_EOW]]
 
 
-HEADER_SIZE = 512  # the qkv header in the HDF5 user block (lib/io/checkpoint_file.c)
+HEADER_SIZE = 512  # the qkv header in the HDF5 user block (lib/io/store_file.c)
 
 
 def header_text(size, crc):
@@ -150,7 +150,7 @@ def header_text(size, crc):
 
 
 def verify(path):
-    """Checks a qkv checkpoint or model file as qkv does before reading it (lib/io/checkpoint_read.c):
+    """Checks a qkv checkpoint or model file as qkv does before reading it (lib/io/store_read.c):
     its 512-byte header, the file size it gives and the CRC-32 (zlib.crc32) of every byte after the
     header. Raises ValueError naming what is wrong, as qkv's message does."""
     with open(path, "rb") as f:

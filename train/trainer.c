@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/io/checkpoint.h"
+#include "lib/io/store.h"
 #include "lib/ops/ops.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
@@ -414,7 +414,7 @@ static int prepare_run_folder(trainer *t, long keep)
     for (int k = 0; k < 2; k++) {
         int removed = 0;
         const char *p = k ? t->best_path : t->last_path;
-        if (qkv_ckpt_remove_stale(p, &removed, &err))
+        if (qkv_store_remove_stale(p, &removed, &err))
             fprintf(stderr, "qkv: warning: %s\n", err.msg);
         else if (removed)
             fprintf(stderr, "removed %d temporary file(s) of an interrupted save of %s\n", removed, p);

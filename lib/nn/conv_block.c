@@ -33,7 +33,7 @@ int qkv_conv_block_create(qkv_conv_block *blk, qkv_params *ps, qkv_rng *rng, con
     return QKV_OK;
 }
 
-qkv_tensor *qkv_conv_block_forward(qkv_tape *tp, const qkv_conv_block *blk, qkv_tensor *x, qkv_segments sentences)
+qkv_tensor *qkv_conv_block_forward(qkv_tape *tp, const qkv_conv_block *blk, qkv_tensor *x, qkv_packed sentences)
 {
     qkv_tensor *h = qkv_layer_norm(tp, x, blk->ln_gain, blk->ln_bias, blk->ln_eps);
     h = h ? qkv_conv1d(tp, h, blk->w, blk->b, sentences, blk->dilation) : NULL;

@@ -29,7 +29,7 @@ int qkv_conv_block_create(qkv_conv_block *blk, qkv_params *ps, qkv_rng *rng, con
                           int dilation, qkv_ffn_activation activation, double dropout, double ln_eps, qkv_error *err);
 
 /* y [T, d] for x [T, d]; NULL when the tape failed. */
-qkv_tensor *qkv_conv_block_forward(qkv_tape *tp, const qkv_conv_block *blk, qkv_tensor *x, qkv_segments sentences);
+qkv_tensor *qkv_conv_block_forward(qkv_tape *tp, const qkv_conv_block *blk, qkv_tensor *x, qkv_packed sentences);
 
 /* Tokens n_blocks blocks of width k and dilation see around each token, itself included. */
 static inline long qkv_conv_receptive_field(int n_blocks, int k, int dilation)

@@ -60,7 +60,7 @@ static qkv_tensor *ffn(qkv_tape *tp, const qkv_encoder_block *blk, qkv_tensor *z
 }
 
 qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk, qkv_tensor *x,
-                                      qkv_segments sentences, qkv_attention_weights *keep)
+                                      qkv_packed sentences, qkv_attention_weights *keep)
 {
     if (tp->failed)
         return NULL;

@@ -5,7 +5,7 @@
  *   post-LN:              h = LN1(x + Dropout(MHA(x)));   y = LN2(h + Dropout(FFN(h)))
  *   FFN(z) = act(z w1^T + b1) w2^T + b2,  w1 [d_ff, d_model], w2 [d_model, d_ff], act relu|gelu
  *
- * x and y are [T, d_model], the tokens of a packed batch of sentences (lib/segments.h).
+ * x and y are [T, d_model], the tokens of a packed batch of sentences (lib/packed.h).
  *
  * Parameter names under a prefix (e.g. "encoder.layers.0") and their PyTorch
  * nn.TransformerEncoderLayer counterparts (batch_first=True; norm_first=True for pre-LN):
@@ -54,6 +54,6 @@ int qkv_encoder_block_create(qkv_encoder_block *blk, qkv_params *ps, qkv_rng *rn
 
 /* y [T, d_model] for x [T, d_model]; keep (may be NULL) receives the attention weights. */
 qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk, qkv_tensor *x,
-                                      qkv_segments sentences, qkv_attention_weights *keep);
+                                      qkv_packed sentences, qkv_attention_weights *keep);
 
 #endif

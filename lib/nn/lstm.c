@@ -35,7 +35,7 @@ int qkv_bilstm_create(qkv_bilstm *m, qkv_params *ps, qkv_rng *rng, const char *p
     return QKV_OK;
 }
 
-qkv_tensor *qkv_bilstm_forward(qkv_tape *tp, const qkv_bilstm *m, qkv_tensor *x, qkv_segments sentences)
+qkv_tensor *qkv_bilstm_forward(qkv_tape *tp, const qkv_bilstm *m, qkv_tensor *x, qkv_packed sentences)
 {
     for (int l = 0; l < m->n_layers && x; l++) {
         if (l > 0)

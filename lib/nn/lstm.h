@@ -29,6 +29,6 @@ int qkv_bilstm_create(qkv_bilstm *m, qkv_params *ps, qkv_rng *rng, const char *p
                       int hidden, double dropout, qkv_error *err);
 
 /* y [T, 2·hidden] for x [T, d_in]; NULL when the tape failed. */
-qkv_tensor *qkv_bilstm_forward(qkv_tape *tp, const qkv_bilstm *m, qkv_tensor *x, qkv_segments sentences);
+qkv_tensor *qkv_bilstm_forward(qkv_tape *tp, const qkv_bilstm *m, qkv_tensor *x, qkv_packed sentences);
 
 #endif

@@ -36,7 +36,7 @@ int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix,
     return QKV_OK;
 }
 
-qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, qkv_segments sentences,
+qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, qkv_packed sentences,
                             qkv_attention_weights *keep)
 {
     qkv_score_bias biases[2];

@@ -25,7 +25,7 @@ int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix,
  * "attention_out"). The score biases, in this order: the relative biases (when opts.rel_clip
  * != 0 or rel_bias is set; lib/ops/rel_bias.h), then opts.pos_bias. Both projections are
  * row-stable (lib/gemm_rows.h). */
-qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, qkv_segments sentences,
+qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, qkv_packed sentences,
                             qkv_attention_weights *keep);
 
 #endif

@@ -44,7 +44,7 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
     return k->create ? k->create(pos, ps, rng, prefix, err) : QKV_OK;
 }
 
-qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_segments sentences)
+qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_packed sentences)
 {
     if (tp->failed)
         return NULL;
@@ -55,8 +55,8 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
     qkv_real scale = pos->scale_input ? (qkv_real)sqrt((double)D) : 1;
     int longest = 0;
     for (int b = 0; sentences.offsets && b < sentences.n; b++)
-        if (qkv_segments_len(sentences, b) > longest)
-            longest = qkv_segments_len(sentences, b);
+        if (qkv_packed_len(sentences, b) > longest)
+            longest = qkv_packed_len(sentences, b);
     const qkv_pos_kind_desc *k = qkv_pos_kinds[pos->kind];
     qkv_tensor *pe = k->pe ? k->pe(tp, pos, longest) : NULL;
     if (tp->failed)

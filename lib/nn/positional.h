@@ -3,7 +3,7 @@
  *   y[t] = x[t] · (scale_input ? sqrt(d_model) : 1) + PE(p(t))
  *
  * where p(t) is the position of token t inside its own sentence (restarting at 0 for every
- * sentence of the packed batch, see lib/segments.h). Each kind is a descriptor in its own file
+ * sentence of the packed batch, see lib/packed.h). Each kind is a descriptor in its own file
  * (lib/nn/pos_<name>.c: its formula and paper) and one row of QKV_POS_KINDS below; by how they
  * act (qkv_pos_group):
  *   additive    PE from the kind (a kind without pe: PE = 0, only the optional scaling applies)
@@ -19,7 +19,7 @@
 #include "lib/nn/floater.h"
 #include "lib/ops/attention.h"
 #include "lib/param.h"
-#include "lib/segments.h"
+#include "lib/packed.h"
 #include "lib/tape.h"
 
 /* The positional kinds, one row each: X(ID, name) gives the value QKV_POS_<ID>, the spelling
@@ -105,10 +105,10 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
                           qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
 
 /* y [T, d_model] = x · s + PE(position in sentence). x [T, d_model], sentences packed as in
- * lib/segments.h. One tape node "positional" (gradients to x and to the table).
+ * lib/packed.h. One tape node "positional" (gradients to x and to the table).
  * Tape errors: x not [T, d_model], sentences not covering x, a sentence longer than max_len
  * (learned, overflow error). */
-qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_segments sentences);
+qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_packed sentences);
 
 /* Sets what pos's kind does inside attention: opts->rope_base (0 unless a rotation) and
  * opts->pos_bias (NULL unless a score bias). */

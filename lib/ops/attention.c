@@ -42,7 +42,7 @@ typedef struct {
     double dropout;              /* > 0 only when masks were drawn */
     bool causal;
     qkv_attn_normalize normalize;
-    qkv_segments sentences;      /* arena copy: B = sentences.n */
+    qkv_packed sentences;      /* arena copy: B = sentences.n */
     int *width, *window;         /* [B] */
     size_t *block;               /* [B · H] start of block in p / pd */
     qkv_real *qkv;               /* [T, 3D] */
@@ -73,7 +73,7 @@ static inline int band_start(int i, int w, int W, int n)
 
 double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i, int j)
 {
-    int n = qkv_segments_len(w->sentences, b), W = w->width[b], win = w->window[b];
+    int n = qkv_packed_len(w->sentences, b), W = w->width[b], win = w->window[b];
     int s = band_start(i, win, W, n);
     if (j < s || j >= s + W)
         return 0.0;
@@ -82,7 +82,7 @@ double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i,
 
 bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j)
 {
-    int n = qkv_segments_len(w->sentences, b), win = w->window[b];
+    int n = qkv_packed_len(w->sentences, b), win = w->window[b];
     return i >= 0 && i < n && j >= key_lo(i, win) && j <= key_hi(i, win, n, w->causal);
 }
 
@@ -183,7 +183,7 @@ static void block_forward_direct(const attn_saved *sv, int h, int n, int w, int 
 static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_real *st,
                           uint64_t seed)
 {
-    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
+    int n = qkv_packed_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
     const qkv_real *qh = sv->qkv + (size_t)sv->sentences.offsets[b] * ld + (size_t)h * dh;
     const qkv_real *kh = qh + D, *vh = qh + 2 * D;
@@ -214,7 +214,7 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
     }
 }
 
-/* Checks shapes and options (the sentences are checked by qkv_tape_segments); returns false
+/* Checks shapes and options (the sentences are checked by qkv_tape_packed); returns false
  * after failing the tape. */
 static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const qkv_attention_proj *proj, const qkv_score_bias *biases,
                          int n_biases, const qkv_attention_opts *opts)
@@ -355,7 +355,7 @@ static bool project(qkv_tape *tp, attn_saved *sv, const qkv_tensor *x, const qkv
 }
 
 /* The saved state of one call: the options, the sentences and the score biases (copied). */
-static attn_saved *saved_state(qkv_tape *tp, qkv_segments sent, int T, int D, const qkv_score_bias *biases,
+static attn_saved *saved_state(qkv_tape *tp, qkv_packed sent, int T, int D, const qkv_score_bias *biases,
                                int n_biases, const qkv_attention_opts *opts, bool drop)
 {
     attn_saved *sv = qkv_tape_alloc(tp, sizeof *sv);
@@ -382,14 +382,14 @@ static attn_saved *saved_state(qkv_tape *tp, qkv_segments sent, int T, int D, co
 
 static void attention_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, const qkv_attention_proj *proj,
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, const qkv_attention_proj *proj,
                           const qkv_score_bias *biases, int n_biases, const qkv_attention_opts *opts,
                           qkv_attention_weights *keep)
 {
     QKV_PROFILE_SCOPE("attention", QKV_PROF_FWD);
     if (tp->failed || !check_inputs(tp, x, proj, biases, n_biases, opts))
         return NULL;
-    qkv_segments sent = qkv_tape_segments(tp, "attention", sentences, x, false);
+    qkv_packed sent = qkv_tape_packed(tp, "attention", sentences, x, false);
     if (!sent.offsets)
         return NULL;
     int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = sent.n;
@@ -434,7 +434,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, c
 static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *dout, qkv_real *dqkv,
                            qkv_real *st, qkv_real *dp, qkv_real *const *dbias)
 {
-    int n = qkv_segments_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
+    int n = qkv_packed_len(sv->sentences, b), W = sv->width[b], w = sv->window[b];
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
     size_t row0 = (size_t)sv->sentences.offsets[b];
     const qkv_real *qh = sv->qkv + row0 * ld + (size_t)h * dh, *kh = qh + D, *vh = qh + 2 * D;

@@ -3,7 +3,7 @@
  * softmax. One token per row.
  *
  * Packed batch: X [T, d_model] holds the tokens of B sentences end to end; the sentences
- * (lib/segments.h: B = sentences.n, offsets [B + 1], offsets[B] = T) give sentence b as rows
+ * (lib/packed.h: B = sentences.n, offsets [B + 1], offsets[B] = T) give sentence b as rows
  * offsets[b] .. offsets[b+1]-1. No token attends across sentences; no padding exists.
  *
  * Per sentence b (n tokens) and head h (d_head = d_model / n_heads columns):
@@ -28,7 +28,7 @@
 
 #include "lib/ops/score_bias.h"
 #include "lib/param.h"
-#include "lib/segments.h"
+#include "lib/packed.h"
 #include "lib/tape.h"
 
 typedef enum { QKV_ATTN_SOFTMAX = 0, QKV_ATTN_RELU = 1, QKV_ATTN_NORMALIZE_COUNT } qkv_attn_normalize;
@@ -53,7 +53,7 @@ typedef struct qkv_attention_opts {
  * live in the tape's arena: valid until the next qkv_tape_reset(). Read with
  * qkv_attention_weight(). P is stored before dropout. */
 typedef struct qkv_attention_weights {
-    qkv_segments sentences;   /* copy of the batch's */
+    qkv_packed sentences;   /* copy of the batch's */
     int n_heads;
     const int *width;         /* [sentences.n]: band width W of each sentence */
     const int *window;        /* [sentences.n]: effective window (n - 1 when whole sentence) */
@@ -87,7 +87,7 @@ typedef struct qkv_attention_proj {
  * One tape node "attention". Errors (on the tape): n_heads does not divide d_model (naming
  * both), shapes, sentences not covering x, a score bias that does not fit (its kind's check,
  * e.g. rel_bias missing or of the wrong shape). */
-qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, const qkv_attention_proj *proj,
+qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, const qkv_attention_proj *proj,
                           const qkv_score_bias *biases, int n_biases, const qkv_attention_opts *opts,
                           qkv_attention_weights *keep);
 

@@ -19,14 +19,14 @@
 #include <string.h>
 
 typedef struct {
-    qkv_segments seg; /* arena copy */
+    qkv_packed seg; /* arena copy */
     qkv_real *cols;   /* [T, in·k] */
     int k, dilation;
 } conv_saved;
 
 static void conv1d_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, qkv_segments sentences,
+qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, qkv_packed sentences,
                        int dilation)
 {
     QKV_PROFILE_SCOPE("conv1d", QKV_PROF_FWD);
@@ -47,7 +47,7 @@ qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b
         return qkv_tape_fail(tp, "conv1d: bias has %zu elements, w has %d output channels", b->size, out);
     if ((long long)in * k > INT_MAX / 2)
         return qkv_tape_fail(tp, "conv1d: %d channels times width %d is too many columns", in, k);
-    const qkv_segments seg = qkv_tape_segments(tp, "conv1d", sentences, x, false);
+    const qkv_packed seg = qkv_tape_packed(tp, "conv1d", sentences, x, false);
     if (!seg.offsets)
         return NULL;
     const int ck = in * k, half = (k - 1) / 2;

@@ -39,7 +39,7 @@ typedef struct {
 
 typedef struct {
     crf_scores sc;
-    qkv_segments sent;
+    qkv_packed sent;
     double *alpha, *beta;   /* [T, K] all paths */
     double *alpha_g, *beta_g; /* [T, K] paths through the known gold tags */
     double *log_z, *log_z_gold; /* [B] */
@@ -108,7 +108,7 @@ static double forward_backward(const crf_scores *sc, int off, int n, bool clamp,
 
 static void forward_sentence(crf_saved *s, int b)
 {
-    int off = s->sent.offsets[b], n = qkv_segments_len(s->sent, b);
+    int off = s->sent.offsets[b], n = qkv_packed_len(s->sent, b);
     size_t at = (size_t)off * s->sc.K;
     s->log_z[b] = forward_backward(&s->sc, off, n, false, s->alpha + at, s->beta + at);
     s->log_z_gold[b] = forward_backward(&s->sc, off, n, true, s->alpha_g + at, s->beta_g + at);
@@ -151,7 +151,7 @@ static bool check_shapes(const qkv_tensor *emissions, const qkv_tensor *transiti
 static void crf_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transitions, qkv_tensor *start,
-                        qkv_tensor *end, qkv_segments sentences, const int32_t *tags, const qkv_crf_mask *mask)
+                        qkv_tensor *end, qkv_packed sentences, const int32_t *tags, const qkv_crf_mask *mask)
 {
     QKV_PROFILE_SCOPE("crf", QKV_PROF_FWD);
     if (tp->failed)
@@ -161,7 +161,7 @@ qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transit
         return qkv_tape_fail(tp, "crf: %s", msg);
     if (!tags)
         return qkv_tape_fail(tp, "crf: the gold tags are NULL");
-    qkv_segments sent = qkv_tape_segments(tp, "crf", sentences, emissions, true);
+    qkv_packed sent = qkv_tape_packed(tp, "crf", sentences, emissions, true);
     if (!sent.offsets)
         return NULL;
     int T = qkv_rows(emissions), K = qkv_cols(emissions), B = sent.n;
@@ -230,7 +230,7 @@ static inline double unary_diff(const crf_saved *s, int b, size_t at)
 static void backward_sentence(const crf_saved *s, int b, double g, qkv_real *dE, double *own)
 {
     const crf_scores *sc = &s->sc;
-    const int K = sc->K, off = s->sent.offsets[b], n = qkv_segments_len(s->sent, b);
+    const int K = sc->K, off = s->sent.offsets[b], n = qkv_packed_len(s->sent, b);
     double *dA = own, *ds = own + (size_t)K * K, *de = ds + K;
     for (int t = 0; t < n; t++)
         for (int j = 0; j < K; j++) {
@@ -300,10 +300,10 @@ static void crf_backward(qkv_tape *tp, qkv_node *node)
 
 /* Best path of sentence b into path; delta [n, K] and back [n, K] are its scratch. Returns false
  * when no path is allowed. Ties go to the lowest tag index. */
-static bool viterbi_sentence(const crf_scores *sc, qkv_segments sent, int b, double *delta, int32_t *back,
+static bool viterbi_sentence(const crf_scores *sc, qkv_packed sent, int b, double *delta, int32_t *back,
                              int32_t *path)
 {
-    const int K = sc->K, off = sent.offsets[b], n = qkv_segments_len(sent, b);
+    const int K = sc->K, off = sent.offsets[b], n = qkv_packed_len(sent, b);
     for (int j = 0; j < K; j++)
         delta[j] = sc->start[j] + emission(sc, off, j, false);
     for (int t = 1; t < n; t++) {
@@ -341,7 +341,7 @@ static bool viterbi_sentence(const crf_scores *sc, qkv_segments sent, int b, dou
 }
 
 int qkv_crf_viterbi_fallback(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
-                             const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
+                             const qkv_tensor *end, qkv_packed sentences, const qkv_crf_mask *mask, int32_t *path,
                              uint8_t *unconstrained, int *n_unconstrained, qkv_error *err)
 {
     QKV_PROFILE_SCOPE("crf_viterbi", QKV_PROF_FWD);
@@ -392,7 +392,7 @@ int qkv_crf_viterbi_fallback(const qkv_tensor *emissions, const qkv_tensor *tran
         }
         size_t at = (size_t)sentences.offsets[b] * K;
         if (!viterbi_sentence(&sc, sentences, b, delta + at, back + at, path)) /* -inf emissions */
-            memset(path + sentences.offsets[b], 0, (size_t)qkv_segments_len(sentences, b) * sizeof *path);
+            memset(path + sentences.offsets[b], 0, (size_t)qkv_packed_len(sentences, b) * sizeof *path);
         ++*n_unconstrained;
     }
 done:
@@ -406,7 +406,7 @@ done:
 }
 
 int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
-                    const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
+                    const qkv_tensor *end, qkv_packed sentences, const qkv_crf_mask *mask, int32_t *path,
                     qkv_error *err)
 {
     uint8_t *unconstrained = malloc((size_t)(sentences.n > 0 ? sentences.n : 1));

@@ -25,7 +25,7 @@
 #include <string.h>
 
 typedef struct {
-    qkv_segments seg;  /* arena copy */
+    qkv_packed seg;  /* arena copy */
     int32_t *order;    /* [B] sentence of each rank, longest first */
     int h, dirs;
     qkv_real *act[2];  /* [T, 4h] gate activations per direction */
@@ -50,7 +50,7 @@ static int cmp_i64(const void *a, const void *b)
 
 /* The sentences ranked by length, longest first, ties by index (arena): keys (-length, index)
  * are unique, so qsort's order is fully determined. */
-static int32_t *rank_by_length(qkv_tape *tp, qkv_segments seg)
+static int32_t *rank_by_length(qkv_tape *tp, qkv_packed seg)
 {
     size_t n = (size_t)(seg.n > 0 ? seg.n : 1);
     int32_t *order = qkv_tape_alloc(tp, n * sizeof *order);
@@ -58,7 +58,7 @@ static int32_t *rank_by_length(qkv_tape *tp, qkv_segments seg)
     if (!order || !key)
         return NULL;
     for (int s = 0; s < seg.n; s++)
-        key[s] = (int64_t)(INT32_MAX - qkv_segments_len(seg, s)) * ((int64_t)1 << 32) + s;
+        key[s] = (int64_t)(INT32_MAX - qkv_packed_len(seg, s)) * ((int64_t)1 << 32) + s;
     qsort(key, (size_t)seg.n, sizeof *key, cmp_i64);
     for (int s = 0; s < seg.n; s++)
         order[s] = (int32_t)(key[s] & 0xffffffff);
@@ -86,15 +86,15 @@ static bool check_direction(qkv_tape *tp, const char *dir, const qkv_tensor *gx,
 }
 
 /* One direction's forward; writes columns col0 .. col0+h-1 of y [T, ydim]. */
-static void forward_direction(const qkv_segments seg, const int32_t *order, int h, const qkv_real *gx,
+static void forward_direction(const qkv_packed seg, const int32_t *order, int h, const qkv_real *gx,
                               const qkv_real *w_hh, const qkv_real *b_hh, bool reverse, qkv_real *act, qkv_real *cell,
                               qkv_real *y, int ydim, int col0, qkv_real *hs, qkv_real *cs, qkv_real *gates)
 {
     const int g4 = 4 * h, B = seg.n;
     const int32_t *off = seg.offsets;
-    int maxlen = B > 0 ? qkv_segments_len(seg, order[0]) : 0, n = B;
+    int maxlen = B > 0 ? qkv_packed_len(seg, order[0]) : 0, n = B;
     for (int t = 0; t < maxlen; t++) {
-        while (n > 0 && qkv_segments_len(seg, order[n - 1]) <= t)
+        while (n > 0 && qkv_packed_len(seg, order[n - 1]) <= t)
             n--;
         for (int j = 0; j < n; j++) {
             const qkv_real *gr = gx + (size_t)step_row(off, order[j], t, reverse) * g4;
@@ -122,7 +122,7 @@ static void forward_direction(const qkv_segments seg, const int32_t *order, int 
 }
 
 qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor *b_hh, qkv_tensor *gx_rev,
-                     qkv_tensor *w_hh_rev, qkv_tensor *b_hh_rev, qkv_segments sentences)
+                     qkv_tensor *w_hh_rev, qkv_tensor *b_hh_rev, qkv_packed sentences)
 {
     QKV_PROFILE_SCOPE("lstm", QKV_PROF_FWD);
     if (tp->failed)
@@ -136,7 +136,7 @@ qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor 
         return qkv_tape_fail(tp, "lstm: hidden size %d must be positive", h);
     if (gx->rank != 2)
         return qkv_tape_fail(tp, "lstm: gx must be a matrix [T, 4h]");
-    const qkv_segments seg = qkv_tape_segments(tp, "lstm", sentences, gx, false);
+    const qkv_packed seg = qkv_tape_packed(tp, "lstm", sentences, gx, false);
     if (!seg.offsets)
         return NULL;
     const int rows = gx->shape[0];
@@ -180,14 +180,14 @@ static void backward_direction(const lstm_saved *s, int d, const qkv_real *w_hh,
     const bool reverse = d == 1;
     const int32_t *off = s->seg.offsets, *order = s->order;
     const qkv_real *act = s->act[d], *cell = s->cell[d];
-    int maxlen = B > 0 ? qkv_segments_len(s->seg, order[0]) : 0;
+    int maxlen = B > 0 ? qkv_packed_len(s->seg, order[0]) : 0;
     memset(dh, 0, (size_t)(B > 0 ? B : 1) * h * sizeof *dh);
     memset(dc, 0, (size_t)(B > 0 ? B : 1) * h * sizeof *dc);
     int n = 0; /* ranks running at step t: sentences longer than t */
-    while (n < B && qkv_segments_len(s->seg, order[n]) > maxlen - 1)
+    while (n < B && qkv_packed_len(s->seg, order[n]) > maxlen - 1)
         n++;
     for (int t = maxlen - 1; t >= 0; t--) {
-        while (n < B && qkv_segments_len(s->seg, order[n]) > t)
+        while (n < B && qkv_packed_len(s->seg, order[n]) > t)
             n++; /* these start here (their last step): dh, dc rows still zero */
         for (int j = 0; j < n; j++) {
             const int row = step_row(off, order[j], t, reverse), prev = reverse ? row + 1 : row - 1;

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "lib/segments.h"
+#include "lib/packed.h"
 #include "lib/tape.h"
 
 /* --- lib/ops/linear.c -------------------------------------------------------------------- */
@@ -74,8 +74,8 @@ qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *t
 qkv_tensor *qkv_sum(qkv_tape *tp, qkv_tensor *x);
 qkv_tensor *qkv_mean(qkv_tape *tp, qkv_tensor *x);
 
-/* --- lib/ops/segment.c ------------------------------------------------------------------ */
-/* Segments (lib/segments.h, e.g. the characters of each word of a batch) packed end to end in
+/* --- lib/ops/packed.c ------------------------------------------------------------------ */
+/* Segments (lib/packed.h, e.g. the characters of each word of a batch) packed end to end in
  * the rows of one matrix; n_seg below is segments.n. Both ops copy the offsets: the caller may
  * reuse its array at once. Used for the character CNN word encoder of Santos & Zadrozny 2014 /
  * Ma & Hovy 2016. */
@@ -85,28 +85,28 @@ qkv_tensor *qkv_mean(qkv_tape *tp, qkv_tensor *x);
  * row that lies outside c's own segment replaced by D zeros. qkv_linear of the result with
  * w [F, width·D] is therefore a zero-padded 1-D convolution of width `width` that never mixes
  * two segments (empty segments are allowed and contribute no rows). Tape errors: width even
- * or < 1, x not a matrix, segments not covering x's rows (lib/segments.h). */
-qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segments, int width);
+ * or < 1, x not a matrix, segments not covering x's rows (lib/packed.h). */
+qkv_tensor *qkv_packed_windows(qkv_tape *tp, qkv_tensor *x, qkv_packed segments, int width);
 
 /* Max-pool over each segment's rows: x [C, F] -> [n_seg, F], row s = the column-wise maximum
  * of segment s. Backward sends dy[s, f] to the row holding the maximum (the first such row on
  * ties, as torch.max; a NaN counts as the maximum). Tape errors: an empty segment, x not a
  * matrix, segments not covering x's rows. */
-qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments);
+qkv_tensor *qkv_packed_max(qkv_tape *tp, qkv_tensor *x, qkv_packed segments);
 
 /* --- lib/ops/positional.c --------------------------------------------------------------- */
-/* Positions added to a packed batch of sentences (lib/segments.h):
+/* Positions added to a packed batch of sentences (lib/packed.h):
  *   y[t] = scale · x[t] + pe[row(t)],  row(t) = position of token t inside its sentence,
  * or the last row of pe for positions past it when clamp is set. x [T, D]; pe [rows, D] is a
  * learned table (its gradient: the sum of dy over the tokens that used each row) or a constant
  * one (sinusoidal, lib/nn/positional.h); NULL: y = scale · x. One tape node "positional".
  * Tape errors: x or pe of the wrong shape, sentences not covering x, a sentence longer than the
  * rows of pe without clamp (naming the sentence, its length and the rows). */
-qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_real scale,
+qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, qkv_real scale,
                               qkv_tensor *pe, bool clamp);
 
 /* --- lib/ops/lstm.c --------------------------------------------------------------------- */
-/* LSTM recurrence over a packed batch of sentences (lib/segments.h), gates i, f, g, o as
+/* LSTM recurrence over a packed batch of sentences (lib/packed.h), gates i, f, g, o as
  * PyTorch's nn.LSTM: gx [T, 4h] is the input projection x w_ih^T + b_ih of one direction
  * (qkv_linear), w_hh [4h, h], b_hh [4h] (may be NULL). With gx_rev, w_hh_rev (b_hh_rev may be
  * NULL) a second direction runs each sentence from its last token to its first. Every sentence
@@ -115,7 +115,7 @@ qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_segments sentence
  * n_t sentences still running. Tape errors: shapes other than these, reverse weights without
  * gx_rev, sentences not covering gx's rows (empty sentences are allowed). */
 qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor *b_hh, qkv_tensor *gx_rev,
-                     qkv_tensor *w_hh_rev, qkv_tensor *b_hh_rev, qkv_segments sentences);
+                     qkv_tensor *w_hh_rev, qkv_tensor *b_hh_rev, qkv_packed sentences);
 
 /* --- lib/ops/conv.c --------------------------------------------------------------------- */
 /* 1-D convolution along the tokens of each sentence of a packed batch, zeros beyond each
@@ -123,10 +123,10 @@ qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor 
  * layout), k odd, b [out] or NULL -> [T, out]; output row t is centred on token t, taps
  * dilation apart (nn.Conv1d with padding = dilation·(k-1)/2 on each sentence alone). Tape
  * errors: shapes other than these, k even, dilation < 1, sentences not covering x's rows. */
-qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, qkv_segments sentences,
+qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, qkv_packed sentences,
                        int dilation);
 /* --- lib/ops/crf.c ----------------------------------------------------------------------- */
-/* Linear-chain CRF over a packed batch of sentences (lib/segments.h, no empty sentence).
+/* Linear-chain CRF over a packed batch of sentences (lib/packed.h, no empty sentence).
  * emissions [T, K]; transitions [K, K] with transitions[i][j] = the score of tag i followed by
  * tag j; start [K] (first tag), end [K] (last tag). A mask entry false forbids that transition,
  * first tag or last tag (a NULL mask or NULL member: all allowed). */
@@ -141,19 +141,19 @@ typedef struct qkv_crf_mask {
  * Tape errors: bad shapes, a tag >= K, bad sentences, a sentence with no allowed path or whose
  * known gold tags need a forbidden transition (naming the sentence). */
 qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transitions, qkv_tensor *start,
-                        qkv_tensor *end, qkv_segments sentences, const int32_t *tags, const qkv_crf_mask *mask);
+                        qkv_tensor *end, qkv_packed sentences, const int32_t *tags, const qkv_crf_mask *mask);
 /* Viterbi decoding (not differentiable): the highest-scoring allowed path of each sentence into
  * path [T] (ties: the lower tag index). Errors: bad shapes or sentences, out of memory, a
  * sentence with no allowed path. */
 int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
-                    const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
+                    const qkv_tensor *end, qkv_packed sentences, const qkv_crf_mask *mask, int32_t *path,
                     qkv_error *err);
 /* qkv_crf_viterbi, except that a sentence with no allowed path is decoded without the mask
  * (its best path over all transitions) instead of failing: unconstrained [B] (may be NULL)
  * receives 1 for such a sentence and 0 for the others, *n_unconstrained their number. Errors:
  * bad shapes or sentences, out of memory. */
 int qkv_crf_viterbi_fallback(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
-                             const qkv_tensor *end, qkv_segments sentences, const qkv_crf_mask *mask, int32_t *path,
+                             const qkv_tensor *end, qkv_packed sentences, const qkv_crf_mask *mask, int32_t *path,
                              uint8_t *unconstrained, int *n_unconstrained, qkv_error *err);
 
 #endif

@@ -4,7 +4,7 @@
 #include <limits.h>
 
 typedef struct {
-    qkv_segments sentences; /* arena copy */
+    qkv_packed sentences; /* arena copy */
     int last_row;           /* the highest row of pe used (its last row when clamping) */
     qkv_real scale;
 } pos_saved;
@@ -14,7 +14,7 @@ static inline int table_row(int p, int last_row) { return p < last_row ? p : las
 
 static void add_positions_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, qkv_real scale,
+qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, qkv_real scale,
                               qkv_tensor *pe, bool clamp)
 {
     QKV_PROFILE_SCOPE("positional", QKV_PROF_FWD);
@@ -25,7 +25,7 @@ qkv_tensor *qkv_add_positions(qkv_tape *tp, qkv_tensor *x, qkv_segments sentence
         return qkv_tape_fail(tp, "positional: x is %s and the position table %s, expected [T, D] and [rows >= 1, D]",
                              qkv_shape_str(x, sx, sizeof sx), pe ? qkv_shape_str(pe, sp, sizeof sp) : "absent");
     int D = x->shape[1];
-    qkv_segments sent = qkv_tape_segments(tp, "positional", sentences, x, false);
+    qkv_packed sent = qkv_tape_packed(tp, "positional", sentences, x, false);
     if (!sent.offsets)
         return NULL;
     const int32_t *off = sent.offsets;

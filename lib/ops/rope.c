@@ -12,7 +12,7 @@ void qkv_rope_angles(int d_head, double base, double *theta)
         theta[i] = pow(base, -2.0 * i / d_head);
 }
 
-void qkv_rope_rotate(qkv_real *m, int ld, int d_model, int n_heads, qkv_segments sentences, double base,
+void qkv_rope_rotate(qkv_real *m, int ld, int d_model, int n_heads, qkv_packed sentences, double base,
                      bool inverse)
 {
     int dh = d_model / n_heads, half = dh / 2;
@@ -40,14 +40,14 @@ void qkv_rope_rotate(qkv_real *m, int ld, int d_model, int n_heads, qkv_segments
 }
 
 typedef struct {
-    qkv_segments sentences; /* arena copy */
+    qkv_packed sentences; /* arena copy */
     int n_heads;
     double base;
 } rope_saved;
 
 static void rope_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_rope(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, int n_heads, double base)
+qkv_tensor *qkv_rope(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, int n_heads, double base)
 {
     QKV_PROFILE_SCOPE("rope", QKV_PROF_FWD);
     if (tp->failed)
@@ -62,7 +62,7 @@ qkv_tensor *qkv_rope(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, int n_
         return qkv_tape_fail(tp, "rope: d_head %d is odd (rotary embedding rotates pairs of columns)", D / n_heads);
     if (!(base > 0) || !isfinite(base))
         return qkv_tape_fail(tp, "rope: base %g must be positive and finite", base);
-    qkv_segments sent = qkv_tape_segments(tp, "rope", sentences, x, false);
+    qkv_packed sent = qkv_tape_packed(tp, "rope", sentences, x, false);
     if (!sent.offsets)
         return NULL;
     qkv_tensor *y = qkv_tape_like(tp, x);

@@ -1,6 +1,6 @@
 /* Rotary position embedding, RoPE (Su et al. 2021, "RoFormer: enhanced Transformer with rotary
  * position embedding", section 3.4): in each head, the query and key of the token at position p
- * (counted from its own sentence's start in the packed batch, lib/segments.h) are rotated pair
+ * (counted from its own sentence's start in the packed batch, lib/packed.h) are rotated pair
  * by pair,
  *   y[2i]   = x[2i] cos(p·θ_i) − x[2i+1] sin(p·θ_i)
  *   y[2i+1] = x[2i] sin(p·θ_i) + x[2i+1] cos(p·θ_i),   θ_i = base^(−2i / d_head),
@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "lib/segments.h"
+#include "lib/packed.h"
 #include "lib/tape.h"
 
 /* theta [d_head / 2] = the rotation frequencies θ_i = base^(−2i / d_head) of pairs
@@ -21,15 +21,15 @@
  * The one definition of the angles: the rotation below and the pictures of `qkv positions`. */
 void qkv_rope_angles(int d_head, double base, double *theta);
 
-/* Rotates in place the first d_model columns of each row of m (rows qkv_segments_rows(sentences),
+/* Rotates in place the first d_model columns of each row of m (rows qkv_packed_rows(sentences),
  * leading dimension ld >= d_model); inverse: by −p·θ_i (the transposed rotation, for the
  * backward). d_model / n_heads must be even and base > 0 (not checked: callers check). */
-void qkv_rope_rotate(qkv_real *m, int ld, int d_model, int n_heads, qkv_segments sentences, double base,
+void qkv_rope_rotate(qkv_real *m, int ld, int d_model, int n_heads, qkv_packed sentences, double base,
                      bool inverse);
 
 /* y [T, d_model] = the rotation above of x [T, d_model]: one tape node "rope", its backward the
  * inverse rotation of dy. Tape errors: x not a matrix, n_heads not dividing d_model, an odd
  * d_head, base <= 0 or not finite, sentences not covering x. */
-qkv_tensor *qkv_rope(qkv_tape *tp, qkv_tensor *x, qkv_segments sentences, int n_heads, double base);
+qkv_tensor *qkv_rope(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, int n_heads, double base);
 
 #endif

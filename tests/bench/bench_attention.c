@@ -101,7 +101,7 @@ int main(int argc, char **argv)
             for (int it = 0;; it++) { /* iteration 0 warms up (arena growth, BLAS threads) */
                 qkv_tape_reset(&tp);
                 double t0 = now(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-                qkv_tensor *y = qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL);
+                qkv_tensor *y = qkv_mha_forward(&tp, &m, x, (qkv_packed){1, off}, NULL);
                 double t1 = now();
                 if (!y || qkv_backward_from(&tp, y, dy) != QKV_OK) {
                     fprintf(stderr, "bench_attention: %s\n", tp.err.msg);

@@ -18,7 +18,7 @@ typedef mha_fixture fixture;
 static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n_sentences, f->off}, &f->keep);
+    return qkv_mha_forward(tp, &f->m, f->x, (qkv_packed){f->n_sentences, f->off}, &f->keep);
 }
 
 /* Reference: dense per sentence and head, straight from the formulas in lib/ops/attention.h. */
@@ -497,25 +497,25 @@ static void test_n_heads_error(void **state)
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     int32_t off[] = {0, 3};
-    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_packed){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "n_heads 5 does not divide d_model 8"));
     qkv_tape_reset(&tp);
     m.opts.n_heads = 2;
     int32_t bad[] = {0, 2};
-    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, bad}, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_packed){1, bad}, NULL));
     assert_non_null(strstr(tp.err.msg, "offsets"));
     /* relative biases: the table must match rel_clip and n_heads, and come with rel_clip */
     qkv_tape_reset(&tp);
     m.opts.rel_clip = 2;
-    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_packed){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_clip 2 needs rel_bias [2, 5], got none"));
     qkv_tape_reset(&tp);
     m.rel_bias = tu_param(&ps, &rng, "rel", 2, (int[]){2, 3});
-    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_packed){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_clip 2 needs rel_bias [2, 5], got [2, 3]"));
     qkv_tape_reset(&tp);
     m.opts.rel_clip = 0;
-    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
+    assert_null(qkv_mha_forward(&tp, &m, x, (qkv_packed){1, off}, NULL));
     assert_non_null(strstr(tp.err.msg, "rel_bias given but rel_clip is 0"));
     qkv_tape_free(&tp);
     qkv_params_free(&ps);

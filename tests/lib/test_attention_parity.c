@@ -17,7 +17,7 @@ typedef struct {
 static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n_sentences, f->off}, NULL);
+    return qkv_mha_forward(tp, &f->m, f->x, (qkv_packed){f->n_sentences, f->off}, NULL);
 }
 
 static void check_group(const char *group)

@@ -13,7 +13,7 @@ typedef struct {
 static qkv_tensor *conv_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_conv1d(tp, f->x, f->w, f->b, (qkv_segments){f->n_seg, f->off}, f->dilation);
+    return qkv_conv1d(tp, f->x, f->w, f->b, (qkv_packed){f->n_seg, f->off}, f->dilation);
 }
 
 static void test_forward_matches_torch(void **state)
@@ -87,7 +87,7 @@ static void test_errors(void **state)
     ot_init(&e, 1);
     qkv_tensor *x = ot_param2(&e, "x", 3, 2), *w = ot_param(&e, "w", 3, (int[]){2, 2, 2}),
                *w3 = ot_param(&e, "w3", 3, (int[]){2, 2, 3}), *w_in = ot_param(&e, "wi", 3, (int[]){2, 3, 3});
-    qkv_segments seg = {1, (int32_t[]){0, 3}};
+    qkv_packed seg = {1, (int32_t[]){0, 3}};
     assert_null(qkv_conv1d(&e.tp, x, w, NULL, seg, 1));
     assert_non_null(strstr(e.tp.err.msg, "odd"));
     qkv_tape_reset(&e.tp);
@@ -97,7 +97,7 @@ static void test_errors(void **state)
     assert_null(qkv_conv1d(&e.tp, x, w_in, NULL, seg, 1));
     assert_non_null(strstr(e.tp.err.msg, "does not match"));
     qkv_tape_reset(&e.tp);
-    assert_null(qkv_conv1d(&e.tp, x, w3, NULL, (qkv_segments){1, (int32_t[]){0, 2}}, 1));
+    assert_null(qkv_conv1d(&e.tp, x, w3, NULL, (qkv_packed){1, (int32_t[]){0, 2}}, 1));
     assert_true(e.tp.failed);
     ot_free(&e);
 }

@@ -13,7 +13,7 @@
 
 typedef struct {
     qkv_tensor *emit, *trans, *start, *end;
-    qkv_segments sent;
+    qkv_packed sent;
     const int32_t *tags;
     const qkv_crf_mask *mask;
 } fixture;
@@ -47,7 +47,7 @@ static double brute_force(const fixture *f, int32_t *best_path)
 {
     double total = 0;
     for (int b = 0; b < f->sent.n; b++) {
-        int off = f->sent.offsets[b], n = qkv_segments_len(f->sent, b), count = 1;
+        int off = f->sent.offsets[b], n = qkv_packed_len(f->sent, b), count = 1;
         for (int t = 0; t < n; t++)
             count *= K;
         double z = 0, z_gold = 0, best = -INFINITY;
@@ -92,7 +92,7 @@ static void setup(ot_env *e, fixture *f, uint64_t seed, const int32_t *tags, con
     f->trans = ot_param2(e, "transitions", K, K);
     f->start = ot_param(e, "start", 1, (int[]){K});
     f->end = ot_param(e, "end", 1, (int[]){K});
-    f->sent = (qkv_segments){5, OFFSETS};
+    f->sent = (qkv_packed){5, OFFSETS};
     f->tags = tags;
     f->mask = mask;
 }
@@ -184,7 +184,7 @@ static void test_length_one(void **state)
     qkv_tensor *emit = ot_param2(&e, "emissions", 2, K), *trans = ot_param2(&e, "transitions", K, K),
                *start = ot_param(&e, "start", 1, (int[]){K}), *end = ot_param(&e, "end", 1, (int[]){K});
     const int32_t offsets[] = {0, 1, 2}, tags[] = {1, 2};
-    qkv_tensor *loss = qkv_crf_nll(&e.tp, emit, trans, start, end, (qkv_segments){2, offsets}, tags, NULL);
+    qkv_tensor *loss = qkv_crf_nll(&e.tp, emit, trans, start, end, (qkv_packed){2, offsets}, tags, NULL);
     assert_non_null(loss);
     double want = 0;
     for (int b = 0; b < 2; b++) {
@@ -225,7 +225,7 @@ static void test_threads(void **state)
         ot_init(&e, 77);
         qkv_tensor *emit = ot_param2(&e, "emissions", T, NT), *trans = ot_param2(&e, "transitions", NT, NT),
                    *start = ot_param(&e, "start", 1, (int[]){NT}), *end = ot_param(&e, "end", 1, (int[]){NT});
-        qkv_tensor *l = qkv_crf_nll(&e.tp, emit, trans, start, end, (qkv_segments){B, offsets}, tags, NULL);
+        qkv_tensor *l = qkv_crf_nll(&e.tp, emit, trans, start, end, (qkv_packed){B, offsets}, tags, NULL);
         assert_non_null(l);
         assert_int_equal(qkv_backward(&e.tp, l), QKV_OK);
         loss[run] = l->data[0];
@@ -238,7 +238,7 @@ static void test_threads(void **state)
         memcpy(grads[run] + (size_t)T * NT + NT * NT, start->grad, NT * sizeof(qkv_real));
         memcpy(grads[run] + (size_t)T * NT + NT * NT + NT, end->grad, NT * sizeof(qkv_real));
         qkv_error err;
-        assert_int_equal(qkv_crf_viterbi(emit, trans, start, end, (qkv_segments){B, offsets}, NULL, paths[run], &err),
+        assert_int_equal(qkv_crf_viterbi(emit, trans, start, end, (qkv_packed){B, offsets}, NULL, paths[run], &err),
                          QKV_OK);
         ot_free(&e);
     }

@@ -17,7 +17,7 @@ typedef struct {
 static qkv_tensor *block_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_encoder_block_forward(tp, &f->blk, f->x, (qkv_segments){f->n_sentences, f->off}, NULL);
+    return qkv_encoder_block_forward(tp, &f->blk, f->x, (qkv_packed){f->n_sentences, f->off}, NULL);
 }
 
 static void test_parameter_names(void **state)

@@ -138,7 +138,7 @@ static void test_positional_floater(void **state)
     assert_string_equal(e.ps.items[0]->name, "pos.p0");
     qkv_tensor *x = ot_param2(&e, "x", 703, 2);
     int32_t off[3] = {0, 3, 703};
-    qkv_tensor *y = qkv_positional_apply(&e.tp, &pos, x, (qkv_segments){2, off});
+    qkv_tensor *y = qkv_positional_apply(&e.tp, &pos, x, (qkv_packed){2, off});
     assert_non_null(y);
     qkv_tensor *pe = qkv_floater_positions(&e.tp, &pos.floater, 700);
     assert_non_null(pe);

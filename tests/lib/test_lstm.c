@@ -17,7 +17,7 @@ static qkv_tensor *bilstm_fn(qkv_tape *tp, void *user)
     qkv_tensor *g0 = qkv_linear(tp, f->x, f->w_ih[0], f->b_ih[0]);
     qkv_tensor *g1 = f->dirs == 2 ? qkv_linear(tp, f->x, f->w_ih[1], f->b_ih[1]) : NULL;
     return qkv_lstm(tp, g0, f->w_hh[0], f->b_hh[0], g1, f->dirs == 2 ? f->w_hh[1] : NULL,
-                    f->dirs == 2 ? f->b_hh[1] : NULL, (qkv_segments){f->n_seg, f->off});
+                    f->dirs == 2 ? f->b_hh[1] : NULL, (qkv_packed){f->n_seg, f->off});
 }
 
 /* The parameters in nn.LSTM's order, as tests/lib/reference/lstm_conv_reference.py makes them. */
@@ -166,7 +166,7 @@ static void test_errors(void **state)
     ot_env e;
     ot_init(&e, 1);
     qkv_tensor *gx = ot_param2(&e, "gx", 3, 8), *w = ot_param2(&e, "w", 8, 2), *bad = ot_param2(&e, "bad", 8, 3);
-    qkv_segments seg = {1, (int32_t[]){0, 3}}, short_seg = {1, (int32_t[]){0, 2}};
+    qkv_packed seg = {1, (int32_t[]){0, 3}}, short_seg = {1, (int32_t[]){0, 2}};
     assert_null(qkv_lstm(&e.tp, gx, bad, NULL, NULL, NULL, NULL, seg));
     assert_non_null(strstr(e.tp.err.msg, "w_hh"));
     qkv_tape_reset(&e.tp);

@@ -76,7 +76,7 @@ typedef struct {
 static qkv_tensor *model_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    qkv_segments s = {NSENT, f->off};
+    qkv_packed s = {NSENT, f->off};
     return qkv_mha_forward(tp, &f->m, qkv_positional_apply(tp, &f->pos, f->x, s), s, NULL);
 }
 
@@ -264,7 +264,7 @@ static void test_bias_inputs(void **state)
     int32_t off[] = {0, 4};
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
-    assert_non_null(qkv_mha_forward(&tp, &m, x, (qkv_segments){1, off}, NULL));
+    assert_non_null(qkv_mha_forward(&tp, &m, x, (qkv_packed){1, off}, NULL));
     const qkv_node *node = &tp.nodes[tp.n_nodes - 2];
     assert_string_equal(node->op, "attention");
     assert_int_equal(node->n_in, 8);
@@ -272,7 +272,7 @@ static void test_bias_inputs(void **state)
     qkv_tape_reset(&tp);
     const qkv_attention_proj proj = {m.w_q, m.w_k, m.w_v, m.b_q, m.b_k, m.b_v};
     const qkv_score_bias two[2] = {qkv_rel_bias(m.rel_bias, 2), qkv_rel_bias(m.rel_bias, 2)};
-    assert_null(qkv_attention(&tp, x, (qkv_segments){1, off}, &proj, two, 2, &opts, NULL));
+    assert_null(qkv_attention(&tp, x, (qkv_packed){1, off}, &proj, two, 2, &opts, NULL));
     assert_non_null(strstr(tp.err.msg, "attention: 2 learned score biases, at most 1"));
     qkv_tape_free(&tp);
     qkv_params_free(&ps);

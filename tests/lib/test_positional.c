@@ -15,7 +15,7 @@ typedef struct {
 static qkv_tensor *pos_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_positional_apply(tp, &f->pos, f->x, (qkv_segments){f->n_sentences, f->off});
+    return qkv_positional_apply(tp, &f->pos, f->x, (qkv_packed){f->n_sentences, f->off});
 }
 
 static void test_sinusoidal_values(void **state)

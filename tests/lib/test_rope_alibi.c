@@ -19,7 +19,7 @@ typedef struct {
 static qkv_tensor *rope_fn(qkv_tape *tp, void *user)
 {
     rope_fixture *f = user;
-    return qkv_rope(tp, f->x, (qkv_segments){f->n, f->off}, f->heads, f->base);
+    return qkv_rope(tp, f->x, (qkv_packed){f->n, f->off}, f->heads, f->base);
 }
 
 /* Base 100, d_head 4: θ = (1, 0.1). Row (1, 0, 0, 1) at position p becomes
@@ -120,7 +120,7 @@ static void test_alibi_slopes(void **state)
 static qkv_tensor *mha_fn(qkv_tape *tp, void *user)
 {
     mha_fixture *f = user;
-    return qkv_mha_forward(tp, &f->m, f->x, (qkv_segments){f->n_sentences, f->off}, NULL);
+    return qkv_mha_forward(tp, &f->m, f->x, (qkv_packed){f->n_sentences, f->off}, NULL);
 }
 
 /* Rotates vector v [dh] for position p, directly from the RoFormer formula. */

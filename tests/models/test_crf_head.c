@@ -51,7 +51,7 @@ static void make(fixture *f, qkv_output_kind output, bool constrained)
         if (f->m.params.items[i]->t.rank == 1 || strncmp(f->m.params.items[i]->name, "crf.", 4) == 0)
             qkv_init_normal(&f->m.params.items[i]->t, &rng, 0.5);
     f->features[0] = WORDS;
-    f->in.sentences = (qkv_segments){B, OFFSETS};
+    f->in.sentences = (qkv_packed){B, OFFSETS};
     f->in.features = f->features;
 }
 

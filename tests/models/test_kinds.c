@@ -137,7 +137,7 @@ static void test_encoder_kinds(void **state)
         qkv_tensor *x = tu_param(&xs, &rng, "x", 2, (int[]){T, D});
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
-        assert_shape(desc->forward(&tp, &e, x, (qkv_segments){B, OFFSETS}, -1, NULL), T, e.d_out);
+        assert_shape(desc->forward(&tp, &e, x, (qkv_packed){B, OFFSETS}, -1, NULL), T, e.d_out);
         if (desc->attention_block) /* one block per layer */
             assert_true(desc->attention_block(&e, cfg.n_layers - 1) && !desc->attention_block(&e, cfg.n_layers));
         qkv_tape_free(&tp);
@@ -172,7 +172,7 @@ static void test_head_kinds(void **state)
             assert_true(h[i].loss_weight == 1.0);
         }
         qkv_tensor *x = tu_param(&xs, &rng, "x", 2, (int[]){T, D});
-        qkv_segments sentences = {B, OFFSETS};
+        qkv_packed sentences = {B, OFFSETS};
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
         for (int i = 0; i < 2; i++) {

@@ -54,7 +54,7 @@ static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
             qkv_init_normal(&f->m.params.items[i]->t, &rng, 0.5);
     f->features[0] = WORDS;
     f->features[1] = SUFFIX;
-    f->in.sentences = (qkv_segments){B, OFFSETS};
+    f->in.sentences = (qkv_packed){B, OFFSETS};
     f->in.features = f->features;
 }
 

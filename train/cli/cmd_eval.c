@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/io/checkpoint.h"
+#include "lib/io/store.h"
 #include "lib/profile.h"
 #include "lib/threads.h"
 #include "train/cli/cli.h"
@@ -34,15 +34,15 @@ static int write_logits(const char *path, const qkv_eval_result *res, const qkv_
         return qkv_fail(err, "out of memory for %d predictions", n_words);
     for (int w = 0; w < n_words; w++)
         pred[w] = res->pred[w];
-    qkv_ckpt_writer *w;
-    int status = qkv_ckpt_create(path, &w, err);
+    qkv_store_writer *w;
+    int status = qkv_store_create(path, &w, err);
     if (status == QKV_OK) {
-        if (qkv_ckpt_write_real(w, "/logits", 2, (int[]){n_words, res->n_tags}, logits, err) ||
-            qkv_ckpt_write_i64_array(w, "/pred", (size_t)n_words, pred, err)) {
-            qkv_ckpt_abort(w);
+        if (qkv_store_write_real(w, "/logits", 2, (int[]){n_words, res->n_tags}, logits, err) ||
+            qkv_store_write_i64_array(w, "/pred", (size_t)n_words, pred, err)) {
+            qkv_store_abort(w);
             status = QKV_ERR;
         } else {
-            status = qkv_ckpt_commit(w, err);
+            status = qkv_store_commit(w, err);
         }
     }
     free(pred);

@@ -59,7 +59,7 @@ static int system_output(qkv_session *tagger, const char *gold, size_t len, cons
         if (status == QKV_OK)
             status = qkv_tokenizer_segment(&tk, &st, &seg, err);
         if (status == QKV_OK)
-            status = qkv_tag_segments(tagger, &st, &seg, &sent_id, mem, err);
+            status = qkv_tag_segmentation(tagger, &st, &seg, &sent_id, mem, err);
         qkv_segmentation_free(&seg);
         qkv_seg_free(&st);
         qkv_tokenizer_free(&tk);

@@ -196,9 +196,9 @@ int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_erro
         return QKV_ERR;
     if (ap->sentence < 0 || ap->sentence >= w->sentences.n)
         return qkv_fail(err, "sentence %d is not in the batch (%d sentences)", ap->sentence, w->sentences.n);
-    if (qkv_segments_len(w->sentences, ap->sentence) != ap->n_words)
+    if (qkv_packed_len(w->sentences, ap->sentence) != ap->n_words)
         return qkv_fail(err, "the sentence has %d words but its attention block has %d rows", ap->n_words,
-                        qkv_segments_len(w->sentences, ap->sentence));
+                        qkv_packed_len(w->sentences, ap->sentence));
     if (ap->head < -1 || ap->head >= w->n_heads)
         return qkv_fail(err, "head %d does not exist: the layer has heads 0..%d", ap->head, w->n_heads - 1);
     int h0 = ap->head < 0 ? 0 : ap->head, h1 = ap->head < 0 ? w->n_heads : ap->head + 1;

@@ -1,7 +1,7 @@
 /* Checkpoint reader for strings: vocabularies (1-D) stored as NUL-ended UTF-8 bytes (format
  * version 2) or as HDF5 string datasets (version 1, and other tools), and text blobs (scalar
- * strings). See lib/io/checkpoint.h. */
-#include "lib/io/checkpoint_internal.h"
+ * strings). See lib/io/store.h. */
+#include "lib/io/store_internal.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,7 +10,7 @@
 
 /* Reads n strings as raw pieces: for variable-length ones an array of n HDF5-allocated
  * pointers (*vlen), for fixed-length ones n * *width bytes (*fixed). */
-static int read_raw(const qkv_ckpt_reader *r, const char *path, hid_t d, size_t n, char ***vlen, char **fixed,
+static int read_raw(const qkv_store_reader *r, const char *path, hid_t d, size_t n, char ***vlen, char **fixed,
                     size_t *width, H5T_str_t *pad, qkv_error *err)
 {
     hid_t type = H5Dget_type(d);
@@ -18,28 +18,28 @@ static int read_raw(const qkv_ckpt_reader *r, const char *path, hid_t d, size_t 
     char msg[512];
     int status = QKV_ERR;
     if (mem < 0) {
-        qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read its type: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+        qkv_store_read_fail(r, err, path, "HDF5 cannot read its type: %s", qkv_store_h5_msg(msg, sizeof msg));
         goto done;
     }
     htri_t var = H5Tis_variable_str(mem);
     size_t size = H5Tget_size(mem);
     *pad = H5Tget_strpad(mem);
     if (var < 0 || size == 0) {
-        qkv_ckpt_read_fail(r, err, path, "unreadable string type");
+        qkv_store_read_fail(r, err, path, "unreadable string type");
         goto done;
     }
     size_t elem = var ? sizeof(char *) : size;
     if (n > SIZE_MAX / elem - 1) {
-        qkv_ckpt_read_fail(r, err, path, "too many strings (%zu)", n);
+        qkv_store_read_fail(r, err, path, "too many strings (%zu)", n);
         goto done;
     }
     void *buf = calloc(n ? n : 1, elem);
     if (!buf) {
-        qkv_ckpt_read_fail(r, err, path, "out of memory for %zu strings", n);
+        qkv_store_read_fail(r, err, path, "out of memory for %zu strings", n);
         goto done;
     }
     if (n > 0 && H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+        qkv_store_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
         free(buf);
         goto done;
     }
@@ -69,26 +69,26 @@ static size_t fixed_len(const char *s, size_t width, H5T_str_t pad)
 }
 
 /* n strings of a dataset of the wanted rank (1 = list, 0 = scalar) in one allocation. */
-static int read_strings(const qkv_ckpt_reader *r, const char *path, int want_rank, size_t *n_out, char ***out,
+static int read_strings(const qkv_store_reader *r, const char *path, int want_rank, size_t *n_out, char ***out,
                         qkv_error *err)
 {
     *out = NULL;
     *n_out = 0;
     int rank;
     hsize_t dims[QKV_MAX_RANK];
-    hid_t d = qkv_ckpt_open_dataset(r, path, KIND_STRING, &rank, dims, err);
+    hid_t d = qkv_store_open_dataset(r, path, KIND_STRING, &rank, dims, err);
     if (d < 0)
         return QKV_ERR;
     if (rank != want_rank) {
         char a[128];
         H5Dclose(d);
-        return qkv_ckpt_read_fail(r, err, path, "%s of strings, expected %s", qkv_ckpt_dims_str(rank, dims, a, sizeof a),
+        return qkv_store_read_fail(r, err, path, "%s of strings, expected %s", qkv_store_dims_str(rank, dims, a, sizeof a),
                                   want_rank ? "a 1-D list" : "a scalar");
     }
     size_t n = rank ? (size_t)dims[0] : 1, width = 0;
     if (rank && dims[0] != (hsize_t)n) {
         H5Dclose(d);
-        return qkv_ckpt_read_fail(r, err, path, "too many strings");
+        return qkv_store_read_fail(r, err, path, "too many strings");
     }
     char **vlen = NULL, *fixed = NULL;
     H5T_str_t pad = H5T_STR_NULLTERM;
@@ -102,14 +102,14 @@ static int read_strings(const qkv_ckpt_reader *r, const char *path, int want_ran
         const char *s = vlen ? (vlen[i] ? vlen[i] : "") : fixed + i * width;
         size_t len = vlen ? strlen(s) : fixed_len(s, width, pad);
         if (qkv_utf8_check(s, len) != len)
-            status = qkv_ckpt_read_fail(r, err, path, "string %zu is not valid UTF-8", i);
+            status = qkv_store_read_fail(r, err, path, "string %zu is not valid UTF-8", i);
         else if (total > SIZE_MAX - len - 1)
-            status = qkv_ckpt_read_fail(r, err, path, "strings too large");
+            status = qkv_store_read_fail(r, err, path, "strings too large");
         total += len + 1;
     }
     char **block = status == QKV_OK ? malloc(total) : NULL;
     if (status == QKV_OK && !block)
-        status = qkv_ckpt_read_fail(r, err, path, "out of memory (%zu bytes)", total);
+        status = qkv_store_read_fail(r, err, path, "out of memory (%zu bytes)", total);
     if (block) {
         char *dst = (char *)(block + n + 1);
         for (size_t i = 0; i < n; i++) {
@@ -135,43 +135,43 @@ static int read_strings(const qkv_ckpt_reader *r, const char *path, int want_ran
     return QKV_OK;
 }
 
-/* A uint8 array of NUL-ended UTF-8 strings (what qkv_ckpt_write_strings writes) as one block:
+/* A uint8 array of NUL-ended UTF-8 strings (what qkv_store_write_strings writes) as one block:
  * n + 1 pointers, then the bytes. */
-static int read_packed(const qkv_ckpt_reader *r, const char *path, hid_t d, int rank, const hsize_t *dims,
+static int read_packed(const qkv_store_reader *r, const char *path, hid_t d, int rank, const hsize_t *dims,
                        size_t *n_out, char ***out, qkv_error *err)
 {
     char msg[512];
     if (rank != 1)
-        return qkv_ckpt_read_fail(r, err, path, "%s of bytes, expected a 1-D list of NUL-ended strings",
-                                  qkv_ckpt_dims_str(rank, dims, msg, sizeof msg));
+        return qkv_store_read_fail(r, err, path, "%s of bytes, expected a 1-D list of NUL-ended strings",
+                                  qkv_store_dims_str(rank, dims, msg, sizeof msg));
     size_t total = (size_t)dims[0];
     if (dims[0] != (hsize_t)total || total > SIZE_MAX / 2 - sizeof(char *))
-        return qkv_ckpt_read_fail(r, err, path, "too many bytes");
+        return qkv_store_read_fail(r, err, path, "too many bytes");
     unsigned char *bytes = malloc(total ? total : 1);
     if (!bytes)
-        return qkv_ckpt_read_fail(r, err, path, "out of memory (%zu bytes)", total);
+        return qkv_store_read_fail(r, err, path, "out of memory (%zu bytes)", total);
     if (total && H5Dread(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes) < 0) {
         free(bytes);
-        return qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+        return qkv_store_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
     }
     size_t n = 0;
     for (size_t i = 0; i < total; i++)
         n += bytes[i] == 0;
     int status = QKV_OK;
     if (total && bytes[total - 1] != 0)
-        status = qkv_ckpt_read_fail(r, err, path, "the last string has no terminating NUL byte");
+        status = qkv_store_read_fail(r, err, path, "the last string has no terminating NUL byte");
     for (size_t i = 0, s = 0, k = 0; status == QKV_OK && i < total; i++)
         if (bytes[i] == 0) {
             if (qkv_utf8_check((const char *)bytes + s, i - s) != i - s)
-                status = qkv_ckpt_read_fail(r, err, path, "string %zu is not valid UTF-8", k);
+                status = qkv_store_read_fail(r, err, path, "string %zu is not valid UTF-8", k);
             s = i + 1;
             k++;
         }
     char **block = NULL;
     if (status == QKV_OK && n > (SIZE_MAX - total) / sizeof(char *) - 1)
-        status = qkv_ckpt_read_fail(r, err, path, "too many strings");
+        status = qkv_store_read_fail(r, err, path, "too many strings");
     if (status == QKV_OK && !(block = malloc((n + 1) * sizeof(char *) + total)))
-        status = qkv_ckpt_read_fail(r, err, path, "out of memory (%zu bytes)", total);
+        status = qkv_store_read_fail(r, err, path, "out of memory (%zu bytes)", total);
     if (status == QKV_OK) {
         char *dst = (char *)(block + n + 1);
         memcpy(dst, bytes, total);
@@ -188,13 +188,13 @@ static int read_packed(const qkv_ckpt_reader *r, const char *path, hid_t d, int 
     return status;
 }
 
-int qkv_ckpt_read_strings(const qkv_ckpt_reader *r, const char *path, size_t *n, char ***strings, qkv_error *err)
+int qkv_store_read_strings(const qkv_store_reader *r, const char *path, size_t *n, char ***strings, qkv_error *err)
 {
     *strings = NULL;
     *n = 0;
     int rank;
     hsize_t dims[QKV_MAX_RANK];
-    hid_t d = qkv_ckpt_open_dataset(r, path, KIND_ANY, &rank, dims, err);
+    hid_t d = qkv_store_open_dataset(r, path, KIND_ANY, &rank, dims, err);
     if (d < 0)
         return QKV_ERR;
     hid_t type = H5Dget_type(d);
@@ -211,11 +211,11 @@ int qkv_ckpt_read_strings(const qkv_ckpt_reader *r, const char *path, size_t *n,
     H5Dclose(d);
     if (cls == H5T_STRING) /* format version 1, or another tool */
         return read_strings(r, path, 1, n, strings, err);
-    return qkv_ckpt_read_fail(r, err, path, "%s data, expected strings (NUL-ended UTF-8 bytes, uint8)",
+    return qkv_store_read_fail(r, err, path, "%s data, expected strings (NUL-ended UTF-8 bytes, uint8)",
                               cls == H5T_INTEGER ? "integer" : cls == H5T_FLOAT ? "floating-point" : "other");
 }
 
-int qkv_ckpt_read_text(const qkv_ckpt_reader *r, const char *path, char **text, qkv_error *err)
+int qkv_store_read_text(const qkv_store_reader *r, const char *path, char **text, qkv_error *err)
 {
     *text = NULL;
     size_t n;
@@ -225,6 +225,6 @@ int qkv_ckpt_read_text(const qkv_ckpt_reader *r, const char *path, char **text, 
     *text = strdup(strs[0]);
     free(strs);
     if (!*text)
-        return qkv_ckpt_read_fail(r, err, path, "out of memory");
+        return qkv_store_read_fail(r, err, path, "out of memory");
     return QKV_OK;
 }

@@ -1,6 +1,6 @@
 /* Checkpoint helpers: the qkv header in the HDF5 user block, CRC-32, item path
- * checks, and HDF5 error text. See lib/io/checkpoint.h for the file layout. */
-#include "lib/io/checkpoint_internal.h"
+ * checks, and HDF5 error text. See lib/io/store.h for the file layout. */
+#include "lib/io/store_internal.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
-uint32_t qkv_ckpt_crc32(uint32_t crc, const void *data, size_t n)
+uint32_t qkv_store_crc32(uint32_t crc, const void *data, size_t n)
 {
     /* zlib's crc32: reflected CRC-32, polynomial 0xEDB88320, initial and final value
      * 0xFFFFFFFF (ISO 3309 / IEEE 802.3), what Python's zlib.crc32 computes. zlib takes
@@ -29,13 +29,13 @@ uint32_t qkv_ckpt_crc32(uint32_t crc, const void *data, size_t n)
     "This is an HDF5 file (open it with h5py) with a 512-byte qkv header (the HDF5 user block).\n" \
     "size is the file length in bytes; crc32 is zlib.crc32 of bytes 512 to size-1.\n"
 
-void qkv_ckpt_header_format(char *buf, uint64_t size, uint32_t crc)
+void qkv_store_header_format(char *buf, uint64_t size, uint32_t crc)
 {
-    memset(buf, 0, QKV_CKPT_HEADER_SIZE);
-    snprintf(buf, QKV_CKPT_HEADER_SIZE, HEADER_TEXT, size, crc);
+    memset(buf, 0, QKV_STORE_HEADER_SIZE);
+    snprintf(buf, QKV_STORE_HEADER_SIZE, HEADER_TEXT, size, crc);
 }
 
-bool qkv_ckpt_header_parse(const char *buf, uint64_t *size, uint32_t *crc)
+bool qkv_store_header_parse(const char *buf, uint64_t *size, uint32_t *crc)
 {
     /* Fixed layout: "qkv-checkpoint\nsize=" (20 bytes), 20 digits, "\ncrc32=" (7 bytes),
      * 8 lowercase hex digits, then text. The whole text must equal what the writer produces
@@ -59,8 +59,8 @@ bool qkv_ckpt_header_parse(const char *buf, uint64_t *size, uint32_t *crc)
             return false;
         c = (c << 4) | (uint32_t)v;
     }
-    char expect[QKV_CKPT_HEADER_SIZE];
-    qkv_ckpt_header_format(expect, s, c);
+    char expect[QKV_STORE_HEADER_SIZE];
+    qkv_store_header_format(expect, s, c);
     if (memcmp(buf, expect, strlen(expect) + 1) != 0)
         return false;
     *size = s;
@@ -68,7 +68,7 @@ bool qkv_ckpt_header_parse(const char *buf, uint64_t *size, uint32_t *crc)
     return true;
 }
 
-const char *qkv_ckpt_path_problem(const char *path)
+const char *qkv_store_path_problem(const char *path)
 {
     if (!path || path[0] != '/')
         return "an item path must start with '/'";
@@ -127,7 +127,7 @@ static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *e, void *data)
     return 0;
 }
 
-const char *qkv_ckpt_h5_msg(char *buf, size_t len)
+const char *qkv_store_h5_msg(char *buf, size_t len)
 {
     h5_walk w = {buf, len, false};
     snprintf(buf, len, "unknown HDF5 error");
@@ -136,4 +136,4 @@ const char *qkv_ckpt_h5_msg(char *buf, size_t len)
     return buf;
 }
 
-void qkv_ckpt_h5_silence(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+void qkv_store_h5_silence(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }

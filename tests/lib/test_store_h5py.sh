@@ -1,9 +1,9 @@
 #!/bin/bash
 # A qkv checkpoint is readable by h5py with no qkv code: the float-build tool
-# (tests/lib/checkpoint_sample.c) writes the sample checkpoint, /usr/bin/python3 + h5py reads
+# (tests/lib/store_sample.c) writes the sample checkpoint, /usr/bin/python3 + h5py reads
 # every item and compares it with the values the fixture wrote. Then h5py edits the file:
 # qkv must refuse it (CRC-32 mismatch) until the header is re-sealed by the recipe documented
-# in lib/io/checkpoint.h, and must then read the edited value.
+# in lib/io/store.h, and must then read the edited value.
 # Skips (exit 0 with a message) when /usr/bin/python3 or h5py is missing.
 set -euo pipefail
 PY=/usr/bin/python3
@@ -11,7 +11,7 @@ if ! [ -x "$PY" ] || ! "$PY" -c 'import h5py' 2>/dev/null; then
     echo "SKIP: $PY with h5py not available (Debian: apt-get install python3-h5py)"
     exit 0
 fi
-tool="${QKV_BUILD_DIR:?QKV_BUILD_DIR not set (run through ctest)}/tests/checkpoint_sample"
+tool="${QKV_BUILD_DIR:?QKV_BUILD_DIR not set (run through ctest)}/tests/store_sample"
 [ -x "$tool" ] || { echo "FAIL: $tool not built"; exit 1; }
 work=$(mktemp -d /tmp/qkv-ckpt-h5py-XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -20,21 +20,21 @@ typedef struct {
 static qkv_tensor *windows_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_segment_windows(tp, f->x, (qkv_segments){f->n_seg, f->off}, f->width);
+    return qkv_packed_windows(tp, f->x, (qkv_packed){f->n_seg, f->off}, f->width);
 }
 
 static qkv_tensor *max_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_segment_max(tp, f->x, (qkv_segments){f->n_seg, f->off});
+    return qkv_packed_max(tp, f->x, (qkv_packed){f->n_seg, f->off});
 }
 
 /* The character CNN of a word encoder: conv (windows + linear), relu, max over each word. */
 static qkv_tensor *char_cnn_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    qkv_tensor *win = qkv_segment_windows(tp, f->x, (qkv_segments){f->n_seg, f->off}, f->width);
-    return qkv_segment_max(tp, qkv_relu(tp, qkv_linear(tp, win, f->w, f->b)), (qkv_segments){f->n_seg, f->off});
+    qkv_tensor *win = qkv_packed_windows(tp, f->x, (qkv_packed){f->n_seg, f->off}, f->width);
+    return qkv_packed_max(tp, qkv_relu(tp, qkv_linear(tp, win, f->w, f->b)), (qkv_packed){f->n_seg, f->off});
 }
 
 /* offsets from segment lengths; returns the number of rows */
@@ -69,10 +69,10 @@ static void test_windows_single_row(void **state)
     ot_init(&e, 1);
     qkv_tensor *x = ot_values(&e, "x", 2, (int[]){1, 2}, (double[]){1.5, -2});
     const int32_t off[] = {0, 1};
-    assert_values(qkv_segment_windows(&e.tp, x, (qkv_segments){1, off}, 3), 1, 6, (double[]){0, 0, 1.5, -2, 0, 0});
-    assert_values(qkv_segment_windows(&e.tp, x, (qkv_segments){1, off}, 1), 1, 2, (double[]){1.5, -2});
+    assert_values(qkv_packed_windows(&e.tp, x, (qkv_packed){1, off}, 3), 1, 6, (double[]){0, 0, 1.5, -2, 0, 0});
+    assert_values(qkv_packed_windows(&e.tp, x, (qkv_packed){1, off}, 1), 1, 2, (double[]){1.5, -2});
     /* backward: only the middle slot of dy reaches x, added to the gradient already there */
-    qkv_tensor *y = qkv_segment_windows(&e.tp, x, (qkv_segments){1, off}, 3);
+    qkv_tensor *y = qkv_packed_windows(&e.tp, x, (qkv_packed){1, off}, 3);
     assert_non_null(y);
     x->grad[0] = 0.25;
     assert_int_equal(qkv_backward_from(&e.tp, y, (qkv_real[]){1, 2, 3, 4, 5, 6}), QKV_OK);
@@ -104,10 +104,10 @@ static void test_windows_segments(void **state)
         6, 60, 7, 70, 0, 0,
     };
     const int32_t off[] = {0, 1, 3, 7}, with_empty[] = {0, 1, 1, 3, 7, 7};
-    assert_values(qkv_segment_windows(&e.tp, x, (qkv_segments){3, off}, 3), 7, 6, want);
-    assert_values(qkv_segment_windows(&e.tp, x, (qkv_segments){5, with_empty}, 3), 7, 6, want);
+    assert_values(qkv_packed_windows(&e.tp, x, (qkv_packed){3, off}, 3), 7, 6, want);
+    assert_values(qkv_packed_windows(&e.tp, x, (qkv_packed){5, with_empty}, 3), 7, 6, want);
     /* one segment of all seven rows: row 1's window now reaches row 0, row 3's reaches row 2 */
-    qkv_tensor *y = qkv_segment_windows(&e.tp, x, (qkv_segments){1, (int32_t[]){0, 7}}, 3);
+    qkv_tensor *y = qkv_packed_windows(&e.tp, x, (qkv_packed){1, (int32_t[]){0, 7}}, 3);
     assert_non_null(y);
     tu_assert_close(y->data[6 + 0], 1, 0);
     tu_assert_close(y->data[3 * 6 + 1], 30, 0);
@@ -129,9 +129,9 @@ static void test_windows_width_5_and_1(void **state)
         1, 2, 3, 0, 0,
         0, 0, 4, 0, 0,
     };
-    assert_values(qkv_segment_windows(&e.tp, x, (qkv_segments){2, off}, 5), 4, 5, want);
+    assert_values(qkv_packed_windows(&e.tp, x, (qkv_packed){2, off}, 5), 4, 5, want);
     qkv_tensor *r = ot_param2(&e, "r", 5, 3);
-    qkv_tensor *id = qkv_segment_windows(&e.tp, r, (qkv_segments){3, (int32_t[]){0, 2, 3, 5}}, 1);
+    qkv_tensor *id = qkv_packed_windows(&e.tp, r, (qkv_packed){3, (int32_t[]){0, 2, 3, 5}}, 1);
     assert_non_null(id);
     assert_int_equal(id->shape[1], 3);
     for (size_t i = 0; i < r->size; i++)
@@ -156,7 +156,7 @@ static void test_max_values_and_routing(void **state)
     };
     qkv_tensor *x = ot_values(&e, "x", 2, (int[]){6, 3}, xv);
     int32_t off[] = {0, 1, 4, 6};
-    qkv_tensor *y = qkv_segment_max(&e.tp, x, (qkv_segments){3, off});
+    qkv_tensor *y = qkv_packed_max(&e.tp, x, (qkv_packed){3, off});
     assert_values(y, 3, 3, (double[]){-1, -2, 0.5, -1, 5, -7, -4, -3, -4});
     off[1] = 5; /* the op kept its own copy */
     const qkv_real dy[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -180,7 +180,7 @@ static void test_max_nan_propagates(void **state)
     qkv_tensor *x = ot_values(&e, "x", 2, (int[]){3, 2}, (double[]){1, 2, 3, 4, 5, 6});
     x->data[2] = (qkv_real)NAN; /* row 1, column 0 */
     x->data[1] = (qkv_real)NAN; /* row 0, column 1 */
-    qkv_tensor *y = qkv_segment_max(&e.tp, x, (qkv_segments){1, (int32_t[]){0, 3}});
+    qkv_tensor *y = qkv_packed_max(&e.tp, x, (qkv_packed){1, (int32_t[]){0, 3}});
     assert_non_null(y);
     assert_true(isnan((double)y->data[0]));
     assert_true(isnan((double)y->data[1]));
@@ -206,27 +206,27 @@ static void test_errors(void **state)
     qkv_tensor *x = ot_param2(&e, "x", 5, 3);
     const int32_t off[] = {0, 2, 5}, short_off[] = {0, 2, 4}, empty[] = {0, 2, 2, 5}, decreasing[] = {0, 3, 2, 5},
                   late_start[] = {1, 2, 5};
-    expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){2, off}, 2), "width 2 must be odd");
-    expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){2, off}, 0), "width 0 must be odd and >= 1");
-    expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){2, off}, -3), "width -3");
-    expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){2, short_off}, 3), "offsets[2] = 4");
-    expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){2, late_start}, 3), "offsets[0] = 1");
-    expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){3, decreasing}, 3), "offsets decrease at segment 1");
-    expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){0, off}, 3), "0 segments");
-    expect_error(&e, qkv_segment_windows(&e.tp, x, (qkv_segments){2, NULL}, 3), "NULL");
+    expect_error(&e, qkv_packed_windows(&e.tp, x, (qkv_packed){2, off}, 2), "width 2 must be odd");
+    expect_error(&e, qkv_packed_windows(&e.tp, x, (qkv_packed){2, off}, 0), "width 0 must be odd and >= 1");
+    expect_error(&e, qkv_packed_windows(&e.tp, x, (qkv_packed){2, off}, -3), "width -3");
+    expect_error(&e, qkv_packed_windows(&e.tp, x, (qkv_packed){2, short_off}, 3), "offsets[2] = 4");
+    expect_error(&e, qkv_packed_windows(&e.tp, x, (qkv_packed){2, late_start}, 3), "offsets[0] = 1");
+    expect_error(&e, qkv_packed_windows(&e.tp, x, (qkv_packed){3, decreasing}, 3), "offsets decrease at segment 1");
+    expect_error(&e, qkv_packed_windows(&e.tp, x, (qkv_packed){0, off}, 3), "0 segments");
+    expect_error(&e, qkv_packed_windows(&e.tp, x, (qkv_packed){2, NULL}, 3), "NULL");
     qkv_tensor *vec = ot_param(&e, "vec", 1, (int[]){5});
-    expect_error(&e, qkv_segment_windows(&e.tp, vec, (qkv_segments){2, off}, 3),
+    expect_error(&e, qkv_packed_windows(&e.tp, vec, (qkv_packed){2, off}, 3),
                  "matrix [C, D] with at least one row, got [5]");
-    expect_error(&e, qkv_segment_max(&e.tp, x, (qkv_segments){3, empty}), "segment 1 is empty");
-    expect_error(&e, qkv_segment_max(&e.tp, x, (qkv_segments){2, short_off}), "rows of the input [5, 3] (5)");
-    expect_error(&e, qkv_segment_max(&e.tp, x, (qkv_segments){3, decreasing}), "offsets decrease");
-    expect_error(&e, qkv_segment_max(&e.tp, vec, (qkv_segments){2, off}), "got [5]");
+    expect_error(&e, qkv_packed_max(&e.tp, x, (qkv_packed){3, empty}), "segment 1 is empty");
+    expect_error(&e, qkv_packed_max(&e.tp, x, (qkv_packed){2, short_off}), "rows of the input [5, 3] (5)");
+    expect_error(&e, qkv_packed_max(&e.tp, x, (qkv_packed){3, decreasing}), "offsets decrease");
+    expect_error(&e, qkv_packed_max(&e.tp, vec, (qkv_packed){2, off}), "got [5]");
     /* sticky: a failed tape makes both ops return NULL at once */
-    assert_null(qkv_segment_windows(&e.tp, x, (qkv_segments){2, off}, 2));
-    assert_null(qkv_segment_max(&e.tp, x, (qkv_segments){2, off}));
-    assert_null(qkv_segment_windows(&e.tp, x, (qkv_segments){2, off}, 3));
+    assert_null(qkv_packed_windows(&e.tp, x, (qkv_packed){2, off}, 2));
+    assert_null(qkv_packed_max(&e.tp, x, (qkv_packed){2, off}));
+    assert_null(qkv_packed_windows(&e.tp, x, (qkv_packed){2, off}, 3));
     qkv_tape_reset(&e.tp);
-    assert_non_null(qkv_segment_max(&e.tp, x, (qkv_segments){2, off}));
+    assert_non_null(qkv_packed_max(&e.tp, x, (qkv_packed){2, off}));
     ot_free(&e);
 }
 
@@ -348,8 +348,8 @@ static void run_big(int threads, qkv_tensor *x, const int32_t *off, bool windows
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     memset(x->grad, 0, x->size * sizeof *x->grad);
-    qkv_segments seg = {BIG_SEG, off};
-    qkv_tensor *y = windows ? qkv_segment_windows(&tp, x, seg, BIG_WIDTH) : qkv_segment_max(&tp, x, seg);
+    qkv_packed seg = {BIG_SEG, off};
+    qkv_tensor *y = windows ? qkv_packed_windows(&tp, x, seg, BIG_WIDTH) : qkv_packed_max(&tp, x, seg);
     assert_non_null(y);
     memcpy(y_out, y->data, y->size * sizeof *y_out);
     assert_int_equal(qkv_backward_from(&tp, y, dy), QKV_OK);

@@ -1,7 +1,7 @@
 /* Shared by the checkpoint tests: a scratch folder, a sample model and a sample checkpoint
  * holding every item type, and a check that reads the sample back and compares exactly. */
-#ifndef QKV_CHECKPOINT_FIXTURE_H
-#define QKV_CHECKPOINT_FIXTURE_H
+#ifndef QKV_STORE_FIXTURE_H
+#define QKV_STORE_FIXTURE_H
 
 #include "testutil.h"
 
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/io/checkpoint.h"
+#include "lib/io/store.h"
 
 /* A fresh folder under /tmp; removed by fx_rmdir. */
 static inline void fx_mkdir(char *dir, size_t len)
@@ -62,62 +62,62 @@ static inline void fx_write_sample(const char *path)
 {
     qkv_params ps;
     fx_model(&ps, 0);
-    qkv_ckpt_writer *w;
+    qkv_store_writer *w;
     qkv_error err = {{0}};
-    if (qkv_ckpt_create(path, &w, &err) != QKV_OK)
+    if (qkv_store_create(path, &w, &err) != QKV_OK)
         fail_msg("%s", err.msg);
-    int rc = qkv_ckpt_write_params(w, "/params", &ps, &err);
+    int rc = qkv_store_write_params(w, "/params", &ps, &err);
     char name[256];
     for (int i = 0; rc == QKV_OK && i < ps.n; i++) {
         qkv_tensor m = ps.items[i]->t;
         snprintf(name, sizeof name, "/optim/m/%s", ps.items[i]->name);
         for (size_t k = 0; k < m.size; k++)
             m.data[k] = -m.data[k]; /* the moment is the negated parameter */
-        rc = qkv_ckpt_write_tensor(w, name, &m, &err);
+        rc = qkv_store_write_tensor(w, name, &m, &err);
         for (size_t k = 0; k < m.size; k++)
             m.data[k] = -m.data[k];
     }
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_i64(w, "/train/step", 123456789012LL, &err);
+        rc = qkv_store_write_i64(w, "/train/step", 123456789012LL, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_i64(w, "/train/epoch", -3, &err);
+        rc = qkv_store_write_i64(w, "/train/epoch", -3, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_u64(w, "/train/seed", UINT64_MAX, &err);
+        rc = qkv_store_write_u64(w, "/train/seed", UINT64_MAX, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_f64(w, "/optim/lr", 0.001, &err);
+        rc = qkv_store_write_f64(w, "/optim/lr", 0.001, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_u64_array(w, "/rng/state", 4, fx_rng, &err);
+        rc = qkv_store_write_u64_array(w, "/rng/state", 4, fx_rng, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_i64_array(w, "/train/order", 5, fx_order, &err);
+        rc = qkv_store_write_i64_array(w, "/train/order", 5, fx_order, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_i64_array(w, "/train/empty", 0, NULL, &err);
+        rc = qkv_store_write_i64_array(w, "/train/empty", 0, NULL, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_f64_array(w, "/optim/history", 3, fx_f64, &err);
+        rc = qkv_store_write_f64_array(w, "/optim/history", 3, fx_f64, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_strings(w, "/vocab/words", FX_N_WORDS, fx_words, &err);
+        rc = qkv_store_write_strings(w, "/vocab/words", FX_N_WORDS, fx_words, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_strings(w, "/vocab/none", 0, NULL, &err);
+        rc = qkv_store_write_strings(w, "/vocab/none", 0, NULL, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_text(w, "/config", fx_config, &err);
+        rc = qkv_store_write_text(w, "/config", fx_config, &err);
     if (rc != QKV_OK) {
-        qkv_ckpt_abort(w);
+        qkv_store_abort(w);
         fail_msg("%s", err.msg);
     }
-    if (qkv_ckpt_commit(w, &err) != QKV_OK)
+    if (qkv_store_commit(w, &err) != QKV_OK)
         fail_msg("%s", err.msg);
     qkv_params_free(&ps);
 }
 
 /* Reads every item of the sample back from an open reader; returns QKV_OK when everything
  * is present and exactly equal, else QKV_ERR with err saying what differs. */
-static inline int fx_check_sample(const qkv_ckpt_reader *r, qkv_error *err)
+static inline int fx_check_sample(const qkv_store_reader *r, qkv_error *err)
 {
     qkv_params want, got;
     fx_model(&want, 0);
     fx_model(&got, 0);
     for (int i = 0; i < got.n; i++)
         qkv_init_constant(&got.items[i]->t, 99);
-    int rc = qkv_ckpt_read_params(r, "/params", &got, err);
+    int rc = qkv_store_read_params(r, "/params", &got, err);
     for (int i = 0; rc == QKV_OK && i < got.n; i++) {
         qkv_tensor *g = &got.items[i]->t, *e = &want.items[i]->t;
         if (memcmp(g->data, e->data, g->size * sizeof(qkv_real)) != 0)
@@ -125,7 +125,7 @@ static inline int fx_check_sample(const qkv_ckpt_reader *r, qkv_error *err)
         char name[256];
         snprintf(name, sizeof name, "/optim/m/%s", got.items[i]->name);
         if (rc == QKV_OK)
-            rc = qkv_ckpt_read_tensor(r, name, g, err);
+            rc = qkv_store_read_tensor(r, name, g, err);
         for (size_t k = 0; rc == QKV_OK && k < g->size; k++)
             if (g->data[k] != -e->data[k])
                 rc = qkv_fail(err, "%s[%zu] differs", name, k);
@@ -138,25 +138,25 @@ static inline int fx_check_sample(const qkv_ckpt_reader *r, qkv_error *err)
     uint64_t u64, rng[4];
     double f64, hist[3];
     int64_t order[5];
-    if (qkv_ckpt_read_i64(r, "/train/step", &i64, err) || i64 != 123456789012LL)
+    if (qkv_store_read_i64(r, "/train/step", &i64, err) || i64 != 123456789012LL)
         return qkv_fail_prefix(err, "/train/step");
-    if (qkv_ckpt_read_i64(r, "/train/epoch", &i64, err) || i64 != -3)
+    if (qkv_store_read_i64(r, "/train/epoch", &i64, err) || i64 != -3)
         return qkv_fail_prefix(err, "/train/epoch");
-    if (qkv_ckpt_read_u64(r, "/train/seed", &u64, err) || u64 != UINT64_MAX)
+    if (qkv_store_read_u64(r, "/train/seed", &u64, err) || u64 != UINT64_MAX)
         return qkv_fail_prefix(err, "/train/seed");
-    if (qkv_ckpt_read_f64(r, "/optim/lr", &f64, err) || f64 != 0.001)
+    if (qkv_store_read_f64(r, "/optim/lr", &f64, err) || f64 != 0.001)
         return qkv_fail_prefix(err, "/optim/lr");
-    if (qkv_ckpt_read_u64_array(r, "/rng/state", 4, rng, err) || memcmp(rng, fx_rng, sizeof rng))
+    if (qkv_store_read_u64_array(r, "/rng/state", 4, rng, err) || memcmp(rng, fx_rng, sizeof rng))
         return qkv_fail_prefix(err, "/rng/state");
-    if (qkv_ckpt_read_i64_array(r, "/train/order", 5, order, err) || memcmp(order, fx_order, sizeof order))
+    if (qkv_store_read_i64_array(r, "/train/order", 5, order, err) || memcmp(order, fx_order, sizeof order))
         return qkv_fail_prefix(err, "/train/order");
-    if (qkv_ckpt_read_i64_array(r, "/train/empty", 0, order, err))
+    if (qkv_store_read_i64_array(r, "/train/empty", 0, order, err))
         return qkv_fail_prefix(err, "/train/empty");
-    if (qkv_ckpt_read_f64_array(r, "/optim/history", 3, hist, err) || memcmp(hist, fx_f64, sizeof hist))
+    if (qkv_store_read_f64_array(r, "/optim/history", 3, hist, err) || memcmp(hist, fx_f64, sizeof hist))
         return qkv_fail_prefix(err, "/optim/history");
     size_t n;
     char **words;
-    if (qkv_ckpt_read_strings(r, "/vocab/words", &n, &words, err))
+    if (qkv_store_read_strings(r, "/vocab/words", &n, &words, err))
         return QKV_ERR;
     rc = n == FX_N_WORDS && words[n] == NULL ? QKV_OK : qkv_fail(err, "/vocab/words: %zu strings", n);
     for (size_t i = 0; rc == QKV_OK && i < n; i++)
@@ -165,13 +165,13 @@ static inline int fx_check_sample(const qkv_ckpt_reader *r, qkv_error *err)
     free(words);
     if (rc != QKV_OK)
         return rc;
-    if (qkv_ckpt_read_strings(r, "/vocab/none", &n, &words, err))
+    if (qkv_store_read_strings(r, "/vocab/none", &n, &words, err))
         return QKV_ERR;
     free(words);
     if (n != 0)
         return qkv_fail(err, "/vocab/none: %zu strings", n);
     char *text;
-    if (qkv_ckpt_read_text(r, "/config", &text, err))
+    if (qkv_store_read_text(r, "/config", &text, err))
         return QKV_ERR;
     rc = strcmp(text, fx_config) == 0 ? QKV_OK : qkv_fail(err, "/config differs: '%s'", text);
     free(text);

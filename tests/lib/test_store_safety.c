@@ -5,7 +5,7 @@
  * that fails) leaves the previous checkpoint byte-identical, no temporary file behind where it
  * can remove it, and no HDF5 object open: the process then exits normally (HDF5's shutdown at
  * exit crashed on a file left half-closed by a failed save). */
-#include "checkpoint_fixture.h"
+#include "store_fixture.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -13,16 +13,16 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "lib/io/checkpoint_internal.h"
+#include "lib/io/store_internal.h"
 
 /* Opens path and reads the whole sample; QKV_OK only if everything equals the original. */
 static int open_and_check(const char *p, qkv_error *err)
 {
-    qkv_ckpt_reader *r;
-    if (qkv_ckpt_open(p, &r, err) != QKV_OK)
+    qkv_store_reader *r;
+    if (qkv_store_open(p, &r, err) != QKV_OK)
         return QKV_ERR;
     int rc = fx_check_sample(r, err);
-    qkv_ckpt_close(r);
+    qkv_store_close(r);
     return rc;
 }
 
@@ -80,12 +80,12 @@ static void test_flipped_bytes(void **state)
     unsigned char *buf = fx_slurp(path, &len);
     char p[160];
     snprintf(p, sizeof p, "%s/flip.h5", dir);
-    size_t text_len = strnlen((const char *)buf, QKV_CKPT_HEADER_SIZE); /* the header's text, then NULs */
-    assert_true(text_len > 100 && text_len < QKV_CKPT_HEADER_SIZE);
+    size_t text_len = strnlen((const char *)buf, QKV_STORE_HEADER_SIZE); /* the header's text, then NULs */
+    assert_true(text_len > 100 && text_len < QKV_STORE_HEADER_SIZE);
     int loaded = 0, failed = 0, crc_errors = 0;
     /* every byte of the header text, every 8th of its padding, ~250 places in the HDF5 part */
     size_t step = len / 250 + 1;
-    for (size_t pos = 0; pos < len; pos += (pos <= text_len ? 1 : pos < QKV_CKPT_HEADER_SIZE ? 8 : step)) {
+    for (size_t pos = 0; pos < len; pos += (pos <= text_len ? 1 : pos < QKV_STORE_HEADER_SIZE ? 8 : step)) {
         unsigned char masks[2] = {0x01, 0xFF};
         for (int m = 0; m < 2; m++) {
             buf[pos] ^= masks[m];
@@ -94,7 +94,7 @@ static void test_flipped_bytes(void **state)
             qkv_error err = {{0}};
             if (open_and_check(p, &err) == QKV_OK) {
                 loaded++;
-                if (pos <= text_len || pos >= QKV_CKPT_HEADER_SIZE)
+                if (pos <= text_len || pos >= QKV_STORE_HEADER_SIZE)
                     fail_msg("a flip at byte %zu (header text or HDF5 data) went unnoticed", pos);
             } else {
                 failed++;
@@ -123,12 +123,12 @@ static void test_resealed_corruption_reaches_hdf5(void **state)
     char p[160];
     snprintf(p, sizeof p, "%s/reseal.h5", dir);
     int loaded = 0, failed = 0, changed = 0;
-    size_t step = (len - QKV_CKPT_HEADER_SIZE) / 80 + 1;
-    for (size_t pos = QKV_CKPT_HEADER_SIZE; pos < len; pos += step) {
+    size_t step = (len - QKV_STORE_HEADER_SIZE) / 80 + 1;
+    for (size_t pos = QKV_STORE_HEADER_SIZE; pos < len; pos += step) {
         unsigned char saved = buf[pos];
         buf[pos] ^= 0x5A;
-        uint32_t crc = qkv_ckpt_crc32(0, buf + QKV_CKPT_HEADER_SIZE, len - QKV_CKPT_HEADER_SIZE);
-        qkv_ckpt_header_format((char *)buf, len, crc);
+        uint32_t crc = qkv_store_crc32(0, buf + QKV_STORE_HEADER_SIZE, len - QKV_STORE_HEADER_SIZE);
+        qkv_store_header_format((char *)buf, len, crc);
         fx_spit(p, buf, len);
         buf[pos] = saved;
         pid_t child = fork();
@@ -158,7 +158,7 @@ static void test_resealed_corruption_reaches_hdf5(void **state)
 /* Writes len bytes of buf to p with a valid qkv header, so that HDF5 itself reads them. */
 static void reseal(const char *p, unsigned char *buf, size_t len)
 {
-    qkv_ckpt_header_format((char *)buf, len, qkv_ckpt_crc32(0, buf + QKV_CKPT_HEADER_SIZE, len - QKV_CKPT_HEADER_SIZE));
+    qkv_store_header_format((char *)buf, len, qkv_store_crc32(0, buf + QKV_STORE_HEADER_SIZE, len - QKV_STORE_HEADER_SIZE));
     fx_spit(p, buf, len);
 }
 
@@ -172,25 +172,25 @@ static void test_hdf5_reason_kept(void **state)
     unsigned char *buf = fx_slurp(path, &len), *copy = malloc(len);
     char p[160];
     snprintf(p, sizeof p, "%s/other.h5", dir);
-    qkv_ckpt_reader *r = NULL;
+    qkv_store_reader *r = NULL;
     qkv_error err;
     /* not HDF5 at all behind a valid qkv header */
     memcpy(copy, buf, len);
-    memset(copy + QKV_CKPT_HEADER_SIZE, 'x', len - QKV_CKPT_HEADER_SIZE);
+    memset(copy + QKV_STORE_HEADER_SIZE, 'x', len - QKV_STORE_HEADER_SIZE);
     reseal(p, copy, len);
-    assert_int_equal(qkv_ckpt_open(p, &r, &err), QKV_ERR);
+    assert_int_equal(qkv_store_open(p, &r, &err), QKV_ERR);
     assert_null(r);
     assert_msg_has(err, "HDF5 cannot open it: file signature not found");
     /* an HDF5 file cut short, re-sealed */
-    const size_t cuts[] = {QKV_CKPT_HEADER_SIZE + 100, len / 2, len - 1};
+    const size_t cuts[] = {QKV_STORE_HEADER_SIZE + 100, len / 2, len - 1};
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         memcpy(copy, buf, len);
         reseal(p, copy, cuts[i]);
-        assert_int_equal(qkv_ckpt_open(p, &r, &err), QKV_ERR);
+        assert_int_equal(qkv_store_open(p, &r, &err), QKV_ERR);
         assert_msg_has(err, "HDF5 cannot open it: truncated file");
     }
     /* a folder never reaches HDF5 */
-    assert_int_equal(qkv_ckpt_open(dir, &r, &err), QKV_ERR);
+    assert_int_equal(qkv_store_open(dir, &r, &err), QKV_ERR);
     assert_msg_has(err, "not a regular file");
     assert_int_equal(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
     free(copy);
@@ -201,10 +201,10 @@ static void test_hdf5_reason_kept(void **state)
 static void test_crc32_check_value(void **state)
 {
     (void)state;
-    assert_int_equal(qkv_ckpt_crc32(0, "123456789", 9), 0xCBF43926u);
-    uint32_t chained = qkv_ckpt_crc32(qkv_ckpt_crc32(0, "1234", 4), "56789", 5);
+    assert_int_equal(qkv_store_crc32(0, "123456789", 9), 0xCBF43926u);
+    uint32_t chained = qkv_store_crc32(qkv_store_crc32(0, "1234", 4), "56789", 5);
     assert_int_equal(chained, 0xCBF43926u);
-    assert_int_equal(qkv_ckpt_crc32(0, "", 0), 0);
+    assert_int_equal(qkv_store_crc32(0, "", 0), 0);
 }
 
 /* A save killed before its commit: the previous file is intact; the temporary file left
@@ -218,12 +218,12 @@ static void test_interrupted_save(void **state)
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
-        qkv_ckpt_writer *w;
+        qkv_store_writer *w;
         qkv_error err;
-        if (qkv_ckpt_create(path, &w, &err) != QKV_OK)
+        if (qkv_store_create(path, &w, &err) != QKV_OK)
             _exit(2);
-        qkv_ckpt_write_text(w, "/config", "half", &err);
-        H5Fflush((hid_t)qkv_ckpt_writer_hid(w), H5F_SCOPE_GLOBAL);
+        qkv_store_write_text(w, "/config", "half", &err);
+        H5Fflush((hid_t)qkv_store_writer_hid(w), H5F_SCOPE_GLOBAL);
         raise(SIGKILL);
         _exit(3);
     }
@@ -234,9 +234,9 @@ static void test_interrupted_save(void **state)
     char tmp[160];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)child);
     assert_int_equal(access(tmp, F_OK), 0);
-    qkv_ckpt_reader *r;
+    qkv_store_reader *r;
     qkv_error err;
-    assert_int_equal(qkv_ckpt_open(tmp, &r, &err), QKV_ERR);
+    assert_int_equal(qkv_store_open(tmp, &r, &err), QKV_ERR);
     assert_msg_has(err, "unfinished temporary file");
     /* the stale file of the dead process goes; one of a live process (ours) stays */
     char live[160];
@@ -245,13 +245,13 @@ static void test_interrupted_save(void **state)
     assert_non_null(f);
     fclose(f);
     int removed = -1;
-    assert_int_equal(qkv_ckpt_remove_stale(path, &removed, &err), QKV_OK);
+    assert_int_equal(qkv_store_remove_stale(path, &removed, &err), QKV_OK);
     assert_int_equal(removed, 1);
     assert_int_equal(access(tmp, F_OK), -1);
     assert_int_equal(access(live, F_OK), 0);
     assert_int_equal(access(path, F_OK), 0);
     unlink(live);
-    assert_int_equal(qkv_ckpt_remove_stale(path, &removed, &err), QKV_OK);
+    assert_int_equal(qkv_store_remove_stale(path, &removed, &err), QKV_OK);
     assert_int_equal(removed, 0);
     free(before);
 }
@@ -289,14 +289,14 @@ static void save_big(int fd, void *arg)
     qkv_tensor *t = qkv_params_add(&ps, &err, 2, (int[]){rows, 512}, "big.w");
     for (size_t k = 0; t && k < t->size; k++)
         t->data[k] = (qkv_real)k;
-    qkv_ckpt_writer *w;
-    int rc = qkv_ckpt_create(path, &w, &err);
+    qkv_store_writer *w;
+    int rc = qkv_store_create(path, &w, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_write_params(w, "/params", &ps, &err);
+        rc = qkv_store_write_params(w, "/params", &ps, &err);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_commit(w, &err);
+        rc = qkv_store_commit(w, &err);
     else
-        qkv_ckpt_abort(w);
+        qkv_store_abort(w);
     if (write(fd, err.msg, strlen(err.msg)) < 0)
         _exit(98);
     qkv_params_free(&ps);
@@ -363,21 +363,21 @@ static void test_disk_full_keeps_previous(void **state)
 static void test_unwritable_paths(void **state)
 {
     (void)state;
-    qkv_ckpt_writer *w = (qkv_ckpt_writer *)1;
+    qkv_store_writer *w = (qkv_store_writer *)1;
     qkv_error err;
     char p[200];
     /* a path through a regular file: the "folder" cannot hold files, even for root */
     fx_write_sample(path);
     snprintf(p, sizeof p, "%s/sub/ckpt.h5", path);
-    assert_int_equal(qkv_ckpt_create(p, &w, &err), QKV_ERR);
+    assert_int_equal(qkv_store_create(p, &w, &err), QKV_ERR);
     assert_null(w);
     assert_msg_has(err, "cannot create temporary file");
     assert_msg_has(err, "Not a directory");
     snprintf(p, sizeof p, "%s/no/such/folder/ckpt.h5", dir);
-    assert_int_equal(qkv_ckpt_create(p, &w, &err), QKV_ERR);
+    assert_int_equal(qkv_store_create(p, &w, &err), QKV_ERR);
     assert_msg_has(err, "No such file or directory");
     /* the final path is a folder */
-    assert_int_equal(qkv_ckpt_create(dir, &w, &err), QKV_ERR);
+    assert_int_equal(qkv_store_create(dir, &w, &err), QKV_ERR);
     assert_msg_has(err, "exists and is not a regular file");
 }
 
@@ -386,16 +386,16 @@ static void test_unwritable_paths(void **state)
 static void test_failed_rename(void **state)
 {
     (void)state;
-    qkv_ckpt_writer *w;
+    qkv_store_writer *w;
     qkv_error err;
-    assert_int_equal(qkv_ckpt_create(path, &w, &err), QKV_OK);
+    assert_int_equal(qkv_store_create(path, &w, &err), QKV_OK);
     char tmp[200], inner[200];
-    snprintf(tmp, sizeof tmp, "%s", qkv_ckpt_temp_path(w));
-    assert_int_equal(qkv_ckpt_write_i64(w, "/step", 1, &err), QKV_OK);
+    snprintf(tmp, sizeof tmp, "%s", qkv_store_temp_path(w));
+    assert_int_equal(qkv_store_write_i64(w, "/step", 1, &err), QKV_OK);
     assert_int_equal(mkdir(path, 0755), 0);
     snprintf(inner, sizeof inner, "%s/keep", path);
     fx_spit(inner, "x", 1);
-    assert_int_equal(qkv_ckpt_commit(w, &err), QKV_ERR);
+    assert_int_equal(qkv_store_commit(w, &err), QKV_ERR);
     assert_msg_has(err, "not saved: cannot rename");
     assert_int_not_equal(access(tmp, F_OK), 0);
     assert_int_equal(access(inner, F_OK), 0);
@@ -411,15 +411,15 @@ static void save_into_readonly(int fd, void *arg)
         _exit(2);
     if (mode == 0 && chmod(dir, 0555) != 0)
         _exit(3);
-    qkv_ckpt_writer *w;
+    qkv_store_writer *w;
     qkv_error err = {{0}};
-    int rc = qkv_ckpt_create(path, &w, &err);
-    if (rc == QKV_OK && qkv_ckpt_write_text(w, "/config", "new", &err) != QKV_OK)
+    int rc = qkv_store_create(path, &w, &err);
+    if (rc == QKV_OK && qkv_store_write_text(w, "/config", "new", &err) != QKV_OK)
         _exit(4);
     if (rc == QKV_OK && chmod(dir, 0555) != 0)
         _exit(5);
     if (rc == QKV_OK)
-        rc = qkv_ckpt_commit(w, &err);
+        rc = qkv_store_commit(w, &err);
     if (write(fd, err.msg, strlen(err.msg)) < 0)
         _exit(98);
     _exit(rc == QKV_OK ? 1 : 0);

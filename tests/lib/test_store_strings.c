@@ -2,7 +2,7 @@
  * string NUL-ended, so a checkpoint grows with the text of its strings, not with their number
  * times the longest one (format_version 2); format_version 1's fixed-length string datasets
  * are still read; damaged byte lists are errors naming the item. */
-#include "checkpoint_fixture.h"
+#include "store_fixture.h"
 
 #include <hdf5.h>
 #include <sys/stat.h>
@@ -26,24 +26,24 @@ static long save_vocab(const char *p, size_t long_len)
             words[7][k] = (char)('a' + k % 26);
         words[7][long_len] = '\0';
     }
-    qkv_ckpt_writer *w;
+    qkv_store_writer *w;
     qkv_error err;
-    assert_int_equal(qkv_ckpt_create(p, &w, &err), QKV_OK);
-    if (qkv_ckpt_write_strings(w, "/vocab/words", N_WORDS, (const char *const *)words, &err) ||
-        qkv_ckpt_commit(w, &err))
+    assert_int_equal(qkv_store_create(p, &w, &err), QKV_OK);
+    if (qkv_store_write_strings(w, "/vocab/words", N_WORDS, (const char *const *)words, &err) ||
+        qkv_store_commit(w, &err))
         fail_msg("%s", err.msg);
-    qkv_ckpt_reader *r;
+    qkv_store_reader *r;
     char **back;
     size_t n;
-    assert_int_equal(qkv_ckpt_open(p, &r, &err), QKV_OK);
-    if (qkv_ckpt_read_strings(r, "/vocab/words", &n, &back, &err))
+    assert_int_equal(qkv_store_open(p, &r, &err), QKV_OK);
+    if (qkv_store_read_strings(r, "/vocab/words", &n, &back, &err))
         fail_msg("%s", err.msg);
     assert_int_equal(n, N_WORDS);
     for (int i = 0; i < N_WORDS; i++)
         assert_string_equal(back[i], words[i]);
     assert_null(back[n]);
     free(back);
-    qkv_ckpt_close(r);
+    qkv_store_close(r);
     for (int i = 0; i < N_WORDS; i++)
         free(words[i]);
     free(words);
@@ -70,10 +70,10 @@ static void test_size_grows_with_the_text(void **state)
 /* A checkpoint of format_version 1: lists as fixed-length NUL-padded UTF-8 strings. */
 static void write_version1(const char *p)
 {
-    qkv_ckpt_writer *w;
+    qkv_store_writer *w;
     qkv_error err;
-    assert_int_equal(qkv_ckpt_create(p, &w, &err), QKV_OK);
-    hid_t file = (hid_t)qkv_ckpt_writer_hid(w);
+    assert_int_equal(qkv_store_create(p, &w, &err), QKV_OK);
+    hid_t file = (hid_t)qkv_store_writer_hid(w);
     int64_t one = 1;
     hid_t a = H5Aopen(file, "format_version", H5P_DEFAULT);
     assert_true(a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, &one) >= 0);
@@ -91,60 +91,60 @@ static void write_version1(const char *p)
     H5Gclose(g);
     H5Sclose(space);
     H5Tclose(str);
-    assert_int_equal(qkv_ckpt_commit(w, &err), QKV_OK);
+    assert_int_equal(qkv_store_commit(w, &err), QKV_OK);
 }
 
 static void test_format_version_1_is_read(void **state)
 {
     (void)state;
     write_version1(path);
-    qkv_ckpt_reader *r;
+    qkv_store_reader *r;
     qkv_error err;
-    if (qkv_ckpt_open(path, &r, &err))
+    if (qkv_store_open(path, &r, &err))
         fail_msg("%s", err.msg);
-    assert_int_equal(qkv_ckpt_format_version(r), 1);
+    assert_int_equal(qkv_store_format_version(r), 1);
     char **s;
     size_t n;
-    if (qkv_ckpt_read_strings(r, "/vocab/words", &n, &s, &err))
+    if (qkv_store_read_strings(r, "/vocab/words", &n, &s, &err))
         fail_msg("%s", err.msg);
     assert_int_equal(n, 3);
     assert_string_equal(s[0], "<unk>");
     assert_string_equal(s[1], "naïve");
     assert_string_equal(s[2], "");
     free(s);
-    qkv_ckpt_close(r);
+    qkv_store_close(r);
 }
 
 /* A byte list written through the escape hatch (as a damaged or hand-made file could hold). */
 static void write_bytes(const char *p, int rank, const unsigned char *bytes, hsize_t n)
 {
-    qkv_ckpt_writer *w;
+    qkv_store_writer *w;
     qkv_error err;
-    assert_int_equal(qkv_ckpt_create(p, &w, &err), QKV_OK);
-    hid_t file = (hid_t)qkv_ckpt_writer_hid(w);
+    assert_int_equal(qkv_store_create(p, &w, &err), QKV_OK);
+    hid_t file = (hid_t)qkv_store_writer_hid(w);
     hsize_t dims[2] = {rank == 2 ? 1 : n, n};
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t d = H5Dcreate2(file, "words", H5T_STD_U8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     assert_true(d >= 0 && H5Dwrite(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes) >= 0);
     H5Dclose(d);
     H5Sclose(space);
-    assert_int_equal(qkv_ckpt_commit(w, &err), QKV_OK);
+    assert_int_equal(qkv_store_commit(w, &err), QKV_OK);
 }
 
 static void assert_bytes_error(int rank, const char *bytes, hsize_t n, const char *expected)
 {
     write_bytes(path, rank, (const unsigned char *)bytes, n);
-    qkv_ckpt_reader *r;
+    qkv_store_reader *r;
     qkv_error err;
-    assert_int_equal(qkv_ckpt_open(path, &r, &err), QKV_OK);
+    assert_int_equal(qkv_store_open(path, &r, &err), QKV_OK);
     char **s = (char **)1;
     size_t count = 7;
-    assert_int_equal(qkv_ckpt_read_strings(r, "/words", &count, &s, &err), QKV_ERR);
+    assert_int_equal(qkv_store_read_strings(r, "/words", &count, &s, &err), QKV_ERR);
     assert_null(s);
     assert_int_equal(count, 0);
     assert_msg_has(err, expected);
     assert_msg_has(err, "/words: ");
-    qkv_ckpt_close(r);
+    qkv_store_close(r);
 }
 
 static void test_damaged_byte_lists(void **state)

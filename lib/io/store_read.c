@@ -1,6 +1,6 @@
 /* Checkpoint reader: verifies the qkv header (size, CRC-32) before HDF5 sees the file, then
- * the format version; typed readers check each dataset's class and shape. See lib/io/checkpoint.h. */
-#include "lib/io/checkpoint_internal.h"
+ * the format version; typed readers check each dataset's class and shape. See lib/io/store.h. */
+#include "lib/io/store_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,9 +55,9 @@ static int verify_file(const char *path, qkv_error *err)
         close(fd);
         return qkv_fail(err, "checkpoint %s: not a regular file", path);
     }
-    char header[QKV_CKPT_HEADER_SIZE] = {0}, at_block[8] = {0};
+    char header[QKV_STORE_HEADER_SIZE] = {0}, at_block[8] = {0};
     ssize_t got = read_full(fd, header, sizeof header, 0);
-    ssize_t got_block = read_full(fd, at_block, sizeof at_block, QKV_CKPT_HEADER_SIZE);
+    ssize_t got_block = read_full(fd, at_block, sizeof at_block, QKV_STORE_HEADER_SIZE);
     int status = QKV_ERR;
     uint64_t size = 0;
     uint32_t crc = 0;
@@ -73,10 +73,10 @@ static int verify_file(const char *path, qkv_error *err)
                           "temporary file of an interrupted save, or a damaged header)", path);
         else
             qkv_fail(err, "checkpoint %s: not an HDF5 file (neither a qkv nor an HDF5 signature)", path);
-    } else if (got < QKV_CKPT_HEADER_SIZE) {
+    } else if (got < QKV_STORE_HEADER_SIZE) {
         qkv_fail(err, "checkpoint %s: truncated: %lld bytes, shorter than its %d-byte header", path,
-                 (long long)st.st_size, QKV_CKPT_HEADER_SIZE);
-    } else if (!qkv_ckpt_header_parse(header, &size, &crc)) {
+                 (long long)st.st_size, QKV_STORE_HEADER_SIZE);
+    } else if (!qkv_store_header_parse(header, &size, &crc)) {
         qkv_fail(err, "checkpoint %s: corrupted: its qkv header is damaged", path);
     } else if ((uint64_t)st.st_size < size) {
         qkv_fail(err, "checkpoint %s: truncated: %lld bytes, the header says %" PRIu64 "%s", path,
@@ -88,10 +88,10 @@ static int verify_file(const char *path, qkv_error *err)
         static const size_t chunk = 1 << 16;
         unsigned char *buf = malloc(chunk);
         uint32_t actual = 0;
-        off_t pos = QKV_CKPT_HEADER_SIZE;
+        off_t pos = QKV_STORE_HEADER_SIZE;
         ssize_t n = 0;
         while (buf && pos < st.st_size && (n = read_full(fd, buf, chunk, pos)) > 0) {
-            actual = qkv_ckpt_crc32(actual, buf, (size_t)n);
+            actual = qkv_store_crc32(actual, buf, (size_t)n);
             pos += n;
         }
         free(buf);
@@ -109,7 +109,7 @@ static int verify_file(const char *path, qkv_error *err)
     return status;
 }
 
-static int read_root_attributes(qkv_ckpt_reader *r, qkv_error *err)
+static int read_root_attributes(qkv_store_reader *r, qkv_error *err)
 {
     htri_t has = H5Aexists(r->file, "format_version");
     if (has <= 0)
@@ -122,12 +122,12 @@ static int read_root_attributes(qkv_ckpt_reader *r, qkv_error *err)
     if (type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER || H5Sget_simple_extent_npoints(space) != 1 ||
         H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
         qkv_fail(err, "checkpoint %s: root attribute format_version is not one integer", r->path);
-    else if (v > QKV_CKPT_FORMAT_VERSION)
+    else if (v > QKV_STORE_FORMAT_VERSION)
         qkv_fail(err, "checkpoint %s: written by a newer qkv (format_version %" PRId64 "; this qkv reads %d to %d)",
-                 r->path, v, QKV_CKPT_FORMAT_OLDEST, QKV_CKPT_FORMAT_VERSION);
-    else if (v < QKV_CKPT_FORMAT_OLDEST)
+                 r->path, v, QKV_STORE_FORMAT_OLDEST, QKV_STORE_FORMAT_VERSION);
+    else if (v < QKV_STORE_FORMAT_OLDEST)
         qkv_fail(err, "checkpoint %s: format_version %" PRId64 " is not supported (this qkv reads %d to %d)",
-                 r->path, v, QKV_CKPT_FORMAT_OLDEST, QKV_CKPT_FORMAT_VERSION);
+                 r->path, v, QKV_STORE_FORMAT_OLDEST, QKV_STORE_FORMAT_VERSION);
     else
         status = QKV_OK;
     r->format_version = v;
@@ -158,15 +158,15 @@ static int read_root_attributes(qkv_ckpt_reader *r, qkv_error *err)
     return QKV_OK;
 }
 
-int qkv_ckpt_open(const char *path, qkv_ckpt_reader **out, qkv_error *err)
+int qkv_store_open(const char *path, qkv_store_reader **out, qkv_error *err)
 {
     *out = NULL;
-    qkv_ckpt_h5_silence();
+    qkv_store_h5_silence();
     if (!path || !path[0])
         return qkv_fail(err, "checkpoint: empty file name");
     if (verify_file(path, err) != QKV_OK)
         return QKV_ERR;
-    qkv_ckpt_reader *r = calloc(1, sizeof *r);
+    qkv_store_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
         return qkv_fail(err, "checkpoint %s: out of memory", path);
@@ -177,23 +177,23 @@ int qkv_ckpt_open(const char *path, qkv_ckpt_reader **out, qkv_error *err)
         r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     char msg[512];
     if (r->file < 0)
-        qkv_ckpt_h5_msg(msg, sizeof msg); /* now: H5Pclose clears HDF5's error stack */
+        qkv_store_h5_msg(msg, sizeof msg); /* now: H5Pclose clears HDF5's error stack */
     if (fapl >= 0)
         H5Pclose(fapl);
     if (r->file < 0) {
         qkv_fail(err, "checkpoint %s: HDF5 cannot open it: %s", path, msg);
-        qkv_ckpt_close(r);
+        qkv_store_close(r);
         return QKV_ERR;
     }
     if (read_root_attributes(r, err) != QKV_OK) {
-        qkv_ckpt_close(r);
+        qkv_store_close(r);
         return QKV_ERR;
     }
     *out = r;
     return QKV_OK;
 }
 
-void qkv_ckpt_close(qkv_ckpt_reader *r)
+void qkv_store_close(qkv_store_reader *r)
 {
     if (!r)
         return;
@@ -203,13 +203,13 @@ void qkv_ckpt_close(qkv_ckpt_reader *r)
     free(r);
 }
 
-int64_t qkv_ckpt_format_version(const qkv_ckpt_reader *r) { return r->format_version; }
-const char *qkv_ckpt_qkv_version(const qkv_ckpt_reader *r) { return r->qkv_version; }
-int64_t qkv_ckpt_reader_hid(const qkv_ckpt_reader *r) { return r->file; }
+int64_t qkv_store_format_version(const qkv_store_reader *r) { return r->format_version; }
+const char *qkv_store_qkv_version(const qkv_store_reader *r) { return r->qkv_version; }
+int64_t qkv_store_reader_hid(const qkv_store_reader *r) { return r->file; }
 
-bool qkv_ckpt_has(const qkv_ckpt_reader *r, const char *path)
+bool qkv_store_has(const qkv_store_reader *r, const char *path)
 {
-    if (qkv_ckpt_path_problem(path))
+    if (qkv_store_path_problem(path))
         return false;
     /* H5Lexists needs every earlier component to exist: check prefix by prefix. */
     char buf[1024];
@@ -232,7 +232,7 @@ bool qkv_ckpt_has(const qkv_ckpt_reader *r, const char *path)
 
 static const char *const kind_names[] = {"floating-point", "signed integer", "unsigned integer", "string"};
 
-int qkv_ckpt_read_fail(const qkv_ckpt_reader *r, qkv_error *err, const char *path, const char *fmt, ...)
+int qkv_store_read_fail(const qkv_store_reader *r, qkv_error *err, const char *path, const char *fmt, ...)
 {
     char what[800];
     va_list ap;
@@ -242,7 +242,7 @@ int qkv_ckpt_read_fail(const qkv_ckpt_reader *r, qkv_error *err, const char *pat
     return qkv_fail(err, "checkpoint %s: %s: %s", r->path, path ? path : "(null)", what);
 }
 
-const char *qkv_ckpt_dims_str(int rank, const hsize_t *dims, char *buf, size_t len)
+const char *qkv_store_dims_str(int rank, const hsize_t *dims, char *buf, size_t len)
 {
     if (rank == 0) {
         snprintf(buf, len, "a scalar");
@@ -270,7 +270,7 @@ static const char *class_name(hid_t type)
     }
 }
 
-static bool is_kind(hid_t type, enum qkv_ckpt_kind kind)
+static bool is_kind(hid_t type, enum qkv_store_kind kind)
 {
     H5T_class_t c = H5Tget_class(type);
     switch (kind) {
@@ -289,26 +289,26 @@ static bool is_kind(hid_t type, enum qkv_ckpt_kind kind)
 }
 
 /* Opens the dataset at path and checks its class; gets its rank and dims. */
-hid_t qkv_ckpt_open_dataset(const qkv_ckpt_reader *r, const char *path, enum qkv_ckpt_kind kind, int *rank,
+hid_t qkv_store_open_dataset(const qkv_store_reader *r, const char *path, enum qkv_store_kind kind, int *rank,
                           hsize_t dims[QKV_MAX_RANK], qkv_error *err)
 {
-    const char *problem = qkv_ckpt_path_problem(path);
+    const char *problem = qkv_store_path_problem(path);
     if (problem) {
-        qkv_ckpt_read_fail(r, err, path, "%s", problem);
+        qkv_store_read_fail(r, err, path, "%s", problem);
         return H5I_INVALID_HID;
     }
-    if (!qkv_ckpt_has(r, path)) {
-        qkv_ckpt_read_fail(r, err, path, "missing");
+    if (!qkv_store_has(r, path)) {
+        qkv_store_read_fail(r, err, path, "missing");
         return H5I_INVALID_HID;
     }
     hid_t obj = H5Oopen(r->file, path, H5P_DEFAULT);
     char msg[512];
     if (obj < 0) {
-        qkv_ckpt_read_fail(r, err, path, "HDF5 cannot open it: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+        qkv_store_read_fail(r, err, path, "HDF5 cannot open it: %s", qkv_store_h5_msg(msg, sizeof msg));
         return H5I_INVALID_HID;
     }
     if (H5Iget_type(obj) != H5I_DATASET) {
-        qkv_ckpt_read_fail(r, err, path, "a group, not a dataset");
+        qkv_store_read_fail(r, err, path, "a group, not a dataset");
         H5Oclose(obj);
         return H5I_INVALID_HID;
     }
@@ -316,9 +316,9 @@ hid_t qkv_ckpt_open_dataset(const qkv_ckpt_reader *r, const char *path, enum qkv
     hid_t space = type >= 0 ? H5Dget_space(obj) : H5I_INVALID_HID;
     bool ok = false;
     if (type < 0 || space < 0) {
-        qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read its type: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+        qkv_store_read_fail(r, err, path, "HDF5 cannot read its type: %s", qkv_store_h5_msg(msg, sizeof msg));
     } else if (!is_kind(type, kind)) {
-        qkv_ckpt_read_fail(r, err, path, "%s data, expected %s", class_name(type), kind_names[kind]);
+        qkv_store_read_fail(r, err, path, "%s data, expected %s", class_name(type), kind_names[kind]);
     } else {
         H5S_class_t sc = H5Sget_simple_extent_type(space);
         int nd = H5Sget_simple_extent_ndims(space);
@@ -326,11 +326,11 @@ hid_t qkv_ckpt_open_dataset(const qkv_ckpt_reader *r, const char *path, enum qkv
             *rank = 0;
             ok = true;
         } else if (sc != H5S_SIMPLE || nd < 0) {
-            qkv_ckpt_read_fail(r, err, path, "an empty dataspace");
+            qkv_store_read_fail(r, err, path, "an empty dataspace");
         } else if (nd > QKV_MAX_RANK) {
-            qkv_ckpt_read_fail(r, err, path, "rank %d, at most %d is supported", nd, QKV_MAX_RANK);
+            qkv_store_read_fail(r, err, path, "rank %d, at most %d is supported", nd, QKV_MAX_RANK);
         } else if (H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
-            qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read its shape: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+            qkv_store_read_fail(r, err, path, "HDF5 cannot read its shape: %s", qkv_store_h5_msg(msg, sizeof msg));
         } else {
             *rank = nd;
             ok = true;
@@ -347,16 +347,16 @@ hid_t qkv_ckpt_open_dataset(const qkv_ckpt_reader *r, const char *path, enum qkv
     return obj;
 }
 
-int qkv_ckpt_shape(const qkv_ckpt_reader *r, const char *path, int *rank, int shape[QKV_MAX_RANK], qkv_error *err)
+int qkv_store_shape(const qkv_store_reader *r, const char *path, int *rank, int shape[QKV_MAX_RANK], qkv_error *err)
 {
     hsize_t dims[QKV_MAX_RANK];
-    hid_t d = qkv_ckpt_open_dataset(r, path, KIND_ANY, rank, dims, err);
+    hid_t d = qkv_store_open_dataset(r, path, KIND_ANY, rank, dims, err);
     if (d < 0)
         return QKV_ERR;
     H5Dclose(d);
     for (int i = 0; i < *rank; i++) {
         if (dims[i] > INT_MAX)
-            return qkv_ckpt_read_fail(r, err, path, "dimension %d is %llu, larger than supported", i,
+            return qkv_store_read_fail(r, err, path, "dimension %d is %llu, larger than supported", i,
                              (unsigned long long)dims[i]);
         shape[i] = (int)dims[i];
     }
@@ -364,12 +364,12 @@ int qkv_ckpt_shape(const qkv_ckpt_reader *r, const char *path, int *rank, int sh
 }
 
 /* Reads a numeric dataset that must have exactly the given rank and dims. */
-static int read_numeric(const qkv_ckpt_reader *r, const char *path, enum qkv_ckpt_kind kind, hid_t mem_type, int want_rank,
+static int read_numeric(const qkv_store_reader *r, const char *path, enum qkv_store_kind kind, hid_t mem_type, int want_rank,
                         const hsize_t *want, void *buf, qkv_error *err)
 {
     int rank;
     hsize_t dims[QKV_MAX_RANK];
-    hid_t d = qkv_ckpt_open_dataset(r, path, kind, &rank, dims, err);
+    hid_t d = qkv_store_open_dataset(r, path, kind, &rank, dims, err);
     if (d < 0)
         return QKV_ERR;
     bool same = rank == want_rank;
@@ -381,10 +381,10 @@ static int read_numeric(const qkv_ckpt_reader *r, const char *path, enum qkv_ckp
     int status = QKV_OK;
     char a[128], b[128], msg[512];
     if (!same)
-        status = qkv_ckpt_read_fail(r, err, path, "%s in the checkpoint, expected %s", qkv_ckpt_dims_str(rank, dims, a, sizeof a),
-                           qkv_ckpt_dims_str(want_rank, want, b, sizeof b));
+        status = qkv_store_read_fail(r, err, path, "%s in the checkpoint, expected %s", qkv_store_dims_str(rank, dims, a, sizeof a),
+                           qkv_store_dims_str(want_rank, want, b, sizeof b));
     else if (n > 0 && H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-        status = qkv_ckpt_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+        status = qkv_store_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
     H5Dclose(d);
     return status;
 }
@@ -395,50 +395,50 @@ static int read_numeric(const qkv_ckpt_reader *r, const char *path, enum qkv_ckp
 #define NATIVE_REAL H5T_NATIVE_FLOAT
 #endif
 
-int qkv_ckpt_read_real(const qkv_ckpt_reader *r, const char *path, int rank, const int *shape, qkv_real *data,
+int qkv_store_read_real(const qkv_store_reader *r, const char *path, int rank, const int *shape, qkv_real *data,
                        qkv_error *err)
 {
     if (rank < 0 || rank > QKV_MAX_RANK)
-        return qkv_ckpt_read_fail(r, err, path, "expected rank %d is outside 0..%d", rank, QKV_MAX_RANK);
+        return qkv_store_read_fail(r, err, path, "expected rank %d is outside 0..%d", rank, QKV_MAX_RANK);
     hsize_t want[QKV_MAX_RANK];
     for (int i = 0; i < rank; i++)
         want[i] = (hsize_t)(shape[i] < 0 ? 0 : shape[i]);
     return read_numeric(r, path, KIND_FLOAT, NATIVE_REAL, rank, want, data, err);
 }
 
-int qkv_ckpt_read_tensor(const qkv_ckpt_reader *r, const char *path, qkv_tensor *t, qkv_error *err)
+int qkv_store_read_tensor(const qkv_store_reader *r, const char *path, qkv_tensor *t, qkv_error *err)
 {
-    return qkv_ckpt_read_real(r, path, t->rank, t->shape, t->data, err);
+    return qkv_store_read_real(r, path, t->rank, t->shape, t->data, err);
 }
 
-int qkv_ckpt_read_i64(const qkv_ckpt_reader *r, const char *path, int64_t *value, qkv_error *err)
+int qkv_store_read_i64(const qkv_store_reader *r, const char *path, int64_t *value, qkv_error *err)
 {
     return read_numeric(r, path, KIND_INT, H5T_NATIVE_INT64, 0, NULL, value, err);
 }
 
-int qkv_ckpt_read_u64(const qkv_ckpt_reader *r, const char *path, uint64_t *value, qkv_error *err)
+int qkv_store_read_u64(const qkv_store_reader *r, const char *path, uint64_t *value, qkv_error *err)
 {
     return read_numeric(r, path, KIND_UINT, H5T_NATIVE_UINT64, 0, NULL, value, err);
 }
 
-int qkv_ckpt_read_f64(const qkv_ckpt_reader *r, const char *path, double *value, qkv_error *err)
+int qkv_store_read_f64(const qkv_store_reader *r, const char *path, double *value, qkv_error *err)
 {
     return read_numeric(r, path, KIND_FLOAT, H5T_NATIVE_DOUBLE, 0, NULL, value, err);
 }
 
-int qkv_ckpt_read_i64_array(const qkv_ckpt_reader *r, const char *path, size_t n, int64_t *values, qkv_error *err)
+int qkv_store_read_i64_array(const qkv_store_reader *r, const char *path, size_t n, int64_t *values, qkv_error *err)
 {
     hsize_t want[1] = {(hsize_t)n};
     return read_numeric(r, path, KIND_INT, H5T_NATIVE_INT64, 1, want, values, err);
 }
 
-int qkv_ckpt_read_u64_array(const qkv_ckpt_reader *r, const char *path, size_t n, uint64_t *values, qkv_error *err)
+int qkv_store_read_u64_array(const qkv_store_reader *r, const char *path, size_t n, uint64_t *values, qkv_error *err)
 {
     hsize_t want[1] = {(hsize_t)n};
     return read_numeric(r, path, KIND_UINT, H5T_NATIVE_UINT64, 1, want, values, err);
 }
 
-int qkv_ckpt_read_f64_array(const qkv_ckpt_reader *r, const char *path, size_t n, double *values, qkv_error *err)
+int qkv_store_read_f64_array(const qkv_store_reader *r, const char *path, size_t n, double *values, qkv_error *err)
 {
     hsize_t want[1] = {(hsize_t)n};
     return read_numeric(r, path, KIND_FLOAT, H5T_NATIVE_DOUBLE, 1, want, values, err);
@@ -469,11 +469,11 @@ static void list_add(list_msg *m, const char *sep, const char *fmt, ...)
     m->used += (size_t)snprintf(m->text + m->used, sizeof m->text - m->used, "%s%s", sep, item);
 }
 
-int qkv_ckpt_read_params(const qkv_ckpt_reader *r, const char *group, qkv_params *ps, qkv_error *err)
+int qkv_store_read_params(const qkv_store_reader *r, const char *group, qkv_params *ps, qkv_error *err)
 {
-    const char *problem = qkv_ckpt_path_problem(group);
+    const char *problem = qkv_store_path_problem(group);
     if (problem)
-        return qkv_ckpt_read_fail(r, err, group, "%s", problem);
+        return qkv_store_read_fail(r, err, group, "%s", problem);
     list_msg m = {{0}, 0, 0};
     int n_bad = 0;
     char path[1200], a[128], b[128];
@@ -481,14 +481,14 @@ int qkv_ckpt_read_params(const qkv_ckpt_reader *r, const char *group, qkv_params
     for (int i = 0; i < ps->n; i++) {
         const qkv_param *p = ps->items[i];
         snprintf(path, sizeof path, "%s/%s", group, p->name);
-        if (!qkv_ckpt_has(r, path)) {
+        if (!qkv_store_has(r, path)) {
             list_add(&m, n_bad++ ? "; " : "", "%s is missing", path);
             continue;
         }
         int rank;
         hsize_t dims[QKV_MAX_RANK], want[QKV_MAX_RANK];
         qkv_error e;
-        hid_t d = qkv_ckpt_open_dataset(r, path, KIND_FLOAT, &rank, dims, &e);
+        hid_t d = qkv_store_open_dataset(r, path, KIND_FLOAT, &rank, dims, &e);
         if (d < 0) {
             const char *what = strstr(e.msg, path);
             list_add(&m, n_bad++ ? "; " : "", "%s", what ? what : e.msg);
@@ -502,16 +502,16 @@ int qkv_ckpt_read_params(const qkv_ckpt_reader *r, const char *group, qkv_params
         }
         if (!same)
             list_add(&m, n_bad++ ? "; " : "", "%s is %s in the checkpoint but %s in the model", path,
-                     qkv_ckpt_dims_str(rank, dims, a, sizeof a), qkv_ckpt_dims_str(p->t.rank, want, b, sizeof b));
+                     qkv_store_dims_str(rank, dims, a, sizeof a), qkv_store_dims_str(p->t.rank, want, b, sizeof b));
     }
     /* 2. the group holds nothing the model does not have */
-    if (qkv_ckpt_has(r, group)) {
+    if (qkv_store_has(r, group)) {
         hid_t g = H5Gopen2(r->file, group, H5P_DEFAULT);
         H5G_info_t info;
         if (g < 0 || H5Gget_info(g, &info) < 0) {
             if (g >= 0)
                 H5Gclose(g);
-            return qkv_ckpt_read_fail(r, err, group, "not a group");
+            return qkv_store_read_fail(r, err, group, "not a group");
         }
         int n_extra = 0;
         for (hsize_t i = 0; i < info.nlinks; i++) {
@@ -535,7 +535,7 @@ int qkv_ckpt_read_params(const qkv_ckpt_reader *r, const char *group, qkv_params
     /* 3. load */
     for (int i = 0; i < ps->n; i++) {
         snprintf(path, sizeof path, "%s/%s", group, ps->items[i]->name);
-        if (qkv_ckpt_read_tensor(r, path, &ps->items[i]->t, err) != QKV_OK)
+        if (qkv_store_read_tensor(r, path, &ps->items[i]->t, err) != QKV_OK)
             return QKV_ERR;
     }
     return QKV_OK;

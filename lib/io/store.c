@@ -1,7 +1,7 @@
 /* Checkpoint writer: typed items into an HDF5 file in memory, then at commit the file with
  * its header (size and CRC-32) into a temporary file in the final folder, fsync, rename,
- * fsync the folder. See lib/io/checkpoint.h. */
-#include "lib/io/checkpoint_internal.h"
+ * fsync the folder. See lib/io/store.h. */
+#include "lib/io/store_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,7 +25,7 @@ static char *dup_printf(const char *fmt, const char *a, long b)
     return s;
 }
 
-int qkv_ckpt_remove_stale(const char *final_path, int *removed, qkv_error *err)
+int qkv_store_remove_stale(const char *final_path, int *removed, qkv_error *err)
 {
     if (removed)
         *removed = 0;
@@ -65,7 +65,7 @@ int qkv_ckpt_remove_stale(const char *final_path, int *removed, qkv_error *err)
     return status;
 }
 
-static void writer_free(qkv_ckpt_writer *w)
+static void writer_free(qkv_store_writer *w)
 {
     free(w->final_path);
     free(w->tmp_path);
@@ -73,7 +73,7 @@ static void writer_free(qkv_ckpt_writer *w)
 }
 
 /* Records the first failure so that commit refuses a partial checkpoint. */
-static int writer_fail(qkv_ckpt_writer *w, qkv_error *err, const char *path, const char *what)
+static int writer_fail(qkv_store_writer *w, qkv_error *err, const char *path, const char *what)
 {
     qkv_error e;
     qkv_fail(&e, "checkpoint %s: cannot write %s: %s", w->final_path, path, what);
@@ -86,18 +86,18 @@ static int writer_fail(qkv_ckpt_writer *w, qkv_error *err, const char *path, con
     return QKV_ERR;
 }
 
-static int writer_fail_h5(qkv_ckpt_writer *w, qkv_error *err, const char *path)
+static int writer_fail_h5(qkv_store_writer *w, qkv_error *err, const char *path)
 {
     char msg[512], what[600];
-    snprintf(what, sizeof what, "HDF5: %s", qkv_ckpt_h5_msg(msg, sizeof msg));
+    snprintf(what, sizeof what, "HDF5: %s", qkv_store_h5_msg(msg, sizeof msg));
     return writer_fail(w, err, path, what);
 }
 
-static int write_root_attributes(qkv_ckpt_writer *w, qkv_error *err)
+static int write_root_attributes(qkv_store_writer *w, qkv_error *err)
 {
     int status = QKV_ERR;
     hid_t space = H5Screate(H5S_SCALAR), str = H5Tcopy(H5T_C_S1), a1 = H5I_INVALID_HID, a2 = H5I_INVALID_HID;
-    int64_t version = QKV_CKPT_FORMAT_VERSION;
+    int64_t version = QKV_STORE_FORMAT_VERSION;
     const char *qkv_version = QKV_VERSION;
     if (space < 0 || str < 0 || H5Tset_size(str, strlen(qkv_version)) < 0 ||
         H5Tset_strpad(str, H5T_STR_NULLPAD) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0)
@@ -123,16 +123,16 @@ done:
     return status;
 }
 
-int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *err)
+int qkv_store_create(const char *final_path, qkv_store_writer **out, qkv_error *err)
 {
     *out = NULL;
-    qkv_ckpt_h5_silence();
+    qkv_store_h5_silence();
     if (!final_path || !final_path[0])
         return qkv_fail(err, "checkpoint: empty file name");
     struct stat st;
     if (stat(final_path, &st) == 0 && !S_ISREG(st.st_mode))
         return qkv_fail(err, "checkpoint %s: exists and is not a regular file", final_path);
-    qkv_ckpt_writer *w = calloc(1, sizeof *w);
+    qkv_store_writer *w = calloc(1, sizeof *w);
     if (!w)
         return qkv_fail(err, "checkpoint %s: out of memory", final_path);
     w->file = H5I_INVALID_HID;
@@ -157,12 +157,12 @@ int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *er
     /* File format of HDF5 1.8 (readable by every HDF5 >= 1.8, h5py included): its
      * superblock and object headers carry checksums, a second line of defence behind ours. */
     char msg[512] = "unknown HDF5 error";
-    if (fcpl >= 0 && fapl >= 0 && H5Pset_userblock(fcpl, QKV_CKPT_HEADER_SIZE) >= 0 &&
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 && qkv_ckpt_image_fapl(fapl, &w->image) == QKV_OK &&
+    if (fcpl >= 0 && fapl >= 0 && H5Pset_userblock(fcpl, QKV_STORE_HEADER_SIZE) >= 0 &&
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 && qkv_store_image_fapl(fapl, &w->image) == QKV_OK &&
         H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
         w->file = H5Fcreate(w->tmp_path, H5F_ACC_TRUNC, fcpl, fapl);
     if (w->file < 0)
-        qkv_ckpt_h5_msg(msg, sizeof msg); /* before the next HDF5 call clears the error stack */
+        qkv_store_h5_msg(msg, sizeof msg); /* before the next HDF5 call clears the error stack */
     if (fcpl >= 0)
         H5Pclose(fcpl);
     if (fapl >= 0)
@@ -170,7 +170,7 @@ int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *er
     if (w->file < 0)
         qkv_fail(err, "checkpoint %s: HDF5 cannot create %s: %s", final_path, w->tmp_path, msg);
     if (w->file < 0 || write_root_attributes(w, err) != QKV_OK) {
-        qkv_ckpt_abort(w);
+        qkv_store_abort(w);
         return QKV_ERR;
     }
     *out = w;
@@ -179,31 +179,31 @@ int qkv_ckpt_create(const char *final_path, qkv_ckpt_writer **out, qkv_error *er
 
 /* Closes the in-memory HDF5 file (HDF5 writes nothing to disk, so this fails only for lack of
  * memory) and forgets its ID: HDF5 1.10 cannot close a file whose H5Fclose failed. */
-static int close_h5(qkv_ckpt_writer *w, char *msg, size_t len)
+static int close_h5(qkv_store_writer *w, char *msg, size_t len)
 {
     hid_t file = w->file;
     w->file = H5I_INVALID_HID;
     if (file < 0 || H5Fclose(file) >= 0)
         return QKV_OK;
-    qkv_ckpt_h5_msg(msg, len);
+    qkv_store_h5_msg(msg, len);
     return QKV_ERR;
 }
 
-void qkv_ckpt_abort(qkv_ckpt_writer *w)
+void qkv_store_abort(qkv_store_writer *w)
 {
     if (!w)
         return;
     char msg[512];
     close_h5(w, msg, sizeof msg);
-    qkv_ckpt_image_release(&w->image);
+    qkv_store_image_release(&w->image);
     if (w->fd >= 0)
         close(w->fd);
     unlink(w->tmp_path);
     writer_free(w);
 }
 
-const char *qkv_ckpt_temp_path(const qkv_ckpt_writer *w) { return w->tmp_path; }
-int64_t qkv_ckpt_writer_hid(const qkv_ckpt_writer *w) { return w->file; }
+const char *qkv_store_temp_path(const qkv_store_writer *w) { return w->tmp_path; }
+int64_t qkv_store_writer_hid(const qkv_store_writer *w) { return w->file; }
 
 /* fsync of the folder that holds path, so that the rename itself is durable. */
 static int sync_folder(const char *path)
@@ -229,34 +229,34 @@ static int sync_folder(const char *path)
     return rc;
 }
 
-int qkv_ckpt_commit(qkv_ckpt_writer *w, qkv_error *err)
+int qkv_store_commit(qkv_store_writer *w, qkv_error *err)
 {
     if (w->failed) {
         if (err)
             *err = w->first_err;
         qkv_fail_prefix(err, "not saved, an earlier write failed");
-        qkv_ckpt_abort(w);
+        qkv_store_abort(w);
         return QKV_ERR;
     }
     char msg[512];
     if (close_h5(w, msg, sizeof msg) != QKV_OK) {
         qkv_fail(err, "checkpoint %s: not saved: HDF5 cannot finish %s: %s", w->final_path, w->tmp_path, msg);
-        qkv_ckpt_abort(w);
+        qkv_store_abort(w);
         return QKV_ERR;
     }
     /* the HDF5 file is closed and nothing of it is left open: now our own plain I/O */
     int fd = w->fd;
     w->fd = -1;
     const char *what = "cannot write", *why = NULL;
-    int status = qkv_ckpt_image_write(&w->image, fd, &why);
-    qkv_ckpt_image_release(&w->image);
+    int status = qkv_store_image_write(&w->image, fd, &why);
+    qkv_store_image_release(&w->image);
     if (status == QKV_OK && fsync(fd) != 0)
         status = QKV_ERR, what = "cannot fsync", why = strerror(errno);
     if (close(fd) != 0 && status == QKV_OK)
         status = QKV_ERR, what = "cannot close", why = strerror(errno);
     if (status != QKV_OK) {
         qkv_fail(err, "checkpoint %s: not saved: %s %s: %s", w->final_path, what, w->tmp_path, why);
-        qkv_ckpt_abort(w);
+        qkv_store_abort(w);
         return QKV_ERR;
     }
     if (rename(w->tmp_path, w->final_path) != 0) {
@@ -280,7 +280,7 @@ int qkv_ckpt_commit(qkv_ckpt_writer *w, qkv_error *err)
 
 /* Creates the missing groups on the way to path (not path itself), without timestamps. On
  * failure puts HDF5's reason into msg. */
-static int make_groups(qkv_ckpt_writer *w, const char *path, char *msg, size_t len)
+static int make_groups(qkv_store_writer *w, const char *path, char *msg, size_t len)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", path);
@@ -301,14 +301,14 @@ static int make_groups(qkv_ckpt_writer *w, const char *path, char *msg, size_t l
         *p = '/';
     }
     if (status != QKV_OK)
-        qkv_ckpt_h5_msg(msg, len); /* before H5Pclose clears HDF5's error stack */
+        qkv_store_h5_msg(msg, len); /* before H5Pclose clears HDF5's error stack */
     if (gcpl >= 0)
         H5Pclose(gcpl);
     return status;
 }
 
 /* Creates the dataset at path (groups on the way included) and writes n elements. */
-static int write_dataset(qkv_ckpt_writer *w, qkv_error *err, const char *path, hid_t file_type,
+static int write_dataset(qkv_store_writer *w, qkv_error *err, const char *path, hid_t file_type,
                          hid_t mem_type, int rank, const hsize_t *dims, const void *buf)
 {
     if (w->failed) {
@@ -316,7 +316,7 @@ static int write_dataset(qkv_ckpt_writer *w, qkv_error *err, const char *path, h
             *err = w->first_err;
         return qkv_fail_prefix(err, "not written (%s), an earlier write failed", path ? path : "(null)");
     }
-    const char *problem = qkv_ckpt_path_problem(path);
+    const char *problem = qkv_store_path_problem(path);
     if (problem)
         return writer_fail(w, err, path ? path : "(null)", problem);
     hsize_t n = 1;
@@ -330,7 +330,7 @@ static int write_dataset(qkv_ckpt_writer *w, qkv_error *err, const char *path, h
     /* No modification times in object headers: the same content gives the same bytes.
      * HDF5's reason is taken right where a call fails: the next HDF5 call clears it. */
     if (space < 0 || dcpl < 0 || H5Pset_obj_track_times(dcpl, 0) < 0) {
-        qkv_ckpt_h5_msg(msg, sizeof msg);
+        qkv_store_h5_msg(msg, sizeof msg);
         goto done;
     }
     if (make_groups(w, path, msg, sizeof msg) != QKV_OK)
@@ -338,11 +338,11 @@ static int write_dataset(qkv_ckpt_writer *w, qkv_error *err, const char *path, h
     dset = H5Dcreate2(w->file, path, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (dset < 0) {
         /* HDF5 says "name already exists" for a duplicate: say it plainly. */
-        duplicate = strstr(qkv_ckpt_h5_msg(msg, sizeof msg), "already exists") != NULL;
+        duplicate = strstr(qkv_store_h5_msg(msg, sizeof msg), "already exists") != NULL;
         goto done;
     }
     if (n > 0 && H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        qkv_ckpt_h5_msg(msg, sizeof msg);
+        qkv_store_h5_msg(msg, sizeof msg);
         goto done;
     }
     status = QKV_OK;
@@ -364,7 +364,7 @@ done:
     return status;
 }
 
-int qkv_ckpt_write_real(qkv_ckpt_writer *w, const char *path, int rank, const int *shape,
+int qkv_store_write_real(qkv_store_writer *w, const char *path, int rank, const int *shape,
                         const qkv_real *data, qkv_error *err)
 {
     if (rank < 0 || rank > QKV_MAX_RANK)
@@ -392,12 +392,12 @@ int qkv_ckpt_write_real(qkv_ckpt_writer *w, const char *path, int rank, const in
 #endif
 }
 
-int qkv_ckpt_write_tensor(qkv_ckpt_writer *w, const char *path, const qkv_tensor *t, qkv_error *err)
+int qkv_store_write_tensor(qkv_store_writer *w, const char *path, const qkv_tensor *t, qkv_error *err)
 {
-    return qkv_ckpt_write_real(w, path, t->rank, t->shape, t->data, err);
+    return qkv_store_write_real(w, path, t->rank, t->shape, t->data, err);
 }
 
-int qkv_ckpt_write_params(qkv_ckpt_writer *w, const char *group, const qkv_params *ps, qkv_error *err)
+int qkv_store_write_params(qkv_store_writer *w, const char *group, const qkv_params *ps, qkv_error *err)
 {
     for (int i = 0; i < ps->n; i++) {
         const qkv_param *p = ps->items[i];
@@ -405,51 +405,51 @@ int qkv_ckpt_write_params(qkv_ckpt_writer *w, const char *group, const qkv_param
         snprintf(path, sizeof path, "%s/%s", group ? group : "(null)", p->name);
         if (strchr(p->name, '/') || strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0 || !p->name[0])
             return writer_fail(w, err, path, "a parameter name must not be empty, '.', '..' or contain '/'");
-        if (qkv_ckpt_write_tensor(w, path, &p->t, err) != QKV_OK)
+        if (qkv_store_write_tensor(w, path, &p->t, err) != QKV_OK)
             return QKV_ERR;
     }
     return QKV_OK;
 }
 
-static int write_1d(qkv_ckpt_writer *w, const char *path, hid_t file_type, hid_t mem_type, size_t n,
+static int write_1d(qkv_store_writer *w, const char *path, hid_t file_type, hid_t mem_type, size_t n,
                     const void *values, qkv_error *err)
 {
     hsize_t dims[1] = {(hsize_t)n};
     return write_dataset(w, err, path, file_type, mem_type, 1, dims, values);
 }
 
-int qkv_ckpt_write_i64(qkv_ckpt_writer *w, const char *path, int64_t value, qkv_error *err)
+int qkv_store_write_i64(qkv_store_writer *w, const char *path, int64_t value, qkv_error *err)
 {
     return write_dataset(w, err, path, H5T_STD_I64LE, H5T_NATIVE_INT64, 0, NULL, &value);
 }
 
-int qkv_ckpt_write_u64(qkv_ckpt_writer *w, const char *path, uint64_t value, qkv_error *err)
+int qkv_store_write_u64(qkv_store_writer *w, const char *path, uint64_t value, qkv_error *err)
 {
     return write_dataset(w, err, path, H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, NULL, &value);
 }
 
-int qkv_ckpt_write_f64(qkv_ckpt_writer *w, const char *path, double value, qkv_error *err)
+int qkv_store_write_f64(qkv_store_writer *w, const char *path, double value, qkv_error *err)
 {
     return write_dataset(w, err, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, NULL, &value);
 }
 
-int qkv_ckpt_write_i64_array(qkv_ckpt_writer *w, const char *path, size_t n, const int64_t *values, qkv_error *err)
+int qkv_store_write_i64_array(qkv_store_writer *w, const char *path, size_t n, const int64_t *values, qkv_error *err)
 {
     return write_1d(w, path, H5T_STD_I64LE, H5T_NATIVE_INT64, n, values, err);
 }
 
-int qkv_ckpt_write_u64_array(qkv_ckpt_writer *w, const char *path, size_t n, const uint64_t *values, qkv_error *err)
+int qkv_store_write_u64_array(qkv_store_writer *w, const char *path, size_t n, const uint64_t *values, qkv_error *err)
 {
     return write_1d(w, path, H5T_STD_U64LE, H5T_NATIVE_UINT64, n, values, err);
 }
 
-int qkv_ckpt_write_f64_array(qkv_ckpt_writer *w, const char *path, size_t n, const double *values, qkv_error *err)
+int qkv_store_write_f64_array(qkv_store_writer *w, const char *path, size_t n, const double *values, qkv_error *err)
 {
     return write_1d(w, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, values, err);
 }
 
 /* Every string must be non-NULL, valid UTF-8. */
-static int check_utf8(qkv_ckpt_writer *w, const char *path, size_t n, const char *const *strings, qkv_error *err)
+static int check_utf8(qkv_store_writer *w, const char *path, size_t n, const char *const *strings, qkv_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         char what[128];
@@ -465,7 +465,7 @@ static int check_utf8(qkv_ckpt_writer *w, const char *path, size_t n, const char
     return QKV_OK;
 }
 
-int qkv_ckpt_write_strings(qkv_ckpt_writer *w, const char *path, size_t n, const char *const *strings,
+int qkv_store_write_strings(qkv_store_writer *w, const char *path, size_t n, const char *const *strings,
                            qkv_error *err)
 {
     if (check_utf8(w, path, n, strings, err) != QKV_OK)
@@ -494,7 +494,7 @@ int qkv_ckpt_write_strings(qkv_ckpt_writer *w, const char *path, size_t n, const
     return status;
 }
 
-int qkv_ckpt_write_text(qkv_ckpt_writer *w, const char *path, const char *text, qkv_error *err)
+int qkv_store_write_text(qkv_store_writer *w, const char *path, const char *text, qkv_error *err)
 {
     if (check_utf8(w, path, 1, &text, err) != QKV_OK)
         return QKV_ERR;

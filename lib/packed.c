@@ -1,11 +1,11 @@
-/* The packed batch's one check and copy; see lib/segments.h. */
-#include "lib/segments.h"
+/* The packed batch's one check and copy; see lib/packed.h. */
+#include "lib/packed.h"
 
 #include <string.h>
 
-static qkv_segments failed(void) { return (qkv_segments){0, NULL}; }
+static qkv_packed failed(void) { return (qkv_packed){0, NULL}; }
 
-qkv_segments qkv_tape_segments(qkv_tape *tp, const char *op, qkv_segments s, const qkv_tensor *x, bool nonempty)
+qkv_packed qkv_tape_packed(qkv_tape *tp, const char *op, qkv_packed s, const qkv_tensor *x, bool nonempty)
 {
     if (tp->failed)
         return failed();
@@ -42,5 +42,5 @@ qkv_segments qkv_tape_segments(qkv_tape *tp, const char *op, qkv_segments s, con
     if (!copy)
         return failed();
     memcpy(copy, off, (size_t)(s.n + 1) * sizeof *copy);
-    return (qkv_segments){s.n, copy};
+    return (qkv_packed){s.n, copy};
 }

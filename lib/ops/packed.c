@@ -1,18 +1,18 @@
-/* Ops on packed segments (the characters of the words of a batch, end to end), forward and
+/* Ops on packed sequences (the characters of the words of a batch, end to end), forward and
  * backward in that order: the pieces of a character-level CNN word encoder (Santos & Zadrozny
  * 2014; Ma & Hovy 2016: character embeddings -> 1-D convolution within each word -> max over
  * the word's characters).
  *
  * segment_windows: y[c, j·D + d] = x[c - h + j, d] when row c - h + j lies in c's own
- * segment, else 0 (h = width / 2, j = 0 .. width - 1). Backward gathers: for input row r,
- * dx[r, d] += Σ_j dy[r + h - j, j·D + d] over the rows r + h - j of r's segment (r lies in the
- * window of c exactly when c lies in the same segment and |c - r| <= h), so each thread writes
+ * sequence, else 0 (h = width / 2, j = 0 .. width - 1). Backward gathers: for input row r,
+ * dx[r, d] += Σ_j dy[r + h - j, j·D + d] over the rows r + h - j of r's sequence (r lies in the
+ * window of c exactly when c lies in the same sequence and |c - r| <= h), so each thread writes
  * its own rows of dx and the sum order is fixed: no atomics, the same bits for any thread count.
  *
- * segment_max: y[s, f] = max of x[r, f] over the rows r of segment s; the first maximal row
+ * segment_max: y[s, f] = max of x[r, f] over the rows r of sequence s; the first maximal row
  * wins ties (as torch.max) and a NaN wins over numbers (so it propagates, as in PyTorch).
- * Backward adds dy[s, f] into dx[argmax[s, f], f]; segments own disjoint rows of dx, so the
- * loop over segments is threaded without races. */
+ * Backward adds dy[s, f] into dx[argmax[s, f], f]; sequences own disjoint rows of dx, so the
+ * loop over sequences is threaded without races. */
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
@@ -20,7 +20,7 @@
 #include <string.h>
 
 typedef struct {
-    qkv_segments seg; /* arena copy */
+    qkv_packed seg; /* arena copy */
     int width;
 } windows_saved;
 
@@ -29,29 +29,29 @@ typedef struct {
     int n_seg;
 } max_saved;
 
-/* Checks x (a matrix with at least one row) and the segments covering its rows (non-empty ones
+/* Checks x (a matrix with at least one row) and the sequences covering its rows (non-empty ones
  * when !allow_empty); returns their arena copy, or {0, NULL} after failing the tape. */
-static qkv_segments check_segments(qkv_tape *tp, const char *op, const qkv_tensor *x, qkv_segments seg,
+static qkv_packed check_segments(qkv_tape *tp, const char *op, const qkv_tensor *x, qkv_packed seg,
                                    bool allow_empty)
 {
     char sx[64];
     if (!x) {
         qkv_tape_fail(tp, "%s: the input is NULL", op);
-        return (qkv_segments){0, NULL};
+        return (qkv_packed){0, NULL};
     }
     if (x->rank != 2 || x->size == 0) {
         qkv_tape_fail(tp, "%s: the input must be a matrix [C, D] with at least one row, got %s", op,
                       qkv_shape_str(x, sx, sizeof sx));
-        return (qkv_segments){0, NULL};
+        return (qkv_packed){0, NULL};
     }
-    return qkv_tape_segments(tp, op, seg, x, !allow_empty);
+    return qkv_tape_packed(tp, op, seg, x, !allow_empty);
 }
 
 /* ---- segment_windows ---------------------------------------------------------------------- */
 
 static void windows_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segments, int width)
+qkv_tensor *qkv_packed_windows(qkv_tape *tp, qkv_tensor *x, qkv_packed segments, int width)
 {
     QKV_PROFILE_SCOPE("segment_windows", QKV_PROF_FWD);
     if (tp->failed)
@@ -59,7 +59,7 @@ qkv_tensor *qkv_segment_windows(qkv_tape *tp, qkv_tensor *x, qkv_segments segmen
     const char *op = "segment_windows";
     if (width < 1 || width % 2 == 0)
         return qkv_tape_fail(tp, "%s: width %d must be odd and >= 1 (a window centred on its row)", op, width);
-    const qkv_segments seg = check_segments(tp, op, x, segments, true);
+    const qkv_packed seg = check_segments(tp, op, x, segments, true);
     if (!seg.offsets)
         return NULL;
     const int rows = x->shape[0], d = x->shape[1], h = width / 2;
@@ -130,13 +130,13 @@ static void windows_backward(qkv_tape *tp, qkv_node *node)
 
 static void max_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_segment_max(qkv_tape *tp, qkv_tensor *x, qkv_segments segments)
+qkv_tensor *qkv_packed_max(qkv_tape *tp, qkv_tensor *x, qkv_packed segments)
 {
     QKV_PROFILE_SCOPE("segment_max", QKV_PROF_FWD);
     if (tp->failed)
         return NULL;
     const char *op = "segment_max";
-    const qkv_segments seg = check_segments(tp, op, x, segments, false);
+    const qkv_packed seg = check_segments(tp, op, x, segments, false);
     if (!seg.offsets)
         return NULL;
     const int f = x->shape[1], n_seg = seg.n;

@@ -9,7 +9,7 @@
  *
  * HDF5 allocates the image through the callbacks below, so the buffer HDF5 frees at close is
  * kept (not copied): a save holds the whole file in memory once, until it is written. */
-#include "lib/io/checkpoint_internal.h"
+#include "lib/io/store_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@
 static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
 {
     (void)op;
-    qkv_ckpt_image *img = udata;
+    qkv_store_image *img = udata;
     void *p = malloc(size);
     if (p) {
         img->mem = p;
@@ -40,7 +40,7 @@ static void *image_memcpy(void *dst, const void *src, size_t size, H5FD_file_ima
 static void *image_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
 {
     (void)op;
-    qkv_ckpt_image *img = udata;
+    qkv_store_image *img = udata;
     void *p = realloc(ptr, size);
     if (p) {
         img->mem = p;
@@ -51,9 +51,9 @@ static void *image_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void
 
 static herr_t image_free(void *ptr, H5FD_file_image_op_t op, void *udata)
 {
-    qkv_ckpt_image *img = udata;
+    qkv_store_image *img = udata;
     if (ptr && ptr == img->mem && op == H5FD_FILE_IMAGE_OP_FILE_CLOSE) {
-        img->closed = true; /* the finished file: qkv_ckpt_image_release() frees it */
+        img->closed = true; /* the finished file: qkv_store_image_release() frees it */
         return 0;
     }
     if (ptr == img->mem) {
@@ -64,7 +64,7 @@ static herr_t image_free(void *ptr, H5FD_file_image_op_t op, void *udata)
     return 0;
 }
 
-/* The callbacks' user data is the writer's qkv_ckpt_image, which outlives the file: the
+/* The callbacks' user data is the writer's qkv_store_image, which outlives the file: the
  * property lists and the driver share it without copies. */
 static void *udata_copy(void *udata) { return udata; }
 static herr_t udata_free(void *udata)
@@ -73,7 +73,7 @@ static herr_t udata_free(void *udata)
     return 0;
 }
 
-int qkv_ckpt_image_fapl(hid_t fapl, qkv_ckpt_image *img)
+int qkv_store_image_fapl(hid_t fapl, qkv_store_image *img)
 {
     memset(img, 0, sizeof *img);
     H5FD_file_image_callbacks_t cb = {image_malloc, image_memcpy, image_realloc, image_free,
@@ -83,7 +83,7 @@ int qkv_ckpt_image_fapl(hid_t fapl, qkv_ckpt_image *img)
     return QKV_OK;
 }
 
-void qkv_ckpt_image_release(qkv_ckpt_image *img)
+void qkv_store_image_release(qkv_store_image *img)
 {
     /* Only a buffer HDF5 has let go of is ours to free; one still owned by an open (or
      * failed-to-close) file is left to HDF5. */
@@ -105,10 +105,10 @@ static uint64_t get_le(const unsigned char *p, int n)
  * superblock version 2 or 3, which the HDF5 1.8 format bounds of the writer produce), right
  * after the user block. Up to it the file is what HDF5 would have left on disk after
  * truncating it to that length at close. */
-static const char *image_length(const qkv_ckpt_image *img, uint64_t *len)
+static const char *image_length(const qkv_store_image *img, uint64_t *len)
 {
     static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    const size_t at = QKV_CKPT_HEADER_SIZE;
+    const size_t at = QKV_STORE_HEADER_SIZE;
     const unsigned char *sb = img->mem + at;
     if (!img->closed || !img->mem || img->cap < at + 48 || memcmp(sb, signature, 8) != 0)
         return "HDF5 left no file image";
@@ -122,7 +122,7 @@ static const char *image_length(const qkv_ckpt_image *img, uint64_t *len)
     return NULL;
 }
 
-int qkv_ckpt_image_write(qkv_ckpt_image *img, int fd, const char **why)
+int qkv_store_image_write(qkv_store_image *img, int fd, const char **why)
 {
     uint64_t len = 0;
     if ((*why = image_length(img, &len)) != NULL)
@@ -138,8 +138,8 @@ int qkv_ckpt_image_write(qkv_ckpt_image *img, int fd, const char **why)
         img->mem = p;
         img->cap = (size_t)len;
     }
-    const size_t at = QKV_CKPT_HEADER_SIZE;
-    qkv_ckpt_header_format((char *)img->mem, len, qkv_ckpt_crc32(0, img->mem + at, (size_t)len - at));
+    const size_t at = QKV_STORE_HEADER_SIZE;
+    qkv_store_header_format((char *)img->mem, len, qkv_store_crc32(0, img->mem + at, (size_t)len - at));
     size_t done = 0;
     while (done < len) {
         ssize_t n = write(fd, img->mem + done, (size_t)len - done);

@@ -1,14 +1,14 @@
-/* A tiny tool for tests/lib/test_checkpoint_h5py.sh, built against the float library:
- *   checkpoint_sample write PATH   writes the sample checkpoint of checkpoint_fixture.h
- *   checkpoint_sample check PATH   reads it back; exit 0 when every item is exactly equal
- *   checkpoint_sample step PATH    prints /train/step (to see an edit made by another tool)
+/* A tiny tool for tests/lib/test_store_h5py.sh, built against the float library:
+ *   store_sample write PATH   writes the sample checkpoint of store_fixture.h
+ *   store_sample check PATH   reads it back; exit 0 when every item is exactly equal
+ *   store_sample step PATH    prints /train/step (to see an edit made by another tool)
  * Errors go to stderr with exit status 1. */
-#include "checkpoint_fixture.h"
+#include "store_fixture.h"
 
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: checkpoint_sample write|check|step PATH\n");
+        fprintf(stderr, "usage: store_sample write|check|step PATH\n");
         return 2;
     }
     const char *cmd = argv[1], *path = argv[2];
@@ -16,9 +16,9 @@ int main(int argc, char **argv)
         fx_write_sample(path);
         return 0;
     }
-    qkv_ckpt_reader *r;
+    qkv_store_reader *r;
     qkv_error err = {{0}};
-    if (qkv_ckpt_open(path, &r, &err) != QKV_OK) {
+    if (qkv_store_open(path, &r, &err) != QKV_OK) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
@@ -27,11 +27,11 @@ int main(int argc, char **argv)
         rc = fx_check_sample(r, &err);
     } else {
         int64_t step;
-        rc = qkv_ckpt_read_i64(r, "/train/step", &step, &err);
+        rc = qkv_store_read_i64(r, "/train/step", &step, &err);
         if (rc == QKV_OK)
             printf("%lld\n", (long long)step);
     }
-    qkv_ckpt_close(r);
+    qkv_store_close(r);
     if (rc != QKV_OK)
         fprintf(stderr, "%s\n", err.msg);
     return rc == QKV_OK ? 0 : 1;
