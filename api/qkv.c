@@ -11,6 +11,7 @@
 #include "api/model_file.h"
 #include "api/predict.h"
 #include "api/segmenter.h"
+#include "data/utf8.h"
 
 struct qkv_model {
     qkv_session s;

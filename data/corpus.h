@@ -110,10 +110,6 @@ int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char 
  * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped). */
 int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err);
 
-/* NULL when the len bytes of one line at s are valid UTF-8 without NUL bytes; else buf,
- * filled with what is wrong ("expected text, found a NUL byte at byte 3 of the line"). */
-const char *qkv_text_line_problem(const char *s, size_t len, char *buf, size_t buf_len);
-
 void qkv_corpus_free(qkv_corpus *c);
 
 /* Rewrites the corpus's tags in scheme (opts->scheme of a read does it): each sentence's chunks

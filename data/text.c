@@ -7,20 +7,6 @@
 
 #include "data/utf8.h"
 
-const char *qkv_text_line_problem(const char *s, size_t len, char *buf, size_t buf_len)
-{
-    size_t bad = qkv_utf8_check(s, len);
-    if (bad >= len)
-        return NULL;
-    if (s[bad] == '\0')
-        snprintf(buf, buf_len, "expected text, found a NUL byte at byte %zu of the line", bad + 1);
-    else
-        snprintf(buf, buf_len, "invalid UTF-8 at byte %zu of the line (byte 0x%02X); expected UTF-8 text", bad + 1,
-                 (unsigned char)s[bad]);
-    return buf;
-}
-
-
 /* Appends the CoNLL-U line number -> text line number entry. */
 static bool map_add(int32_t **map, size_t *n, size_t *cap, int32_t text_line)
 {

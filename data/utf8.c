@@ -1,5 +1,6 @@
 #include "data/utf8.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unicase.h>
@@ -130,4 +131,17 @@ size_t qkv_utf8_blank_len(const char *s, size_t len)
     int n;
     uint32_t cp = qkv_utf8_decode(s, len, &n);
     return uc_is_property_white_space(cp) && !uc_is_general_category(cp, UC_CATEGORY_Cc) ? (size_t)n : 0;
+}
+
+const char *qkv_text_line_problem(const char *s, size_t len, char *buf, size_t buf_len)
+{
+    size_t bad = qkv_utf8_check(s, len);
+    if (bad >= len)
+        return NULL;
+    if (s[bad] == '\0')
+        snprintf(buf, buf_len, "expected text, found a NUL byte at byte %zu of the line", bad + 1);
+    else
+        snprintf(buf, buf_len, "invalid UTF-8 at byte %zu of the line (byte 0x%02X); expected UTF-8 text", bad + 1,
+                 (unsigned char)s[bad]);
+    return buf;
 }

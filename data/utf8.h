@@ -54,4 +54,8 @@ int qkv_utf8_is_space(uint32_t cp);
  * control character does. */
 size_t qkv_utf8_blank_len(const char *s, size_t len);
 
+/* NULL when the len bytes of one line at s are valid UTF-8 without NUL bytes; else buf,
+ * filled with what is wrong ("expected text, found a NUL byte at byte 3 of the line"). */
+const char *qkv_text_line_problem(const char *s, size_t len, char *buf, size_t buf_len);
+
 #endif
