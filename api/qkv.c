@@ -107,6 +107,18 @@ static int append_sentence(qkv_model *m, const char *const *words, int n_words, 
     return QKV_OK;
 }
 
+/* The n_words words of one sentence read into c as the CoNLL-U the model reads. */
+static int read_sentence(qkv_model *m, const char *const *words, int n_words, qkv_corpus *c, qkv_error *err)
+{
+    size_t len = 0;
+    memset(c, 0, sizeof *c);
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_CONLLU;
+    if (sentence_text(m, words, n_words, &len, err))
+        return QKV_ERR;
+    return qkv_corpus_read_mem(c, m->text, len, "sentence", &opts, err);
+}
+
 int qkv_model_tag(qkv_model *m, const char *const *words, int n_words, const char **tags, char **error)
 {
     qkv_error err;
@@ -116,14 +128,8 @@ int qkv_model_tag(qkv_model *m, const char *const *words, int n_words, const cha
     }
     if (n_words == 0)
         return 0;
-    size_t len = 0;
     qkv_corpus c;
-    memset(&c, 0, sizeof c);
-    qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = QKV_FORMAT_CONLLU;
-    int status = sentence_text(m, words, n_words, &len, &err);
-    if (status == QKV_OK)
-        status = qkv_corpus_read_mem(&c, m->text, len, "sentence", &opts, &err);
+    int status = read_sentence(m, words, n_words, &c, &err);
     if (status == QKV_OK)
         status = qkv_session_tag(&m->s, &c, m->s.cfg.data.batch_tokens, tags, &err);
     qkv_warnings_free(&m->s.warnings); /* the API has no warnings: the call's tags stand */
@@ -178,15 +184,10 @@ int qkv_model_tag_probs(qkv_model *m, const char *const *words, int n_words, int
     }
     if (n_words == 0)
         return 0;
-    size_t len = 0;
     qkv_corpus c;
     memset(&c, 0, sizeof c);
-    qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = QKV_FORMAT_CONLLU;
     int32_t *ids = malloc((size_t)n_words * (size_t)(k > 0 ? k : 1) * sizeof *ids);
-    int status = ids ? sentence_text(m, words, n_words, &len, &err) : qkv_fail(&err, "out of memory");
-    if (status == QKV_OK)
-        status = qkv_corpus_read_mem(&c, m->text, len, "sentence", &opts, &err);
+    int status = ids ? read_sentence(m, words, n_words, &c, &err) : qkv_fail(&err, "out of memory");
     if (status == QKV_OK)
         status = qkv_session_tag_probs(&m->s, &c, m->s.cfg.data.batch_tokens, k, ids, probs, &err);
     for (size_t i = 0; status == QKV_OK && i < (size_t)n_words * (size_t)k; i++)
