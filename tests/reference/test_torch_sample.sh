@@ -5,16 +5,7 @@
 # export gives logits within 1e-4 (relative) of `qkv eval --logits` and the same tag for every
 # word, and qkv_torch.tag() tags sentences as `qkv tag` does. Skipped (exit 77) without torch.
 set -u
-PY=/usr/bin/python3
-if ! "$PY" -c 'import torch, h5py, yaml, numpy' 2>/dev/null; then
-    echo "skipped: $PY cannot import torch, h5py, yaml and numpy (apt-get install python3-torch python3-h5py python3-yaml)"
-    exit 77
-fi
-SRC=${QKV_SOURCE_DIR:?}
-QKV_BIN=${QKV_BIN:?QKV_BIN must name the qkv binary}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "${QKV_SOURCE_DIR:?}/tests/reference/torch_common.sh"
 S=$SRC/data/ud_english_ewt_sample
 "$QKV_BIN" train "$SRC/configs/quickstart.yaml" --out "$work/run" --set train.max_steps=30 --set log.progress=off \
     --set log.plot=false --set model.d_model=32 --set model.d_ff=64 --set model.char_dim=8 \

@@ -4,16 +4,7 @@
 # header, each with qkv's reason; an intact checkpoint and its export load. Skipped (exit 77)
 # without torch.
 set -u
-PY=/usr/bin/python3
-if ! "$PY" -c 'import torch, h5py, yaml, numpy' 2>/dev/null; then
-    echo "skipped: $PY cannot import torch, h5py, yaml and numpy"
-    exit 77
-fi
-SRC=${QKV_SOURCE_DIR:?}
-QKV_BIN=${QKV_BIN:?QKV_BIN must name the qkv binary}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "${QKV_SOURCE_DIR:?}/tests/reference/torch_common.sh"
 "$QKV_BIN" train "$SRC/tests/train/synthetic.yaml" --out "$work/run" --set train.max_steps=2 --set log.progress=off \
     --set log.plot=false --set model.d_model=16 --set model.d_ff=32 --set model.n_heads=2 --set model.n_layers=1 \
     >"$work/train.log" 2>&1 || { tail -20 "$work/train.log"; fail "qkv train"; }
