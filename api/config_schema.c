@@ -46,6 +46,7 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
 #define REAL(...) REAL_IN(ALL, __VA_ARGS__)
 #define BOOL(...) BOOL_IN(ALL, __VA_ARGS__)
 #define ENUM(...) ENUM_IN(ALL, __VA_ARGS__)
+#define STRING(sec, key, f, def, doc) {sec, key, QKV_CFG_STRING, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
 #define PATH(sec, key, f, def, doc) {sec, key, QKV_CFG_PATH, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
 /* Read only by these values of model.encoder (T transformer, L bilstm, C cnn). */
 #define ENC(kinds) "encoder", (kinds)
@@ -88,7 +89,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
         "character embedding size of a character CNN word encoder added to the embeddings; 0 = none"),
     INT("model", "char_filters", model.chars.char_filters, 1, 4096, "64", "channels of the character convolution"),
     ENUM("model", "output", model.output, QKV_OUTPUT_NAMES, "softmax",
-         "output layer: softmax per token, or crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding)"),
+         "output layer: softmax per token, crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding), or "
+         "class (one class per image, for the image inputs)"),
     BOOL("model", "crf_constrained", model.crf_constrained, "false",
          "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first; "
          "with E-/S- tags the BIOES rules too), in training and decoding; a gold sequence they forbid is read "
@@ -99,6 +101,14 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "blocks); bilstm and cnn use no positional encoding"),
     INT_IN(ENC(L), "model", "lstm_hidden", model.lstm_hidden, 0, 65536, "0",
         "bilstm: hidden size per direction (output 2x this); 0 = d_model / 2"),
+    ENUM("model", "input", model.input_kind, QKV_INPUT_KIND_NAMES, "words",
+         "token vectors: words (word features, models/word_input.c), pixels (each pixel of an image a token) or "
+         "patches (patch_size x patch_size squares of an image, flattened and projected: ViT)"),
+    INT("model", "patch_size", model.patch_size, 1, 1024, "4", "input patches: side of a square patch in pixels"),
+    BOOL("model", "cls_token", model.cls_token, "false",
+         "image inputs: a learned [CLS] token before each image's tokens (for model.pool cls)"),
+    ENUM("model", "pool", model.pool, QKV_POOL_NAMES, "mean",
+         "output class: one vector per image from the mean of its tokens, or its [CLS] token"),
     INT_IN(ENC(C), "model", "cnn_kernel", model.cnn_kernel, 1, 63, "3", "cnn: convolution width over words (odd)"),
     INT_IN(ENC(C), "model", "cnn_dilation", model.cnn_dilation, 1, 1024, "1",
         "cnn: distance between the convolution's taps; receptive field 1 + n_layers (cnn_kernel-1) cnn_dilation"),
@@ -135,6 +145,16 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("data", "prefix_len", data.features.prefix_max, 0, QKV_MAX_AFFIX, "3", "add prefix features of 1..k characters"),
     INT("data", "suffix_len", data.features.suffix_max, 0, QKV_MAX_AFFIX, "4", "add suffix features of 1..k characters"),
     INT("data", "batch_tokens", data.batch_tokens, 1, 10000000, "2000", "token budget of a batch"),
+    INT("data", "image_rows", data.image_rows, 1, 65536, "28", "image inputs: rows of pixels of every image"),
+    INT("data", "image_cols", data.image_cols, 1, 65536, "28", "image inputs: columns of pixels of every image"),
+    INT("data", "image_channels", data.image_channels, 1, 64, "1", "image inputs: values per pixel"),
+    INT("data", "n_classes", data.n_classes, 1, 256, "10", "image inputs: labels are 0 .. n_classes-1"),
+    STRING("data", "class_names", data.class_names, "",
+           "image inputs: the classes' names, comma-separated, in label order; empty = 0, 1, ..."),
+    REAL("data", "valid_fraction", data.valid_fraction, 0, 0.9, "0",
+         "image inputs without data.dev: hold out this part of the training images (seeded by valid_seed) as the "
+         "dev set that picks best.h5; 0 = none"),
+    INT("data", "valid_seed", data.valid_seed, 0, INT_MAX, "1", "seed of the validation split"),
 
     INT("train", "seed", train.seed, 0, INT_MAX, "1", "seed of initialisation, shuffling and dropout"),
     INT("train", "epochs", train.epochs, 1, 100000, "20", "passes over the training data"),
@@ -209,6 +229,42 @@ static int rope_pairs(const void *c, const char *where, qkv_error *err)
     return QKV_OK;
 }
 
+static bool image_input(const qkv_tagger_config *m)
+{
+    return (unsigned)m->input_kind < QKV_INPUT_KIND_COUNT && QKV_INPUT_DESCS[m->input_kind]->patch;
+}
+
+/* An image input goes with the class head, a patch that tiles the images and no word options;
+ * the class head and 2-D positions with an image input. */
+static int image_keys(const void *c, const char *where, qkv_error *err)
+{
+    const qkv_run_config *r = c;
+    const qkv_tagger_config *m = &r->model;
+    const char *input = QKV_INPUT_KIND_NAMES[m->input_kind];
+    bool img = image_input(m);
+    if (img && m->output != QKV_OUTPUT_CLASS)
+        return qkv_fail(err, "%s: model.input = %s needs model.output = class (one class per image), got %s", where,
+                        input, QKV_OUTPUT_NAMES[m->output]);
+    if (!img && m->output == QKV_OUTPUT_CLASS)
+        return qkv_fail(err, "%s: model.output = class needs an image input (model.input pixels or patches), got %s",
+                        where, input);
+    if (m->encoder_kind == QKV_ENCODER_TRANSFORMER && qkv_pos_kinds[m->positional]->needs_grid && !img)
+        return qkv_fail(err, "%s: model.positional = %s is a 2-D encoding: it needs an image input (model.input "
+                        "pixels or patches), got %s", where, QKV_POS_KIND_NAMES[m->positional], input);
+    int p = img ? QKV_INPUT_DESCS[m->input_kind]->patch(m) : 1;
+    if (img && (r->data.image_rows % p || r->data.image_cols % p))
+        return qkv_fail(err, "%s: model.patch_size = %d does not divide the images' data.image_rows x "
+                        "data.image_cols = %d x %d", where, p, r->data.image_rows, r->data.image_cols);
+    if (img && m->chars.char_dim > 0)
+        return qkv_fail(err, "%s: model.char_dim = %d is for words: an image input has no characters", where,
+                        m->chars.char_dim);
+    if (!img && r->data.valid_fraction > 0)
+        return qkv_fail(err, "%s: data.valid_fraction is for image inputs (model.input pixels or patches)", where);
+    if (img && r->data.valid_fraction > 0 && r->data.dev[0])
+        return qkv_fail(err, "%s: data.valid_fraction and data.dev both give a dev set: choose one", where);
+    return QKV_OK;
+}
+
 static int segment_files(const void *c, const char *where, qkv_error *err)
 {
     const qkv_data_section *d = &((const qkv_run_config *)c)->data;
@@ -247,6 +303,13 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
      "are BIO's or BIOES's)",
      span_constraints},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "an image input (`model.input` pixels or patches) needs `model.output=class`, a `model.patch_size` that divides "
+     "`data.image_rows` and `data.image_cols`, and `model.char_dim` 0; `model.output=class`, the 2-D positional kinds "
+     "and `data.valid_fraction` need an image input; `data.valid_fraction` and `data.dev` exclude each other",
+     image_keys},
+    {QKV_CFG_RULE_NEEDS, "model.cls_token=true", NULL, "model.pool=cls", "(the head reads each image's [CLS] token)",
+     NULL},
 };
 
 const int QKV_RUN_RULES_LEN = (int)(sizeof QKV_RUN_RULES / sizeof QKV_RUN_RULES[0]);

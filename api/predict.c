@@ -188,3 +188,34 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
     free(logits);
     return status;
 }
+
+int qkv_session_classify(qkv_session *s, const qkv_images *im, int batch_tokens, int32_t *classes, float *probs,
+                         qkv_error *err)
+{
+    const qkv_data_section *d = &s->cfg.data;
+    if (!qkv_session_reads_images(s))
+        return qkv_fail(err, "%.300s: the model reads words (model.input %s), not images", im->name,
+                        QKV_INPUT_KIND_NAMES[s->cfg.model.input_kind]);
+    if (im->rows != d->image_rows || im->cols != d->image_cols || im->channels != d->image_channels)
+        return qkv_fail(err, "%.300s: images of %d x %d pixels x %d channels, the model's are %d x %d x %d", im->name,
+                        im->rows, im->cols, im->channels, d->image_rows, d->image_cols, d->image_channels);
+    qkv_images unlabelled = *im;
+    unlabelled.labels = NULL;
+    qkv_dataset ds;
+    qkv_corpus c;
+    if (qkv_session_image_dataset(s, &unlabelled, &ds, &c, err))
+        return QKV_ERR;
+    qkv_corpus_free(&c);
+    int n_tags = s->model.cfg.n_tags, n_words = qkv_dataset_n_words(&ds);
+    int32_t *pred = malloc(((size_t)n_words + 1) * sizeof *pred);
+    qkv_real *logits = malloc(((size_t)n_words + 1) * (size_t)n_tags * sizeof *logits);
+    int status = pred && logits ? QKV_OK : qkv_fail(err, "out of memory for %d images", im->n);
+    if (status == QKV_OK)
+        status = qkv_predict(&s->model, &ds, batch_tokens, pred, logits, NULL, err);
+    for (int i = 0; status == QKV_OK && i < im->n; i++) /* every token holds its image's logits */
+        top_k(logits + (size_t)qkv_dataset_sent_first(&ds, i) * n_tags, n_tags, 1, classes + i, probs + i);
+    qkv_dataset_free(&ds);
+    free(pred);
+    free(logits);
+    return status;
+}

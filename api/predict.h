@@ -46,4 +46,11 @@ int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const
 int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens, int k, int32_t *ids, float *probs,
                           qkv_error *err);
 
+/* The class of every image of im with an image model (model.input pixels or patches, output
+ * class): classes [im->n] class ids (the argmax, ties to the lower id) and probs [im->n] their
+ * softmax probabilities, in batches of batch_tokens tokens. Labels are not read. Errors: a model
+ * that does not read images, images of another size than the model's, those of qkv_predict. */
+int qkv_session_classify(qkv_session *s, const qkv_images *im, int batch_tokens, int32_t *classes, float *probs,
+                         qkv_error *err);
+
 #endif

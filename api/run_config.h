@@ -43,6 +43,14 @@ typedef struct qkv_data_section {
                                       counts; word is always on, chars follows model.char_dim and
                                       shape_min_count is feature_min_count (qkv_run_config_load) */
     int batch_tokens;
+    /* images (an image input kind, data/idx.h): train and dev are IDX image files, each with
+     * its label file beside it (images-idx3 -> labels-idx1 in the name) */
+    int image_rows, image_cols, image_channels; /* every image's size */
+    int n_classes;                 /* labels 0 .. n_classes - 1 */
+    char class_names[QKV_CFG_STR_MAX]; /* comma-separated, n_classes of them; "" = "0", "1", ... */
+    double valid_fraction;         /* without data.dev: this part of the training images, drawn
+                                      with valid_seed, is the dev set that selects best.h5 */
+    int valid_seed;
 } qkv_data_section;
 
 typedef enum { QKV_SELECT_AUTO, QKV_SELECT_ACCURACY, QKV_SELECT_SPAN_F1, QKV_SELECT_COUNT } qkv_select_by;

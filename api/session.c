@@ -73,6 +73,8 @@ int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *pat
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
+    if (qkv_session_reads_images(s))
+        return qkv_session_image_data(s, load_train, err);
     bool synthetic = d->source == QKV_SOURCE_SYNTHETIC;
     if (synthetic && d->task == QKV_TASK_SEGMENT)
         return qkv_fail(err, "data.task = segment needs CoNLL-U files with # text (data.source files), not the "
@@ -132,6 +134,8 @@ static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
     }
     tc.n_tags = qkv_featurizer_n_tags(&s->fz);
     tc.chars.n_chars = qkv_featurizer_n_chars(&s->fz);
+    if (qkv_tagger_image_grid(&tc, s->cfg.data.image_rows, s->cfg.data.image_cols, s->cfg.data.image_channels, err))
+        return QKV_ERR;
     const char **tag_names = malloc((size_t)(tc.n_tags > 0 ? tc.n_tags : 1) * sizeof *tag_names);
     if (!tag_names)
         return qkv_fail(err, "out of memory for %d tag names", tc.n_tags);

@@ -8,6 +8,7 @@
 #include "data/corpus.h"
 #include "data/dataset.h"
 #include "data/features.h"
+#include "data/idx.h"
 #include "models/tagger.h"
 #include "api/run_config.h"
 
@@ -39,6 +40,22 @@ int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *pat
  * featurizer from the training corpus unless it is already set (from a checkpoint), and
  * encodes both. load_train false: only dev (used by commands that do not train). */
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err);
+/* --- api/session_images.c: image models (an input kind with a patch hook, models/kinds.h) --- */
+/* Whether the config's model reads images (model.input pixels or patches). */
+bool qkv_session_reads_images(const qkv_session *s);
+/* Reads the IDX image file at path (data/idx.h), with labels the label file beside it (its name
+ * with labels-idx1 for images-idx3) checked against data.n_classes. Errors: the reader's, images
+ * of another size than data.image_rows x image_cols x image_channels ("FILE: images of ..."). */
+int qkv_session_read_images(const qkv_session *s, const char *path, bool labels, qkv_images *im, qkv_error *err);
+/* im as the model's dataset (qkv_dataset_from_images with the input's patch and the [CLS]
+ * token), and c an empty corpus that only names it (for messages). */
+int qkv_session_image_dataset(const qkv_session *s, const qkv_images *im, qkv_dataset *ds, qkv_corpus *c,
+                              qkv_error *err);
+/* qkv_session_data for an image model: the featurizer (unless set) with the class names as its
+ * tags; the training images (load_train) and the dev set: data.dev, or with data.valid_fraction
+ * that part of the training images drawn with data.valid_seed (qkv_images_split). */
+int qkv_session_image_data(qkv_session *s, bool load_train, qkv_error *err);
+
 /* The tagger of the config with the featurizer's vocabulary sizes, initialised from seed. */
 int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
 /* The same model with its parameters allocated but not initialised, for a checkpoint to fill

@@ -131,8 +131,19 @@ int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent,
     return QKV_OK;
 }
 
+int qkv_batch_alloc_dense(qkv_batch *b, int d_input, qkv_error *err)
+{
+    if (d_input < 1)
+        return qkv_fail(err, "batches: dense token vectors of width %d", d_input);
+    free(b->dense);
+    b->dense = malloc(((size_t)b->cap_tokens + 1) * (size_t)d_input * sizeof *b->dense);
+    b->d_input = b->dense ? d_input : 0;
+    return b->dense ? QKV_OK : qkv_fail(err, "batches: out of memory for %d tokens of %d values", b->cap_tokens, d_input);
+}
+
 void qkv_batch_free(qkv_batch *b)
 {
+    free(b->dense);
     free(b->offsets);
     free(b->sent_ids);
     free(b->tags);
@@ -152,6 +163,9 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
                         ds->n_features);
     if (ds->chars && !b->chars)
         return qkv_fail(err, "batches: the dataset has characters, the batch has no room for them");
+    if (ds->dense && (!b->dense || b->d_input != ds->d_input))
+        return qkv_fail(err, "batches: the dataset has token vectors of width %d, the batch no room for them",
+                        ds->d_input);
     int s0 = plan->start[index], s1 = plan->start[index + 1];
     int tokens = 0;
     for (int i = s0; i < s1; i++) {
@@ -172,6 +186,9 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
         for (int f = 0; f < ds->n_features; f++)
             memcpy(b->features[f] + t, ds->features[f] + w0, (size_t)n * sizeof(int32_t));
         memcpy(b->tags + t, (ds->loss_tags ? ds->loss_tags : ds->tags) + w0, (size_t)n * sizeof(int32_t));
+        if (ds->dense)
+            memcpy(b->dense + (size_t)t * ds->d_input, ds->dense + (size_t)w0 * ds->d_input,
+                   (size_t)n * (size_t)ds->d_input * sizeof *b->dense);
         if (ds->chars) {
             int c0 = ds->char_start[w0], nc = ds->char_start[w0 + n] - c0, at = b->char_offsets[t];
             memcpy(b->chars + at, ds->chars + c0, (size_t)nc * sizeof(int32_t));

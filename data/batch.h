@@ -37,6 +37,8 @@ typedef struct qkv_batch {
     int n_chars;             /* character ids of all words (0 without characters) */
     int32_t *char_offsets;   /* [T+1] word t's ids are chars[char_offsets[t] .. char_offsets[t+1]-1] */
     int32_t *chars;          /* [n_chars]; both NULL when the batch holds no characters */
+    int d_input;             /* dense token vectors (images): width, 0 without */
+    float *dense;            /* [T, d_input] row-major (qkv_batch_alloc_dense), or NULL */
     /* capacity of the buffers (set by qkv_batch_alloc; not part of the model's view) */
     int cap_sent, cap_tokens;
 } qkv_batch;
@@ -69,6 +71,10 @@ void qkv_batch_max_size(const qkv_dataset *ds, int budget, int *max_sent, int *m
  * and with_chars: room for up to QKV_WORD_CHAR_IDS character ids per word. */
 int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent, int max_tokens, qkv_error *err);
 void qkv_batch_free(qkv_batch *b);
+/* Room in b (allocated by qkv_batch_alloc) for the dense token vectors [max_tokens, d_input]
+ * of a dataset that has them (data/idx.h); qkv_batch_fill then copies them. Errors: d_input <
+ * 1, out of memory. */
+int qkv_batch_alloc_dense(qkv_batch *b, int d_input, qkv_error *err);
 
 /* Fills b with batch `index` of plan, copying from ds; allocates nothing. Errors: index out of
  * range, a batch larger than b's buffers, a feature count different from ds's, characters in
@@ -86,6 +92,7 @@ static inline const int32_t *const *qkv_batch_features(const qkv_batch *b)
 static inline const int32_t *qkv_batch_tags(const qkv_batch *b) { return b->tags; }
 static inline const int32_t *qkv_batch_char_offsets(const qkv_batch *b) { return b->char_offsets; }
 static inline const int32_t *qkv_batch_chars(const qkv_batch *b) { return b->chars; }
+static inline const float *qkv_batch_dense(const qkv_batch *b) { return b->dense; }
 /* B, T; sentence s's index in its dataset (0 <= s < B). */
 static inline int qkv_batch_n_sent(const qkv_batch *b) { return b->n_sent; }
 static inline int qkv_batch_n_tokens(const qkv_batch *b) { return b->n_tokens; }

@@ -45,6 +45,8 @@ typedef struct qkv_dataset {
     uint8_t *left_out;                    /* [n_sent] 1 = never batched (too long); NULL = none */
     int n_left_out;                       /* sentences left out by qkv_dataset_keep_max_len */
     int64_t n_left_out_words;             /* their words */
+    int d_input;                          /* dense token vectors (images, data/idx.h): their width; 0: none */
+    float *dense;                         /* [n_words, d_input] row-major, or NULL */
 } qkv_dataset;
 
 /* Encodes corpus c with fz. Each gold tag not in fz's tags becomes QKV_TAG_UNSEEN and, once
@@ -80,6 +82,8 @@ static inline int qkv_dataset_n_batchable(const qkv_dataset *ds) { return ds->n_
 static inline int64_t qkv_dataset_n_left_out_words(const qkv_dataset *ds) { return ds->n_left_out_words; }
 static inline int qkv_dataset_n_features(const qkv_dataset *ds) { return ds->n_features; }
 static inline int qkv_dataset_has_chars(const qkv_dataset *ds) { return ds->chars != NULL; }
+/* The width of the dense token vectors (images), 0 when the tokens are words. */
+static inline int qkv_dataset_d_input(const qkv_dataset *ds) { return ds->dense ? ds->d_input : 0; }
 /* Sentence s's first word (its index among all words) and its number of words. */
 static inline int qkv_dataset_sent_first(const qkv_dataset *ds, int s) { return ds->sent_start[s]; }
 static inline int qkv_dataset_sent_len(const qkv_dataset *ds, int s)

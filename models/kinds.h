@@ -24,14 +24,18 @@
 #include "lib/tape.h"
 
 /* X(ENUM_SUFFIX, "name", descriptor): one row per kind, in enum order. */
-#define QKV_INPUT_KINDS(X) X(WORDS, "words", qkv_words_input)
+#define QKV_INPUT_KINDS(X)                                                                            \
+    X(WORDS, "words", qkv_words_input)                                                                \
+    X(PIXELS, "pixels", qkv_pixels_input)                                                             \
+    X(PATCHES, "patches", qkv_patches_input)
 #define QKV_ENCODER_KINDS(X)                                                                          \
     X(TRANSFORMER, "transformer", qkv_transformer_encoder)                                            \
     X(BILSTM, "bilstm", qkv_bilstm_encoder)                                                           \
     X(CNN, "cnn", qkv_cnn_encoder)
 #define QKV_HEAD_KINDS(X)                                                                             \
     X(SOFTMAX, "softmax", qkv_softmax_head)                                                           \
-    X(CRF, "crf", qkv_crf_head_kind)
+    X(CRF, "crf", qkv_crf_head_kind)                                                                  \
+    X(CLASS, "class", qkv_class_head)
 
 #define QKV_KIND_ENUM_(prefix, e) prefix##e,
 #define QKV_INPUT_ENUM_(e, name, desc) QKV_KIND_ENUM_(QKV_INPUT_, e)
@@ -39,10 +43,11 @@
 #define QKV_HEAD_ENUM_(e, name, desc) QKV_KIND_ENUM_(QKV_OUTPUT_, e)
 typedef enum { QKV_INPUT_KINDS(QKV_INPUT_ENUM_) QKV_INPUT_KIND_COUNT } qkv_input_kind;
 typedef enum { QKV_ENCODER_KINDS(QKV_ENCODER_ENUM_) QKV_ENCODER_KIND_COUNT } qkv_encoder_kind;
-/* The output layer (head kind): a softmax per token, or a linear-chain CRF over each sentence. */
+/* The output layer (head kind): a softmax per token, a linear-chain CRF over each sentence, or
+ * one class per sequence (an image). */
 typedef enum { QKV_HEAD_KINDS(QKV_HEAD_ENUM_) QKV_OUTPUT_COUNT } qkv_output_kind;
-/* The kinds' names (index = value), then NULL: "words"; "transformer", "bilstm", "cnn";
- * "softmax", "crf". */
+/* The kinds' names (index = value), then NULL: "words", "pixels", "patches"; "transformer",
+ * "bilstm", "cnn"; "softmax", "crf", "class". */
 extern const char *const QKV_INPUT_KIND_NAMES[];
 extern const char *const QKV_ENCODER_KIND_NAMES[];
 extern const char *const QKV_OUTPUT_NAMES[];
@@ -59,6 +64,10 @@ typedef struct qkv_input {
 typedef struct qkv_input_desc {
     const char *name;
     const char *const *param_prefixes; /* NULL-terminated */
+    /* Image inputs (data/idx.h): the side of the square of pixels one token holds (1: each
+     * pixel a token); the session then reads IDX images, cut into these squares, as the batch's
+     * dense token vectors (qkv_tagger_input.dense). NULL: the input reads words. */
+    int (*patch)(const struct qkv_tagger_config *cfg);
     /* Adds the parameters to ps and draws them from rng (NULL: allocated only). */
     int (*create)(qkv_input *in, qkv_params *ps, qkv_rng *rng, const struct qkv_tagger_config *cfg,
                   qkv_error *err);
@@ -102,6 +111,12 @@ typedef struct qkv_encoder_desc {
 /* --- heads: encoder output [T, d_in] -> logits [T, n_tags] -> loss, tags --- */
 #define QKV_HEAD_NAME_MAX 32
 
+/* How a per-sequence head makes one vector of a sequence's tokens: their mean, or its first
+ * token (the [CLS] token of an image input with model.cls_token). */
+typedef enum { QKV_POOL_MEAN = 0, QKV_POOL_CLS, QKV_POOL_COUNT } qkv_pool;
+/* "mean", "cls" (index = value), then NULL. */
+extern const char *const QKV_POOL_NAMES[];
+
 /* What one head predicts and how much it counts. */
 typedef struct qkv_head_spec {
     qkv_output_kind kind;
@@ -111,6 +126,7 @@ typedef struct qkv_head_spec {
     const char *const *tag_names;  /* [n_tags]; read by create only (crf constraints) */
     double loss_weight;            /* 0 means 1 */
     bool crf_constrained;          /* crf: BIO (BIOES) constraints from tag_names */
+    qkv_pool pool;                 /* per-sequence heads: how a sequence becomes one vector */
 } qkv_head_spec;
 
 typedef struct qkv_head {
@@ -119,6 +135,7 @@ typedef struct qkv_head {
     char tagset[QKV_HEAD_NAME_MAX];
     int n_tags;
     double loss_weight;
+    qkv_pool pool;
     void *state;
 } qkv_head;
 
@@ -130,6 +147,12 @@ typedef struct qkv_head_desc {
                   qkv_error *err);
     /* logits [T, n_tags] for x [T, d_in]. */
     qkv_tensor *(*logits)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x);
+    /* A per-sequence head (one class per sequence: an image's) sets this instead of logits: it
+     * reads each sequence of x as a whole and gives logits [T, n_tags] whose rows are all its
+     * sequence's logits, so that loss and predict work per token as for any head; the gold tag
+     * of a sequence is its first token's (the others are QKV_TAG_NONE, data/idx.h), and predict
+     * gives every token its sequence's class. Call either through qkv_head_logits. */
+    qkv_tensor *(*sequence_logits)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences);
     /* Training loss [1] against tags [T] (< 0: no gold tag); NULL when the tape failed. */
     qkv_tensor *(*loss)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
                         const int32_t *tags);
@@ -159,6 +182,11 @@ extern const qkv_head_desc *const QKV_HEAD_DESCS[QKV_OUTPUT_COUNT];
 int qkv_head_create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv_head_spec *spec,
                     qkv_error *err);
 void qkv_head_free(qkv_head *h);
+/* The head's logits [T, n_tags] of x [T, d_in]: its logits, or its sequence_logits over the
+ * sequences of x. NULL when the tape failed. */
+qkv_tensor *qkv_head_logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences);
+/* Whether the head gives one class per sequence (sequence_logits). */
+static inline bool qkv_head_per_sequence(const qkv_head *h) { return h->desc->sequence_logits != NULL; }
 
 /* The linear classifier every tagging head starts with: <prefix>classifier.w [n_tags, d_in]
  * (Xavier uniform) and <prefix>classifier.b [n_tags] (zero). */

@@ -11,6 +11,21 @@ int qkv_tagger_d_out(const qkv_tagger_config *cfg)
                                                                : cfg->encoder.d_model;
 }
 
+int qkv_tagger_image_grid(qkv_tagger_config *cfg, int rows, int cols, int channels, qkv_error *err)
+{
+    if ((unsigned)cfg->input_kind >= QKV_INPUT_KIND_COUNT || !QKV_INPUT_DESCS[cfg->input_kind]->patch)
+        return QKV_OK;
+    int p = QKV_INPUT_DESCS[cfg->input_kind]->patch(cfg);
+    if (rows < 1 || cols < 1 || channels < 1 || p < 1)
+        return qkv_fail(err, "images of %d x %d pixels x %d channels in patches of %d: sizes must be positive", rows,
+                        cols, channels, p);
+    if (rows % p || cols % p)
+        return qkv_fail(err, "model.patch_size %d does not divide the images' %d x %d pixels", p, rows, cols);
+    cfg->grid = (qkv_grid){rows / p, cols / p, cfg->cls_token ? 1 : 0};
+    cfg->d_input = p * p * channels;
+    return QKV_OK;
+}
+
 static int check_config(const qkv_tagger_config *cfg, qkv_error *err)
 {
     if (cfg->n_features < 1 || cfg->n_features > QKV_TAGGER_MAX_FEATURES)
@@ -49,7 +64,8 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
     if (m->input.desc->create(&m->input, &m->params, rng, cfg, err))
         goto fail;
     qkv_pos_kind pos = m->encoder.desc->takes_positions ? cfg->positional : QKV_POS_NONE;
-    if (qkv_positional_create(&m->pos, pos, d, cfg->max_len, cfg->scale_embeddings, &m->params, rng, "pos", err))
+    if (qkv_positional_create_grid(&m->pos, pos, d, cfg->max_len, cfg->grid, cfg->scale_embeddings, &m->params, rng,
+                                   "pos", err))
         goto fail;
     m->pos.overflow = cfg->pos_overflow;
     m->pos.rope_base = cfg->rope_base;
@@ -65,7 +81,8 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
         goto fail;
     qkv_init_constant(m->final_gain, 1.0);
     qkv_head_spec head = {.kind = cfg->output, .prefix = "", .tagset = "", .n_tags = cfg->n_tags,
-                          .tag_names = cfg->tag_names, .loss_weight = 1, .crf_constrained = cfg->crf_constrained};
+                          .tag_names = cfg->tag_names, .loss_weight = 1, .crf_constrained = cfg->crf_constrained,
+                          .pool = cfg->pool};
     if (qkv_tagger_add_head(m, &head, rng, err))
         goto fail;
     m->cfg.tag_names = NULL; /* the caller's, read only here */
@@ -120,7 +137,7 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
                               qkv_attention_weights *keep)
 {
     qkv_tensor *x = qkv_tagger_hidden(tp, m, in, keep_layer, keep);
-    return m->heads[0].desc->logits(tp, &m->heads[0], x);
+    return qkv_head_logits(tp, &m->heads[0], x, in->sentences);
 }
 
 const qkv_tensor *qkv_tagger_table_rows(const qkv_tagger *m, const qkv_tagger_input *in, int i, const int32_t **ids,

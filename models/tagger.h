@@ -31,6 +31,7 @@
 
 #include "lib/nn/conv_block.h"
 #include "lib/nn/encoder.h"
+#include "lib/grid.h"
 #include "lib/nn/lstm.h"
 #include "lib/param.h"
 #include "lib/nn/positional.h"
@@ -64,7 +65,13 @@ typedef struct qkv_tagger_config {
     qkv_output_kind output;
     bool crf_constrained;            /* crf: BIO (BIOES) constraints from tag_names, training and decoding */
     const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
-    qkv_input_kind input_kind;       /* words (default) */
+    qkv_input_kind input_kind;       /* words (default), pixels or patches (images) */
+    qkv_grid grid;                   /* the 2-D layout of the tokens (lib/grid.h): image inputs,
+                                        filled by qkv_tagger_image_grid; rows 0 for 1-D input */
+    int d_input;                     /* width of a dense token vector (images); filled from the data */
+    int patch_size;                  /* patches: side of a patch in pixels */
+    bool cls_token;                  /* image inputs: a learned [CLS] token before the grid */
+    qkv_pool pool;                   /* class head: a sequence's mean, or its [CLS] token */
 } qkv_tagger_config;
 
 /* One packed batch, as the model reads it. */
@@ -73,6 +80,7 @@ typedef struct qkv_tagger_input {
     const int32_t *const *features;  /* [n_features][T], ids (0 = UNK) */
     qkv_packed words;              /* character encoder only: the characters of each token (n = T) */
     const int32_t *chars;            /*   [qkv_packed_rows(words)] character ids */
+    const float *dense; /* [T, d_input] row-major, dense token vectors (images, speech frames); NULL for words */
 } qkv_tagger_input;
 
 typedef struct qkv_tagger {
@@ -106,6 +114,12 @@ static inline const qkv_crf_head *qkv_tagger_crf(const qkv_tagger *m) { return q
 /* Transformer block i (its attention's relative biases, ...), or NULL: no such layer, or an
  * encoder without attention. */
 const qkv_encoder_block *qkv_tagger_block(const qkv_tagger *m, int i);
+
+/* For an image input (its desc's patch hook): cfg->grid = (rows/p) x (cols/p) tokens after
+ * cfg->cls_token ? 1 : 0, and cfg->d_input = p·p·channels, p the kind's patch side; nothing for
+ * other inputs. Errors: "model.patch_size P does not divide the images' R x C pixels", sizes
+ * below 1. */
+int qkv_tagger_image_grid(qkv_tagger_config *cfg, int rows, int cols, int channels, qkv_error *err);
 
 /* The width of the encoder's output: d_model, or 2·hidden for a bilstm with layers. */
 int qkv_tagger_d_out(const qkv_tagger_config *cfg);

@@ -24,7 +24,7 @@ qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor 
     qkv_tensor *total = NULL;
     for (int i = 0; i < m->n_outputs; i++) {
         const qkv_head *h = &m->heads[i];
-        qkv_tensor *lg = h->desc->logits(tp, h, hidden);
+        qkv_tensor *lg = qkv_head_logits(tp, h, hidden, sentences);
         if (logits)
             logits[i] = lg;
         qkv_tensor *loss = h->desc->loss(tp, h, lg, sentences, tags[i]);

@@ -83,6 +83,10 @@ static void spans_text(FILE *out, const qkv_span_eval *e)
 
 void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
 {
+    if (qkv_session_reads_images(s)) {
+        qkv_report_images_text(out, s, what, res);
+        return;
+    }
     fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
             res->n_correct, res->n_words, res->loss, res->tokens_per_sec);
     if (res->n_unknown_gold)
@@ -189,6 +193,8 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
                     ratio(res->bucket_correct[b], res->bucket_words[b]));
         fprintf(out, "]");
     }
+    if (qkv_session_reads_images(s))
+        qkv_report_images_json(out, res);
     fprintf(out, "}\n");
 }
 

@@ -11,6 +11,13 @@
  * accuracy per sentence-length bucket. */
 void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length);
 void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length);
+/* (train/report_images.c) An image model's scores (qkv_report_text and _json call them for a
+ * model that reads images): accuracy over images, per-class precision/recall/F1 and the
+ * confusion matrix, as text; the JSON object's extra members "images" and "confusion_matrix"
+ * ([gold][predicted] counts), written before its closing brace. */
+void qkv_report_images_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res);
+void qkv_report_images_json(FILE *out, const qkv_eval_result *res);
+
 /* Prints the dataset's warnings (unseen tags) to stderr once each, then forgets them. */
 void qkv_report_warnings(qkv_session *s);
 

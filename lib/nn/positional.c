@@ -31,7 +31,15 @@ _Static_assert(sizeof QKV_POS_OVERFLOW_NAMES / sizeof QKV_POS_OVERFLOW_NAMES[0] 
 int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, bool scale_input,
                           qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err)
 {
+    return qkv_positional_create_grid(pos, kind, d_model, max_len, (qkv_grid){0, 0, 0}, scale_input, ps, rng, prefix,
+                                      err);
+}
+
+int qkv_positional_create_grid(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, qkv_grid grid,
+                               bool scale_input, qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err)
+{
     memset(pos, 0, sizeof *pos);
+    pos->grid = grid;
     if (d_model < 1)
         return qkv_fail(err, "%s: d_model %d must be positive", prefix, d_model);
     if ((unsigned)kind >= QKV_POS_COUNT)
@@ -41,6 +49,9 @@ int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, i
     pos->max_len = max_len;
     pos->scale_input = scale_input;
     const qkv_pos_kind_desc *k = qkv_pos_kinds[kind];
+    if (k->needs_grid && !qkv_grid_is_2d(grid))
+        return qkv_fail(err, "%s: positional kind %s needs tokens on a 2-D grid (an image input), the input is 1-D",
+                        prefix, k->name);
     return k->create ? k->create(pos, ps, rng, prefix, err) : QKV_OK;
 }
 

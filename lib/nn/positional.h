@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "lib/grid.h"
 #include "lib/nn/floater.h"
 #include "lib/ops/attention.h"
 #include "lib/param.h"
@@ -31,7 +32,9 @@
     X(LEARNED, learned)                                                                                \
     X(ROPE, rope)                                                                                      \
     X(ALIBI, alibi)                                                                                    \
-    X(FLOATER, floater)
+    X(FLOATER, floater)                                                                                \
+    X(SINUSOIDAL2D, sinusoidal2d)                                                                      \
+    X(LEARNED2D, learned2d)
 
 typedef enum {
 #define QKV_POS_ENUM_ROW(id, name) QKV_POS_##id,
@@ -58,6 +61,9 @@ typedef struct qkv_positional {
                            qkv_positional_create, set it afterwards (0: no rotation) */
     qkv_tensor *table;  /* learned: [max_len, d_model] parameter; else NULL */
     qkv_floater floater; /* floater: its parameters */
+    qkv_grid grid;      /* the 2-D layout of every sequence's tokens (lib/grid.h), from
+                           qkv_positional_create_grid; rows 0: 1-D */
+    qkv_tensor *row_table, *col_table; /* learned2d: its parameters */
 } qkv_positional;
 
 /* One matrix that `qkv positions` draws: data [rows, cols], malloc'd (free it). */
@@ -75,6 +81,7 @@ typedef struct qkv_pos_kind_desc {
     const char *name;   /* its QKV_POS_KIND_NAMES entry */
     qkv_pos_group group;
     const char *params; /* the config keys it reads besides model.positional, e.g. "model.rope_base", or "" */
+    bool needs_grid;    /* a 2-D kind: positions are a token's row and column on pos->grid */
     /* Parameters "<prefix>.<...>" in ps (rng for their initialization); errors (err). */
     int (*create)(qkv_positional *pos, qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
     /* Additive: PE [rows, d_model] for positions 0 .. longest − 1 (a tape tensor or a parameter;
@@ -103,6 +110,13 @@ void qkv_sinusoidal(int p, int d_model, qkv_real *pe);
  * create (e.g. learned with max_len < 1, a parameter that cannot be added). */
 int qkv_positional_create(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, bool scale_input,
                           qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
+
+/* The same for tokens laid out on a 2-D grid (lib/grid.h; rows 0: 1-D, as qkv_positional_create):
+ * a 2-D kind (its needs_grid) reads the grid when made and when applied, since every sequence
+ * is then n_prefix + rows·cols tokens and PE(p) is that of token p's row and column. Errors:
+ * those of qkv_positional_create, a 2-D kind without a grid. */
+int qkv_positional_create_grid(qkv_positional *pos, qkv_pos_kind kind, int d_model, int max_len, qkv_grid grid,
+                               bool scale_input, qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
 
 /* y [T, d_model] = x · s + PE(position in sentence). x [T, d_model], sentences packed as in
  * lib/packed.h. One tape node "positional" (gradients to x and to the table).

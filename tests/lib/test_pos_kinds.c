@@ -13,7 +13,10 @@
 #include "lib/ops/rel_bias.h"
 
 enum { D = 8, HEADS = 2, DH = D / HEADS, NSENT = 3, MAX_N = 5, MAX_LEN = 6 };
-static const int lens[NSENT] = {5, 2, 4};
+static const int lens_1d[NSENT] = {5, 2, 4};
+/* the 2-D kinds: every sequence a [CLS] token and a 2 x 2 grid (lib/grid.h) */
+static const qkv_grid GRID = {2, 2, 1};
+static const int lens_2d[NSENT] = {5, 5, 5};
 #define ROPE_BASE 10.0 /* a small base: large angles within 5 positions */
 
 /* pe [n, D] = the reference PE of positions 0 .. n − 1. */
@@ -33,6 +36,43 @@ static void learned_ref(const qkv_positional *pos, int n, double *pe)
         pe[k] = pos->table->data[k];
 }
 
+/* The 1-D sinusoid of p over n dimensions into pe[0 .. n). */
+static void sinusoid(int p, int n, double *pe)
+{
+    for (int c = 0; c < n; c++) {
+        double angle = p / pow(10000.0, (double)(c - c % 2) / n);
+        pe[c] = c % 2 ? cos(angle) : sin(angle);
+    }
+}
+
+/* Token p of a sequence on GRID: 0 for the [CLS] token, else its row's sinusoid over the first
+ * D/2 dimensions and its column's over the last D/2. */
+static void sinusoidal2d_ref(const qkv_positional *pos, int n, double *pe)
+{
+    (void)pos;
+    for (int p = 0; p < n; p++) {
+        for (int c = 0; c < D; c++)
+            pe[p * D + c] = 0;
+        if (p < GRID.n_prefix)
+            continue;
+        int g = p - GRID.n_prefix;
+        sinusoid(g / GRID.cols, D / 2, pe + p * D);
+        sinusoid(g % GRID.cols, D / 2, pe + p * D + D / 2);
+    }
+}
+
+/* 0 for the [CLS] token, else row_table[row] + col_table[col]. */
+static void learned2d_ref(const qkv_positional *pos, int n, double *pe)
+{
+    for (int p = 0; p < n; p++)
+        for (int c = 0; c < D; c++) {
+            int g = p - GRID.n_prefix;
+            pe[p * D + c] = p < GRID.n_prefix ? 0
+                                              : pos->row_table->data[(g / GRID.cols) * D + c] +
+                                                    pos->col_table->data[(g % GRID.cols) * D + c];
+        }
+}
+
 static void floater_ref(const qkv_positional *pos, int n, double *pe) { floater_reference(&pos->floater, n, pe); }
 
 static double alibi_ref(int h, int i, int j)
@@ -47,15 +87,18 @@ typedef struct {
     bool rotates;                                              /* q and k by RoFormer's formula */
     double (*bias)(int h, int i, int j);                       /* a score bias, or NULL */
     double sim_diag;                                           /* its picture: sim[i][i] (NAN: none) */
+    bool grid;                                                 /* a 2-D kind: runs on GRID's sequences */
 } kind_ref;
 
 static const kind_ref refs[] = {
-    {"none", NULL, false, NULL, NAN},
-    {"sinusoidal", sinusoidal_ref, false, NULL, 1},
-    {"learned", learned_ref, false, NULL, 1},
-    {"rope", NULL, true, NULL, 1},
-    {"alibi", NULL, false, alibi_ref, 0},
-    {"floater", floater_ref, false, NULL, 1},
+    {"none", NULL, false, NULL, NAN, false},
+    {"sinusoidal", sinusoidal_ref, false, NULL, 1, false},
+    {"learned", learned_ref, false, NULL, 1, false},
+    {"rope", NULL, true, NULL, 1, false},
+    {"alibi", NULL, false, alibi_ref, 0, false},
+    {"floater", floater_ref, false, NULL, 1, false},
+    {"sinusoidal2d", sinusoidal2d_ref, false, NULL, 1, true},
+    {"learned2d", learned2d_ref, false, NULL, 1, true},
 };
 
 static const kind_ref *ref_of(const char *name)
@@ -71,6 +114,7 @@ typedef struct {
     qkv_mha m;
     qkv_tensor *x;
     int32_t off[NSENT + 1];
+    const int *lens;
 } fixture;
 
 static qkv_tensor *model_fn(qkv_tape *tp, void *user)
@@ -80,13 +124,15 @@ static qkv_tensor *model_fn(qkv_tape *tp, void *user)
     return qkv_mha_forward(tp, &f->m, qkv_positional_apply(tp, &f->pos, f->x, s), s, NULL);
 }
 
-static void setup(fixture *f, qkv_params *ps, qkv_pos_kind kind, uint64_t seed)
+static void setup(fixture *f, qkv_params *ps, qkv_pos_kind kind, bool grid, uint64_t seed)
 {
     memset(f, 0, sizeof *f);
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
     qkv_error err;
-    if (qkv_positional_create(&f->pos, kind, D, MAX_LEN, true, ps, &rng, "pos", &err) != QKV_OK)
+    f->lens = grid ? lens_2d : lens_1d;
+    if (qkv_positional_create_grid(&f->pos, kind, D, MAX_LEN, grid ? GRID : (qkv_grid){0, 0, 0}, true, ps, &rng,
+                                   "pos", &err) != QKV_OK)
         fail_msg("%s", err.msg);
     f->pos.rope_base = ROPE_BASE;
     qkv_attention_opts opts = {.n_heads = HEADS, .rope_base = 99, .pos_bias = &qkv_alibi_kind};
@@ -96,7 +142,7 @@ static void setup(fixture *f, qkv_params *ps, qkv_pos_kind kind, uint64_t seed)
     for (int i = 0; i < ps->n; i++) /* nonzero everywhere, N(0, 0.5^2): softmax not saturated */
         qkv_init_normal(&ps->items[i]->t, &rng, 0.5);
     for (int b = 0; b < NSENT; b++)
-        f->off[b + 1] = f->off[b] + lens[b];
+        f->off[b + 1] = f->off[b] + f->lens[b];
     f->x = tu_param(ps, &rng, "x", 2, (int[]){f->off[NSENT], D});
 }
 
@@ -150,7 +196,7 @@ static void reference(const fixture *f, const kind_ref *r, double *y)
     project_ref(m->w_k, m->b_k, x, T, 1, qkv);
     project_ref(m->w_v, m->b_v, x, T, 2, qkv);
     for (int b = 0; b < NSENT; b++) {
-        int base = f->off[b], n = lens[b];
+        int base = f->off[b], n = f->lens[b];
         for (int t = 0; r->rotates && t < n; t++) /* y[2i] = x[2i] cos − x[2i+1] sin, ... */
             for (int c = 0; c < 2 * D; c += 2) {
                 double *v = qkv + (base + t) * 3 * D + c, a = t * pow(ROPE_BASE, -(double)(c % DH) / DH);
@@ -190,7 +236,7 @@ static void check_draw(const fixture *f, const qkv_pos_kind_desc *k, const kind_
     assert_non_null(strstr(enc.title, k->name));
     for (int k2 = 0; k2 < enc.rows * enc.cols; k2++)
         assert_true(isfinite(enc.data[k2]));
-    for (int i = 0; i < n; i++)
+    for (int i = f->pos.grid.n_prefix; i < n; i++) /* a token before the grid has PE 0: cosine 0 */
         tu_assert_close(sim.data[i * n + i], r->sim_diag, 1e-12);
     free(enc.data);
     free(sim.data);
@@ -212,7 +258,8 @@ static void check_kind(const char *name, uint64_t seed)
     qkv_params ps;
     qkv_params_init(&ps);
     fixture f;
-    setup(&f, &ps, (qkv_pos_kind)kind, seed);
+    setup(&f, &ps, (qkv_pos_kind)kind, r->grid, seed);
+    assert_true(k->needs_grid == r->grid);
     assert_true((f.m.opts.rope_base > 0) == r->rotates);
     assert_true((f.m.opts.pos_bias != NULL) == (r->bias != NULL));
     qkv_tape tp;

@@ -21,6 +21,11 @@ static const char *const NAMES[NT] = {"O", "B-X", "I-X", "B-Y"};
 /* one character per word, each framed by two markers: 3 characters a word */
 static const int32_t WORD_OFFSETS[T + 1] = {0, 3, 6, 9, 12, 15, 18, 21};
 static const int32_t CHARS[21] = {1, 3, 2, 1, 4, 2, 1, 5, 2, 1, 3, 2, 1, 6, 2, 1, 4, 2, 1, 5, 2};
+/* image inputs: one sequence of T tokens, a [CLS] token and a 2 x 3 grid, 4 values a token */
+enum { DI = 4 };
+static const int32_t IMAGE_OFFSETS[2] = {0, T};
+static const qkv_grid IMAGE_GRID = {2, 3, 1};
+static float DENSE[T * DI];
 
 static qkv_tagger_config config(void)
 {
@@ -89,6 +94,16 @@ static void test_input_kinds(void **state)
         const qkv_input_desc *desc = QKV_INPUT_DESCS[k];
         assert_string_equal(desc->name, QKV_INPUT_KIND_NAMES[k]);
         qkv_tagger_config cfg = config();
+        const int32_t *features[2];
+        qkv_tagger_input b = batch(features);
+        if (desc->patch) { /* an image input reads dense vectors of a grid's tokens */
+            cfg.grid = IMAGE_GRID;
+            cfg.d_input = DI;
+            for (int i = 0; i < T * DI; i++)
+                DENSE[i] = (float)(i % 5) - 2;
+            b.sentences = (qkv_packed){1, IMAGE_OFFSETS};
+            b.dense = DENSE;
+        }
         qkv_params ps;
         qkv_params_init(&ps);
         qkv_rng rng;
@@ -98,8 +113,6 @@ static void test_input_kinds(void **state)
         if (desc->create(&in, &ps, &rng, &cfg, &err))
             fail_msg("%s: %s", desc->name, err.msg);
         assert_names(&ps, 0, "", desc->param_prefixes);
-        const int32_t *features[2];
-        qkv_tagger_input b = batch(features);
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
         assert_shape(desc->forward(&tp, &in, &b), T, D);
@@ -176,7 +189,7 @@ static void test_head_kinds(void **state)
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
         for (int i = 0; i < 2; i++) {
-            qkv_tensor *lg = h[i].desc->logits(&tp, &h[i], x);
+            qkv_tensor *lg = qkv_head_logits(&tp, &h[i], x, sentences);
             assert_shape(lg, T, NT);
             qkv_tensor *loss = h[i].desc->loss(&tp, &h[i], lg, sentences, TAGS);
             assert_non_null(loss);
@@ -251,7 +264,7 @@ static void test_two_heads(void **state)
     const qkv_head *h1 = qkv_tagger_head(&f.m, 1);
     qkv_tensor *logits0 = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
     double l0 = qkv_tagger_loss(&tp, &f.m, logits0, f.in.sentences, TAGS)->data[0];
-    double l1 = h1->desc->loss(&tp, h1, h1->desc->logits(&tp, h1, hidden), f.in.sentences, TAGS2)->data[0];
+    double l1 = h1->desc->loss(&tp, h1, qkv_head_logits(&tp, h1, hidden, f.in.sentences), f.in.sentences, TAGS2)->data[0];
     tu_assert_close(heads_loss(&tp, &f)->data[0], l0 + 0.5 * l1, 1e-12);
     qkv_tape_free(&tp);
 

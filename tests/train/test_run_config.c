@@ -8,13 +8,17 @@
 
 #include "api/run_config.h"
 
-static void load(qkv_run_config *cfg, const char *set)
+static void load_image(qkv_run_config *cfg, const char *set, bool image)
 {
     char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)set};
+    char *ov_image[] = {(char *)"data.train=train-images-idx3-ubyte.gz", (char *)"model.input=patches",
+                        (char *)"model.output=class", (char *)"model.cls_token=true", (char *)set};
     qkv_error err = {{0}};
-    if (qkv_run_config_load(NULL, ov, set ? 3 : 2, cfg, &err))
+    if (image ? qkv_run_config_load(NULL, ov_image, 5, cfg, &err) : qkv_run_config_load(NULL, ov, set ? 3 : 2, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
+
+static void load(qkv_run_config *cfg, const char *set) { load_image(cfg, set, false); }
 
 static void test_choices_are_the_library_values(void **state)
 {
@@ -24,49 +28,58 @@ static void test_choices_are_the_library_values(void **state)
         const char *set;
         const void *field; /* in c */
         int value;
+        bool image; /* with an image model (input patches, output class, a [CLS] token) */
     } cases[] = {
-        {"model.activation=relu", &c.model.encoder.activation, QKV_FFN_RELU},
-        {"model.activation=gelu", &c.model.encoder.activation, QKV_FFN_GELU},
-        {"model.positional=none", &c.model.positional, QKV_POS_NONE},
-        {"model.positional=sinusoidal", &c.model.positional, QKV_POS_SINUSOIDAL},
-        {"model.positional=learned", &c.model.positional, QKV_POS_LEARNED},
-        {"model.positional=rope", &c.model.positional, QKV_POS_ROPE},
-        {"model.positional=alibi", &c.model.positional, QKV_POS_ALIBI},
-        {"model.positional=floater", &c.model.positional, QKV_POS_FLOATER},
-        {"model.pos_overflow=error", &c.model.pos_overflow, QKV_POS_OVERFLOW_ERROR},
-        {"model.pos_overflow=clamp", &c.model.pos_overflow, QKV_POS_OVERFLOW_CLAMP},
-        {"model.attn_normalize=softmax", &c.model.encoder.attn.normalize, QKV_ATTN_SOFTMAX},
-        {"model.attn_normalize=relu", &c.model.encoder.attn.normalize, QKV_ATTN_RELU},
-        {"model.encoder=transformer", &c.model.encoder_kind, QKV_ENCODER_TRANSFORMER},
-        {"model.encoder=bilstm", &c.model.encoder_kind, QKV_ENCODER_BILSTM},
-        {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN},
-        {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX},
-        {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF},
-        {"data.task=tag", &c.data.task, QKV_TASK_TAG},
-        {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT},
-        {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
-        {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC},
-        {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO},
-        {"data.format=conllu", &c.data.read.format, QKV_FORMAT_CONLLU},
-        {"data.format=columns", &c.data.read.format, QKV_FORMAT_COLUMNS},
-        {"data.tags=upos", &c.data.read.tag_field, QKV_TAG_UPOS},
-        {"data.tags=xpos", &c.data.read.tag_field, QKV_TAG_XPOS},
-        {"optim.name=adamw", &c.optim.optimizer.kind, QKV_OPTIM_ADAMW},
-        {"optim.name=adam", &c.optim.optimizer.kind, QKV_OPTIM_ADAM},
-        {"optim.name=sgd", &c.optim.optimizer.kind, QKV_OPTIM_SGD},
-        {"optim.decay=none", &c.optim.schedule.decay, QKV_LR_NONE},
-        {"optim.decay=linear", &c.optim.schedule.decay, QKV_LR_LINEAR},
-        {"optim.decay=cosine", &c.optim.schedule.decay, QKV_LR_COSINE},
-        {"data.tag_scheme=none", &c.data.read.scheme, QKV_TAG_SCHEME_NONE},
-        {"data.tag_scheme=bio", &c.data.read.scheme, QKV_TAG_SCHEME_BIO},
-        {"data.tag_scheme=iob1", &c.data.read.scheme, QKV_TAG_SCHEME_IOB1},
-        {"data.tag_scheme=bioes", &c.data.read.scheme, QKV_TAG_SCHEME_BIOES},
-        {"train.select_by=auto", &c.train.select_by, QKV_SELECT_AUTO},
-        {"train.select_by=accuracy", &c.train.select_by, QKV_SELECT_ACCURACY},
-        {"train.select_by=span_f1", &c.train.select_by, QKV_SELECT_SPAN_F1},
-        {"log.progress=auto", &c.log.progress, QKV_PROGRESS_AUTO},
-        {"log.progress=on", &c.log.progress, QKV_PROGRESS_ON},
-        {"log.progress=off", &c.log.progress, QKV_PROGRESS_OFF},
+        {"model.activation=relu", &c.model.encoder.activation, QKV_FFN_RELU, false},
+        {"model.activation=gelu", &c.model.encoder.activation, QKV_FFN_GELU, false},
+        {"model.positional=none", &c.model.positional, QKV_POS_NONE, false},
+        {"model.positional=sinusoidal", &c.model.positional, QKV_POS_SINUSOIDAL, false},
+        {"model.positional=learned", &c.model.positional, QKV_POS_LEARNED, false},
+        {"model.positional=rope", &c.model.positional, QKV_POS_ROPE, false},
+        {"model.positional=alibi", &c.model.positional, QKV_POS_ALIBI, false},
+        {"model.positional=floater", &c.model.positional, QKV_POS_FLOATER, false},
+        {"model.positional=sinusoidal2d", &c.model.positional, QKV_POS_SINUSOIDAL2D, true},
+        {"model.positional=learned2d", &c.model.positional, QKV_POS_LEARNED2D, true},
+        {"model.input=words", &c.model.input_kind, QKV_INPUT_WORDS, false},
+        {"model.input=pixels", &c.model.input_kind, QKV_INPUT_PIXELS, true},
+        {"model.input=patches", &c.model.input_kind, QKV_INPUT_PATCHES, true},
+        {"model.pool=mean", &c.model.pool, QKV_POOL_MEAN, true},
+        {"model.pool=cls", &c.model.pool, QKV_POOL_CLS, true},
+        {"model.output=class", &c.model.output, QKV_OUTPUT_CLASS, true},
+        {"model.pos_overflow=error", &c.model.pos_overflow, QKV_POS_OVERFLOW_ERROR, false},
+        {"model.pos_overflow=clamp", &c.model.pos_overflow, QKV_POS_OVERFLOW_CLAMP, false},
+        {"model.attn_normalize=softmax", &c.model.encoder.attn.normalize, QKV_ATTN_SOFTMAX, false},
+        {"model.attn_normalize=relu", &c.model.encoder.attn.normalize, QKV_ATTN_RELU, false},
+        {"model.encoder=transformer", &c.model.encoder_kind, QKV_ENCODER_TRANSFORMER, false},
+        {"model.encoder=bilstm", &c.model.encoder_kind, QKV_ENCODER_BILSTM, false},
+        {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN, false},
+        {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX, false},
+        {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF, false},
+        {"data.task=tag", &c.data.task, QKV_TASK_TAG, false},
+        {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT, false},
+        {"data.source=files", &c.data.source, QKV_SOURCE_FILES, false},
+        {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC, false},
+        {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO, false},
+        {"data.format=conllu", &c.data.read.format, QKV_FORMAT_CONLLU, false},
+        {"data.format=columns", &c.data.read.format, QKV_FORMAT_COLUMNS, false},
+        {"data.tags=upos", &c.data.read.tag_field, QKV_TAG_UPOS, false},
+        {"data.tags=xpos", &c.data.read.tag_field, QKV_TAG_XPOS, false},
+        {"optim.name=adamw", &c.optim.optimizer.kind, QKV_OPTIM_ADAMW, false},
+        {"optim.name=adam", &c.optim.optimizer.kind, QKV_OPTIM_ADAM, false},
+        {"optim.name=sgd", &c.optim.optimizer.kind, QKV_OPTIM_SGD, false},
+        {"optim.decay=none", &c.optim.schedule.decay, QKV_LR_NONE, false},
+        {"optim.decay=linear", &c.optim.schedule.decay, QKV_LR_LINEAR, false},
+        {"optim.decay=cosine", &c.optim.schedule.decay, QKV_LR_COSINE, false},
+        {"data.tag_scheme=none", &c.data.read.scheme, QKV_TAG_SCHEME_NONE, false},
+        {"data.tag_scheme=bio", &c.data.read.scheme, QKV_TAG_SCHEME_BIO, false},
+        {"data.tag_scheme=iob1", &c.data.read.scheme, QKV_TAG_SCHEME_IOB1, false},
+        {"data.tag_scheme=bioes", &c.data.read.scheme, QKV_TAG_SCHEME_BIOES, false},
+        {"train.select_by=auto", &c.train.select_by, QKV_SELECT_AUTO, false},
+        {"train.select_by=accuracy", &c.train.select_by, QKV_SELECT_ACCURACY, false},
+        {"train.select_by=span_f1", &c.train.select_by, QKV_SELECT_SPAN_F1, false},
+        {"log.progress=auto", &c.log.progress, QKV_PROGRESS_AUTO, false},
+        {"log.progress=on", &c.log.progress, QKV_PROGRESS_ON, false},
+        {"log.progress=off", &c.log.progress, QKV_PROGRESS_OFF, false},
     };
     int n_enum_keys = 0, n_choices = 0;
     for (int k = 0; k < QKV_RUN_SCHEMA_LEN; k++)
@@ -75,10 +88,10 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 15);
+    assert_int_equal(n_enum_keys, 17);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        load(&c, cases[i].set);
+        load_image(&c, cases[i].set, cases[i].image);
         int got;
         memcpy(&got, cases[i].field, sizeof got); /* every one of these enums is int-sized */
         if (got != cases[i].value)

@@ -51,7 +51,7 @@ static int write_logits(const char *path, const qkv_eval_result *res, const qkv_
 
 /* The options of qkv eval. */
 typedef struct eval_args {
-    const char *ckpt, *file, *logits_path, *tokenizer;
+    const char *ckpt, *file, *logits_path, *tokenizer, *confusion;
     bool json, by_length, force, profile, raw;
 } eval_args;
 
@@ -67,6 +67,9 @@ static int parse_args(eval_args *a, int argc, char **argv)
         {"--logits", QKV_CLI_STRING, &a->logits_path, "OUT.h5",
          "also write every word's logits to the HDF5 file OUT.h5: /logits float32\n"
          "[words, tags] and /pred int64 [words] in file order (for parity checks)"},
+        {"--confusion", QKV_CLI_STRING, &a->confusion, "OUT.png",
+         "also draw the confusion matrix (gold x predicted tag or class, each row's\n"
+         "fraction) as a heatmap OUT.png or OUT.svg, its gnuplot script beside it"},
         {"--force", QKV_CLI_FLAG, &a->force, NULL, "replace OUT.h5 if it exists (never CHECKPOINT or FILE)"},
         QKV_PROFILE_OPTION_ROW(&a->profile),
         {"--raw", QKV_CLI_FLAG, &a->raw, NULL,
@@ -86,7 +89,7 @@ static int parse_args(eval_args *a, int argc, char **argv)
         fprintf(stderr, "qkv eval: --tokenizer needs --raw\n");
         return 2;
     }
-    if (a->raw && (a->logits_path || a->by_length || a->profile)) {
+    if (a->raw && (a->logits_path || a->by_length || a->profile || a->confusion)) {
         fprintf(stderr, "qkv eval: --raw goes with --tokenizer and --json only\n");
         return 2;
     }
@@ -163,6 +166,11 @@ int qkv_cmd_eval(int argc, char **argv)
     int prof = qkv_profile_begin("report", QKV_PROF_WHOLE);
     qkv_cmd_report(&s, a.file, &res, a.json, a.by_length);
     qkv_profile_end(prof);
+    qkv_error err;
+    if (a.confusion && qkv_cmd_plot_confusion(&s, &res, a.file, a.confusion, &err)) {
+        qkv_fail_report(&err);
+        goto done;
+    }
     status = 0;
 done:
     free(logits);

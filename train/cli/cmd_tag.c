@@ -11,11 +11,14 @@
 #include "api/model_file.h"
 #include "api/predict.h"
 #include "train/cli/output_file.h"
+#include "train/cli/tag_images.h"
 #include "train/cli/tag_raw.h"
 #include "train/report.h"
 #include "train/train_state.h"
 
-static const char ABOUT[] = "Writes FILE (default: standard input) to standard output with predicted tags.\n";
+static const char ABOUT[] = "Writes FILE (default: standard input) to standard output with predicted tags.\n"
+                            "With an image model (model.input pixels or patches) FILE is an IDX image file\n"
+                            "and each image gets one line: its class and the class's probability.\n";
 
 /* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
  * the input is plain text given without --format text, and err says so instead. */
@@ -152,7 +155,11 @@ int qkv_cmd_tag(int argc, char **argv)
     int status = 1;
     if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt))
         goto done;
-    if (a.tokenizer)
+    if (qkv_session_reads_images(&s) && (a.tokenizer || a.text))
+        qkv_fail_reportf("%s reads images (IDX files): --format text and --tokenizer are for words", a.ckpt);
+    else if (qkv_session_reads_images(&s))
+        status = qkv_tag_images(&s, a.file);
+    else if (a.tokenizer)
         status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file);
     else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
         status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file);

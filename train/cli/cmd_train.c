@@ -251,6 +251,14 @@ static int final_report(const train_run *r)
         char what[4400];
         snprintf(what, sizeof what, "%s on %s", path, qkv_corpus_name(&r->s.dev_c));
         qkv_cmd_report(&best, what, &res, false, false);
+        if (qkv_session_reads_images(&best) && r->s.cfg.log.plot && r->writer) {
+            char png[4300];
+            snprintf(png, sizeof png, "%s/plots/confusion.png", r->run_dir);
+            if (qkv_cmd_plot_confusion(&best, &res, what, png, &err))
+                fprintf(stderr, "qkv: warning: no confusion plot: %s\n", err.msg);
+            else
+                printf("\nconfusion plot: %s\n", png);
+        }
     }
     qkv_eval_result_free(&res);
     qkv_session_free(&best);

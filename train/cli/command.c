@@ -2,7 +2,10 @@
 
 #include "api/model_file.h"
 #include "lib/threads.h"
+#include "train/plot/plot_confusion.h"
 #include "train/report.h"
+
+#include <stdlib.h>
 
 int qkv_cmd_load_model(qkv_session *s, const char *path)
 {
@@ -20,9 +23,22 @@ int qkv_cmd_refuse_segmenter(const qkv_session *s, const char *path)
     return 0;
 }
 
+/* An image model's scored file: IDX images and the labels beside them. */
+static int read_scored_images(qkv_session *s, const char *path)
+{
+    qkv_error err;
+    qkv_images im;
+    int failed = qkv_session_read_images(s, path, true, &im, &err) ||
+                 qkv_session_image_dataset(s, &im, &s->dev, &s->dev_c, &err);
+    qkv_images_free(&im);
+    return failed ? qkv_fail_report(&err) : 0;
+}
+
 int qkv_cmd_read_scored(qkv_session *s, const char *path)
 {
     qkv_error err;
+    if (qkv_session_reads_images(s))
+        return read_scored_images(s, path);
     if (qkv_session_read_corpus(s, &s->dev_c, path, &err) ||
         qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, &err) ||
         qkv_dataset_require_tags(&s->dev, &s->dev_c, &err) ||
@@ -38,4 +54,17 @@ void qkv_cmd_report(const qkv_session *s, const char *what, const qkv_eval_resul
         qkv_report_json(stdout, s, what, res, by_length);
     else
         qkv_report_text(stdout, s, what, res, by_length);
+}
+
+int qkv_cmd_plot_confusion(const qkv_session *s, const qkv_eval_result *res, const char *title, const char *image,
+                           qkv_error *err)
+{
+    const char **names = malloc((size_t)(res->n_tags ? res->n_tags : 1) * sizeof *names);
+    if (!names)
+        return qkv_fail(err, "out of memory");
+    for (int t = 0; t < res->n_tags; t++)
+        names[t] = qkv_featurizer_tag(&s->fz, t);
+    int status = qkv_plot_confusion(res->confusion, res->n_tags, names, title, image, err);
+    free(names);
+    return status;
 }

@@ -30,4 +30,10 @@ int qkv_cmd_read_scored(qkv_session *s, const char *path);
  * (train/report.h). */
 void qkv_cmd_report(const qkv_session *s, const char *what, const qkv_eval_result *res, bool json, bool by_length);
 
+/* The confusion matrix of res (the tags or classes of s's model) as a heatmap in image (.png or
+ * .svg, with its gnuplot script beside it; train/plot/plot_confusion.h). Returns QKV_ERR with
+ * err set (nothing printed): the caller decides whether it fails or warns. */
+int qkv_cmd_plot_confusion(const qkv_session *s, const qkv_eval_result *res, const char *title, const char *image,
+                           qkv_error *err);
+
 #endif
