@@ -41,11 +41,15 @@ static qkv_tensor *forward(qkv_tape *tp, void *user)
 }
 
 /* The first sentences of 1..8 words, at most 24 words in all, as one batch of it (a one-batch
- * plan of those sentences, filled as training fills its batches). */
+ * plan of those sentences, filled as training fills its batches); for images (dense token
+ * vectors, all sequences of one length) the first image. */
 static int tiny_batch(qkv_run_iter *it, qkv_error *err)
 {
     qkv_batch_plan plan;
-    if (qkv_batch_plan_first(&plan, it->ds, 8, 8, 24, err) || qkv_run_iter_set_plan(it, &plan, err))
+    int max_len = 8, max_sent = 8, max_tokens = 24;
+    if (qkv_dataset_d_input(it->ds) > 0)
+        max_len = max_tokens = qkv_dataset_sent_len(it->ds, 0), max_sent = 1;
+    if (qkv_batch_plan_first(&plan, it->ds, max_len, max_sent, max_tokens, err) || qkv_run_iter_set_plan(it, &plan, err))
         return QKV_ERR;
     if (qkv_run_iter_n_batches(it) == 0)
         return qkv_fail(err, "no training sentence of 1 to 8 words to check gradients on");

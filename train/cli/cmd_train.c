@@ -203,6 +203,16 @@ static void print_summary(const train_run *r)
     if (!r->writer)
         return;
     const qkv_session *s = &r->s;
+    if (qkv_session_reads_images(s)) {
+        const qkv_tagger_config *m = &s->model.cfg;
+        fprintf(stderr, "train: %s, %d images; dev: %s, %d images\n", qkv_corpus_name(&s->train_c),
+                qkv_dataset_n_batchable(&s->train), s->has_dev ? qkv_corpus_name(&s->dev_c) : "none",
+                s->has_dev ? qkv_dataset_n_batchable(&s->dev) : 0);
+        fprintf(stderr, "model: %zu parameters, %d tokens an image (%d x %d%s) of %d values, %d classes; run folder %s\n",
+                qkv_params_count(qkv_tagger_params(&s->model)), qkv_grid_len(m->grid), m->grid.rows, m->grid.cols,
+                m->grid.n_prefix ? " and [CLS]" : "", m->d_input, qkv_featurizer_n_tags(&s->fz), r->run_dir);
+        return;
+    }
     /* counts without the sentences data.max_train_len leaves out */
     long train_words = (long)(qkv_dataset_n_words(&s->train) - qkv_dataset_n_left_out_words(&s->train));
     fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n",
