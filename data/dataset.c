@@ -131,6 +131,7 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
             ds->chars = fit;
     }
     if ((qkv_featurizer_n_columns(fz) > 1 && qkv_dataset_encode_columns(ds, fz, c, err) != QKV_OK) ||
+        qkv_dataset_form_chars(ds, fz, c, err) != QKV_OK ||
         (ds->n_unknown_tags && warnings && report_unknown_tags(c, ds, fz->tags.size, warnings, err) != QKV_OK)) {
         qkv_dataset_free(ds);
         return QKV_ERR;
@@ -200,6 +201,7 @@ void qkv_dataset_free(qkv_dataset *ds)
     free(ds->sent_start);
     free(ds->tags);
     free(ds->loss_tags);
+    free(ds->form_chars);
     for (int i = 1; i < QKV_MAX_COLUMNS; i++)
         free(ds->col_tags[i]);
     free(ds->char_start);

@@ -49,6 +49,9 @@ typedef struct qkv_dataset {
     int32_t *col_tags[QKV_MAX_COLUMNS];   /* [n_words] column i's gold class ids (i >= 1; [0]
                                              unused: tags), QKV_TAG_UNSEEN or QKV_TAG_NONE */
     int n_col_unknown[QKV_MAX_COLUMNS];   /* words of column i whose class is QKV_TAG_UNSEEN */
+    int32_t *form_chars;                  /* [n_words] with a lemma column: the characters of each
+                                             form, the fewer of as written and lowercased (what a
+                                             lemma script may delete, data/lemma_script.h); else NULL */
 } qkv_dataset;
 
 /* Encodes corpus c with fz. Each gold tag not in fz's tags becomes QKV_TAG_UNSEEN and, once
@@ -63,6 +66,9 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
  * never has is QKV_TAG_UNSEEN (counted as an error), a missing value ("_") QKV_TAG_NONE. Errors:
  * a corpus without those columns, out of memory. */
 int qkv_dataset_encode_columns(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_error *err);
+/* ds->form_chars when fz has a lemma column (else nothing), for qkv_dataset_encode. Errors: out of
+ * memory. */
+int qkv_dataset_form_chars(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_error *err);
 
 /* An error "FILE: no word has a tag in UPOS (field 4): all N are "_"" when every word of ds
  * (encoded from c) is untagged; what is "nothing to train on" or "nothing to score". */

@@ -1,9 +1,11 @@
 /* The gold classes of a dataset's tag columns beyond the first (see dataset.h). */
 #include "data/dataset.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "data/columns.h"
+#include "data/utf8.h"
 
 int qkv_dataset_encode_columns(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_error *err)
 {
@@ -41,5 +43,30 @@ int qkv_dataset_encode_columns(qkv_dataset *ds, const qkv_featurizer *fz, const 
         }
     }
     free(scratch);
+    return QKV_OK;
+}
+
+int qkv_dataset_form_chars(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_error *err)
+{
+    bool lemma = false;
+    for (int i = 0; i < qkv_featurizer_n_columns(fz); i++)
+        lemma |= fz->columns[i] == QKV_TAG_LEMMA;
+    if (!lemma)
+        return QKV_OK;
+    size_t longest = 0;
+    for (int w = 0; w < c->n_words; w++)
+        longest = c->forms[w].len > longest ? c->forms[w].len : longest;
+    char *lower = malloc(QKV_UTF8_LOWER_ROOM(longest));
+    if (!lower || !(ds->form_chars = malloc(((size_t)c->n_words + 1) * sizeof *ds->form_chars))) {
+        free(lower);
+        return qkv_fail(err, "%.200s: out of memory", c->name);
+    }
+    for (int w = 0; w < c->n_words; w++) {
+        size_t len;
+        const char *form = qkv_corpus_form(c, w, &len);
+        size_t n = qkv_utf8_length(form, len), nl = qkv_utf8_length(lower, qkv_utf8_lower(form, len, lower));
+        ds->form_chars[w] = (int32_t)(nl < n ? nl : n);
+    }
+    free(lower);
     return QKV_OK;
 }

@@ -224,3 +224,17 @@ done:
     free(cp);
     return len;
 }
+
+long qkv_lemma_script_needs(const char *script, size_t slen)
+{
+    const char *semi = memchr(script, ';', slen);
+    if (!semi)
+        return -1;
+    const char *r = semi + 1;
+    size_t rlen = slen - (size_t)(r - script), p, q, a0, a1, b0;
+    if (rlen > 0 && r[0] == '=')
+        return rlen > 1 ? 0 : -1;
+    if (!parse_edits(r, rlen, &p, &a0, &a1, &q, &b0))
+        return -1;
+    return (long)(p + q) + (a1 == a0 && b0 == rlen);
+}

@@ -34,4 +34,10 @@ long qkv_lemma_script(const char *form, size_t flen, const char *lemma, size_t l
  * the form (it deletes more characters than the form has, it is not a script, or out of memory). */
 long qkv_lemma_apply(const char *script, size_t slen, const char *form, size_t flen, char *out);
 
+/* The fewest characters a form needs for script[0..slen) to give it a non-empty lemma: the
+ * characters it deletes, one more when it adds none (0 for a whole lemma, "=..."); -1 when it is
+ * not a script or gives only the empty lemma. A form of at least that many characters (as written
+ * and lowercased) gets a lemma from it. */
+long qkv_lemma_script_needs(const char *script, size_t slen);
+
 #endif

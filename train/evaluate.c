@@ -104,7 +104,7 @@ double qkv_eval_selection_accuracy(const qkv_eval_result *res, const qkv_run_con
 static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
                        qkv_eval_result *res, qkv_real *logits_out, qkv_error *err)
 {
-    if (res->n_heads <= 1)
+    if (res->n_heads <= 1 && s->fz.columns[0] != QKV_TAG_LEMMA)
         return qkv_predict_shard(&s->model, ds, batch_tokens, shard, n_shards, res->pred, logits_out, &res->loss,
                                  err);
     if (logits_out)
@@ -113,9 +113,14 @@ static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, 
     double loss[QKV_MAX_COLUMNS];
     for (int h = 1; h < res->n_heads; h++)
         pred[h] = res->head_pred[h];
-    int status = qkv_predict_heads(&s->model, ds, batch_tokens, shard, n_shards, pred, loss, err);
+    int32_t *needs[QKV_MAX_COLUMNS] = {0};
+    int status = qkv_session_class_needs(s, needs, err) ||
+                 qkv_predict_heads(&s->model, ds, batch_tokens, shard, n_shards, (const int32_t *const *)needs, pred,
+                                   loss, err);
+    for (int h = 0; h < QKV_MAX_COLUMNS; h++)
+        free(needs[h]);
     res->loss = loss[0];
-    return status;
+    return status ? QKV_ERR : QKV_OK;
 }
 
 int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err)
@@ -178,6 +183,7 @@ void qkv_eval_result_free(qkv_eval_result *res)
     free(res->pred);
     for (int h = 1; h < QKV_MAX_COLUMNS; h++)
         free(res->head_pred[h]);
+    free(res->ud);
     if (res->spans)
         qkv_span_eval_free(res->spans);
     free(res->spans);

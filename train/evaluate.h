@@ -26,7 +26,15 @@ typedef struct qkv_eval_result {
     long head_words[QKV_MAX_COLUMNS], head_correct[QKV_MAX_COLUMNS]; /* scored words, correct ones */
     double head_accuracy[QKV_MAX_COLUMNS];
     int32_t *head_pred[QKV_MAX_COLUMNS]; /* [n_words] class ids of heads 1.. ([0]: pred) */
+    struct qkv_ud_tags *ud;  /* CoNLL 2018 tag and lemma scores (data/ud_tags.h); NULL: not computed */
+    int n_lemma_fallback;    /* words whose predicted lemma script did not apply (the form is taken) */
 } qkv_eval_result;
+
+/* (train/ud_tags_eval.c) res->ud: the CoNLL 2018 scores UPOS, XPOS, UFeats, AllTags and Lemmas
+ * of res's predictions of corpus c (the dev corpus s encoded, CoNLL-U), for a model of several
+ * columns or of feats or lemma (nothing for a tagger of UPOS or XPOS alone). Errors: out of
+ * memory. */
+int qkv_eval_add_ud_tags(qkv_eval_result *res, qkv_session *s, const qkv_corpus *c, qkv_error *err);
 
 /* The score that selects best.h5 with train.select_by accuracy: head 0's accuracy, or with
  * several heads the mean accuracy of those train.select_columns names (default every head). */

@@ -82,6 +82,20 @@ static void test_scripts_that_do_not_apply(void **state)
     assert_apply("L0;-x+;-0+", "abc", NULL);
 }
 
+static void test_needs(void **state)
+{
+    (void)state;
+    assert_int_equal(qkv_lemma_script_needs("L0;-0+;-3+y", 11), 3);  /* deletes 3, adds y */
+    assert_int_equal(qkv_lemma_script_needs("L0;-1+;-1+", 10), 3);   /* adds nothing: one left */
+    assert_int_equal(qkv_lemma_script_needs("L0;-0+;-0+", 10), 1);
+    assert_int_equal(qkv_lemma_script_needs("L0;=be", 6), 0);
+    assert_int_equal(qkv_lemma_script_needs("L0;=", 4), -1);          /* only the empty lemma */
+    assert_int_equal(qkv_lemma_script_needs("nonsense", 8), -1);
+    /* a form of that many characters gets a non-empty lemma, one fewer none */
+    assert_apply("L0;-0+;-3+y", "ies", "y");
+    assert_apply("L0;-1+;-1+", "abc", "b");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -90,6 +104,7 @@ int main(void)
         cmocka_unit_test(test_whole_lemma),
         cmocka_unit_test(test_scripts_generalise),
         cmocka_unit_test(test_scripts_that_do_not_apply),
+        cmocka_unit_test(test_needs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
