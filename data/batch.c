@@ -141,9 +141,22 @@ int qkv_batch_alloc_dense(qkv_batch *b, int d_input, qkv_error *err)
     return b->dense ? QKV_OK : qkv_fail(err, "batches: out of memory for %d tokens of %d values", b->cap_tokens, d_input);
 }
 
+int qkv_batch_alloc_columns(qkv_batch *b, int n_columns, qkv_error *err)
+{
+    if (n_columns < 1 || n_columns > QKV_MAX_COLUMNS)
+        return qkv_fail(err, "batches: %d tag columns, expected 1 to %d", n_columns, QKV_MAX_COLUMNS);
+    for (int i = 1; i < n_columns; i++)
+        if (!b->col_tags[i] && !(b->col_tags[i] = malloc((size_t)b->cap_tokens * sizeof *b->col_tags[i])))
+            return qkv_fail(err, "batches: out of memory for a batch of %d tokens", b->cap_tokens);
+    b->n_columns = n_columns;
+    return QKV_OK;
+}
+
 void qkv_batch_free(qkv_batch *b)
 {
     free(b->dense);
+    for (int i = 1; i < QKV_MAX_COLUMNS; i++)
+        free(b->col_tags[i]);
     free(b->offsets);
     free(b->sent_ids);
     free(b->tags);
@@ -166,6 +179,9 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
     if (ds->dense && (!b->dense || b->d_input != ds->d_input))
         return qkv_fail(err, "batches: the dataset has token vectors of width %d, the batch no room for them",
                         ds->d_input);
+    if (qkv_dataset_n_columns(ds) != qkv_batch_n_columns(b))
+        return qkv_fail(err, "batches: the batch has %d tag columns, the dataset %d", qkv_batch_n_columns(b),
+                        qkv_dataset_n_columns(ds));
     int s0 = plan->start[index], s1 = plan->start[index + 1];
     int tokens = 0;
     for (int i = s0; i < s1; i++) {
@@ -189,6 +205,8 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
         if (ds->dense)
             memcpy(b->dense + (size_t)t * ds->d_input, ds->dense + (size_t)w0 * ds->d_input,
                    (size_t)n * (size_t)ds->d_input * sizeof *b->dense);
+        for (int c = 1; c < qkv_dataset_n_columns(ds); c++)
+            memcpy(b->col_tags[c] + t, ds->col_tags[c] + w0, (size_t)n * sizeof(int32_t));
         if (ds->chars) {
             int c0 = ds->char_start[w0], nc = ds->char_start[w0 + n] - c0, at = b->char_offsets[t];
             memcpy(b->chars + at, ds->chars + c0, (size_t)nc * sizeof(int32_t));
