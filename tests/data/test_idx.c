@@ -147,6 +147,8 @@ static void test_split(void **state)
     qkv_images_free(&va2);
     assert_int_equal(qkv_images_split(&all, 10, 8, &tr2, &va2, &err), QKV_OK);
     assert_true(memcmp(va.pixels, va2.pixels, 10) != 0);
+    qkv_images_free(&tr2);
+    qkv_images_free(&va2);
     assert_int_equal(qkv_images_split(&all, 50, 8, &tr2, &va2, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "a validation part of 50 of its 50 images"));
     qkv_images_free(&tr);
