@@ -48,8 +48,9 @@ typedef enum {
 /* "auto", "conllu", "columns" (index = value), then NULL. */
 extern const char *const QKV_FORMAT_NAMES[];
 
-typedef enum { QKV_TAG_UPOS = 0, QKV_TAG_XPOS, QKV_TAG_FIELD_COUNT } qkv_tag_field;
-/* "upos", "xpos" (index = value), then NULL. */
+/* DEPREL is the tag of a dependency parser (its labels; the arcs are the HEAD column). */
+typedef enum { QKV_TAG_UPOS = 0, QKV_TAG_XPOS, QKV_TAG_DEPREL, QKV_TAG_FIELD_COUNT } qkv_tag_field;
+/* "upos", "xpos", "deprel" (index = value), then NULL. */
 extern const char *const QKV_TAG_FIELD_NAMES[];
 
 typedef struct qkv_read_opts {
@@ -82,6 +83,10 @@ typedef struct qkv_corpus {
     qkv_span *forms;     /* [n_words] */
     qkv_span *tags;      /* [n_words] gold tags as written (columns: without surrounding whitespace) */
     int32_t *word_line;  /* [n_words] line number of each word */
+    int32_t *heads;      /* [n_words] CoNLL-U: HEAD (0 = ROOT, k = word k of the sentence), -1 for
+                            "_", -2 for anything else (qkv_corpus_check_trees says what);
+                            columns: all -1 */
+    qkv_span *head_fields; /* [n_words] CoNLL-U: where HEAD is written (for writing heads back) */
     int n_multiword;     /* multiword-token lines */
     int n_empty_nodes;   /* empty-node lines */
     int n_comments;      /* comment lines */
@@ -165,9 +170,23 @@ static inline int qkv_corpus_sent_len(const qkv_corpus *c, int s)
     return c->sent_start[s + 1] - c->sent_start[s];
 }
 
+/* Checks the basic dependency tree of every sentence whose words all have a HEAD (UD's rules):
+ * a HEAD must be a number (or "_", no head), at most the sentence's length and not the word
+ * itself, exactly one word hangs from ROOT (0) and following heads from any word reaches ROOT
+ * (no cycle). Errors "FILE:LINE: ..." naming the word's line (for a sentence without a root or
+ * with two, its first word's line); the first bad sentence fails the whole file. */
+int qkv_corpus_check_trees(const qkv_corpus *c, qkv_error *err);
+/* Words of c that have a HEAD (not "_"). */
+int qkv_corpus_n_heads(const qkv_corpus *c);
+
 /* Writes the corpus back: every byte as read, except that word w's tag holds tags[w] (tags may
  * be NULL, or tags[w] NULL, to keep the tag as read; whitespace around a column file's tag stays). A tag must be non-empty and
  * contain no TAB, CR or LF, else an error naming the word's line. */
 int qkv_corpus_write(const qkv_corpus *c, FILE *out, const char *const *tags, qkv_error *err);
+/* The same, and with heads (may be NULL; CoNLL-U only) each word's HEAD written as heads[w]
+ * (0..the sentence's length; < 0 keeps the HEAD as read). Multiword-token lines, empty nodes,
+ * DEPS and every other byte stay as read. Errors: those of qkv_corpus_write. */
+int qkv_corpus_write_parsed(const qkv_corpus *c, FILE *out, const char *const *tags, const int32_t *heads,
+                            qkv_error *err);
 
 #endif

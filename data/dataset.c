@@ -119,6 +119,15 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
                 ds->char_start[w] + qkv_featurizer_char_ids(fz, form, len, ds->chars + ds->char_start[w]);
     }
     free(scratch);
+    if (qkv_corpus_n_heads(c) > 0) {
+        ds->heads = malloc(nw * sizeof *ds->heads);
+        if (!ds->heads) {
+            qkv_dataset_free(ds);
+            return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
+        }
+        for (int w = 0; w < c->n_words; w++)
+            ds->heads[w] = c->heads[w] >= 0 ? c->heads[w] : -1;
+    }
     if (ds->chars) { /* room was made for the longest words: give back the rest */
         int32_t *fit = realloc(ds->chars, ((size_t)ds->char_start[c->n_words] + 1) * sizeof *fit);
         if (fit)
@@ -194,6 +203,7 @@ void qkv_dataset_free(qkv_dataset *ds)
     free(ds->sent_start);
     free(ds->tags);
     free(ds->loss_tags);
+    free(ds->heads);
     free(ds->char_start);
     free(ds->chars);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)
