@@ -38,6 +38,13 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
         int bucket = bucket_of(len);
         for (int w = w0; w < w0 + len; w++) {
             int best = res->pred[w], gold = ds->tags[w];
+            bool head_ok = true;
+            if (res->pred_heads) { /* a parser: words with a gold head and label only */
+                if (gold != QKV_TAG_NONE && (!ds->heads || ds->heads[w] < 0))
+                    gold = QKV_TAG_NONE;
+                head_ok = gold != QKV_TAG_NONE && res->pred_heads[w] == ds->heads[w];
+                res->n_head_correct += head_ok;
+            }
             if (gold == QKV_TAG_NONE) {
                 res->n_untagged++;
                 continue;
@@ -51,7 +58,7 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
             }
             res->gold[gold]++;
             res->confusion[(size_t)gold * n_tags + best]++;
-            if (gold == best) {
+            if (gold == best && head_ok) {
                 res->n_correct++;
                 res->correct[gold]++;
                 res->bucket_correct[bucket]++;
@@ -91,18 +98,22 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
     res->confusion = calloc((size_t)n_tags * (size_t)n_tags, sizeof(long));
     int n_words = qkv_dataset_n_words(ds);
     res->pred = calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t));
-    if (!res->gold || !res->predicted || !res->correct || !res->confusion || !res->pred)
+    bool parser = qkv_tagger_parses(&s->model);
+    res->pred_heads = parser ? calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t)) : NULL;
+    if (!res->gold || !res->predicted || !res->correct || !res->confusion || !res->pred || (parser && !res->pred_heads))
         return qkv_fail(err, "out of memory for evaluation");
     if (n_words == 0)
         return QKV_OK; /* nothing to tag: all counts stay 0 */
     double t0 = now_seconds();
-    int status = qkv_predict_shard(&s->model, ds, batch_tokens, shard, n_shards, res->pred, logits_out, &res->loss, err);
+    int status = qkv_predict_parsed(&s->model, ds, batch_tokens, shard, n_shards, res->pred, res->pred_heads,
+                                    logits_out, &res->loss, NULL, err);
     if (status == QKV_OK)
         count_words(res, ds);
     res->seconds = now_seconds() - t0;
     long known = res->n_words - res->n_unknown_gold;
     res->loss = known ? res->loss / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
+    res->uas = res->n_words ? (double)res->n_head_correct / (double)res->n_words : 0;
     res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
     return status;
 }
@@ -114,6 +125,7 @@ void qkv_eval_result_free(qkv_eval_result *res)
     free(res->correct);
     free(res->confusion);
     free(res->pred);
+    free(res->pred_heads);
     if (res->spans)
         qkv_span_eval_free(res->spans);
     free(res->spans);

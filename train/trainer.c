@@ -148,7 +148,10 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     if (sp)
         snprintf(spans_text, sizeof spans_text, ", span F1 %.2f (P %.2f%%, R %.2f%%)", 100 * sp->f1,
                  100 * sp->precision, 100 * sp->recall);
-    if (t->writer)
+    if (t->writer && res.pred_heads)
+        fprintf(stderr, "epoch %d step %ld: dev UAS %.2f%% LAS %.2f%% loss %.4f%s\n", epoch_label, t->st.step,
+                100 * res.uas, 100 * res.accuracy, res.loss, better ? " (best so far)" : "");
+    else if (t->writer)
         fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
                 100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
     double accuracy = score;
@@ -245,7 +248,8 @@ static int train_step(trainer *t, int i)
     int64_t scored = qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)), words = qkv_batch_n_tokens(b);
     if (qkv_batch_n_sent(b) > 0) { /* a rank's share of a batch may be empty */
         qkv_tensor *logits = qkv_run_iter_logits(&t->it, &s->model, -1, NULL, &err);
-        qkv_tensor *loss = qkv_tagger_loss(&t->it.tp, &s->model, logits, t->it.in.sentences, qkv_batch_tags(b));
+        qkv_tensor *loss = qkv_tagger_loss_arcs(&t->it.tp, &s->model, logits, t->it.in.sentences, qkv_batch_tags(b),
+                                                qkv_batch_heads(b));
         if (!loss || qkv_backward(&t->it.tp, loss)) {
             clear_progress(t);
             fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);
