@@ -114,6 +114,9 @@ int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char 
  * tagged, but its line numbers (sent_line, word_line) are those of the text. Errors
  * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped). */
 int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err);
+/* The same with the tags of the CoNLL-U made here in tag_field's column (DEPREL for a parser). */
+int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_tag_field tag_field,
+                            qkv_error *err);
 
 void qkv_corpus_free(qkv_corpus *c);
 
