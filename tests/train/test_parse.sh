@@ -46,6 +46,14 @@ grep -qF "$want" "$SCRATCH/eval" || fail "qkv eval says '$(head -1 "$SCRATCH/eva
 "$QKV_BIN" eval "$CK" "$SCRATCH/gold.conllu" --json | $PY -c 'import json,sys; r = json.load(sys.stdin); assert 0 <= r["uas"] <= 1 and r["las"] == r["accuracy"]' ||
     fail "qkv eval --json: no uas/las"
 
+# the tree of a sentence through Graphviz: an SVG, and a DOT file with one labelled arc a word
+"$QKV_BIN" parse-draw "$CK" --sentence "The cat sat on the mat ." --out "$SCRATCH/tree.svg" >/dev/null ||
+    fail "qkv parse-draw"
+grep -q "<svg" "$SCRATCH/tree.svg" || fail "parse-draw wrote no SVG"
+[ "$(grep -c -- '-> w[0-9]* \[label="[a-z:]* [01]\.[0-9][0-9]"\]' "$SCRATCH/tree.dot")" = 7 ] ||
+    { cat "$SCRATCH/tree.dot" >&2; fail "tree.dot: expected 7 labelled arcs"; }
+expect_error "replace" "$QKV_BIN" parse-draw "$CK" --sentence "a b" --out "$SCRATCH/tree.svg"
+
 # bad trees in training data: file:line errors
 printf '1\ta\t_\tX\t_\t_\t2\tdep\t_\t_\n2\tb\t_\tX\t_\t_\t1\tdep\t_\t_\n\n' >"$SCRATCH/cycle.conllu"
 printf '1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n2\tb\t_\tX\t_\t_\t7\tdep\t_\t_\n\n' >"$SCRATCH/range.conllu"
