@@ -69,6 +69,19 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
     return st;
 }
 
+/* The gold heads of c (-1 for none), when any word has one. */
+static int copy_heads(qkv_dataset *ds, const qkv_corpus *c)
+{
+    if (qkv_corpus_n_heads(c) == 0)
+        return QKV_OK;
+    ds->heads = malloc(((size_t)c->n_words + 1) * sizeof *ds->heads);
+    if (!ds->heads)
+        return QKV_ERR;
+    for (int w = 0; w < c->n_words; w++)
+        ds->heads[w] = c->heads[w] >= 0 ? c->heads[w] : -1;
+    return QKV_OK;
+}
+
 int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_warnings *warnings,
                        qkv_error *err)
 {
@@ -119,14 +132,9 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
                 ds->char_start[w] + qkv_featurizer_char_ids(fz, form, len, ds->chars + ds->char_start[w]);
     }
     free(scratch);
-    if (qkv_corpus_n_heads(c) > 0) {
-        ds->heads = malloc(nw * sizeof *ds->heads);
-        if (!ds->heads) {
-            qkv_dataset_free(ds);
-            return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
-        }
-        for (int w = 0; w < c->n_words; w++)
-            ds->heads[w] = c->heads[w] >= 0 ? c->heads[w] : -1;
+    if (copy_heads(ds, c) != QKV_OK) {
+        qkv_dataset_free(ds);
+        return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
     }
     if (ds->chars) { /* room was made for the longest words: give back the rest */
         int32_t *fit = realloc(ds->chars, ((size_t)ds->char_start[c->n_words] + 1) * sizeof *fit);
