@@ -45,7 +45,7 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds,
         return qkv_fail(err, "%s", it->tp.err.msg);
     for (int h = 0; h < qkv_tagger_n_outputs(m); h++) {
         const qkv_head *head = qkv_tagger_head(m, h);
-        qkv_tensor *logits = head->desc->logits(&it->tp, head, hidden);
+        qkv_tensor *logits = qkv_head_logits(&it->tp, head, hidden, it->in.sentences);
         double loss = 0;
         if (!logits)
             return qkv_fail(err, "%s", it->tp.err.msg);

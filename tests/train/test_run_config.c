@@ -10,11 +10,13 @@
 
 static void load_image(qkv_run_config *cfg, const char *set, bool image)
 {
-    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)set};
+    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins) */
+    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"data.tags=deprel",
+                  (char *)set};
     char *ov_image[] = {(char *)"data.train=train-images-idx3-ubyte.gz", (char *)"model.input=patches",
                         (char *)"model.output=class", (char *)"model.cls_token=true", (char *)set};
     qkv_error err = {{0}};
-    if (image ? qkv_run_config_load(NULL, ov_image, 5, cfg, &err) : qkv_run_config_load(NULL, ov, set ? 3 : 2, cfg, &err))
+    if (image ? qkv_run_config_load(NULL, ov_image, 5, cfg, &err) : qkv_run_config_load(NULL, ov, set ? 4 : 3, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
 
@@ -55,6 +57,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN, false},
         {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX, false},
         {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF, false},
+        {"model.output=biaffine", &c.model.output, QKV_OUTPUT_BIAFFINE, false},
+        {"model.tree_decoder=mst", &c.model.biaffine.decoder, QKV_TREE_MST, false},
+        {"model.tree_decoder=eisner", &c.model.biaffine.decoder, QKV_TREE_EISNER, false},
         {"data.task=tag", &c.data.task, QKV_TASK_TAG, false},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT, false},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES, false},
@@ -86,7 +91,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 16);
+    assert_int_equal(n_enum_keys, 17);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load_image(&c, cases[i].set, cases[i].image);
