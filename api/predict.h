@@ -69,7 +69,9 @@ void qkv_tagged_free(qkv_tagged *t);
  * (qkv_session_check_lengths), predicts in batches of batch_tokens words and sets tags[w]
  * (n_words of c entries) to word w's tag name, a string owned by the session's featurizer.
  * The tags are in the model's own tag set (converting them back to a file's tag scheme is the
- * caller's: qkv_corpus_tags_as_file). A sentence with no tag sequence model.crf_constrained
+ * caller's: qkv_corpus_tags_as_file). With several columns (data.tags a list) the tags are
+ * head 0's (qkv_session_tag_fields gives every column); a model whose first column is lemma is
+ * an error. A sentence with no tag sequence model.crf_constrained
  * allows is tagged without the constraints, with one warning in s->warnings naming the line of
  * the first and their number. Errors: those of the steps, naming c's lines. */
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);

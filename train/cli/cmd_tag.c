@@ -58,7 +58,8 @@ static int parse_args(tag_args *a, int argc, char **argv)
         {"FILE", QKV_CLI_STRING, &a->file, "FILE|-"},
         {"--format", QKV_CLI_CHOICE, &format, NULL,
          "conllu (default): CoNLL-U in, the same bytes out with the predicted\n"
-         "tag in the tag column the model was trained on (UPOS or XPOS);\n"
+         "tags in the columns the model was trained on (data.tags: UPOS,\n"
+         "XPOS, FEATS, LEMMA);\n"
          "text: one sentence per line, tokens separated by spaces; CoNLL-U\n"
          "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
          "is an error); with --tokenizer: raw text, see there",
