@@ -63,6 +63,11 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
 int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, qkv_tagged *out,
                          qkv_error *err);
 void qkv_tagged_free(qkv_tagged *t);
+/* Whether s's model is written back through qkv_session_tag_fields: several columns, or lemmas. */
+static inline bool qkv_session_predicts_columns(const qkv_session *s)
+{
+    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA;
+}
 
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take

@@ -154,11 +154,6 @@ static int tag_fields(qkv_session *s)
     return status;
 }
 
-static bool several_columns(const qkv_session *s)
-{
-    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA;
-}
-
 int qkv_cmd_tag(int argc, char **argv)
 {
     tag_args a = {0};
@@ -179,7 +174,7 @@ int qkv_cmd_tag(int argc, char **argv)
         status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file);
     else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
         status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file);
-    else if (several_columns(&s))
+    else if (qkv_session_predicts_columns(&s))
         status = read_input(&s, &a, &input) || tag_fields(&s);
     else if (!read_input(&s, &a, &input) && !predict(&s, &tags, &file_tags, &file_tags_buf) &&
              !write_output(&s, file_tags ? file_tags : tags))
