@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "data/line_fields.h"
+#include "data/ud_tags.h"
 #include "data/utf8.h"
 
 typedef struct ud_span {
@@ -21,6 +22,8 @@ typedef struct ud_word {
     uint32_t lower_off; /* its lowercased FORM in the file's lower buffer */
     const char *upos;
     size_t upos_len;
+    const char *line;   /* its CoNLL-U line (the other columns: LEMMA, XPOS, FEATS) */
+    size_t line_len;
 } ud_word;
 
 typedef struct ud_file {
@@ -75,13 +78,13 @@ static bool add_token(ud_file *f, const char *form, size_t len, ud_span *span)
 }
 
 static bool add_word(ud_file *f, ud_span span, bool multiword, const char *form, size_t len, const char *upos,
-                     size_t upos_len)
+                     size_t upos_len, const char *line, size_t line_len)
 {
     if (!qkv_array_grow((void **)&f->words, &f->cap_words, f->n_words + 1, sizeof *f->words) ||
         !qkv_array_grow((void **)&f->lower, &f->cap_lower, f->lower_len + QKV_UTF8_LOWER_ROOM(len), 1))
         return false;
     ud_word *w = &f->words[f->n_words++];
-    *w = (ud_word){span, multiword, (uint32_t)f->lower_len, upos, upos_len};
+    *w = (ud_word){span, multiword, (uint32_t)f->lower_len, upos, upos_len, line, line_len};
     f->lower_len += qkv_utf8_lower(form, len, f->lower + f->lower_len) + 1;
     return true;
 }
@@ -146,10 +149,10 @@ static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
             span = mw_span;
         } else if (mw_left) {
             mw_left--;
-            ok = add_word(f, mw_span, true, form, fl, upos, ul);
+            ok = add_word(f, mw_span, true, form, fl, upos, ul, s, n);
             span = mw_span;
         } else {
-            ok = add_token(f, form, fl, &span) && add_word(f, span, false, form, fl, upos, ul);
+            ok = add_token(f, form, fl, &span) && add_word(f, span, false, form, fl, upos, ul, s, n);
         }
         if (!ok)
             return qkv_fail(err, "out of memory");
@@ -185,13 +188,43 @@ static long same_spans(const ud_span *g, size_t ng, const ud_span *s, size_t ns)
 
 typedef struct aligner {
     const ud_file *g, *s;
-    long aligned, upos;
+    long aligned, upos, xpos, ufeats, alltags, lemmas;
 } aligner;
+
+/* Whether field k of the two words' lines is the same. */
+static bool same_field(const ud_word *gw, const ud_word *sw, int k, size_t *glen, const char **g)
+{
+    size_t sl;
+    const char *sv = qkv_line_field(sw->line, sw->line_len, k, &sl);
+    *g = qkv_line_field(gw->line, gw->line_len, k, glen);
+    return *glen == sl && !memcmp(*g, sv, sl);
+}
+
+/* The universal features of FEATS (data/ud_tags.h) of the two words' lines are the same. */
+static bool same_ufeats(const ud_word *gw, const ud_word *sw)
+{
+    size_t gl, sl;
+    const char *g = qkv_line_field(gw->line, gw->line_len, 5, &gl), *s = qkv_line_field(sw->line, sw->line_len, 5, &sl);
+    char *a = malloc(gl + 1), *b = malloc(sl + 1);
+    bool same = a && b && qkv_ud_universal_feats(g, gl, a) == qkv_ud_universal_feats(s, sl, b) && !strcmp(a, b);
+    free(a);
+    free(b);
+    return same;
+}
 
 static void align_pair(aligner *al, const ud_word *gw, const ud_word *sw)
 {
     al->aligned++;
-    al->upos += gw->upos_len == sw->upos_len && !memcmp(gw->upos, sw->upos, gw->upos_len);
+    size_t gl;
+    const char *g;
+    bool upos = gw->upos_len == sw->upos_len && !memcmp(gw->upos, sw->upos, gw->upos_len);
+    bool xpos = same_field(gw, sw, 4, &gl, &g), ufeats = same_ufeats(gw, sw);
+    bool lemma = same_field(gw, sw, 2, &gl, &g) || (gl == 1 && g[0] == '_');
+    al->upos += upos;
+    al->xpos += xpos;
+    al->ufeats += ufeats;
+    al->alltags += upos && xpos && ufeats;
+    al->lemmas += lemma;
 }
 
 static bool same_lower(const aligner *al, size_t gi, size_t si)
@@ -321,7 +354,7 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
                               sys_name, gold_name, k + 1, ss, gs);
         }
     }
-    aligner al = {&g, &s, 0, 0};
+    aligner al = {&g, &s, 0, 0, 0, 0, 0, 0};
     if (status == QKV_OK && !align_words(&al))
         status = qkv_fail(err, "out of memory");
     if (status == QKV_OK) {
@@ -329,6 +362,10 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
         score(&res->sentences, (long)g.n_sents, (long)s.n_sents, same_spans(g.sents, g.n_sents, s.sents, s.n_sents));
         score(&res->words, (long)g.n_words, (long)s.n_words, al.aligned);
         score(&res->upos, (long)g.n_words, (long)s.n_words, al.upos);
+        score(&res->xpos, (long)g.n_words, (long)s.n_words, al.xpos);
+        score(&res->ufeats, (long)g.n_words, (long)s.n_words, al.ufeats);
+        score(&res->alltags, (long)g.n_words, (long)s.n_words, al.alltags);
+        score(&res->lemmas, (long)g.n_words, (long)s.n_words, al.lemmas);
     }
     file_free(&g);
     file_free(&s);

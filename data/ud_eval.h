@@ -9,7 +9,9 @@
  *   the same span; the words of multiword tokens are aligned inside each stretch of text that
  *   overlapping multiword tokens cover, by a longest common subsequence of their lowercased
  *   FORMs (in order);
- * - UPOS: an aligned word whose UPOS equals the gold one is correct.
+ * - UPOS: an aligned word whose UPOS equals the gold one is correct; XPOS, UFeats, AllTags and
+ *   Lemmas the same with the rules of data/ud_tags.h (universal features only, a gold lemma _
+ *   matches any).
  * Precision = correct / system count, recall = correct / gold count, F1 their harmonic mean
  * (2 correct / (gold + system)). */
 #ifndef QKV_DATA_UD_EVAL_H
@@ -25,7 +27,7 @@ typedef struct qkv_ud_score {
 } qkv_ud_score;
 
 typedef struct qkv_ud_eval {
-    qkv_ud_score tokens, sentences, words, upos;
+    qkv_ud_score tokens, sentences, words, upos, xpos, ufeats, alltags, lemmas;
 } qkv_ud_eval;
 
 /* Scores system (sys[0..sys_len), named sys_name) against gold (named gold_name). Errors

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Several heads over one encoder (data.tags a list, configs/ud_ewt_full.yaml) on the EWT excerpt
 # with every column (tests/data/files/ewt_columns/): a short run writes each head's dev accuracy
-# to metrics.tsv, eval reports the CoNLL 2018 scores, tag fills LEMMA, UPOS, XPOS and FEATS and
+# to metrics.tsv, eval reports the CoNLL 2018 scores (also from raw text), tag fills LEMMA, UPOS, XPOS and FEATS and
 # keeps every other byte, also of raw text through a segmenter; a single lemma head tags lemmas, not edit scripts; a column the corpus
 # has only as "_" is refused for training (the shipped sample has no FEATS or LEMMA).
 . "$(dirname "$0")/common.sh"
@@ -31,6 +31,10 @@ json=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz --json) || fail "
 grep -q '"conll18": {"UPOS": [0-9.]*, "XPOS": [0-9.]*, "UFeats": [0-9.]*, "AllTags": [0-9.]*, "Lemmas": ' <<<"$json" ||
     { echo "$json" >&2; fail "eval --json: no conll18 scores"; }
 
+out=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz --raw) || fail "eval --raw"
+for m in UPOS XPOS UFeats AllTags Lemmas; do
+    grep -qP "^$m +\d+ +\d+ +\d+ " <<<"$out" || { echo "$out" >&2; fail "eval --raw: no $m"; }
+done
 gzip -dc $F/en_ewt-columns-dev.conllu.gz >"$SCRATCH/dev.conllu"
 # the input without its tags: every column the model predicts must be filled by tag
 awk -F'\t' -v OFS='\t' 'NF == 10 { $3 = $4 = $5 = $6 = "_" } { print }' "$SCRATCH/dev.conllu" >"$SCRATCH/bare.conllu"
