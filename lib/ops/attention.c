@@ -234,14 +234,14 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const qkv_attention_proj *
     return true;
 }
 
-/* Whether a sentence of n tokens runs the tiled kernel (keep: the weights are kept, which
+/* Whether a block of band width W runs the tiled kernel (keep: the weights are kept, which
  * only the stored kernel has). */
-static bool runs_tiled(const qkv_attention_opts *opts, int n, bool keep)
+static bool runs_tiled(const qkv_attention_opts *opts, int W, bool keep)
 {
     if (keep)
         return false;
     if (opts->kernel == QKV_ATTN_KERNEL_AUTO)
-        return n > opts->tiled_above;
+        return W > opts->tiled_above;
     return opts->kernel == QKV_ATTN_KERNEL_TILED;
 }
 
@@ -268,7 +268,7 @@ static double plan_blocks(qkv_tape *tp, attn_saved *sv, const qkv_attention_opts
         int W = 2 * win + 1 < n ? 2 * win + 1 : n;
         sv->window[b] = win;
         sv->width[b] = W;
-        sv->tiled[b] = runs_tiled(opts, n, keep);
+        sv->tiled[b] = runs_tiled(opts, W, keep);
         any_tiled |= sv->tiled[b];
         if (!sv->tiled[b])
             band_total += (size_t)H * n * W;

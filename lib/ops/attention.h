@@ -40,8 +40,9 @@ extern const char *const QKV_ATTN_NORMALIZE_NAMES[];
 /* How a block (sentence, head) keeps what its backward pass needs. stored: P of the band
  * (n · min(n, 2·window + 1) values per block, twice with dropout). tiled: only the rows'
  * log-sum-exp; the backward pass recomputes the scores tile by tile (lib/ops/attention_tiled.c;
- * memory linear in n). auto: tiled for sentences of more than tiled_above tokens, stored for the
- * others. The two agree up to float rounding, except that with dropout they draw different
+ * memory linear in n). auto: tiled for the blocks whose band is wider than tiled_above keys
+ * (a whole sentence of n tokens: n keys; a window w: at most 2w + 1, whose stored P is already
+ * linear in n), stored for the others. The two agree up to float rounding, except that with dropout they draw different
  * masks (the tiled kernel's are counter-based, a function of (block, i, j)). */
 typedef enum { QKV_ATTN_KERNEL_STORED = 0, QKV_ATTN_KERNEL_TILED = 1, QKV_ATTN_KERNEL_AUTO = 2, QKV_ATTN_KERNEL_COUNT } qkv_attn_kernel;
 /* "stored", "tiled", "auto" (index = value), then NULL. */
@@ -60,7 +61,7 @@ typedef struct qkv_attention_opts {
     const qkv_score_bias_kind *pos_bias; /* a constant score bias of the positional kind (set by
                                      qkv_positional_attention, lib/nn/positional.h), or NULL */
     qkv_attn_kernel kernel;       /* stored (0, the default), tiled or auto (see above) */
-    int tiled_above;              /* auto: sentences of more than this many tokens are tiled */
+    int tiled_above;              /* auto: blocks whose band is wider than this many keys are tiled */
 } qkv_attention_opts;
 
 /* Attention weights P of one forward pass, kept for inspection (e.g. heatmaps). The arrays
