@@ -17,7 +17,11 @@
  * qkv_attention_direct_max_width keys wide skips the tiles: each query's scores and output are
  * computed over its visible keys only, without BLAS (block_forward_direct); the backward pass
  * always uses the tiles. The projections are split by rows over OpenMP threads too, and
- * OpenBLAS runs single-threaded throughout: one thread pool (lib/gemm_rows.h). */
+ * OpenBLAS runs single-threaded throughout: one thread pool (lib/gemm_rows.h).
+ *
+ * Kernels. The above is the stored kernel. The blocks of the sentences that plan_blocks marks
+ * tiled (opts->kernel) run lib/ops/attention_tiled.c instead, forward and backward; the
+ * projections, the dropout keys and the score biases' gradient sums are shared. */
 #include "lib/ops/attention_impl.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
