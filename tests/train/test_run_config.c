@@ -42,21 +42,24 @@ static void test_choices_are_the_library_values(void **state)
         {"model.positional=floater", &c.model.positional, QKV_POS_FLOATER, false},
         {"model.positional=sinusoidal2d", &c.model.positional, QKV_POS_SINUSOIDAL2D, true},
         {"model.positional=learned2d", &c.model.positional, QKV_POS_LEARNED2D, true},
+        {"model.pos_overflow=error", &c.model.pos_overflow, QKV_POS_OVERFLOW_ERROR, false},
+        {"model.pos_overflow=clamp", &c.model.pos_overflow, QKV_POS_OVERFLOW_CLAMP, false},
+        {"model.attn_normalize=softmax", &c.model.encoder.attn.normalize, QKV_ATTN_SOFTMAX, false},
+        {"model.attn_normalize=relu", &c.model.encoder.attn.normalize, QKV_ATTN_RELU, false},
+        {"model.attn_kernel=stored", &c.model.encoder.attn.kernel, QKV_ATTN_KERNEL_STORED, false},
+        {"model.attn_kernel=tiled", &c.model.encoder.attn.kernel, QKV_ATTN_KERNEL_TILED, false},
+        {"model.attn_kernel=auto", &c.model.encoder.attn.kernel, QKV_ATTN_KERNEL_AUTO, false},
+        {"model.encoder=transformer", &c.model.encoder_kind, QKV_ENCODER_TRANSFORMER, false},
+        {"model.encoder=bilstm", &c.model.encoder_kind, QKV_ENCODER_BILSTM, false},
+        {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN, false},
+        {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX, false},
+        {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF, false},
         {"model.input=words", &c.model.input_kind, QKV_INPUT_WORDS, false},
         {"model.input=pixels", &c.model.input_kind, QKV_INPUT_PIXELS, true},
         {"model.input=patches", &c.model.input_kind, QKV_INPUT_PATCHES, true},
         {"model.pool=mean", &c.model.pool, QKV_POOL_MEAN, true},
         {"model.pool=cls", &c.model.pool, QKV_POOL_CLS, true},
         {"model.output=class", &c.model.output, QKV_OUTPUT_CLASS, true},
-        {"model.pos_overflow=error", &c.model.pos_overflow, QKV_POS_OVERFLOW_ERROR, false},
-        {"model.pos_overflow=clamp", &c.model.pos_overflow, QKV_POS_OVERFLOW_CLAMP, false},
-        {"model.attn_normalize=softmax", &c.model.encoder.attn.normalize, QKV_ATTN_SOFTMAX, false},
-        {"model.attn_normalize=relu", &c.model.encoder.attn.normalize, QKV_ATTN_RELU, false},
-        {"model.encoder=transformer", &c.model.encoder_kind, QKV_ENCODER_TRANSFORMER, false},
-        {"model.encoder=bilstm", &c.model.encoder_kind, QKV_ENCODER_BILSTM, false},
-        {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN, false},
-        {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX, false},
-        {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF, false},
         {"model.output=biaffine", &c.model.output, QKV_OUTPUT_BIAFFINE, false},
         {"model.tree_decoder=mst", &c.model.biaffine.decoder, QKV_TREE_MST, false},
         {"model.tree_decoder=eisner", &c.model.biaffine.decoder, QKV_TREE_EISNER, false},
@@ -91,7 +94,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 17);
+    assert_int_equal(n_enum_keys, 18);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load_image(&c, cases[i].set, cases[i].image);
