@@ -10,9 +10,11 @@
 
 static void load(qkv_run_config *cfg, const char *set)
 {
-    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)set};
+    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins) */
+    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"data.tags=deprel",
+                  (char *)set};
     qkv_error err = {{0}};
-    if (qkv_run_config_load(NULL, ov, set ? 3 : 2, cfg, &err))
+    if (qkv_run_config_load(NULL, ov, set ? 4 : 3, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
 
@@ -45,6 +47,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN},
         {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX},
         {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF},
+        {"model.output=biaffine", &c.model.output, QKV_OUTPUT_BIAFFINE},
+        {"model.tree_decoder=mst", &c.model.biaffine.decoder, QKV_TREE_MST},
+        {"model.tree_decoder=eisner", &c.model.biaffine.decoder, QKV_TREE_EISNER},
         {"data.task=tag", &c.data.task, QKV_TASK_TAG},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
@@ -76,7 +81,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 15);
+    assert_int_equal(n_enum_keys, 16);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);
