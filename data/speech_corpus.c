@@ -2,6 +2,7 @@
 #include "data/speech_corpus.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,8 @@ static void add_noise(float *x, long n, double snr_db, qkv_rng *rng)
     for (long i = 0; i < n; i++)
         x[i] += (float)(sd * qkv_rng_normal(rng));
 }
+
+#define QKV_SKIP 2 /* speak_one: a sentence eSpeak NG cannot speak */
 
 typedef struct maker {
     qkv_utterance u;
@@ -150,8 +153,14 @@ static int speak_one(qkv_frame_corpus *fc, maker *m, const qkv_corpus *c, int s,
         return qkv_fail(err, "out of memory for sentence %d", s + 1);
     qkv_spoken sp = {.text = text, .voice = vo->voice, .rate = vo->rate, .pitch = vo->pitch, .sentence = s};
     int st = qkv_speech_say(text, vo, &m->u, err);
-    if (st)
-        st = qkv_fail(err, "%s:%d: %s", qkv_corpus_name(c), qkv_corpus_first_word_line(c, s), err->msg);
+    if (st && m->u.unspeakable) {
+        free(text);
+        return QKV_SKIP;
+    }
+    if (st) {
+        qkv_error why = *err;
+        st = qkv_fail(err, "%s:%d: %s", qkv_corpus_name(c), qkv_corpus_first_word_line(c, s), why.msg);
+    }
     if (st == QKV_OK && !isnan(snr_db)) {
         qkv_rng noise;
         qkv_rng_seed(&noise, noise_key);
@@ -206,9 +215,11 @@ static int check_voices(const qkv_speech_opts *o, maker *m, qkv_error *err)
     return QKV_OK;
 }
 
-int qkv_speech_make(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_opts *o, qkv_error *err)
+int qkv_speech_make(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_opts *o, qkv_speech_skipped *skipped,
+                    qkv_error *err)
 {
     memset(fc, 0, sizeof *fc);
+    memset(skipped, 0, sizeof *skipped);
     int rate;
     if (check_opts(o, err) || qkv_speech_open(&rate, err))
         return QKV_ERR;
@@ -239,10 +250,23 @@ int qkv_speech_make(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_
             qkv_voice_opts vo = {o->voices[v], o->rates[qkv_rng_below(&rng, (uint64_t)o->n_rates)],
                                  o->pitches[qkv_rng_below(&rng, (uint64_t)o->n_pitches)]};
             st = speak_one(fc, &m, c, s, &vo, o->snr_db, qkv_rng_key(o->seed, (uint64_t)done), err);
+            if (st == QKV_SKIP) { /* the same text in every voice: skip the sentence */
+                if (!skipped->n++) {
+                    skipped->first_line = qkv_corpus_first_word_line(c, s);
+                    size_t len;
+                    const char *form = qkv_corpus_form(c, c->sent_start[s], &len);
+                    snprintf(skipped->first, sizeof skipped->first, "%.*s", (int)(len < 60 ? len : 60), form);
+                }
+                done += o->n_voices - v;
+                st = QKV_OK;
+                break;
+            }
             if (st == QKV_OK && o->progress)
                 o->progress(o->ctx, ++done, total, fc->n_frames);
         }
     }
+    if (st == QKV_OK && fc->n_utt == 0)
+        st = qkv_fail(err, "%s: eSpeak NG cannot speak any of its %d sentences", qkv_corpus_name(c), n_sent);
     maker_free(&m);
     if (st)
         qkv_frame_corpus_free(fc);

@@ -31,10 +31,21 @@ typedef struct qkv_speech_opts {
  * NULL when out of memory. */
 char *qkv_speech_text(const qkv_corpus *c, int s, int *word_start);
 
+/* What qkv_speech_make left out: sentences eSpeak NG cannot speak (no phoneme, e.g. "..."). */
+typedef struct qkv_speech_skipped {
+    int n;
+    int first_line;  /* the line of the first one's first word */
+    char first[64];  /* the start of its text */
+} qkv_speech_skipped;
+
 /* Speaks the sentences of c (every one with words, up to max_sentences) in utterance order
- * sentence by sentence, voice by voice, into fc (initialised here). The same corpus and
- * options give the same frames. Errors: a list empty or too long, an unknown voice, a rate or
- * pitch out of range, a sentence eSpeak NG cannot speak ("FILE:LINE: ..."), out of memory. */
-int qkv_speech_make(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_opts *o, qkv_error *err);
+ * sentence by sentence, voice by voice, into fc (initialised here); a sentence eSpeak NG
+ * cannot speak is left out and counted in skipped. In a fresh process the same corpus and
+ * options give the same frames (eSpeak's output depends on what it spoke before in the
+ * process). Errors: a list empty or too long, an unknown voice, a rate or pitch out of range,
+ * no sentence spoken ("FILE: eSpeak NG cannot speak any sentence ..."), eSpeak's failure on a
+ * sentence ("FILE:LINE: ..."), out of memory. */
+int qkv_speech_make(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_opts *o, qkv_speech_skipped *skipped,
+                    qkv_error *err);
 
 #endif

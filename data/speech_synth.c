@@ -83,7 +83,7 @@ int qkv_speech_open(int *sample_rate, qkv_error *err)
 }
 
 /* Positions must not decrease and must lie within the audio. */
-static int check_events(const qkv_utterance *u, const char *text, qkv_error *err)
+static int check_events(qkv_utterance *u, const char *text, qkv_error *err)
 {
     for (int i = 0; i < u->n_words; i++)
         if (u->words[i].sample > u->n_samples || (i && u->words[i].sample < u->words[i - 1].sample))
@@ -94,7 +94,8 @@ static int check_events(const qkv_utterance *u, const char *text, qkv_error *err
             return qkv_fail(err, "eSpeak NG gave phoneme %d of \"%.60s\" an out-of-order position", i + 1, text);
         spoken += !qkv_phoneme_is_pause(u->phones[i].name);
     }
-    if (!spoken || u->n_samples == 0)
+    u->unspeakable = !spoken || u->n_samples == 0;
+    if (u->unspeakable)
         return qkv_fail(err, "eSpeak NG cannot speak \"%.60s\": it gives no phoneme", text);
     return QKV_OK;
 }
@@ -124,6 +125,7 @@ int qkv_speech_say(const char *text, const qkv_voice_opts *o, qkv_utterance *u, 
     u->sample_rate = rate;
     u->n_samples = 0;
     u->n_words = u->n_phones = 0;
+    u->unspeakable = false;
     collect c = {u, false};
     g_collect = &c;
     espeak_ERROR e = espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0, espeakCHARS_UTF8, NULL, NULL);

@@ -37,6 +37,7 @@ typedef struct qkv_utterance {
     int n_words, n_phones;
     qkv_word_event *words;    /* [n_words] in the order eSpeak reports them */
     qkv_phone_event *phones;  /* [n_phones] */
+    bool unspeakable;         /* set by a qkv_speech_say that failed on a text without phonemes */
     int cap_samples, cap_words, cap_phones;
 } qkv_utterance;
 
@@ -58,7 +59,7 @@ int qkv_speech_open(int *sample_rate, qkv_error *err);
 /* Speaks text (UTF-8) with o into u (its buffers are reused; zero u before the first call).
  * Errors: "no eSpeak NG voice named V" (espeak-ng --voices lists them), a rate or pitch out of
  * range, eSpeak's failure, a text that gives no phoneme but pauses ("eSpeak NG cannot speak
- * ..."), events out of order (word or phoneme positions decreasing or beyond the audio). */
+ * ...", and u->unspeakable is set), events out of order (word or phoneme positions decreasing or beyond the audio). */
 int qkv_speech_say(const char *text, const qkv_voice_opts *o, qkv_utterance *u, qkv_error *err);
 void qkv_utterance_free(qkv_utterance *u);
 

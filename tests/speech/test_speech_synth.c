@@ -57,6 +57,7 @@ static void test_bad_voice_and_text(void **state)
     o.voice = "en-us";
     assert_int_equal(qkv_speech_say("", &o, &u, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "cannot speak"));
+    assert_true(u.unspeakable);
     o.rate = 20;
     assert_int_equal(qkv_speech_say("hello", &o, &u, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "rate 20"));
@@ -72,7 +73,8 @@ static void make(qkv_frame_corpus *fc, const qkv_corpus *c, uint64_t seed, doubl
     qkv_error err;
     qkv_speech_opts o = {.n_voices = 2, .voices = {"en-us", "en-gb-x-rp"}, .n_rates = 2, .rates = {150, 200},
                          .n_pitches = 1, .pitches = {50}, .snr_db = snr, .n_mels = 40, .seed = seed};
-    if (qkv_speech_make(fc, c, &o, &err))
+    qkv_speech_skipped sk;
+    if (qkv_speech_make(fc, c, &o, &sk, &err))
         fail_msg("%s", err.msg);
 }
 
@@ -125,11 +127,39 @@ static void test_make_refuses_bad_voice_first(void **state)
     qkv_frame_corpus fc;
     qkv_speech_opts o = {.n_voices = 2, .voices = {"en-us", "nope"}, .n_rates = 1, .rates = {150}, .n_pitches = 1,
                          .pitches = {50}, .snr_db = NAN, .n_mels = 40};
-    assert_int_equal(qkv_speech_make(&fc, &c, &o, &err), QKV_ERR);
+    qkv_speech_skipped sk;
+    assert_int_equal(qkv_speech_make(&fc, &c, &o, &sk, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "\"nope\""));
     o.voices[1] = "en-us";
-    assert_int_equal(qkv_speech_make(&fc, &c, &o, &err), QKV_ERR);
+    assert_int_equal(qkv_speech_make(&fc, &c, &o, &sk, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "twice"));
+    qkv_corpus_free(&c);
+}
+
+static void test_unspeakable_sentence_left_out(void **state)
+{
+    (void)state;
+    static const char TEXT[] = "1\t...\t_\tSYM\t_\t_\t_\t_\t_\t_\n\n1\tYes\t_\tINTJ\t_\t_\t_\t_\t_\t_\n\n";
+    qkv_corpus c;
+    qkv_error err;
+    assert_int_equal(qkv_corpus_read_mem(&c, TEXT, sizeof TEXT - 1, "u.conllu", &QKV_READ_DEFAULTS, &err), QKV_OK);
+    qkv_frame_corpus fc;
+    qkv_speech_opts o = {.n_voices = 2, .voices = {"en-us", "en-029"}, .n_rates = 1, .rates = {150}, .n_pitches = 1,
+                         .pitches = {50}, .snr_db = NAN, .n_mels = 40};
+    qkv_speech_skipped sk;
+    if (qkv_speech_make(&fc, &c, &o, &sk, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(sk.n, 1);
+    assert_int_equal(sk.first_line, 1);
+    assert_string_equal(sk.first, "...");
+    assert_int_equal(fc.n_utt, 2); /* "Yes" in both voices */
+    assert_int_equal(fc.sentence[0], 1);
+    qkv_frame_corpus_free(&fc);
+    qkv_corpus_free(&c);
+    /* nothing speakable at all is an error */
+    assert_int_equal(qkv_corpus_read_mem(&c, TEXT, 25, "u.conllu", &QKV_READ_DEFAULTS, &err), QKV_OK);
+    assert_int_equal(qkv_speech_make(&fc, &c, &o, &sk, &err), QKV_ERR);
+    assert_non_null(strstr(err.msg, "cannot speak any"));
     qkv_corpus_free(&c);
 }
 
@@ -140,6 +170,7 @@ int main(void)
         cmocka_unit_test(test_bad_voice_and_text),
         cmocka_unit_test(test_corpus_labels_and_determinism),
         cmocka_unit_test(test_make_refuses_bad_voice_first),
+        cmocka_unit_test(test_unspeakable_sentence_left_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,7 +81,11 @@ static int make(const char *in, const char *out, qkv_speech_opts *o)
     progress p = {isatty(2) != 0, time(NULL)};
     o->progress = on_progress;
     o->ctx = &p;
-    int st = qkv_speech_make(&fc, &c, o, &err);
+    qkv_speech_skipped skipped;
+    int st = qkv_speech_make(&fc, &c, o, &skipped, &err);
+    if (st == QKV_OK && skipped.n)
+        fprintf(stderr, "qkv: warning: %s:%d: %d sentence%s eSpeak NG cannot speak (no phoneme), the first here "
+                        "(\"%s\"): left out\n", in, skipped.first_line, skipped.n, skipped.n > 1 ? "s" : "", skipped.first);
     qkv_corpus_free(&c);
     if (st == QKV_OK) {
         st = qkv_frame_corpus_save(&fc, out, &err);
