@@ -29,6 +29,10 @@ rows = [r for r in rows[1:] if r[head.index("split")] == "train"]
 loss = [float(r[head.index("loss")]) for r in rows]
 assert loss[-1] < loss[0], loss
 PY
+# qkv eval of the kept model on the dev file gives the same scores as the end of training
+"$QKV_BIN" eval "$SCRATCH/ph/checkpoints/best.h5" "$SCRATCH/dev.h5" >"$SCRATCH/eval.out" 2>&1 ||
+    { cat "$SCRATCH/eval.out" >&2; fail "qkv eval of a frame model"; }
+diff <(grep "^frames" "$SCRATCH/ph.out") <(grep "^frames" "$SCRATCH/eval.out") || fail "qkv eval's frame scores differ"
 run up --set data.frame_labels=upos --set data.frame_stack=3
 grep -q "^frames test (held-out voice en-029): .*word accuracy (majority of its frames) [0-9.]*%" "$SCRATCH/up.out" ||
     { cat "$SCRATCH/up.out"; fail "no upos scores"; }
