@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/ud_tags.h"
 #include "train/span_eval.h"
 
 static const char *BUCKET_NAMES[QKV_N_LENGTH_BUCKETS] = {"1-10", "11-20", "21-40", "41+"};
@@ -81,16 +82,46 @@ static void spans_text(FILE *out, const qkv_span_eval *e)
     free(order);
 }
 
+/* The accuracy of every head, and the CoNLL 2018 scores of a model of several columns. */
+static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result *res)
+{
+    if (res->n_heads > 1) {
+        fprintf(out, "  heads:");
+        for (int h = 0; h < res->n_heads; h++)
+            fprintf(out, " %s %.2f%%", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], 100 * res->head_accuracy[h]);
+        fprintf(out, "\n");
+    }
+    if (!res->ud)
+        return;
+    fprintf(out, "  CoNLL 2018 scores (gold tokenization):");
+    for (int k = 0; k < QKV_UD_TAG_SCORES; k++)
+        if (res->ud->has[k])
+            fprintf(out, " %s %.2f%%", QKV_UD_TAG_SCORE_NAMES[k], 100 * res->ud->score[k].f1);
+    fprintf(out, "\n");
+    if (res->n_lemma_fallback)
+        fprintf(out, "  %d words: the predicted lemma script does not apply to the form; the form is the lemma\n",
+                res->n_lemma_fallback);
+    if (res->n_heads > 1)
+        fprintf(out, "  (the table below is %s's)\n", QKV_TAG_FIELD_NAMES[s->fz.columns[0]]);
+}
+
 void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
 {
-    fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
-            res->n_correct, res->n_words, res->loss, res->tokens_per_sec);
+    if (res->pred_heads)
+        fprintf(out, "%s: UAS %.2f%% (%ld of %ld words), LAS %.2f%% (%ld; full DEPREL labels, punctuation included), "
+                     "loss %.4f, %.0f words/s\n",
+                what, 100 * res->uas, res->n_head_correct, res->n_words, 100 * res->accuracy, res->n_correct, res->loss,
+                res->tokens_per_sec);
+    else
+        fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
+                res->n_correct, res->n_words, res->loss, res->tokens_per_sec);
     if (res->n_unknown_gold)
         fprintf(out, "  %ld words have a gold tag unseen in training (counted as errors)\n", res->n_unknown_gold);
     if (res->n_untagged)
         fprintf(out, "  %ld words without a tag (%s) not scored\n", res->n_untagged, QKV_NO_TAG);
     if (res->spans)
         spans_text(out, res->spans);
+    ud_tags_text(out, s, res);
     int width = 8;
     for (int t = 0; t < res->n_tags; t++)
         if ((int)strlen(qkv_featurizer_tag(&s->fz, t)) > width)
@@ -137,9 +168,13 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
     fprintf(out, "{\"file\": ");
     json_string(out, what);
     fprintf(out, ", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f, \"loss\": %.6f, \"unknown_gold\": %ld, "
-                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f,\n \"tags\": {",
+                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f,",
             res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->n_untagged,
             res->seconds, res->tokens_per_sec);
+    if (res->pred_heads) /* a parser: accuracy is LAS */
+        fprintf(out, " \"uas\": %.6f, \"las\": %.6f, \"head_correct\": %ld,", res->uas, res->accuracy,
+                res->n_head_correct);
+    fprintf(out, "\n \"tags\": {");
     for (int t = 0; t < res->n_tags; t++) {
         double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
         double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;
@@ -180,6 +215,19 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
         }
         free(order);
         fprintf(out, "}}");
+    }
+    if (res->ud) {
+        fprintf(out, ",\n \"conll18\": {");
+        for (int k = 0, n = 0; k < QKV_UD_TAG_SCORES; k++)
+            if (res->ud->has[k])
+                fprintf(out, "%s\"%s\": %.6f", n++ ? ", " : "", QKV_UD_TAG_SCORE_NAMES[k], res->ud->score[k].f1);
+        fprintf(out, "}, \"lemma_fallback\": %d", res->n_lemma_fallback);
+    }
+    if (res->n_heads > 1) {
+        fprintf(out, ",\n \"heads\": {");
+        for (int h = 0; h < res->n_heads; h++)
+            fprintf(out, "%s\"%s\": %.6f", h ? ", " : "", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], res->head_accuracy[h]);
+        fprintf(out, "}");
     }
     if (by_length) {
         fprintf(out, ",\n \"by_length\": [");
