@@ -87,6 +87,12 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     BOOL_IN(ENC(T), "model", "attn_bias", model.encoder.attn_bias, "true", "biases on w_q, w_k, w_v, w_o"),
     REAL("model", "dropout", model.encoder.dropout, 0, 0.99, "0.1", "dropout on embeddings and block outputs"),
     REAL_IN(ENC(T), "model", "attn_dropout", model.encoder.attn.dropout, 0, 0.99, "0", "dropout on attention weights"),
+    ENUM_IN(ENC(T), "model", "attn_kernel", model.encoder.attn.kernel, QKV_ATTN_KERNEL_NAMES, "auto",
+         "stored: keep each block's attention weights for backward (memory n x band); tiled: keep only each "
+         "row's log-sum-exp and recompute scores in backward (memory linear in n; with attn_dropout other masks); "
+         "auto: tiled for bands wider than attn_tiled_above keys"),
+    INT_IN(ENC(T), "model", "attn_tiled_above", model.encoder.attn.tiled_above, 0, 100000000, "1024",
+        "attn_kernel auto: a block whose band is wider than this many keys (whole sentence: its length) runs tiled"),
     REAL("model", "ln_eps", model.encoder.ln_eps, 0, 1, "1e-5", "layer norm epsilon"),
     INT("model", "char_dim", model.chars.char_dim, 0, 1024, "0",
         "character embedding size of a character CNN word encoder added to the embeddings; 0 = none"),
