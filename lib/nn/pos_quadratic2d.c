@@ -12,6 +12,7 @@ static void quadratic2d_attention(const qkv_positional *pos, qkv_attention_opts 
 
 const qkv_pos_kind_desc qkv_pos_quadratic2d = {
     .name = "quadratic2d",
+    .needs_grid = true,
     .group = QKV_POS_SCORE_BIAS,
     .params = "",
     .attention = quadratic2d_attention,

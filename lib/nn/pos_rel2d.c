@@ -12,6 +12,7 @@ static void rel2d_attention(const qkv_positional *pos, qkv_attention_opts *opts)
 
 const qkv_pos_kind_desc qkv_pos_rel2d = {
     .name = "rel2d",
+    .needs_grid = true,
     .group = QKV_POS_SCORE_BIAS,
     .params = "model.rel2d_clip",
     .attention = rel2d_attention,

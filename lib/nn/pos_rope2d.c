@@ -11,6 +11,7 @@ static void rope2d_attention(const qkv_positional *pos, qkv_attention_opts *opts
 
 const qkv_pos_kind_desc qkv_pos_rope2d = {
     .name = "rope2d",
+    .needs_grid = true,
     .group = QKV_POS_ROTATION,
     .params = "model.rope_base",
     .attention = rope2d_attention,

@@ -84,6 +84,8 @@ typedef struct qkv_pos_kind_desc {
     const char *name;   /* its QKV_POS_KIND_NAMES entry */
     qkv_pos_group group;
     const char *params; /* the config keys it reads besides model.positional, e.g. "model.rope_base", or "" */
+    bool needs_grid;    /* acts on the 2-D grid of the attention options (lib/grid.h): a model
+                           without one is an error */
     /* Parameters "<prefix>.<...>" in ps (rng for their initialization); errors (err). */
     int (*create)(qkv_positional *pos, qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
     /* Additive: PE [rows, d_model] for positions 0 .. longest − 1 (a tape tensor or a parameter;
