@@ -268,7 +268,8 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "`model.positional=rope2d` needs d_head a multiple of 4; `model.attn_window_2d` needs "
      "`model.attn_normalize=softmax`; `model.positional` rel2d or quadratic2d exclude `model.attn_rel_clip` (one "
-     "learned score bias per layer); the 2-D kinds and `model.encoder=cnn2d` need an image input (a 2-D grid)",
+     "learned score bias per layer); when the model is made, the 2-D kinds and `model.encoder=cnn2d` need an image "
+     "input (a 2-D grid)",
      grid_attention},
     {QKV_CFG_RULE_NEEDS, "model.attn_normalize=softmax", NULL, "model.positional=alibi",
      "(its biases act through softmax as a decay exp(-m|i-j|) of the weights)", NULL},
