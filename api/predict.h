@@ -28,6 +28,42 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
 int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
                        qkv_real *logits, double *loss_sum, uint8_t *unconstrained, qkv_error *err);
 
+/* Every head's predictions (a model of several heads, models/tagger.h): pred[h] [n_words of ds]
+ * receives head h's class ids of the words of the batches of this shard (as qkv_predict_shard;
+ * -1 elsewhere), each head decoded by its kind, against the gold classes of ds's column h;
+ * loss_sum (may be NULL) [n_heads] each head's summed loss of its gold-tagged words. needs (may
+ * be NULL; needs[h] NULL: none) [n_heads][n_tags_h]: the characters a form needs for class c
+ * (qkv_session_class_needs: lemma scripts), so that a word whose form is too short for its best
+ * class takes the best class it can (the scripts that apply to no form are never produced).
+ * Errors: ds without a tag column per head, those of qkv_predict. */
+int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                      const int32_t *const *needs, int32_t *const *pred, double *loss_sum, qkv_error *err);
+/* needs[h] for qkv_predict_heads: for each lemma column h of s's featurizer, malloc'd
+ * [n_classes] qkv_lemma_script_needs of each script; NULL for the other columns. Errors: out of
+ * memory (what is allocated stays in needs for the caller to free). */
+int qkv_session_class_needs(const qkv_session *s, int32_t **needs, qkv_error *err);
+
+/* Every column a model predicts, as values of the file (data/columns.h: lemmas from their edit
+ * scripts). */
+typedef struct qkv_tagged {
+    const char **values[QKV_TAG_FIELD_COUNT]; /* [n_words] word w's value in column k (qkv_tag_field),
+                                                 NULL for a column the model does not predict and
+                                                 for words never batched */
+    char *lemmas;                             /* the lemmas' strings */
+    int n_lemma_fallback;                     /* words whose predicted script did not apply to the form */
+    int first_fallback;                       /* the first of them */
+} qkv_tagged;
+
+/* Tags every word of corpus c with every head of the session's model (qkv_predict_heads) into out
+ * (free with qkv_tagged_free; the values of columns other than lemma are strings of the
+ * featurizer). A lemma script that does not apply to its form gives the form, counted in out and
+ * named in one warning in s->warnings. Errors: those of qkv_session_tag's steps. */
+int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err);
+/* The same from predictions made already: pred[h] [n_words of c] head h's class ids (-1: none). */
+int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, qkv_tagged *out,
+                         qkv_error *err);
+void qkv_tagged_free(qkv_tagged *t);
+
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take
  * (qkv_session_check_lengths), predicts in batches of batch_tokens words and sets tags[w]

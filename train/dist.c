@@ -324,7 +324,7 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     if (d->size <= 1)
         return QKV_OK;
 #ifdef QKV_HAVE_MPI
-    size_t T = (size_t)res->n_tags, n = 4 + 3 * T + T * T + 2 * QKV_N_LENGTH_BUCKETS;
+    size_t T = (size_t)res->n_tags, n = 4 + 3 * T + T * T + 2 * QKV_N_LENGTH_BUCKETS + 2 * QKV_MAX_COLUMNS;
     long *v = malloc(n * sizeof *v);
     if (!v)
         return qkv_fail(err, "out of memory for the counts of an evaluation");
@@ -333,6 +333,7 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
         {&res->n_words, 1}, {&res->n_correct, 1}, {&res->n_unknown_gold, 1}, {&res->n_untagged, 1},
         {res->gold, T}, {res->predicted, T}, {res->correct, T}, {res->confusion, T * T},
         {res->bucket_words, QKV_N_LENGTH_BUCKETS}, {res->bucket_correct, QKV_N_LENGTH_BUCKETS},
+        {res->head_words, QKV_MAX_COLUMNS}, {res->head_correct, QKV_MAX_COLUMNS},
     };
     size_t at = 0;
     for (size_t k = 0; k < sizeof parts / sizeof *parts; at += parts[k].len, k++)
@@ -340,6 +341,8 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     double loss_sum = res->loss * (double)(res->n_words - res->n_unknown_gold); /* the shard's mean */
     MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, res->pred, n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD); /* others: -1 */
+    for (int h = 1; h < res->n_heads; h++)
+        MPI_Allreduce(MPI_IN_PLACE, res->head_pred[h], n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &res->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     qkv_dist_sum(d, &loss_sum, 1);
     at = 0;
@@ -350,6 +353,7 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     res->loss = known ? loss_sum / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
     res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
+    qkv_eval_finish_heads(res);
 #else
     (void)res;
     (void)n_words;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/ud_tags.h"
 #include "train/span_eval.h"
 
 static const char *BUCKET_NAMES[QKV_N_LENGTH_BUCKETS] = {"1-10", "11-20", "21-40", "41+"};
@@ -81,6 +82,29 @@ static void spans_text(FILE *out, const qkv_span_eval *e)
     free(order);
 }
 
+/* The accuracy of every head, and the CoNLL 2018 scores of a model of several columns. */
+static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result *res)
+{
+    if (res->n_heads > 1) {
+        fprintf(out, "  heads:");
+        for (int h = 0; h < res->n_heads; h++)
+            fprintf(out, " %s %.2f%%", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], 100 * res->head_accuracy[h]);
+        fprintf(out, "\n");
+    }
+    if (!res->ud)
+        return;
+    fprintf(out, "  CoNLL 2018 scores (gold tokenization):");
+    for (int k = 0; k < QKV_UD_TAG_SCORES; k++)
+        if (res->ud->has[k])
+            fprintf(out, " %s %.2f%%", QKV_UD_TAG_SCORE_NAMES[k], 100 * res->ud->score[k].f1);
+    fprintf(out, "\n");
+    if (res->n_lemma_fallback)
+        fprintf(out, "  %d words: the predicted lemma script does not apply to the form; the form is the lemma\n",
+                res->n_lemma_fallback);
+    if (res->n_heads > 1)
+        fprintf(out, "  (the table below is %s's)\n", QKV_TAG_FIELD_NAMES[s->fz.columns[0]]);
+}
+
 void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
 {
     fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
@@ -91,6 +115,7 @@ void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qk
         fprintf(out, "  %ld words without a tag (%s) not scored\n", res->n_untagged, QKV_NO_TAG);
     if (res->spans)
         spans_text(out, res->spans);
+    ud_tags_text(out, s, res);
     int width = 8;
     for (int t = 0; t < res->n_tags; t++)
         if ((int)strlen(qkv_featurizer_tag(&s->fz, t)) > width)
@@ -180,6 +205,19 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
         }
         free(order);
         fprintf(out, "}}");
+    }
+    if (res->ud) {
+        fprintf(out, ",\n \"conll18\": {");
+        for (int k = 0, n = 0; k < QKV_UD_TAG_SCORES; k++)
+            if (res->ud->has[k])
+                fprintf(out, "%s\"%s\": %.6f", n++ ? ", " : "", QKV_UD_TAG_SCORE_NAMES[k], res->ud->score[k].f1);
+        fprintf(out, "}, \"lemma_fallback\": %d", res->n_lemma_fallback);
+    }
+    if (res->n_heads > 1) {
+        fprintf(out, ",\n \"heads\": {");
+        for (int h = 0; h < res->n_heads; h++)
+            fprintf(out, "%s\"%s\": %.6f", h ? ", " : "", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], res->head_accuracy[h]);
+        fprintf(out, "}");
     }
     if (by_length) {
         fprintf(out, ",\n \"by_length\": [");

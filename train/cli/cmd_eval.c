@@ -121,7 +121,7 @@ static int evaluate(qkv_session *s, const eval_args *a, qkv_eval_result *res, qk
         !(*logits = malloc(((size_t)n_words + 1) * (size_t)qkv_featurizer_n_tags(&s->fz) * sizeof **logits)))
         return qkv_fail_reportf("out of memory for the logits of %d words", n_words);
     if (qkv_evaluate_logits(s, &s->dev, s->cfg.data.batch_tokens, res, *logits, &err) ||
-        qkv_eval_add_spans(res, &s->fz, &s->dev_c, &s->dev, &err))
+        qkv_eval_add_spans(res, &s->fz, &s->dev_c, &s->dev, &err) || qkv_eval_add_ud_tags(res, s, &s->dev_c, &err))
         return qkv_fail_reportf("%s: %s", a->file, err.msg);
     return 0;
 }

@@ -136,6 +136,28 @@ static int write_output(const qkv_session *s, const char **tags)
     return 0;
 }
 
+/* A model of several heads (or of lemmas): every column it predicts, written into the input's. */
+static int tag_fields(qkv_session *s)
+{
+    qkv_error err;
+    qkv_tagged t;
+    if (qkv_session_tag_fields(s, &s->dev_c, s->cfg.data.batch_tokens, &t, &err))
+        return qkv_fail_report(&err);
+    qkv_report_warnings(s);
+    int status = 0;
+    if (qkv_corpus_write_fields(&s->dev_c, stdout, (const char *const *const *)t.values, &err))
+        status = qkv_fail_reportf("writing the tagged output: %s", err.msg);
+    else if (fflush(stdout))
+        status = qkv_fail_reportf("writing the tagged output: %s", strerror(errno));
+    qkv_tagged_free(&t);
+    return status;
+}
+
+static bool several_columns(const qkv_session *s)
+{
+    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA;
+}
+
 int qkv_cmd_tag(int argc, char **argv)
 {
     tag_args a = {0};
@@ -156,6 +178,8 @@ int qkv_cmd_tag(int argc, char **argv)
         status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file);
     else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
         status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file);
+    else if (several_columns(&s))
+        status = read_input(&s, &a, &input) || tag_fields(&s);
     else if (!read_input(&s, &a, &input) && !predict(&s, &tags, &file_tags, &file_tags_buf) &&
              !write_output(&s, file_tags ? file_tags : tags))
         status = 0;
