@@ -177,6 +177,11 @@ static void test_window(void **state)
     check_case((grid_case){.n_prefix = 0, .window_2d = 1}, 1); /* the band narrowed to ±(cols + 1) */
     check_case((grid_case){.n_prefix = 1, .window_2d = 1}, 2); /* the prefix token sees and is seen by all */
     check_case((grid_case){.n_prefix = 0, .window_2d = 2}, 3);
+    int direct = qkv_attention_direct_max_width;
+    qkv_attention_direct_max_width = 0; /* the BLAS tiles in the forward pass too */
+    check_case((grid_case){.n_prefix = 1, .window_2d = 1, .rope_2d = true}, 10);
+    check_case((grid_case){.n_prefix = 0, .window_2d = 1, .pos_bias = &qkv_quadratic_bias_kind}, 11);
+    qkv_attention_direct_max_width = direct;
 }
 
 static void test_rope_2d(void **state)
