@@ -100,7 +100,12 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
         "character embedding size of a character CNN word encoder added to the embeddings; 0 = none"),
     INT("model", "char_filters", model.chars.char_filters, 1, 4096, "64", "channels of the character convolution"),
     ENUM("model", "output", model.output, QKV_OUTPUT_NAMES, "softmax",
-         "output layer: softmax per token, or crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding)"),
+         "output layer: softmax per token, crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding), or "
+         "biaffine (a dependency parser, Dozat and Manning 2017: predicts HEAD, with DEPREL as its tags)"),
+    INT("model", "arc_dim", model.biaffine.arc_dim, 1, 4096, "256", "biaffine: width of the arc MLPs (dependent and head roles)"),
+    INT("model", "label_dim", model.biaffine.label_dim, 1, 1024, "64", "biaffine: width of the label MLPs"),
+    ENUM("model", "tree_decoder", model.biaffine.decoder, QKV_TREE_DECODER_NAMES, "mst",
+         "biaffine: mst (Chu-Liu/Edmonds, any tree) or eisner (projective trees); both give one child of ROOT"),
     BOOL("model", "crf_constrained", model.crf_constrained, "false",
          "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first; "
          "with E-/S- tags the BIOES rules too), in training and decoding; a gold sequence they forbid is read "
@@ -349,6 +354,8 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
     {QKV_CFG_RULE_FORBIDDEN, "data.tag_column=1", NULL, NULL, "is the FORM column; the tag is in column 2 or later",
      NULL},
     {QKV_CFG_RULE_NOT_ABOVE, "optim.min_lr", "optim.lr", NULL, NULL, NULL},
+    {QKV_CFG_RULE_NEEDS, "data.tags=deprel", NULL, "model.output=biaffine", "(its tags are the labels of the arcs)",
+     NULL},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
      "are BIO's or BIOES's)",

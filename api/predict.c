@@ -49,9 +49,36 @@ static int decode_fallback(const qkv_tagger *m, const qkv_tensor *logits, qkv_pa
 int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
                        qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
+    return qkv_predict_parsed(m, ds, batch_tokens, shard, n_shards, pred, NULL, logits_out, loss_sum, unconstrained,
+                              err);
+}
+
+/* Sentence s of batch b into the dataset-order arrays. */
+static void copy_out(const qkv_dataset *ds, const qkv_batch *b, int s, const int32_t *bp, const int32_t *bh,
+                     const qkv_tensor *logits, int n_tags, int32_t *pred, int32_t *pred_heads, qkv_real *logits_out)
+{
+    const int32_t *offsets = qkv_batch_offsets(b);
+    int len = offsets[s + 1] - offsets[s], w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
+    memcpy(pred + w0, bp + offsets[s], (size_t)len * sizeof *pred);
+    if (pred_heads)
+        memcpy(pred_heads + w0, bh + offsets[s], (size_t)len * sizeof *pred_heads);
+    if (logits_out)
+        memcpy(logits_out + (size_t)w0 * n_tags, logits->data + (size_t)offsets[s] * n_tags,
+               (size_t)len * (size_t)n_tags * sizeof(qkv_real));
+}
+
+int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
+                       int32_t *pred_heads, qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained,
+                       qkv_error *err)
+{
     int n_words = qkv_dataset_n_words(ds), n_tags = m->cfg.n_tags;
-    for (int w = 0; w < n_words; w++)
+    if (qkv_tagger_parses(m) && (logits_out || !pred_heads))
+        return qkv_fail(err, "a parser (model.output biaffine) predicts heads, not per-word tag logits");
+    for (int w = 0; w < n_words; w++) {
         pred[w] = -1;
+        if (pred_heads)
+            pred_heads[w] = -1;
+    }
     if (loss_sum)
         *loss_sum = 0;
     if (qkv_dataset_n_batchable(ds) == 0)
@@ -75,21 +102,18 @@ int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, i
         const qkv_batch *b = &it.batch;
         double batch_loss = 0;
         int32_t *bp = qkv_tape_alloc(&it.tp, (size_t)qkv_batch_n_tokens(b) * sizeof *bp);
-        if (!bp || (qkv_tagger_predict(&it.tp, m, logits, it.in.sentences, qkv_batch_tags(b), bp, &batch_loss, err) &&
-                    decode_fallback(m, logits, it.in.sentences, b, bp, &batch_loss, unconstrained))) {
-            status = bp ? QKV_ERR : qkv_fail(err, "%s", it.tp.err.msg);
+        int32_t *bh = qkv_tape_alloc(&it.tp, (size_t)qkv_batch_n_tokens(b) * sizeof *bh);
+        if (!bp || !bh ||
+            (qkv_tagger_predict_arcs(&it.tp, m, logits, it.in.sentences, qkv_batch_tags(b), qkv_batch_heads(b), bp, bh,
+                                     &batch_loss, err) &&
+             decode_fallback(m, logits, it.in.sentences, b, bp, &batch_loss, unconstrained))) {
+            status = bp && bh ? QKV_ERR : qkv_fail(err, "%s", it.tp.err.msg);
             break;
         }
         if (loss_sum)
             *loss_sum += batch_loss;
-        const int32_t *offsets = qkv_batch_offsets(b);
-        for (int s = 0; s < qkv_batch_n_sent(b); s++) {
-            int len = offsets[s + 1] - offsets[s], w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
-            memcpy(pred + w0, bp + offsets[s], (size_t)len * sizeof *pred);
-            if (logits_out)
-                memcpy(logits_out + (size_t)w0 * n_tags, logits->data + (size_t)offsets[s] * n_tags,
-                       (size_t)len * (size_t)n_tags * sizeof(qkv_real));
-        }
+        for (int s = 0; s < qkv_batch_n_sent(b); s++)
+            copy_out(ds, b, s, bp, bh, logits, n_tags, pred, pred_heads, logits_out);
     }
     qkv_run_iter_free(&it);
     return status;
@@ -113,11 +137,18 @@ static int warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t
 
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err)
 {
+    return qkv_session_parse(s, c, batch_tokens, tags, NULL, err);
+}
+
+int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *heads,
+                      qkv_error *err)
+{
     qkv_dataset ds;
     memset(&ds, 0, sizeof ds);
     int n_words = c->n_words;
     int32_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
-    int status = pred ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
+    int32_t *ph = malloc((size_t)(n_words ? n_words : 1) * sizeof *ph);
+    int status = pred && ph ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
@@ -126,14 +157,18 @@ int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const
     if (status == QKV_OK && !unconstrained)
         status = qkv_fail(err, "out of memory for %d sentences", c->n_sent);
     if (status == QKV_OK)
-        status = qkv_predict_marked(&s->model, &ds, batch_tokens, 0, 1, pred, NULL, NULL, unconstrained, err);
+        status = qkv_predict_parsed(&s->model, &ds, batch_tokens, 0, 1, pred, ph, NULL, NULL, unconstrained, err);
     if (status == QKV_OK)
         status = warn_unconstrained(s, c, unconstrained, err);
     free(unconstrained);
-    for (int w = 0; status == QKV_OK && w < n_words; w++)
+    for (int w = 0; status == QKV_OK && w < n_words; w++) {
         tags[w] = pred[w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[w]) : NULL;
+        if (heads)
+            heads[w] = ph[w];
+    }
     qkv_dataset_free(&ds);
     free(pred);
+    free(ph);
     return status;
 }
 
@@ -168,6 +203,9 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
     if (s->model.cfg.output == QKV_OUTPUT_CRF)
         return qkv_fail(err, "per-word tag probabilities need model.output softmax: a crf model's tags come from "
                              "the Viterbi path of the whole sentence, not from per-word probabilities");
+    if (qkv_tagger_parses(&s->model))
+        return qkv_fail(err, "per-word tag probabilities need model.output softmax: a biaffine model's labels "
+                             "belong to the arcs of its trees");
     if (k < 1 || k > n_tags)
         return qkv_fail(err, "%d best tags asked for, the model has %d tags", k, n_tags);
     qkv_dataset ds;

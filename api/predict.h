@@ -28,6 +28,15 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
 int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
                        qkv_real *logits, double *loss_sum, uint8_t *unconstrained, qkv_error *err);
 
+/* qkv_predict_marked with each word's predicted head (a parser, model.output biaffine) into
+ * pred_heads [n_words of ds] (may be NULL for a tagger; required for a parser): 0 = ROOT, k =
+ * word k of the sentence, a tree per sentence; -1 for the words of sentences not predicted
+ * and for every word of a tagger. A parser's logits are not per-word tag scores: logits must
+ * then be NULL (an error otherwise). The loss of a parser sums its arcs' and labels' over
+ * the words with a gold head and label. */
+int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
+                       int32_t *pred_heads, qkv_real *logits, double *loss_sum, uint8_t *unconstrained,
+                       qkv_error *err);
 /* Every head's predictions (a model of several heads, models/tagger.h): pred[h] [n_words of ds]
  * receives head h's class ids of the words of the batches of this shard (as qkv_predict_shard;
  * -1 elsewhere), each head decoded by its kind, against the gold classes of ds's column h;
@@ -73,10 +82,14 @@ void qkv_tagged_free(qkv_tagged *t);
  * allows is tagged without the constraints, with one warning in s->warnings naming the line of
  * the first and their number. Errors: those of the steps, naming c's lines. */
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);
+/* qkv_session_tag, and with a parser each word's head into heads [n_words of c] (may be NULL;
+ * -1 for every word of a tagger). */
+int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *heads,
+                      qkv_error *err);
 
 /* The k (1 <= k <= n_tags) most probable tags of every word of corpus c with their softmax
  * probabilities, best first (ties: the lower tag id, so ids[w * k] is qkv_session_tag's tag):
- * ids [n_words * k] tag ids, probs [n_words * k]. Errors: a crf model (its tags are the
+ * ids [n_words * k] tag ids, probs [n_words * k]. Errors: a crf or biaffine model (its tags are the
  * sentence's Viterbi path, not per-word probabilities), k out of range, those of
  * qkv_session_tag. */
 int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens, int k, int32_t *ids, float *probs,

@@ -178,6 +178,13 @@ int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds,
 {
     if (qkv_corpus_warn_stray_tags(c, &s->warnings, err))
         return QKV_ERR;
+    if (s->cfg.model.output == QKV_OUTPUT_BIAFFINE) { /* a parser's gold trees */
+        if (qkv_corpus_check_trees(c, err))
+            return QKV_ERR;
+        if (qkv_corpus_n_heads(c) == 0)
+            return qkv_fail(err, "%s: no word has a HEAD (field 7): nothing to %s the parser on", qkv_corpus_name(c),
+                            training ? "train" : "score");
+    }
     if (s->cfg.model.output != QKV_OUTPUT_CRF || !s->cfg.model.crf_constrained)
         return QKV_OK;
     return qkv_dataset_repair_spans(ds, &s->fz, c, training, &s->warnings, err);

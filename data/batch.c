@@ -113,7 +113,8 @@ int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent,
     b->offsets = malloc(((size_t)max_sent + 1) * sizeof *b->offsets);
     b->sent_ids = malloc((size_t)max_sent * sizeof *b->sent_ids);
     b->tags = malloc((size_t)max_tokens * sizeof *b->tags);
-    int ok = b->offsets && b->sent_ids && b->tags;
+    b->heads = malloc((size_t)max_tokens * sizeof *b->heads);
+    int ok = b->offsets && b->sent_ids && b->tags && b->heads;
     for (int f = 0; f < n_features; f++)
         ok = ok && (b->features[f] = malloc((size_t)max_tokens * sizeof *b->features[f]));
     if (ok && with_chars) {
@@ -149,6 +150,7 @@ void qkv_batch_free(qkv_batch *b)
     free(b->offsets);
     free(b->sent_ids);
     free(b->tags);
+    free(b->heads);
     free(b->char_offsets);
     free(b->chars);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)
@@ -188,6 +190,8 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
         for (int f = 0; f < ds->n_features; f++)
             memcpy(b->features[f] + t, ds->features[f] + w0, (size_t)n * sizeof(int32_t));
         memcpy(b->tags + t, (ds->loss_tags ? ds->loss_tags : ds->tags) + w0, (size_t)n * sizeof(int32_t));
+        for (int j = 0; j < n; j++)
+            b->heads[t + j] = ds->heads ? ds->heads[w0 + j] : -1;
         for (int c = 1; c < qkv_dataset_n_columns(ds); c++)
             memcpy(b->col_tags[c] + t, ds->col_tags[c] + w0, (size_t)n * sizeof(int32_t));
         if (ds->chars) {

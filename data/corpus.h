@@ -50,11 +50,12 @@ extern const char *const QKV_FORMAT_NAMES[];
 
 /* The CoNLL-U columns a model can predict, X(ENUM_SUFFIX, "name", 0-based field): one row per
  * column, in enum order. How a column's values become classes and back (lemmas as edit
- * scripts) and whether "_" is a value there (FEATS) is data/columns.h. */
-#define QKV_TAG_FIELDS(X) X(UPOS, "upos", 3) X(XPOS, "xpos", 4) X(FEATS, "feats", 5) X(LEMMA, "lemma", 2)
+ * scripts) and whether "_" is a value there (FEATS) is data/columns.h. DEPREL is the tag of a
+ * dependency parser (its labels; the arcs are the HEAD column, read beside every column). */
+#define QKV_TAG_FIELDS(X) X(UPOS, "upos", 3) X(XPOS, "xpos", 4) X(FEATS, "feats", 5) X(LEMMA, "lemma", 2) X(DEPREL, "deprel", 7)
 #define QKV_TAG_FIELD_ENUM_(e, name, field) QKV_TAG_##e,
 typedef enum { QKV_TAG_FIELDS(QKV_TAG_FIELD_ENUM_) QKV_TAG_FIELD_COUNT } qkv_tag_field;
-/* "upos", "xpos", "feats", "lemma" (index = value), then NULL. */
+/* "upos", "xpos", "feats", "lemma", "deprel" (index = value), then NULL. */
 extern const char *const QKV_TAG_FIELD_NAMES[];
 /* The 0-based CoNLL-U field of each column (UPOS 3, ...). */
 extern const int QKV_TAG_FIELD_INDEX[];
@@ -93,6 +94,10 @@ typedef struct qkv_corpus {
     qkv_span *forms;     /* [n_words] */
     qkv_span *tags;      /* [n_words] gold tags as written (columns: without surrounding whitespace) */
     int32_t *word_line;  /* [n_words] line number of each word */
+    int32_t *heads;      /* [n_words] CoNLL-U: HEAD (0 = ROOT, k = word k of the sentence), -1 for
+                            "_", -2 for anything else (qkv_corpus_check_trees says what);
+                            columns: all -1 */
+    qkv_span *head_fields; /* [n_words] CoNLL-U: where HEAD is written (for writing heads back) */
     int n_multiword;     /* multiword-token lines */
     int n_empty_nodes;   /* empty-node lines */
     int n_comments;      /* comment lines */
@@ -124,6 +129,9 @@ int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char 
  * tagged, but its line numbers (sent_line, word_line) are those of the text. Errors
  * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped). */
 int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err);
+/* The same with the tags of the CoNLL-U made here in tag_field's column (DEPREL for a parser). */
+int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_tag_field tag_field,
+                            qkv_error *err);
 
 void qkv_corpus_free(qkv_corpus *c);
 
@@ -199,13 +207,30 @@ static inline int qkv_corpus_sent_len(const qkv_corpus *c, int s)
     return c->sent_start[s + 1] - c->sent_start[s];
 }
 
+/* Checks the basic dependency tree of every sentence whose words all have a HEAD (UD's rules):
+ * a HEAD must be a number (or "_", no head), at most the sentence's length and not the word
+ * itself, exactly one word hangs from ROOT (0) and following heads from any word reaches ROOT
+ * (no cycle). Errors "FILE:LINE: ..." naming the word's line (for a sentence without a root or
+ * with two, its first word's line); the first bad sentence fails the whole file. */
+int qkv_corpus_check_trees(const qkv_corpus *c, qkv_error *err);
+/* Words of c that have a HEAD (not "_"). */
+int qkv_corpus_n_heads(const qkv_corpus *c);
+
 /* Writes the corpus back: every byte as read, except that word w's tag holds tags[w] (tags may
  * be NULL, or tags[w] NULL, to keep the tag as read; whitespace around a column file's tag stays). A tag must be non-empty and
  * contain no TAB, CR or LF, else an error naming the word's line. */
 int qkv_corpus_write(const qkv_corpus *c, FILE *out, const char *const *tags, qkv_error *err);
+/* The same, and with heads (may be NULL; CoNLL-U only) each word's HEAD written as heads[w]
+ * (0..the sentence's length; < 0 keeps the HEAD as read). Multiword-token lines, empty nodes,
+ * DEPS and every other byte stay as read. Errors: those of qkv_corpus_write. */
+int qkv_corpus_write_parsed(const qkv_corpus *c, FILE *out, const char *const *tags, const int32_t *heads,
+                            qkv_error *err);
 /* The same for a CoNLL-U corpus with columns substituted: values[k][w] (k < QKV_TAG_FIELD_COUNT;
  * values[k] or values[k][w] NULL: as read) replaces word w's value in column k (qkv_tag_field).
  * Errors as qkv_corpus_write; a corpus in the columns format. */
 int qkv_corpus_write_fields(const qkv_corpus *c, FILE *out, const char *const *const *values, qkv_error *err);
+/* The same with heads (may be NULL; < 0: as read) written in HEAD. */
+int qkv_corpus_write_fields_parsed(const qkv_corpus *c, FILE *out, const char *const *const *values,
+                                   const int32_t *heads, qkv_error *err);
 
 #endif

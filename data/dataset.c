@@ -71,6 +71,19 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
     return st;
 }
 
+/* The gold heads of c (-1 for none), when any word has one. */
+static int copy_heads(qkv_dataset *ds, const qkv_corpus *c)
+{
+    if (qkv_corpus_n_heads(c) == 0)
+        return QKV_OK;
+    ds->heads = malloc(((size_t)c->n_words + 1) * sizeof *ds->heads);
+    if (!ds->heads)
+        return QKV_ERR;
+    for (int w = 0; w < c->n_words; w++)
+        ds->heads[w] = c->heads[w] >= 0 ? c->heads[w] : -1;
+    return QKV_OK;
+}
+
 int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_warnings *warnings,
                        qkv_error *err)
 {
@@ -125,6 +138,10 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
     }
     free(scratch);
     free(cls);
+    if (copy_heads(ds, c) != QKV_OK) {
+        qkv_dataset_free(ds);
+        return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
+    }
     if (ds->chars) { /* room was made for the longest words: give back the rest */
         int32_t *fit = realloc(ds->chars, ((size_t)ds->char_start[c->n_words] + 1) * sizeof *fit);
         if (fit)
@@ -201,6 +218,7 @@ void qkv_dataset_free(qkv_dataset *ds)
     free(ds->sent_start);
     free(ds->tags);
     free(ds->loss_tags);
+    free(ds->heads);
     free(ds->form_chars);
     for (int i = 1; i < QKV_MAX_COLUMNS; i++)
         free(ds->col_tags[i]);

@@ -35,6 +35,8 @@ typedef struct qkv_dataset {
     int32_t *loss_tags;                   /* [n_words] the gold tags batches give the loss, when
                                              they differ from tags (qkv_dataset_repair_spans);
                                              NULL: tags */
+    int32_t *heads;                       /* [n_words] gold HEAD (0 = ROOT, k = word k of the
+                                             sentence), -1 = none; NULL when no word has one */
     int32_t *char_start;                  /* [n_words + 1] word w's character ids are           */
     int32_t *chars;                       /*   chars[char_start[w] .. char_start[w+1]-1];
                                              both NULL without characters (data/features.h) */

@@ -324,13 +324,14 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     if (d->size <= 1)
         return QKV_OK;
 #ifdef QKV_HAVE_MPI
-    size_t T = (size_t)res->n_tags, n = 4 + 3 * T + T * T + 2 * QKV_N_LENGTH_BUCKETS + 2 * QKV_MAX_COLUMNS;
+    size_t T = (size_t)res->n_tags, n = 5 + 3 * T + T * T + 2 * QKV_N_LENGTH_BUCKETS + 2 * QKV_MAX_COLUMNS;
     long *v = malloc(n * sizeof *v);
     if (!v)
         return qkv_fail(err, "out of memory for the counts of an evaluation");
     /* every count of the result, in one array (pack, sum, unpack) */
     struct { long *at; size_t len; } parts[] = {
         {&res->n_words, 1}, {&res->n_correct, 1}, {&res->n_unknown_gold, 1}, {&res->n_untagged, 1},
+        {&res->n_head_correct, 1},
         {res->gold, T}, {res->predicted, T}, {res->correct, T}, {res->confusion, T * T},
         {res->bucket_words, QKV_N_LENGTH_BUCKETS}, {res->bucket_correct, QKV_N_LENGTH_BUCKETS},
         {res->head_words, QKV_MAX_COLUMNS}, {res->head_correct, QKV_MAX_COLUMNS},
@@ -352,6 +353,9 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     long known = res->n_words - res->n_unknown_gold;
     res->loss = known ? loss_sum / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
+    res->uas = res->n_words ? (double)res->n_head_correct / (double)res->n_words : 0;
+    if (res->pred_heads)
+        MPI_Allreduce(MPI_IN_PLACE, res->pred_heads, n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
     res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
     qkv_eval_finish_heads(res);
 #else

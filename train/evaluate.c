@@ -39,6 +39,13 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
         int bucket = bucket_of(len);
         for (int w = w0; w < w0 + len; w++) {
             int best = res->pred[w], gold = ds->tags[w];
+            bool head_ok = true;
+            if (res->pred_heads) { /* a parser: words with a gold head and label only */
+                if (gold != QKV_TAG_NONE && (!ds->heads || ds->heads[w] < 0))
+                    gold = QKV_TAG_NONE;
+                head_ok = gold != QKV_TAG_NONE && res->pred_heads[w] == ds->heads[w];
+                res->n_head_correct += head_ok;
+            }
             if (gold == QKV_TAG_NONE) {
                 res->n_untagged++;
                 continue;
@@ -52,7 +59,7 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
             }
             res->gold[gold]++;
             res->confusion[(size_t)gold * n_tags + best]++;
-            if (gold == best) {
+            if (gold == best && head_ok) {
                 res->n_correct++;
                 res->correct[gold]++;
                 res->bucket_correct[bucket]++;
@@ -105,8 +112,8 @@ static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, 
                        qkv_eval_result *res, qkv_real *logits_out, qkv_error *err)
 {
     if (res->n_heads <= 1 && s->fz.columns[0] != QKV_TAG_LEMMA)
-        return qkv_predict_shard(&s->model, ds, batch_tokens, shard, n_shards, res->pred, logits_out, &res->loss,
-                                 err);
+        return qkv_predict_parsed(&s->model, ds, batch_tokens, shard, n_shards, res->pred, res->pred_heads, logits_out,
+                                  &res->loss, NULL, err);
     if (logits_out)
         return qkv_fail(err, "logits of a model of several heads are not copied out");
     int32_t *pred[QKV_MAX_COLUMNS] = {res->pred};
@@ -155,7 +162,9 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
     res->n_heads = qkv_tagger_n_outputs(&s->model);
     for (int h = 1; h < res->n_heads && ok; h++)
         ok = (res->head_pred[h] = calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t))) != NULL;
-    if (!ok)
+    bool parser = qkv_tagger_parses(&s->model);
+    res->pred_heads = parser ? calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t)) : NULL;
+    if (!ok || (parser && !res->pred_heads))
         return qkv_fail(err, "out of memory for evaluation");
     if (n_words == 0)
         return QKV_OK; /* nothing to tag: all counts stay 0 */
@@ -169,6 +178,7 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
     long known = res->n_words - res->n_unknown_gold;
     res->loss = known ? res->loss / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
+    res->uas = res->n_words ? (double)res->n_head_correct / (double)res->n_words : 0;
     res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
     qkv_eval_finish_heads(res);
     return status;
@@ -181,6 +191,7 @@ void qkv_eval_result_free(qkv_eval_result *res)
     free(res->correct);
     free(res->confusion);
     free(res->pred);
+    free(res->pred_heads);
     for (int h = 1; h < QKV_MAX_COLUMNS; h++)
         free(res->head_pred[h]);
     free(res->ud);

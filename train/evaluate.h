@@ -20,6 +20,12 @@ typedef struct qkv_eval_result {
     long *confusion;         /* [n_tags * n_tags]: confusion[g * n_tags + p], known gold only */
     long bucket_words[QKV_N_LENGTH_BUCKETS], bucket_correct[QKV_N_LENGTH_BUCKETS];
     int32_t *pred;           /* [n_words] predicted tag id of every word, in dataset order */
+    /* a parser (model.output biaffine): a scored word also needs a gold head, n_correct counts
+     * the words with the right head and the right label (accuracy is then LAS, over full DEPREL
+     * labels, punctuation included), n_head_correct those with the right head (UAS) */
+    int32_t *pred_heads;     /* [n_words] predicted heads; NULL for a tagger */
+    long n_head_correct;
+    double uas;
     struct qkv_span_eval *spans; /* entity-level scores (train/span_eval.h); NULL: not computed */
     /* every head (a model of several, one per tag column of data.tags); head 0's are the above */
     int n_heads;

@@ -107,8 +107,14 @@ static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result 
 
 void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
 {
-    fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
-            res->n_correct, res->n_words, res->loss, res->tokens_per_sec);
+    if (res->pred_heads)
+        fprintf(out, "%s: UAS %.2f%% (%ld of %ld words), LAS %.2f%% (%ld; full DEPREL labels, punctuation included), "
+                     "loss %.4f, %.0f words/s\n",
+                what, 100 * res->uas, res->n_head_correct, res->n_words, 100 * res->accuracy, res->n_correct, res->loss,
+                res->tokens_per_sec);
+    else
+        fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
+                res->n_correct, res->n_words, res->loss, res->tokens_per_sec);
     if (res->n_unknown_gold)
         fprintf(out, "  %ld words have a gold tag unseen in training (counted as errors)\n", res->n_unknown_gold);
     if (res->n_untagged)
@@ -162,9 +168,13 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
     fprintf(out, "{\"file\": ");
     json_string(out, what);
     fprintf(out, ", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f, \"loss\": %.6f, \"unknown_gold\": %ld, "
-                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f,\n \"tags\": {",
+                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f,",
             res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->n_untagged,
             res->seconds, res->tokens_per_sec);
+    if (res->pred_heads) /* a parser: accuracy is LAS */
+        fprintf(out, " \"uas\": %.6f, \"las\": %.6f, \"head_correct\": %ld,", res->uas, res->accuracy,
+                res->n_head_correct);
+    fprintf(out, "\n \"tags\": {");
     for (int t = 0; t < res->n_tags; t++) {
         double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
         double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;

@@ -161,7 +161,10 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
                  100 * sp->precision, 100 * sp->recall);
     else if (res.n_heads > 1)
         heads_text(t, &res, score, spans_text, sizeof spans_text);
-    if (t->writer)
+    if (t->writer && res.pred_heads)
+        fprintf(stderr, "epoch %d step %ld: dev UAS %.2f%% LAS %.2f%% loss %.4f%s\n", epoch_label, t->st.step,
+                100 * res.uas, 100 * res.accuracy, res.loss, better ? " (best so far)" : "");
+    else if (t->writer)
         fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
                 100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
     double accuracy = score;
@@ -239,7 +242,7 @@ static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
     qkv_tagger *m = &t->s->model;
     if (qkv_tagger_n_outputs(m) == 1) {
         qkv_tensor *logits = qkv_run_iter_logits(&t->it, m, -1, NULL, err);
-        return qkv_tagger_loss(&t->it.tp, m, logits, t->it.in.sentences, qkv_batch_tags(b));
+        return qkv_tagger_loss_arcs(&t->it.tp, m, logits, t->it.in.sentences, qkv_batch_tags(b), qkv_batch_heads(b));
     }
     const int32_t *tags[QKV_TAGGER_MAX_HEADS];
     for (int i = 0; i < qkv_tagger_n_outputs(m); i++)

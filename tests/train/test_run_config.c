@@ -10,14 +10,15 @@
 
 static void load(qkv_run_config *cfg, const char *set)
 {
-    /* a key of the cnn2d encoder only applies with that encoder */
+    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins); a key of the cnn2d
+     * encoder only applies with that encoder */
     bool cnn2d = set && strncmp(set, "model.cnn2d_", 12) == 0;
-    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"model.encoder=cnn2d",
-                  (char *)set};
+    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"data.tags=deprel",
+                  (char *)"model.encoder=cnn2d", (char *)set};
     if (!cnn2d)
-        ov[2] = ov[3];
+        ov[3] = ov[4];
     qkv_error err = {{0}};
-    if (qkv_run_config_load(NULL, ov, (set ? 3 : 2) + cnn2d, cfg, &err))
+    if (qkv_run_config_load(NULL, ov, (set ? 4 : 3) + cnn2d, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
 
@@ -54,6 +55,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.cnn2d_pool=avg", &c.model.cnn2d_pool, QKV_CNN2D_POOL_AVG},
         {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX},
         {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF},
+        {"model.output=biaffine", &c.model.output, QKV_OUTPUT_BIAFFINE},
+        {"model.tree_decoder=mst", &c.model.biaffine.decoder, QKV_TREE_MST},
+        {"model.tree_decoder=eisner", &c.model.biaffine.decoder, QKV_TREE_EISNER},
         {"data.task=tag", &c.data.task, QKV_TASK_TAG},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
@@ -85,7 +89,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 15);
+    assert_int_equal(n_enum_keys, 16);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);
