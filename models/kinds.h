@@ -31,7 +31,8 @@
 #define QKV_ENCODER_KINDS(X)                                                                          \
     X(TRANSFORMER, "transformer", qkv_transformer_encoder)                                            \
     X(BILSTM, "bilstm", qkv_bilstm_encoder)                                                           \
-    X(CNN, "cnn", qkv_cnn_encoder)
+    X(CNN, "cnn", qkv_cnn_encoder)                                                                    \
+    X(CNN2D, "cnn2d", qkv_cnn2d_encoder)
 #define QKV_HEAD_KINDS(X)                                                                             \
     X(SOFTMAX, "softmax", qkv_softmax_head)                                                           \
     X(CRF, "crf", qkv_crf_head_kind)                                                                  \
@@ -46,7 +47,7 @@ typedef enum { QKV_ENCODER_KINDS(QKV_ENCODER_ENUM_) QKV_ENCODER_KIND_COUNT } qkv
 /* The output layer (head kind): a softmax per token, a linear-chain CRF over each sentence, or a
  * biaffine dependency parser (its targets are arcs: HEAD, with DEPREL as its tags). */
 typedef enum { QKV_HEAD_KINDS(QKV_HEAD_ENUM_) QKV_OUTPUT_COUNT } qkv_output_kind;
-/* The kinds' names (index = value), then NULL: "words", "frames"; "transformer", "bilstm", "cnn";
+/* The kinds' names (index = value), then NULL: "words", "frames"; "transformer", "bilstm", "cnn", "cnn2d";
  * "softmax", "crf", "biaffine". */
 extern const char *const QKV_INPUT_KIND_NAMES[];
 extern const char *const QKV_ENCODER_KIND_NAMES[];

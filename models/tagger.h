@@ -21,7 +21,10 @@
  *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
  *   pos.p0, .w1, .b1, .w_t, .w2, .b2                   floater positions only (lib/nn/floater.h)
- *   encoder.layers.<i>.*       see lib/nn/encoder.h (transformer) or lib/nn/conv_block.h (cnn)
+ *   encoder.layers.<i>.*       see lib/nn/encoder.h (transformer), lib/nn/conv_block.h (cnn) or
+ *                              lib/nn/conv2d_block.h (cnn2d)
+ *   encoder.layers.<i>.attn.rel2d_bias, .attn.quadratic   positional rel2d, quadratic2d only
+ *                              (lib/ops/grid_bias.h)
  *   encoder.lstm.*             see lib/nn/lstm.h (bilstm)
  *   final_ln.gain, final_ln.bias  [d_out]           d_out = d_model, or 2·lstm_hidden (bilstm)
  *   <head>classifier.w [n_tags, d_out], <head>classifier.b [n_tags]
@@ -33,6 +36,8 @@
 
 #include <stdint.h>
 
+#include "lib/grid.h"
+#include "lib/nn/conv2d_block.h"
 #include "lib/nn/conv_block.h"
 #include "lib/nn/encoder.h"
 #include "lib/nn/lstm.h"
@@ -70,6 +75,11 @@ typedef struct qkv_tagger_config {
     const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
     qkv_input_kind input_kind;       /* words (default), or frames (models/frames_input.c) */
     int d_input;                     /* frames: width of a dense token vector */
+    qkv_grid grid;                   /* the 2-D layout of every sequence (lib/grid.h): set by an image
+                                        input, rows 0 for words; the tagger copies it into every
+                                        attention layer's options (encoder.attn.grid) */
+    int rel2d_clip;                  /* positional rel2d: the clip R of the 2-D offsets */
+    qkv_cnn2d_pool cnn2d_pool;       /* cnn2d: pooling after each block (lib/nn/conv2d_block.h) */
     qkv_biaffine_opts biaffine;      /* output biaffine: MLP widths and the tree decoder (its
                                         dropout is encoder.dropout) */
 } qkv_tagger_config;

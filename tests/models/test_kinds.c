@@ -128,6 +128,15 @@ static void test_encoder_kinds(void **state)
         assert_string_equal(desc->name, QKV_ENCODER_KIND_NAMES[k]);
         qkv_tagger_config cfg = config();
         cfg.encoder_kind = (qkv_encoder_kind)k;
+        int rows = T;
+        qkv_packed sentences = {B, OFFSETS};
+        static const int32_t images[3] = {0, 6, 12}; /* two images of 3 x 2 */
+        if (k == QKV_ENCODER_CNN2D) {
+            cfg.grid = (qkv_grid){.rows = 3, .cols = 2};
+            cfg.cnn2d_pool = QKV_CNN2D_POOL_MAX;
+            rows = 12;
+            sentences = (qkv_packed){2, images};
+        }
         qkv_params ps, xs;
         qkv_params_init(&ps);
         qkv_params_init(&xs);
@@ -139,10 +148,10 @@ static void test_encoder_kinds(void **state)
         if (desc->create(&e, &ps, &rng, &cfg, &err))
             fail_msg("%s: %s", desc->name, err.msg);
         assert_names(&ps, 0, "", desc->param_prefixes);
-        qkv_tensor *x = tu_param(&xs, &rng, "x", 2, (int[]){T, D});
+        qkv_tensor *x = tu_param(&xs, &rng, "x", 2, (int[]){rows, D});
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
-        assert_shape(desc->forward(&tp, &e, x, (qkv_packed){B, OFFSETS}, -1, NULL), T, e.d_out);
+        assert_shape(desc->forward(&tp, &e, x, sentences, -1, NULL), rows, e.d_out);
         if (desc->attention_block) /* one block per layer */
             assert_true(desc->attention_block(&e, cfg.n_layers - 1) && !desc->attention_block(&e, cfg.n_layers));
         qkv_tape_free(&tp);

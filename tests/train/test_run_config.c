@@ -10,11 +10,15 @@
 
 static void load(qkv_run_config *cfg, const char *set)
 {
-    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins) */
+    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins); a key of the cnn2d
+     * encoder only applies with that encoder */
+    bool cnn2d = set && strncmp(set, "model.cnn2d_", 12) == 0;
     char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"data.tags=deprel",
-                  (char *)set};
+                  (char *)"model.encoder=cnn2d", (char *)set};
+    if (!cnn2d)
+        ov[3] = ov[4];
     qkv_error err = {{0}};
-    if (qkv_run_config_load(NULL, ov, set ? 4 : 3, cfg, &err))
+    if (qkv_run_config_load(NULL, ov, (set ? 4 : 3) + cnn2d, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
 
@@ -35,6 +39,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.positional=rope", &c.model.positional, QKV_POS_ROPE},
         {"model.positional=alibi", &c.model.positional, QKV_POS_ALIBI},
         {"model.positional=floater", &c.model.positional, QKV_POS_FLOATER},
+        {"model.positional=rel2d", &c.model.positional, QKV_POS_REL2D},
+        {"model.positional=quadratic2d", &c.model.positional, QKV_POS_QUADRATIC2D},
+        {"model.positional=rope2d", &c.model.positional, QKV_POS_ROPE2D},
         {"model.pos_overflow=error", &c.model.pos_overflow, QKV_POS_OVERFLOW_ERROR},
         {"model.pos_overflow=clamp", &c.model.pos_overflow, QKV_POS_OVERFLOW_CLAMP},
         {"model.attn_normalize=softmax", &c.model.encoder.attn.normalize, QKV_ATTN_SOFTMAX},
@@ -45,6 +52,10 @@ static void test_choices_are_the_library_values(void **state)
         {"model.encoder=transformer", &c.model.encoder_kind, QKV_ENCODER_TRANSFORMER},
         {"model.encoder=bilstm", &c.model.encoder_kind, QKV_ENCODER_BILSTM},
         {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN},
+        {"model.encoder=cnn2d", &c.model.encoder_kind, QKV_ENCODER_CNN2D},
+        {"model.cnn2d_pool=none", &c.model.cnn2d_pool, QKV_CNN2D_POOL_NONE},
+        {"model.cnn2d_pool=max", &c.model.cnn2d_pool, QKV_CNN2D_POOL_MAX},
+        {"model.cnn2d_pool=avg", &c.model.cnn2d_pool, QKV_CNN2D_POOL_AVG},
         {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX},
         {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF},
         {"model.output=biaffine", &c.model.output, QKV_OUTPUT_BIAFFINE},
@@ -84,7 +95,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 17);
+    assert_int_equal(n_enum_keys, 18);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);
