@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const QKV_TASK_NAMES[] = {"tag", "segment", NULL};
+const char *const QKV_TASK_NAMES[] = {"tag", "segment", "frames", NULL};
 _Static_assert(sizeof QKV_TASK_NAMES / sizeof QKV_TASK_NAMES[0] == QKV_TASK_COUNT + 1, "one name per qkv_task");
 const char *const QKV_SOURCE_NAMES[] = {"files", "synthetic", NULL};
 _Static_assert(sizeof QKV_SOURCE_NAMES / sizeof QKV_SOURCE_NAMES[0] == QKV_SOURCE_COUNT + 1, "one name per qkv_source");
@@ -51,22 +51,29 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
 #define LIST(sec, key, f, ch, def, doc) \
     {sec, key, QKV_CFG_LIST, _Generic(FIELD(f), char *: OFF(f)), 0, 0, ch, def, doc, sizeof FIELD(f), ALL}
 #define PATH(sec, key, f, def, doc) {sec, key, QKV_CFG_PATH, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
-/* Read only by these values of model.encoder (T transformer, L bilstm, C cnn). */
+#define STRING(sec, key, f, def, doc) {sec, key, QKV_CFG_STRING, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
+/* Read only by these values of model.encoder (T transformer, L bilstm, C cnn, C2 cnn2d). */
 #define ENC(kinds) "encoder", (kinds)
 #define T (1u << QKV_ENCODER_TRANSFORMER)
 #define L (1u << QKV_ENCODER_BILSTM)
 #define C (1u << QKV_ENCODER_CNN)
+#define C2 (1u << QKV_ENCODER_CNN2D)
 
 const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "d_model", model.encoder.d_model, 1, 4096, "128", "width of token representations"),
     INT_IN(ENC(T), "model", "n_heads", model.encoder.attn.n_heads, 1, 256, "4", "attention heads; must divide d_model"),
     INT("model", "n_layers", model.n_layers, 0, 64, "2", "encoder blocks"),
     INT_IN(ENC(T), "model", "d_ff", model.encoder.d_ff, 1, 65536, "512", "hidden width of each block's feed-forward layer"),
-    ENUM_IN(ENC(T | C), "model", "activation", model.encoder.activation, QKV_FFN_ACTIVATION_NAMES, "gelu", "feed-forward activation"),
+    ENUM_IN(ENC(T | C | C2), "model", "activation", model.encoder.activation, QKV_FFN_ACTIVATION_NAMES, "gelu", "feed-forward activation"),
     BOOL_IN(ENC(T), "model", "norm_first", model.encoder.norm_first, "true", "pre-LN blocks (true) or post-LN (false)"),
     ENUM_IN(ENC(T), "model", "positional", model.positional, QKV_POS_KIND_NAMES, "sinusoidal",
          "positional encoding: none, sinusoidal, learned (table), rope (rotary q/k, Su et al. 2021), alibi (linear "
-         "score biases, Press et al. 2022), floater (learned ODE, Liu et al. 2020)"),
+         "score biases, Press et al. 2022), floater (learned ODE, Liu et al. 2020); on an image's grid: rel2d (a learned "
+         "bias per head and 2-D offset), quadratic2d (Cordonnier et al. 2020: -a_h |offset - c_h|^2 per head), rope2d "
+         "(axial rotary: half the pairs by row, half by column)"),
+    INT_IN(ENC(T), "model", "rel2d_clip", model.rel2d_clip, 1, 1024, "3",
+        "positional rel2d: row and column offsets clipped to [-K, K]; one more learned bias per head for pairs "
+        "with a [CLS] token"),
     REAL("model", "rope_base", model.rope_base, 1e-6, 1e12, "10000",
          "rope: rotation angle of pair i at position p is p*base^(-2i/d_head)"),
     INT_IN(ENC(T), "model", "max_len", model.max_len, 1, 1000000, "512",
@@ -80,6 +87,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
         "truncated attention: query i sees keys j with |i-j| <= window; 0 = whole sentence"),
     INT_IN(ENC(T), "model", "attn_rel_clip", model.encoder.attn.rel_clip, 0, 1024, "0",
         "learned score bias per head and relative position j-i, clipped to [-K, K] (Shaw et al. 2018); 0 = none"),
+    INT_IN(ENC(T), "model", "attn_window_2d", model.encoder.attn.window_2d, 0, 100000, "0",
+        "2-D local attention on an image's grid: a grid token sees grid tokens within +-K rows and columns, a "
+        "[CLS] token sees and is seen by all; 0 = off"),
     BOOL_IN(ENC(T), "model", "attn_causal", model.encoder.attn.causal, "false", "query i sees only keys j <= i"),
     ENUM_IN(ENC(T), "model", "attn_normalize", model.encoder.attn.normalize, QKV_ATTN_NORMALIZE_NAMES, "softmax",
          "softmax, or relu(S)/n_visible_keys"),
@@ -111,8 +121,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "for the loss as conlleval reads it (I-x starting a chunk as B-x), with a warning"),
     INT("model", "char_width", model.chars.char_width, 1, 15, "3", "width of the character convolution (odd)"),
     ENUM("model", "encoder", model.encoder_kind, QKV_ENCODER_KIND_NAMES, "transformer",
-         "transformer (self-attention blocks), bilstm (bidirectional LSTM) or cnn (residual 1-D convolution "
-         "blocks); bilstm and cnn use no positional encoding"),
+         "transformer (self-attention blocks), bilstm (bidirectional LSTM), cnn (residual 1-D convolution "
+         "blocks) or cnn2d (2-D convolution blocks on an image's grid, then the maximum over the cells); bilstm, cnn "
+         "and cnn2d use no positional encoding"),
     INT_IN(ENC(L), "model", "lstm_hidden", model.lstm_hidden, 0, 65536, "0",
         "bilstm: hidden size per direction (output 2x this); 0 = d_model / 2"),
     ENUM("model", "input", model.input_kind, QKV_INPUT_KIND_NAMES, "words",
@@ -121,9 +132,12 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "patch_size", model.patch_size, 1, 1024, "4", "input patches: side of a square patch in pixels"),
     BOOL("model", "cls_token", model.cls_token, "false",
          "image inputs: a learned [CLS] token before each image's tokens (for model.pool cls)"),
-    ENUM("model", "pool", model.pool, QKV_POOL_NAMES, "mean",
+    ENUM("model", "pool", model.pool, QKV_SEQ_POOL_NAMES, "mean",
          "output class: one vector per image from the mean of its tokens, or its [CLS] token"),
-    INT_IN(ENC(C), "model", "cnn_kernel", model.cnn_kernel, 1, 63, "3", "cnn: convolution width over words (odd)"),
+    INT_IN(ENC(C | C2), "model", "cnn_kernel", model.cnn_kernel, 1, 63, "3",
+        "cnn: convolution width over words (odd); cnn2d: the k x k of the image convolutions (odd)"),
+    ENUM_IN(ENC(C2), "model", "cnn2d_pool", model.cnn2d_pool, QKV_CNN2D_POOL_NAMES, "max",
+         "cnn2d: pooling after each block, 2x2 of stride 2: none, max or avg"),
     INT_IN(ENC(C), "model", "cnn_dilation", model.cnn_dilation, 1, 1024, "1",
         "cnn: distance between the convolution's taps; receptive field 1 + n_layers (cnn_kernel-1) cnn_dilation"),
 
@@ -133,7 +147,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
 
     ENUM("data", "task", data.task, QKV_TASK_NAMES, "tag",
          "tag: a tag per word; segment: a label per character of each paragraph of CoNLL-U files (from # text, "
-         "SpaceAfter=No and multiword tokens), a tokenizer and sentence splitter for qkv tag --tokenizer"),
+         "SpaceAfter=No and multiword tokens), a tokenizer and sentence splitter for qkv tag --tokenizer; frames: a "
+         "label per speech frame of HDF5 frame corpora (qkv speech), the model's input being the frames"),
     ENUM("data", "source", data.source, QKV_SOURCE_NAMES, "files",
          "files (train/dev paths) or synthetic (the built-in generated corpus)"),
     PATH("data", "train", data.train, "", "training file (source: files)"),
@@ -176,6 +191,12 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "image inputs without data.dev: hold out this part of the training images (seeded by valid_seed) as the "
          "dev set that picks best.h5; 0 = none"),
     INT("data", "valid_seed", data.valid_seed, 0, INT_MAX, "1", "seed of the validation split"),
+    ENUM("data", "frame_labels", data.frame_labels, QKV_FRAME_LABEL_NAMES, "phoneme",
+         "task frames: label each frame with the phoneme or the UPOS of the word being spoken"),
+    STRING("data", "held_out_voice", data.held_out_voice, "",
+           "task frames: the test voice: its utterances are left out of training and dev and scored at the end"),
+    INT("data", "frame_stack", data.frame_stack, 1, 64, "1",
+        "task frames: k consecutive frames (non-overlapping) make one token, labelled by its middle frame"),
 
     INT("train", "seed", train.seed, 0, INT_MAX, "1", "seed of initialisation, shuffling and dropout"),
     INT("train", "epochs", train.epochs, 1, 100000, "20", "passes over the training data"),
@@ -327,7 +348,8 @@ static int image_keys(const void *c, const char *where, qkv_error *err)
     if (!img && m->output == QKV_OUTPUT_CLASS)
         return qkv_fail(err, "%s: model.output = class needs an image input (model.input pixels or patches), got %s",
                         where, input);
-    if (m->encoder_kind == QKV_ENCODER_TRANSFORMER && qkv_pos_kinds[m->positional]->needs_grid && !img)
+    if (m->encoder_kind == QKV_ENCODER_TRANSFORMER && qkv_pos_kinds[m->positional]->needs_grid &&
+        qkv_pos_kinds[m->positional]->group == QKV_POS_ADDITIVE && !img)
         return qkv_fail(err, "%s: model.positional = %s is a 2-D encoding: it needs an image input (model.input "
                         "pixels or patches), got %s", where, QKV_POS_KIND_NAMES[m->positional], input);
     int p = img ? QKV_INPUT_DESCS[m->input_kind]->patch(m) : 1;
@@ -341,6 +363,25 @@ static int image_keys(const void *c, const char *where, qkv_error *err)
         return qkv_fail(err, "%s: data.valid_fraction is for image inputs (model.input pixels or patches)", where);
     if (img && r->data.valid_fraction > 0 && r->data.dev[0])
         return qkv_fail(err, "%s: data.valid_fraction and data.dev both give a dev set: choose one", where);
+    return QKV_OK;
+}
+
+static int grid_attention(const void *c, const char *where, qkv_error *err)
+{
+    const qkv_tagger_config *m = &((const qkv_run_config *)c)->model;
+    const qkv_encoder_opts *e = &m->encoder;
+    if (m->encoder_kind != QKV_ENCODER_TRANSFORMER)
+        return QKV_OK;
+    if (m->positional == QKV_POS_ROPE2D && (e->d_model / e->attn.n_heads) % 4)
+        return qkv_fail(err, "%s: model.positional = rope2d needs d_head = model.d_model / model.n_heads a multiple "
+                        "of 4, got %d / %d = %d (half its pairs turn with the row, half with the column)", where,
+                        e->d_model, e->attn.n_heads, e->d_model / e->attn.n_heads);
+    if (e->attn.window_2d > 0 && e->attn.normalize != QKV_ATTN_SOFTMAX)
+        return qkv_fail(err, "%s: model.attn_window_2d needs model.attn_normalize = softmax (it masks keys with -inf)",
+                        where);
+    if ((m->positional == QKV_POS_REL2D || m->positional == QKV_POS_QUADRATIC2D) && e->attn.rel_clip > 0)
+        return qkv_fail(err, "%s: model.positional = %s and model.attn_rel_clip: one learned score bias per layer at "
+                        "most", where, QKV_POS_KIND_NAMES[m->positional]);
     return QKV_OK;
 }
 
@@ -368,6 +409,12 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "`model.positional=rope` needs an even d_head = `model.d_model` / `model.n_heads` (it rotates pairs of columns)",
      rope_pairs},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`model.positional=rope2d` needs d_head a multiple of 4; `model.attn_window_2d` needs "
+     "`model.attn_normalize=softmax`; `model.positional` rel2d or quadratic2d exclude `model.attn_rel_clip` (one "
+     "learned score bias per layer); when the model is made, the 2-D kinds and `model.encoder=cnn2d` need an image "
+     "input (a 2-D grid)",
+     grid_attention},
     {QKV_CFG_RULE_NEEDS, "model.attn_normalize=softmax", NULL, "model.positional=alibi",
      "(its biases act through softmax as a decay exp(-m|i-j|) of the weights)", NULL},
     {QKV_CFG_RULE_ODD, "model.char_width", NULL, NULL, "(the convolution is centred on each character)", NULL},

@@ -132,16 +132,6 @@ int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent,
     return QKV_OK;
 }
 
-int qkv_batch_alloc_dense(qkv_batch *b, int d_input, qkv_error *err)
-{
-    if (d_input < 1)
-        return qkv_fail(err, "batches: dense token vectors of width %d", d_input);
-    free(b->dense);
-    b->dense = malloc(((size_t)b->cap_tokens + 1) * (size_t)d_input * sizeof *b->dense);
-    b->d_input = b->dense ? d_input : 0;
-    return b->dense ? QKV_OK : qkv_fail(err, "batches: out of memory for %d tokens of %d values", b->cap_tokens, d_input);
-}
-
 int qkv_batch_alloc_columns(qkv_batch *b, int n_columns, qkv_error *err)
 {
     if (n_columns < 1 || n_columns > QKV_MAX_COLUMNS)
@@ -155,7 +145,6 @@ int qkv_batch_alloc_columns(qkv_batch *b, int n_columns, qkv_error *err)
 
 void qkv_batch_free(qkv_batch *b)
 {
-    free(b->dense);
     for (int i = 1; i < QKV_MAX_COLUMNS; i++)
         free(b->col_tags[i]);
     free(b->offsets);
@@ -164,9 +153,23 @@ void qkv_batch_free(qkv_batch *b)
     free(b->heads);
     free(b->char_offsets);
     free(b->chars);
+    free(b->dense);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)
         free(b->features[f]);
     memset(b, 0, sizeof *b);
+}
+
+int qkv_batch_alloc_dense(qkv_batch *b, int d_input, qkv_error *err)
+{
+    free(b->dense);
+    b->dense = NULL;
+    b->d_input = d_input;
+    if (d_input <= 0)
+        return QKV_OK;
+    b->dense = malloc((size_t)(b->cap_tokens ? b->cap_tokens : 1) * d_input * sizeof *b->dense);
+    if (!b->dense)
+        return qkv_fail(err, "batches: out of memory for %d dense vectors of %d", b->cap_tokens, d_input);
+    return QKV_OK;
 }
 
 int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *plan, int index, qkv_error *err)
@@ -179,7 +182,7 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
     if (ds->chars && !b->chars)
         return qkv_fail(err, "batches: the dataset has characters, the batch has no room for them");
     if (ds->dense && (!b->dense || b->d_input != ds->d_input))
-        return qkv_fail(err, "batches: the dataset has token vectors of width %d, the batch no room for them",
+        return qkv_fail(err, "batches: the dataset has dense vectors of %d, the batch has no room for them",
                         ds->d_input);
     if (qkv_dataset_n_columns(ds) != qkv_batch_n_columns(b))
         return qkv_fail(err, "batches: the batch has %d tag columns, the dataset %d", qkv_batch_n_columns(b),
@@ -204,9 +207,6 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
         for (int f = 0; f < ds->n_features; f++)
             memcpy(b->features[f] + t, ds->features[f] + w0, (size_t)n * sizeof(int32_t));
         memcpy(b->tags + t, (ds->loss_tags ? ds->loss_tags : ds->tags) + w0, (size_t)n * sizeof(int32_t));
-        if (ds->dense)
-            memcpy(b->dense + (size_t)t * ds->d_input, ds->dense + (size_t)w0 * ds->d_input,
-                   (size_t)n * (size_t)ds->d_input * sizeof *b->dense);
         for (int j = 0; j < n; j++)
             b->heads[t + j] = ds->heads ? ds->heads[w0 + j] : -1;
         for (int c = 1; c < qkv_dataset_n_columns(ds); c++)
@@ -217,6 +217,9 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
             for (int j = 1; j <= n; j++)
                 b->char_offsets[t + j] = at + ds->char_start[w0 + j] - c0;
         }
+        if (ds->dense)
+            memcpy(b->dense + (size_t)t * ds->d_input, ds->dense + (size_t)w0 * ds->d_input,
+                   (size_t)n * ds->d_input * sizeof *b->dense);
         b->sent_ids[i - s0] = s;
         t += n;
         b->offsets[i - s0 + 1] = t;

@@ -72,13 +72,13 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
 }
 
 /* The gold heads of c (-1 for none), when any word has one. */
-static int copy_heads(qkv_dataset *ds, const qkv_corpus *c)
+static int copy_heads(qkv_dataset *ds, const qkv_corpus *c, qkv_error *err)
 {
     if (qkv_corpus_n_heads(c) == 0)
         return QKV_OK;
     ds->heads = malloc(((size_t)c->n_words + 1) * sizeof *ds->heads);
     if (!ds->heads)
-        return QKV_ERR;
+        return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
     for (int w = 0; w < c->n_words; w++)
         ds->heads[w] = c->heads[w] >= 0 ? c->heads[w] : -1;
     return QKV_OK;
@@ -138,16 +138,13 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
     }
     free(scratch);
     free(cls);
-    if (copy_heads(ds, c) != QKV_OK) {
-        qkv_dataset_free(ds);
-        return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
-    }
     if (ds->chars) { /* room was made for the longest words: give back the rest */
         int32_t *fit = realloc(ds->chars, ((size_t)ds->char_start[c->n_words] + 1) * sizeof *fit);
         if (fit)
             ds->chars = fit;
     }
-    if ((qkv_featurizer_n_columns(fz) > 1 && qkv_dataset_encode_columns(ds, fz, c, err) != QKV_OK) ||
+    if (copy_heads(ds, c, err) != QKV_OK ||
+        (qkv_featurizer_n_columns(fz) > 1 && qkv_dataset_encode_columns(ds, fz, c, err) != QKV_OK) ||
         qkv_dataset_form_chars(ds, fz, c, err) != QKV_OK ||
         (ds->n_unknown_tags && warnings && report_unknown_tags(c, ds, fz->tags.size, warnings, err) != QKV_OK)) {
         qkv_dataset_free(ds);

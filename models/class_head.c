@@ -14,7 +14,7 @@
 
 static int create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv_head_spec *spec, qkv_error *err)
 {
-    if ((unsigned)spec->pool >= QKV_POOL_COUNT)
+    if ((unsigned)spec->pool >= QKV_SEQ_POOL_COUNT)
         return qkv_fail(err, "class head: unknown pooling %d", (int)spec->pool);
     qkv_classifier *c = calloc(1, sizeof *c);
     if (!c)
@@ -28,7 +28,7 @@ static int create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv
 static qkv_tensor *pool(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences)
 {
     int B = sentences.n, T = qkv_packed_rows(sentences);
-    if (h->pool == QKV_POOL_CLS) {
+    if (h->pool == QKV_SEQ_POOL_CLS) {
         int32_t *first = qkv_tape_alloc(tp, (size_t)(B ? B : 1) * sizeof *first);
         if (!first)
             return qkv_tape_fail(tp, "class head: out of memory");

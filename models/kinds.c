@@ -11,8 +11,8 @@ const char *const QKV_ENCODER_KIND_NAMES[] = {QKV_ENCODER_KINDS(QKV_KIND_NAME_) 
 const char *const QKV_OUTPUT_NAMES[] = {QKV_HEAD_KINDS(QKV_KIND_NAME_) NULL};
 const qkv_input_desc *const QKV_INPUT_DESCS[QKV_INPUT_KIND_COUNT] = {QKV_INPUT_KINDS(QKV_KIND_ENTRY_)};
 const qkv_encoder_desc *const QKV_ENCODER_DESCS[QKV_ENCODER_KIND_COUNT] = {QKV_ENCODER_KINDS(QKV_KIND_ENTRY_)};
-const char *const QKV_POOL_NAMES[] = {"mean", "cls", NULL};
-_Static_assert(sizeof QKV_POOL_NAMES / sizeof QKV_POOL_NAMES[0] == QKV_POOL_COUNT + 1, "one name per qkv_pool");
+const char *const QKV_SEQ_POOL_NAMES[] = {"mean", "cls", NULL};
+_Static_assert(sizeof QKV_SEQ_POOL_NAMES / sizeof QKV_SEQ_POOL_NAMES[0] == QKV_SEQ_POOL_COUNT + 1, "one name per qkv_seq_pool");
 const qkv_head_desc *const QKV_HEAD_DESCS[QKV_OUTPUT_COUNT] = {QKV_HEAD_KINDS(QKV_KIND_ENTRY_)};
 
 int qkv_head_create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv_head_spec *spec,

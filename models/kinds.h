@@ -27,12 +27,14 @@
 /* X(ENUM_SUFFIX, "name", descriptor): one row per kind, in enum order. */
 #define QKV_INPUT_KINDS(X)                                                                            \
     X(WORDS, "words", qkv_words_input)                                                                \
+    X(FRAMES, "frames", qkv_frames_input)                                                               \
     X(PIXELS, "pixels", qkv_pixels_input)                                                             \
     X(PATCHES, "patches", qkv_patches_input)
 #define QKV_ENCODER_KINDS(X)                                                                          \
     X(TRANSFORMER, "transformer", qkv_transformer_encoder)                                            \
     X(BILSTM, "bilstm", qkv_bilstm_encoder)                                                           \
-    X(CNN, "cnn", qkv_cnn_encoder)
+    X(CNN, "cnn", qkv_cnn_encoder)                                                                    \
+    X(CNN2D, "cnn2d", qkv_cnn2d_encoder)
 #define QKV_HEAD_KINDS(X)                                                                             \
     X(SOFTMAX, "softmax", qkv_softmax_head)                                                           \
     X(CRF, "crf", qkv_crf_head_kind)                                                                  \
@@ -49,8 +51,8 @@ typedef enum { QKV_ENCODER_KINDS(QKV_ENCODER_ENUM_) QKV_ENCODER_KIND_COUNT } qkv
  * biaffine dependency parser (its targets are arcs: HEAD, with DEPREL as its tags), or one class
  * per sequence (an image). */
 typedef enum { QKV_HEAD_KINDS(QKV_HEAD_ENUM_) QKV_OUTPUT_COUNT } qkv_output_kind;
-/* The kinds' names (index = value), then NULL: "words", "pixels", "patches"; "transformer",
- * "bilstm", "cnn"; "softmax", "crf", "biaffine", "class". */
+/* The kinds' names (index = value), then NULL: "words", "frames", "pixels", "patches"; "transformer",
+ * "bilstm", "cnn", "cnn2d"; "softmax", "crf", "biaffine", "class". */
 extern const char *const QKV_INPUT_KIND_NAMES[];
 extern const char *const QKV_ENCODER_KIND_NAMES[];
 extern const char *const QKV_OUTPUT_NAMES[];
@@ -125,9 +127,9 @@ typedef struct qkv_biaffine_opts {
 } qkv_biaffine_opts;
 /* How a per-sequence head makes one vector of a sequence's tokens: their mean, or its first
  * token (the [CLS] token of an image input with model.cls_token). */
-typedef enum { QKV_POOL_MEAN = 0, QKV_POOL_CLS, QKV_POOL_COUNT } qkv_pool;
+typedef enum { QKV_SEQ_POOL_MEAN = 0, QKV_SEQ_POOL_CLS, QKV_SEQ_POOL_COUNT } qkv_seq_pool;
 /* "mean", "cls" (index = value), then NULL. */
-extern const char *const QKV_POOL_NAMES[];
+extern const char *const QKV_SEQ_POOL_NAMES[];
 
 /* What one head predicts and how much it counts. */
 typedef struct qkv_head_spec {
@@ -139,7 +141,7 @@ typedef struct qkv_head_spec {
     double loss_weight;            /* 0 means 1 */
     bool crf_constrained;          /* crf: BIO (BIOES) constraints from tag_names */
     qkv_biaffine_opts biaffine;    /* biaffine only */
-    qkv_pool pool;                 /* per-sequence heads: how a sequence becomes one vector */
+    qkv_seq_pool pool;                 /* per-sequence heads: how a sequence becomes one vector */
 } qkv_head_spec;
 
 typedef struct qkv_head {
@@ -148,7 +150,7 @@ typedef struct qkv_head {
     char tagset[QKV_HEAD_NAME_MAX];
     int n_tags;
     double loss_weight;
-    qkv_pool pool;
+    qkv_seq_pool pool;
     void *state;
 } qkv_head;
 

@@ -26,10 +26,27 @@ int qkv_tagger_image_grid(qkv_tagger_config *cfg, int rows, int cols, int channe
     return QKV_OK;
 }
 
+/* The 2-D parts need a 2-D grid of tokens (an image input); each error names its key. */
+static int check_grid(const qkv_tagger_config *cfg, qkv_error *err)
+{
+    if (qkv_grid_is_2d(cfg->grid))
+        return QKV_OK;
+    const char *none = "needs a 2-D grid of tokens (an image input); this model's input has none";
+    bool attention = cfg->encoder_kind == QKV_ENCODER_TRANSFORMER;
+    if (attention && (unsigned)cfg->positional < QKV_POS_COUNT && qkv_pos_kinds[cfg->positional]->needs_grid)
+        return qkv_fail(err, "model.positional = %s %s", QKV_POS_KIND_NAMES[cfg->positional], none);
+    if (attention && cfg->encoder.attn.window_2d > 0)
+        return qkv_fail(err, "model.attn_window_2d = %d %s", cfg->encoder.attn.window_2d, none);
+    if (cfg->encoder_kind == QKV_ENCODER_CNN2D)
+        return qkv_fail(err, "model.encoder = cnn2d %s", none);
+    return QKV_OK;
+}
+
 static int check_config(const qkv_tagger_config *cfg, qkv_error *err)
 {
-    if (cfg->n_features < 1 || cfg->n_features > QKV_TAGGER_MAX_FEATURES)
-        return qkv_fail(err, "tagger: %d feature kinds, expected 1..%d", cfg->n_features, QKV_TAGGER_MAX_FEATURES);
+    int min_features = cfg->input_kind == QKV_INPUT_WORDS; /* other inputs read no features */
+    if (cfg->n_features < min_features || cfg->n_features > QKV_TAGGER_MAX_FEATURES)
+        return qkv_fail(err, "tagger: %d feature kinds, expected %d..%d", cfg->n_features, min_features, QKV_TAGGER_MAX_FEATURES);
     if (cfg->n_layers < 0 || cfg->n_layers > QKV_TAGGER_MAX_LAYERS)
         return qkv_fail(err, "tagger: %d layers, expected 0..%d", cfg->n_layers, QKV_TAGGER_MAX_LAYERS);
     if (cfg->n_tags < 1)
@@ -39,7 +56,7 @@ static int check_config(const qkv_tagger_config *cfg, qkv_error *err)
     if ((unsigned)cfg->input_kind >= QKV_INPUT_KIND_COUNT || (unsigned)cfg->encoder_kind >= QKV_ENCODER_KIND_COUNT)
         return qkv_fail(err, "tagger: unknown input kind %d or encoder kind %d", (int)cfg->input_kind,
                         (int)cfg->encoder_kind);
-    return QKV_OK;
+    return check_grid(cfg, err);
 }
 
 /* Biases, norms and tables (rank 1 or flagged by their part) are not weight-decayed: decay
@@ -69,8 +86,10 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
         goto fail;
     m->pos.overflow = cfg->pos_overflow;
     m->pos.rope_base = cfg->rope_base;
+    m->pos.clip_2d = cfg->rel2d_clip;
     qkv_tagger_config ecfg = *cfg; /* rotations and score biases act in every block's attention */
     qkv_positional_attention(&m->pos, &ecfg.encoder.attn);
+    ecfg.encoder.attn.grid = cfg->grid;
     m->encoder.d_out = m->encoder.desc->d_out(cfg);
     if (m->encoder.desc->create(&m->encoder, &m->params, rng, &ecfg, err))
         goto fail;

@@ -1,6 +1,7 @@
 /* A sequence tagger built from lib/, from parts chosen in the kind tables of models/kinds.h:
  *   input (model.input_kind: words, models/word_input.c: token features -> embeddings, one table
- *   per feature kind, summed [+ the character encoder's vector of each word, models/char_cnn.h])
+ *   per feature kind, summed [+ the character encoder's vector of each word, models/char_cnn.h];
+ *   or frames, models/frames_input.c: dense vectors [T, d_input] -> a linear map)
  *   [-> · sqrt(d_model)] -> + positional encoding -> dropout -> the encoder (model.encoder:
  *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm -> the heads
  *   (model.output: models/softmax_head.c, crf_head.c), each a linear map to its tag logits
@@ -16,10 +17,14 @@
  *
  * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
+ *   frames.w [d_model, d_input], frames.b [d_model]    frames input only
  *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
  *   pos.p0, .w1, .b1, .w_t, .w2, .b2                   floater positions only (lib/nn/floater.h)
- *   encoder.layers.<i>.*       see lib/nn/encoder.h (transformer) or lib/nn/conv_block.h (cnn)
+ *   encoder.layers.<i>.*       see lib/nn/encoder.h (transformer), lib/nn/conv_block.h (cnn) or
+ *                              lib/nn/conv2d_block.h (cnn2d)
+ *   encoder.layers.<i>.attn.rel2d_bias, .attn.quadratic   positional rel2d, quadratic2d only
+ *                              (lib/ops/grid_bias.h)
  *   encoder.lstm.*             see lib/nn/lstm.h (bilstm)
  *   final_ln.gain, final_ln.bias  [d_out]           d_out = d_model, or 2·lstm_hidden (bilstm)
  *   <head>classifier.w [n_tags, d_out], <head>classifier.b [n_tags]
@@ -31,6 +36,8 @@
 
 #include <stdint.h>
 
+#include "lib/grid.h"
+#include "lib/nn/conv2d_block.h"
 #include "lib/nn/conv_block.h"
 #include "lib/nn/encoder.h"
 #include "lib/grid.h"
@@ -67,13 +74,16 @@ typedef struct qkv_tagger_config {
     qkv_output_kind output;
     bool crf_constrained;            /* crf: BIO (BIOES) constraints from tag_names, training and decoding */
     const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
-    qkv_input_kind input_kind;       /* words (default), pixels or patches (images) */
-    qkv_grid grid;                   /* the 2-D layout of the tokens (lib/grid.h): image inputs,
-                                        filled by qkv_tagger_image_grid; rows 0 for 1-D input */
-    int d_input;                     /* width of a dense token vector (images); filled from the data */
+    qkv_input_kind input_kind;       /* words (default), frames, or pixels and patches (images) */
+    int d_input;                     /* frames: width of a dense token vector */
+    qkv_grid grid;                   /* the 2-D layout of every sequence (lib/grid.h): set by an image
+                                        input, rows 0 for words; the tagger copies it into every
+                                        attention layer's options (encoder.attn.grid) */
+    int rel2d_clip;                  /* positional rel2d: the clip R of the 2-D offsets */
+    qkv_cnn2d_pool cnn2d_pool;       /* cnn2d: pooling after each block (lib/nn/conv2d_block.h) */
     int patch_size;                  /* patches: side of a patch in pixels */
     bool cls_token;                  /* image inputs: a learned [CLS] token before the grid */
-    qkv_pool pool;                   /* class head: a sequence's mean, or its [CLS] token */
+    qkv_seq_pool pool;                   /* class head: a sequence's mean, or its [CLS] token */
     qkv_biaffine_opts biaffine;      /* output biaffine: MLP widths and the tree decoder (its
                                         dropout is encoder.dropout) */
 } qkv_tagger_config;

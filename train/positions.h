@@ -1,7 +1,10 @@
 /* What a tagger's positional encoding is, as matrices to draw (`qkv positions`): for positions
  * 0 .. n−1, beyond the training length too, the two matrices its kind draws (lib/nn/positional.h,
  * each kind's draw: position × its dimensions, position × position), then with
- * model.attn_rel_clip layer 0's learned relative bias r_h(clip(j − i)), mean over heads. */
+ * model.attn_rel_clip layer 0's learned relative bias r_h(clip(j − i)), mean over heads. The 2-D
+ * kinds (rel2d, quadratic2d, rope2d) instead draw, over the image's grid, what layer 0 gives the
+ * keys of the centre query: each head's score bias side by side and their mean, or rope2d's
+ * mean over pairs of cos(angle difference). */
 #ifndef QKV_POSITIONS_H
 #define QKV_POSITIONS_H
 

@@ -2,6 +2,7 @@
  * output projection. See lib/nn/mha.h. */
 #include "lib/nn/mha.h"
 
+#include "lib/ops/grid_bias.h"
 #include "lib/ops/rel_bias.h"
 
 #include <string.h>
@@ -33,20 +34,36 @@ int qkv_mha_create(qkv_mha *m, qkv_params *ps, qkv_rng *rng, const char *prefix,
             return QKV_ERR;
         qkv_params_of(ps, m->rel_bias)->no_weight_decay = true;
     }
+    const qkv_score_bias_kind *pb = opts->pos_bias;
+    if (pb && pb->n_learned) {
+        m->pos_param = qkv_params_add(ps, err, 2, (int[]){opts->n_heads, pb->n_learned(opts->pos_bias_clip)}, "%s.%s",
+                                      prefix, pb->param_name);
+        if (!m->pos_param)
+            return QKV_ERR;
+        if (pb->init)
+            pb->init(m->pos_param, opts->pos_bias_clip, rng);
+        qkv_params_of(ps, m->pos_param)->no_weight_decay = true;
+    }
     return QKV_OK;
 }
 
 qkv_tensor *qkv_mha_forward(qkv_tape *tp, const qkv_mha *m, qkv_tensor *x, qkv_packed sentences,
                             qkv_attention_weights *keep)
 {
-    qkv_score_bias biases[2];
+    qkv_score_bias biases[3];
     int n = 0;
-    if (m->opts.rel_clip != 0 || m->rel_bias)
-        biases[n++] = qkv_rel_bias(m->rel_bias, m->opts.rel_clip);
-    if (m->opts.pos_bias)
-        biases[n++] = (qkv_score_bias){.kind = m->opts.pos_bias};
+    qkv_attention_opts opts = m->opts;
+    if (opts.rel_clip != 0 || m->rel_bias)
+        biases[n++] = qkv_rel_bias(m->rel_bias, opts.rel_clip);
+    if (opts.pos_bias)
+        biases[n++] = (qkv_score_bias){opts.pos_bias, m->pos_param, opts.pos_bias_clip, opts.grid};
+    if (opts.window_2d > 0) {
+        biases[n++] = (qkv_score_bias){&qkv_local2d_kind, NULL, opts.window_2d, opts.grid};
+        if (opts.grid.n_prefix == 0 && opts.window == 0) /* |dy|, |dx| <= w gives |j − i| <= w·cols + w */
+            opts.window = opts.window_2d * (opts.grid.cols + 1);
+    }
     const qkv_attention_proj proj = {m->w_q, m->w_k, m->w_v, m->b_q, m->b_k, m->b_v};
-    qkv_tensor *o = qkv_attention(tp, x, sentences, &proj, biases, n, &m->opts, keep);
+    qkv_tensor *o = qkv_attention(tp, x, sentences, &proj, biases, n, &opts, keep);
     if (!o)
         return NULL;
     return qkv_attention_out(tp, o, m->w_o, m->b_o);

@@ -78,7 +78,9 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
 void qkv_positional_attention(const qkv_positional *pos, qkv_attention_opts *opts)
 {
     opts->rope_base = 0;
+    opts->rope_2d = false;
     opts->pos_bias = NULL;
+    opts->pos_bias_clip = 0;
     const qkv_pos_kind_desc *k = qkv_pos_kinds[pos->kind];
     if (k->attention)
         k->attention(pos, opts);

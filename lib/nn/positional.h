@@ -10,7 +10,11 @@
  *   rotation    of q and k inside every attention layer (PE = 0 here)
  *   score bias  added to every attention layer's scores (lib/ops/score_bias.h; PE = 0 here)
  * The relative position biases (model.attn_rel_clip) are a score bias of each attention layer
- * (lib/ops/rel_bias.h), not a positional kind. */
+ * (lib/ops/rel_bias.h), not a positional kind.
+ * The 2-D kinds (rel2d, quadratic2d, rope2d) act inside attention on the grid of the layer's
+ * options (qkv_attention_opts.grid, lib/grid.h: the tagger copies its config's grid there); their
+ * learned values (rel2d, quadratic2d) are each attention layer's own parameters (lib/nn/mha.h),
+ * so they add none here. */
 #ifndef QKV_POSITIONAL_H
 #define QKV_POSITIONAL_H
 
@@ -33,6 +37,9 @@
     X(ROPE, rope)                                                                                      \
     X(ALIBI, alibi)                                                                                    \
     X(FLOATER, floater)                                                                                \
+    X(REL2D, rel2d)                                                                                    \
+    X(QUADRATIC2D, quadratic2d)                                                                        \
+    X(ROPE2D, rope2d)                                                                        \
     X(SINUSOIDAL2D, sinusoidal2d)                                                                      \
     X(LEARNED2D, learned2d)
 
@@ -57,8 +64,10 @@ typedef struct qkv_positional {
     bool scale_input;   /* multiply x by sqrt(d_model) first */
     qkv_pos_overflow overflow; /* learned, clamp: PE(p) = row min(p, max_len - 1) instead of an
                                   error; error after qkv_positional_create, set it afterwards */
-    double rope_base;   /* rope: base of the rotation frequencies (lib/ops/rope.h); 0 after
+    double rope_base;   /* rope, rope2d: base of the rotation frequencies (lib/ops/rope.h); 0 after
                            qkv_positional_create, set it afterwards (0: no rotation) */
+    int clip_2d;        /* rel2d: the clip R of the offsets (lib/ops/grid_bias.h); 0 after
+                           qkv_positional_create, set it afterwards */
     qkv_tensor *table;  /* learned: [max_len, d_model] parameter; else NULL */
     qkv_floater floater; /* floater: its parameters */
     qkv_grid grid;      /* the 2-D layout of every sequence's tokens (lib/grid.h), from
@@ -81,7 +90,9 @@ typedef struct qkv_pos_kind_desc {
     const char *name;   /* its QKV_POS_KIND_NAMES entry */
     qkv_pos_group group;
     const char *params; /* the config keys it reads besides model.positional, e.g. "model.rope_base", or "" */
-    bool needs_grid;    /* a 2-D kind: positions are a token's row and column on pos->grid */
+    bool needs_grid;    /* a 2-D kind: acts on the 2-D grid of the attention options (lib/grid.h), or
+                           (additive 2-D kinds) builds PE from each token's row and column on
+                           pos->grid; a model without a grid is an error */
     /* Parameters "<prefix>.<...>" in ps (rng for their initialization); errors (err). */
     int (*create)(qkv_positional *pos, qkv_params *ps, qkv_rng *rng, const char *prefix, qkv_error *err);
     /* Additive: PE [rows, d_model] for positions 0 .. longest − 1 (a tape tensor or a parameter;
@@ -124,8 +135,9 @@ int qkv_positional_create_grid(qkv_positional *pos, qkv_pos_kind kind, int d_mod
  * (learned, overflow error). */
 qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_tensor *x, qkv_packed sentences);
 
-/* Sets what pos's kind does inside attention: opts->rope_base (0 unless a rotation) and
- * opts->pos_bias (NULL unless a score bias). */
+/* Sets what pos's kind does inside attention: opts->rope_base (0 unless a rotation),
+ * opts->rope_2d, opts->pos_bias (NULL unless a score bias) and opts->pos_bias_clip; not
+ * opts->grid. */
 void qkv_positional_attention(const qkv_positional *pos, qkv_attention_opts *opts);
 
 /* For the kinds' draw: p->data = zeros [rows, cols] with the axis labels; NULL (err) when out

@@ -31,4 +31,4 @@ static void alibi_add(const qkv_score_bias *b, int h, int n_heads, int i, int a,
 }
 
 /* A constant bias: no backward. */
-const qkv_score_bias_kind qkv_alibi_kind = {"alibi", alibi_check, alibi_add, NULL};
+const qkv_score_bias_kind qkv_alibi_kind = {.name = "alibi", .check = alibi_check, .add = alibi_add};

@@ -235,6 +235,27 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const qkv_attention_proj *
     if (opts->rope_base != 0 && (!(opts->rope_base > 0) || !isfinite(opts->rope_base) || (D / opts->n_heads) % 2))
         return qkv_tape_fail(tp, "attention: rope needs a positive finite base (got %g) and an even d_head (got %d)",
                              opts->rope_base, D / opts->n_heads), false;
+    if (opts->rope_2d && opts->rope_base > 0 && (!qkv_grid_is_2d(opts->grid) || (D / opts->n_heads) % 4))
+        return qkv_tape_fail(tp, "attention: 2-D rope needs a 2-D grid (got %d x %d) and d_head a multiple of 4 "
+                             "(got %d)", opts->grid.rows, opts->grid.cols, D / opts->n_heads), false;
+    return true;
+}
+
+/* With rope_2d or a score bias on a grid, every sentence has the grid's length; returns false
+ * after failing the tape. */
+static bool check_grid_lengths(qkv_tape *tp, qkv_packed sent, const qkv_score_bias *biases, int n_biases,
+                               const qkv_attention_opts *opts)
+{
+    qkv_grid g = {0};
+    if (opts->rope_2d && opts->rope_base > 0)
+        g = opts->grid;
+    for (int m = 0; m < n_biases; m++)
+        if (qkv_grid_is_2d(biases[m].grid))
+            g = biases[m].grid;
+    for (int b = 0; qkv_grid_is_2d(g) && b < sent.n; b++)
+        if (qkv_packed_len(sent, b) != qkv_grid_len(g))
+            return qkv_tape_fail(tp, "attention: sentence %d has %d tokens, the grid %d x %d (+%d) has %d", b,
+                                 qkv_packed_len(sent, b), g.rows, g.cols, g.n_prefix, qkv_grid_len(g)), false;
     return true;
 }
 
@@ -329,6 +350,16 @@ static uint64_t *block_seeds(qkv_tape *tp, int B, int H)
     return seeds;
 }
 
+/* Rotates the D columns of each row of m (leading dimension 3D) by the layer's rope. */
+static void rotate(const attn_saved *sv, qkv_real *m, bool inverse)
+{
+    int D = sv->d_model;
+    if (sv->rope_2d)
+        qkv_rope_rotate_2d(m, 3 * D, D, sv->n_heads, sv->sentences, sv->grid, sv->rope_base, inverse);
+    else
+        qkv_rope_rotate(m, 3 * D, D, sv->n_heads, sv->sentences, sv->rope_base, inverse);
+}
+
 /* QKV [T, 3D] = X [T, D] · w_cat^T + [b_q | b_k | b_v], then Q and K rotated (rope); fills
  * sv->w_cat. Returns false when out of memory. */
 static bool project(qkv_tape *tp, attn_saved *sv, const qkv_tensor *x, const qkv_attention_proj *proj)
@@ -358,7 +389,7 @@ static bool project(qkv_tape *tp, attn_saved *sv, const qkv_tensor *x, const qkv
                              rows_scratch);
     if (sv->rope_base > 0) /* rotate Q and K by position (lib/ops/rope.h) */
         for (int k = 0; k < 2; k++)
-            qkv_rope_rotate(sv->qkv + (size_t)k * D, 3 * D, D, sv->n_heads, sv->sentences, sv->rope_base, false);
+            rotate(sv, sv->qkv + (size_t)k * D, false);
     return true;
 }
 
@@ -385,6 +416,8 @@ static attn_saved *saved_state(qkv_tape *tp, qkv_packed sent, int T, int D, cons
     sv->causal = opts->causal;
     sv->normalize = opts->normalize;
     sv->rope_base = opts->rope_base;
+    sv->rope_2d = opts->rope_2d;
+    sv->grid = opts->grid;
     return sv;
 }
 
@@ -398,7 +431,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, con
     if (tp->failed || !check_inputs(tp, x, proj, biases, n_biases, opts))
         return NULL;
     qkv_packed sent = qkv_tape_packed(tp, "attention", sentences, x, false);
-    if (!sent.offsets)
+    if (!sent.offsets || !check_grid_lengths(tp, sent, biases, n_biases, opts))
         return NULL;
     int T = x->shape[0], D = x->shape[1], H = opts->n_heads, B = sent.n;
     bool drop = opts->dropout > 0 && !tp->no_grad;
@@ -548,7 +581,7 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
                 dbias[m][(size_t)(blk % sv->n_heads) * per_head[m] + k] += dbias_all[m][(size_t)blk * per_head[m] + k];
     if (sv->rope_base > 0) /* back through the rotation: the transposed one */
         for (int k = 0; k < 2; k++)
-            qkv_rope_rotate(dqkv + (size_t)k * D, 3 * D, D, sv->n_heads, sv->sentences, sv->rope_base, true);
+            rotate(sv, dqkv + (size_t)k * D, true);
     int pthreads = qkv_parallel_threads(3.0 * T * D * D);
     qkv_real *dx = qkv_grad(tp, x);
     if (dx && T > 0) /* dX [T, D] += dQKV [T, 3D] · w_cat [3D, D] */

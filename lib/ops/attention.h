@@ -15,7 +15,7 @@
  * j <= i. The b_m are the call's list of score biases (lib/ops/score_bias.h: its kinds),
  * added in list order in the kernel, no n×n bias tensor. With rope_base > 0 the rows of Q and
  * K are rotated by their position in the sentence right after the projection (RoPE,
- * lib/ops/rope.h). Only the band is computed and stored: time and memory per (sentence, head)
+ * lib/ops/rope.h; with rope_2d by their row and column on opts->grid). Only the band is computed and stored: time and memory per (sentence, head)
  * grow as n · min(n, 2·window + 1).
  *
  * Backward: dS = P ⊙ (dP − rowsum(P ⊙ dP)) per row for softmax (O(n) per row); for relu
@@ -58,8 +58,18 @@ typedef struct qkv_attention_opts {
     int rel_clip;                 /* > 0: the layer's relative position biases for offsets -R .. R
                                      (lib/ops/rel_bias.h; lib/nn/mha.h adds them to the list) */
     double rope_base;             /* > 0: rotary embedding of q and k (lib/ops/rope.h); d_head even */
-    const qkv_score_bias_kind *pos_bias; /* a constant score bias of the positional kind (set by
-                                     qkv_positional_attention, lib/nn/positional.h), or NULL */
+    const qkv_score_bias_kind *pos_bias; /* the score bias of the positional kind (set by
+                                     qkv_positional_attention, lib/nn/positional.h), or NULL; a
+                                     learned one (kind->n_learned) is the layer's parameter
+                                     (lib/nn/mha.h) */
+    int pos_bias_clip;            /* pos_bias's clip (2-D relative biases: R) */
+    bool rope_2d;                 /* with rope_base > 0: the axial 2-D rotation over grid
+                                     (lib/ops/rope.h, qkv_rope_rotate_2d) instead of the 1-D one */
+    int window_2d;                /* > 0: 2-D local attention, grid tokens see grid keys within
+                                     ±window_2d rows and columns (lib/ops/grid_bias.h, local2d;
+                                     lib/nn/mha.h adds it to the list) */
+    qkv_grid grid;                /* the 2-D layout of every sentence (lib/grid.h), for rope_2d
+                                     and the 2-D score biases; rows 0: none */
     qkv_attn_kernel kernel;       /* stored (0, the default), tiled or auto (see above) */
     int tiled_above;              /* auto: blocks whose band is wider than this many keys are tiled */
 } qkv_attention_opts;
@@ -102,7 +112,9 @@ typedef struct qkv_attention_proj {
  * n_biases <= QKV_ATTN_MAX_BIASES; may be NULL when 0). `keep` (may be NULL) receives P.
  * One tape node "attention". Errors (on the tape): n_heads does not divide d_model (naming
  * both), shapes, sentences not covering x, a score bias that does not fit (its kind's check,
- * e.g. rel_bias missing or of the wrong shape). */
+ * e.g. rel_bias missing or of the wrong shape), a kernel out of range or a negative
+ * tiled_above, a sentence whose length is not the grid's when rope_2d or a score bias uses
+ * the grid. */
 qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, const qkv_attention_proj *proj,
                           const qkv_score_bias *biases, int n_biases, const qkv_attention_opts *opts,
                           qkv_attention_weights *keep);

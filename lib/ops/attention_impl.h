@@ -28,6 +28,8 @@ typedef struct {
     const qkv_score_bias *bias;  /* arena copy of the score biases [n_bias], added in order */
     int n_bias;
     double rope_base;            /* > 0: Q and K in qkv are rotated (lib/ops/rope.h) */
+    bool rope_2d;                /* the rotation is the 2-D one over grid */
+    qkv_grid grid;
 } attn_saved;
 
 /* The keys query i sees: lo(i) .. hi(i) (lib/ops/attention.c explains the bands). */

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "lib/grid.h"
 #include "lib/packed.h"
 #include "lib/tape.h"
 
@@ -125,6 +126,36 @@ qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor 
  * errors: shapes other than these, k even, dilation < 1, sentences not covering x's rows. */
 qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, qkv_packed sentences,
                        int dilation);
+/* --- lib/ops/conv2d.c ------------------------------------------------------------------- */
+/* Images of a packed batch: n images, each grid.rows · grid.cols consecutive rows of x
+ * (lib/grid.h, row-major; grid.n_prefix must be 0), channels the columns.
+ * The output grid of a k × k window moved by stride over a grid padded by `padding` on every
+ * side: rows' = (rows + 2·padding − k) / stride + 1, likewise cols' (n_prefix 0); rows 0 when
+ * the window does not fit or an argument is out of range. */
+qkv_grid qkv_conv2d_grid(qkv_grid in, int k, int stride, int padding);
+
+/* 2-D convolution (nn.Conv2d(in, out, k, stride, padding) on each image alone, zero padding):
+ *   y[b, oy, ox, o] = b[o] + Σ_c Σ_ky Σ_kx w[o, c, ky, kx] · x[b, oy·stride − padding + ky,
+ *                                                                 ox·stride − padding + kx, c]
+ * x [n·rows·cols, in], w [out, in, k, k] (PyTorch's layout), b [out] or NULL -> y [n·rows'·cols',
+ * out], the output grid in *out_grid (may be NULL). Tape errors: shapes other than these, a grid
+ * that is not 2-D or has prefix tokens, stride < 1, padding outside [0, k), a window larger
+ * than the padded grid. */
+qkv_tensor *qkv_conv2d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b, int n, qkv_grid grid, int stride,
+                       int padding, qkv_grid *out_grid);
+
+typedef enum { QKV_POOL_MAX = 0, QKV_POOL_AVG, QKV_POOL_COUNT } qkv_pool;
+/* "max", "avg" (index = value), then NULL. */
+extern const char *const QKV_POOL_NAMES[];
+
+/* 2-D pooling of each channel over k × k windows (as qkv_conv2d, without weights): max
+ * (nn.MaxPool2d: padding never wins; backward to the first maximum in window order) or avg
+ * (nn.AvgPool2d with count_include_pad=False: the mean over the window's pixels inside the
+ * image). x [n·rows·cols, C] -> [n·rows'·cols', C]. Tape errors: as qkv_conv2d, an unknown
+ * mode. */
+qkv_tensor *qkv_pool2d(qkv_tape *tp, qkv_tensor *x, int n, qkv_grid grid, int k, int stride, int padding,
+                       qkv_pool mode, qkv_grid *out_grid);
+
 /* --- lib/ops/crf.c ----------------------------------------------------------------------- */
 /* Linear-chain CRF over a packed batch of sentences (lib/packed.h, no empty sentence).
  * emissions [T, K]; transitions [K, K] with transitions[i][j] = the score of tag i followed by

@@ -38,9 +38,10 @@ static void rel_backward(const qkv_score_bias *b, int h, int i, int a, int e, co
         g[rel_index(j - i, b->clip)] += ds[j - a];
 }
 
-const qkv_score_bias_kind qkv_rel_bias_kind = {"relative", rel_check, rel_add, rel_backward};
+const qkv_score_bias_kind qkv_rel_bias_kind = {
+    .name = "relative", .check = rel_check, .add = rel_add, .backward = rel_backward};
 
 qkv_score_bias qkv_rel_bias(qkv_tensor *rel_bias, int clip)
 {
-    return (qkv_score_bias){&qkv_rel_bias_kind, rel_bias, clip};
+    return (qkv_score_bias){.kind = &qkv_rel_bias_kind, .param = rel_bias, .clip = clip};
 }

@@ -39,6 +39,35 @@ void qkv_rope_rotate(qkv_real *m, int ld, int d_model, int n_heads, qkv_packed s
         }
 }
 
+void qkv_rope_rotate_2d(qkv_real *m, int ld, int d_model, int n_heads, qkv_packed sentences, qkv_grid grid,
+                        double base, bool inverse)
+{
+    int dh = d_model / n_heads, half = dh / 2, quarter = dh / 4;
+    double theta[quarter > 0 ? quarter : 1];
+    qkv_real cs[half > 0 ? half : 1], sn[half > 0 ? half : 1];
+    qkv_rope_angles(half, base, theta);
+    double sign = inverse ? -1.0 : 1.0;
+    for (int b = 0; b < sentences.n; b++)
+        for (int t = sentences.offsets[b] + grid.n_prefix; t < sentences.offsets[b + 1]; t++) {
+            int p = t - sentences.offsets[b];
+            double row = qkv_grid_row(grid, p), col = qkv_grid_col(grid, p);
+            for (int i = 0; i < half; i++) { /* pairs 0 .. dh/4 − 1 by the row, the others by the column */
+                double angle = i < quarter ? row * theta[i] : col * theta[i - quarter];
+                cs[i] = (qkv_real)cos(angle);
+                sn[i] = (qkv_real)(sign * sin(angle));
+            }
+            qkv_real *r = m + (size_t)t * ld;
+            for (int h = 0; h < n_heads; h++) {
+                qkv_real *x = r + (size_t)h * dh;
+                for (int i = 0; i < half; i++) {
+                    qkv_real a = x[2 * i], c = x[2 * i + 1];
+                    x[2 * i] = a * cs[i] - c * sn[i];
+                    x[2 * i + 1] = a * sn[i] + c * cs[i];
+                }
+            }
+        }
+}
+
 typedef struct {
     qkv_packed sentences; /* arena copy */
     int n_heads;

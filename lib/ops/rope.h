@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "lib/grid.h"
 #include "lib/packed.h"
 #include "lib/tape.h"
 
@@ -26,6 +27,16 @@ void qkv_rope_angles(int d_head, double base, double *theta);
  * backward). d_model / n_heads must be even and base > 0 (not checked: callers check). */
 void qkv_rope_rotate(qkv_real *m, int ld, int d_model, int n_heads, qkv_packed sentences, double base,
                      bool inverse);
+
+/* The axial 2-D rotation (Heo et al. 2024, "Rotary position embedding for vision
+ * Transformer", RoPE-Axial): in each head the grid token at row r, column c of grid (lib/grid.h)
+ * rotates pairs i < d_head/4 by r·θ'_i and pairs d_head/4 + i by c·θ'_i, with θ' =
+ * qkv_rope_angles(d_head / 2, base), the frequencies of a 1-D rotation of half the width: then
+ * q·k depends on the positions only through (dy, dx). Prefix tokens are not rotated. Rows as
+ * qkv_rope_rotate; every sentence must have qkv_grid_len(grid) tokens, d_head a multiple of 4
+ * and base > 0 (not checked: callers check). */
+void qkv_rope_rotate_2d(qkv_real *m, int ld, int d_model, int n_heads, qkv_packed sentences, qkv_grid grid,
+                        double base, bool inverse);
 
 /* y [T, d_model] = the rotation above of x [T, d_model]: one tape node "rope", its backward the
  * inverse rotation of dy. Tape errors: x not a matrix, n_heads not dividing d_model, an odd

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/grid.h"
+#include "lib/rng.h"
 #include "lib/tensor.h"
 
 /* At most this many score biases in one attention call. */
@@ -27,6 +29,13 @@ typedef struct qkv_score_bias_kind {
     /* g [param->size / n_heads], head h's part of the gradient of b->param: adds the score
      * gradient ds[j − a] of keys j = a .. e − 1 of query i. NULL for a constant bias. */
     void (*backward)(const qkv_score_bias *b, int h, int i, int a, int e, const qkv_real *ds, qkv_real *g);
+    /* Learned kinds that a layer owns (lib/nn/mha.h creates them when the kind is the layer's
+     * opts.pos_bias): the values per head for clip (NULL: none, the kind is constant or its
+     * values come from elsewhere), the parameter's name after the layer's prefix, and its
+     * initialization of param [n_heads, n_learned(clip)] (NULL: zeros). */
+    int (*n_learned)(int clip);
+    const char *param_name;
+    void (*init)(qkv_tensor *param, int clip, qkv_rng *rng);
 } qkv_score_bias_kind;
 
 /* One score bias of an attention call. */
@@ -34,6 +43,8 @@ struct qkv_score_bias {
     const qkv_score_bias_kind *kind;
     qkv_tensor *param; /* learned values [n_heads, ...] (gradient through kind->backward), or NULL */
     int clip;          /* the kind's integer parameter (relative biases: the clip R) */
+    qkv_grid grid;     /* the 2-D layout of every sentence, for the 2-D kinds (lib/grid.h); the
+                          1-D kinds ignore it */
 };
 
 #endif

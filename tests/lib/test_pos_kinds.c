@@ -12,12 +12,23 @@
 #include "lib/ops/alibi.h"
 #include "lib/ops/rel_bias.h"
 
-enum { D = 8, HEADS = 2, DH = D / HEADS, NSENT = 3, MAX_N = 5, MAX_LEN = 6 };
+#include "lib/ops/grid_bias.h"
+
+enum { D = 8, HEADS = 2, DH = D / HEADS, NSENT = 3, MAX_N = 7, MAX_LEN = 7, MAX_T = 21 };
 static const int lens_1d[NSENT] = {5, 2, 4};
-/* the 2-D kinds: every sequence a [CLS] token and a 2 x 2 grid (lib/grid.h) */
-static const qkv_grid GRID = {2, 2, 1};
-static const int lens_2d[NSENT] = {5, 5, 5};
+/* The 2-D kinds' sentences: a [CLS]-like prefix token and a 2 × 3 grid, 7 tokens each. */
+static const qkv_grid GRID = {.rows = 2, .cols = 3, .n_prefix = 1};
+static const int lens_2d[NSENT] = {7, 7, 7};
 #define ROPE_BASE 10.0 /* a small base: large angles within 5 positions */
+#define CLIP_2D 1      /* rel2d: offsets beyond ±1 (dx = ±2 on 3 columns) are clipped */
+
+typedef struct {
+    qkv_positional pos;
+    qkv_mha m;
+    qkv_tensor *x;
+    int32_t off[NSENT + 1];
+    const int *lens;
+} fixture;
 
 /* pe [n, D] = the reference PE of positions 0 .. n − 1. */
 static void sinusoidal_ref(const qkv_positional *pos, int n, double *pe)
@@ -75,30 +86,58 @@ static void learned2d_ref(const qkv_positional *pos, int n, double *pe)
 
 static void floater_ref(const qkv_positional *pos, int n, double *pe) { floater_reference(&pos->floater, n, pe); }
 
-static double alibi_ref(int h, int i, int j)
+static double alibi_ref(const fixture *f, int h, int i, int j)
 {
+    (void)f;
     const double slope[HEADS] = {1.0 / 16, 1.0 / 256}; /* 2^(−8h/2), h = 1, 2 */
     return -slope[h] * abs(i - j);
+}
+
+/* Row and column of token t of a GRID sentence (t >= 1). */
+static int grid_row(int t) { return (t - 1) / 3; }
+static int grid_col(int t) { return (t - 1) % 3; }
+
+static double rel2d_ref(const fixture *f, int h, int i, int j)
+{
+    const qkv_tensor *w = f->m.pos_param; /* [HEADS, 3 · 3 + 1] */
+    assert_int_equal(w->shape[1], 10);
+    if (i == 0 || j == 0)
+        return w->data[h * 10 + 9];
+    int dy = grid_row(j) - grid_row(i), dx = grid_col(j) - grid_col(i);
+    dx = dx > 1 ? 1 : dx < -1 ? -1 : dx;
+    return w->data[h * 10 + (dy + 1) * 3 + dx + 1];
+}
+
+static double quadratic_ref(const fixture *f, int h, int i, int j)
+{
+    const qkv_tensor *v = f->m.pos_param; /* [HEADS, 3]: centre y, centre x, width */
+    if (i == 0 || j == 0)
+        return 0;
+    double ey = grid_row(j) - grid_row(i) - v->data[h * 3], ex = grid_col(j) - grid_col(i) - v->data[h * 3 + 1];
+    return -v->data[h * 3 + 2] * (ey * ey + ex * ex);
 }
 
 typedef struct {
     const char *name;
     void (*pe)(const qkv_positional *pos, int n, double *pe); /* NULL: PE = 0 */
-    bool rotates;                                              /* q and k by RoFormer's formula */
-    double (*bias)(int h, int i, int j);                       /* a score bias, or NULL */
+    int rotates;                                               /* q and k: 1 by RoFormer's formula, 2 axially */
+    double (*bias)(const fixture *f, int h, int i, int j);     /* a score bias, or NULL */
     double sim_diag;                                           /* its picture: sim[i][i] (NAN: none) */
-    bool grid;                                                 /* a 2-D kind: runs on GRID's sequences */
+    bool grid;                                                 /* on GRID sentences */
 } kind_ref;
 
 static const kind_ref refs[] = {
-    {"none", NULL, false, NULL, NAN, false},
-    {"sinusoidal", sinusoidal_ref, false, NULL, 1, false},
-    {"learned", learned_ref, false, NULL, 1, false},
-    {"rope", NULL, true, NULL, 1, false},
-    {"alibi", NULL, false, alibi_ref, 0, false},
-    {"floater", floater_ref, false, NULL, 1, false},
-    {"sinusoidal2d", sinusoidal2d_ref, false, NULL, 1, true},
-    {"learned2d", learned2d_ref, false, NULL, 1, true},
+    {"none", NULL, 0, NULL, NAN, false},
+    {"sinusoidal", sinusoidal_ref, 0, NULL, 1, false},
+    {"learned", learned_ref, 0, NULL, 1, false},
+    {"rope", NULL, 1, NULL, 1, false},
+    {"alibi", NULL, 0, alibi_ref, 0, false},
+    {"floater", floater_ref, 0, NULL, 1, false},
+    {"rel2d", NULL, 0, rel2d_ref, NAN, true},
+    {"quadratic2d", NULL, 0, quadratic_ref, NAN, true},
+    {"rope2d", NULL, 2, NULL, NAN, true},
+    {"sinusoidal2d", sinusoidal2d_ref, 0, NULL, 1, true},
+    {"learned2d", learned2d_ref, 0, NULL, 1, true},
 };
 
 static const kind_ref *ref_of(const char *name)
@@ -108,14 +147,6 @@ static const kind_ref *ref_of(const char *name)
             return &refs[k];
     return NULL;
 }
-
-typedef struct {
-    qkv_positional pos;
-    qkv_mha m;
-    qkv_tensor *x;
-    int32_t off[NSENT + 1];
-    const int *lens;
-} fixture;
 
 static qkv_tensor *model_fn(qkv_tape *tp, void *user)
 {
@@ -130,17 +161,20 @@ static void setup(fixture *f, qkv_params *ps, qkv_pos_kind kind, bool grid, uint
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
     qkv_error err;
-    f->lens = grid ? lens_2d : lens_1d;
     if (qkv_positional_create_grid(&f->pos, kind, D, MAX_LEN, grid ? GRID : (qkv_grid){0, 0, 0}, true, ps, &rng,
                                    "pos", &err) != QKV_OK)
         fail_msg("%s", err.msg);
     f->pos.rope_base = ROPE_BASE;
-    qkv_attention_opts opts = {.n_heads = HEADS, .rope_base = 99, .pos_bias = &qkv_alibi_kind};
-    qkv_positional_attention(&f->pos, &opts); /* resets both, then sets the kind's */
+    f->pos.clip_2d = CLIP_2D;
+    qkv_attention_opts opts = {.n_heads = HEADS, .rope_base = 99, .rope_2d = true, .pos_bias = &qkv_alibi_kind};
+    if (grid)
+        opts.grid = GRID;
+    qkv_positional_attention(&f->pos, &opts); /* resets them, then sets the kind's */
     if (qkv_mha_create(&f->m, ps, &rng, "attn", D, &opts, true, &err) != QKV_OK)
         fail_msg("%s", err.msg);
     for (int i = 0; i < ps->n; i++) /* nonzero everywhere, N(0, 0.5^2): softmax not saturated */
         qkv_init_normal(&ps->items[i]->t, &rng, 0.5);
+    f->lens = grid ? lens_2d : lens_1d;
     for (int b = 0; b < NSENT; b++)
         f->off[b + 1] = f->off[b] + f->lens[b];
     f->x = tu_param(ps, &rng, "x", 2, (int[]){f->off[NSENT], D});
@@ -159,14 +193,15 @@ static void project_ref(const qkv_tensor *w, const qkv_tensor *bias, const doubl
 }
 
 /* One head's attention of query i of a sentence at rows base .. base + n − 1. */
-static void head_ref(const double *qkv, int base, int n, int h, int i, const kind_ref *r, double *out)
+static void head_ref(const fixture *f, const double *qkv, int base, int n, int h, int i, const kind_ref *r,
+                     double *out)
 {
     double p[MAX_N], mx = -INFINITY, sum = 0;
     for (int j = 0; j < n; j++) {
         double s = 0;
         for (int c = 0; c < DH; c++)
             s += qkv[(base + i) * 3 * D + h * DH + c] * qkv[(base + j) * 3 * D + D + h * DH + c];
-        p[j] = s / sqrt(DH) + (r->bias ? r->bias(h, i, j) : 0);
+        p[j] = s / sqrt(DH) + (r->bias ? r->bias(f, h, i, j) : 0);
         mx = fmax(mx, p[j]);
     }
     for (int j = 0; j < n; j++)
@@ -184,7 +219,7 @@ static void head_ref(const double *qkv, int base, int n, int h, int i, const kin
 static void reference(const fixture *f, const kind_ref *r, double *y)
 {
     int T = f->off[NSENT];
-    double x[16 * D], pe[MAX_N * D] = {0}, qkv[16 * 3 * D], o[16 * D];
+    double x[MAX_T * D], pe[MAX_N * D] = {0}, qkv[MAX_T * 3 * D], o[MAX_T * D];
     if (r->pe)
         r->pe(&f->pos, MAX_N, pe);
     for (int b = 0; b < NSENT; b++)
@@ -200,13 +235,17 @@ static void reference(const fixture *f, const kind_ref *r, double *y)
         for (int t = 0; r->rotates && t < n; t++) /* y[2i] = x[2i] cos − x[2i+1] sin, ... */
             for (int c = 0; c < 2 * D; c += 2) {
                 double *v = qkv + (base + t) * 3 * D + c, a = t * pow(ROPE_BASE, -(double)(c % DH) / DH);
+                if (r->rotates == 2) { /* pair 0 of a head by the row, pair 1 by the column, θ = 1 */
+                    assert_int_equal(DH, 4);
+                    a = t == 0 ? 0 : (c % DH == 0 ? grid_row(t) : grid_col(t));
+                }
                 double x0 = v[0], x1 = v[1];
                 v[0] = x0 * cos(a) - x1 * sin(a);
                 v[1] = x0 * sin(a) + x1 * cos(a);
             }
         for (int h = 0; h < HEADS; h++)
             for (int i = 0; i < n; i++)
-                head_ref(qkv, base, n, h, i, r, o);
+                head_ref(f, qkv, base, n, h, i, r, o);
     }
     for (int t = 0; t < T; t++)
         for (int i = 0; i < D; i++) {
@@ -260,14 +299,15 @@ static void check_kind(const char *name, uint64_t seed)
     fixture f;
     setup(&f, &ps, (qkv_pos_kind)kind, r->grid, seed);
     assert_true(k->needs_grid == r->grid);
-    assert_true((f.m.opts.rope_base > 0) == r->rotates);
+    assert_true((f.m.opts.rope_base > 0) == (r->rotates > 0));
+    assert_true(f.m.opts.rope_2d == (r->rotates == 2));
     assert_true((f.m.opts.pos_bias != NULL) == (r->bias != NULL));
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     qkv_tensor *y = model_fn(&tp, &f);
     if (!y)
         fail_msg("%s: %s", name, tp.err.msg);
-    double ref[16 * D];
+    double ref[MAX_T * D];
     reference(&f, r, ref);
     for (size_t i = 0; i < y->size; i++)
         tu_assert_close(y->data[i], ref[i], 1e-12);

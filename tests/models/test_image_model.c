@@ -19,7 +19,7 @@ static const int32_t OFFSETS[B + 1] = {0, L, 2 * L};
 static const int32_t TAGS[T] = {2, -2, -2, -2, -2, 0, -2, -2, -2, -2};
 static float dense[T * DI];
 
-static qkv_tagger_config config(qkv_pool pool, qkv_pos_kind pos)
+static qkv_tagger_config config(qkv_seq_pool pool, qkv_pos_kind pos)
 {
     qkv_tagger_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -52,7 +52,7 @@ static qkv_tagger_input batch(void)
 }
 
 /* Every parameter drawn N(0, 0.5^2): nothing zero, softmax not saturated. */
-static void init_model(qkv_tagger *m, qkv_pool pool, qkv_pos_kind pos, uint64_t seed)
+static void init_model(qkv_tagger *m, qkv_seq_pool pool, qkv_pos_kind pos, uint64_t seed)
 {
     qkv_tagger_config cfg = config(pool, pos);
     qkv_rng rng;
@@ -69,7 +69,7 @@ static void test_input_values(void **state)
 {
     (void)state;
     qkv_tagger m;
-    init_model(&m, QKV_POOL_CLS, QKV_POS_NONE, 1);
+    init_model(&m, QKV_SEQ_POOL_CLS, QKV_POS_NONE, 1);
     const qkv_tensor *w = &qkv_params_find(&m.params, "input.proj.w")->t;
     const qkv_tensor *b = &qkv_params_find(&m.params, "input.proj.b")->t;
     const qkv_tensor *cls = &qkv_params_find(&m.params, "input.cls")->t;
@@ -101,9 +101,9 @@ static void test_input_values(void **state)
 static void test_class_head_values(void **state)
 {
     (void)state;
-    for (int pool = 0; pool < QKV_POOL_COUNT; pool++) {
+    for (int pool = 0; pool < QKV_SEQ_POOL_COUNT; pool++) {
         qkv_tagger m;
-        init_model(&m, (qkv_pool)pool, QKV_POS_NONE, 2);
+        init_model(&m, (qkv_seq_pool)pool, QKV_POS_NONE, 2);
         const qkv_head *h = qkv_tagger_head(&m, 0);
         assert_true(qkv_head_per_sequence(h));
         const qkv_tensor *w = &qkv_params_find(&m.params, "classifier.w")->t;
@@ -124,7 +124,7 @@ static void test_class_head_values(void **state)
             for (int c = 0; c < D; c++) {
                 for (int t = OFFSETS[s]; t < OFFSETS[s + 1]; t++)
                     v[c] += x->data[t * D + c] / L;
-                if (pool == QKV_POOL_CLS)
+                if (pool == QKV_SEQ_POOL_CLS)
                     v[c] = x->data[OFFSETS[s] * D + c];
             }
             for (int t = OFFSETS[s]; t < OFFSETS[s + 1]; t++)
@@ -154,7 +154,7 @@ static qkv_tensor *model_loss(qkv_tape *tp, void *user)
                                  NULL);
 }
 
-static void gradcheck_model(qkv_pool pool, qkv_pos_kind pos, uint64_t seed)
+static void gradcheck_model(qkv_seq_pool pool, qkv_pos_kind pos, uint64_t seed)
 {
     fixture f;
     init_model(&f.m, pool, pos, seed);
@@ -179,13 +179,13 @@ static void gradcheck_model(qkv_pool pool, qkv_pos_kind pos, uint64_t seed)
 static void test_gradcheck_cls_learned2d(void **state)
 {
     (void)state;
-    gradcheck_model(QKV_POOL_CLS, QKV_POS_LEARNED2D, 4);
+    gradcheck_model(QKV_SEQ_POOL_CLS, QKV_POS_LEARNED2D, 4);
 }
 
 static void test_gradcheck_mean_sinusoidal2d(void **state)
 {
     (void)state;
-    gradcheck_model(QKV_POOL_MEAN, QKV_POS_SINUSOIDAL2D, 5);
+    gradcheck_model(QKV_SEQ_POOL_MEAN, QKV_POS_SINUSOIDAL2D, 5);
 }
 
 /* The grid from the images' size and the patch; a patch that does not tile them is an error
@@ -193,7 +193,7 @@ static void test_gradcheck_mean_sinusoidal2d(void **state)
 static void test_grid(void **state)
 {
     (void)state;
-    qkv_tagger_config cfg = config(QKV_POOL_CLS, QKV_POS_NONE);
+    qkv_tagger_config cfg = config(QKV_SEQ_POOL_CLS, QKV_POS_NONE);
     cfg.patch_size = 4;
     cfg.cls_token = true;
     qkv_error err;

@@ -11,7 +11,7 @@
 #include "lib/ops/ops.h"
 #include "models/tagger.h"
 
-enum { T = 7, B = 3, NT = 4, D = 6 };
+enum { T = 7, B = 3, NT = 4, D = 6, D_INPUT = 3 };
 static const int32_t OFFSETS[B + 1] = {0, 1, 4, 7};
 static const int32_t WORDS[T] = {1, 2, 3, 0, 4, 1, 2};
 static const int32_t SUFFIX[T] = {0, 1, 2, 1, 2, 0, 1};
@@ -27,7 +27,7 @@ static const int32_t CHARS[21] = {1, 3, 2, 1, 4, 2, 1, 5, 2, 1, 3, 2, 1, 6, 2, 1
 enum { DI = 4 };
 static const int32_t IMAGE_OFFSETS[2] = {0, T};
 static const qkv_grid IMAGE_GRID = {2, 3, 1};
-static float DENSE[T * DI];
+static float IMAGE_DENSE[T * DI];
 
 static qkv_tagger_config config(void)
 {
@@ -49,16 +49,19 @@ static qkv_tagger_config config(void)
     cfg.positional = QKV_POS_SINUSOIDAL;
     cfg.chars = (qkv_char_cnn_config){.n_chars = 7, .char_dim = 3, .char_filters = 4, .char_width = 3};
     cfg.cnn_kernel = 3;
+    cfg.d_input = D_INPUT;
     cfg.tag_names = NAMES;
     return cfg;
 }
+
+static const float DENSE[T * D_INPUT] /* dense token vectors (the frames input) */ = {0.5f, -1, 2, 0, 1, 0.25f, -0.5f, 3, 1, 2, -2, 0, 1, 1, 1, 0.1f, -0.3f, 0.7f, 4, 0, -1};
 
 static qkv_tagger_input batch(const int32_t **features)
 {
     features[0] = WORDS;
     features[1] = SUFFIX;
     return (qkv_tagger_input){.sentences = {B, OFFSETS}, .features = features, .words = {T, WORD_OFFSETS},
-                              .chars = CHARS};
+                              .chars = CHARS, .dense = DENSE};
 }
 
 /* Parameters from..ps->n: at least one, names unique in ps, each after prefix beginning with
@@ -102,9 +105,9 @@ static void test_input_kinds(void **state)
             cfg.grid = IMAGE_GRID;
             cfg.d_input = DI;
             for (int i = 0; i < T * DI; i++)
-                DENSE[i] = (float)(i % 5) - 2;
+                IMAGE_DENSE[i] = (float)(i % 5) - 2;
             b.sentences = (qkv_packed){1, IMAGE_OFFSETS};
-            b.dense = DENSE;
+            b.dense = IMAGE_DENSE;
         }
         qkv_params ps;
         qkv_params_init(&ps);
@@ -138,6 +141,15 @@ static void test_encoder_kinds(void **state)
         assert_string_equal(desc->name, QKV_ENCODER_KIND_NAMES[k]);
         qkv_tagger_config cfg = config();
         cfg.encoder_kind = (qkv_encoder_kind)k;
+        int rows = T;
+        qkv_packed sentences = {B, OFFSETS};
+        static const int32_t images[3] = {0, 6, 12}; /* two images of 3 x 2 */
+        if (k == QKV_ENCODER_CNN2D) {
+            cfg.grid = (qkv_grid){.rows = 3, .cols = 2};
+            cfg.cnn2d_pool = QKV_CNN2D_POOL_MAX;
+            rows = 12;
+            sentences = (qkv_packed){2, images};
+        }
         qkv_params ps, xs;
         qkv_params_init(&ps);
         qkv_params_init(&xs);
@@ -149,10 +161,10 @@ static void test_encoder_kinds(void **state)
         if (desc->create(&e, &ps, &rng, &cfg, &err))
             fail_msg("%s: %s", desc->name, err.msg);
         assert_names(&ps, 0, "", desc->param_prefixes);
-        qkv_tensor *x = tu_param(&xs, &rng, "x", 2, (int[]){T, D});
+        qkv_tensor *x = tu_param(&xs, &rng, "x", 2, (int[]){rows, D});
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
-        assert_shape(desc->forward(&tp, &e, x, (qkv_packed){B, OFFSETS}, -1, NULL), T, e.d_out);
+        assert_shape(desc->forward(&tp, &e, x, sentences, -1, NULL), rows, e.d_out);
         if (desc->attention_block) /* one block per layer */
             assert_true(desc->attention_block(&e, cfg.n_layers - 1) && !desc->attention_block(&e, cfg.n_layers));
         qkv_tape_free(&tp);

@@ -24,10 +24,22 @@ check "model.head_weights must be numbers >= 0" $'data:\n  tags: [upos, xpos]\nm
 check "train.select_columns names lemma, which data.tags does not list" $'data:\n  tags: [upos, xpos]\ntrain:\n  select_columns: [lemma]'
 check "c.yaml: model.positional = rope needs an even d_head = model.d_model / model.n_heads, got 60 / 4 = 15 (it rotates pairs of columns)" $'model:\n  d_model: 60\n  n_heads: 4\n  positional: rope'
 check "c.yaml: model.positional = alibi needs model.attn_normalize = softmax, got relu" $'model:\n  positional: alibi\n  attn_normalize: relu'
-check "c.yaml:2:15: positional must be one of 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 'floater', 'sinusoidal2d', 'learned2d', got 'xpos'" $'model:\n  positional: xpos'
-check "c.yaml:2:12: encoder must be one of 'transformer', 'bilstm', 'cnn', got 'gru'" $'model:\n  encoder: gru'
+check "c.yaml:2:15: positional must be one of 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 'floater', 'rel2d', 'quadratic2d', 'rope2d', 'sinusoidal2d', 'learned2d', got 'xpos'" $'model:\n  positional: xpos'
+check "c.yaml:2:12: encoder must be one of 'transformer', 'bilstm', 'cnn', 'cnn2d', got 'gru'" $'model:\n  encoder: gru'
 check "c.yaml: model.positional does not apply to model.encoder: bilstm (it is read by transformer only)" $'model:\n  encoder: bilstm\n  positional: rope'
 check "c.yaml: model.attn_rel_clip does not apply to model.encoder: cnn (it is read by transformer only)" $'model:\n  encoder: cnn\n  attn_rel_clip: 4'
+check "c.yaml: model.positional = rope2d needs d_head = model.d_model / model.n_heads a multiple of 4, got 24 / 4 = 6" \
+    $'model:\n  d_model: 24\n  n_heads: 4\n  positional: rope2d'
+check "c.yaml: model.attn_window_2d needs model.attn_normalize = softmax" $'model:\n  attn_window_2d: 2\n  attn_normalize: relu'
+check "c.yaml: model.positional = rel2d and model.attn_rel_clip: one learned score bias per layer at most" \
+    $'model:\n  positional: rel2d\n  attn_rel_clip: 2'
+# the 2-D parts on words (no grid): named when the model is made, before any work
+check "model.positional = quadratic2d needs a 2-D grid of tokens (an image input); this model's input has none" \
+    $'model:\n  positional: quadratic2d\ndata:\n  source: synthetic\n  synthetic_train: 20\n  synthetic_dev: 5'
+check "model.attn_window_2d = 1 needs a 2-D grid of tokens" \
+    $'model:\n  attn_window_2d: 1\ndata:\n  source: synthetic\n  synthetic_train: 20\n  synthetic_dev: 5'
+check "model.encoder = cnn2d needs a 2-D grid of tokens" \
+    $'model:\n  encoder: cnn2d\ndata:\n  source: synthetic\n  synthetic_train: 20\n  synthetic_dev: 5'
 check "c.yaml: data.tag_scheme = iob1 cannot train with model.crf_constrained: its constraints are BIO's or BIOES's" \
     $'model:\n  output: crf\n  crf_constrained: true\ndata:\n  train: t.conll\n  tag_scheme: iob1'
 expect_error "--set train.epochs=0: epochs must be" "$QKV_BIN" train tests/train/synthetic.yaml --set train.epochs=0

@@ -44,7 +44,7 @@ expect_error "model.n_heads does not apply to model.encoder: cnn" \
     "$QKV_BIN" train tests/train/synthetic.yaml "${SMALL[@]}" --set model.encoder=cnn --set model.n_heads=2 --out "$SCRATCH/x"
 expect_error "model.lstm_hidden does not apply to model.encoder: transformer (it is read by bilstm only)" \
     "$QKV_BIN" train tests/train/synthetic.yaml "${SMALL[@]}" --set model.lstm_hidden=8 --out "$SCRATCH/x"
-expect_error "model.cnn_kernel does not apply to model.encoder: bilstm (it is read by cnn only)" \
+expect_error "model.cnn_kernel does not apply to model.encoder: bilstm (it is read by cnn, cnn2d only)" \
     "$QKV_BIN" train tests/train/synthetic.yaml "${SMALL[@]}" --set model.encoder=bilstm --set model.cnn_kernel=5 --out "$SCRATCH/x"
 expect_error "model.cnn_kernel = 4 must be odd" \
     "$QKV_BIN" train tests/train/synthetic.yaml "${SMALL[@]}" --set model.encoder=cnn --set model.cnn_kernel=4 --out "$SCRATCH/x"

@@ -10,13 +10,18 @@
 
 static void load_image(qkv_run_config *cfg, const char *set, bool image)
 {
-    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins) */
+    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins); a key of the cnn2d
+     * encoder only applies with that encoder */
+    bool cnn2d = set && strncmp(set, "model.cnn2d_", 12) == 0;
     char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"data.tags=deprel",
-                  (char *)set};
+                  (char *)"model.encoder=cnn2d", (char *)set};
+    if (!cnn2d)
+        ov[3] = ov[4];
     char *ov_image[] = {(char *)"data.train=train-images-idx3-ubyte.gz", (char *)"model.input=patches",
                         (char *)"model.output=class", (char *)"model.cls_token=true", (char *)set};
     qkv_error err = {{0}};
-    if (image ? qkv_run_config_load(NULL, ov_image, 5, cfg, &err) : qkv_run_config_load(NULL, ov, set ? 4 : 3, cfg, &err))
+    if (image ? qkv_run_config_load(NULL, ov_image, 5, cfg, &err)
+              : qkv_run_config_load(NULL, ov, (set ? 4 : 3) + cnn2d, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
 
@@ -40,6 +45,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.positional=rope", &c.model.positional, QKV_POS_ROPE, false},
         {"model.positional=alibi", &c.model.positional, QKV_POS_ALIBI, false},
         {"model.positional=floater", &c.model.positional, QKV_POS_FLOATER, false},
+        {"model.positional=rel2d", &c.model.positional, QKV_POS_REL2D, false},
+        {"model.positional=quadratic2d", &c.model.positional, QKV_POS_QUADRATIC2D, false},
+        {"model.positional=rope2d", &c.model.positional, QKV_POS_ROPE2D, false},
         {"model.positional=sinusoidal2d", &c.model.positional, QKV_POS_SINUSOIDAL2D, true},
         {"model.positional=learned2d", &c.model.positional, QKV_POS_LEARNED2D, true},
         {"model.pos_overflow=error", &c.model.pos_overflow, QKV_POS_OVERFLOW_ERROR, false},
@@ -52,19 +60,27 @@ static void test_choices_are_the_library_values(void **state)
         {"model.encoder=transformer", &c.model.encoder_kind, QKV_ENCODER_TRANSFORMER, false},
         {"model.encoder=bilstm", &c.model.encoder_kind, QKV_ENCODER_BILSTM, false},
         {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN, false},
+        {"model.encoder=cnn2d", &c.model.encoder_kind, QKV_ENCODER_CNN2D, false},
+        {"model.cnn2d_pool=none", &c.model.cnn2d_pool, QKV_CNN2D_POOL_NONE, false},
+        {"model.cnn2d_pool=max", &c.model.cnn2d_pool, QKV_CNN2D_POOL_MAX, false},
+        {"model.cnn2d_pool=avg", &c.model.cnn2d_pool, QKV_CNN2D_POOL_AVG, false},
         {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX, false},
         {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF, false},
         {"model.input=words", &c.model.input_kind, QKV_INPUT_WORDS, false},
+        {"model.input=frames", &c.model.input_kind, QKV_INPUT_FRAMES, false},
         {"model.input=pixels", &c.model.input_kind, QKV_INPUT_PIXELS, true},
         {"model.input=patches", &c.model.input_kind, QKV_INPUT_PATCHES, true},
-        {"model.pool=mean", &c.model.pool, QKV_POOL_MEAN, true},
-        {"model.pool=cls", &c.model.pool, QKV_POOL_CLS, true},
+        {"model.pool=mean", &c.model.pool, QKV_SEQ_POOL_MEAN, true},
+        {"model.pool=cls", &c.model.pool, QKV_SEQ_POOL_CLS, true},
         {"model.output=class", &c.model.output, QKV_OUTPUT_CLASS, true},
         {"model.output=biaffine", &c.model.output, QKV_OUTPUT_BIAFFINE, false},
         {"model.tree_decoder=mst", &c.model.biaffine.decoder, QKV_TREE_MST, false},
         {"model.tree_decoder=eisner", &c.model.biaffine.decoder, QKV_TREE_EISNER, false},
         {"data.task=tag", &c.data.task, QKV_TASK_TAG, false},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT, false},
+        {"data.task=frames", &c.data.task, QKV_TASK_FRAMES, false},
+        {"data.frame_labels=phoneme", &c.data.frame_labels, QKV_FRAME_PHONEME, false},
+        {"data.frame_labels=upos", &c.data.frame_labels, QKV_FRAME_UPOS, false},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES, false},
         {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC, false},
         {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO, false},
@@ -94,7 +110,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 18);
+    assert_int_equal(n_enum_keys, 20);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load_image(&c, cases[i].set, cases[i].image);

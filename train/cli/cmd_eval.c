@@ -13,6 +13,7 @@
 #include "train/evaluate.h"
 #include "train/cli/output_file.h"
 #include "train/profile_table.h"
+#include "train/frame_report.h"
 #include "train/report.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
@@ -170,6 +171,10 @@ int qkv_cmd_eval(int argc, char **argv)
     qkv_profile_end(prof);
     qkv_error err;
     if (a.confusion && qkv_cmd_plot_confusion(&s, &res, a.file, a.confusion, &err)) {
+        qkv_fail_report(&err);
+        goto done;
+    }
+    if (s.cfg.data.task == QKV_TASK_FRAMES && !a.json && qkv_frame_report(&s, &s, stdout, &err)) {
         qkv_fail_report(&err);
         goto done;
     }

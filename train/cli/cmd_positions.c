@@ -28,6 +28,9 @@ static const char *about(char *buf, size_t len)
     if (at < len)
         snprintf(buf + at, len - at,
                  "With model.attn_rel_clip, a third: layer 0's relative score bias (mean over heads).\n"
+                 "On an image's grid, rel2d and quadratic2d draw layer 0's score bias of the centre query\n"
+                 "over the grid (heads side by side, then their mean); rope2d the mean over pairs of\n"
+                 "cos(angle difference) from the centre.\n"
                  "Dashed lines mark data.max_train_len when the model was trained with one. The gnuplot\n"
                  "script, with the matrices in it, is written beside the image (FILE.gp).\n");
     return buf;
