@@ -89,7 +89,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
             s->fz_ready = true;
         }
         if (qkv_dataset_encode(&s->train, &s->fz, &s->train_c, &s->warnings, err) ||
-            qkv_dataset_require_tags(&s->train, &s->train_c, err) ||
+            qkv_dataset_require_tags(&s->train, &s->train_c, &s->fz, err) ||
             qkv_session_check_gold(s, &s->train_c, &s->train, true, err))
             return QKV_ERR;
         if ((d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err)) ||
@@ -108,7 +108,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
         if (!s->fz_ready)
             return qkv_fail(err, "no vocabulary: load a checkpoint or the training data first");
         if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err) ||
-            qkv_dataset_require_tags(&s->dev, &s->dev_c, err) ||
+            qkv_dataset_require_tags(&s->dev, &s->dev_c, &s->fz, err) ||
             qkv_session_check_gold(s, &s->dev_c, &s->dev, false, err) ||
             qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, err))
             return QKV_ERR;
