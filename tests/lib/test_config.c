@@ -246,6 +246,26 @@ static void test_relative_paths(void **state)
     assert_string_equal(cfg.dir, "/etc");
 }
 
+/* qkv_config_differences: the keys of one section whose values differ, a's value first. */
+static void test_differences(void **state)
+{
+    (void)state;
+    test_cfg a, b;
+    qkv_error err = {{0}};
+    char *ov[] = {"model.d_model=128", "model.dropout=0.25", "data.max_len=7", "optim.schedule=cosine"};
+    assert_int_equal(qkv_config_load(NULL, schema, N_KEYS, &a, NULL, 0, &err), QKV_OK);
+    assert_int_equal(qkv_config_load(NULL, schema, N_KEYS, &b, ov, 4, &err), QKV_OK);
+    char out[256];
+    assert_int_equal(qkv_config_differences(schema, N_KEYS, "model", &a, &b, out, sizeof out), 2);
+    assert_string_equal(out, "model.d_model 64 vs 128, model.dropout 0.1 vs 0.25");
+    assert_int_equal(qkv_config_differences(schema, N_KEYS, "optim", &b, &a, out, sizeof out), 1);
+    assert_string_equal(out, "optim.schedule cosine vs linear");
+    assert_int_equal(qkv_config_differences(schema, N_KEYS, "train", &a, &b, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(qkv_config_differences(schema, N_KEYS, "model", &a, &b, out, 12), 2); /* truncated */
+    assert_string_equal(out, "model.d_mod");
+}
+
 static void test_dump_text_and_round_trip(void **state)
 {
     (void)state;
@@ -518,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_field_sizes),
         cmocka_unit_test(test_doc_table),
+        cmocka_unit_test(test_differences),
     };
     return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
