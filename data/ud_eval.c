@@ -158,7 +158,7 @@ static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
     }
 }
 
-static void score(qkv_ud_score *sc, long gold, long system, long correct)
+void qkv_ud_score_set(qkv_ud_score *sc, long gold, long system, long correct)
 {
     sc->gold = gold;
     sc->system = system;
@@ -325,10 +325,10 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
     if (status == QKV_OK && !align_words(&al))
         status = qkv_fail(err, "out of memory");
     if (status == QKV_OK) {
-        score(&res->tokens, (long)g.n_tokens, (long)s.n_tokens, same_spans(g.tokens, g.n_tokens, s.tokens, s.n_tokens));
-        score(&res->sentences, (long)g.n_sents, (long)s.n_sents, same_spans(g.sents, g.n_sents, s.sents, s.n_sents));
-        score(&res->words, (long)g.n_words, (long)s.n_words, al.aligned);
-        score(&res->upos, (long)g.n_words, (long)s.n_words, al.upos);
+        qkv_ud_score_set(&res->tokens, (long)g.n_tokens, (long)s.n_tokens, same_spans(g.tokens, g.n_tokens, s.tokens, s.n_tokens));
+        qkv_ud_score_set(&res->sentences, (long)g.n_sents, (long)s.n_sents, same_spans(g.sents, g.n_sents, s.sents, s.n_sents));
+        qkv_ud_score_set(&res->words, (long)g.n_words, (long)s.n_words, al.aligned);
+        qkv_ud_score_set(&res->upos, (long)g.n_words, (long)s.n_words, al.upos);
     }
     file_free(&g);
     file_free(&s);

@@ -4,6 +4,7 @@
 #define QKV_EVALUATE_H
 
 #include "api/session.h"
+#include "data/ud_eval.h"
 
 #define QKV_N_LENGTH_BUCKETS 4
 extern const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS]; /* 10, 20, 40, INT_MAX */
@@ -21,6 +22,8 @@ typedef struct qkv_eval_result {
     long bucket_words[QKV_N_LENGTH_BUCKETS], bucket_correct[QKV_N_LENGTH_BUCKETS];
     int32_t *pred;           /* [n_words] predicted tag id of every word, in dataset order */
     struct qkv_span_eval *spans; /* entity-level scores (train/span_eval.h); NULL: not computed */
+    bool has_segments;       /* a segmenter's scores (train/seg_eval.h): */
+    qkv_ud_score seg_tokens, seg_sentences; /*  Tokens and Sentences, as the CoNLL 2018 task's */
 } qkv_eval_result;
 
 /* Runs the session's model without recording gradients over ds in batches of batch_tokens

@@ -22,6 +22,7 @@
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
 #include "api/run_iter.h"
+#include "train/seg_eval.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
 #include "train/fail.h"
@@ -49,6 +50,7 @@ typedef struct trainer {
     qkv_dist single, *dist;   /* data parallelism (train/dist.h); single: a one-process world */
     bool writer;              /* rank 0: writes files, prints progress */
     qkv_train_streams streams; /* counter-based dropout of the current batch */
+    qkv_seg_text dev_st;      /* a segmenter's dev characters, for its Tokens and Sentences F1 */
 } trainer;
 
 static double now_seconds(void)
@@ -127,7 +129,8 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
                  qkv_dist_reduce_eval(t->dist, &res, qkv_dataset_n_words(&t->s->dev), &err);
     qkv_profile_end(prof);
     if (!status)
-        status = qkv_eval_add_spans(&res, &t->s->fz, &t->s->dev_c, &t->s->dev, &err);
+        status = qkv_eval_add_spans(&res, &t->s->fz, &t->s->dev_c, &t->s->dev, &err) ||
+                 qkv_eval_add_segments(&res, &t->s->fz, &t->s->dev, &t->dev_st, &err);
     if (status) {
         clear_progress(t);
         fprintf(stderr, "qkv: evaluating %s: %s\n", qkv_corpus_name(&t->s->dev_c), err.msg);
@@ -148,6 +151,9 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     if (sp)
         snprintf(spans_text, sizeof spans_text, ", span F1 %.2f (P %.2f%%, R %.2f%%)", 100 * sp->f1,
                  100 * sp->precision, 100 * sp->recall);
+    else if (res.has_segments)
+        snprintf(spans_text, sizeof spans_text, " of characters, Tokens F1 %.2f, Sentences F1 %.2f,",
+                 100 * res.seg_tokens.f1, 100 * res.seg_sentences.f1);
     if (t->writer)
         fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
                 100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
@@ -211,8 +217,9 @@ static void log_row(trainer *t, int epoch_label)
                     sizeof eta);
     clear_progress(t);
     if (t->writer)
-        fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", epoch_label,
-            t->st.step, t->total_steps, loss, lr, tps, el, eta);
+        fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f %s/s elapsed %s eta %s\n", epoch_label,
+            t->st.step, t->total_steps, loss, lr, tps, t->s->cfg.data.task == QKV_TASK_SEGMENT ? "char" : "tok", el,
+            eta);
     t->st.log_loss = (qkv_loss_meter){0, 0};
     t->st.log_steps = 0;
     t->st.log_tokens = 0;
@@ -431,6 +438,9 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     init_fields(t, s, opts);
     if (init_optimizer(t) || init_batches(t) || init_schedule(t))
         return 1;
+    qkv_error err;
+    if (s->has_dev && qkv_seg_eval_read(s, s->cfg.data.dev, &t->dev_st, &err))
+        return qkv_fail_report(&err);
     long keep = -1;
     if (opts->resume) {
         int status = resume(t);
@@ -459,6 +469,7 @@ static void teardown(trainer *t)
     qkv_tagger_rows_free(&t->rows);
     qkv_ema_free(&t->ema);
     qkv_train_streams_free(&t->streams);
+    qkv_seg_free(&t->dev_st);
 }
 
 /* After --stop-at-step or a SIGINT or SIGTERM, with last.h5 saved: how to continue. Returns

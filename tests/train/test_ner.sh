@@ -66,6 +66,14 @@ assert abs(r["precision"] - p) < 1e-6 and r["f1"] > 0.5, r
 EOP
 "$QKV_BIN" eval "$ckpt" "$SCRATCH/dev.conll" >"$SCRATCH/eval.txt" || fail "eval"
 grep -q "^  spans: precision .*([0-9]* correct; $gold gold" "$SCRATCH/eval.txt" || { cat "$SCRATCH/eval.txt"; fail "eval text spans line"; }
+# the report leads with span F1; the confusion table keeps its columns with tags longer than 6
+head -1 "$SCRATCH/eval.txt" | grep -q "dev.conll: span F1 [0-9.]* (P [0-9.]*%, R [0-9.]*%), accuracy " ||
+    { cat "$SCRATCH/eval.txt"; fail "the NER report does not lead with span F1"; }
+awk '/most frequent confusions/ {on = 1; next} on && /->/ {a[index($0, "->")]++; c[length($0)]++}
+     END {n = 0; for (k in a) n++; m = 0; for (k in c) m++; exit !(n == 1 && m == 1)}' "$SCRATCH/eval.txt" ||
+    { cat "$SCRATCH/eval.txt"; fail "the confusion table's columns do not line up"; }
+grep -A1 "most frequent confusions" "$SCRATCH/eval.txt" | grep -q -- '-location\|-person' ||
+    { cat "$SCRATCH/eval.txt"; fail "test data: no confusion between long tags"; }
 
 # tag: the same layout back (forms, TAB-only lines), predictions in the file's scheme (BIO)
 "$QKV_BIN" tag "$ckpt" "$SCRATCH/dev.conll" >"$SCRATCH/tagged.conll" || fail "tag"
