@@ -75,6 +75,7 @@ typedef struct qkv_log_section {
     int every_steps;
     qkv_progress progress;
     bool plot;              /* refresh RUN_DIR/plots/loss.png (train/plot/plot_metrics.h) */
+    bool plot_log_loss;     /* its loss axis on a log scale */
 } qkv_log_section;
 
 typedef struct qkv_run_config {

@@ -196,7 +196,7 @@ static void refresh_plot(trainer *t)
     qkv_error err;
     fflush(t->metrics.f);
     QKV_PROFILE_SCOPE("plots", QKV_PROF_WHOLE);
-    if (qkv_plot_run_loss(t->opts->run_dir, t->plot_path, sizeof t->plot_path, &err)) {
+    if (qkv_plot_run_loss(t->opts->run_dir, t->s->cfg.log.plot_log_loss, t->plot_path, sizeof t->plot_path, &err)) {
         clear_progress(t);
         fprintf(stderr, "qkv: warning: no loss plot (log.plot: false turns it off): %s\n", err.msg);
         t->plot_failed = true;
