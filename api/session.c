@@ -182,3 +182,12 @@ int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const q
                     qkv_corpus_name(c), qkv_corpus_first_word_line(c, first), qkv_dataset_sent_len(ds, first),
                     m->max_len, more, training ? ", leave such sentences out with data.max_train_len" : "");
 }
+
+int qkv_session_name_sentence(const qkv_corpus *c, qkv_error *err)
+{
+    if (err->sentence < 0 || err->sentence >= c->n_sent)
+        return QKV_ERR;
+    qkv_fail_prefix(err, "%s:%d", qkv_corpus_name(c), qkv_corpus_first_word_line(c, err->sentence));
+    err->sentence = -1;
+    return QKV_ERR;
+}

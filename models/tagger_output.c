@@ -14,8 +14,22 @@ qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logit
 int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err)
 {
+    return qkv_tagger_predict_marked(tp, m, logits, sentences, gold, pred, loss_sum, NULL, err);
+}
+
+int qkv_tagger_predict_marked(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
+                              const int32_t *gold, int32_t *pred, double *loss_sum, uint8_t *unconstrained,
+                              qkv_error *err)
+{
     const qkv_head *h = &m->heads[0];
-    return h->desc->predict(tp, h, logits, sentences, gold, pred, loss_sum, err);
+    return h->desc->predict(tp, h, logits, sentences, gold, pred, loss_sum, unconstrained, err);
+}
+
+int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,
+                     uint8_t *unconstrained, qkv_error *err)
+{
+    const qkv_head *h = &m->heads[0];
+    return h->desc->probs(h, logits, sentences, probs, unconstrained, err);
 }
 
 qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,

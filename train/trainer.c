@@ -133,6 +133,8 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
                  qkv_eval_add_segments(&res, &t->s->fz, &t->s->dev, &t->dev_st, &err);
     if (status) {
         clear_progress(t);
+        if (err.sentence >= 0) /* about one sentence: its file and line */
+            qkv_session_name_sentence(&t->s->dev_c, &err);
         fprintf(stderr, "qkv: evaluating %s: %s\n", qkv_corpus_name(&t->s->dev_c), err.msg);
         qkv_eval_result_free(&res);
         return 1;
@@ -255,7 +257,12 @@ static int train_step(trainer *t, int i)
         qkv_tensor *loss = qkv_tagger_loss(&t->it.tp, &s->model, logits, t->it.in.sentences, qkv_batch_tags(b));
         if (!loss || qkv_backward(&t->it.tp, loss)) {
             clear_progress(t);
-            fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);
+            err = t->it.tp.err; /* about one sentence of the batch: its file and line */
+            if (err.sentence >= 0 && err.sentence < qkv_batch_n_sent(b)) {
+                err.sentence = qkv_batch_sent_id(b, err.sentence);
+                qkv_session_name_sentence(&s->train_c, &err);
+            }
+            fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, err.msg);
             return 1;
         }
         value = loss->data[0];

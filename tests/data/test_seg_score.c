@@ -20,7 +20,7 @@ static void test_scores(void **state)
 {
     (void)state;
     qkv_seg_text st;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_seg_read_mem(&st, DOC, strlen(DOC), "doc.conllu", &err))
         fail_msg("%s", err.msg);
     /* characters: a _ b c . _ d | e f _ g */

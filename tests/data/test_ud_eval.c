@@ -14,7 +14,7 @@ static const char GOLD[] = "# text = I don't know.\n" L("1", "I", "PRON", "_") L
 static qkv_ud_eval eval_ok(const char *sys)
 {
     qkv_ud_eval r;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_ud_evaluate(GOLD, strlen(GOLD), "gold.conllu", sys, strlen(sys), "sys.conllu", &r, &err))
         fail_msg("%s", err.msg);
     return r;
@@ -84,7 +84,7 @@ static void test_split_differs(void **state)
 static void assert_error(const char *sys, const char *expected)
 {
     qkv_ud_eval r;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_ud_evaluate(GOLD, strlen(GOLD), "gold.conllu", sys, strlen(sys), "sys.conllu", &r, &err),
                      QKV_ERR);
     assert_string_equal(err.msg, expected);

@@ -11,7 +11,7 @@
 static void load(qkv_run_config *cfg, const char *set)
 {
     char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)set};
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_run_config_load(NULL, ov, set ? 3 : 2, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
@@ -113,7 +113,7 @@ static void test_dump_parses_back_to_the_same_struct(void **state)
     qkv_run_config a, b;
     char *ov[] = {"data.source=synthetic", "model.char_dim=8", "optim.name=sgd", "optim.warmup_steps=2147483647",
                   "model.norm_first=false", "data.lowercase=false", "log.progress=off"};
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_run_config_load(NULL, ov, 7, &a, &err), QKV_OK);
     assert_true(a.optim.schedule.warmup_steps == 2147483647L);
     char *text = NULL;

@@ -252,6 +252,8 @@ static int final_report(const train_run *r)
     qkv_seg_free(&st);
     qkv_profile_end(prof);
     if (failed) {
+        if (err.sentence >= 0) /* about one sentence: its file and line */
+            qkv_session_name_sentence(&r->s.dev_c, &err);
         qkv_fail_report(&err);
     } else {
         char what[4400];
