@@ -134,6 +134,17 @@ int qkv_dist_plan(qkv_dist *d, qkv_run_iter *it, qkv_rng *rng, qkv_error *err)
     return qkv_run_iter_set_plan(it, &local, err);
 }
 
+int qkv_dist_max_int(const qkv_dist *d, int v)
+{
+#ifdef QKV_HAVE_MPI
+    if (d->size > 1)
+        MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#else
+    (void)d;
+#endif
+    return v;
+}
+
 void qkv_dist_sum(const qkv_dist *d, double *v, int n)
 {
 #ifdef QKV_HAVE_MPI

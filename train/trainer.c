@@ -51,6 +51,7 @@ typedef struct trainer {
     bool writer;              /* rank 0: writes files, prints progress */
     qkv_train_streams streams; /* counter-based dropout of the current batch */
     qkv_seg_text dev_st;      /* a segmenter's dev characters, for its Tokens and Sentences F1 */
+    int stop_signo;           /* the signal every rank stops on (stop_signal), 0: none */
 } trainer;
 
 static double now_seconds(void)
@@ -479,12 +480,22 @@ static void teardown(trainer *t)
     qkv_seg_free(&t->dev_st);
 }
 
+/* The signal (SIGINT or SIGTERM) that stops the run after this step, 0: none. With several
+ * ranks, one that any rank caught (mpirun passes a signal on to each rank in its own time, and
+ * `kill` may reach one of them only), agreed at every step so that all ranks stop at the same
+ * step and meet in the same collective calls: rank 0 saves, none waits for a rank that left. */
+static int stop_signal(trainer *t)
+{
+    t->stop_signo = qkv_dist_max_int(t->dist, qkv_interrupted());
+    return t->stop_signo;
+}
+
 /* After --stop-at-step or a SIGINT or SIGTERM, with last.h5 saved: how to continue. Returns
  * QKV_TRAIN_STOPPED, or 128 + the signal's number. */
 static int stopped(trainer *t)
 {
     clear_progress(t);
-    int signo = qkv_interrupted();
+    int signo = t->stop_signo;
     if (signo) {
         if (t->writer)
             fprintf(stderr, "interrupted by %s after step %ld: saved %s; continue with: qkv train %s/config.yaml "
@@ -527,7 +538,7 @@ static int run_epochs(trainer *t)
             if (c->checkpoint.every_steps > 0 && t->st.step % c->checkpoint.every_steps == 0 &&
                 save(t, t->last_path))
                 return 1;
-            if (t->st.step == t->opts->stop_at_step || qkv_interrupted())
+            if (t->st.step == t->opts->stop_at_step || stop_signal(t))
                 break;
         }
         if (t->st.batch_pos == n_batches) {
@@ -541,7 +552,7 @@ static int run_epochs(trainer *t)
         }
         if (save(t, t->last_path))
             return 1;
-        if (t->st.step == t->opts->stop_at_step || qkv_interrupted())
+        if (t->st.step == t->opts->stop_at_step || stop_signal(t))
             return stopped(t);
     }
     if (t->st.log_steps)
@@ -560,9 +571,9 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     memset(&t, 0, sizeof t);
     int status = setup(&t, s, opts);
     if (status == 0) {
-        /* one process only: the ranks of a data-parallel job could see a signal at different steps */
+        /* every rank: stop_signal makes them agree on the step */
         qkv_interrupts in;
-        qkv_interrupts_catch(&in, t.dist->size == 1);
+        qkv_interrupts_catch(&in, true);
         status = run_epochs(&t);
         qkv_interrupts_restore(&in);
     }
