@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const QKV_TASK_NAMES[] = {"tag", "segment", NULL};
@@ -46,6 +47,8 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
 #define REAL(...) REAL_IN(ALL, __VA_ARGS__)
 #define BOOL(...) BOOL_IN(ALL, __VA_ARGS__)
 #define ENUM(...) ENUM_IN(ALL, __VA_ARGS__)
+#define LIST(sec, key, f, ch, def, doc) \
+    {sec, key, QKV_CFG_LIST, _Generic(FIELD(f), char *: OFF(f)), 0, 0, ch, def, doc, sizeof FIELD(f), ALL}
 #define PATH(sec, key, f, def, doc) {sec, key, QKV_CFG_PATH, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
 /* Read only by these values of model.encoder (T transformer, L bilstm, C cnn). */
 #define ENC(kinds) "encoder", (kinds)
@@ -88,7 +91,12 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
         "character embedding size of a character CNN word encoder added to the embeddings; 0 = none"),
     INT("model", "char_filters", model.chars.char_filters, 1, 4096, "64", "channels of the character convolution"),
     ENUM("model", "output", model.output, QKV_OUTPUT_NAMES, "softmax",
-         "output layer: softmax per token, or crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding)"),
+         "output layer: softmax per token, crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding), or "
+         "biaffine (a dependency parser, Dozat and Manning 2017: predicts HEAD, with DEPREL as its tags)"),
+    INT("model", "arc_dim", model.biaffine.arc_dim, 1, 4096, "256", "biaffine: width of the arc MLPs (dependent and head roles)"),
+    INT("model", "label_dim", model.biaffine.label_dim, 1, 1024, "64", "biaffine: width of the label MLPs"),
+    ENUM("model", "tree_decoder", model.biaffine.decoder, QKV_TREE_DECODER_NAMES, "mst",
+         "biaffine: mst (Chu-Liu/Edmonds, any tree) or eisner (projective trees); both give one child of ROOT"),
     BOOL("model", "crf_constrained", model.crf_constrained, "false",
          "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first; "
          "with E-/S- tags the BIOES rules too), in training and decoding; a gold sequence they forbid is read "
@@ -103,6 +111,10 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT_IN(ENC(C), "model", "cnn_dilation", model.cnn_dilation, 1, 1024, "1",
         "cnn: distance between the convolution's taps; receptive field 1 + n_layers (cnn_kernel-1) cnn_dilation"),
 
+    LIST("model", "head_weights", heads.weights, NULL, "",
+         "with several data.tags: the loss weight of each column's head, in data.tags order (e.g. [1, 1, 0.5, 1]); "
+         "empty = 1 each"),
+
     ENUM("data", "task", data.task, QKV_TASK_NAMES, "tag",
          "tag: a tag per word; segment: a label per character of each paragraph of CoNLL-U files (from # text, "
          "SpaceAfter=No and multiword tokens), a tokenizer and sentence splitter for qkv tag --tokenizer"),
@@ -113,7 +125,10 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     ENUM("data", "format", data.read.format, QKV_FORMAT_NAMES, "auto",
          "conllu, columns (FORM first, TAB-separated, or space-separated when chosen here or after -DOCSTART-; "
          "whitespace around a tag is dropped), or auto (by file name and first line)"),
-    ENUM("data", "tags", data.read.tag_field, QKV_TAG_FIELD_NAMES, "upos", "CoNLL-U tag column; a tag _ means no tag (not learned, not scored)"),
+    LIST("data", "tags", heads.tags, QKV_TAG_FIELD_NAMES, "upos",
+         "CoNLL-U column, or a list of them ([upos, xpos, feats, lemma]): one head each over the one encoder; "
+         "feats is one class per feature bundle, lemma one per edit script; a value _ means none (not learned, not "
+         "scored), except in feats"),
     INT("data", "tag_column", data.read.tag_column, 0, 100, "0",
         "columns format: 1-based tag column (FORM is 1); 0 = the last column (CoNLL-2003's NER tag, WNUT 2017's)"),
     ENUM("data", "tag_scheme", data.read.scheme, QKV_TAG_SCHEME_NAMES, "none",
@@ -151,6 +166,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     ENUM("train", "select_by", train.select_by, QKV_SELECT_BY_NAMES, "auto",
          "the dev score best.h5 and patience follow: accuracy, span_f1 (entity-level F1; needs span tags: O and "
          "B-/I-/E-/S-type only), or auto = span_f1 when every training tag is a span tag, else accuracy"),
+    LIST("train", "select_columns", heads.select, QKV_TAG_FIELD_NAMES, "",
+         "with several data.tags: the columns whose mean dev accuracy is the score train.select_by accuracy "
+         "follows; empty = all of them"),
     INT("train", "threads", train.threads, 0, 1024, "0", "OpenMP and BLAS threads; 0 = all cores"),
 
     ENUM("optim", "name", optim.optimizer.kind, QKV_OPTIM_KIND_NAMES, "adamw", "adamw, adam or sgd (with momentum)"),
@@ -182,12 +200,67 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
 const int QKV_RUN_SCHEMA_LEN = (int)(sizeof QKV_RUN_SCHEMA / sizeof QKV_RUN_SCHEMA[0]);
 
 /* Fields of the library structs that no key fills but other keys decide. */
-static void derive(qkv_run_config *cfg)
+/* The column named s[0..len) (a choice of data.tags, checked at loading). */
+static int column_of(const char *s, size_t len)
+{
+    for (int c = 0; c < QKV_TAG_FIELD_COUNT; c++)
+        if (strlen(QKV_TAG_FIELD_NAMES[c]) == len && !memcmp(QKV_TAG_FIELD_NAMES[c], s, len))
+            return c;
+    return -1;
+}
+
+/* The heads of data.tags with their weights and the columns that select (qkv_heads_section). */
+static int derive_heads(qkv_run_config *cfg, const char *where, qkv_error *err)
+{
+    qkv_heads_section *h = &cfg->heads;
+    qkv_read_opts *r = &cfg->data.read;
+    h->n = 0;
+    for (const char *p = h->tags; *p && h->n < QKV_MAX_COLUMNS;) {
+        size_t len = strcspn(p, ",");
+        r->columns[h->n] = (qkv_tag_field)column_of(p, len);
+        h->weight[h->n] = 1;
+        h->selected[h->n++] = !h->select[0];
+        p += len + (p[len] == ',');
+    }
+    if (h->n == 0)
+        return qkv_fail(err, "%s: data.tags names no column", where);
+    r->tag_field = r->columns[0];
+    r->n_columns = h->n;
+    cfg->data.features.n_columns = h->n;
+    memcpy(cfg->data.features.columns, r->columns, sizeof r->columns);
+    int n_weights = 0;
+    for (const char *p = h->weights; *p; n_weights++) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || (*end && *end != ',') || !(v >= 0) || !isfinite(v))
+            return qkv_fail(err, "%s: model.head_weights must be numbers >= 0, got '%s'", where, h->weights);
+        if (n_weights < h->n)
+            h->weight[n_weights] = v;
+        p = *end ? end + 1 : end;
+    }
+    if (n_weights && n_weights != h->n)
+        return qkv_fail(err, "%s: model.head_weights has %d weights, data.tags %d columns", where, n_weights, h->n);
+    for (const char *p = h->select; *p;) {
+        size_t len = strcspn(p, ",");
+        int c = column_of(p, len), found = 0;
+        for (int i = 0; i < h->n; i++)
+            if ((int)r->columns[i] == c)
+                found = h->selected[i] = true;
+        if (!found)
+            return qkv_fail(err, "%s: train.select_columns names %.*s, which data.tags does not list", where,
+                            (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    return QKV_OK;
+}
+
+static int derive(qkv_run_config *cfg, const char *where, qkv_error *err)
 {
     qkv_feature_config *f = &cfg->data.features;
     f->word = 1;
     f->shape_min_count = f->affix_min_count;
     f->chars = cfg->model.chars.char_dim > 0;
+    return derive_heads(cfg, where, err);
 }
 
 /* Relations the rule kinds cannot say (arithmetic over several keys, a conjunction). */
@@ -245,6 +318,8 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
     {QKV_CFG_RULE_FORBIDDEN, "data.tag_column=1", NULL, NULL, "is the FORM column; the tag is in column 2 or later",
      NULL},
     {QKV_CFG_RULE_NOT_ABOVE, "optim.min_lr", "optim.lr", NULL, NULL, NULL},
+    {QKV_CFG_RULE_NEEDS, "data.tags=deprel", NULL, "model.output=biaffine", "(its tags are the labels of the arcs)",
+     NULL},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
      "are BIO's or BIOES's)",
@@ -275,7 +350,8 @@ int qkv_run_config_load_noted(const char *path, char *const *overrides, int n_ov
     defaults(cfg);
     if (qkv_config_load_noted(path, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, cfg, overrides, n_overrides, note, cap, err))
         return QKV_ERR;
-    derive(cfg);
+    if (derive(cfg, path ? path : "config", err))
+        return QKV_ERR;
     return check_relations(cfg, path ? path : "config", err);
 }
 
@@ -290,6 +366,7 @@ int qkv_run_config_parse(const char *text, const char *name, qkv_run_config *cfg
     defaults(cfg);
     if (qkv_config_parse(text, strlen(text), name, NULL, QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, cfg, NULL, 0, err))
         return QKV_ERR;
-    derive(cfg);
+    if (derive(cfg, name, err))
+        return QKV_ERR;
     return check_relations(cfg, name, err);
 }

@@ -23,6 +23,7 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
 /* What one batch of a prediction writes, in dataset order. */
 typedef struct predict_out {
     int32_t *pred;          /* [n_words] tag ids (may be NULL) */
+    int32_t *pred_heads;    /* [n_words] a parser's heads (may be NULL) */
     qkv_real *logits;       /* [n_words, n_tags] (may be NULL) */
     double *probs;          /* [n_words, n_tags] per-token tag probabilities (may be NULL) */
     double *loss_sum;       /* (may be NULL) */
@@ -36,14 +37,15 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
 {
     int T = qkv_batch_n_tokens(b), B = qkv_batch_n_sent(b), n_tags = m->cfg.n_tags;
     int32_t *bp = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bp) : NULL;
+    int32_t *bh = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bh) : NULL;
     double *pb = o->probs ? qkv_tape_alloc(tp, (size_t)T * (size_t)n_tags * sizeof *pb) : NULL;
     double batch_loss = 0;
-    if ((o->pred && !bp) || (o->probs && !pb)) {
+    if ((o->pred && (!bp || !bh)) || (o->probs && !pb)) {
         *err = tp->err;
         return QKV_ERR;
     }
-    int status = o->pred ? qkv_tagger_predict_marked(tp, m, logits, sentences, qkv_batch_tags(b), bp, &batch_loss, flags,
-                                                     err)
+    int status = o->pred ? qkv_tagger_predict_arcs(tp, m, logits, sentences, qkv_batch_tags(b), qkv_batch_heads(b), bp,
+                                                   bh, &batch_loss, flags, err)
                          : qkv_tagger_probs(m, logits, sentences, pb, flags, err);
     if (status) {
         if (err->sentence >= 0 && err->sentence < B)
@@ -60,6 +62,8 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
             o->unconstrained[s] = 1;
         if (bp)
             memcpy(o->pred + w0, bp + offsets[i], (size_t)len * sizeof *o->pred);
+        if (bp && o->pred_heads)
+            memcpy(o->pred_heads + w0, bh + offsets[i], (size_t)len * sizeof *o->pred_heads);
         if (pb)
             memcpy(o->probs + (size_t)w0 * n_tags, pb + row, n * sizeof *pb);
         if (o->logits)
@@ -72,9 +76,14 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
 static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
                            const predict_out *o, qkv_error *err)
 {
-    if (o->pred)
-        for (int w = 0; w < qkv_dataset_n_words(ds); w++)
+    if (qkv_tagger_parses(m) && (o->logits || o->probs || !o->pred_heads))
+        return qkv_fail(err, "a parser (model.output biaffine) predicts heads, not per-word tag logits");
+    for (int w = 0; w < qkv_dataset_n_words(ds); w++) {
+        if (o->pred)
             o->pred[w] = -1;
+        if (o->pred_heads)
+            o->pred_heads[w] = -1;
+    }
     if (o->loss_sum)
         *o->loss_sum = 0;
     if (qkv_dataset_n_batchable(ds) == 0)
@@ -105,14 +114,22 @@ static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, int batch_token
 int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
                        qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
-    predict_out o = {pred, logits_out, NULL, loss_sum, unconstrained};
+    return qkv_predict_parsed(m, ds, batch_tokens, shard, n_shards, pred, NULL, logits_out, loss_sum, unconstrained,
+                              err);
+}
+
+int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
+                       int32_t *pred_heads, qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained,
+                       qkv_error *err)
+{
+    predict_out o = {pred, pred_heads, logits_out, NULL, loss_sum, unconstrained};
     return predict_batches(m, ds, batch_tokens, shard, n_shards, &o, err);
 }
 
 int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
                       qkv_error *err)
 {
-    predict_out o = {NULL, NULL, probs, NULL, unconstrained};
+    predict_out o = {NULL, NULL, NULL, probs, NULL, unconstrained};
     return predict_batches(m, ds, batch_tokens, 0, 1, &o, err);
 }
 
@@ -134,11 +151,18 @@ static int warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t
 
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err)
 {
+    return qkv_session_parse(s, c, batch_tokens, tags, NULL, err);
+}
+
+int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *heads,
+                      qkv_error *err)
+{
     qkv_dataset ds;
     memset(&ds, 0, sizeof ds);
     int n_words = c->n_words;
     int32_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
-    int status = pred ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
+    int32_t *ph = malloc((size_t)(n_words ? n_words : 1) * sizeof *ph);
+    int status = pred && ph ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
@@ -146,17 +170,22 @@ int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const
     uint8_t *unconstrained = status == QKV_OK ? calloc((size_t)c->n_sent + 1, 1) : NULL;
     if (status == QKV_OK && !unconstrained)
         status = qkv_fail(err, "out of memory for %d sentences", c->n_sent);
-    if (status == QKV_OK)
-        status = qkv_predict_marked(&s->model, &ds, batch_tokens, 0, 1, pred, NULL, NULL, unconstrained, err);
+    if (status == QKV_OK) {
+        status = qkv_predict_parsed(&s->model, &ds, batch_tokens, 0, 1, pred, ph, NULL, NULL, unconstrained, err);
+        if (status)
+            qkv_session_name_sentence(c, err);
+    }
     if (status == QKV_OK)
         status = warn_unconstrained(s, c, unconstrained, err);
-    else
-        qkv_session_name_sentence(c, err);
     free(unconstrained);
-    for (int w = 0; status == QKV_OK && w < n_words; w++)
+    for (int w = 0; status == QKV_OK && w < n_words; w++) {
         tags[w] = pred[w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[w]) : NULL;
+        if (heads)
+            heads[w] = ph[w];
+    }
     qkv_dataset_free(&ds);
     free(pred);
+    free(ph);
     return status;
 }
 
@@ -182,6 +211,9 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
                           qkv_error *err)
 {
     int n_tags = s->model.cfg.n_tags, n_words = c->n_words;
+    if (qkv_tagger_parses(&s->model))
+        return qkv_fail(err, "per-word tag probabilities need model.output softmax or crf: a biaffine model's labels "
+                             "belong to the arcs of its trees");
     if (k < 1 || k > n_tags)
         return qkv_fail(err, "%d best tags asked for, the model has %d tags", k, n_tags);
     qkv_dataset ds;

@@ -37,6 +37,50 @@ int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, i
  * as qkv_predict. */
 int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
                       qkv_error *err);
+/* qkv_predict_marked with each word's predicted head (a parser, model.output biaffine) into
+ * pred_heads [n_words of ds] (may be NULL for a tagger; required for a parser): 0 = ROOT, k =
+ * word k of the sentence, a tree per sentence; -1 for the words of sentences not predicted
+ * and for every word of a tagger. A parser's logits are not per-word tag scores: logits must
+ * then be NULL (an error otherwise). The loss of a parser sums its arcs' and labels' over
+ * the words with a gold head and label. */
+int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
+                       int32_t *pred_heads, qkv_real *logits, double *loss_sum, uint8_t *unconstrained,
+                       qkv_error *err);
+/* Every head's predictions (a model of several heads, models/tagger.h): pred[h] [n_words of ds]
+ * receives head h's class ids of the words of the batches of this shard (as qkv_predict_shard;
+ * -1 elsewhere), each head decoded by its kind, against the gold classes of ds's column h;
+ * loss_sum (may be NULL) [n_heads] each head's summed loss of its gold-tagged words. needs (may
+ * be NULL; needs[h] NULL: none) [n_heads][n_tags_h]: the characters a form needs for class c
+ * (qkv_session_class_needs: lemma scripts), so that a word whose form is too short for its best
+ * class takes the best class it can (the scripts that apply to no form are never produced).
+ * Errors: ds without a tag column per head, those of qkv_predict. */
+int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                      const int32_t *const *needs, int32_t *const *pred, double *loss_sum, qkv_error *err);
+/* needs[h] for qkv_predict_heads: for each lemma column h of s's featurizer, malloc'd
+ * [n_classes] qkv_lemma_script_needs of each script; NULL for the other columns. Errors: out of
+ * memory (what is allocated stays in needs for the caller to free). */
+int qkv_session_class_needs(const qkv_session *s, int32_t **needs, qkv_error *err);
+
+/* Every column a model predicts, as values of the file (data/columns.h: lemmas from their edit
+ * scripts). */
+typedef struct qkv_tagged {
+    const char **values[QKV_TAG_FIELD_COUNT]; /* [n_words] word w's value in column k (qkv_tag_field),
+                                                 NULL for a column the model does not predict and
+                                                 for words never batched */
+    char *lemmas;                             /* the lemmas' strings */
+    int n_lemma_fallback;                     /* words whose predicted script did not apply to the form */
+    int first_fallback;                       /* the first of them */
+} qkv_tagged;
+
+/* Tags every word of corpus c with every head of the session's model (qkv_predict_heads) into out
+ * (free with qkv_tagged_free; the values of columns other than lemma are strings of the
+ * featurizer). A lemma script that does not apply to its form gives the form, counted in out and
+ * named in one warning in s->warnings. Errors: those of qkv_session_tag's steps. */
+int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err);
+/* The same from predictions made already: pred[h] [n_words of c] head h's class ids (-1: none). */
+int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, qkv_tagged *out,
+                         qkv_error *err);
+void qkv_tagged_free(qkv_tagged *t);
 
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take
@@ -47,12 +91,17 @@ int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, do
  * allows is tagged without the constraints, with one warning in s->warnings naming the line of
  * the first and their number. Errors: those of the steps, naming c's lines. */
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);
+/* qkv_session_tag, and with a parser each word's head into heads [n_words of c] (may be NULL;
+ * -1 for every word of a tagger). */
+int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *heads,
+                      qkv_error *err);
 
 /* The k (1 <= k <= n_tags) most probable tags of every word of corpus c with their
  * probabilities (qkv_predict_probs: softmax, or a crf model's marginals), best first (ties: the
  * lower tag id): ids [n_words * k] tag ids, probs [n_words * k]. For a softmax model ids[w * k]
  * is qkv_session_tag's tag; a crf model's is the tag of highest marginal, which may differ from
- * the Viterbi path's. Errors: k out of range, those of qkv_session_tag. */
+ * the Viterbi path's. Errors: a biaffine model (its labels belong to arcs), k out of range, those
+ * of qkv_session_tag. */
 int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens, int k, int32_t *ids, float *probs,
                           qkv_error *err);
 

@@ -139,6 +139,36 @@ int qkv_model_tag(qkv_model *m, const char *const *words, int n_words, const cha
     return status ? 1 : 0;
 }
 
+int qkv_model_parse(qkv_model *m, const char *const *words, int n_words, const char **labels, int *heads,
+                    char **error)
+{
+    qkv_error err;
+    if (!m || n_words < 0 || (n_words > 0 && (!words || !labels || !heads))) {
+        set_error(error, "qkv_model_parse: no model, a negative word count, or no words, labels or heads array");
+        return 1;
+    }
+    if (!qkv_tagger_parses(&m->s.model)) {
+        set_error(error, "qkv_model_parse: the model is not a parser (model.output: biaffine)");
+        return 1;
+    }
+    if (n_words == 0)
+        return 0;
+    qkv_corpus c;
+    int32_t *h = malloc((size_t)n_words * sizeof *h);
+    int status = h ? read_sentence(m, words, n_words, &c, &err) : qkv_fail(&err, "out of memory");
+    if (status == QKV_OK)
+        status = qkv_session_parse(&m->s, &c, m->s.cfg.data.batch_tokens, labels, h, &err);
+    for (int i = 0; status == QKV_OK && i < n_words; i++)
+        heads[i] = (int)h[i];
+    qkv_warnings_free(&m->s.warnings);
+    if (h)
+        qkv_corpus_free(&c);
+    free(h);
+    if (status)
+        set_error(error, err.msg);
+    return status ? 1 : 0;
+}
+
 int qkv_model_tag_sentences(qkv_model *m, const char *const *const *sentences, const int *n_words, int n_sentences,
                             const char **tags, char **error)
 {

@@ -78,6 +78,18 @@ typedef struct qkv_log_section {
     bool plot_log_loss;     /* its loss axis on a log scale */
 } qkv_log_section;
 
+/* The heads over the encoder, one per tag column of data.tags (data/columns.h): head i predicts
+ * column i; head 0 is the model's first head (model.output), the others softmax heads with
+ * parameter names "<column>." + the softmax head's. Filled from the list keys at load. */
+typedef struct qkv_heads_section {
+    char tags[QKV_CFG_STR_MAX];       /* data.tags as loaded: "upos" or "upos,xpos,..." */
+    char weights[QKV_CFG_STR_MAX];    /* model.head_weights: "" or "1,0.5,..." */
+    char select[QKV_CFG_STR_MAX];     /* train.select_columns: "" or "upos,lemma" */
+    int n;                            /* heads = columns of data.tags */
+    double weight[QKV_MAX_COLUMNS];   /* each head's loss weight (default 1) */
+    bool selected[QKV_MAX_COLUMNS];   /* the heads whose mean dev accuracy selects best.h5 */
+} qkv_heads_section;
+
 typedef struct qkv_run_config {
     qkv_tagger_config model;    /* every hyperparameter; the sizes that come from the data
                                    (features, vocabularies, tags, characters) are filled by
@@ -87,6 +99,7 @@ typedef struct qkv_run_config {
     qkv_optim_section optim;
     qkv_checkpoint_section checkpoint;
     qkv_log_section log;
+    qkv_heads_section heads;
 } qkv_run_config;
 
 extern const qkv_cfg_key QKV_RUN_SCHEMA[];

@@ -26,7 +26,8 @@ int qkv_run_iter_set_plan(qkv_run_iter *it, qkv_batch_plan *plan, qkv_error *err
     qkv_batch_free(&it->batch);
     it->cap_sent = it->cap_tokens = 0;
     if (qkv_batch_alloc(&it->batch, qkv_dataset_n_features(it->ds), qkv_dataset_has_chars(it->ds), max_sent,
-                        max_tokens, err))
+                        max_tokens, err) ||
+        qkv_batch_alloc_columns(&it->batch, qkv_dataset_n_columns(it->ds), err))
         return QKV_ERR;
     it->cap_sent = max_sent;
     it->cap_tokens = max_tokens;
@@ -63,6 +64,15 @@ qkv_tensor *qkv_run_iter_logits(qkv_run_iter *it, qkv_tagger *m, int keep_layer,
     if (!logits)
         qkv_fail(err, "%s", it->tp.err.msg);
     return logits;
+}
+
+qkv_tensor *qkv_run_iter_hidden(qkv_run_iter *it, qkv_tagger *m, qkv_error *err)
+{
+    qkv_tape_reset(&it->tp);
+    qkv_tensor *hidden = qkv_tagger_hidden(&it->tp, m, &it->in, -1, NULL);
+    if (!hidden)
+        qkv_fail(err, "%s", it->tp.err.msg);
+    return hidden;
 }
 
 void qkv_run_iter_free(qkv_run_iter *it)

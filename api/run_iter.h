@@ -38,6 +38,9 @@ int qkv_run_iter_fill(qkv_run_iter *it, int i, qkv_error *err);
  * (keep_layer and keep as qkv_tagger_logits). NULL on a model error (err gets the tape's). */
 qkv_tensor *qkv_run_iter_logits(qkv_run_iter *it, qkv_tagger *m, int keep_layer, qkv_attention_weights *keep,
                                 qkv_error *err);
+/* The same up to the encoder: the hidden states [T, d_out] every head reads (qkv_tagger_hidden),
+ * for a model of several heads. NULL on a model error. */
+qkv_tensor *qkv_run_iter_hidden(qkv_run_iter *it, qkv_tagger *m, qkv_error *err);
 /* Batches in the current plan. */
 static inline int qkv_run_iter_n_batches(const qkv_run_iter *it) { return qkv_batch_plan_n_batches(&it->plan); }
 void qkv_run_iter_free(qkv_run_iter *it);

@@ -119,6 +119,25 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
     return QKV_OK;
 }
 
+/* Heads 1.. of the config's tag columns (api/run_config.h: qkv_heads_section), softmax heads
+ * named "<column>."; head 0's loss weight. */
+static int add_heads(qkv_session *s, qkv_rng *rng, qkv_error *err)
+{
+    const qkv_heads_section *h = &s->cfg.heads;
+    if (h->n > 1)
+        s->model.heads[0].loss_weight = h->weight[0];
+    for (int i = 1; i < qkv_featurizer_n_columns(&s->fz); i++) {
+        char prefix[QKV_HEAD_NAME_MAX];
+        const char *col = QKV_TAG_FIELD_NAMES[s->fz.columns[i]];
+        snprintf(prefix, sizeof prefix, "%s.", col);
+        qkv_head_spec spec = {.kind = QKV_OUTPUT_SOFTMAX, .prefix = prefix, .tagset = col,
+                              .n_tags = qkv_featurizer_n_classes(&s->fz, i), .loss_weight = h->weight[i]};
+        if (qkv_tagger_add_head(&s->model, &spec, rng, err))
+            return QKV_ERR;
+    }
+    return QKV_OK;
+}
+
 /* The tagger of the config; rng NULL: parameters allocated, not drawn (lib/param.h). */
 static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
 {
@@ -143,7 +162,7 @@ static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
     if (status)
         return QKV_ERR;
     s->model_ready = true;
-    return QKV_OK;
+    return add_heads(s, rng, err);
 }
 
 int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
@@ -159,6 +178,13 @@ int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds,
 {
     if (qkv_corpus_warn_stray_tags(c, &s->warnings, err))
         return QKV_ERR;
+    if (s->cfg.model.output == QKV_OUTPUT_BIAFFINE) { /* a parser's gold trees */
+        if (qkv_corpus_check_trees(c, err))
+            return QKV_ERR;
+        if (qkv_corpus_n_heads(c) == 0)
+            return qkv_fail(err, "%s: no word has a HEAD (field 7): nothing to %s the parser on", qkv_corpus_name(c),
+                            training ? "train" : "score");
+    }
     if (s->cfg.model.output != QKV_OUTPUT_CRF || !s->cfg.model.crf_constrained)
         return QKV_OK;
     return qkv_dataset_repair_spans(ds, &s->fz, c, training, &s->warnings, err);

@@ -113,7 +113,8 @@ int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent,
     b->offsets = malloc(((size_t)max_sent + 1) * sizeof *b->offsets);
     b->sent_ids = malloc((size_t)max_sent * sizeof *b->sent_ids);
     b->tags = malloc((size_t)max_tokens * sizeof *b->tags);
-    int ok = b->offsets && b->sent_ids && b->tags;
+    b->heads = malloc((size_t)max_tokens * sizeof *b->heads);
+    int ok = b->offsets && b->sent_ids && b->tags && b->heads;
     for (int f = 0; f < n_features; f++)
         ok = ok && (b->features[f] = malloc((size_t)max_tokens * sizeof *b->features[f]));
     if (ok && with_chars) {
@@ -131,11 +132,25 @@ int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent,
     return QKV_OK;
 }
 
+int qkv_batch_alloc_columns(qkv_batch *b, int n_columns, qkv_error *err)
+{
+    if (n_columns < 1 || n_columns > QKV_MAX_COLUMNS)
+        return qkv_fail(err, "batches: %d tag columns, expected 1 to %d", n_columns, QKV_MAX_COLUMNS);
+    for (int i = 1; i < n_columns; i++)
+        if (!b->col_tags[i] && !(b->col_tags[i] = malloc((size_t)b->cap_tokens * sizeof *b->col_tags[i])))
+            return qkv_fail(err, "batches: out of memory for a batch of %d tokens", b->cap_tokens);
+    b->n_columns = n_columns;
+    return QKV_OK;
+}
+
 void qkv_batch_free(qkv_batch *b)
 {
+    for (int i = 1; i < QKV_MAX_COLUMNS; i++)
+        free(b->col_tags[i]);
     free(b->offsets);
     free(b->sent_ids);
     free(b->tags);
+    free(b->heads);
     free(b->char_offsets);
     free(b->chars);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)
@@ -152,6 +167,9 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
                         ds->n_features);
     if (ds->chars && !b->chars)
         return qkv_fail(err, "batches: the dataset has characters, the batch has no room for them");
+    if (qkv_dataset_n_columns(ds) != qkv_batch_n_columns(b))
+        return qkv_fail(err, "batches: the batch has %d tag columns, the dataset %d", qkv_batch_n_columns(b),
+                        qkv_dataset_n_columns(ds));
     int s0 = plan->start[index], s1 = plan->start[index + 1];
     int tokens = 0;
     for (int i = s0; i < s1; i++) {
@@ -172,6 +190,10 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
         for (int f = 0; f < ds->n_features; f++)
             memcpy(b->features[f] + t, ds->features[f] + w0, (size_t)n * sizeof(int32_t));
         memcpy(b->tags + t, (ds->loss_tags ? ds->loss_tags : ds->tags) + w0, (size_t)n * sizeof(int32_t));
+        for (int j = 0; j < n; j++)
+            b->heads[t + j] = ds->heads ? ds->heads[w0 + j] : -1;
+        for (int c = 1; c < qkv_dataset_n_columns(ds); c++)
+            memcpy(b->col_tags[c] + t, ds->col_tags[c] + w0, (size_t)n * sizeof(int32_t));
         if (ds->chars) {
             int c0 = ds->char_start[w0], nc = ds->char_start[w0 + n] - c0, at = b->char_offsets[t];
             memcpy(b->chars + at, ds->chars + c0, (size_t)nc * sizeof(int32_t));

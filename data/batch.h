@@ -33,10 +33,13 @@ typedef struct qkv_batch {
     int n_features;          /* feature kinds, same order as the featurizer's */
     int32_t *features[QKV_MAX_FEATURES]; /* features[f][t]: id in vocab f (0 = UNK) */
     int32_t *tags;           /* [T] gold tag ids, -1 = unknown/ignored */
+    int32_t *heads;          /* [T] gold heads (0 = ROOT, k = word k of the sentence), -1 = none */
     int32_t *sent_ids;       /* [B] index of each sentence in its corpus */
     int n_chars;             /* character ids of all words (0 without characters) */
     int32_t *char_offsets;   /* [T+1] word t's ids are chars[char_offsets[t] .. char_offsets[t+1]-1] */
     int32_t *chars;          /* [n_chars]; both NULL when the batch holds no characters */
+    int n_columns;           /* tag columns (data/columns.h): 1, or more with qkv_batch_alloc_columns */
+    int32_t *col_tags[QKV_MAX_COLUMNS]; /* [T] gold class ids of column i; [0] is tags */
     /* capacity of the buffers (set by qkv_batch_alloc; not part of the model's view) */
     int cap_sent, cap_tokens;
 } qkv_batch;
@@ -69,6 +72,9 @@ void qkv_batch_max_size(const qkv_dataset *ds, int budget, int *max_sent, int *m
  * and with_chars: room for up to QKV_WORD_CHAR_IDS character ids per word. */
 int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent, int max_tokens, qkv_error *err);
 void qkv_batch_free(qkv_batch *b);
+/* Room in b (allocated) for the gold classes of n_columns tag columns (1..QKV_MAX_COLUMNS; 1:
+ * the tags only), which qkv_batch_fill copies from a dataset of as many columns. */
+int qkv_batch_alloc_columns(qkv_batch *b, int n_columns, qkv_error *err);
 
 /* Fills b with batch `index` of plan, copying from ds; allocates nothing. Errors: index out of
  * range, a batch larger than b's buffers, a feature count different from ds's, characters in
@@ -84,6 +90,11 @@ static inline const int32_t *const *qkv_batch_features(const qkv_batch *b)
     return (const int32_t *const *)b->features;
 }
 static inline const int32_t *qkv_batch_tags(const qkv_batch *b) { return b->tags; }
+/* Gold heads [T] (all -1 when the dataset has none). */
+static inline const int32_t *qkv_batch_heads(const qkv_batch *b) { return b->heads; }
+/* Tag columns; the gold class ids [T] of column i (0: qkv_batch_tags). */
+static inline int qkv_batch_n_columns(const qkv_batch *b) { return b->n_columns > 1 ? b->n_columns : 1; }
+static inline const int32_t *qkv_batch_column_tags(const qkv_batch *b, int i) { return i == 0 ? b->tags : b->col_tags[i]; }
 static inline const int32_t *qkv_batch_char_offsets(const qkv_batch *b) { return b->char_offsets; }
 static inline const int32_t *qkv_batch_chars(const qkv_batch *b) { return b->chars; }
 /* B, T; sentence s's index in its dataset (0 <= s < B). */

@@ -6,12 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/columns.h"
 #include "data/textfile.h"
 #include "data/utf8.h"
 
 const char *const QKV_FORMAT_NAMES[] = {"auto", "conllu", "columns", NULL};
 _Static_assert(sizeof QKV_FORMAT_NAMES / sizeof QKV_FORMAT_NAMES[0] == QKV_FORMAT_COUNT + 1, "one name per qkv_format");
-const char *const QKV_TAG_FIELD_NAMES[] = {"upos", "xpos", NULL};
+#define QKV_TAG_FIELD_NAME_(e, name, field) name,
+#define QKV_TAG_FIELD_AT_(e, name, field) field,
+const char *const QKV_TAG_FIELD_NAMES[] = {QKV_TAG_FIELDS(QKV_TAG_FIELD_NAME_) NULL};
+const int QKV_TAG_FIELD_INDEX[] = {QKV_TAG_FIELDS(QKV_TAG_FIELD_AT_) -1};
 _Static_assert(sizeof QKV_TAG_FIELD_NAMES / sizeof QKV_TAG_FIELD_NAMES[0] == QKV_TAG_FIELD_COUNT + 1,
                "one name per qkv_tag_field");
 
@@ -116,12 +120,24 @@ static qkv_span strip_space(const char *s, qkv_span f)
     return f;
 }
 
-static void add_word(reader *r, const char *line, qkv_span form, qkv_span tag)
+/* HEAD's value: a number of 1..9 digits, -1 for "_", -2 for anything else. */
+static int32_t head_value(const char *s, size_t len)
+{
+    if (len == 1 && s[0] == '_')
+        return -1;
+    size_t i = 0;
+    long v = parse_num(s, len, &i);
+    return v >= 0 && i == len ? (int32_t)v : -2;
+}
+
+static void add_word(reader *r, const char *line, qkv_span form, qkv_span tag, const qkv_span *head)
 {
     qkv_corpus *c = r->c;
     uint32_t base = (uint32_t)(line - c->text);
     c->forms[c->n_words] = (qkv_span){base + form.off, form.len};
     c->tags[c->n_words] = (qkv_span){base + tag.off, tag.len};
+    c->heads[c->n_words] = head ? head_value(line + head->off, head->len) : -1;
+    c->head_fields[c->n_words] = head ? (qkv_span){base + head->off, head->len} : (qkv_span){0, 0};
     c->word_line[c->n_words] = r->line;
     c->n_words++;
     r->words_in_sent++;
@@ -158,8 +174,10 @@ static int conllu_line(reader *r, const char *s, size_t len)
                 return FAIL(r, "expected no whitespace in field %d (%s), found \"%.*s\" (CoNLL-U allows "
                                "spaces only in FORM, LEMMA and MISC)",
                             k + 1, CONLLU_FIELDS[k], show_len(s + f[k].off, f[k].len), s + f[k].off);
-        int tf = r->opts->tag_field == QKV_TAG_XPOS ? 4 : 3;
-        add_word(r, s, f[1], f[tf]);
+        int tf = QKV_TAG_FIELD_INDEX[r->opts->tag_field];
+        for (int k = 0; k < 10; k++)
+            r->c->fields[(size_t)r->c->n_words * 10 + k] = (qkv_span){(uint32_t)(s - r->c->text) + f[k].off, f[k].len};
+        add_word(r, s, f[1], f[tf], &f[6]);
         return QKV_OK;
     }
     if (a >= 0 && id[i] == '-') { /* a multiword token */
@@ -271,7 +289,7 @@ static int columns_line(reader *r, const char *s, size_t len)
     tag = strip_space(s, tag);
     if (tag.len == 0)
         return FAIL(r, "expected a tag in field %d, found %s", want, blank ? "only whitespace" : "an empty field");
-    add_word(r, s, form, tag);
+    add_word(r, s, form, tag, NULL);
     return QKV_OK;
 }
 
@@ -325,17 +343,28 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
     c->forms = malloc(n_lines * sizeof *c->forms);
     c->tags = malloc(n_lines * sizeof *c->tags);
     c->word_line = malloc(n_lines * sizeof *c->word_line);
-    if (!c->sent_start || !c->sent_line || !c->forms || !c->tags || !c->word_line)
+    c->heads = malloc(n_lines * sizeof *c->heads);
+    c->head_fields = malloc(n_lines * sizeof *c->head_fields);
+    if (!c->sent_start || !c->sent_line || !c->forms || !c->tags || !c->word_line || !c->heads || !c->head_fields)
         return qkv_fail(err, "%.200s: out of memory for %zu lines", c->name, n_lines);
+    c->tag_field = opts->tag_field;
+    c->n_columns = opts->n_columns > 1 ? opts->n_columns : 1;
+    c->columns[0] = opts->tag_field;
+    for (int i = 1; i < c->n_columns && i < QKV_MAX_COLUMNS; i++)
+        c->columns[i] = opts->columns[i];
     c->sent_start[0] = 0;
 
     size_t pos = 0;
     if (c->text_len >= 3 && !memcmp(c->text, "\xEF\xBB\xBF", 3))
         pos = 3;
     c->format = opts->format != QKV_FORMAT_AUTO ? opts->format : detect_format(c, pos);
+    if (c->format != QKV_FORMAT_CONLLU && c->n_columns > 1)
+        return qkv_fail(err, "%.200s: data.tags names %d columns: several columns need a CoNLL-U file", c->name,
+                        c->n_columns);
+    if (c->format == QKV_FORMAT_CONLLU && !(c->fields = malloc(n_lines * 10 * sizeof *c->fields)))
+        return qkv_fail(err, "%.200s: out of memory for %zu lines", c->name, n_lines);
     if (c->format == QKV_FORMAT_CONLLU)
-        snprintf(c->tag_column, sizeof c->tag_column, "%s",
-                 opts->tag_field == QKV_TAG_XPOS ? "XPOS (field 5)" : "UPOS (field 4)");
+        qkv_column_name(opts->tag_field, c->tag_column, sizeof c->tag_column);
     else if (opts->tag_column > 0)
         snprintf(c->tag_column, sizeof c->tag_column, "field %d", opts->tag_column);
     else
@@ -427,7 +456,10 @@ void qkv_corpus_free(qkv_corpus *c)
     free(c->forms);
     free(c->tags);
     free(c->word_line);
+    free(c->heads);
+    free(c->head_fields);
     free(c->conv_text);
     free(c->conv_tags);
+    free(c->fields);
     memset(c, 0, sizeof *c);
 }

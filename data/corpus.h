@@ -48,9 +48,19 @@ typedef enum {
 /* "auto", "conllu", "columns" (index = value), then NULL. */
 extern const char *const QKV_FORMAT_NAMES[];
 
-typedef enum { QKV_TAG_UPOS = 0, QKV_TAG_XPOS, QKV_TAG_FIELD_COUNT } qkv_tag_field;
-/* "upos", "xpos" (index = value), then NULL. */
+/* The CoNLL-U columns a model can predict, X(ENUM_SUFFIX, "name", 0-based field): one row per
+ * column, in enum order. How a column's values become classes and back (lemmas as edit
+ * scripts) and whether "_" is a value there (FEATS) is data/columns.h. DEPREL is the tag of a
+ * dependency parser (its labels; the arcs are the HEAD column, read beside every column). */
+#define QKV_TAG_FIELDS(X) X(UPOS, "upos", 3) X(XPOS, "xpos", 4) X(FEATS, "feats", 5) X(LEMMA, "lemma", 2) X(DEPREL, "deprel", 7)
+#define QKV_TAG_FIELD_ENUM_(e, name, field) QKV_TAG_##e,
+typedef enum { QKV_TAG_FIELDS(QKV_TAG_FIELD_ENUM_) QKV_TAG_FIELD_COUNT } qkv_tag_field;
+/* "upos", "xpos", "feats", "lemma", "deprel" (index = value), then NULL. */
 extern const char *const QKV_TAG_FIELD_NAMES[];
+/* The 0-based CoNLL-U field of each column (UPOS 3, ...). */
+extern const int QKV_TAG_FIELD_INDEX[];
+/* Most columns one read takes (data.tags: [upos, xpos, feats, lemma]). */
+#define QKV_MAX_COLUMNS 8
 
 typedef struct qkv_read_opts {
     qkv_format format;
@@ -59,9 +69,11 @@ typedef struct qkv_read_opts {
                                 0 = the last column of each line */
     qkv_tag_scheme scheme;   /* NONE: tags as read; else span tags rewritten in this scheme
                                 (qkv_corpus_convert_scheme) */
+    int n_columns;           /* CoNLL-U: columns read beyond tag_field; 0 or 1: tag_field only */
+    qkv_tag_field columns[QKV_MAX_COLUMNS]; /* columns[0] = tag_field, then the others (distinct) */
 } qkv_read_opts;
 
-#define QKV_READ_DEFAULTS ((qkv_read_opts){QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE})
+#define QKV_READ_DEFAULTS ((qkv_read_opts){QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE, 0, {QKV_TAG_UPOS}})
 
 /* A byte range [off, off + len) of the corpus text. */
 typedef struct qkv_span {
@@ -82,6 +94,10 @@ typedef struct qkv_corpus {
     qkv_span *forms;     /* [n_words] */
     qkv_span *tags;      /* [n_words] gold tags as written (columns: without surrounding whitespace) */
     int32_t *word_line;  /* [n_words] line number of each word */
+    int32_t *heads;      /* [n_words] CoNLL-U: HEAD (0 = ROOT, k = word k of the sentence), -1 for
+                            "_", -2 for anything else (qkv_corpus_check_trees says what);
+                            columns: all -1 */
+    qkv_span *head_fields; /* [n_words] CoNLL-U: where HEAD is written (for writing heads back) */
     int n_multiword;     /* multiword-token lines */
     int n_empty_nodes;   /* empty-node lines */
     int n_comments;      /* comment lines */
@@ -90,6 +106,10 @@ typedef struct qkv_corpus {
     qkv_tag_scheme file_scheme; /* the scheme the file is written in (qkv_scheme_vote_result) */
     char *conv_text;     /* the converted tags, NUL-terminated one after the other */
     qkv_span *conv_tags; /* [n_words] word w's converted tag in conv_text (NULL: not converted) */
+    qkv_tag_field tag_field; /* CoNLL-U: the column tags come from */
+    int n_columns;       /* columns read (1: tags only); column 0 is the tags */
+    qkv_tag_field columns[QKV_MAX_COLUMNS];
+    qkv_span *fields;    /* CoNLL-U: [n_words * 10] the ten fields of each word (NULL: columns format) */
 } qkv_corpus;
 
 /* Reads a file (any size below 4 GiB), plain or gzip-compressed (data/textfile.h: a truncated
@@ -109,6 +129,9 @@ int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char 
  * tagged, but its line numbers (sent_line, word_line) are those of the text. Errors
  * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped). */
 int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err);
+/* The same with the tags of the CoNLL-U made here in tag_field's column (DEPREL for a parser). */
+int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_tag_field tag_field,
+                            qkv_error *err);
 
 void qkv_corpus_free(qkv_corpus *c);
 
@@ -159,10 +182,29 @@ static inline const char *qkv_corpus_tag(const qkv_corpus *c, int w, size_t *len
 /* The tag that means "no tag" (CoNLL-U's unspecified value). */
 #define QKV_NO_TAG "_"
 
-/* Whether word w's tag is QKV_NO_TAG. */
+/* Whether word w's tag is QKV_NO_TAG (never in FEATS, where "_" is the empty bundle). */
 static inline int qkv_corpus_untagged(const qkv_corpus *c, int w)
 {
-    return c->tags[w].len == 1 && c->text[c->tags[w].off] == QKV_NO_TAG[0];
+    return c->tags[w].len == 1 && c->text[c->tags[w].off] == QKV_NO_TAG[0] &&
+           !(c->format == QKV_FORMAT_CONLLU && c->tag_field == QKV_TAG_FEATS);
+}
+/* Word w's value in column i (0 <= i < n_columns; 0: its tag as qkv_corpus_tag gives it). */
+static inline const char *qkv_corpus_value(const qkv_corpus *c, int i, int w, size_t *len)
+{
+    if (i == 0)
+        return qkv_corpus_tag(c, w, len);
+    qkv_span f = c->fields[(size_t)w * 10 + QKV_TAG_FIELD_INDEX[c->columns[i]]];
+    *len = f.len;
+    return c->text + f.off;
+}
+/* Whether word w has no value in column i ("_", except in FEATS). */
+static inline int qkv_corpus_value_missing(const qkv_corpus *c, int i, int w)
+{
+    if (i == 0)
+        return qkv_corpus_untagged(c, w);
+    size_t len;
+    const char *v = qkv_corpus_value(c, i, w, &len);
+    return len == 1 && v[0] == QKV_NO_TAG[0] && c->columns[i] != QKV_TAG_FEATS;
 }
 /* The file name used in messages; the format read (CONLLU or COLUMNS). */
 static inline const char *qkv_corpus_name(const qkv_corpus *c) { return c->name; }
@@ -174,9 +216,30 @@ static inline int qkv_corpus_sent_len(const qkv_corpus *c, int s)
     return c->sent_start[s + 1] - c->sent_start[s];
 }
 
+/* Checks the basic dependency tree of every sentence whose words all have a HEAD (UD's rules):
+ * a HEAD must be a number (or "_", no head), at most the sentence's length and not the word
+ * itself, exactly one word hangs from ROOT (0) and following heads from any word reaches ROOT
+ * (no cycle). Errors "FILE:LINE: ..." naming the word's line (for a sentence without a root or
+ * with two, its first word's line); the first bad sentence fails the whole file. */
+int qkv_corpus_check_trees(const qkv_corpus *c, qkv_error *err);
+/* Words of c that have a HEAD (not "_"). */
+int qkv_corpus_n_heads(const qkv_corpus *c);
+
 /* Writes the corpus back: every byte as read, except that word w's tag holds tags[w] (tags may
  * be NULL, or tags[w] NULL, to keep the tag as read; whitespace around a column file's tag stays). A tag must be non-empty and
  * contain no TAB, CR or LF, else an error naming the word's line. */
 int qkv_corpus_write(const qkv_corpus *c, FILE *out, const char *const *tags, qkv_error *err);
+/* The same, and with heads (may be NULL; CoNLL-U only) each word's HEAD written as heads[w]
+ * (0..the sentence's length; < 0 keeps the HEAD as read). Multiword-token lines, empty nodes,
+ * DEPS and every other byte stay as read. Errors: those of qkv_corpus_write. */
+int qkv_corpus_write_parsed(const qkv_corpus *c, FILE *out, const char *const *tags, const int32_t *heads,
+                            qkv_error *err);
+/* The same for a CoNLL-U corpus with columns substituted: values[k][w] (k < QKV_TAG_FIELD_COUNT;
+ * values[k] or values[k][w] NULL: as read) replaces word w's value in column k (qkv_tag_field).
+ * Errors as qkv_corpus_write; a corpus in the columns format. */
+int qkv_corpus_write_fields(const qkv_corpus *c, FILE *out, const char *const *const *values, qkv_error *err);
+/* The same with heads (may be NULL; < 0: as read) written in HEAD. */
+int qkv_corpus_write_fields_parsed(const qkv_corpus *c, FILE *out, const char *const *const *values,
+                                   const int32_t *heads, qkv_error *err);
 
 #endif

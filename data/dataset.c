@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/columns.h"
+
 void qkv_warnings_free(qkv_warnings *w)
 {
     for (int i = 0; i < w->n; i++)
@@ -91,6 +93,19 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
     return st;
 }
 
+/* The gold heads of c (-1 for none), when any word has one. */
+static int copy_heads(qkv_dataset *ds, const qkv_corpus *c)
+{
+    if (qkv_corpus_n_heads(c) == 0)
+        return QKV_OK;
+    ds->heads = malloc(((size_t)c->n_words + 1) * sizeof *ds->heads);
+    if (!ds->heads)
+        return QKV_ERR;
+    for (int w = 0; w < c->n_words; w++)
+        ds->heads[w] = c->heads[w] >= 0 ? c->heads[w] : -1;
+    return QKV_OK;
+}
+
 int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_warnings *warnings,
                        qkv_error *err)
 {
@@ -114,7 +129,9 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         ok = ds->char_start && ds->chars;
     }
     char *scratch = ok ? malloc(QKV_FEATURE_ROOM(max_len)) : NULL;
-    if (!scratch) {
+    char *cls = scratch ? malloc(qkv_corpus_class_room(c)) : NULL;
+    if (!cls) {
+        free(scratch);
         qkv_dataset_free(ds);
         return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
     }
@@ -130,7 +147,8 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
     for (int w = 0; w < c->n_words; w++) {
         size_t len, tlen;
         const char *form = qkv_corpus_form(c, w, &len);
-        const char *tag = qkv_corpus_tag(c, w, &tlen);
+        const char *tag = fz->columns[0] == QKV_TAG_LEMMA && c->fields ? qkv_corpus_class(c, 0, w, cls, &tlen)
+                                                                       : qkv_corpus_tag(c, w, &tlen);
         ds->tags[w] = qkv_corpus_untagged(c, w) ? QKV_TAG_NONE : qkv_vocab_lookup(&fz->tags, tag, tlen);
         ds->n_unknown_tags += ds->tags[w] == QKV_TAG_UNSEEN;
         ds->n_untagged += ds->tags[w] == QKV_TAG_NONE;
@@ -141,13 +159,19 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
                 ds->char_start[w] + qkv_featurizer_char_ids(fz, form, len, ds->chars + ds->char_start[w]);
     }
     free(scratch);
+    free(cls);
+    if (copy_heads(ds, c) != QKV_OK) {
+        qkv_dataset_free(ds);
+        return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
+    }
     if (ds->chars) { /* room was made for the longest words: give back the rest */
         int32_t *fit = realloc(ds->chars, ((size_t)ds->char_start[c->n_words] + 1) * sizeof *fit);
         if (fit)
             ds->chars = fit;
     }
-    if (ds->n_unknown_tags && warnings &&
-        report_unknown_tags(c, ds, fz->tags.size, warnings, err) != QKV_OK) {
+    if ((qkv_featurizer_n_columns(fz) > 1 && qkv_dataset_encode_columns(ds, fz, c, err) != QKV_OK) ||
+        qkv_dataset_form_chars(ds, fz, c, err) != QKV_OK ||
+        (ds->n_unknown_tags && warnings && report_unknown_tags(c, ds, fz->tags.size, warnings, err) != QKV_OK)) {
         qkv_dataset_free(ds);
         return QKV_ERR;
     }
@@ -260,6 +284,10 @@ void qkv_dataset_free(qkv_dataset *ds)
     free(ds->sent_start);
     free(ds->tags);
     free(ds->loss_tags);
+    free(ds->heads);
+    free(ds->form_chars);
+    for (int i = 1; i < QKV_MAX_COLUMNS; i++)
+        free(ds->col_tags[i]);
     free(ds->char_start);
     free(ds->chars);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)

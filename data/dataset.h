@@ -35,6 +35,8 @@ typedef struct qkv_dataset {
     int32_t *loss_tags;                   /* [n_words] the gold tags batches give the loss, when
                                              they differ from tags (qkv_dataset_repair_spans);
                                              NULL: tags */
+    int32_t *heads;                       /* [n_words] gold HEAD (0 = ROOT, k = word k of the
+                                             sentence), -1 = none; NULL when no word has one */
     int32_t *char_start;                  /* [n_words + 1] word w's character ids are           */
     int32_t *chars;                       /*   chars[char_start[w] .. char_start[w+1]-1];
                                              both NULL without characters (data/features.h) */
@@ -45,6 +47,13 @@ typedef struct qkv_dataset {
     uint8_t *left_out;                    /* [n_sent] 1 = never batched (too long); NULL = none */
     int n_left_out;                       /* sentences left out by qkv_dataset_keep_max_len */
     int64_t n_left_out_words;             /* their words */
+    int n_columns;                        /* tag columns (the featurizer's): 1 = tags only */
+    int32_t *col_tags[QKV_MAX_COLUMNS];   /* [n_words] column i's gold class ids (i >= 1; [0]
+                                             unused: tags), QKV_TAG_UNSEEN or QKV_TAG_NONE */
+    int n_col_unknown[QKV_MAX_COLUMNS];   /* words of column i whose class is QKV_TAG_UNSEEN */
+    int32_t *form_chars;                  /* [n_words] with a lemma column: the characters of each
+                                             form, the fewer of as written and lowercased (what a
+                                             lemma script may delete, data/lemma_script.h); else NULL */
 } qkv_dataset;
 
 /* Encodes corpus c with fz. Each gold tag not in fz's tags becomes QKV_TAG_UNSEEN and, once
@@ -54,6 +63,14 @@ typedef struct qkv_dataset {
  * first here; they are not scored". */
 int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_warnings *warnings,
                        qkv_error *err);
+/* (data/dataset_columns.c) The gold classes of fz's tag columns beyond the first (the corpus read
+ * with them: data/columns.h) into ds->col_tags, for qkv_dataset_encode. A class the training file
+ * never has is QKV_TAG_UNSEEN (counted as an error), a missing value ("_") QKV_TAG_NONE. Errors:
+ * a corpus without those columns, out of memory. */
+int qkv_dataset_encode_columns(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_error *err);
+/* ds->form_chars when fz has a lemma column (else nothing), for qkv_dataset_encode. Errors: out of
+ * memory. */
+int qkv_dataset_form_chars(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_error *err);
 
 /* An error "FILE: no word has a tag in UPOS (field 4): all N are "_"" when every word of ds
  * (encoded from c with fz) is untagged, and "FILE: the tag sets differ: none of its N tagged
@@ -82,6 +99,9 @@ static inline int qkv_dataset_n_batchable(const qkv_dataset *ds) { return ds->n_
 static inline int64_t qkv_dataset_n_left_out_words(const qkv_dataset *ds) { return ds->n_left_out_words; }
 static inline int qkv_dataset_n_features(const qkv_dataset *ds) { return ds->n_features; }
 static inline int qkv_dataset_has_chars(const qkv_dataset *ds) { return ds->chars != NULL; }
+/* Tag columns (data/columns.h); column i's gold class ids [n_words] (0: tags). */
+static inline int qkv_dataset_n_columns(const qkv_dataset *ds) { return ds->n_columns > 1 ? ds->n_columns : 1; }
+static inline const int32_t *qkv_dataset_column_tags(const qkv_dataset *ds, int i) { return i == 0 ? ds->tags : ds->col_tags[i]; }
 /* Sentence s's first word (its index among all words) and its number of words. */
 static inline int qkv_dataset_sent_first(const qkv_dataset *ds, int s) { return ds->sent_start[s]; }
 static inline int qkv_dataset_sent_len(const qkv_dataset *ds, int s)

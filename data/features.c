@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/columns.h"
 #include "data/utf8.h"
 
 enum { SHAPE_MAX_RUN = 4 };
@@ -102,6 +103,14 @@ int qkv_featurizer_init(qkv_featurizer *fz, const qkv_feature_config *cfg, qkv_e
     if (!cfg->word && !cfg->lower && !cfg->prefix_max && !cfg->suffix_max && !cfg->shape)
         return qkv_fail(err, "features: no feature kind selected (word, lower, prefix, suffix or shape)");
     int st = qkv_vocab_init(&fz->tags, 0, err);
+    fz->n_columns = cfg->n_columns > 1 ? cfg->n_columns : 1;
+    if (fz->n_columns > QKV_MAX_COLUMNS)
+        st = qkv_fail(err, "features: %d tag columns, at most %d", fz->n_columns, QKV_MAX_COLUMNS);
+    for (int i = 0; i < fz->n_columns && st == QKV_OK; i++) {
+        fz->columns[i] = cfg->columns[i];
+        if (i > 0)
+            st = qkv_vocab_init(&fz->col_tags[i], 0, err);
+    }
     if (st == QKV_OK && cfg->chars) {
         st = qkv_vocab_init(&fz->chars, 1, err);
         fz->has_chars = st == QKV_OK;
@@ -132,17 +141,26 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
         if (train->forms[w].len > max_len)
             max_len = train->forms[w].len;
     char *scratch = malloc(QKV_FEATURE_ROOM(max_len));
-    if (!scratch) {
+    char *cls_scratch = malloc(qkv_corpus_class_room(train));
+    if (!scratch || !cls_scratch) {
+        free(scratch);
+        free(cls_scratch);
         qkv_featurizer_free(fz);
         return qkv_fail(err, "features: out of memory");
     }
-    int st = QKV_OK;
+    int st = (train->n_columns > 1 ? train->n_columns : 1) >= fz->n_columns ? QKV_OK
+                                                : qkv_fail(err, "features: %d tag columns, the corpus has %d",
+                                                           fz->n_columns, train->n_columns);
     for (int w = 0; w < train->n_words && st == QKV_OK; w++) {
         size_t len, tlen;
         const char *form = qkv_corpus_form(train, w, &len);
-        const char *tag = qkv_corpus_tag(train, w, &tlen);
-        if (!qkv_corpus_untagged(train, w)) /* "_" is no tag, never a class */
-            st = qkv_vocab_add(&fz->tags, tag, tlen, NULL, err);
+        for (int i = 0; i < fz->n_columns && st == QKV_OK; i++) {
+            if (qkv_corpus_value_missing(train, i, w)) /* "_" is no tag, never a class */
+                continue;
+            const char *tag = qkv_corpus_class(train, i, w, cls_scratch, &tlen);
+            st = tag ? qkv_vocab_add(i == 0 ? &fz->tags : &fz->col_tags[i], tag, tlen, NULL, err)
+                     : qkv_fail(err, "features: out of memory");
+        }
         if (st == QKV_OK && fz->has_chars)
             st = qkv_featurizer_count_chars(fz, form, len, err);
         for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++) {
@@ -151,11 +169,24 @@ int qkv_featurizer_build(qkv_featurizer *fz, const qkv_feature_config *cfg, cons
         }
     }
     free(scratch);
+    free(cls_scratch);
     if (st == QKV_OK)
         st = qkv_vocab_prune(&fz->tags, 1, err);
     if (st == QKV_OK && fz->tags.size == 0 && train->n_words > 0)
         st = qkv_fail(err, "no word has a tag in %s: all %d are \"%s\"", train->tag_column, train->n_words,
                       QKV_NO_TAG);
+    for (int i = 1; i < fz->n_columns && st == QKV_OK; i++)
+        st = qkv_vocab_prune(&fz->col_tags[i], 1, err);
+    for (int i = 0; i < fz->n_columns && st == QKV_OK && train->n_words > 0; i++) {
+        const qkv_vocab *v = qkv_featurizer_column_vocab(fz, i);
+        char name[32];
+        qkv_column_name(fz->columns[i], name, sizeof name);
+        bool only_empty = v->size == 1 && qkv_column_underscore_is_value(fz->columns[i]) &&
+                          !strcmp(qkv_vocab_string(v, 0), QKV_NO_TAG);
+        if (v->size == 0 || only_empty)
+            st = qkv_fail(err, "no word has a value in %s: all %d are \"%s\" (nothing to train on)", name,
+                          train->n_words, QKV_NO_TAG);
+    }
     if (st == QKV_OK && fz->has_chars)
         st = qkv_featurizer_finish_chars(fz, err);
     for (int f = 0; f < fz->n_kinds && st == QKV_OK; f++)
@@ -189,13 +220,29 @@ int qkv_featurizer_set_tags(qkv_featurizer *fz, const char *const *strings, int 
     return QKV_OK;
 }
 
+/* The tag column of vocabulary v (>= 1 for the other columns' vocabularies), else 0. */
+static int vocab_column(const qkv_featurizer *fz, int v)
+{
+    int first = fz->n_kinds + 1 + (fz->has_chars != 0);
+    return v >= first ? v - first + 1 : 0;
+}
+
+static const char *const COLUMN_VOCAB_NAMES[QKV_TAG_FIELD_COUNT] = {"tags.upos", "tags.xpos", "tags.feats",
+                                                                    "tags.lemma"};
+
 const char *qkv_featurizer_vocab_name(const qkv_featurizer *fz, int v)
 {
+    int col = vocab_column(fz, v);
+    if (col)
+        return COLUMN_VOCAB_NAMES[fz->columns[col]];
     return v < fz->n_kinds ? fz->kinds[v].name : v == fz->n_kinds ? "tags" : "chars";
 }
 
 const qkv_vocab *qkv_featurizer_vocab(const qkv_featurizer *fz, int v)
 {
+    int col = vocab_column(fz, v);
+    if (col)
+        return &fz->col_tags[col];
     return v < fz->n_kinds ? &fz->kinds[v].vocab : v == fz->n_kinds ? &fz->tags : &fz->chars;
 }
 
@@ -207,6 +254,15 @@ int qkv_featurizer_set_strings(qkv_featurizer *fz, int v, const char *const *str
         return qkv_featurizer_set_vocab(fz, v, strings, n, err);
     if (v == fz->n_kinds)
         return qkv_featurizer_set_tags(fz, strings, n, err);
+    int col = vocab_column(fz, v);
+    if (col) {
+        qkv_vocab nv;
+        if (qkv_vocab_from_strings(&nv, 0, strings, n, err) != QKV_OK)
+            return qkv_fail_prefix(err, "%s", qkv_featurizer_vocab_name(fz, v));
+        qkv_vocab_free(&fz->col_tags[col]);
+        fz->col_tags[col] = nv;
+        return QKV_OK;
+    }
     return qkv_featurizer_set_chars(fz, strings, n, err);
 }
 
@@ -215,6 +271,8 @@ void qkv_featurizer_free(qkv_featurizer *fz)
     for (int f = 0; f < fz->n_kinds; f++)
         qkv_vocab_free(&fz->kinds[f].vocab);
     qkv_vocab_free(&fz->tags);
+    for (int i = 1; i < fz->n_columns; i++)
+        qkv_vocab_free(&fz->col_tags[i]);
     if (fz->has_chars)
         qkv_vocab_free(&fz->chars);
     memset(fz, 0, sizeof *fz);

@@ -48,10 +48,12 @@ typedef struct qkv_feature_config {
     int shape_min_count; /* min_count of "shape" */
     int chars;           /* 1: character ids per word (see above) */
     int char_min_count;  /* min_count of the character vocabulary (>= 1) */
+    int n_columns;       /* tag columns (data/columns.h) beyond the first; 0 or 1: the tags only */
+    qkv_tag_field columns[QKV_MAX_COLUMNS]; /* columns[0] is the tags' column */
 } qkv_feature_config;
 
 /* word (min_count 2, so that UNK is trained), suffixes 1..3 and shape. */
-#define QKV_FEATURE_DEFAULTS ((qkv_feature_config){1, 0, 0, 3, 1, 2, 2, 1, 0, 1})
+#define QKV_FEATURE_DEFAULTS ((qkv_feature_config){1, 0, 0, 3, 1, 2, 2, 1, 0, 1, 0, {QKV_TAG_UPOS}})
 
 typedef struct qkv_feature_kind {
     char name[16];         /* "word", "lower", "prefix2", "suffix3", "shape" */
@@ -69,6 +71,10 @@ typedef struct qkv_featurizer {
     int char_min_count;
     qkv_vocab chars;       /* single code points, QKV_CHAR_BOW and QKV_CHAR_EOW; UNK = 0 */
     int32_t char_bow, char_eow; /* the markers' ids in chars */
+    int n_columns;         /* tag columns: 1 (the tags) or more */
+    qkv_tag_field columns[QKV_MAX_COLUMNS];
+    qkv_vocab col_tags[QKV_MAX_COLUMNS]; /* [1 .. n_columns-1] the classes of the other columns
+                                            (no UNK, like tags); [0] unused: tags */
 } qkv_featurizer;
 
 /* The kinds selected by cfg, with empty vocabularies (to be built by qkv_featurizer_build or
@@ -112,10 +118,27 @@ static inline int qkv_featurizer_is_word_kind(const qkv_featurizer *fz, int f)
     return fz->kinds[f].type == QKV_FEAT_WORD || fz->kinds[f].type == QKV_FEAT_LOWER;
 }
 
+/* Tag columns (1: the tags only); column i's vocabulary (0: the tags), its size and class t. */
+static inline int qkv_featurizer_n_columns(const qkv_featurizer *fz) { return fz->n_columns > 1 ? fz->n_columns : 1; }
+static inline const qkv_vocab *qkv_featurizer_column_vocab(const qkv_featurizer *fz, int i)
+{
+    return i == 0 ? &fz->tags : &fz->col_tags[i];
+}
+static inline int qkv_featurizer_n_classes(const qkv_featurizer *fz, int i) { return qkv_featurizer_column_vocab(fz, i)->size; }
+static inline const char *qkv_featurizer_class(const qkv_featurizer *fz, int i, int t)
+{
+    return qkv_vocab_string(qkv_featurizer_column_vocab(fz, i), t);
+}
+
 /* The vocabularies a checkpoint saves and restores, by index v: 0 .. n_features-1 the feature
- * kinds (model order), n_features the tags, n_features + 1 the characters (with characters only). */
-static inline int qkv_featurizer_n_vocabs(const qkv_featurizer *fz) { return fz->n_kinds + 1 + (fz->has_chars != 0); }
-/* Vocabulary v's name: its kind's name, "tags" or "chars" (0 <= v < qkv_featurizer_n_vocabs). */
+ * kinds (model order), n_features the tags, n_features + 1 the characters (with characters only),
+ * then the other tag columns' classes (with several columns). */
+static inline int qkv_featurizer_n_vocabs(const qkv_featurizer *fz)
+{
+    return fz->n_kinds + 1 + (fz->has_chars != 0) + qkv_featurizer_n_columns(fz) - 1;
+}
+/* Vocabulary v's name: its kind's name, "tags", "chars" or "tags.<column>" ("tags.lemma")
+ * (0 <= v < qkv_featurizer_n_vocabs). */
 const char *qkv_featurizer_vocab_name(const qkv_featurizer *fz, int v);
 /* Vocabulary v itself (its strings: qkv_vocab_strings). */
 const qkv_vocab *qkv_featurizer_vocab(const qkv_featurizer *fz, int v);

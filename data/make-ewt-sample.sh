@@ -9,8 +9,8 @@
 #
 # What it writes: every 4th sentence of each file, starting with the first (sentences 1, 5, 9,
 # ...: 3,136 of train's 12,544 and 501 of dev's 2,001), with every comment line and every
-# ID, FORM, UPOS and XPOS kept as they are and the columns the tagger never reads (LEMMA,
-# FEATS, HEAD, DEPREL, DEPS, MISC) replaced by "_"; gzip-compressed (gzip -9n: no name or
+# ID, FORM, UPOS, XPOS, HEAD and DEPREL kept as they are and the columns the tagger and the
+# parser never read (LEMMA, FEATS, DEPS, MISC) replaced by "_"; gzip-compressed (gzip -9n: no name or
 # time stamp, so the same input and gzip version give the same bytes) as
 # en_ewt-sample-train.conllu.gz and en_ewt-sample-dev.conllu.gz, plus the treebank's
 # LICENSE.txt. The sample's README.md records the source files this was run on.
@@ -30,7 +30,7 @@ done
 mkdir -p "$out" || die "cannot create $out"
 
 # One sentence = one paragraph (RS = ""); a word, multiword-token or empty-node line keeps
-# fields 1, 2, 4 and 5; comment lines are kept whole.
+# fields 1, 2, 4, 5, 7 and 8; comment lines are kept whole.
 cut_sample() { # in out.gz
     LC_ALL=C awk '
         BEGIN { RS = ""; FS = "\n" }
@@ -42,7 +42,7 @@ cut_sample() { # in out.gz
                         printf "sentence %d: a line without 10 TAB-separated fields: %s\n", NR, line > "/dev/stderr"
                         exit 1
                     }
-                    line = f[1] "\t" f[2] "\t_\t" f[4] "\t" f[5] "\t_\t_\t_\t_\t_"
+                    line = f[1] "\t" f[2] "\t_\t" f[4] "\t" f[5] "\t_\t" f[7] "\t" f[8] "\t_\t_"
                 }
                 print line
             }

@@ -24,6 +24,12 @@ static bool map_add(int32_t **map, size_t *n, size_t *cap, int32_t text_line)
 
 int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err)
 {
+    return qkv_corpus_read_text_as(c, data, len, name, QKV_TAG_UPOS, err);
+}
+
+int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_tag_field tag_field,
+                            qkv_error *err)
+{
     memset(c, 0, sizeof *c);
     if (!name)
         name = "<memory>";
@@ -67,6 +73,7 @@ int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char
         status = status == QKV_OK ? qkv_fail(err, "%.200s: out of memory", name) : status;
     qkv_read_opts opts = QKV_READ_DEFAULTS;
     opts.format = QKV_FORMAT_CONLLU;
+    opts.tag_field = tag_field;
     if (status == QKV_OK)
         status = qkv_corpus_read_mem(c, conllu ? conllu : "", conllu ? conllu_len : 0, name, &opts, err);
     if (status == QKV_OK) { /* the user's lines, not those of the CoNLL-U made here */

@@ -15,12 +15,22 @@ typedef struct ud_span {
     int32_t start, end; /* characters start .. end-1 (whitespace not counted) */
 } ud_span;
 
+typedef struct ud_field {
+    const char *s;
+    size_t len;
+} ud_field;
+
 typedef struct ud_word {
     ud_span span;       /* its token's */
     bool multiword;     /* one of a multiword token's words */
     uint32_t lower_off; /* its lowercased FORM in the file's lower buffer */
     const char *upos;
     size_t upos_len;
+    int32_t head;       /* the file's index of its HEAD word; -1 ROOT, -2 none ("_" or not a number) */
+    ud_field deprel;    /* DEPREL's universal part (before any ':') */
+    ud_field lemma;
+    uint32_t feats_off; /* its universal FEATS in the file's feats buffer, NUL-terminated */
+    uint32_t sent_first; /* the file's index of its sentence's first word */
 } ud_word;
 
 typedef struct ud_file {
@@ -33,6 +43,8 @@ typedef struct ud_file {
     size_t n_words, cap_words;
     char *lower;
     size_t lower_len, cap_lower;
+    char *feats;
+    size_t feats_len, cap_feats;
 } ud_file;
 
 static void file_free(ud_file *f)
@@ -42,6 +54,7 @@ static void file_free(ud_file *f)
     free(f->sents);
     free(f->words);
     free(f->lower);
+    free(f->feats);
 }
 
 __attribute__((format(printf, 4, 5))) static int fail_line(qkv_error *err, const char *name, int line,
@@ -74,22 +87,81 @@ static bool add_token(ud_file *f, const char *form, size_t len, ud_span *span)
            (f->tokens[f->n_tokens++] = *span, true);
 }
 
+/* The CoNLL 2018 shared task's universal features (the FEATS MLAS compares). */
+static const char *const UNIVERSAL_FEATURES[] = {"PronType", "NumType", "Poss",   "Reflex",   "Foreign", "Abbr",
+                                                 "Gender",   "Animacy", "Number", "Case",     "Definite", "Degree",
+                                                 "VerbForm", "Mood",    "Tense",  "Aspect",   "Voice",   "Evident",
+                                                 "Polarity", "Person",  "Polite", NULL};
+
+static bool universal_feature(const char *s, size_t len)
+{
+    const char *eq = memchr(s, '=', len);
+    size_t n = eq ? (size_t)(eq - s) : len;
+    for (int i = 0; UNIVERSAL_FEATURES[i]; i++)
+        if (strlen(UNIVERSAL_FEATURES[i]) == n && !memcmp(UNIVERSAL_FEATURES[i], s, n))
+            return true;
+    return false;
+}
+
+/* The universal features of FEATS (in their order, '|'-joined) at the end of f's feats buffer. */
+static bool add_feats(ud_file *f, ud_field feats, uint32_t *off)
+{
+    if (!qkv_array_grow((void **)&f->feats, &f->cap_feats, f->feats_len + feats.len + 1, 1))
+        return false;
+    *off = (uint32_t)f->feats_len;
+    char *out = f->feats + f->feats_len;
+    size_t n = 0;
+    for (size_t i = 0; i < feats.len && !(feats.len == 1 && feats.s[0] == '_');) {
+        const char *bar = memchr(feats.s + i, '|', feats.len - i);
+        size_t len = bar ? (size_t)(bar - (feats.s + i)) : feats.len - i;
+        if (universal_feature(feats.s + i, len)) {
+            if (n)
+                out[n++] = '|';
+            memcpy(out + n, feats.s + i, len);
+            n += len;
+        }
+        i += len + 1;
+    }
+    out[n] = '\0';
+    f->feats_len += n + 1;
+    return true;
+}
+
+/* Word fields of line s beyond FORM and UPOS; first: the file's index of the sentence's first word. */
+typedef struct ud_line {
+    const char *s;
+    size_t n;
+    size_t first;
+} ud_line;
+
 static bool add_word(ud_file *f, ud_span span, bool multiword, const char *form, size_t len, const char *upos,
-                     size_t upos_len)
+                     size_t upos_len, const ud_line *ln)
 {
     if (!qkv_array_grow((void **)&f->words, &f->cap_words, f->n_words + 1, sizeof *f->words) ||
         !qkv_array_grow((void **)&f->lower, &f->cap_lower, f->lower_len + QKV_UTF8_LOWER_ROOM(len), 1))
         return false;
     ud_word *w = &f->words[f->n_words++];
-    *w = (ud_word){span, multiword, (uint32_t)f->lower_len, upos, upos_len};
+    *w = (ud_word){span, multiword, (uint32_t)f->lower_len, upos, upos_len, -2, {"", 0}, {"", 0}, 0, (uint32_t)ln->first};
     f->lower_len += qkv_utf8_lower(form, len, f->lower + f->lower_len) + 1;
-    return true;
+    ud_field head, feats;
+    w->lemma.s = qkv_line_field(ln->s, ln->n, 2, &w->lemma.len);
+    feats.s = qkv_line_field(ln->s, ln->n, 5, &feats.len);
+    head.s = qkv_line_field(ln->s, ln->n, 6, &head.len);
+    w->deprel.s = qkv_line_field(ln->s, ln->n, 7, &w->deprel.len);
+    const char *colon = memchr(w->deprel.s, ':', w->deprel.len);
+    if (colon)
+        w->deprel.len = (size_t)(colon - w->deprel.s);
+    size_t i = 0;
+    long h = qkv_line_number(head.s, head.len, &i);
+    if (h >= 0 && i == head.len)
+        w->head = h == 0 ? -1 : (int32_t)(ln->first + (size_t)h - 1);
+    return add_feats(f, feats, &w->feats_off);
 }
 
 static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
 {
     size_t pos = len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3) ? 3 : 0;
-    size_t sent_first = 0; /* first token of the open sentence */
+    size_t sent_first = 0, word_first = 0; /* first token and word of the open sentence */
     int mw_left = 0, mw_line = 0;
     ud_span mw_span = {0, 0};
     for (int line = 1;; line++) {
@@ -108,6 +180,7 @@ static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
                 f->sents[f->n_sents++] = (ud_span){f->tokens[sent_first].start, f->tokens[f->n_tokens - 1].end};
             }
             sent_first = f->n_tokens;
+            word_first = f->n_words;
             if (eof)
                 return QKV_OK;
             continue;
@@ -137,6 +210,7 @@ static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
             continue; /* empty nodes are no words of the surface */
         ud_span span;
         bool ok = true;
+        const ud_line ln = {s, n, word_first};
         if (kind == '-') {
             if (mw_left)
                 return fail_line(err, f->name, line, "a multiword token before the words of the previous one");
@@ -146,10 +220,10 @@ static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
             span = mw_span;
         } else if (mw_left) {
             mw_left--;
-            ok = add_word(f, mw_span, true, form, fl, upos, ul);
+            ok = add_word(f, mw_span, true, form, fl, upos, ul, &ln);
             span = mw_span;
         } else {
-            ok = add_token(f, form, fl, &span) && add_word(f, span, false, form, fl, upos, ul);
+            ok = add_token(f, form, fl, &span) && add_word(f, span, false, form, fl, upos, ul, &ln);
         }
         if (!ok)
             return qkv_fail(err, "out of memory");
@@ -186,12 +260,14 @@ static long same_spans(const ud_span *g, size_t ng, const ud_span *s, size_t ns)
 typedef struct aligner {
     const ud_file *g, *s;
     long aligned, upos;
+    int32_t *map; /* [gold words]: the aligned system word, or -1 */
 } aligner;
 
 static void align_pair(aligner *al, const ud_word *gw, const ud_word *sw)
 {
     al->aligned++;
     al->upos += gw->upos_len == sw->upos_len && !memcmp(gw->upos, sw->upos, gw->upos_len);
+    al->map[gw - al->g->words] = (int32_t)(sw - al->s->words);
 }
 
 static bool same_lower(const aligner *al, size_t gi, size_t si)
@@ -287,6 +363,100 @@ static bool align_words(aligner *al)
     return true;
 }
 
+/* ---- dependencies: UAS, LAS, MLAS, BLEX (aligned words only; gold counts over the gold file,
+ * system counts over the system file) ---- */
+
+static const char *const FUNCTIONAL_DEPRELS[] = {"aux", "cop", "mark", "det", "clf", "case", "cc", NULL};
+static const char *const CONTENT_DEPRELS[] = {"nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative",
+                                              "expl", "dislocated", "advcl", "advmod", "discourse", "nmod", "appos",
+                                              "nummod", "acl", "amod", "conj", "fixed", "flat", "compound", "list",
+                                              "parataxis", "orphan", "goeswith", "reparandum", "root", "dep", NULL};
+
+static bool in_list(const char *const *list, ud_field f)
+{
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == f.len && !memcmp(list[i], f.s, f.len))
+            return true;
+    return false;
+}
+
+static bool same(ud_field a, ud_field b) { return a.len == b.len && !memcmp(a.s, b.s, a.len); }
+
+/* Whether system word si's head is the word aligned with gold word gi's head (or both ROOT). */
+static bool same_head(const aligner *al, size_t gi, size_t si)
+{
+    int32_t gh = al->g->words[gi].head, sh = al->s->words[si].head;
+    return gh == -1 ? sh == -1 : gh >= 0 && sh >= 0 && al->map[gh] == sh;
+}
+
+static bool same_morph(const aligner *al, const ud_word *gw, const ud_word *sw)
+{
+    return gw->upos_len == sw->upos_len && !memcmp(gw->upos, sw->upos, gw->upos_len) &&
+           !strcmp(al->g->feats + gw->feats_off, al->s->feats + sw->feats_off);
+}
+
+/* The next functional child of word h in f from index *i on (within h's sentence), or -1. */
+static int32_t next_functional(const ud_file *f, size_t h, size_t *i)
+{
+    if (*i < f->words[h].sent_first)
+        *i = f->words[h].sent_first;
+    for (; *i < f->n_words && f->words[*i].sent_first == f->words[h].sent_first; (*i)++)
+        if (f->words[*i].head == (int32_t)h && in_list(FUNCTIONAL_DEPRELS, f->words[*i].deprel))
+            return (int32_t)(*i)++;
+    return -1;
+}
+
+/* MLAS's last condition: the functional children of both words align one to one, in order,
+ * with the same DEPREL, UPOS and universal FEATS. */
+static bool same_functional_children(const aligner *al, size_t gi, size_t si)
+{
+    size_t a = 0, b = 0;
+    for (;;) {
+        int32_t gc = next_functional(al->g, gi, &a), sc = next_functional(al->s, si, &b);
+        if (gc < 0 || sc < 0)
+            return gc < 0 && sc < 0;
+        const ud_word *gw = &al->g->words[gc], *sw = &al->s->words[sc];
+        if (al->map[gc] != sc || !same(gw->deprel, sw->deprel) || !same_morph(al, gw, sw))
+            return false;
+    }
+}
+
+static long content_words(const ud_file *f)
+{
+    long n = 0;
+    for (size_t i = 0; i < f->n_words; i++)
+        n += in_list(CONTENT_DEPRELS, f->words[i].deprel);
+    return n;
+}
+
+static int score_deps(const aligner *al, qkv_ud_eval *res)
+{
+    long uas = 0, las = 0, mlas = 0, blex = 0;
+    for (size_t gi = 0; gi < al->g->n_words; gi++) {
+        if (al->map[gi] < 0)
+            continue;
+        size_t si = (size_t)al->map[gi];
+        const ud_word *gw = &al->g->words[gi], *sw = &al->s->words[si];
+        if (!same_head(al, gi, si))
+            continue;
+        uas++;
+        if (!same(gw->deprel, sw->deprel))
+            continue;
+        las++;
+        if (!in_list(CONTENT_DEPRELS, gw->deprel))
+            continue;
+        mlas += same_morph(al, gw, sw) && same_functional_children(al, gi, si);
+        bool no_lemma = gw->lemma.len == 1 && gw->lemma.s[0] == '_';
+        blex += no_lemma || same(gw->lemma, sw->lemma);
+    }
+    const long gn = (long)al->g->n_words, sn = (long)al->s->n_words;
+    qkv_ud_score_set(&res->uas, gn, sn, uas);
+    qkv_ud_score_set(&res->las, gn, sn, las);
+    qkv_ud_score_set(&res->mlas, content_words(al->g), content_words(al->s), mlas);
+    qkv_ud_score_set(&res->blex, content_words(al->g), content_words(al->s), blex);
+    return QKV_OK;
+}
+
 /* The characters at k of f, up to 20 of them, as UTF-8 into out (room for 84 bytes). */
 static void show_chars(const ud_file *f, size_t k, char *out)
 {
@@ -321,8 +491,14 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
                               sys_name, gold_name, k + 1, ss, gs);
         }
     }
-    aligner al = {&g, &s, 0, 0};
+    aligner al = {&g, &s, 0, 0, NULL};
+    if (status == QKV_OK && !(al.map = malloc((g.n_words + 1) * sizeof *al.map)))
+        status = qkv_fail(err, "out of memory");
+    for (size_t i = 0; status == QKV_OK && i < g.n_words; i++)
+        al.map[i] = -1;
     if (status == QKV_OK && !align_words(&al))
+        status = qkv_fail(err, "out of memory");
+    if (status == QKV_OK && score_deps(&al, res))
         status = qkv_fail(err, "out of memory");
     if (status == QKV_OK) {
         qkv_ud_score_set(&res->tokens, (long)g.n_tokens, (long)s.n_tokens, same_spans(g.tokens, g.n_tokens, s.tokens, s.n_tokens));
@@ -330,6 +506,7 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
         qkv_ud_score_set(&res->words, (long)g.n_words, (long)s.n_words, al.aligned);
         qkv_ud_score_set(&res->upos, (long)g.n_words, (long)s.n_words, al.upos);
     }
+    free(al.map);
     file_free(&g);
     file_free(&s);
     return status;

@@ -9,7 +9,15 @@
  *   the same span; the words of multiword tokens are aligned inside each stretch of text that
  *   overlapping multiword tokens cover, by a longest common subsequence of their lowercased
  *   FORMs (in order);
- * - UPOS: an aligned word whose UPOS equals the gold one is correct.
+ * - UPOS: an aligned word whose UPOS equals the gold one is correct;
+ * - UAS: an aligned word whose HEAD is the word aligned with its gold HEAD (or both ROOT);
+ *   LAS: and the same DEPREL, universal part only (before a ':'); every word counts,
+ *   punctuation included (the shared task's rule);
+ * - MLAS and BLEX over content words only (DEPREL not aux, cop, mark, det, clf, case, cc nor
+ *   punct and the other non-content relations): LAS's conditions, and for MLAS the same UPOS,
+ *   the same universal FEATS (PronType, Number, Tense, ... in their order) and functional
+ *   children (aux, cop, mark, det, clf, case, cc) that align one to one with the same DEPREL,
+ *   UPOS and universal FEATS; for BLEX the same LEMMA (not compared when the gold's is "_").
  * Precision = correct / system count, recall = correct / gold count, F1 their harmonic mean
  * (2 correct / (gold + system)). */
 #ifndef QKV_DATA_UD_EVAL_H
@@ -25,7 +33,7 @@ typedef struct qkv_ud_score {
 } qkv_ud_score;
 
 typedef struct qkv_ud_eval {
-    qkv_ud_score tokens, sentences, words, upos;
+    qkv_ud_score tokens, sentences, words, upos, uas, las, mlas, blex;
 } qkv_ud_eval;
 
 /* sc from the three counts: precision correct / system, recall correct / gold, F1 2 correct /

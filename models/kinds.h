@@ -22,6 +22,7 @@
 #include "lib/param.h"
 #include "lib/packed.h"
 #include "lib/tape.h"
+#include "lib/tree_decode.h"
 
 /* X(ENUM_SUFFIX, "name", descriptor): one row per kind, in enum order. */
 #define QKV_INPUT_KINDS(X) X(WORDS, "words", qkv_words_input)
@@ -31,7 +32,8 @@
     X(CNN, "cnn", qkv_cnn_encoder)
 #define QKV_HEAD_KINDS(X)                                                                             \
     X(SOFTMAX, "softmax", qkv_softmax_head)                                                           \
-    X(CRF, "crf", qkv_crf_head_kind)
+    X(CRF, "crf", qkv_crf_head_kind)                                                                  \
+    X(BIAFFINE, "biaffine", qkv_biaffine_head)
 
 #define QKV_KIND_ENUM_(prefix, e) prefix##e,
 #define QKV_INPUT_ENUM_(e, name, desc) QKV_KIND_ENUM_(QKV_INPUT_, e)
@@ -39,10 +41,11 @@
 #define QKV_HEAD_ENUM_(e, name, desc) QKV_KIND_ENUM_(QKV_OUTPUT_, e)
 typedef enum { QKV_INPUT_KINDS(QKV_INPUT_ENUM_) QKV_INPUT_KIND_COUNT } qkv_input_kind;
 typedef enum { QKV_ENCODER_KINDS(QKV_ENCODER_ENUM_) QKV_ENCODER_KIND_COUNT } qkv_encoder_kind;
-/* The output layer (head kind): a softmax per token, or a linear-chain CRF over each sentence. */
+/* The output layer (head kind): a softmax per token, a linear-chain CRF over each sentence, or a
+ * biaffine dependency parser (its targets are arcs: HEAD, with DEPREL as its tags). */
 typedef enum { QKV_HEAD_KINDS(QKV_HEAD_ENUM_) QKV_OUTPUT_COUNT } qkv_output_kind;
 /* The kinds' names (index = value), then NULL: "words"; "transformer", "bilstm", "cnn";
- * "softmax", "crf". */
+ * "softmax", "crf", "biaffine". */
 extern const char *const QKV_INPUT_KIND_NAMES[];
 extern const char *const QKV_ENCODER_KIND_NAMES[];
 extern const char *const QKV_OUTPUT_NAMES[];
@@ -99,8 +102,18 @@ typedef struct qkv_encoder_desc {
     void (*free)(qkv_encoder *e);
 } qkv_encoder_desc;
 
-/* --- heads: encoder output [T, d_in] -> logits [T, n_tags] -> loss, tags --- */
+/* --- heads: encoder output [T, d_in] -> logits [T, n_tags] -> loss, tags ---
+ * A head whose targets are arcs (a dependency parser) sets arc_loss and arc_predict instead of
+ * loss and predict: its logits are its input x [T, d_in] itself, and its gold and predictions
+ * carry each word's head beside its tag. */
 #define QKV_HEAD_NAME_MAX 32
+
+/* The biaffine parser head's sizes (models/biaffine_head.c). */
+typedef struct qkv_biaffine_opts {
+    int arc_dim, label_dim;   /* widths of the arc and label MLPs */
+    double dropout;           /* after each MLP */
+    qkv_tree_decoder decoder; /* mst (any tree) or eisner (projective trees) */
+} qkv_biaffine_opts;
 
 /* What one head predicts and how much it counts. */
 typedef struct qkv_head_spec {
@@ -111,6 +124,7 @@ typedef struct qkv_head_spec {
     const char *const *tag_names;  /* [n_tags]; read by create only (crf constraints) */
     double loss_weight;            /* 0 means 1 */
     bool crf_constrained;          /* crf: BIO (BIOES) constraints from tag_names */
+    qkv_biaffine_opts biaffine;    /* biaffine only */
 } qkv_head_spec;
 
 typedef struct qkv_head {
@@ -145,8 +159,23 @@ typedef struct qkv_head_desc {
      * predict). */
     int (*probs)(const qkv_head *h, const qkv_tensor *logits, qkv_packed sentences, double *probs,
                  uint8_t *unconstrained, qkv_error *err);
+    /* Heads whose targets are arcs (NULL for tagging heads). heads [T]: each word's gold head,
+     * 0 = ROOT, k = word k of the word's own sentence, < 0 = none; tags [T] then label the arcs
+     * (the label of word t is that of the arc heads[t] -> t). The training loss [1] reads x
+     * [T, d_in] (what logits returned); NULL when the tape failed. */
+    qkv_tensor *(*arc_loss)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences,
+                            const int32_t *tags, const int32_t *heads);
+    /* pred_heads [T]: a tree per sentence (heads in range, no cycle, one child of ROOT), pred
+     * [T] the label of each predicted arc; with gold and gold_heads, *loss_sum = the summed loss
+     * of the gold arcs and labels. */
+    int (*arc_predict)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences, const int32_t *gold,
+                       const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads, double *loss_sum,
+                       qkv_error *err);
     void (*free)(qkv_head *h);
 } qkv_head_desc;
+
+/* Whether h's targets are arcs (arc_loss and arc_predict). */
+static inline bool qkv_head_has_arcs(const qkv_head *h) { return h->desc && h->desc->arc_loss; }
 
 /* The tables, indexed by kind (one entry per row above). */
 #define QKV_KIND_EXTERN_(e, name, desc) extern const struct QKV_KIND_TYPE_ desc;

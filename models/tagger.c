@@ -65,7 +65,9 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
         goto fail;
     qkv_init_constant(m->final_gain, 1.0);
     qkv_head_spec head = {.kind = cfg->output, .prefix = "", .tagset = "", .n_tags = cfg->n_tags,
-                          .tag_names = cfg->tag_names, .loss_weight = 1, .crf_constrained = cfg->crf_constrained};
+                          .tag_names = cfg->tag_names, .loss_weight = 1, .crf_constrained = cfg->crf_constrained,
+                          .biaffine = cfg->biaffine};
+    head.biaffine.dropout = cfg->encoder.dropout;
     if (qkv_tagger_add_head(m, &head, rng, err))
         goto fail;
     m->cfg.tag_names = NULL; /* the caller's, read only here */

@@ -4,7 +4,8 @@
  *   [-> · sqrt(d_model)] -> + positional encoding -> dropout -> the encoder (model.encoder:
  *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm -> the heads
  *   (model.output: models/softmax_head.c, crf_head.c), each a linear map to its tag logits
- *   [T, n_tags] with its loss and decoder. The encoder is n_layers Transformer blocks
+ *   [T, n_tags] with its loss and decoder, or a dependency parser (biaffine_head.c) whose
+ *   targets are arcs. The encoder is n_layers Transformer blocks
  *   (lib/nn/encoder.h), a bidirectional LSTM of n_layers layers (lib/nn/lstm.h; no positional
  *   encoding, output 2·lstm_hidden wide) or n_layers residual convolution blocks
  *   (lib/nn/conv_block.h; no positional encoding).
@@ -23,6 +24,7 @@
  *   final_ln.gain, final_ln.bias  [d_out]           d_out = d_model, or 2·lstm_hidden (bilstm)
  *   <head>classifier.w [n_tags, d_out], <head>classifier.b [n_tags]
  *   <head>crf.*                see models/crf_head.h    with output crf only
+ *   <head>arc_mlp.*, rel_mlp.*, arc.*, rel.*  see models/biaffine_head.c  with output biaffine only
  * where <head> is the head's prefix: "" for the first head. */
 #ifndef QKV_TAGGER_H
 #define QKV_TAGGER_H
@@ -65,6 +67,8 @@ typedef struct qkv_tagger_config {
     bool crf_constrained;            /* crf: BIO (BIOES) constraints from tag_names, training and decoding */
     const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
     qkv_input_kind input_kind;       /* words (default) */
+    qkv_biaffine_opts biaffine;      /* output biaffine: MLP widths and the tree decoder (its
+                                        dropout is encoder.dropout) */
 } qkv_tagger_config;
 
 /* One packed batch, as the model reads it. */
@@ -125,33 +129,46 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
 /* Head 0's training loss of a batch's logits [T, n_tags] against tags [T] (< 0: no gold tag), per token
  * with a gold tag: softmax, the mean cross-entropy over those tokens; crf, the summed sentence
  * NLL (unknown tags marginalised, the BIO mask applied when constrained) divided by their
- * number (0 when there is none). A scalar [1] on tp; NULL when the tape failed. */
+ * number (0 when there is none); biaffine (a head with arcs), the mean cross-entropy over the
+ * gold heads [T] (qkv_tagger_loss_arcs; NULL for the other kinds) plus that of the gold arcs' labels. A scalar
+ * [1] on tp; NULL when the tape failed. */
 qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *tags);
+qkv_tensor *qkv_tagger_loss_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
+                                 const int32_t *tags, const int32_t *heads);
 /* Head 0's predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
- * crf, the Viterbi path of each sentence (with the BIO mask when constrained). With gold
+ * crf, the Viterbi path of each sentence (with the BIO mask when constrained); biaffine, the
+ * tree of each sentence into pred_heads [T] and each arc's label into pred. With gold
  * (may be NULL), *loss_sum receives the summed loss of the tokens with a gold tag (the
- * numerator of qkv_tagger_loss). Errors: the tape's or the decoder's (e.g. no allowed path). */
+ * numerator of qkv_tagger_loss). qkv_tagger_predict_arcs: gold_heads (may be NULL) and
+ * pred_heads matter only to a head with arcs (pred_heads is then required; the other kinds set
+ * it to -1 when given); qkv_tagger_predict is it without heads (an error for a parser). Errors: the tape's
+ * or the decoder's (e.g. no allowed path). */
 int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
-/* qkv_tagger_predict with unconstrained [B] (may be NULL): a constrained CRF decodes a sentence
- * with no allowed tag sequence without the constraints, flags it there and gives *loss_sum +inf
- * (models/kinds.h, the head's predict); without, that is the error (err->sentence: its index). */
-int qkv_tagger_predict_marked(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
-                              const int32_t *gold, int32_t *pred, double *loss_sum, uint8_t *unconstrained,
-                              qkv_error *err);
+/* qkv_tagger_predict_arcs with unconstrained [B] (may be NULL): a constrained CRF decodes a
+ * sentence with no allowed tag sequence without the constraints, flags it there and gives
+ * *loss_sum +inf (models/kinds.h, the head's predict); without, that is the error
+ * (err->sentence: its index in sentences). */
+int qkv_tagger_predict_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
+                            const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
+                            double *loss_sum, uint8_t *unconstrained, qkv_error *err);
 /* Head 0's probability of each tag for each token, probs [T, n_tags] in double: softmax, of the
  * token's logits; crf, the marginals of its sentence (forward-backward, under the constraints;
- * unconstrained as for qkv_tagger_predict_marked). Errors: the decoder's. */
+ * unconstrained as for qkv_tagger_predict_arcs). Errors: the decoder's, a head without
+ * per-word probabilities (biaffine). */
 int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,
                      uint8_t *unconstrained, qkv_error *err);
 /* The training loss of every head over hidden [T, d_out] (qkv_tagger_hidden): the sum over
  * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_tagger_loss for that head's
- * kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_loss exactly). logits
+ * kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_loss exactly; no head
+ * with arcs: their gold heads are not passed here yet). logits
  * (may be NULL) receives each head's logits [T, n_tags_h]. A scalar [1]; NULL when the tape
  * failed. */
 qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
                                   const int32_t *const *tags, qkv_tensor **logits);
+/* Whether head 0 predicts arcs (a dependency parser). */
+static inline bool qkv_tagger_parses(const qkv_tagger *m) { return qkv_head_has_arcs(&m->heads[0]); }
 
 /* The parameters (names above; like strchr, a const model gives them writable: the caller
  * decides); layers and heads per layer. */

@@ -134,6 +134,15 @@ int qkv_dist_plan(qkv_dist *d, qkv_run_iter *it, qkv_rng *rng, qkv_error *err)
     return qkv_run_iter_set_plan(it, &local, err);
 }
 
+void qkv_dist_print_summary(const qkv_dist *d)
+{
+    if (d->reduce_steps <= 0)
+        return;
+    double per_step = d->reduced_values / (double)d->reduce_steps;
+    fprintf(stderr, "data-parallel: %d ranks; the gradient allreduce took %.2f s on rank 0, %.0f values (%.2f MB) "
+            "a step on average\n", d->size, d->reduce_seconds, per_step, per_step * (double)sizeof(qkv_real) / 1e6);
+}
+
 int qkv_dist_max_int(const qkv_dist *d, int v)
 {
 #ifdef QKV_HAVE_MPI
@@ -335,15 +344,17 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     if (d->size <= 1)
         return QKV_OK;
 #ifdef QKV_HAVE_MPI
-    size_t T = (size_t)res->n_tags, n = 4 + 3 * T + T * T + 2 * QKV_N_LENGTH_BUCKETS;
+    size_t T = (size_t)res->n_tags, n = 5 + 3 * T + T * T + 2 * QKV_N_LENGTH_BUCKETS + 2 * QKV_MAX_COLUMNS;
     long *v = malloc(n * sizeof *v);
     if (!v)
         return qkv_fail(err, "out of memory for the counts of an evaluation");
     /* every count of the result, in one array (pack, sum, unpack) */
     struct { long *at; size_t len; } parts[] = {
         {&res->n_words, 1}, {&res->n_correct, 1}, {&res->n_unknown_gold, 1}, {&res->n_untagged, 1},
+        {&res->n_head_correct, 1},
         {res->gold, T}, {res->predicted, T}, {res->correct, T}, {res->confusion, T * T},
         {res->bucket_words, QKV_N_LENGTH_BUCKETS}, {res->bucket_correct, QKV_N_LENGTH_BUCKETS},
+        {res->head_words, QKV_MAX_COLUMNS}, {res->head_correct, QKV_MAX_COLUMNS},
     };
     size_t at = 0;
     for (size_t k = 0; k < sizeof parts / sizeof *parts; at += parts[k].len, k++)
@@ -351,6 +362,8 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     double loss_sum = res->loss * (double)(res->n_words - res->n_unknown_gold); /* the shard's mean */
     MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, res->pred, n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD); /* others: -1 */
+    for (int h = 1; h < res->n_heads; h++)
+        MPI_Allreduce(MPI_IN_PLACE, res->head_pred[h], n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &res->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     qkv_dist_sum(d, &loss_sum, 1);
     at = 0;
@@ -360,7 +373,11 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     long known = res->n_words - res->n_unknown_gold;
     res->loss = known ? loss_sum / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
+    res->uas = res->n_words ? (double)res->n_head_correct / (double)res->n_words : 0;
+    if (res->pred_heads)
+        MPI_Allreduce(MPI_IN_PLACE, res->pred_heads, n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
     res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
+    qkv_eval_finish_heads(res);
 #else
     (void)res;
     (void)n_words;

@@ -1,6 +1,7 @@
 #include "train/evaluate.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,13 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
         int bucket = bucket_of(len);
         for (int w = w0; w < w0 + len; w++) {
             int best = res->pred[w], gold = ds->tags[w];
+            bool head_ok = true;
+            if (res->pred_heads) { /* a parser: words with a gold head and label only */
+                if (gold != QKV_TAG_NONE && (!ds->heads || ds->heads[w] < 0))
+                    gold = QKV_TAG_NONE;
+                head_ok = gold != QKV_TAG_NONE && res->pred_heads[w] == ds->heads[w];
+                res->n_head_correct += head_ok;
+            }
             if (gold == QKV_TAG_NONE) {
                 res->n_untagged++;
                 continue;
@@ -51,7 +59,7 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
             }
             res->gold[gold]++;
             res->confusion[(size_t)gold * n_tags + best]++;
-            if (gold == best) {
+            if (gold == best && head_ok) {
                 res->n_correct++;
                 res->correct[gold]++;
                 res->bucket_correct[bucket]++;
@@ -62,6 +70,65 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
 
 static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
                     qkv_eval_result *res, qkv_real *logits_out, qkv_error *err);
+
+/* Heads 1..'s counts of their predicted words (head 0's are count_words'). */
+static void count_heads(qkv_eval_result *res, const qkv_dataset *ds)
+{
+    for (int h = 1; h < res->n_heads; h++)
+        for (int w = 0; w < qkv_dataset_n_words(ds); w++) {
+            int gold = qkv_dataset_column_tags(ds, h)[w];
+            if (res->head_pred[h][w] < 0 || gold == QKV_TAG_NONE)
+                continue;
+            res->head_words[h]++;
+            res->head_correct[h] += gold == res->head_pred[h][w];
+        }
+}
+
+void qkv_eval_finish_heads(qkv_eval_result *res)
+{
+    res->head_words[0] = res->n_words;
+    res->head_correct[0] = res->n_correct;
+    for (int h = 0; h < res->n_heads; h++)
+        res->head_accuracy[h] = res->head_words[h] ? (double)res->head_correct[h] / (double)res->head_words[h] : 0;
+}
+
+double qkv_eval_selection_accuracy(const qkv_eval_result *res, const qkv_run_config *cfg)
+{
+    if (res->n_heads <= 1)
+        return res->accuracy;
+    double sum = 0;
+    int n = 0;
+    for (int h = 0; h < res->n_heads; h++)
+        if (cfg->heads.selected[h]) {
+            sum += res->head_accuracy[h];
+            n++;
+        }
+    return n ? sum / n : res->accuracy;
+}
+
+/* The model's predictions of ds into res->pred (head 0) and res->head_pred (the others), with
+ * head 0's summed loss in res->loss. */
+static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                       qkv_eval_result *res, qkv_real *logits_out, qkv_error *err)
+{
+    if (res->n_heads <= 1 && s->fz.columns[0] != QKV_TAG_LEMMA)
+        return qkv_predict_parsed(&s->model, ds, batch_tokens, shard, n_shards, res->pred, res->pred_heads, logits_out,
+                                  &res->loss, NULL, err);
+    if (logits_out)
+        return qkv_fail(err, "logits of a model of several heads are not copied out");
+    int32_t *pred[QKV_MAX_COLUMNS] = {res->pred};
+    double loss[QKV_MAX_COLUMNS];
+    for (int h = 1; h < res->n_heads; h++)
+        pred[h] = res->head_pred[h];
+    int32_t *needs[QKV_MAX_COLUMNS] = {0};
+    int status = qkv_session_class_needs(s, needs, err) ||
+                 qkv_predict_heads(&s->model, ds, batch_tokens, shard, n_shards, (const int32_t *const *)needs, pred,
+                                   loss, err);
+    for (int h = 0; h < QKV_MAX_COLUMNS; h++)
+        free(needs[h]);
+    res->loss = loss[0];
+    return status ? QKV_ERR : QKV_OK;
+}
 
 int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err)
 {
@@ -91,19 +158,29 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
     res->confusion = calloc((size_t)n_tags * (size_t)n_tags, sizeof(long));
     int n_words = qkv_dataset_n_words(ds);
     res->pred = calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t));
-    if (!res->gold || !res->predicted || !res->correct || !res->confusion || !res->pred)
+    bool ok = res->gold && res->predicted && res->correct && res->confusion && res->pred;
+    res->n_heads = qkv_tagger_n_outputs(&s->model);
+    for (int h = 1; h < res->n_heads && ok; h++)
+        ok = (res->head_pred[h] = calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t))) != NULL;
+    bool parser = qkv_tagger_parses(&s->model);
+    res->pred_heads = parser ? calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t)) : NULL;
+    if (!ok || (parser && !res->pred_heads))
         return qkv_fail(err, "out of memory for evaluation");
     if (n_words == 0)
         return QKV_OK; /* nothing to tag: all counts stay 0 */
     double t0 = now_seconds();
-    int status = qkv_predict_shard(&s->model, ds, batch_tokens, shard, n_shards, res->pred, logits_out, &res->loss, err);
-    if (status == QKV_OK)
+    int status = predict_all(s, ds, batch_tokens, shard, n_shards, res, logits_out, err);
+    if (status == QKV_OK) {
         count_words(res, ds);
+        count_heads(res, ds);
+    }
     res->seconds = now_seconds() - t0;
     long known = res->n_words - res->n_unknown_gold;
     res->loss = known ? res->loss / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
+    res->uas = res->n_words ? (double)res->n_head_correct / (double)res->n_words : 0;
     res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
+    qkv_eval_finish_heads(res);
     return status;
 }
 
@@ -114,6 +191,10 @@ void qkv_eval_result_free(qkv_eval_result *res)
     free(res->correct);
     free(res->confusion);
     free(res->pred);
+    free(res->pred_heads);
+    for (int h = 1; h < QKV_MAX_COLUMNS; h++)
+        free(res->head_pred[h]);
+    free(res->ud);
     if (res->spans)
         qkv_span_eval_free(res->spans);
     free(res->spans);

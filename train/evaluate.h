@@ -21,10 +21,36 @@ typedef struct qkv_eval_result {
     long *confusion;         /* [n_tags * n_tags]: confusion[g * n_tags + p], known gold only */
     long bucket_words[QKV_N_LENGTH_BUCKETS], bucket_correct[QKV_N_LENGTH_BUCKETS];
     int32_t *pred;           /* [n_words] predicted tag id of every word, in dataset order */
+    /* a parser (model.output biaffine): a scored word also needs a gold head, n_correct counts
+     * the words with the right head and the right label (accuracy is then LAS, over full DEPREL
+     * labels, punctuation included), n_head_correct those with the right head (UAS) */
+    int32_t *pred_heads;     /* [n_words] predicted heads; NULL for a tagger */
+    long n_head_correct;
+    double uas;
     struct qkv_span_eval *spans; /* entity-level scores (train/span_eval.h); NULL: not computed */
     bool has_segments;       /* a segmenter's scores (train/seg_eval.h): */
     qkv_ud_score seg_tokens, seg_sentences; /*  Tokens and Sentences, as the CoNLL 2018 task's */
+    /* every head (a model of several, one per tag column of data.tags); head 0's are the above */
+    int n_heads;
+    long head_words[QKV_MAX_COLUMNS], head_correct[QKV_MAX_COLUMNS]; /* scored words, correct ones */
+    double head_accuracy[QKV_MAX_COLUMNS];
+    int32_t *head_pred[QKV_MAX_COLUMNS]; /* [n_words] class ids of heads 1.. ([0]: pred) */
+    struct qkv_ud_tags *ud;  /* CoNLL 2018 tag and lemma scores (data/ud_tags.h); NULL: not computed */
+    int n_lemma_fallback;    /* words whose predicted lemma script did not apply (the form is taken) */
 } qkv_eval_result;
+
+/* (train/ud_tags_eval.c) res->ud: the CoNLL 2018 scores UPOS, XPOS, UFeats, AllTags and Lemmas
+ * of res's predictions of corpus c (the dev corpus s encoded, CoNLL-U), for a model of several
+ * columns or of feats or lemma (nothing for a tagger of UPOS or XPOS alone). Errors: out of
+ * memory. */
+int qkv_eval_add_ud_tags(qkv_eval_result *res, qkv_session *s, const qkv_corpus *c, qkv_error *err);
+
+/* The score that selects best.h5 with train.select_by accuracy: head 0's accuracy, or with
+ * several heads the mean accuracy of those train.select_columns names (default every head). */
+double qkv_eval_selection_accuracy(const qkv_eval_result *res, const qkv_run_config *cfg);
+/* Fills head_words, head_correct of head 0 and every head_accuracy from the counts (after
+ * evaluating, and after summing the shards of a data-parallel evaluation). */
+void qkv_eval_finish_heads(qkv_eval_result *res);
 
 /* Runs the session's model without recording gradients over ds in batches of batch_tokens
  * words. Errors: out of memory, a model error (e.g. a sentence longer than max_len). */

@@ -33,7 +33,13 @@ int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, 
         free(kept);
         return qkv_fail(err, "%s: cannot write: %s", m->path, strerror(errno));
     }
-    fputs(HEADER, m->f);
+    if (m->n_heads > 1) { /* the per-head accuracies after the fixed columns */
+        fwrite(HEADER, 1, sizeof HEADER - 2, m->f);
+        for (int h = 0; h < m->n_heads; h++)
+            fprintf(m->f, "\taccuracy_%s", m->head_names[h]);
+        fputc('\n', m->f);
+    } else
+        fputs(HEADER, m->f);
     if (kept)
         fwrite(kept, 1, kept_len, m->f);
     free(kept);
@@ -42,12 +48,16 @@ int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, 
 }
 
 void qkv_metrics_row(qkv_metrics *m, long step, int epoch, const char *split, double loss,
-                     double accuracy, double lr, double tokens_per_sec, double elapsed_s, const double *spans)
+                     double accuracy, double lr, double tokens_per_sec, double elapsed_s, const double *spans,
+                     const double *heads)
 {
     if (!m->f)
         return;
-    fprintf(m->f, "%ld\t%d\t%s\t%.9g\t%.6f\t%.6g\t%.1f\t%.2f\t%.6f\t%.6f\t%.6f\n", step, epoch, split, loss, accuracy,
+    fprintf(m->f, "%ld\t%d\t%s\t%.9g\t%.6f\t%.6g\t%.1f\t%.2f\t%.6f\t%.6f\t%.6f", step, epoch, split, loss, accuracy,
             lr, tokens_per_sec, elapsed_s, spans ? spans[0] : NAN, spans ? spans[1] : NAN, spans ? spans[2] : NAN);
+    for (int h = 0; m->n_heads > 1 && h < m->n_heads; h++)
+        fprintf(m->f, "\t%.6f", heads ? heads[h] : NAN);
+    fputc('\n', m->f);
     fflush(m->f);
 }
 

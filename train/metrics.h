@@ -4,7 +4,9 @@
  * split is "train" (the cross-entropy per token over every token of the steps since the
  * previous train row, not a mean of batch means, so it does not depend on the batch size;
  * accuracy is "nan") or "dev" (loss per token and accuracy on the dev set). The span columns
- * (fractions, train/span_eval.h) are "nan" on train rows and when the tags are not span tags. */
+ * (fractions, train/span_eval.h) are "nan" on train rows and when the tags are not span tags.
+ * A model of several heads (data.tags a list) adds one column per head, accuracy_<column>
+ * (accuracy_upos, ...: "nan" on train rows); accuracy is then head 0's. */
 #ifndef QKV_METRICS_H
 #define QKV_METRICS_H
 
@@ -15,6 +17,8 @@
 typedef struct qkv_metrics {
     FILE *f;
     char path[4096];
+    int n_heads;                     /* set before qkv_metrics_open: > 1 adds the heads' columns */
+    char head_names[16][16];
 } qkv_metrics;
 
 /* Opens run_dir/metrics.tsv. keep_until_step < 0: a new file with a header. Otherwise (a
@@ -23,7 +27,8 @@ typedef struct qkv_metrics {
 int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, qkv_error *err);
 void qkv_metrics_row(qkv_metrics *m, long step, int epoch, const char *split, double loss,
                      double accuracy, double lr, double tokens_per_sec, double elapsed_s,
-                     const double *spans /* precision, recall, F1; NULL: none */);
+                     const double *spans /* precision, recall, F1; NULL: none */,
+                     const double *heads /* [n_heads] accuracies; NULL: nan */);
 void qkv_metrics_close(qkv_metrics *m);
 
 #endif

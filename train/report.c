@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/ud_tags.h"
 #include "train/span_eval.h"
 
 static const char *BUCKET_NAMES[QKV_N_LENGTH_BUCKETS] = {"1-10", "11-20", "21-40", "41+"};
@@ -81,6 +82,29 @@ static void spans_text(FILE *out, const qkv_span_eval *e)
     free(order);
 }
 
+/* The accuracy of every head, and the CoNLL 2018 scores of a model of several columns. */
+static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result *res)
+{
+    if (res->n_heads > 1) {
+        fprintf(out, "  heads:");
+        for (int h = 0; h < res->n_heads; h++)
+            fprintf(out, " %s %.2f%%", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], 100 * res->head_accuracy[h]);
+        fprintf(out, "\n");
+    }
+    if (!res->ud)
+        return;
+    fprintf(out, "  CoNLL 2018 scores (gold tokenization):");
+    for (int k = 0; k < QKV_UD_TAG_SCORES; k++)
+        if (res->ud->has[k])
+            fprintf(out, " %s %.2f%%", QKV_UD_TAG_SCORE_NAMES[k], 100 * res->ud->score[k].f1);
+    fprintf(out, "\n");
+    if (res->n_lemma_fallback)
+        fprintf(out, "  %d words: the predicted lemma script does not apply to the form; the form is the lemma\n",
+                res->n_lemma_fallback);
+    if (res->n_heads > 1)
+        fprintf(out, "  (the table below is %s's)\n", QKV_TAG_FIELD_NAMES[s->fz.columns[0]]);
+}
+
 const char *qkv_report_word_unit(const qkv_session *s)
 {
     return s->cfg.data.task == QKV_TASK_SEGMENT ? "characters" : "words";
@@ -139,14 +163,21 @@ void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qk
     if (res->spans)
         snprintf(lead, sizeof lead, "span F1 %.2f (P %.2f%%, R %.2f%%), ", 100 * res->spans->f1,
                  100 * res->spans->precision, 100 * res->spans->recall);
-    fprintf(out, "%s: %saccuracy %.2f%% (%ld of %ld %s), loss %.4f, %.0f %s/s\n", what, lead, 100 * res->accuracy,
-            res->n_correct, res->n_words, unit, res->loss, res->tokens_per_sec, unit);
+    if (res->pred_heads)
+        fprintf(out, "%s: UAS %.2f%% (%ld of %ld words), LAS %.2f%% (%ld; full DEPREL labels, punctuation included), "
+                     "loss %.4f, %.0f words/s\n",
+                what, 100 * res->uas, res->n_head_correct, res->n_words, 100 * res->accuracy, res->n_correct, res->loss,
+                res->tokens_per_sec);
+    else
+        fprintf(out, "%s: %saccuracy %.2f%% (%ld of %ld %s), loss %.4f, %.0f %s/s\n", what, lead, 100 * res->accuracy,
+                res->n_correct, res->n_words, unit, res->loss, res->tokens_per_sec, unit);
     if (res->n_unknown_gold)
         fprintf(out, "  %ld %s have a gold tag unseen in training (counted as errors)\n", res->n_unknown_gold, unit);
     if (res->n_untagged)
         fprintf(out, "  %ld %s without a tag (%s) not scored\n", res->n_untagged, unit, QKV_NO_TAG);
     if (res->spans)
         spans_text(out, res->spans);
+    ud_tags_text(out, s, res);
     if (res->has_segments)
         segments_text(out, res);
     tags_text(out, s, res);
@@ -173,14 +204,30 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* A segmenter's Tokens and Sentences scores as the JSON member "segments". */
+static void segments_json(FILE *out, const qkv_eval_result *res)
+{
+    const qkv_ud_score *sc[2] = {&res->seg_tokens, &res->seg_sentences};
+    fprintf(out, ",\n \"segments\": {");
+    for (int k = 0; k < 2; k++)
+        fprintf(out, "%s\"%s\": {\"gold\": %ld, \"system\": %ld, \"correct\": %ld, \"precision\": %.6f, "
+                     "\"recall\": %.6f, \"f1\": %.6f}", k ? ", " : "", k ? "sentences" : "tokens", sc[k]->gold,
+                sc[k]->system, sc[k]->correct, sc[k]->precision, sc[k]->recall, sc[k]->f1);
+    fprintf(out, "}");
+}
+
 void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
 {
     fprintf(out, "{\"file\": ");
     json_string(out, what);
     fprintf(out, ", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f, \"loss\": %.6f, \"unknown_gold\": %ld, "
-                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f,\n \"tags\": {",
+                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f,",
             res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->n_untagged,
             res->seconds, res->tokens_per_sec);
+    if (res->pred_heads) /* a parser: accuracy is LAS */
+        fprintf(out, " \"uas\": %.6f, \"las\": %.6f, \"head_correct\": %ld,", res->uas, res->accuracy,
+                res->n_head_correct);
+    fprintf(out, "\n \"tags\": {");
     for (int t = 0; t < res->n_tags; t++) {
         double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
         double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;
@@ -222,13 +269,19 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
         free(order);
         fprintf(out, "}}");
     }
-    if (res->has_segments) {
-        const qkv_ud_score *sc[2] = {&res->seg_tokens, &res->seg_sentences};
-        fprintf(out, ",\n \"segments\": {");
-        for (int k = 0; k < 2; k++)
-            fprintf(out, "%s\"%s\": {\"gold\": %ld, \"system\": %ld, \"correct\": %ld, \"precision\": %.6f, "
-                         "\"recall\": %.6f, \"f1\": %.6f}", k ? ", " : "", k ? "sentences" : "tokens", sc[k]->gold,
-                    sc[k]->system, sc[k]->correct, sc[k]->precision, sc[k]->recall, sc[k]->f1);
+    if (res->has_segments)
+        segments_json(out, res);
+    if (res->ud) {
+        fprintf(out, ",\n \"conll18\": {");
+        for (int k = 0, n = 0; k < QKV_UD_TAG_SCORES; k++)
+            if (res->ud->has[k])
+                fprintf(out, "%s\"%s\": %.6f", n++ ? ", " : "", QKV_UD_TAG_SCORE_NAMES[k], res->ud->score[k].f1);
+        fprintf(out, "}, \"lemma_fallback\": %d", res->n_lemma_fallback);
+    }
+    if (res->n_heads > 1) {
+        fprintf(out, ",\n \"heads\": {");
+        for (int h = 0; h < res->n_heads; h++)
+            fprintf(out, "%s\"%s\": %.6f", h ? ", " : "", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], res->head_accuracy[h]);
         fprintf(out, "}");
     }
     if (by_length) {

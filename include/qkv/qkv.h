@@ -82,6 +82,15 @@ int qkv_model_tag_sentences(qkv_model *model, const char *const *const *sentence
 int qkv_model_tag_probs(qkv_model *model, const char *const *words, int n_words, int k, const char **tags,
                         float *probs, char **error);
 
+/* A parser (a model trained with model.output: biaffine): one sentence as for qkv_model_tag,
+ * with each word's head into heads (the caller's array of n_words ints: 0 for the root, k for
+ * word k, 1-based, as CoNLL-U's HEAD; one tree: no cycle, exactly one word on the root) and
+ * the label of its arc (DEPREL, a string owned by the model) into labels. They are what
+ * `qkv tag` writes in HEAD and DEPREL for the same words. Returns 0, or non-zero with *error:
+ * those of qkv_model_tag, a model that is not a parser. */
+int qkv_model_parse(qkv_model *model, const char *const *words, int n_words, const char **labels, int *heads,
+                    char **error);
+
 /* The number of tags the model predicts, and tag t's name (0 <= t < qkv_model_n_tags; owned
  * by the model). */
 int qkv_model_n_tags(const qkv_model *model);

@@ -78,7 +78,10 @@ static int check_schema(const qkv_cfg_key *schema, int n_keys, qkv_error *err)
                 return qkv_fail(err, "config schema: %s.%s: range min %g must be below max %g",
                                 k->section, id, k->min, k->max);
             break;
+        case QKV_CFG_LIST: /* choices optional; when given, checked as an enum's */
         case QKV_CFG_ENUM:
+            if (k->type == QKV_CFG_LIST && !k->choices)
+                break;
             if (!k->choices || !k->choices[0])
                 return qkv_fail(err, "config schema: %s.%s: an enum needs choices", k->section, id);
             for (int a = 0; k->choices[a]; a++) {
@@ -231,6 +234,35 @@ static bool is_null_scalar(const yaml_event_t *e)
            (!*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL"));
 }
 
+/* A LIST key's YAML list of scalars (the sequence start is c->ev), set as its items joined by ','. */
+static int walk_list(ctx *c, int k)
+{
+    char joined[QKV_CFG_STR_MAX];
+    size_t n = 0;
+    yaml_mark_t start = c->ev.start_mark;
+    joined[0] = '\0';
+    for (;;) {
+        if (next(c))
+            return QKV_ERR;
+        if (c->ev.type == YAML_SEQUENCE_END_EVENT)
+            break;
+        if (c->ev.type != YAML_SCALAR_EVENT) {
+            qkv_fail(c->err, "the items of %s must be single values, got %s", c->schema[k].name, node_kind(&c->ev));
+            return fail_at(c, c->ev.start_mark);
+        }
+        const char *v = (const char *)c->ev.data.scalar.value;
+        if (!*v || strchr(v, ',') || n + strlen(v) + 2 > sizeof joined) {
+            qkv_fail(c->err, "%s: item '%.40s' is empty, holds ',' or makes the list too long", c->schema[k].name, v);
+            return fail_at(c, c->ev.start_mark);
+        }
+        n += (size_t)snprintf(joined + n, sizeof joined - n, "%s%s", n ? "," : "", v);
+    }
+    note_written(c, k, joined);
+    if (qkv_cfg_set_value(&c->schema[k], joined, n, QKV_CFG_QUOTED, &c->file_base, c->out, c->err))
+        return fail_at(c, start);
+    return QKV_OK;
+}
+
 static int walk_keys(ctx *c, int s)
 {
     const char *section = section_name(c, s);
@@ -258,6 +290,11 @@ static int walk_keys(ctx *c, int s)
         c->key_line[k] = (int)key_mark.line + 1;
         if (next(c))
             return QKV_ERR;
+        if (c->ev.type == YAML_SEQUENCE_START_EVENT && c->schema[k].type == QKV_CFG_LIST) {
+            if (walk_list(c, k))
+                return QKV_ERR;
+            continue;
+        }
         if (c->ev.type != YAML_SCALAR_EVENT) {
             qkv_fail(c->err, "%s must be a single value, got %s", name, node_kind(&c->ev));
             return fail_at(c, c->ev.start_mark);

@@ -14,6 +14,11 @@
  * - ENUM: one of the key's choices, case-sensitive. Stored as the index into choices, in an
  *   int-like field: a C enum whose values are those indices (its names exported beside it, in
  *   the enum's order, are the choices), or an int.
+ * - LIST: one item (a scalar) or a YAML list of them ("[upos, xpos]", or "- upos" lines); in
+ *   --set, items separated by ',' ("upos,xpos", brackets allowed). Each item is one of the key's
+ *   choices, none twice (or, for a key without choices, any word
+ *   of [A-Za-z0-9_.-]); "[]" or "" is the empty list. Stored
+ *   as the items joined by ',' ("upos,xpos"); written back as the bare item when there is one.
  * - STRING and PATH: any scalar; stored as char[QKV_CFG_STR_MAX], valid UTF-8, NUL-terminated.
  *   Both are expanded from the environment: "${VAR}" is VAR's value (an unset VAR is an error
  *   naming it), "${VAR:-text}" is VAR's value or text when VAR is unset or empty (text holds no
@@ -70,7 +75,8 @@ typedef enum {
     QKV_CFG_BOOL,   /* bool or int */
     QKV_CFG_STRING, /* char[QKV_CFG_STR_MAX] */
     QKV_CFG_PATH,   /* char[QKV_CFG_STR_MAX], absolute after loading (or empty) */
-    QKV_CFG_ENUM    /* an enum or int: index into choices */
+    QKV_CFG_ENUM,   /* an enum or int: index into choices */
+    QKV_CFG_LIST    /* char[QKV_CFG_STR_MAX]: the items joined by ',' */
 } qkv_cfg_type;
 
 typedef struct qkv_cfg_key {

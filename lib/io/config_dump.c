@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[] = {"int", "real", "bool", "string", "path", "enum"};
+static const char *const type_names[] = {"int", "real", "bool", "string", "path", "enum", "list"};
 
 /* A STRING/PATH value as a YAML double-quoted scalar; '$' doubled so that expansion on reload
  * gives it back. Non-ASCII UTF-8 is written as is. */
@@ -49,6 +49,16 @@ static void put_value(FILE *f, const qkv_cfg_key *k, const void *cfg)
     case QKV_CFG_ENUM:
         fputs(k->choices[qkv_cfg_get_int(k, cfg)], f);
         break;
+    case QKV_CFG_LIST:
+        if (strchr(field, ',') || !*field) {
+            fputc('[', f);
+            for (const char *c = field; *c; c++)
+                fputs(*c == ',' ? ", " : (char[2]){*c, 0}, f);
+            fputc(']', f);
+        }
+        else
+            fputs(field, f);
+        break;
     case QKV_CFG_STRING:
     case QKV_CFG_PATH:
         put_quoted(f, field);
@@ -75,6 +85,7 @@ static void value_text(const qkv_cfg_key *k, const void *cfg, char *buf, size_t 
         break;
     case QKV_CFG_STRING:
     case QKV_CFG_PATH:
+    case QKV_CFG_LIST: /* "a,b": as stored */
         snprintf(buf, cap, "%s", field);
         break;
     }
@@ -201,7 +212,7 @@ int qkv_config_doc(const qkv_cfg_key *schema, int n_keys, FILE *out, qkv_error *
                     fprintf(out, "<= %s", hi);
                 else
                     fputs("any", out);
-            } else if (k->type == QKV_CFG_ENUM) {
+            } else if (k->type == QKV_CFG_ENUM || (k->type == QKV_CFG_LIST && k->choices)) {
                 for (int c = 0; k->choices[c]; c++)
                     fprintf(out, "%s`%s`", c ? ", " : "", k->choices[c]);
             }

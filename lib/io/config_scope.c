@@ -12,7 +12,7 @@ static size_t field_size(const qkv_cfg_key *k)
         return k->size;
     if (k->type == QKV_CFG_REAL)
         return sizeof(double);
-    if (k->type == QKV_CFG_STRING || k->type == QKV_CFG_PATH)
+    if (k->type == QKV_CFG_STRING || k->type == QKV_CFG_PATH || k->type == QKV_CFG_LIST)
         return QKV_CFG_STR_MAX;
     return k->type == QKV_CFG_BOOL ? sizeof(bool) : sizeof(int);
 }
@@ -64,7 +64,7 @@ static int at_default(const qkv_cfg_key *k, const void *out, qkv_cfg_base *base,
     int status = qkv_cfg_set_value(k, k->default_value, strlen(k->default_value), QKV_CFG_TEXT, base, scratch, err);
     const char *a = (const char *)out + k->offset, *b = scratch + k->offset;
     if (status == QKV_OK)
-        *same = k->type == QKV_CFG_STRING || k->type == QKV_CFG_PATH ? !strcmp(a, b) : !memcmp(a, b, size);
+        *same = k->type == QKV_CFG_STRING || k->type == QKV_CFG_PATH || k->type == QKV_CFG_LIST ? !strcmp(a, b) : !memcmp(a, b, size);
     free(scratch);
     return status;
 }

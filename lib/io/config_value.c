@@ -342,6 +342,60 @@ static int set_enum(const qkv_cfg_key *k, const char *text, const char *shown, v
     return qkv_fail(err, "%s must be one of %s, got %s", k->name, list, shown);
 }
 
+/* A LIST value: items separated by ',' (brackets and blanks around items dropped), each a choice
+ * (or a word), none twice, joined by ',' into the field. */
+static int set_list(const qkv_cfg_key *k, const char *text, const char *shown, char *field, qkv_error *err)
+{
+    char buf[QKV_CFG_STR_MAX], out[QKV_CFG_STR_MAX];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *s = buf, *end = buf + strlen(buf);
+    while (*s == ' ' || *s == '\t')
+        s++;
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+        *--end = '\0';
+    if (*s == '[' && end > s && end[-1] == ']') {
+        s++;
+        *--end = '\0';
+    }
+    size_t n = 0;
+    int count = 0;
+    out[0] = '\0';
+    while (*s == ' ' || *s == '\t')
+        s++;
+    for (char *item = *s ? s : NULL, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = '\0';
+        while (*item == ' ' || *item == '\t')
+            item++;
+        for (char *e = item + strlen(item); e > item && (e[-1] == ' ' || e[-1] == '\t');)
+            *--e = '\0';
+        if (!*item)
+            return qkv_fail(err, "%s: expected a list of names separated by ',', got %s (an empty item)", k->name, shown);
+        if (k->choices) {
+            int probe = 0;
+            qkv_cfg_key as_enum = *k;
+            as_enum.offset = 0;
+            as_enum.size = sizeof probe;
+            char quoted[QKV_CFG_STR_MAX + 2];
+            snprintf(quoted, sizeof quoted, "'%s'", item);
+            if (set_enum(&as_enum, item, quoted, &probe, err))
+                return QKV_ERR;
+        } else if (!qkv_cfg_is_word(item, "-."))
+            return qkv_fail(err, "%s: item '%s' must be a word of [A-Za-z0-9_.-]", k->name, item);
+        for (const char *o = out; k->choices && *o;) {
+            size_t len = strcspn(o, ",");
+            if (len == strlen(item) && !memcmp(o, item, len))
+                return qkv_fail(err, "%s names '%s' twice", k->name, item);
+            o += len + (o[len] == ',');
+        }
+        n += (size_t)snprintf(out + n, sizeof out - n, "%s%s", count++ ? "," : "", item);
+    }
+    memcpy(field, out, n + 1);
+    return QKV_OK;
+}
+
+
 int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cfg_style style,
                       qkv_cfg_base *base, void *out, qkv_error *err)
 {
@@ -384,6 +438,8 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
     }
     case QKV_CFG_ENUM:
         return set_enum(k, text, shown, out, err);
+    case QKV_CFG_LIST:
+        return set_list(k, text, shown, field, err);
     case QKV_CFG_STRING:
     case QKV_CFG_PATH:
         return set_string(k, text, base, field, err);

@@ -47,6 +47,11 @@ static void test_tag(void **state)
     assert_int_not_equal(qkv_model_tag_probs(NULL, words, 1, 1, tags, probs, &error), 0);
     expect_message(error, "no model");
     assert_int_not_equal(qkv_model_tag_probs(NULL, NULL, 1, 1, NULL, NULL, NULL), 0);
+    int heads[1];
+    error = NULL;
+    assert_int_not_equal(qkv_model_parse(NULL, words, 1, tags, heads, &error), 0);
+    expect_message(error, "no model");
+    assert_int_not_equal(qkv_model_parse(NULL, NULL, 1, NULL, NULL, NULL), 0);
 }
 
 static void test_queries(void **state)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # data/make-ewt-sample.sh on a made-up treebank folder: every 4th sentence from the first,
-# comments kept, ID FORM UPOS XPOS kept and the other columns "_", gzip-compressed, LICENSE.txt
+# comments kept, ID FORM UPOS XPOS HEAD DEPREL kept and the other columns "_", gzip-compressed, LICENSE.txt
 # copied; a folder without the files and a bad line fail with a message. (The real sample is
 # remade from the whole EWT in test_ewt_commands.sh.)
 set -u
@@ -27,16 +27,16 @@ echo "license text" >"$T/ewt/LICENSE.txt"
 data/make-ewt-sample.sh "$T/ewt" "$T/out" >"$T/list" 2>"$T/err" || { cat "$T/err"; fail "exited $?"; }
 cat >"$T/expected" <<'END'
 # sent_id = s1
-1	w1	_	NOUN	NN	_	_	_	_	_
+1	w1	_	NOUN	NN	_	0	root	_	_
 
 # sent_id = s5
 1-2	don't	_	_	_	_	_	_	_	_
-1	do	_	AUX	VBP	_	_	_	_	_
+1	do	_	AUX	VBP	_	0	root	_	_
 1.1	go	_	VERB	VB	_	_	_	_	_
-2	n't	_	PART	RB	_	_	_	_	_
+2	n't	_	PART	RB	_	1	advmod	_	_
 
 # sent_id = s9
-1	w9	_	NOUN	NN	_	_	_	_	_
+1	w9	_	NOUN	NN	_	0	root	_	_
 
 END
 cmp -s "$T/expected" <(gzip -dc "$T/out/en_ewt-sample-train.conllu.gz") ||

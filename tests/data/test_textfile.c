@@ -104,7 +104,7 @@ static void test_plain_and_gzip(void **state)
     size_t want_len, gz_len;
     char *want = gzip_dc(EWT_SAMPLE_DEV, &want_len);
     char *gz = file_bytes(EWT_SAMPLE_DEV, &gz_len);
-    assert_true(gz_len > 1000 && want_len > 5 * gz_len);
+    assert_true(gz_len > 1000 && want_len > 4 * gz_len); /* a text that gzip compresses 4 times at least */
     assert_reads(EWT_SAMPLE_DEV, want, want_len);
     /* gzip bytes under any name are decompressed */
     assert_reads(write_tmp("compressed.conllu", gz, gz_len), want, want_len);

@@ -90,6 +90,52 @@ static void assert_error(const char *sys, const char *expected)
     assert_string_equal(err.msg, expected);
 }
 
+/* A word line with every column the dependency scores read. */
+#define D(id, form, lemma, upos, feats, head, deprel) id "\t" form "\t" lemma "\t" upos "\t_\t" feats "\t" head "\t" deprel "\t_\t_\n"
+#define F_THE "Definite=Def|PronType=Art"
+#define F_VERB "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
+
+static qkv_ud_eval eval_deps(const char *gold, const char *sys)
+{
+    qkv_ud_eval r;
+    qkv_error err = {0};
+    if (qkv_ud_evaluate(gold, strlen(gold), "gold.conllu", sys, strlen(sys), "sys.conllu", &r, &err))
+        fail_msg("%s", err.msg);
+    return r;
+}
+
+/* "The cat sleeps ." (content words: cat nsubj, sleeps root; the is cat's functional child). */
+static void test_dependencies(void **state)
+{
+    (void)state;
+    const char *gold = D("1", "The", "the", "DET", F_THE, "2", "det") D("2", "cat", "cat", "NOUN", "Number=Sing", "3", "nsubj")
+        D("3", "sleeps", "sleep", "VERB", F_VERB, "0", "root") D("4", ".", ".", "PUNCT", "_", "3", "punct") "\n";
+    qkv_ud_eval r = eval_deps(gold, gold);
+    assert_score(&r.uas, 4, 4, 4);
+    assert_score(&r.las, 4, 4, 4);
+    assert_score(&r.mlas, 2, 2, 2);
+    assert_score(&r.blex, 2, 2, 2);
+    /* cat's head wrong: UAS and LAS 3 of 4 (punctuation counts), MLAS and BLEX 1 of 2 (sleeps) */
+    const char *a = D("1", "The", "the", "DET", F_THE, "2", "det") D("2", "cat", "cat", "NOUN", "Number=Sing", "1", "nsubj")
+        D("3", "sleeps", "sleep", "VERB", F_VERB, "0", "root") D("4", ".", ".", "PUNCT", "_", "3", "punct") "\n";
+    r = eval_deps(gold, a);
+    assert_score(&r.uas, 4, 4, 3);
+    assert_score(&r.las, 4, 4, 3);
+    assert_score(&r.mlas, 2, 2, 1);
+    assert_score(&r.blex, 2, 2, 1);
+    /* a subtype (nsubj:pass reads as nsubj) and a feature outside the universal ones (Typo) change
+     * nothing; sleeps' lemma is wrong (BLEX 1 of 2) and the's Definite is (cat's functional child:
+     * MLAS 1 of 2); the label of "." is wrong (LAS 3 of 4) */
+    const char *b = D("1", "The", "the", "DET", "Definite=Ind|PronType=Art", "2", "det")
+        D("2", "cat", "cat", "NOUN", "Number=Sing|Typo=Yes", "3", "nsubj:pass") D("3", "sleeps", "sleeps", "VERB", F_VERB, "0", "root")
+        D("4", ".", ".", "PUNCT", "_", "3", "dep") "\n";
+    r = eval_deps(gold, b);
+    assert_score(&r.uas, 4, 4, 4);
+    assert_score(&r.las, 4, 4, 3);
+    assert_score(&r.mlas, 2, 3, 1); /* the system's "." (dep) is a content word */
+    assert_score(&r.blex, 2, 3, 1);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -110,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_no_multiword_one_sentence),
         cmocka_unit_test(test_multiword_lcs),
         cmocka_unit_test(test_split_differs),
+        cmocka_unit_test(test_dependencies),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,8 @@ static const int32_t WORDS[T] = {1, 2, 3, 0, 4, 1, 2};
 static const int32_t SUFFIX[T] = {0, 1, 2, 1, 2, 0, 1};
 static const int32_t TAGS[T] = {1, 0, 1, 2, -1, 3, 0};
 static const int32_t TAGS2[T] = {0, 2, 1, 1, 0, -1, 2};
+/* gold heads for heads whose targets are arcs (0 = ROOT, k = word k of the sentence) */
+static const int32_t HEADS[T] = {0, 2, 0, 2, -1, 0, 2};
 static const char *const NAMES[NT] = {"O", "B-X", "I-X", "B-Y"};
 /* one character per word, each framed by two markers: 3 characters a word */
 static const int32_t WORD_OFFSETS[T + 1] = {0, 3, 6, 9, 12, 15, 18, 21};
@@ -147,8 +149,28 @@ static void test_encoder_kinds(void **state)
     }
 }
 
+/* A head whose targets are arcs: logits are its input, the loss (arcs plus labels, both means over
+ * the 6 words with a gold head and tag) is what predict sums over 6, predictions are trees. */
+static void check_arc_head(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences)
+{
+    qkv_error err;
+    qkv_tensor *lg = h->desc->logits(tp, h, x);
+    assert_ptr_equal(lg, x);
+    qkv_tensor *loss = h->desc->arc_loss(tp, h, lg, sentences, TAGS, HEADS);
+    assert_non_null(loss);
+    int32_t pred[T], heads[T];
+    double sum = -1;
+    assert_int_equal(h->desc->arc_predict(tp, h, lg, sentences, TAGS, HEADS, pred, heads, &sum, &err), QKV_OK);
+    tu_assert_close(sum, 6 * loss->data[0], 1e-9);
+    for (int s = 0; s < B; s++)
+        assert_true(qkv_tree_is_valid(heads + OFFSETS[s], OFFSETS[s + 1] - OFFSETS[s], 0));
+    for (int t = 0; t < T; t++)
+        assert_true(pred[t] >= 0 && pred[t] < NT);
+}
+
 /* Two heads of kind k over one input: distinct names; logits [T, n_tags]; the loss is the
- * mean over the gold-tagged tokens of what predict sums; predictions are tags. */
+ * mean over the gold-tagged tokens of what predict sums; predictions are tags (trees for a head
+ * whose targets are arcs). */
 static void test_head_kinds(void **state)
 {
     (void)state;
@@ -165,7 +187,7 @@ static void test_head_kinds(void **state)
         for (int i = 0; i < 2; i++) {
             int from = ps.n;
             qkv_head_spec spec = {.kind = (qkv_output_kind)k, .prefix = prefixes[i], .n_tags = NT, .tag_names = NAMES,
-                                  .crf_constrained = i == 1};
+                                  .crf_constrained = i == 1, .biaffine = {.arc_dim = 5, .label_dim = 3}};
             if (qkv_head_create(&h[i], &ps, &rng, D, &spec, &err))
                 fail_msg("%s: %s", QKV_OUTPUT_NAMES[k], err.msg);
             assert_names(&ps, from, prefixes[i], h[i].desc->param_prefixes);
@@ -176,6 +198,10 @@ static void test_head_kinds(void **state)
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
         for (int i = 0; i < 2; i++) {
+            if (qkv_head_has_arcs(&h[i])) {
+                check_arc_head(&tp, &h[i], x, sentences);
+                continue;
+            }
             qkv_tensor *lg = h[i].desc->logits(&tp, &h[i], x);
             assert_shape(lg, T, NT);
             qkv_tensor *loss = h[i].desc->loss(&tp, &h[i], lg, sentences, TAGS);

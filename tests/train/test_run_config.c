@@ -10,9 +10,11 @@
 
 static void load(qkv_run_config *cfg, const char *set)
 {
-    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)set};
+    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins) */
+    char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"data.tags=deprel",
+                  (char *)set};
     qkv_error err = {0};
-    if (qkv_run_config_load(NULL, ov, set ? 3 : 2, cfg, &err))
+    if (qkv_run_config_load(NULL, ov, set ? 4 : 3, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
 
@@ -42,6 +44,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN},
         {"model.output=softmax", &c.model.output, QKV_OUTPUT_SOFTMAX},
         {"model.output=crf", &c.model.output, QKV_OUTPUT_CRF},
+        {"model.output=biaffine", &c.model.output, QKV_OUTPUT_BIAFFINE},
+        {"model.tree_decoder=mst", &c.model.biaffine.decoder, QKV_TREE_MST},
+        {"model.tree_decoder=eisner", &c.model.biaffine.decoder, QKV_TREE_EISNER},
         {"data.task=tag", &c.data.task, QKV_TASK_TAG},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
@@ -49,8 +54,6 @@ static void test_choices_are_the_library_values(void **state)
         {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO},
         {"data.format=conllu", &c.data.read.format, QKV_FORMAT_CONLLU},
         {"data.format=columns", &c.data.read.format, QKV_FORMAT_COLUMNS},
-        {"data.tags=upos", &c.data.read.tag_field, QKV_TAG_UPOS},
-        {"data.tags=xpos", &c.data.read.tag_field, QKV_TAG_XPOS},
         {"optim.name=adamw", &c.optim.optimizer.kind, QKV_OPTIM_ADAMW},
         {"optim.name=adam", &c.optim.optimizer.kind, QKV_OPTIM_ADAM},
         {"optim.name=sgd", &c.optim.optimizer.kind, QKV_OPTIM_SGD},
@@ -84,6 +87,20 @@ static void test_choices_are_the_library_values(void **state)
         if (got != cases[i].value)
             fail_msg("--set %s stored %d, the library's value of that name is %d", cases[i].set, got, cases[i].value);
     }
+    /* data.tags, a list: its first column is the tags' column, the rest follow in order. */
+    for (int col = 0; col < QKV_TAG_FIELD_COUNT; col++) {
+        char set[64];
+        snprintf(set, sizeof set, "data.tags=%s", QKV_TAG_FIELD_NAMES[col]);
+        load(&c, set);
+        assert_int_equal(c.data.read.tag_field, col);
+        assert_int_equal(c.heads.n, 1);
+    }
+    load(&c, "data.tags=[lemma, upos,feats]");
+    assert_int_equal(c.heads.n, 3);
+    assert_int_equal(c.data.read.tag_field, QKV_TAG_LEMMA);
+    assert_int_equal(c.data.read.columns[1], QKV_TAG_UPOS);
+    assert_int_equal(c.data.features.columns[2], QKV_TAG_FEATS);
+    assert_string_equal(QKV_TAG_FIELD_NAMES[QKV_TAG_XPOS], "xpos");
     /* The library's own names agree with the config's words. */
     assert_string_equal(QKV_OPTIM_KIND_NAMES[QKV_OPTIM_SGD], "sgd");
     assert_string_equal(QKV_LR_DECAY_NAMES[QKV_LR_NONE], "none");

@@ -66,7 +66,8 @@ static int parse_args(tag_args *a, int argc, char **argv)
         {"FILE", QKV_CLI_STRING, &a->file, "FILE|-"},
         {"--format", QKV_CLI_CHOICE, &format, NULL,
          "conllu (default): CoNLL-U in, the same bytes out with the predicted\n"
-         "tag in the tag column the model was trained on (UPOS or XPOS);\n"
+         "tag in the tag column the model was trained on (UPOS, XPOS, or\n"
+         "DEPREL and HEAD for a parser: one tree per sentence);\n"
          "text: one sentence per line, tokens separated by spaces; CoNLL-U\n"
          "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
          "is an error); with --tokenizer: raw text, see there",
@@ -112,7 +113,7 @@ static int read_input(qkv_session *s, const tag_args *a, char **input)
         return qkv_fail_report(&err);
     qkv_read_opts opts = s->cfg.data.read;
     const char *name = strcmp(a->file, "-") ? a->file : "<stdin>";
-    if (a->text ? qkv_corpus_read_text(&s->dev_c, *input, len, name, &err)
+    if (a->text ? qkv_corpus_read_text_as(&s->dev_c, *input, len, name, opts.tag_field, &err)
                 : qkv_corpus_read_mem(&s->dev_c, *input, len, name, &opts, &err)) {
         if (!a->text)
             plain_text_hint(*input, len, name, &err);
@@ -137,17 +138,20 @@ static int out_scheme(const qkv_session *s, const tag_args *a)
     return a->text ? QKV_TAG_SCHEME_BIO : QKV_TAG_SCHEME_NONE; /* NONE: FILE's own, once read */
 }
 
-/* The predicted tag of every word of s->dev_c into *tags, and when they are span tags the same in
- * scheme (NONE: the file's own) into *out_tags (its strings in *out_buf). */
-static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, const char ***out_tags, char **out_buf)
+/* The predicted tag of every word of s->dev_c into *tags (a parser's heads into *heads), and when
+ * they are span tags the same in scheme (NONE: the file's own) into *out_tags (its strings in
+ * *out_buf). */
+static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, int32_t **heads, const char ***out_tags,
+                   char **out_buf)
 {
     qkv_error err;
     int n_words = s->dev_c.n_words;
     *tags = malloc((size_t)(n_words ? n_words : 1) * sizeof **tags);
-    if (!*tags)
+    *heads = malloc((size_t)(n_words ? n_words : 1) * sizeof **heads);
+    if (!*tags || !*heads)
         return qkv_fail_reportf("out of memory");
     /* the library's tagging (api/predict.h), as programs using libqkv get it */
-    if (qkv_session_tag(s, &s->dev_c, s->cfg.data.batch_tokens, *tags, &err))
+    if (qkv_session_parse(s, &s->dev_c, s->cfg.data.batch_tokens, *tags, *heads, &err))
         return qkv_fail_report(&err);
     qkv_report_warnings(s);
     if (qkv_tags_are_spans(&s->fz) && scheme == QKV_TAG_SCHEME_NONE)
@@ -157,15 +161,37 @@ static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, co
     return 0;
 }
 
-/* The input with the tags on stdout. */
-static int write_output(const qkv_session *s, const char **tags)
+/* The input with the tags (and a parser's heads in HEAD) on stdout. */
+static int write_output(const qkv_session *s, const char **tags, const int32_t *heads)
 {
     qkv_error err;
-    if (qkv_corpus_write(&s->dev_c, stdout, tags, &err))
+    if (qkv_corpus_write_parsed(&s->dev_c, stdout, tags, heads, &err))
         return qkv_fail_reportf("writing the tagged output: %s", err.msg);
     if (fflush(stdout))
         return qkv_fail_reportf("writing the tagged output: %s", strerror(errno));
     return 0;
+}
+
+/* A model of several heads (or of lemmas): every column it predicts, written into the input's. */
+static int tag_fields(qkv_session *s)
+{
+    qkv_error err;
+    qkv_tagged t;
+    if (qkv_session_tag_fields(s, &s->dev_c, s->cfg.data.batch_tokens, &t, &err))
+        return qkv_fail_report(&err);
+    qkv_report_warnings(s);
+    int status = 0;
+    if (qkv_corpus_write_fields(&s->dev_c, stdout, (const char *const *const *)t.values, &err))
+        status = qkv_fail_reportf("writing the tagged output: %s", err.msg);
+    else if (fflush(stdout))
+        status = qkv_fail_reportf("writing the tagged output: %s", strerror(errno));
+    qkv_tagged_free(&t);
+    return status;
+}
+
+static bool several_columns(const qkv_session *s)
+{
+    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA;
 }
 
 int qkv_cmd_tag(int argc, char **argv)
@@ -180,6 +206,7 @@ int qkv_cmd_tag(int argc, char **argv)
     qkv_session s;
     qkv_session_init(&s);
     const char **tags = NULL, **file_tags = NULL;
+    int32_t *heads = NULL;
     char *file_tags_buf = NULL, *input = NULL;
     int status = 1;
     int scheme;
@@ -189,11 +216,14 @@ int qkv_cmd_tag(int argc, char **argv)
         status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file, scheme);
     else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
         status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file, scheme);
-    else if (!read_input(&s, &a, &input) && !predict(&s, scheme, &tags, &file_tags, &file_tags_buf) &&
-             !write_output(&s, file_tags ? file_tags : tags))
+    else if (several_columns(&s))
+        status = read_input(&s, &a, &input) || tag_fields(&s);
+    else if (!read_input(&s, &a, &input) && !predict(&s, scheme, &tags, &heads, &file_tags, &file_tags_buf) &&
+             !write_output(&s, file_tags ? file_tags : tags, heads))
         status = 0;
 done:
     free(tags);
+    free(heads);
     free(file_tags);
     free(file_tags_buf);
     free(input);

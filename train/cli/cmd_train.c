@@ -214,6 +214,13 @@ static void print_summary(const train_run *r)
     fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
             qkv_params_count(qkv_tagger_params(&s->model)), qkv_featurizer_n_features(&s->fz),
             qkv_featurizer_n_tags(&s->fz), r->run_dir);
+    if (qkv_featurizer_n_columns(&s->fz) > 1) {
+        fprintf(stderr, "heads:");
+        for (int h = 0; h < qkv_featurizer_n_columns(&s->fz); h++)
+            fprintf(stderr, " %s (%d classes, loss weight %g)", QKV_TAG_FIELD_NAMES[s->fz.columns[h]],
+                    qkv_featurizer_n_classes(&s->fz, h), qkv_tagger_head(&s->model, h)->loss_weight);
+        fprintf(stderr, "\n");
+    }
     char summary[256];
     qkv_session_encoder_summary(s, summary, sizeof summary);
     if (summary[0])
@@ -247,6 +254,7 @@ static int final_report(const train_run *r)
     int failed = qkv_checkpoint_load_model(path, &best, &err) ||
                  qkv_evaluate(&best, &r->s.dev, r->s.cfg.data.batch_tokens, &res, &err) ||
                  qkv_eval_add_spans(&res, &best.fz, &r->s.dev_c, &r->s.dev, &err) ||
+                 qkv_eval_add_ud_tags(&res, &best, &r->s.dev_c, &err) ||
                  qkv_seg_eval_read(&r->s, r->s.cfg.data.dev, &st, &err) ||
                  qkv_eval_add_segments(&res, &best.fz, &r->s.dev, &st, &err);
     qkv_seg_free(&st);

@@ -18,6 +18,7 @@ int qkv_cmd_synth(int argc, char **argv);
 int qkv_cmd_config(int argc, char **argv);
 int qkv_cmd_plot(int argc, char **argv);
 int qkv_cmd_attention(int argc, char **argv);
+int qkv_cmd_parse_draw(int argc, char **argv);
 int qkv_cmd_positions(int argc, char **argv);
 int qkv_cmd_export(int argc, char **argv);
 

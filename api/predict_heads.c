@@ -1,0 +1,215 @@
+/* Prediction with every head of a model (see predict.h: qkv_predict_heads). */
+#include "api/predict.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/run_iter.h"
+#include "data/columns.h"
+#include "data/lemma_script.h"
+
+/* For a head with needs (lemma scripts): each token whose predicted class needs more characters
+ * than its form has takes the best-scoring class its form can take (logits [T, n_tags]). */
+static void applicable_argmax(const qkv_tensor *logits, const qkv_batch *b, const qkv_dataset *ds,
+                              const int32_t *needs, int32_t *bp)
+{
+    int n_tags = logits->shape[1];
+    const int32_t *offsets = qkv_batch_offsets(b);
+    for (int s = 0; s < qkv_batch_n_sent(b); s++) {
+        int w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
+        for (int t = offsets[s]; t < offsets[s + 1]; t++) {
+            int chars = ds->form_chars[w0 + t - offsets[s]];
+            if (needs[bp[t]] >= 0 && needs[bp[t]] <= chars)
+                continue;
+            const qkv_real *row = logits->data + (size_t)t * n_tags;
+            int best = bp[t];
+            for (int c = 0; c < n_tags; c++)
+                if (needs[c] >= 0 && needs[c] <= chars && (best == bp[t] || row[c] > row[best]))
+                    best = c;
+            bp[t] = best;
+        }
+    }
+}
+
+/* Every head's prediction of the batch it->batch into pred[h] (dataset order); loss_sum[h] += the
+ * summed loss of its gold-tagged words. */
+static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds, const int32_t *const *needs,
+                         int32_t *const *pred, double *loss_sum, qkv_error *err)
+{
+    qkv_tensor *hidden = qkv_run_iter_hidden(it, m, err);
+    if (!hidden)
+        return QKV_ERR;
+    const qkv_batch *b = &it->batch;
+    int32_t *bp = qkv_tape_alloc(&it->tp, (size_t)qkv_batch_n_tokens(b) * sizeof *bp);
+    if (!bp)
+        return qkv_fail(err, "%s", it->tp.err.msg);
+    for (int h = 0; h < qkv_tagger_n_outputs(m); h++) {
+        const qkv_head *head = qkv_tagger_head(m, h);
+        qkv_tensor *logits = head->desc->logits(&it->tp, head, hidden);
+        double loss = 0;
+        if (!logits)
+            return qkv_fail(err, "%s", it->tp.err.msg);
+        if (head->desc->predict(&it->tp, head, logits, it->in.sentences, qkv_batch_column_tags(b, h), bp, &loss, NULL,
+                                err)) {
+            if (err->sentence >= 0 && err->sentence < qkv_batch_n_sent(b)) /* its index in ds */
+                err->sentence = qkv_batch_sent_id(b, err->sentence);
+            return QKV_ERR;
+        }
+        if (needs && needs[h] && ds->form_chars)
+            applicable_argmax(logits, b, ds, needs[h], bp);
+        if (loss_sum)
+            loss_sum[h] += loss;
+        const int32_t *offsets = qkv_batch_offsets(b);
+        for (int s = 0; s < qkv_batch_n_sent(b); s++) {
+            int len = offsets[s + 1] - offsets[s], w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
+            memcpy(pred[h] + w0, bp + offsets[s], (size_t)len * sizeof *bp);
+        }
+    }
+    return QKV_OK;
+}
+
+int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                      const int32_t *const *needs, int32_t *const *pred, double *loss_sum, qkv_error *err)
+{
+    int n_heads = qkv_tagger_n_outputs(m), n_words = qkv_dataset_n_words(ds);
+    if (qkv_dataset_n_columns(ds) != n_heads)
+        return qkv_fail(err, "the model has %d heads, the data %d tag columns", n_heads, qkv_dataset_n_columns(ds));
+    for (int h = 0; h < n_heads; h++) {
+        for (int w = 0; w < n_words; w++)
+            pred[h][w] = -1;
+        if (loss_sum)
+            loss_sum[h] = 0;
+    }
+    if (qkv_dataset_n_batchable(ds) == 0)
+        return QKV_OK;
+    qkv_run_iter it;
+    int status = qkv_run_iter_init(&it, ds, batch_tokens, true, err) || qkv_run_iter_plan(&it, NULL, err);
+    for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--)
+        if (i % n_shards == shard)
+            status = qkv_run_iter_fill(&it, i, err) || predict_batch(&it, m, ds, needs, pred, loss_sum, err);
+    qkv_run_iter_free(&it);
+    return status ? QKV_ERR : QKV_OK;
+}
+
+/* Room for the lemmas head h's classes pred give the words of c (qkv_column_value). */
+static size_t lemma_room(const qkv_session *s, const qkv_corpus *c, int h, const int32_t *pred)
+{
+    size_t room = 1;
+    for (int w = 0; w < c->n_words; w++) {
+        size_t flen;
+        qkv_corpus_form(c, w, &flen);
+        const char *cls = pred[w] >= 0 ? qkv_featurizer_class(&s->fz, h, pred[w]) : "";
+        room += QKV_COLUMN_VALUE_ROOM(flen, strlen(cls)) + flen + 1;
+    }
+    return room;
+}
+
+/* Head h's lemma of every word of c from its predicted scripts pred into out->values[LEMMA]
+ * (strings in out->lemmas); a script that does not apply gives the form (counted). */
+static int decode_lemmas(qkv_session *s, const qkv_corpus *c, int h, const int32_t *pred, qkv_tagged *out,
+                         qkv_error *err)
+{
+    size_t room = lemma_room(s, c, h, pred), used = 0;
+    if (!(out->lemmas = malloc(room)))
+        return qkv_fail(err, "out of memory for the lemmas of %d words", c->n_words);
+    const char **v = out->values[QKV_TAG_LEMMA];
+    for (int w = 0; w < c->n_words; w++) {
+        size_t flen;
+        const char *form = qkv_corpus_form(c, w, &flen);
+        char *at = out->lemmas + used;
+        const char *lemma = pred[w] >= 0 ? qkv_column_value(QKV_TAG_LEMMA, form, flen, qkv_featurizer_class(&s->fz, h, pred[w]), at)
+                                         : NULL;
+        if (lemma && !*lemma) /* a script that deletes the whole form: no lemma */
+            lemma = NULL;
+        if (!lemma && pred[w] >= 0 && out->n_lemma_fallback++ == 0)
+            out->first_fallback = w;
+        if (!lemma) {
+            memcpy(at, form, flen);
+            at[flen] = '\0';
+        }
+        v[w] = pred[w] >= 0 ? at : NULL;
+        used += strlen(at) + 1;
+    }
+    if (out->n_lemma_fallback)
+        return qkv_warnings_add(&s->warnings, err,
+                                "%.200s:%d: %d word%s a predicted lemma edit script that does not apply to the form, "
+                                "the first here; the lemma is the form", qkv_corpus_name(c),
+                                c->word_line[out->first_fallback], out->n_lemma_fallback,
+                                out->n_lemma_fallback == 1 ? " has" : "s have");
+    return QKV_OK;
+}
+
+int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, qkv_tagged *out,
+                         qkv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int n_heads = qkv_featurizer_n_columns(&s->fz), n_words = c->n_words, status = QKV_OK;
+    for (int h = 0; h < n_heads && status == QKV_OK; h++) {
+        qkv_tag_field col = s->fz.columns[h];
+        if (!(out->values[col] = calloc((size_t)n_words + 1, sizeof(char *))))
+            status = qkv_fail(err, "out of memory for %d words", n_words);
+        else if (col == QKV_TAG_LEMMA)
+            status = decode_lemmas(s, c, h, pred[h], out, err);
+        else
+            for (int w = 0; w < n_words; w++)
+                out->values[col][w] = pred[h][w] >= 0 ? qkv_featurizer_class(&s->fz, h, pred[h][w]) : NULL;
+    }
+    if (status != QKV_OK)
+        qkv_tagged_free(out);
+    return status;
+}
+
+int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int n_heads = qkv_tagger_n_outputs(&s->model), n_words = c->n_words;
+    qkv_dataset ds;
+    memset(&ds, 0, sizeof ds);
+    int32_t *pred[QKV_MAX_COLUMNS] = {0};
+    int status = n_heads <= QKV_MAX_COLUMNS ? QKV_OK : qkv_fail(err, "%d heads, at most %d", n_heads, QKV_MAX_COLUMNS);
+    for (int h = 0; h < n_heads && status == QKV_OK; h++)
+        if (!(pred[h] = malloc(((size_t)n_words + 1) * sizeof *pred[h])))
+            status = qkv_fail(err, "out of memory for %d words", n_words);
+    if (status == QKV_OK)
+        status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
+    if (status == QKV_OK)
+        status = qkv_session_check_lengths(s, c, &ds, false, err);
+    int32_t *needs[QKV_MAX_COLUMNS] = {0};
+    if (status == QKV_OK)
+        status = qkv_session_class_needs(s, needs, err);
+    if (status == QKV_OK)
+        status = qkv_predict_heads(&s->model, &ds, batch_tokens, 0, 1, (const int32_t *const *)needs, pred, NULL, err);
+    for (int h = 0; h < QKV_MAX_COLUMNS; h++)
+        free(needs[h]);
+    if (status == QKV_OK)
+        status = qkv_tagged_from_pred(s, c, (const int32_t *const *)pred, out, err);
+    for (int h = 0; h < QKV_MAX_COLUMNS; h++)
+        free(pred[h]);
+    qkv_dataset_free(&ds);
+    return status;
+}
+
+void qkv_tagged_free(qkv_tagged *t)
+{
+    for (int k = 0; k < QKV_TAG_FIELD_COUNT; k++)
+        free(t->values[k]);
+    free(t->lemmas);
+    memset(t, 0, sizeof *t);
+}
+
+int qkv_session_class_needs(const qkv_session *s, int32_t **needs, qkv_error *err)
+{
+    for (int h = 0; h < qkv_featurizer_n_columns(&s->fz); h++) {
+        needs[h] = NULL;
+        if (s->fz.columns[h] != QKV_TAG_LEMMA)
+            continue;
+        int n = qkv_featurizer_n_classes(&s->fz, h);
+        if (!(needs[h] = malloc(((size_t)n + 1) * sizeof *needs[h])))
+            return qkv_fail(err, "out of memory for %d lemma scripts", n);
+        for (int c = 0; c < n; c++) {
+            const char *script = qkv_featurizer_class(&s->fz, h, c);
+            needs[h][c] = (int32_t)qkv_lemma_script_needs(script, strlen(script));
+        }
+    }
+    return QKV_OK;
+}

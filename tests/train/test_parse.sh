@@ -1,0 +1,71 @@
+#!/bin/bash
+# The parser end to end on the shipped EWT sample: configs/ud_ewt_parse.yaml trained for a few
+# steps (a small model); qkv tag writes valid CoNLL-U (one root per sentence, no cycle, heads in
+# range, every column but HEAD and DEPREL and every multiword-token and comment line as read);
+# qkv eval's UAS and LAS equal those counted here from the tagged file against the gold; a
+# training file with a cycle, a HEAD out of range or no root is a file:line error.
+source "$(dirname "$0")/common.sh"
+S=data/ud_english_ewt_sample
+R=$SCRATCH/run
+"$QKV_BIN" train configs/ud_ewt_parse.yaml --set data.train=$S/en_ewt-sample-train.conllu.gz \
+    --set data.dev=$S/en_ewt-sample-dev.conllu.gz --set train.max_steps=12 --set train.eval_every=12 \
+    --set data.batch_tokens=400 --set model.lstm_hidden=32 --set model.arc_dim=32 --set model.label_dim=16 \
+    --set model.n_layers=1 --set log.progress=off --set log.plot=false --out "$R" >"$R.log" 2>&1 ||
+    { cat "$R.log" >&2; fail "qkv train"; }
+grep -q "dev UAS .* LAS " "$R.log" || fail "no dev UAS/LAS line: $(tail -3 "$R.log")"
+CK=$R/checkpoints/last.h5
+gzip -dc $S/en_ewt-sample-dev.conllu.gz >"$SCRATCH/gold.conllu"
+"$QKV_BIN" tag "$CK" "$SCRATCH/gold.conllu" >"$SCRATCH/pred.conllu" || fail "qkv tag"
+# the same lines; on word lines only fields 7 and 8 may differ
+awk -F'\t' -v OFS='\t' '$1 ~ /^[0-9]+$/ { $7 = "H"; $8 = "L" } { print }' "$SCRATCH/gold.conllu" >"$SCRATCH/g.masked"
+awk -F'\t' -v OFS='\t' '$1 ~ /^[0-9]+$/ { $7 = "H"; $8 = "L" } { print }' "$SCRATCH/pred.conllu" >"$SCRATCH/p.masked"
+cmp -s "$SCRATCH/g.masked" "$SCRATCH/p.masked" || fail "qkv tag changed more than HEAD and DEPREL"
+# every sentence a tree with one root
+awk -F'\t' '
+    function check(   i, k, steps, roots) {
+        roots = 0
+        for (i = 1; i <= n; i++) {
+            if (head[i] !~ /^[0-9]+$/ || head[i] > n || head[i] == i) { print "bad head " head[i] " at line " line[i]; bad = 1 }
+            roots += head[i] == 0
+            for (k = i; k != 0 && steps < n + 1; steps++) k = head[k]
+            if (k != 0) { print "cycle through line " line[i]; bad = 1 }
+            steps = 0
+        }
+        if (n && roots != 1) { print roots " roots in the sentence ending at line " NR; bad = 1 }
+        n = 0
+    }
+    /^$/ { check(); next }
+    $1 ~ /^[0-9]+$/ { n++; head[n] = $7; line[n] = NR }
+    END { check(); exit bad }' "$SCRATCH/pred.conllu" || fail "qkv tag wrote a sentence that is no tree"
+# UAS and LAS counted here (every word with a gold head; full labels) against qkv eval's
+want=$(paste <(awk -F'\t' '$1 ~ /^[0-9]+$/ { print $7 "\t" $8 }' "$SCRATCH/gold.conllu") \
+             <(awk -F'\t' '$1 ~ /^[0-9]+$/ { print $7 "\t" $8 }' "$SCRATCH/pred.conllu") |
+       awk -F'\t' '{ n++; u += $1 == $3; l += $1 == $3 && $2 == $4 } END { printf "UAS %.2f%% (%d of %d words), LAS %.2f%% (%d;", 100 * u / n, u, n, 100 * l / n, l }')
+"$QKV_BIN" eval "$CK" "$SCRATCH/gold.conllu" >"$SCRATCH/eval" || fail "qkv eval"
+grep -qF "$want" "$SCRATCH/eval" || fail "qkv eval says '$(head -1 "$SCRATCH/eval")', counted here: '$want'"
+"$QKV_BIN" eval "$CK" "$SCRATCH/gold.conllu" --json | $PY -c 'import json,sys; r = json.load(sys.stdin); assert 0 <= r["uas"] <= 1 and r["las"] == r["accuracy"]' ||
+    fail "qkv eval --json: no uas/las"
+
+# the tree of a sentence through Graphviz: an SVG, and a DOT file with one labelled arc a word
+"$QKV_BIN" parse-draw "$CK" --sentence "The cat sat on the mat ." --out "$SCRATCH/tree.svg" >/dev/null ||
+    fail "qkv parse-draw"
+grep -q "<svg" "$SCRATCH/tree.svg" || fail "parse-draw wrote no SVG"
+[ "$(grep -c -- '-> w[0-9]* \[label="[a-z:]* [01]\.[0-9][0-9]"\]' "$SCRATCH/tree.dot")" = 7 ] ||
+    { cat "$SCRATCH/tree.dot" >&2; fail "tree.dot: expected 7 labelled arcs"; }
+expect_error "replace" "$QKV_BIN" parse-draw "$CK" --sentence "a b" --out "$SCRATCH/tree.svg"
+
+# bad trees in training data: file:line errors
+printf '1\ta\t_\tX\t_\t_\t2\tdep\t_\t_\n2\tb\t_\tX\t_\t_\t1\tdep\t_\t_\n\n' >"$SCRATCH/cycle.conllu"
+printf '1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n2\tb\t_\tX\t_\t_\t7\tdep\t_\t_\n\n' >"$SCRATCH/range.conllu"
+printf '1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n2\tb\t_\tX\t_\t_\t3\tdep\t_\t_\n3\tc\t_\tX\t_\t_\t2\tdep\t_\t_\n\n' >"$SCRATCH/loop.conllu"
+expect_error "cycle.conllu:1: no word of this sentence has HEAD 0" "$QKV_BIN" train configs/ud_ewt_parse.yaml \
+    --set data.train="$SCRATCH/cycle.conllu" --set data.dev="$SCRATCH/cycle.conllu" --set train.max_steps=1 --out "$SCRATCH/bad"
+cp "$SCRATCH/range.conllu" "$SCRATCH/t.conllu"
+expect_error "t.conllu:2: HEAD 7 of word 2 is out of range" "$QKV_BIN" train configs/ud_ewt_parse.yaml \
+    --set data.train="$SCRATCH/t.conllu" --set data.dev="$SCRATCH/t.conllu" --set train.max_steps=1 --out "$SCRATCH/bad2"
+cp "$SCRATCH/loop.conllu" "$SCRATCH/t.conllu"
+expect_error "t.conllu:2: word 2 is in a cycle of heads" "$QKV_BIN" train configs/ud_ewt_parse.yaml \
+    --set data.train="$SCRATCH/t.conllu" --set data.dev="$SCRATCH/t.conllu" --set train.max_steps=1 --out "$SCRATCH/bad3"
+expect_error "needs data.tags = deprel" "$QKV_BIN" train configs/ud_ewt_parse.yaml --set data.tags=upos \
+    --set data.train=$S/en_ewt-sample-train.conllu.gz --out "$SCRATCH/bad4"
+echo ok
