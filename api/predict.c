@@ -151,6 +151,9 @@ static int warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t
 
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err)
 {
+    if (s->fz.columns[0] == QKV_TAG_LEMMA)
+        return qkv_fail(err, "the model's first column is lemma, whose classes are edit scripts: tag every column "
+                             "with qkv_session_tag_fields");
     return qkv_session_parse(s, c, batch_tokens, tags, NULL, err);
 }
 

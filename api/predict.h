@@ -81,13 +81,20 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
 int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, qkv_tagged *out,
                          qkv_error *err);
 void qkv_tagged_free(qkv_tagged *t);
+/* Whether s's model is written back through qkv_session_tag_fields: several columns, or lemmas. */
+static inline bool qkv_session_predicts_columns(const qkv_session *s)
+{
+    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA;
+}
 
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take
  * (qkv_session_check_lengths), predicts in batches of batch_tokens words and sets tags[w]
  * (n_words of c entries) to word w's tag name, a string owned by the session's featurizer.
  * The tags are in the model's own tag set (converting them back to a file's tag scheme is the
- * caller's: qkv_corpus_tags_as_file). A sentence with no tag sequence model.crf_constrained
+ * caller's: qkv_corpus_tags_as_file). With several columns (data.tags a list) the tags are
+ * head 0's (qkv_session_tag_fields gives every column); a model whose first column is lemma is
+ * an error. A sentence with no tag sequence model.crf_constrained
  * allows is tagged without the constraints, with one warning in s->warnings naming the line of
  * the first and their number. Errors: those of the steps, naming c's lines. */
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);

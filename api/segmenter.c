@@ -89,6 +89,16 @@ int qkv_tag_corpus_write(qkv_session *tagger, const qkv_corpus *c, FILE *out, qk
 {
     const char **tags = NULL;
     char *buf = NULL;
+    if (qkv_session_predicts_columns(tagger)) { /* every column the model predicts */
+        qkv_tagged t;
+        int st = qkv_session_tag_fields(tagger, c, tagger->cfg.data.batch_tokens, &t, err);
+        if (st == QKV_OK)
+            st = qkv_corpus_write_fields(c, out, (const char *const *const *)t.values, err);
+        qkv_tagged_free(&t);
+        if (st == QKV_OK && fflush(out))
+            st = qkv_fail(err, "writing the tagged output: %s", strerror(errno));
+        return st;
+    }
     int status = qkv_tag_corpus(tagger, c, &tags, &buf, err);
     if (status == QKV_OK)
         status = qkv_corpus_write(c, out, tags, err);
@@ -171,12 +181,17 @@ static int flush_paragraph(paragraph_reader *pr, const char *buf, size_t len, in
         status = qkv_tokenizer_segment(pr->tk, &st, &seg, err);
     if (status == QKV_OK)
         status = qkv_segmentation_corpus(pr->tagger, &st, &seg, &pr->sent_id, &c, err);
+    qkv_tagged t = {0};
+    bool columns = qkv_session_predicts_columns(pr->tagger);
     if (status == QKV_OK)
-        status = qkv_tag_corpus(pr->tagger, &c, &tags, &tags_buf, err);
+        status = columns ? qkv_session_tag_fields(pr->tagger, &c, pr->tagger->cfg.data.batch_tokens, &t, err)
+                         : qkv_tag_corpus(pr->tagger, &c, &tags, &tags_buf, err);
     if (status == QKV_OK) {
-        qkv_tagged_paragraph p = {&st, &seg, &c, tags};
+        qkv_tagged_paragraph p = {&st, &seg, &c, columns ? t.values[pr->tagger->fz.columns[0]] : tags,
+                                  columns ? (const char *const *const *)t.values : NULL};
         status = pr->fn(pr->ctx, &p, err);
     }
+    qkv_tagged_free(&t);
     free(tags);
     free(tags_buf);
     qkv_corpus_free(&c);
@@ -266,8 +281,9 @@ static int write_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *
     raw_out *o = ctx;
     char *buf = NULL;
     const char **converted = NULL;
-    int status = qkv_corpus_tags_in_scheme(p->c, p->tags, o->scheme, &buf, &converted, err);
-    if (status == QKV_OK)
+    int status = p->values ? qkv_corpus_write_fields(p->c, o->file, p->values, err)
+                           : qkv_corpus_tags_in_scheme(p->c, p->tags, o->scheme, &buf, &converted, err);
+    if (status == QKV_OK && !p->values)
         status = qkv_corpus_write(p->c, o->file, converted ? (const char *const *)converted : p->tags, err);
     free(buf);
     free(converted);

@@ -52,6 +52,8 @@ typedef struct qkv_tagged_paragraph {
     const qkv_segmentation *seg;
     const qkv_corpus *c;
     const char *const *tags;
+    const char *const *const *values; /* a model of several columns (api/predict.h: qkv_tagged
+                                         values; tags is then its first column's); else NULL */
 } qkv_tagged_paragraph;
 
 /* Called for each paragraph, in order; a non-zero return (with err set) stops the reading. */

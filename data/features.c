@@ -227,8 +227,9 @@ static int vocab_column(const qkv_featurizer *fz, int v)
     return v >= first ? v - first + 1 : 0;
 }
 
-static const char *const COLUMN_VOCAB_NAMES[QKV_TAG_FIELD_COUNT] = {"tags.upos", "tags.xpos", "tags.feats",
-                                                                    "tags.lemma"};
+#define QKV_COLUMN_VOCAB_NAME_(e, name, field) "tags." name,
+static const char *const COLUMN_VOCAB_NAMES[] = {QKV_TAG_FIELDS(QKV_COLUMN_VOCAB_NAME_)};
+_Static_assert(sizeof COLUMN_VOCAB_NAMES / sizeof COLUMN_VOCAB_NAMES[0] == QKV_TAG_FIELD_COUNT, "one name per column");
 
 const char *qkv_featurizer_vocab_name(const qkv_featurizer *fz, int v)
 {

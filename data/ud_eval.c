@@ -31,6 +31,7 @@ typedef struct ud_word {
     ud_field lemma;
     uint32_t feats_off; /* its universal FEATS in the file's feats buffer, NUL-terminated */
     uint32_t sent_first; /* the file's index of its sentence's first word */
+    ud_field xpos;
 } ud_word;
 
 typedef struct ud_file {
@@ -141,10 +142,11 @@ static bool add_word(ud_file *f, ud_span span, bool multiword, const char *form,
         !qkv_array_grow((void **)&f->lower, &f->cap_lower, f->lower_len + QKV_UTF8_LOWER_ROOM(len), 1))
         return false;
     ud_word *w = &f->words[f->n_words++];
-    *w = (ud_word){span, multiword, (uint32_t)f->lower_len, upos, upos_len, -2, {"", 0}, {"", 0}, 0, (uint32_t)ln->first};
+    *w = (ud_word){span, multiword, (uint32_t)f->lower_len, upos, upos_len, -2, {"", 0}, {"", 0}, 0, (uint32_t)ln->first, {"", 0}};
     f->lower_len += qkv_utf8_lower(form, len, f->lower + f->lower_len) + 1;
     ud_field head, feats;
     w->lemma.s = qkv_line_field(ln->s, ln->n, 2, &w->lemma.len);
+    w->xpos.s = qkv_line_field(ln->s, ln->n, 4, &w->xpos.len);
     feats.s = qkv_line_field(ln->s, ln->n, 5, &feats.len);
     head.s = qkv_line_field(ln->s, ln->n, 6, &head.len);
     w->deprel.s = qkv_line_field(ln->s, ln->n, 7, &w->deprel.len);
@@ -261,12 +263,22 @@ typedef struct aligner {
     const ud_file *g, *s;
     long aligned, upos;
     int32_t *map; /* [gold words]: the aligned system word, or -1 */
+    long xpos, ufeats, alltags, lemmas;
 } aligner;
+
+static bool same_field(ud_field a, ud_field b) { return a.len == b.len && !memcmp(a.s, b.s, a.len); }
 
 static void align_pair(aligner *al, const ud_word *gw, const ud_word *sw)
 {
     al->aligned++;
-    al->upos += gw->upos_len == sw->upos_len && !memcmp(gw->upos, sw->upos, gw->upos_len);
+    bool upos = gw->upos_len == sw->upos_len && !memcmp(gw->upos, sw->upos, gw->upos_len);
+    bool xpos = same_field(gw->xpos, sw->xpos);
+    bool ufeats = !strcmp(al->g->feats + gw->feats_off, al->s->feats + sw->feats_off);
+    al->upos += upos;
+    al->xpos += xpos;
+    al->ufeats += ufeats;
+    al->alltags += upos && xpos && ufeats;
+    al->lemmas += (gw->lemma.len == 1 && gw->lemma.s[0] == '_') || same_field(gw->lemma, sw->lemma);
     al->map[gw - al->g->words] = (int32_t)(sw - al->s->words);
 }
 
@@ -491,7 +503,7 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
                               sys_name, gold_name, k + 1, ss, gs);
         }
     }
-    aligner al = {&g, &s, 0, 0, NULL};
+    aligner al = {&g, &s, 0, 0, NULL, 0, 0, 0, 0};
     if (status == QKV_OK && !(al.map = malloc((g.n_words + 1) * sizeof *al.map)))
         status = qkv_fail(err, "out of memory");
     for (size_t i = 0; status == QKV_OK && i < g.n_words; i++)
@@ -505,6 +517,10 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
         qkv_ud_score_set(&res->sentences, (long)g.n_sents, (long)s.n_sents, same_spans(g.sents, g.n_sents, s.sents, s.n_sents));
         qkv_ud_score_set(&res->words, (long)g.n_words, (long)s.n_words, al.aligned);
         qkv_ud_score_set(&res->upos, (long)g.n_words, (long)s.n_words, al.upos);
+        qkv_ud_score_set(&res->xpos, (long)g.n_words, (long)s.n_words, al.xpos);
+        qkv_ud_score_set(&res->ufeats, (long)g.n_words, (long)s.n_words, al.ufeats);
+        qkv_ud_score_set(&res->alltags, (long)g.n_words, (long)s.n_words, al.alltags);
+        qkv_ud_score_set(&res->lemmas, (long)g.n_words, (long)s.n_words, al.lemmas);
     }
     free(al.map);
     file_free(&g);

@@ -9,7 +9,9 @@
  *   the same span; the words of multiword tokens are aligned inside each stretch of text that
  *   overlapping multiword tokens cover, by a longest common subsequence of their lowercased
  *   FORMs (in order);
- * - UPOS: an aligned word whose UPOS equals the gold one is correct;
+ * - UPOS: an aligned word whose UPOS equals the gold one is correct; XPOS, UFeats (the universal
+ *   features below), AllTags (UPOS, XPOS and UFeats) and Lemmas (a gold "_" matches any) the
+ *   same way (data/ud_tags.h);
  * - UAS: an aligned word whose HEAD is the word aligned with its gold HEAD (or both ROOT);
  *   LAS: and the same DEPREL, universal part only (before a ':'); every word counts,
  *   punctuation included (the shared task's rule);
@@ -34,6 +36,7 @@ typedef struct qkv_ud_score {
 
 typedef struct qkv_ud_eval {
     qkv_ud_score tokens, sentences, words, upos, uas, las, mlas, blex;
+    qkv_ud_score xpos, ufeats, alltags, lemmas;
 } qkv_ud_eval;
 
 /* sc from the three counts: precision correct / system, recall correct / gold, F1 2 correct /

@@ -13,6 +13,7 @@
  *   /vocab/features                  names of the feature kinds, in model order
  *   /vocab/<feature>, /vocab/tags    vocabularies (UTF-8 strings in id order, each NUL-ended, as uint8)
  *   /vocab/chars                     the character vocabulary (model.char_dim > 0 only)
+ *   /vocab/tags.<column>             the classes of each tag column after the first (data.tags a list)
  *   /config                          the resolved YAML config
  * best.h5 (saved without the optimizer) has only /train/run_id and /train/step of /train, and no
  * /optim; an export (api/model_file.h) has no /optim and no /train. Only last.h5 resumes. */

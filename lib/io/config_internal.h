@@ -34,6 +34,11 @@ int qkv_cfg_set_value(const qkv_cfg_key *k, const char *text, size_t len, qkv_cf
 long long qkv_cfg_get_int(const qkv_cfg_key *k, const void *cfg);
 void qkv_cfg_put_int(const qkv_cfg_key *k, void *cfg, long long v);
 
+/* (lib/io/config_schema_check.c) The schema's own mistakes: names that are not words, a key
+ * listed twice, no doc, a field size its type cannot have, a bad range, an enum without choices,
+ * a bad scope ("config schema: section.key: ..."). */
+int qkv_cfg_check_schema(const qkv_cfg_key *schema, int n_keys, qkv_error *err);
+
 /* (lib/io/config_scope.c) The index of key k's scope key in schema, or -1 (none, or not found). */
 int qkv_cfg_scope_key(const qkv_cfg_key *schema, int n_keys, const qkv_cfg_key *k);
 /* Schema check of k's scope: an unscoped ENUM key of k's section, a mask of its choices. */

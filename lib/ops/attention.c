@@ -17,8 +17,12 @@
  * qkv_attention_direct_max_width keys wide skips the tiles: each query's scores and output are
  * computed over its visible keys only, without BLAS (block_forward_direct); the backward pass
  * always uses the tiles. The projections are split by rows over OpenMP threads too, and
- * OpenBLAS runs single-threaded throughout: one thread pool (lib/gemm_rows.h). */
-#include "lib/ops/attention.h"
+ * OpenBLAS runs single-threaded throughout: one thread pool (lib/gemm_rows.h).
+ *
+ * Kernels. The above is the stored kernel. The blocks of the sentences that plan_blocks marks
+ * tiled (opts->kernel) run lib/ops/attention_tiled.c instead, forward and backward; the
+ * projections, the dropout keys and the score biases' gradient sums are shared. */
+#include "lib/ops/attention_impl.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
 #include "lib/ops/rope.h"
@@ -33,36 +37,12 @@
 #define TILE 32
 
 const char *const QKV_ATTN_NORMALIZE_NAMES[] = {"softmax", "relu", NULL};
+const char *const QKV_ATTN_KERNEL_NAMES[] = {"stored", "tiled", "auto", NULL};
+_Static_assert(sizeof QKV_ATTN_KERNEL_NAMES / sizeof QKV_ATTN_KERNEL_NAMES[0] == QKV_ATTN_KERNEL_COUNT + 1,
+               "one name per qkv_attn_kernel");
 _Static_assert(sizeof QKV_ATTN_NORMALIZE_NAMES / sizeof QKV_ATTN_NORMALIZE_NAMES[0] == QKV_ATTN_NORMALIZE_COUNT + 1,
                "one name per qkv_attn_normalize");
 
-typedef struct {
-    int d_model, n_heads, d_head, total;
-    qkv_real scale;
-    double dropout;              /* > 0 only when masks were drawn */
-    bool causal;
-    qkv_attn_normalize normalize;
-    qkv_packed sentences;      /* arena copy: B = sentences.n */
-    int *width, *window;         /* [B] */
-    size_t *block;               /* [B · H] start of block in p / pd */
-    qkv_real *qkv;               /* [T, 3D] */
-    qkv_real *w_cat;             /* [3D, D] */
-    qkv_real *p;                 /* bands of P */
-    qkv_real *pd;                /* bands of dropout(P), or NULL */
-    size_t scratch;              /* elements of one scratch tile */
-    int nthreads;                /* for the blocks: qkv_parallel_threads of their products */
-    const qkv_score_bias *bias;  /* arena copy of the score biases [n_bias], added in order */
-    int n_bias;
-    double rope_base;            /* > 0: Q and K in qkv are rotated (lib/ops/rope.h) */
-} attn_saved;
-
-static inline int key_lo(int i, int w) { return i - w > 0 ? i - w : 0; }
-static inline int key_hi(int i, int w, int n, bool causal)
-{
-    if (causal)
-        return i;
-    return i + w < n - 1 ? i + w : n - 1;
-}
 static inline int band_start(int i, int w, int W, int n)
 {
     int s = i - w;
@@ -83,7 +63,7 @@ double qkv_attention_weight(const qkv_attention_weights *w, int b, int h, int i,
 bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j)
 {
     int n = qkv_packed_len(w->sentences, b), win = w->window[b];
-    return i >= 0 && i < n && j >= key_lo(i, win) && j <= key_hi(i, win, n, w->causal);
+    return i >= 0 && i < n && j >= attn_key_lo(i, win) && j <= attn_key_hi(i, win, n, w->causal);
 }
 
 /* Normalizes row[a .. e) in place: softmax (max-shifted) or relu(x) / (e - a). */
@@ -163,7 +143,7 @@ static void block_forward_direct(const attn_saved *sv, int h, int n, int w, int 
 {
     int D = sv->d_model, dh = sv->d_head, ld = 3 * D;
     for (int i = 0; i < n; i++) {
-        int a = key_lo(i, w), e = key_hi(i, w, n, sv->causal) + 1;
+        int a = attn_key_lo(i, w), e = attn_key_hi(i, w, n, sv->causal) + 1;
         const qkv_real *qi = qh + (size_t)i * ld;
         for (int j = a; j < e; j++)
             row[j - a] = sv->scale * dot(qi, kh + (size_t)j * ld, dh);
@@ -198,11 +178,11 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
     }
     for (int i0 = 0; i0 < n; i0 += TILE) {
         int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
-        int klo = key_lo(i0, w), kw = key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
+        int klo = attn_key_lo(i0, w), kw = attn_key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
         qkv_gemm(false, true, r, kw, dh, sv->scale, qh + (size_t)i0 * ld, ld, kh + (size_t)klo * ld, ld,
                  0, st, kw);
         for (int rr = 0; rr < r; rr++) {
-            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
+            int i = i0 + rr, a = attn_key_lo(i, w) - klo, e = attn_key_hi(i, w, n, sv->causal) + 1 - klo;
             qkv_real *row = st + (size_t)rr * kw;
             for (int j = 0; j < a; j++)
                 row[j] = 0;
@@ -247,6 +227,9 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const qkv_attention_proj *
     }
     if (7 + learned > QKV_MAX_INPUTS) /* x, the projections and the learned biases are the node's inputs */
         return qkv_tape_fail(tp, "attention: %d learned score biases, at most %d", learned, QKV_MAX_INPUTS - 7), false;
+    if ((unsigned)opts->kernel >= QKV_ATTN_KERNEL_COUNT || opts->tiled_above < 0)
+        return qkv_tape_fail(tp, "attention: kernel %d or tiled_above %d is not valid", (int)opts->kernel,
+                             opts->tiled_above), false;
     if (!(opts->dropout >= 0 && opts->dropout < 1))
         return qkv_tape_fail(tp, "attention: dropout %g is outside [0, 1)", opts->dropout), false;
     if (opts->rope_base != 0 && (!(opts->rope_base > 0) || !isfinite(opts->rope_base) || (D / opts->n_heads) % 2))
@@ -255,32 +238,57 @@ static bool check_inputs(qkv_tape *tp, qkv_tensor *x, const qkv_attention_proj *
     return true;
 }
 
-/* The plan of the blocks: each sentence's window and band width, the scratch tile size, and
- * when P is stored (store_p) the bands' offsets and memory (with dropout, also for dropout(P)).
- * Returns the work of the blocks' products in multiply-adds, or < 0 when out of memory. */
-static double plan_blocks(qkv_tape *tp, attn_saved *sv, int window, bool store_p, bool drop)
+/* Whether a block of band width W runs the tiled kernel (keep: the weights are kept, which
+ * only the stored kernel has). */
+static bool runs_tiled(const qkv_attention_opts *opts, int W, bool keep)
+{
+    if (keep)
+        return false;
+    if (opts->kernel == QKV_ATTN_KERNEL_AUTO)
+        return W > opts->tiled_above;
+    return opts->kernel == QKV_ATTN_KERNEL_TILED;
+}
+
+/* The plan of the blocks: each sentence's window, band width and kernel, the scratch tile
+ * size, the tiled softmax blocks' log-sum-exp, and when P is stored (store_p) the stored
+ * blocks' band offsets and memory (with dropout, also for dropout(P)). Returns the work of the
+ * blocks' products in multiply-adds, or < 0 when out of memory. */
+static double plan_blocks(qkv_tape *tp, attn_saved *sv, const qkv_attention_opts *opts, bool store_p, bool drop,
+                          bool keep)
 {
     const int32_t *offsets = sv->sentences.offsets;
-    int B = sv->sentences.n, H = sv->n_heads;
+    int B = sv->sentences.n, H = sv->n_heads, window = opts->window;
     sv->width = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->width);
     sv->window = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->window);
-    if (!sv->width || !sv->window)
+    sv->tiled = qkv_tape_alloc(tp, (size_t)(B + 1) * sizeof *sv->tiled);
+    if (!sv->width || !sv->window || !sv->tiled)
         return -1;
     size_t band_total = 0, scratch = 1;
     double work = 0;
+    bool any_tiled = false;
     for (int b = 0; b < B; b++) {
         int n = offsets[b + 1] - offsets[b];
         int win = (window == 0 || window >= n) ? (n > 0 ? n - 1 : 0) : window;
         int W = 2 * win + 1 < n ? 2 * win + 1 : n;
         sv->window[b] = win;
         sv->width[b] = W;
-        band_total += (size_t)H * n * W;
+        sv->tiled[b] = runs_tiled(opts, W, keep);
+        any_tiled |= sv->tiled[b];
+        if (!sv->tiled[b])
+            band_total += (size_t)H * n * W;
         size_t kw = (size_t)(W + TILE < n ? W + TILE : n);
-        if (kw * TILE > scratch)
+        if (!sv->tiled[b] && kw * TILE > scratch)
             scratch = kw * TILE;
         work += (double)n * (double)kw * sv->d_model;
     }
+    if (any_tiled && scratch < (ATTN_TILED_BWD_SCRATCH + 1) / 2) /* the backward pass has two tiles */
+        scratch = (ATTN_TILED_BWD_SCRATCH + 1) / 2;
     sv->scratch = (scratch + 15) & ~(size_t)15; /* separate threads' tiles by >= 64 bytes */
+    if (any_tiled && sv->normalize == QKV_ATTN_SOFTMAX) {
+        sv->lse = qkv_tape_alloc(tp, ((size_t)sv->total * H + 1) * sizeof(qkv_real));
+        if (!sv->lse)
+            return -1;
+    }
     if (!store_p)
         return work;
     sv->block = qkv_tape_alloc(tp, ((size_t)B * H + 1) * sizeof *sv->block);
@@ -293,7 +301,7 @@ static double plan_blocks(qkv_tape *tp, attn_saved *sv, int window, bool store_p
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++) {
             sv->block[(size_t)b * H + h] = at;
-            at += (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
+            at += sv->tiled[b] ? 0 : (size_t)(offsets[b + 1] - offsets[b]) * sv->width[b];
         }
     return work;
 }
@@ -406,7 +414,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, con
         if (biases[m].param)
             inputs[n_in++] = biases[m].param;
     qkv_node *node = qkv_tape_record(tp, "attention", attention_backward, o, n_in, inputs);
-    double work = plan_blocks(tp, sv, opts->window, node || keep || drop, drop); /* dropout masks go to bands */
+    double work = plan_blocks(tp, sv, opts, node || keep || drop, drop, keep != NULL); /* dropout masks go to bands */
     if (work < 0)
         return NULL;
     int nthreads = qkv_parallel_threads(2 * work); /* the products Q K^T and P V of the blocks */
@@ -415,13 +423,18 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, con
     uint64_t *seeds = drop ? block_seeds(tp, B, H) : NULL;
     if (!scratch_mem || (drop && !seeds))
         return NULL;
+    sv->seeds = seeds;
     int blas = qkv_blas_single();
     if (!project(tp, sv, x, proj))
         return qkv_blas_restore(blas), NULL;
 #pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
-    for (int blk = 0; blk < B * H; blk++)
-        block_forward(sv, blk / H, blk % H, o->data, scratch_mem + (size_t)omp_get_thread_num() * sv->scratch,
-                      seeds ? seeds[blk] : 0);
+    for (int blk = 0; blk < B * H; blk++) {
+        qkv_real *st = scratch_mem + (size_t)omp_get_thread_num() * sv->scratch;
+        if (sv->tiled[blk / H])
+            attn_tiled_forward(sv, blk / H, blk % H, o->data, st);
+        else
+            block_forward(sv, blk / H, blk % H, o->data, st, seeds ? seeds[blk] : 0);
+    }
     qkv_blas_restore(blas);
     if (node)
         node->saved = sv;
@@ -445,12 +458,12 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
     qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
     for (int i0 = 0; i0 < n; i0 += TILE) {
         int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
-        int klo = key_lo(i0, w), kw = key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
+        int klo = attn_key_lo(i0, w), kw = attn_key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
         /* st = the used P of this tile, dense [r, kw] */
         for (int rr = 0; rr < r; rr++) {
-            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
+            int i = i0 + rr, a = attn_key_lo(i, w) - klo, e = attn_key_hi(i, w, n, sv->causal) + 1 - klo;
             qkv_real *row = st + (size_t)rr * kw;
-            int off = key_lo(i, w) - band_start(i, w, W, n);
+            int off = attn_key_lo(i, w) - band_start(i, w, W, n);
             memset(row, 0, (size_t)a * sizeof(qkv_real));
             memcpy(row + a, pused + blk + (size_t)i * W + off, (size_t)(e - a) * sizeof(qkv_real));
             memset(row + e, 0, (size_t)(kw - e) * sizeof(qkv_real));
@@ -460,8 +473,8 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
         qkv_gemm(false, true, r, kw, dh, 1, doh + (size_t)i0 * D, D, vh + (size_t)klo * ld, ld, 0, dp, kw);
         /* st = dS, row by row */
         for (int rr = 0; rr < r; rr++) {
-            int i = i0 + rr, a = key_lo(i, w) - klo, e = key_hi(i, w, n, sv->causal) + 1 - klo;
-            int off = key_lo(i, w) - band_start(i, w, W, n);
+            int i = i0 + rr, a = attn_key_lo(i, w) - klo, e = attn_key_hi(i, w, n, sv->causal) + 1 - klo;
+            int off = attn_key_lo(i, w) - band_start(i, w, W, n);
             const qkv_real *p = sv->p + blk + (size_t)i * W + off - a; /* p[j], j in a..e-1 */
             const qkv_real *pd = sv->pd ? sv->pd + blk + (size_t)i * W + off - a : NULL;
             qkv_real *row = st + (size_t)rr * kw, *g = dp + (size_t)rr * kw;
@@ -524,7 +537,10 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
         qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch, *db[QKV_ATTN_MAX_BIASES];
         for (int m = 0; m < sv->n_bias; m++)
             db[m] = dbias_all[m] ? dbias_all[m] + (size_t)blk * per_head[m] : NULL;
-        block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch, db);
+        if (sv->tiled[blk / sv->n_heads])
+            attn_tiled_backward(sv, blk / sv->n_heads, blk % sv->n_heads, out->data, dout, dqkv, st, db);
+        else
+            block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch, db);
     }
     for (int m = 0; m < sv->n_bias; m++)
         for (int blk = 0; dbias[m] && blk < nblk; blk++)

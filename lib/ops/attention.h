@@ -20,7 +20,9 @@
  *
  * Backward: dS = P ⊙ (dP − rowsum(P ⊙ dP)) per row for softmax (O(n) per row); for relu
  * dS = [S > 0] ⊙ dP / n_visible_keys. Blocks (sentence, head) run in parallel with OpenMP;
- * within a block the products use BLAS single-threaded on tiles of query rows. */
+ * within a block the products use BLAS single-threaded on tiles of query rows. The stored
+ * kernel keeps P for the backward pass; the tiled kernel (opts->kernel) keeps only each row's
+ * log-sum-exp and recomputes the scores, so that a block's memory is linear in n. */
 #ifndef QKV_ATTENTION_H
 #define QKV_ATTENTION_H
 
@@ -35,6 +37,17 @@ typedef enum { QKV_ATTN_SOFTMAX = 0, QKV_ATTN_RELU = 1, QKV_ATTN_NORMALIZE_COUNT
 /* "softmax", "relu" (index = value), then NULL: the spelling of configs and messages. */
 extern const char *const QKV_ATTN_NORMALIZE_NAMES[];
 
+/* How a block (sentence, head) keeps what its backward pass needs. stored: P of the band
+ * (n · min(n, 2·window + 1) values per block, twice with dropout). tiled: only the rows'
+ * log-sum-exp; the backward pass recomputes the scores tile by tile (lib/ops/attention_tiled.c;
+ * memory linear in n). auto: tiled for the blocks whose band is wider than tiled_above keys
+ * (a whole sentence of n tokens: n keys; a window w: at most 2w + 1, whose stored P is already
+ * linear in n), stored for the others. The two agree up to float rounding, except that with dropout they draw different
+ * masks (the tiled kernel's are counter-based, a function of (block, i, j)). */
+typedef enum { QKV_ATTN_KERNEL_STORED = 0, QKV_ATTN_KERNEL_TILED = 1, QKV_ATTN_KERNEL_AUTO = 2, QKV_ATTN_KERNEL_COUNT } qkv_attn_kernel;
+/* "stored", "tiled", "auto" (index = value), then NULL. */
+extern const char *const QKV_ATTN_KERNEL_NAMES[];
+
 typedef struct qkv_attention_opts {
     int n_heads;                  /* must divide d_model */
     double scale;                 /* 0: 1 / sqrt(d_head) */
@@ -47,11 +60,14 @@ typedef struct qkv_attention_opts {
     double rope_base;             /* > 0: rotary embedding of q and k (lib/ops/rope.h); d_head even */
     const qkv_score_bias_kind *pos_bias; /* a constant score bias of the positional kind (set by
                                      qkv_positional_attention, lib/nn/positional.h), or NULL */
+    qkv_attn_kernel kernel;       /* stored (0, the default), tiled or auto (see above) */
+    int tiled_above;              /* auto: blocks whose band is wider than this many keys are tiled */
 } qkv_attention_opts;
 
 /* Attention weights P of one forward pass, kept for inspection (e.g. heatmaps). The arrays
  * live in the tape's arena: valid until the next qkv_tape_reset(). Read with
- * qkv_attention_weight(). P is stored before dropout. */
+ * qkv_attention_weight(). P is stored before dropout. A call that keeps them runs the stored
+ * kernel for every block, whatever opts->kernel says. */
 typedef struct qkv_attention_weights {
     qkv_packed sentences;   /* copy of the batch's */
     int n_heads;
@@ -86,7 +102,8 @@ typedef struct qkv_attention_proj {
  * n_biases <= QKV_ATTN_MAX_BIASES; may be NULL when 0). `keep` (may be NULL) receives P.
  * One tape node "attention". Errors (on the tape): n_heads does not divide d_model (naming
  * both), shapes, sentences not covering x, a score bias that does not fit (its kind's check,
- * e.g. rel_bias missing or of the wrong shape). */
+ * e.g. rel_bias missing or of the wrong shape), a kernel out of range or a negative
+ * tiled_above. */
 qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, const qkv_attention_proj *proj,
                           const qkv_score_bias *biases, int n_biases, const qkv_attention_opts *opts,
                           qkv_attention_weights *keep);

@@ -3,11 +3,14 @@
  * attention (window 0) and a band of window 32. Prints time per token: with window 32 it must
  * stay flat in n; with window 0 it grows with n.
  *
- * Memory: the attention weights P are kept for backward, n · min(n, 2w + 1) floats per head.
- * A cell whose P would exceed --max-p-gib (default 2) is skipped with a note (16k tokens,
- * window 0 needs 4 GiB for 4 heads).
+ * Memory: the stored kernel (the default) keeps the attention weights P for backward,
+ * n · min(n, 2w + 1) floats per head. A cell whose P would exceed --max-p-gib (default 2) is
+ * skipped with a note (16k tokens, window 0 needs 4 GiB for 4 heads). --kernel tiled runs the
+ * tiled kernel instead (lib/ops/attention.h: no P kept, no cell skipped); --d-model and
+ * --lens change the layer's width and the sequence lengths.
  *
- * Usage: bench_attention [--max-p-gib G] [--min-seconds S]   (threads: OMP_NUM_THREADS) */
+ * Usage: bench_attention [--max-p-gib G] [--min-seconds S] [--kernel stored|tiled] [--d-model D]
+ *                        [--lens N,N,...]   (threads: OMP_NUM_THREADS) */
 #include <cblas.h>
 #include <omp.h>
 #include <stdio.h>
@@ -51,29 +54,44 @@ static double now(void) { return clock_s(CLOCK_MONOTONIC); }
 int main(int argc, char **argv)
 {
     double max_p_gib = 2.0, min_seconds = 1.0;
+    int d_model = 256, n_lens = 4, lens[16] = {256, 1024, 4096, 16384};
+    qkv_attn_kernel kernel = QKV_ATTN_KERNEL_STORED;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max-p-gib") == 0 && i + 1 < argc)
             max_p_gib = atof(argv[++i]);
         else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc)
             min_seconds = atof(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [--max-p-gib G] [--min-seconds S]\n", argv[0]);
+        else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc && (!strcmp(argv[i + 1], "stored") ||
+                                                                       !strcmp(argv[i + 1], "tiled")))
+            kernel = strcmp(argv[++i], "tiled") == 0 ? QKV_ATTN_KERNEL_TILED : QKV_ATTN_KERNEL_STORED;
+        else if (strcmp(argv[i], "--d-model") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 4)
+            d_model = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--lens") == 0 && i + 1 < argc) {
+            char *p = argv[++i];
+            for (n_lens = 0; n_lens < 16 && *p; n_lens++) {
+                lens[n_lens] = (int)strtol(p, &p, 10);
+                if (lens[n_lens] < 1 || (*p && *p++ != ','))
+                    return fprintf(stderr, "%s: --lens takes positive lengths separated by commas\n", argv[0]), 2;
+            }
+        } else {
+            fprintf(stderr, "usage: %s [--max-p-gib G] [--min-seconds S] [--kernel stored|tiled] [--d-model D] "
+                            "[--lens N,N,...]\n", argv[0]);
             return 2;
         }
     }
-    const int d_model = 256, n_heads = 4, lens[4] = {256, 1024, 4096, 16384}, windows[2] = {0, 32};
-    printf("attention layer fwd+bwd, d_model %d, %d heads, float, %d OpenMP threads\n", d_model, n_heads,
-           omp_get_max_threads());
+    const int n_heads = 4, windows[2] = {0, 32};
+    printf("attention layer fwd+bwd, d_model %d, %d heads, float, %d OpenMP threads, %s kernel\n", d_model, n_heads,
+           omp_get_max_threads(), QKV_ATTN_KERNEL_NAMES[kernel]);
     printf("sgemm probe (1024^3, OpenBLAS %d threads): %.1f GFLOP/s\n", openblas_get_num_threads(), sgemm_probe());
     printf("(wall-clock times; cpu ms = CPU time of all threads, which a loaded machine inflates less)\n");
     printf("%8s %7s %12s %12s %14s %9s %12s\n", "n", "window", "forward ms", "fwd+bwd ms", "us per token", "GFLOP/s",
            "cpu ms");
     for (int wi = 0; wi < 2; wi++)
-        for (int li = 0; li < 4; li++) {
+        for (int li = 0; li < n_lens; li++) {
             int n = lens[li], w = windows[wi];
             int width = (w == 0 || 2 * w + 1 >= n) ? n : 2 * w + 1;
             double p_gib = (double)n * width * n_heads * sizeof(qkv_real) / (1024.0 * 1024 * 1024);
-            if (p_gib > max_p_gib) {
+            if (kernel == QKV_ATTN_KERNEL_STORED && p_gib > max_p_gib) {
                 printf("%8d %7d   skipped: P needs %.1f GiB > --max-p-gib %.1f\n", n, w, p_gib, max_p_gib);
                 continue;
             }
@@ -83,7 +101,7 @@ int main(int argc, char **argv)
             qkv_rng_seed(&rng, 1);
             qkv_error err;
             qkv_mha m;
-            qkv_attention_opts opts = {.n_heads = n_heads, .window = w};
+            qkv_attention_opts opts = {.n_heads = n_heads, .window = w, .kernel = kernel};
             qkv_tensor *x = qkv_params_add(&ps, &err, 2, (int[]){n, d_model}, "x");
             if (!x || qkv_mha_create(&m, &ps, &rng, "attn", d_model, &opts, true, &err) != QKV_OK) {
                 fprintf(stderr, "bench_attention: %s\n", err.msg);

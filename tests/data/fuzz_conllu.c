@@ -45,7 +45,7 @@ static void exercise(const qkv_corpus *c, const uint8_t *data, size_t size)
     free(tags);
 
     qkv_error err;
-    qkv_feature_config cfg = {1, 1, 3, 3, 1, 1, 1, 1, 1, 1};
+    qkv_feature_config cfg = {1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 0, {QKV_TAG_UPOS}};
     qkv_featurizer fz;
     int untagged = 0;
     for (int w = 0; w < c->n_words; w++)
@@ -91,10 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const qkv_read_opts OPTS[] = {
-        {QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE},
-        {QKV_FORMAT_CONLLU, QKV_TAG_XPOS, 0, QKV_TAG_SCHEME_NONE},
-        {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE},
-        {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 2, QKV_TAG_SCHEME_NONE},
+        {QKV_FORMAT_AUTO, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE, 0, {QKV_TAG_UPOS}},
+        {QKV_FORMAT_CONLLU, QKV_TAG_XPOS, 0, QKV_TAG_SCHEME_NONE, 0, {QKV_TAG_XPOS}},
+        {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE, 0, {QKV_TAG_UPOS}},
+        {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 2, QKV_TAG_SCHEME_NONE, 0, {QKV_TAG_UPOS}},
     };
     for (size_t k = 0; k < sizeof OPTS / sizeof OPTS[0]; k++) {
         qkv_corpus c;

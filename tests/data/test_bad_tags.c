@@ -8,11 +8,11 @@
 #include "data/features.h"
 #include "data/stats.h"
 
-static const qkv_feature_config FEATURES = {1, 1, 2, 2, 1, 1, 1, 1, 0, 1};
+static const qkv_feature_config FEATURES = {1, 1, 2, 2, 1, 1, 1, 1, 0, 1, 0, {QKV_TAG_UPOS}};
 
 static qkv_corpus read_text(const char *text, const char *name, qkv_format format, qkv_tag_field field)
 {
-    qkv_read_opts o = {format, field, 0, QKV_TAG_SCHEME_NONE};
+    qkv_read_opts o = {format, field, 0, QKV_TAG_SCHEME_NONE, 0, {field}};
     qkv_corpus c;
     qkv_error err;
     if (qkv_corpus_read_mem(&c, text, strlen(text), name, &o, &err) != QKV_OK)
@@ -22,7 +22,7 @@ static qkv_corpus read_text(const char *text, const char *name, qkv_format forma
 
 static void assert_read_error(const char *text, qkv_format format, const char *expected)
 {
-    qkv_read_opts o = {format, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE};
+    qkv_read_opts o = {format, QKV_TAG_UPOS, 0, QKV_TAG_SCHEME_NONE, 0, {QKV_TAG_UPOS}};
     qkv_corpus c;
     qkv_error err;
     assert_int_equal(qkv_corpus_read_mem(&c, text, strlen(text), "t.conllu", &o, &err), QKV_ERR);
@@ -145,7 +145,7 @@ static void test_columns_strip_whitespace(void **state)
 {
     (void)state;
     const char *text = "a\tO\nb\tO \nc\t O\nd\t\xE2\x80\x83" "B-PER\xC2\xA0\n\ne\tx\n";
-    qkv_read_opts o = {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 2, QKV_TAG_SCHEME_NONE};
+    qkv_read_opts o = {QKV_FORMAT_COLUMNS, QKV_TAG_UPOS, 2, QKV_TAG_SCHEME_NONE, 0, {QKV_TAG_UPOS}};
     qkv_corpus c;
     qkv_error err;
     if (qkv_corpus_read_mem(&c, text, strlen(text), "c.tsv", &o, &err) != QKV_OK)

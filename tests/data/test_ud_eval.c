@@ -136,6 +136,28 @@ static void test_dependencies(void **state)
     assert_score(&r.blex, 2, 3, 1);
 }
 
+/* XPOS, UFeats, AllTags and Lemmas of aligned words: a gold of one sentence "Cats sleep ." with
+ * every column, a system that tokenizes it alike and differs in some columns. */
+#define F(id, form, lemma, upos, xpos, feats) id "\t" form "\t" lemma "\t" upos "\t" xpos "\t" feats "\t_\t_\t_\t_\n"
+static void test_tag_columns(void **state)
+{
+    (void)state;
+    static const char gold[] = "# text = Cats sleep .\n" F("1", "Cats", "cat", "NOUN", "NNS", "Number=Plur")
+        F("2", "sleep", "_", "VERB", "VBP", "Mood=Ind|Typo=Yes") F("3", ".", ".", "PUNCT", ".", "_") "\n";
+    /* word 1: lemma wrong; word 2: xpos wrong, feats the same once Typo (not universal) is dropped,
+     * any lemma (gold _); word 3: feats wrong */
+    static const char sys[] = "# text = Cats sleep .\n" F("1", "Cats", "cats", "NOUN", "NNS", "Number=Plur")
+        F("2", "sleep", "slept", "VERB", "VB", "Mood=Ind") F("3", ".", ".", "PUNCT", ".", "Number=Sing") "\n";
+    qkv_ud_eval r;
+    qkv_error err = {0};
+    assert_int_equal(qkv_ud_evaluate(gold, strlen(gold), "g", sys, strlen(sys), "s", &r, &err), QKV_OK);
+    assert_score(&r.upos, 3, 3, 3);
+    assert_score(&r.xpos, 3, 3, 2);
+    assert_score(&r.ufeats, 3, 3, 2);
+    assert_score(&r.alltags, 3, 3, 1); /* word 1 only */
+    assert_score(&r.lemmas, 3, 3, 2);  /* words 2 and 3 */
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -157,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_multiword_lcs),
         cmocka_unit_test(test_split_differs),
         cmocka_unit_test(test_dependencies),
+        cmocka_unit_test(test_tag_columns),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

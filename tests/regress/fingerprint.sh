@@ -48,6 +48,10 @@ for kind in none learned rope alibi floater; do
 done
 run quickstart_crf configs/quickstart.yaml --set model.output=crf
 run ud_ewt_pos configs/ud_ewt_pos.yaml "${EWT[@]}"
+# Every column (four heads): the sample has no FEATS or LEMMA, so the EWT excerpt that has them.
+C=$ROOT/tests/data/files/ewt_columns
+run ud_ewt_full configs/ud_ewt_full.yaml --set data.train="$C/en_ewt-columns-train.conllu.gz" \
+    --set data.dev="$C/en_ewt-columns-dev.conllu.gz"
 # The segmenter needs SpaceAfter, which the sample's blanked MISC column lacks: whole EWT only.
 if [ -n "${QKV_EWT_DIR:-}" ]; then run ud_ewt_tokenize configs/ud_ewt_tokenize.yaml; fi
 run pe_ewt configs/experiments/pe_ewt.yaml "${EWT[@]}"

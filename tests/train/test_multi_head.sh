@@ -1,8 +1,8 @@
 #!/bin/bash
 # Several heads over one encoder (data.tags a list, configs/ud_ewt_full.yaml) on the EWT excerpt
 # with every column (tests/data/files/ewt_columns/): a short run writes each head's dev accuracy
-# to metrics.tsv, eval reports the CoNLL 2018 scores, tag fills LEMMA, UPOS, XPOS and FEATS and
-# keeps every other byte; a single lemma head tags lemmas, not edit scripts; a column the corpus
+# to metrics.tsv, eval reports the CoNLL 2018 scores (also from raw text), tag fills LEMMA, UPOS, XPOS and FEATS and
+# keeps every other byte, also of raw text through a segmenter; a single lemma head tags lemmas, not edit scripts; a column the corpus
 # has only as "_" is refused for training (the shipped sample has no FEATS or LEMMA).
 . "$(dirname "$0")/common.sh"
 F=tests/data/files/ewt_columns
@@ -21,6 +21,8 @@ awk -F'\t' '$3 == "dev" { m = ($12 + $13 + $14 + $15) / 4; if (m > best) best = 
     "$SCRATCH/run/metrics.tsv" >"$SCRATCH/best"
 grep -qF "best dev accuracy $(cat "$SCRATCH/best")%" <<<"$out" || { echo "$out" >&2; fail "selection score is not the mean"; }
 CKPT=$SCRATCH/run/checkpoints/best.h5
+# filled WORDS: the number of word lines with LEMMA, UPOS and XPOS predicted (not "_")
+filled() { awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ && $3 != "_" && $4 != "_" && $5 != "_" { n++ } END { print n + 0 }'; }
 
 out=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz) || fail "eval"
 grep -q "CoNLL 2018 scores (gold tokenization): UPOS .* XPOS .* UFeats .* AllTags .* Lemmas " <<<"$out" ||
@@ -29,6 +31,10 @@ json=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz --json) || fail "
 grep -q '"conll18": {"UPOS": [0-9.]*, "XPOS": [0-9.]*, "UFeats": [0-9.]*, "AllTags": [0-9.]*, "Lemmas": ' <<<"$json" ||
     { echo "$json" >&2; fail "eval --json: no conll18 scores"; }
 
+out=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz --raw) || fail "eval --raw"
+for m in UPOS XPOS UFeats AllTags Lemmas; do
+    grep -qP "^$m +\d+ +\d+ +\d+ " <<<"$out" || { echo "$out" >&2; fail "eval --raw: no $m"; }
+done
 gzip -dc $F/en_ewt-columns-dev.conllu.gz >"$SCRATCH/dev.conllu"
 # the input without its tags: every column the model predicts must be filled by tag
 awk -F'\t' -v OFS='\t' 'NF == 10 { $3 = $4 = $5 = $6 = "_" } { print }' "$SCRATCH/dev.conllu" >"$SCRATCH/bare.conllu"
@@ -39,7 +45,15 @@ awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ && ($3 == "_" && $2 != "_" || $4 == "_" 
 # the lemmas are words, not edit scripts ("L0;-0+;-1+")
 ! grep -qP '^\d+\t[^\t]*\t[LUK][0-9]*;' "$SCRATCH/tagged.conllu" || fail "tag wrote an edit script as a lemma"
 out=$(echo "The cats were sleeping ." | "$QKV_BIN" tag "$CKPT" - --format text) || fail "tag --format text"
-[ "$(grep -cP '^\d+\t\S+\t\S+\t[A-Z]+\t\S+\t\S+\t' <<<"$out")" = 5 ] || { echo "$out" >&2; fail "tag --format text: columns"; }
+[ "$(filled <<<"$out")" = 5 ] || { echo "$out" >&2; fail "tag --format text: columns"; }
+
+# raw text through a segmenter: every column too
+make_segmenter "$SCRATCH/seg" >/dev/null 2>&1 || fail "training a segmenter"
+out=$(printf 'The cats were sleeping. They woke up.\n' |
+      "$QKV_BIN" tag "$CKPT" - --format text --tokenizer "$SCRATCH/seg/checkpoints/last.h5") || fail "tag --tokenizer"
+n=$(grep -cP '^\d+\t' <<<"$out")
+[ "$n" -gt 0 ] && [ "$(filled <<<"$out")" = "$n" ] ||
+    { echo "$out" >&2; fail "tag --tokenizer: not every column filled"; }
 
 # one lemma head: qkv tag writes lemmas
 "$QKV_BIN" train configs/ud_ewt_full.yaml "${SMALL[@]}" --set data.tags=lemma --out "$SCRATCH/lemma" >/dev/null 2>&1 ||

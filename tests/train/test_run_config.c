@@ -39,6 +39,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.pos_overflow=clamp", &c.model.pos_overflow, QKV_POS_OVERFLOW_CLAMP},
         {"model.attn_normalize=softmax", &c.model.encoder.attn.normalize, QKV_ATTN_SOFTMAX},
         {"model.attn_normalize=relu", &c.model.encoder.attn.normalize, QKV_ATTN_RELU},
+        {"model.attn_kernel=stored", &c.model.encoder.attn.kernel, QKV_ATTN_KERNEL_STORED},
+        {"model.attn_kernel=tiled", &c.model.encoder.attn.kernel, QKV_ATTN_KERNEL_TILED},
+        {"model.attn_kernel=auto", &c.model.encoder.attn.kernel, QKV_ATTN_KERNEL_AUTO},
         {"model.encoder=transformer", &c.model.encoder_kind, QKV_ENCODER_TRANSFORMER},
         {"model.encoder=bilstm", &c.model.encoder_kind, QKV_ENCODER_BILSTM},
         {"model.encoder=cnn", &c.model.encoder_kind, QKV_ENCODER_CNN},
@@ -49,6 +52,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.tree_decoder=eisner", &c.model.biaffine.decoder, QKV_TREE_EISNER},
         {"data.task=tag", &c.data.task, QKV_TASK_TAG},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT},
+        {"data.task=frames", &c.data.task, QKV_TASK_FRAMES},
+        {"data.frame_labels=phoneme", &c.data.frame_labels, QKV_FRAME_PHONEME},
+        {"data.frame_labels=upos", &c.data.frame_labels, QKV_FRAME_UPOS},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
         {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC},
         {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO},
@@ -78,7 +84,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 15);
+    assert_int_equal(n_enum_keys, 17);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);

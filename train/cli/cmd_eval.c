@@ -13,6 +13,7 @@
 #include "train/evaluate.h"
 #include "train/cli/output_file.h"
 #include "train/profile_table.h"
+#include "train/frame_report.h"
 #include "train/report.h"
 #include "train/seg_eval.h"
 #include "train/span_eval.h"
@@ -24,7 +25,9 @@ static const char ABOUT[] =
     "with span tags (O, B-/I-/E-/S-type) also entity-level precision/recall/F1, overall and per\n"
     "type (a span counts when its type and both ends match; chunks read as conlleval reads them).\n"
     "A gold tag never seen in training counts as an error (with one warning); a word whose\n"
-    "gold tag is _ (no tag) is tagged but not scored (counted in the report).\n";
+    "gold tag is _ (no tag) is tagged but not scored (counted in the report). A model of several\n"
+    "columns (data.tags a list) adds each head's accuracy and the CoNLL 2018 shared task's UPOS,\n"
+    "XPOS, UFeats, AllTags and Lemmas scores (gold tokenization; the table is the first column's).\n";
 
 /* /logits [n_words, n_tags] and /pred [n_words] of res into path (a qkv HDF5 container). */
 static int write_logits(const char *path, const qkv_eval_result *res, const qkv_real *logits, int n_words,
@@ -169,6 +172,11 @@ int qkv_cmd_eval(int argc, char **argv)
     int prof = qkv_profile_begin("report", QKV_PROF_WHOLE);
     qkv_cmd_report(&s, a.file, &res, a.json, a.by_length);
     qkv_profile_end(prof);
+    qkv_error err;
+    if (s.cfg.data.task == QKV_TASK_FRAMES && !a.json && qkv_frame_report(&s, &s, stdout, &err)) {
+        qkv_fail_report(&err);
+        goto done;
+    }
     status = 0;
 done:
     free(logits);

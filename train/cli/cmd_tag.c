@@ -66,8 +66,9 @@ static int parse_args(tag_args *a, int argc, char **argv)
         {"FILE", QKV_CLI_STRING, &a->file, "FILE|-"},
         {"--format", QKV_CLI_CHOICE, &format, NULL,
          "conllu (default): CoNLL-U in, the same bytes out with the predicted\n"
-         "tag in the tag column the model was trained on (UPOS, XPOS, or\n"
-         "DEPREL and HEAD for a parser: one tree per sentence);\n"
+         "tags in the columns the model was trained on (data.tags: UPOS,\n"
+         "XPOS, FEATS, LEMMA; DEPREL and HEAD for a parser: one tree per\n"
+         "sentence);\n"
          "text: one sentence per line, tokens separated by spaces; CoNLL-U\n"
          "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
          "is an error); with --tokenizer: raw text, see there",
@@ -189,11 +190,6 @@ static int tag_fields(qkv_session *s)
     return status;
 }
 
-static bool several_columns(const qkv_session *s)
-{
-    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA;
-}
-
 int qkv_cmd_tag(int argc, char **argv)
 {
     tag_args a = {0};
@@ -216,7 +212,7 @@ int qkv_cmd_tag(int argc, char **argv)
         status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file, scheme);
     else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
         status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file, scheme);
-    else if (several_columns(&s))
+    else if (qkv_session_predicts_columns(&s))
         status = read_input(&s, &a, &input) || tag_fields(&s);
     else if (!read_input(&s, &a, &input) && !predict(&s, scheme, &tags, &heads, &file_tags, &file_tags_buf) &&
              !write_output(&s, file_tags ? file_tags : tags, heads))

@@ -94,6 +94,34 @@ static void print_score(const char *name, const qkv_ud_score *s)
            100 * s->recall, 100 * s->f1);
 }
 
+/* The scores beyond UPOS, shown for a model that predicts their columns: XPOS, UFeats, AllTags
+ * (UPOS, XPOS and FEATS), Lemmas. */
+static const struct {
+    const char *name, *json;
+} EXTRA[4] = {{"XPOS", "xpos"}, {"UFeats", "ufeats"}, {"AllTags", "alltags"}, {"Lemmas", "lemmas"}};
+
+static bool has_column(const qkv_session *s, qkv_tag_field col)
+{
+    for (int i = 0; i < qkv_featurizer_n_columns(&s->fz); i++)
+        if (s->fz.columns[i] == col)
+            return true;
+    return false;
+}
+
+static bool predicts(const qkv_session *s, int k)
+{
+    static const qkv_tag_field cols[4] = {QKV_TAG_XPOS, QKV_TAG_FEATS, QKV_TAG_FIELD_COUNT, QKV_TAG_LEMMA};
+    if (k == 2)
+        return has_column(s, QKV_TAG_UPOS) && has_column(s, QKV_TAG_XPOS) && has_column(s, QKV_TAG_FEATS);
+    return has_column(s, cols[k]);
+}
+
+static const qkv_ud_score *extra_score(const qkv_ud_eval *r, int k)
+{
+    const qkv_ud_score *scores[4] = {&r->xpos, &r->ufeats, &r->alltags, &r->lemmas};
+    return scores[k];
+}
+
 int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_path, bool json)
 {
     qkv_session s;
@@ -123,7 +151,13 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
         print_json_score("tokens", &res.tokens, ", ");
         print_json_score("sentences", &res.sentences, ", ");
         print_json_score("words", &res.words, ", ");
-        print_json_score("upos", &res.upos, "}\n");
+        print_json_score("upos", &res.upos, "");
+        for (int k = 0; k < 4; k++)
+            if (predicts(&s, k)) {
+                printf(", ");
+                print_json_score(EXTRA[k].json, extra_score(&res, k), "");
+            }
+        printf("}\n");
     } else {
         printf("%s from its raw text (%s), CoNLL 2018 shared task scores:\n", gold_path,
                tokenizer_path ? tokenizer_path : "whitespace tokens, a # text line a sentence");
@@ -132,6 +166,9 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
         print_score("Sentences", &res.sentences);
         print_score("Words", &res.words);
         print_score("UPOS", &res.upos);
+        for (int k = 0; k < 4; k++)
+            if (predicts(&s, k))
+                print_score(EXTRA[k].name, extra_score(&res, k));
     }
     status = 0;
 done:
