@@ -240,6 +240,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     ENUM("log", "progress", log.progress, QKV_PROGRESS_NAMES, "auto", "progress bar on stderr: auto = when a terminal"),
     BOOL("log", "plot", log.plot, "true",
          "draw plots/loss.png (gnuplot) at the end of each epoch and of the run; a failure only warns"),
+    BOOL("log", "plot_log_loss", log.plot_log_loss, "false",
+         "plots/loss.png: the loss axis on a log scale (as qkv plot --log-loss)"),
 };
 
 const int QKV_RUN_SCHEMA_LEN = (int)(sizeof QKV_RUN_SCHEMA / sizeof QKV_RUN_SCHEMA[0]);

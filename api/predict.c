@@ -20,30 +20,95 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
     return qkv_predict_marked(m, ds, batch_tokens, shard, n_shards, pred, logits_out, loss_sum, NULL, err);
 }
 
-/* When qkv_tagger_predict failed on a constrained CRF's batch because a sentence has no allowed
- * path: the batch decoded with those sentences unconstrained (qkv_crf_viterbi_fallback), marked
- * in unconstrained [n_sent of ds] (may be NULL), their batch's loss +inf (the constraints give
- * them no path). Returns QKV_ERR when that was not the failure (the caller's error stands). */
-static int decode_fallback(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, const qkv_batch *b,
-                           int32_t *bp, double *batch_loss, uint8_t *unconstrained)
+/* What one batch of a prediction writes, in dataset order. */
+typedef struct predict_out {
+    int32_t *pred;          /* [n_words] tag ids (may be NULL) */
+    int32_t *pred_heads;    /* [n_words] a parser's heads (may be NULL) */
+    qkv_real *logits;       /* [n_words, n_tags] (may be NULL) */
+    double *probs;          /* [n_words, n_tags] per-token tag probabilities (may be NULL) */
+    double *loss_sum;       /* (may be NULL) */
+    uint8_t *unconstrained; /* [n_sent] (may be NULL) */
+} predict_out;
+
+/* Batch b (with its logits) into o: tags (and loss), or probabilities; flags [B] is scratch. An
+ * error about one of its sentences names it by its index in ds (err->sentence). */
+static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *ds, const qkv_batch *b,
+                         qkv_packed sentences, qkv_tensor *logits, const predict_out *o, uint8_t *flags, qkv_error *err)
 {
-    const qkv_crf_head *h = qkv_tagger_crf(m);
-    if (!h || !qkv_crf_head_mask(h))
-        return QKV_ERR;
-    uint8_t *flags = calloc((size_t)sentences.n + 1, 1);
-    int n = 0;
-    qkv_error ignored;
-    if (!flags || qkv_crf_viterbi_fallback(logits, h->transitions, h->start, h->end, sentences, qkv_crf_head_mask(h),
-                                           bp, flags, &n, &ignored) || n == 0) {
-        free(flags);
+    int T = qkv_batch_n_tokens(b), B = qkv_batch_n_sent(b), n_tags = m->cfg.n_tags;
+    int32_t *bp = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bp) : NULL;
+    int32_t *bh = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bh) : NULL;
+    double *pb = o->probs ? qkv_tape_alloc(tp, (size_t)T * (size_t)n_tags * sizeof *pb) : NULL;
+    double batch_loss = 0;
+    if ((o->pred && (!bp || !bh)) || (o->probs && !pb)) {
+        *err = tp->err;
         return QKV_ERR;
     }
-    for (int s = 0; unconstrained && s < sentences.n; s++)
-        if (flags[s])
-            unconstrained[qkv_batch_sent_id(b, s)] = 1;
-    free(flags);
-    *batch_loss = INFINITY;
+    int status = o->pred ? qkv_tagger_predict_arcs(tp, m, logits, sentences, qkv_batch_tags(b), qkv_batch_heads(b), bp,
+                                                   bh, &batch_loss, flags, err)
+                         : qkv_tagger_probs(m, logits, sentences, pb, flags, err);
+    if (status) {
+        if (err->sentence >= 0 && err->sentence < B)
+            err->sentence = qkv_batch_sent_id(b, err->sentence);
+        return QKV_ERR;
+    }
+    if (o->loss_sum)
+        *o->loss_sum += batch_loss;
+    const int32_t *offsets = qkv_batch_offsets(b);
+    for (int i = 0; i < B; i++) {
+        int len = offsets[i + 1] - offsets[i], s = qkv_batch_sent_id(b, i), w0 = qkv_dataset_sent_first(ds, s);
+        size_t row = (size_t)offsets[i] * n_tags, n = (size_t)len * n_tags;
+        if (o->unconstrained && flags[i])
+            o->unconstrained[s] = 1;
+        if (bp)
+            memcpy(o->pred + w0, bp + offsets[i], (size_t)len * sizeof *o->pred);
+        if (bp && o->pred_heads)
+            memcpy(o->pred_heads + w0, bh + offsets[i], (size_t)len * sizeof *o->pred_heads);
+        if (pb)
+            memcpy(o->probs + (size_t)w0 * n_tags, pb + row, n * sizeof *pb);
+        if (o->logits)
+            memcpy(o->logits + (size_t)w0 * n_tags, logits->data + row, n * sizeof(qkv_real));
+    }
     return QKV_OK;
+}
+
+/* Every batch of shard `shard` of n_shards of ds, longest sentences first, into o. */
+static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                           const predict_out *o, qkv_error *err)
+{
+    if (qkv_tagger_parses(m) && (o->logits || o->probs || !o->pred_heads))
+        return qkv_fail(err, "a parser (model.output biaffine) predicts heads, not per-word tag logits");
+    for (int w = 0; w < qkv_dataset_n_words(ds); w++) {
+        if (o->pred)
+            o->pred[w] = -1;
+        if (o->pred_heads)
+            o->pred_heads[w] = -1;
+    }
+    if (o->loss_sum)
+        *o->loss_sum = 0;
+    if (qkv_dataset_n_batchable(ds) == 0)
+        return QKV_OK;
+    qkv_run_iter it;
+    if (qkv_run_iter_init(&it, ds, batch_tokens, true, err) || qkv_run_iter_plan(&it, NULL, err)) {
+        qkv_run_iter_free(&it);
+        return QKV_ERR;
+    }
+    uint8_t *flags = malloc((size_t)qkv_batch_plan_max_sent(&it.plan) + 1);
+    int status = flags ? QKV_OK : qkv_fail(err, "out of memory for the flags of a batch");
+    /* Longest sentences first: the first batch takes the most arena memory, so the arena does
+     * not regrow (fresh pages, page faults) batch after batch as lengths increase. */
+    for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--) {
+        if (i % n_shards != shard)
+            continue;
+        qkv_tensor *logits = NULL;
+        if (qkv_run_iter_fill(&it, i, err) || !(logits = qkv_run_iter_logits(&it, m, -1, NULL, err)))
+            status = QKV_ERR;
+        else
+            status = predict_batch(&it.tp, m, ds, &it.batch, it.in.sentences, logits, o, flags, err);
+    }
+    free(flags);
+    qkv_run_iter_free(&it);
+    return status;
 }
 
 int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
@@ -53,70 +118,19 @@ int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, i
                               err);
 }
 
-/* Sentence s of batch b into the dataset-order arrays. */
-static void copy_out(const qkv_dataset *ds, const qkv_batch *b, int s, const int32_t *bp, const int32_t *bh,
-                     const qkv_tensor *logits, int n_tags, int32_t *pred, int32_t *pred_heads, qkv_real *logits_out)
-{
-    const int32_t *offsets = qkv_batch_offsets(b);
-    int len = offsets[s + 1] - offsets[s], w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
-    memcpy(pred + w0, bp + offsets[s], (size_t)len * sizeof *pred);
-    if (pred_heads)
-        memcpy(pred_heads + w0, bh + offsets[s], (size_t)len * sizeof *pred_heads);
-    if (logits_out)
-        memcpy(logits_out + (size_t)w0 * n_tags, logits->data + (size_t)offsets[s] * n_tags,
-               (size_t)len * (size_t)n_tags * sizeof(qkv_real));
-}
-
 int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
                        int32_t *pred_heads, qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained,
                        qkv_error *err)
 {
-    int n_words = qkv_dataset_n_words(ds), n_tags = m->cfg.n_tags;
-    if (qkv_tagger_parses(m) && (logits_out || !pred_heads))
-        return qkv_fail(err, "a parser (model.output biaffine) predicts heads, not per-word tag logits");
-    for (int w = 0; w < n_words; w++) {
-        pred[w] = -1;
-        if (pred_heads)
-            pred_heads[w] = -1;
-    }
-    if (loss_sum)
-        *loss_sum = 0;
-    if (qkv_dataset_n_batchable(ds) == 0)
-        return QKV_OK;
-    qkv_run_iter it;
-    if (qkv_run_iter_init(&it, ds, batch_tokens, true, err) || qkv_run_iter_plan(&it, NULL, err)) {
-        qkv_run_iter_free(&it);
-        return QKV_ERR;
-    }
-    int status = QKV_OK;
-    /* Longest sentences first: the first batch takes the most arena memory, so the arena does
-     * not regrow (fresh pages, page faults) batch after batch as lengths increase. */
-    for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--) {
-        if (i % n_shards != shard)
-            continue;
-        qkv_tensor *logits = NULL;
-        if (qkv_run_iter_fill(&it, i, err) || !(logits = qkv_run_iter_logits(&it, m, -1, NULL, err))) {
-            status = QKV_ERR;
-            break;
-        }
-        const qkv_batch *b = &it.batch;
-        double batch_loss = 0;
-        int32_t *bp = qkv_tape_alloc(&it.tp, (size_t)qkv_batch_n_tokens(b) * sizeof *bp);
-        int32_t *bh = qkv_tape_alloc(&it.tp, (size_t)qkv_batch_n_tokens(b) * sizeof *bh);
-        if (!bp || !bh ||
-            (qkv_tagger_predict_arcs(&it.tp, m, logits, it.in.sentences, qkv_batch_tags(b), qkv_batch_heads(b), bp, bh,
-                                     &batch_loss, err) &&
-             decode_fallback(m, logits, it.in.sentences, b, bp, &batch_loss, unconstrained))) {
-            status = bp && bh ? QKV_ERR : qkv_fail(err, "%s", it.tp.err.msg);
-            break;
-        }
-        if (loss_sum)
-            *loss_sum += batch_loss;
-        for (int s = 0; s < qkv_batch_n_sent(b); s++)
-            copy_out(ds, b, s, bp, bh, logits, n_tags, pred, pred_heads, logits_out);
-    }
-    qkv_run_iter_free(&it);
-    return status;
+    predict_out o = {pred, pred_heads, logits_out, NULL, loss_sum, unconstrained};
+    return predict_batches(m, ds, batch_tokens, shard, n_shards, &o, err);
+}
+
+int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
+                      qkv_error *err)
+{
+    predict_out o = {NULL, NULL, NULL, probs, NULL, unconstrained};
+    return predict_batches(m, ds, batch_tokens, 0, 1, &o, err);
 }
 
 /* One warning naming the first sentence of c decoded without the constraints, and their number. */
@@ -159,8 +173,11 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
     uint8_t *unconstrained = status == QKV_OK ? calloc((size_t)c->n_sent + 1, 1) : NULL;
     if (status == QKV_OK && !unconstrained)
         status = qkv_fail(err, "out of memory for %d sentences", c->n_sent);
-    if (status == QKV_OK)
+    if (status == QKV_OK) {
         status = qkv_predict_parsed(&s->model, &ds, batch_tokens, 0, 1, pred, ph, NULL, NULL, unconstrained, err);
+        if (status)
+            qkv_session_name_sentence(c, err);
+    }
     if (status == QKV_OK)
         status = warn_unconstrained(s, c, unconstrained, err);
     free(unconstrained);
@@ -175,16 +192,10 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
     return status;
 }
 
-/* The k most probable tags of one row of logits [n_tags] (softmax in double), best first, ties
- * to the lower tag id (the argmax qkv_tagger_predict takes). */
-static void top_k(const qkv_real *row, int n_tags, int k, int32_t *ids, float *probs)
+/* The k most probable tags of one row of probabilities [n_tags], best first, ties to the lower
+ * tag id (the argmax qkv_tagger_predict takes). */
+static void top_k(const double *row, int n_tags, int k, int32_t *ids, float *probs)
 {
-    double mx = row[0], sum = 0;
-    for (int t = 1; t < n_tags; t++)
-        if (row[t] > mx)
-            mx = row[t];
-    for (int t = 0; t < n_tags; t++)
-        sum += exp((double)row[t] - mx);
     for (int j = 0; j < k; j++) {
         int best = -1;
         for (int t = 0; t < n_tags; t++) {
@@ -195,7 +206,7 @@ static void top_k(const qkv_real *row, int n_tags, int k, int32_t *ids, float *p
                 best = t;
         }
         ids[j] = best;
-        probs[j] = (float)(exp((double)row[best] - mx) / sum);
+        probs[j] = (float)row[best];
     }
 }
 
@@ -203,31 +214,44 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
                           qkv_error *err)
 {
     int n_tags = s->model.cfg.n_tags, n_words = c->n_words;
-    if (s->model.cfg.output == QKV_OUTPUT_CRF)
-        return qkv_fail(err, "per-word tag probabilities need model.output softmax: a crf model's tags come from "
-                             "the Viterbi path of the whole sentence, not from per-word probabilities");
     if (qkv_tagger_parses(&s->model))
-        return qkv_fail(err, "per-word tag probabilities need model.output softmax: a biaffine model's labels "
+        return qkv_fail(err, "per-word tag probabilities need model.output softmax or crf: a biaffine model's labels "
                              "belong to the arcs of its trees");
     if (k < 1 || k > n_tags)
         return qkv_fail(err, "%d best tags asked for, the model has %d tags", k, n_tags);
     qkv_dataset ds;
     memset(&ds, 0, sizeof ds);
-    int32_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
-    qkv_real *logits = malloc(((size_t)n_words + 1) * (size_t)n_tags * sizeof *logits);
-    int status = pred && logits ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
+    double *p = malloc(((size_t)n_words + 1) * (size_t)n_tags * sizeof *p);
+    uint8_t *unconstrained = calloc((size_t)c->n_sent + 1, 1);
+    int status = p && unconstrained ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
         status = qkv_session_check_lengths(s, c, &ds, false, err);
     if (status == QKV_OK)
-        status = qkv_predict(&s->model, &ds, batch_tokens, pred, logits, NULL, err);
+        status = qkv_predict_probs(&s->model, &ds, batch_tokens, p, unconstrained, err);
+    if (status == QKV_OK)
+        status = warn_unconstrained(s, c, unconstrained, err);
+    else
+        qkv_session_name_sentence(c, err);
     for (int w = 0; status == QKV_OK && w < n_words; w++)
-        top_k(logits + (size_t)w * n_tags, n_tags, k, ids + (size_t)w * k, probs + (size_t)w * k);
+        top_k(p + (size_t)w * n_tags, n_tags, k, ids + (size_t)w * k, probs + (size_t)w * k);
     qkv_dataset_free(&ds);
-    free(pred);
-    free(logits);
+    free(p);
+    free(unconstrained);
     return status;
+}
+
+/* p [n] = the softmax of logits row [n] (computed in double). */
+static void softmax_row(const qkv_real *row, int n, double *p)
+{
+    double mx = row[0], sum = 0;
+    for (int t = 1; t < n; t++)
+        mx = row[t] > mx ? row[t] : mx;
+    for (int t = 0; t < n; t++)
+        sum += p[t] = exp((double)row[t] - mx);
+    for (int t = 0; t < n; t++)
+        p[t] /= sum;
 }
 
 int qkv_session_classify(qkv_session *s, const qkv_images *im, int batch_tokens, int32_t *classes, float *probs,
@@ -253,8 +277,14 @@ int qkv_session_classify(qkv_session *s, const qkv_images *im, int batch_tokens,
     int status = pred && logits ? QKV_OK : qkv_fail(err, "out of memory for %d images", im->n);
     if (status == QKV_OK)
         status = qkv_predict(&s->model, &ds, batch_tokens, pred, logits, NULL, err);
-    for (int i = 0; status == QKV_OK && i < im->n; i++) /* every token holds its image's logits */
-        top_k(logits + (size_t)qkv_dataset_sent_first(&ds, i) * n_tags, n_tags, 1, classes + i, probs + i);
+    double *p = status == QKV_OK ? malloc((size_t)n_tags * sizeof *p) : NULL;
+    if (status == QKV_OK && !p)
+        status = qkv_fail(err, "out of memory for %d classes", n_tags);
+    for (int i = 0; status == QKV_OK && i < im->n; i++) { /* every token holds its image's logits */
+        softmax_row(logits + (size_t)qkv_dataset_sent_first(&ds, i) * n_tags, n_tags, p);
+        top_k(p, n_tags, 1, classes + i, probs + i);
+    }
+    free(p);
     qkv_dataset_free(&ds);
     free(pred);
     free(logits);

@@ -22,12 +22,21 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
                       qkv_real *logits, double *loss_sum, qkv_error *err);
 
 /* qkv_predict_shard, and with a constrained CRF (model.crf_constrained) a sentence that has no
- * tag sequence the constraints allow is decoded without them (qkv_crf_viterbi_fallback) rather
- * than failing the call: unconstrained [n_sent of ds] (may be NULL; the caller zeroes it)
- * receives 1 for each such sentence, and loss_sum is then +inf. */
+ * tag sequence the constraints allow is decoded without them (the CRF head's fallback,
+ * models/crf_head.c) rather than failing the call: unconstrained [n_sent of ds] (may be NULL;
+ * the caller zeroes it) receives 1 for each such sentence, and loss_sum is then +inf. An error
+ * about one sentence names it by its index in ds (err->sentence; qkv_session_name_sentence
+ * turns it into the corpus's file and line). */
 int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
                        qkv_real *logits, double *loss_sum, uint8_t *unconstrained, qkv_error *err);
 
+/* The probability of every tag for every word of ds, probs [n_words of ds, n_tags] in dataset
+ * order (qkv_tagger_probs: softmax of the logits, or a CRF's marginals by forward-backward); a
+ * sentence a constrained CRF has no allowed sequence for gets its marginals without the
+ * constraints and 1 in unconstrained [n_sent of ds] (may be NULL; the caller zeroes it). Errors:
+ * as qkv_predict. */
+int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
+                      qkv_error *err);
 /* qkv_predict_marked with each word's predicted head (a parser, model.output biaffine) into
  * pred_heads [n_words of ds] (may be NULL for a tagger; required for a parser): 0 = ROOT, k =
  * word k of the sentence, a tree per sentence; -1 for the words of sentences not predicted
@@ -94,11 +103,12 @@ int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const
 int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *heads,
                       qkv_error *err);
 
-/* The k (1 <= k <= n_tags) most probable tags of every word of corpus c with their softmax
- * probabilities, best first (ties: the lower tag id, so ids[w * k] is qkv_session_tag's tag):
- * ids [n_words * k] tag ids, probs [n_words * k]. Errors: a crf or biaffine model (its tags are the
- * sentence's Viterbi path, not per-word probabilities), k out of range, those of
- * qkv_session_tag. */
+/* The k (1 <= k <= n_tags) most probable tags of every word of corpus c with their
+ * probabilities (qkv_predict_probs: softmax, or a crf model's marginals), best first (ties: the
+ * lower tag id): ids [n_words * k] tag ids, probs [n_words * k]. For a softmax model ids[w * k]
+ * is qkv_session_tag's tag; a crf model's is the tag of highest marginal, which may differ from
+ * the Viterbi path's. Errors: a biaffine model (its labels belong to arcs), k out of range, those
+ * of qkv_session_tag. */
 int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens, int k, int32_t *ids, float *probs,
                           qkv_error *err);
 

@@ -49,8 +49,12 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds,
         double loss = 0;
         if (!logits)
             return qkv_fail(err, "%s", it->tp.err.msg);
-        if (head->desc->predict(&it->tp, head, logits, it->in.sentences, qkv_batch_column_tags(b, h), bp, &loss, err))
+        if (head->desc->predict(&it->tp, head, logits, it->in.sentences, qkv_batch_column_tags(b, h), bp, &loss, NULL,
+                                err)) {
+            if (err->sentence >= 0 && err->sentence < qkv_batch_n_sent(b)) /* its index in ds */
+                err->sentence = qkv_batch_sent_id(b, err->sentence);
             return QKV_ERR;
+        }
         if (needs && needs[h] && ds->form_chars)
             applicable_argmax(logits, b, ds, needs[h], bp);
         if (loss_sum)

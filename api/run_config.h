@@ -90,6 +90,7 @@ typedef struct qkv_log_section {
     int every_steps;
     qkv_progress progress;
     bool plot;              /* refresh RUN_DIR/plots/loss.png (train/plot/plot_metrics.h) */
+    bool plot_log_loss;     /* its loss axis on a log scale */
 } qkv_log_section;
 
 /* The heads over the encoder, one per tag column of data.tags (data/columns.h): head i predicts

@@ -269,18 +269,32 @@ int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, con
     return status;
 }
 
-/* qkv_paragraph_fn of qkv_tag_raw_text: the paragraph as CoNLL-U on the FILE ctx. */
+/* What write_paragraph writes to. */
+typedef struct raw_out {
+    FILE *file;
+    qkv_tag_scheme scheme;
+} raw_out;
+
+/* qkv_paragraph_fn of qkv_tag_raw_text: the paragraph as CoNLL-U on the raw_out ctx. */
 static int write_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *err)
 {
-    FILE *out = ctx;
-    if (p->values ? qkv_corpus_write_fields(p->c, out, p->values, err) : qkv_corpus_write(p->c, out, p->tags, err))
-        return QKV_ERR;
-    if (fflush(out))
-        return qkv_fail(err, "writing the tagged output: %s", strerror(errno));
-    return QKV_OK;
+    raw_out *o = ctx;
+    char *buf = NULL;
+    const char **converted = NULL;
+    int status = p->values ? qkv_corpus_write_fields(p->c, o->file, p->values, err)
+                           : qkv_corpus_tags_in_scheme(p->c, p->tags, o->scheme, &buf, &converted, err);
+    if (status == QKV_OK && !p->values)
+        status = qkv_corpus_write(p->c, o->file, converted ? (const char *const *)converted : p->tags, err);
+    free(buf);
+    free(converted);
+    if (status == QKV_OK && fflush(o->file))
+        status = qkv_fail(err, "writing the tagged output: %s", strerror(errno));
+    return status;
 }
 
-int qkv_tag_raw_text(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, FILE *out, qkv_error *err)
+int qkv_tag_raw_text(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_tag_scheme scheme,
+                     FILE *out, qkv_error *err)
 {
-    return qkv_tag_raw_paragraphs(tagger, tk, in, name, write_paragraph, out, err);
+    raw_out o = {out, scheme};
+    return qkv_tag_raw_paragraphs(tagger, tk, in, name, write_paragraph, &o, err);
 }

@@ -70,7 +70,9 @@ int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, con
                            void *ctx, qkv_error *err);
 
 /* qkv_tag_raw_paragraphs writing each paragraph to out as CoNLL-U ("# sent_id = N", "# text =
- * ...", multiword tokens, SpaceAfter=No), flushed after each one. */
-int qkv_tag_raw_text(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, FILE *out, qkv_error *err);
+ * ...", multiword tokens, SpaceAfter=No), flushed after each one; the tags rewritten in scheme
+ * (data/corpus.h qkv_corpus_tags_in_scheme; NONE: as the model predicts them). */
+int qkv_tag_raw_text(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_tag_scheme scheme,
+                     FILE *out, qkv_error *err);
 
 #endif

@@ -96,7 +96,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
             s->fz_ready = true;
         }
         if (qkv_dataset_encode(&s->train, &s->fz, &s->train_c, &s->warnings, err) ||
-            qkv_dataset_require_tags(&s->train, &s->train_c, err) ||
+            qkv_dataset_require_tags(&s->train, &s->train_c, &s->fz, err) ||
             qkv_session_check_gold(s, &s->train_c, &s->train, true, err))
             return QKV_ERR;
         if ((d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err)) ||
@@ -115,7 +115,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
         if (!s->fz_ready)
             return qkv_fail(err, "no vocabulary: load a checkpoint or the training data first");
         if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err) ||
-            qkv_dataset_require_tags(&s->dev, &s->dev_c, err) ||
+            qkv_dataset_require_tags(&s->dev, &s->dev_c, &s->fz, err) ||
             qkv_session_check_gold(s, &s->dev_c, &s->dev, false, err) ||
             qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, err))
             return QKV_ERR;
@@ -223,4 +223,13 @@ int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const q
                     "or raise model.max_len",
                     qkv_corpus_name(c), qkv_corpus_first_word_line(c, first), qkv_dataset_sent_len(ds, first),
                     m->max_len, more, training ? ", leave such sentences out with data.max_train_len" : "");
+}
+
+int qkv_session_name_sentence(const qkv_corpus *c, qkv_error *err)
+{
+    if (err->sentence < 0 || err->sentence >= c->n_sent)
+        return QKV_ERR;
+    qkv_fail_prefix(err, "%s:%d", qkv_corpus_name(c), qkv_corpus_first_word_line(c, err->sentence));
+    err->sentence = -1;
+    return QKV_ERR;
 }

@@ -86,6 +86,11 @@ int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds,
  * for a cnn "encoder: cnn, 2 blocks of width 3, dilation 2: receptive field 9 words"; "" when
  * there is nothing beyond the config to say. */
 void qkv_session_encoder_summary(const qkv_session *s, char *buf, size_t cap);
+
+/* An error about one sentence of c (err->sentence: its index in c, or in a dataset encoded
+ * from it) becomes "NAME:LINE: ..." naming the line of its first word, and err->sentence -1;
+ * any other error stays as it is. Returns QKV_ERR. */
+int qkv_session_name_sentence(const qkv_corpus *c, qkv_error *err);
 int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
                               qkv_error *err);
 

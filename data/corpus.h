@@ -155,6 +155,15 @@ int qkv_corpus_warn_stray_tags(const qkv_corpus *c, struct qkv_warnings *warning
 int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char **buf, const char ***out,
                             qkv_error *err);
 
+/* Like qkv_corpus_tags_as_file, into scheme (BIO, IOB1 or BIOES; tags must be span tags): each
+ * sentence's chunks (conlleval's rules) encoded anew. NONE: *out and *buf NULL. */
+int qkv_corpus_tags_in_scheme(const qkv_corpus *c, const char *const *tags, qkv_tag_scheme scheme, char **buf,
+                              const char ***out, qkv_error *err);
+
+/* The scheme c's own tags are written in: file_scheme when it was converted, else the vote of
+ * qkv_scheme_vote_result over its tags ("_" reads as O: BIO for a file without tags). */
+qkv_tag_scheme qkv_corpus_own_scheme(const qkv_corpus *c);
+
 /* Word w's FORM / tag (the converted tag after qkv_corpus_convert_scheme): pointer into the corpus text (not NUL-terminated) and its length. */
 static inline const char *qkv_corpus_form(const qkv_corpus *c, int w, size_t *len)
 {

@@ -101,7 +101,30 @@ int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char *
 {
     *buf = NULL;
     *out = NULL;
-    if (!c->conv_tags)
+    return c->conv_tags ? qkv_corpus_tags_in_scheme(c, tags, c->file_scheme, buf, out, err) : QKV_OK;
+}
+
+qkv_tag_scheme qkv_corpus_own_scheme(const qkv_corpus *c)
+{
+    if (c->conv_tags)
+        return c->file_scheme;
+    int m = longest_sentence(c);
+    qkv_tag_part *parts = malloc((size_t)m * sizeof *parts);
+    qkv_scheme_vote vote = {0};
+    for (int s = 0; parts && s < c->n_sent; s++) {
+        sentence_parts(c, s, NULL, parts);
+        qkv_scheme_vote_add(&vote, parts, qkv_corpus_sent_len(c, s));
+    }
+    free(parts);
+    return qkv_scheme_vote_result(&vote);
+}
+
+int qkv_corpus_tags_in_scheme(const qkv_corpus *c, const char *const *tags, qkv_tag_scheme scheme, char **buf,
+                              const char ***out, qkv_error *err)
+{
+    *buf = NULL;
+    *out = NULL;
+    if (scheme == QKV_TAG_SCHEME_NONE)
         return QKV_OK;
     size_t size = 1;
     for (int w = 0; w < c->n_words; w++)
@@ -123,7 +146,7 @@ int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char *
     size_t pos = 0;
     for (int s = 0; s < c->n_sent; s++) {
         sentence_parts(c, s, tags, parts);
-        qkv_tags_convert(parts, qkv_corpus_sent_len(c, s), c->file_scheme, scratch);
+        qkv_tags_convert(parts, qkv_corpus_sent_len(c, s), scheme, scratch);
         put_sentence(c, s, parts, false, *buf, &pos, NULL, *out);
     }
     free(parts);

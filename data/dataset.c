@@ -36,6 +36,20 @@ int qkv_warnings_add(qkv_warnings *w, qkv_error *err, const char *fmt, ...)
     return QKV_OK;
 }
 
+/* The number of distinct training tags (ids 0..n_tags-1) among ds's gold tags. */
+static int n_known_tags(const qkv_dataset *ds, int n_tags)
+{
+    uint8_t *seen = calloc((size_t)n_tags + 1, 1);
+    int n = 0;
+    for (int w = 0; seen && w < ds->n_words; w++)
+        if (ds->tags[w] >= 0 && ds->tags[w] < n_tags && !seen[ds->tags[w]]) {
+            seen[ds->tags[w]] = 1;
+            n++;
+        }
+    free(seen);
+    return n;
+}
+
 /* One warning per distinct unseen tag, with its first line and its number of words. */
 static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n_tags, qkv_warnings *w,
                                qkv_error *err)
@@ -63,9 +77,17 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
             first[id] = c->word_line[i];
         }
     }
-    for (int t = 0; t < unseen.size && st == QKV_OK; t++)
-        st = qkv_warnings_add(w, err, "%.200s:%d: tag \"%.60s\" is not among the %d training tags (%lld words); they count as errors",
-                  c->name, first[t], qkv_vocab_string(&unseen, t), n_tags, (long long)qkv_vocab_count(&unseen, t));
+    for (int t = 0; t < unseen.size && st == QKV_OK; t++) {
+        long long n = (long long)qkv_vocab_count(&unseen, t);
+        st = qkv_warnings_add(w, err, "%.200s:%d: tag \"%.60s\" is not among the %d training tags (%lld word%s); they count as errors",
+                  c->name, first[t], qkv_vocab_string(&unseen, t), n_tags, n, n == 1 ? "" : "s");
+    }
+    if (st == QKV_OK && unseen.size > 1) {
+        int known = n_known_tags(ds, n_tags), tagged = ds->n_words - ds->n_untagged;
+        st = qkv_warnings_add(w, err, "%.200s: the tag sets differ: %d of its %d tags in %s (%d of %d tagged words, %.1f%%) "
+                              "are not among the %d training tags", c->name, unseen.size, unseen.size + known,
+                              c->tag_column, ds->n_unknown_tags, tagged, 100.0 * ds->n_unknown_tags / tagged, n_tags);
+    }
     free(first);
     qkv_vocab_free(&unseen);
     return st;
@@ -164,11 +186,55 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
     return QKV_OK;
 }
 
-int qkv_dataset_require_tags(const qkv_dataset *ds, const qkv_corpus *c, qkv_error *err)
+/* "A, B, C" (the first six, then ", ...") of the n strings of v. */
+static void list_tags(const qkv_vocab *v, int n, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int t = 0; t < n && used < cap; t++) {
+        const char *name = qkv_vocab_string(v, t);
+        if (t == 6) {
+            snprintf(out + used, cap - used, ", ...");
+            return;
+        }
+        int k = snprintf(out + used, cap - used, "%s%.40s", t ? ", " : "", name);
+        used += k > 0 ? (size_t)k : 0;
+    }
+}
+
+/* The error of qkv_dataset_require_tags when no tagged word of ds has a training tag. */
+static int fail_no_known_tag(const qkv_dataset *ds, const qkv_corpus *c, const qkv_featurizer *fz, qkv_error *err)
+{
+    qkv_vocab unseen;
+    if (qkv_vocab_init(&unseen, 0, err) != QKV_OK)
+        return QKV_ERR;
+    for (int w = 0; w < c->n_words; w++) {
+        size_t len;
+        const char *tag = qkv_corpus_tag(c, w, &len);
+        int32_t id;
+        if (ds->tags[w] == QKV_TAG_UNSEEN && qkv_vocab_add(&unseen, tag, len, &id, err) != QKV_OK) {
+            qkv_vocab_free(&unseen);
+            return QKV_ERR;
+        }
+    }
+    char theirs[300], ours[300];
+    list_tags(&unseen, unseen.size, theirs, sizeof theirs);
+    list_tags(&fz->tags, fz->tags.size, ours, sizeof ours);
+    qkv_fail(err, "%.200s: the tag sets differ: none of its %d tagged words has one of the %d training tags (%s); its "
+                  "%d tags in %s (%s) are all unknown to the model, so nothing can be scored (a file of the tag "
+                  "set the model was trained on is needed)",
+             c->name, ds->n_words - ds->n_untagged, fz->tags.size, ours, unseen.size, c->tag_column, theirs);
+    qkv_vocab_free(&unseen);
+    return QKV_ERR;
+}
+
+int qkv_dataset_require_tags(const qkv_dataset *ds, const qkv_corpus *c, const qkv_featurizer *fz, qkv_error *err)
 {
     if (ds->n_words > 0 && ds->n_untagged == ds->n_words)
         return qkv_fail(err, "%.200s: no word has a tag in %s: all %d are \"%s\"", c->name, c->tag_column,
                         ds->n_words, QKV_NO_TAG);
+    if (ds->n_words > ds->n_untagged && ds->n_unknown_tags == ds->n_words - ds->n_untagged)
+        return fail_no_known_tag(ds, c, fz, err);
     return QKV_OK;
 }
 

@@ -76,8 +76,10 @@ int qkv_dataset_encode_columns(qkv_dataset *ds, const qkv_featurizer *fz, const 
 int qkv_dataset_form_chars(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_error *err);
 
 /* An error "FILE: no word has a tag in UPOS (field 4): all N are "_"" when every word of ds
- * (encoded from c) is untagged; what is "nothing to train on" or "nothing to score". */
-int qkv_dataset_require_tags(const qkv_dataset *ds, const qkv_corpus *c, qkv_error *err);
+ * (encoded from c with fz) is untagged, and "FILE: the tag sets differ: none of its N tagged
+ * words has one of the K training tags (...)" when every tagged word's gold tag is unseen
+ * (QKV_TAG_UNSEEN): what is "nothing to train on" or "nothing to score". */
+int qkv_dataset_require_tags(const qkv_dataset *ds, const qkv_corpus *c, const qkv_featurizer *fz, qkv_error *err);
 
 /* Leaves sentences of more than max_len words (>= 1) out of every batch plan (e.g. training
  * with a learned positional table of max_len rows). They stay in the dataset, so sentence

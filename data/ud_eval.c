@@ -234,7 +234,7 @@ static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
     }
 }
 
-static void score(qkv_ud_score *sc, long gold, long system, long correct)
+void qkv_ud_score_set(qkv_ud_score *sc, long gold, long system, long correct)
 {
     sc->gold = gold;
     sc->system = system;
@@ -462,10 +462,10 @@ static int score_deps(const aligner *al, qkv_ud_eval *res)
         blex += no_lemma || same(gw->lemma, sw->lemma);
     }
     const long gn = (long)al->g->n_words, sn = (long)al->s->n_words;
-    score(&res->uas, gn, sn, uas);
-    score(&res->las, gn, sn, las);
-    score(&res->mlas, content_words(al->g), content_words(al->s), mlas);
-    score(&res->blex, content_words(al->g), content_words(al->s), blex);
+    qkv_ud_score_set(&res->uas, gn, sn, uas);
+    qkv_ud_score_set(&res->las, gn, sn, las);
+    qkv_ud_score_set(&res->mlas, content_words(al->g), content_words(al->s), mlas);
+    qkv_ud_score_set(&res->blex, content_words(al->g), content_words(al->s), blex);
     return QKV_OK;
 }
 
@@ -513,14 +513,14 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
     if (status == QKV_OK && score_deps(&al, res))
         status = qkv_fail(err, "out of memory");
     if (status == QKV_OK) {
-        score(&res->tokens, (long)g.n_tokens, (long)s.n_tokens, same_spans(g.tokens, g.n_tokens, s.tokens, s.n_tokens));
-        score(&res->sentences, (long)g.n_sents, (long)s.n_sents, same_spans(g.sents, g.n_sents, s.sents, s.n_sents));
-        score(&res->words, (long)g.n_words, (long)s.n_words, al.aligned);
-        score(&res->upos, (long)g.n_words, (long)s.n_words, al.upos);
-        score(&res->xpos, (long)g.n_words, (long)s.n_words, al.xpos);
-        score(&res->ufeats, (long)g.n_words, (long)s.n_words, al.ufeats);
-        score(&res->alltags, (long)g.n_words, (long)s.n_words, al.alltags);
-        score(&res->lemmas, (long)g.n_words, (long)s.n_words, al.lemmas);
+        qkv_ud_score_set(&res->tokens, (long)g.n_tokens, (long)s.n_tokens, same_spans(g.tokens, g.n_tokens, s.tokens, s.n_tokens));
+        qkv_ud_score_set(&res->sentences, (long)g.n_sents, (long)s.n_sents, same_spans(g.sents, g.n_sents, s.sents, s.n_sents));
+        qkv_ud_score_set(&res->words, (long)g.n_words, (long)s.n_words, al.aligned);
+        qkv_ud_score_set(&res->upos, (long)g.n_words, (long)s.n_words, al.upos);
+        qkv_ud_score_set(&res->xpos, (long)g.n_words, (long)s.n_words, al.xpos);
+        qkv_ud_score_set(&res->ufeats, (long)g.n_words, (long)s.n_words, al.ufeats);
+        qkv_ud_score_set(&res->alltags, (long)g.n_words, (long)s.n_words, al.alltags);
+        qkv_ud_score_set(&res->lemmas, (long)g.n_words, (long)s.n_words, al.lemmas);
     }
     free(al.map);
     file_free(&g);

@@ -39,6 +39,10 @@ typedef struct qkv_ud_eval {
     qkv_ud_score xpos, ufeats, alltags, lemmas;
 } qkv_ud_eval;
 
+/* sc from the three counts: precision correct / system, recall correct / gold, F1 2 correct /
+ * (gold + system), each 0 when its denominator is. */
+void qkv_ud_score_set(qkv_ud_score *sc, long gold, long system, long correct);
+
 /* Scores system (sys[0..sys_len), named sys_name) against gold (named gold_name). Errors
  * "NAME:LINE: ..." for a line that is no CoNLL-U word line (fewer than 10 TAB-separated fields,
  * a bad ID, an empty FORM, a multiword token not followed by its words), invalid UTF-8, and

@@ -11,6 +11,19 @@ int qkv_fail(qkv_error *err, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        err->sentence = -1;
+    }
+    return QKV_ERR;
+}
+
+int qkv_fail_sentence(qkv_error *err, int sentence, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->sentence = sentence;
     }
     return QKV_ERR;
 }

@@ -33,6 +33,20 @@ qkv_tensor *qkv_tape_fail(qkv_tape *tp, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(tp->err.msg, sizeof tp->err.msg, fmt, ap);
         va_end(ap);
+        tp->err.sentence = -1;
+        tp->failed = true;
+    }
+    return NULL;
+}
+
+qkv_tensor *qkv_tape_fail_sentence(qkv_tape *tp, int sentence, const char *fmt, ...)
+{
+    if (!tp->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(tp->err.msg, sizeof tp->err.msg, fmt, ap);
+        va_end(ap);
+        tp->err.sentence = sentence;
         tp->failed = true;
     }
     return NULL;

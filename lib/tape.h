@@ -81,6 +81,9 @@ int qkv_backward_from(qkv_tape *tp, qkv_tensor *out, const qkv_real *out_grad);
 
 /* Marks the tape failed with a message; returns NULL so that an op can `return` it. */
 qkv_tensor *qkv_tape_fail(qkv_tape *tp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* qkv_tape_fail about sentence (its index in the packed batch the op was given): tp->err.sentence. */
+qkv_tensor *qkv_tape_fail_sentence(qkv_tape *tp, int sentence, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* A new tensor in the arena, contents undefined; NULL (tape failed) when out of memory. */
 qkv_tensor *qkv_tape_tensor(qkv_tape *tp, int rank, const int *shape);
 qkv_tensor *qkv_tape_tensor2(qkv_tape *tp, int rows, int cols);

@@ -76,9 +76,15 @@ static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_pac
 }
 
 static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *gold,
-                   int32_t *pred, double *loss_sum, qkv_error *err)
+                   int32_t *pred, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
-    return qkv_softmax_head.predict(tp, h, lg, sentences, gold, pred, loss_sum, err);
+    return qkv_softmax_head.predict(tp, h, lg, sentences, gold, pred, loss_sum, unconstrained, err);
+}
+
+static int probs(const qkv_head *h, const qkv_tensor *lg, qkv_packed sentences, double *out, uint8_t *unconstrained,
+                 qkv_error *err)
+{
+    return qkv_softmax_head.probs(h, lg, sentences, out, unconstrained, err);
 }
 
 static void release(qkv_head *h)
@@ -94,5 +100,6 @@ const qkv_head_desc qkv_class_head = {
     .sequence_logits = sequence_logits,
     .loss = loss,
     .predict = predict,
+    .probs = probs,
     .free = release,
 };

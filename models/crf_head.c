@@ -2,6 +2,7 @@
 
 #include "models/kinds.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,20 +116,41 @@ static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_pac
     return qkv_scale(tp, nll, count ? 1.0 / count : 0.0);
 }
 
-/* The Viterbi path of each sentence; the summed NLL with gold. */
+/* The Viterbi path of each sentence; the summed NLL with gold. With unconstrained, a sentence
+ * with no path the constraints allow is decoded without them (qkv_crf_viterbi_fallback) and
+ * the batch's loss is +inf (the constraints give that sentence no path, so no likelihood). */
 static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *gold,
-                   int32_t *pred, double *loss_sum, qkv_error *err)
+                   int32_t *pred, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
     const qkv_crf_head *c = qkv_head_crf(h);
-    if (qkv_crf_viterbi(lg, c->transitions, c->start, c->end, sentences, qkv_crf_head_mask(c), pred, err))
+    int n_open = 0;
+    if (unconstrained ? qkv_crf_viterbi_fallback(lg, c->transitions, c->start, c->end, sentences,
+                                                 qkv_crf_head_mask(c), pred, unconstrained, &n_open, err)
+                      : qkv_crf_viterbi(lg, c->transitions, c->start, c->end, sentences, qkv_crf_head_mask(c), pred,
+                                        err))
         return QKV_ERR;
+    if (n_open > 0) {
+        *loss_sum = INFINITY;
+        return QKV_OK;
+    }
     if (gold) {
         qkv_tensor *nll = qkv_crf_nll(tp, lg, c->transitions, c->start, c->end, sentences, gold, qkv_crf_head_mask(c));
-        if (!nll)
-            return qkv_fail(err, "%s", tp->err.msg);
+        if (!nll) {
+            *err = tp->err;
+            return QKV_ERR;
+        }
         *loss_sum = (double)nll->data[0];
     }
     return QKV_OK;
+}
+
+/* The marginals of each sentence (forward-backward under the constraints). */
+static int probs(const qkv_head *h, const qkv_tensor *lg, qkv_packed sentences, double *out, uint8_t *unconstrained,
+                 qkv_error *err)
+{
+    const qkv_crf_head *c = qkv_head_crf(h);
+    return qkv_crf_marginals(lg, c->transitions, c->start, c->end, sentences, qkv_crf_head_mask(c), out,
+                             unconstrained, err);
 }
 
 static void release(qkv_head *h)
@@ -147,6 +169,7 @@ const qkv_head_desc qkv_crf_head_kind = {
     .logits = logits,
     .loss = loss,
     .predict = predict,
+    .probs = probs,
     .free = release,
 };
 

@@ -171,9 +171,18 @@ typedef struct qkv_head_desc {
     /* Training loss [1] against tags [T] (< 0: no gold tag); NULL when the tape failed. */
     qkv_tensor *(*loss)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
                         const int32_t *tags);
-    /* pred [T]; with gold, *loss_sum = the summed loss of the gold-tagged tokens. */
+    /* pred [T]; with gold, *loss_sum = the summed loss of the gold-tagged tokens. A sentence
+     * the head cannot decode as it should (a constrained CRF: no allowed tag sequence) is an
+     * error (err->sentence: its index in sentences) when unconstrained is NULL; else the head
+     * decodes it its fallback way, unconstrained [B] flags it (0 for the others) and
+     * *loss_sum is +inf (its loss has no value). */
     int (*predict)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
-                   const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
+                   const int32_t *gold, int32_t *pred, double *loss_sum, uint8_t *unconstrained, qkv_error *err);
+    /* probs [T, n_tags] (double): each token's probability of each tag, each row summing to 1
+     * (softmax: of its logits; crf: the marginals of the sentence, with unconstrained as for
+     * predict). */
+    int (*probs)(const qkv_head *h, const qkv_tensor *logits, qkv_packed sentences, double *probs,
+                 uint8_t *unconstrained, qkv_error *err);
     /* Heads whose targets are arcs (NULL for tagging heads). heads [T]: each word's gold head,
      * 0 = ROOT, k = word k of the word's own sentence, < 0 = none; tags [T] then label the arcs
      * (the label of word t is that of the arc heads[t] -> t). The training loss [1] reads x

@@ -31,10 +31,12 @@ static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_pac
 
 /* The argmax of each row (first on ties); the loss sum in double, max-shifted. */
 static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *gold,
-                   int32_t *pred, double *loss_sum, qkv_error *err)
+                   int32_t *pred, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
     (void)tp, (void)err;
     int T = qkv_packed_rows(sentences), n_tags = h->n_tags;
+    for (int b = 0; unconstrained && b < sentences.n; b++)
+        unconstrained[b] = 0;
     double total = 0;
     for (int t = 0; t < T; t++) {
         const qkv_real *row = lg->data + (size_t)t * n_tags;
@@ -55,6 +57,27 @@ static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed s
     return QKV_OK;
 }
 
+/* The softmax of each row, in double, max-shifted. */
+static int probs(const qkv_head *h, const qkv_tensor *lg, qkv_packed sentences, double *out, uint8_t *unconstrained,
+                 qkv_error *err)
+{
+    (void)err;
+    int T = qkv_packed_rows(sentences), n_tags = h->n_tags;
+    for (int b = 0; unconstrained && b < sentences.n; b++)
+        unconstrained[b] = 0;
+    for (int t = 0; t < T; t++) {
+        const qkv_real *row = lg->data + (size_t)t * n_tags;
+        double *p = out + (size_t)t * n_tags, mx = row[0], sum = 0;
+        for (int k = 1; k < n_tags; k++)
+            mx = fmax(mx, (double)row[k]);
+        for (int k = 0; k < n_tags; k++)
+            sum += p[k] = exp((double)row[k] - mx);
+        for (int k = 0; k < n_tags; k++)
+            p[k] /= sum;
+    }
+    return QKV_OK;
+}
+
 static void release(qkv_head *h)
 {
     free(h->state);
@@ -68,5 +91,6 @@ const qkv_head_desc qkv_softmax_head = {
     .logits = logits,
     .loss = loss,
     .predict = predict,
+    .probs = probs,
     .free = release,
 };

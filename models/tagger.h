@@ -170,9 +170,19 @@ qkv_tensor *qkv_tagger_loss_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *
  * or the decoder's (e.g. no allowed path). */
 int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
+/* qkv_tagger_predict_arcs with unconstrained [B] (may be NULL): a constrained CRF decodes a
+ * sentence with no allowed tag sequence without the constraints, flags it there and gives
+ * *loss_sum +inf (models/kinds.h, the head's predict); without, that is the error
+ * (err->sentence: its index in sentences). */
 int qkv_tagger_predict_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
-                            double *loss_sum, qkv_error *err);
+                            double *loss_sum, uint8_t *unconstrained, qkv_error *err);
+/* Head 0's probability of each tag for each token, probs [T, n_tags] in double: softmax, of the
+ * token's logits; crf, the marginals of its sentence (forward-backward, under the constraints;
+ * unconstrained as for qkv_tagger_predict_arcs). Errors: the decoder's, a head without
+ * per-word probabilities (biaffine). */
+int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,
+                     uint8_t *unconstrained, qkv_error *err);
 /* The training loss of every head over hidden [T, d_out] (qkv_tagger_hidden): the sum over
  * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_tagger_loss for that head's
  * kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_loss exactly; no head

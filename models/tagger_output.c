@@ -26,22 +26,33 @@ qkv_tensor *qkv_tagger_loss_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *
 int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err)
 {
-    return qkv_tagger_predict_arcs(tp, m, logits, sentences, gold, NULL, pred, NULL, loss_sum, err);
+    return qkv_tagger_predict_arcs(tp, m, logits, sentences, gold, NULL, pred, NULL, loss_sum, NULL, err);
 }
 
 int qkv_tagger_predict_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
-                            double *loss_sum, qkv_error *err)
+                            double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
     const qkv_head *h = &m->heads[0];
     if (qkv_head_has_arcs(h)) {
         if (!pred_heads)
             return qkv_fail(err, "head '%s': a parser's prediction needs room for the heads", h->desc->name);
+        for (int b = 0; unconstrained && b < sentences.n; b++)
+            unconstrained[b] = 0;
         return h->desc->arc_predict(tp, h, logits, sentences, gold, gold_heads, pred, pred_heads, loss_sum, err);
     }
     for (int t = 0; pred_heads && t < qkv_packed_rows(sentences); t++)
         pred_heads[t] = -1;
-    return h->desc->predict(tp, h, logits, sentences, gold, pred, loss_sum, err);
+    return h->desc->predict(tp, h, logits, sentences, gold, pred, loss_sum, unconstrained, err);
+}
+
+int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,
+                     uint8_t *unconstrained, qkv_error *err)
+{
+    const qkv_head *h = &m->heads[0];
+    if (!h->desc->probs)
+        return qkv_fail(err, "head '%s' gives no per-word tag probabilities", h->desc->name);
+    return h->desc->probs(h, logits, sentences, probs, unconstrained, err);
 }
 
 qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,

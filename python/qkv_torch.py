@@ -57,12 +57,17 @@ import resource
 import sys
 import time
 
+try:  # first: qkv_torch_data says in one line which package is missing and how to get it
+    from qkv_torch_data import Checkpoint, Rng, encode, padded, plan, read_conllu  # noqa: F401 (bench.py)
+except ImportError as missing:
+    if __name__ == "__main__":
+        sys.exit(f"qkv_torch.py: {missing}")
+    raise
+
 import h5py
 import numpy as np
 import torch
 import torch.nn.functional as F
-
-from qkv_torch_data import Checkpoint, Rng, encode, padded, plan, read_conllu  # noqa: F401 (bench.py)
 
 # ---------------------------------------------------------------- the model
 

@@ -25,10 +25,17 @@ import re
 import unicodedata
 import zlib
 
-import h5py
-import numpy as np
-import torch
-import yaml
+# What qkv_torch needs beyond Python 3 (python/README.md): one line naming what is missing and
+# how to get it, not a traceback.
+REQUIREMENTS = ("numpy, h5py, PyYAML and PyTorch (Debian: apt-get install python3-numpy python3-h5py "
+                "python3-yaml python3-torch; elsewhere: pip install numpy h5py pyyaml torch)")
+try:
+    import h5py
+    import numpy as np
+    import torch
+    import yaml
+except ImportError as missing:
+    raise ImportError(f"qkv_torch cannot import {missing.name or missing}: it needs {REQUIREMENTS}") from None
 
 WORD_CHARS = 20  # data/features.h QKV_WORD_CHARS: code points kept per word
 CHAR_BOW, CHAR_EOW = "<w>", "</w>"

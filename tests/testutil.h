@@ -36,7 +36,7 @@ static inline int tu_gradcheck_status(qkv_tape *tp, qkv_forward_fn fn, void *use
     opts.seed = seed;
     qkv_gradcheck_result *res = calloc((size_t)n, sizeof *res); /* one result per tensor */
     assert_non_null(res);
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     int status = qkv_gradcheck(tp, fn, user, n, tensors, names, &opts, res, &err);
     if (status != 0)
         print_message("    %s\n", err.msg);

@@ -136,23 +136,43 @@ static int load_raw_params(const qkv_store_reader *r, const qkv_params *ps, qkv_
     return QKV_OK;
 }
 
-/* A checkpoint holds the parameters of one kind of encoder: resuming with another is an error
- * that names both (rather than a missing parameter name). */
-static int check_same_encoder(const qkv_store_reader *r, const qkv_session *s, qkv_error *err)
+/* The run config saved in the checkpoint into *saved (malloc'd; the caller frees it). */
+static int read_saved_config(const qkv_store_reader *r, qkv_run_config **saved, qkv_error *err)
 {
     char *text = NULL;
+    *saved = NULL;
     if (qkv_store_read_text(r, "/config", &text, err))
         return QKV_ERR;
-    qkv_run_config *saved = malloc(sizeof *saved);
-    int status = saved ? qkv_run_config_parse(text, "/config", saved, err) : qkv_fail(err, "out of memory");
-    if (status == QKV_OK && saved->model.encoder_kind != s->cfg.model.encoder_kind)
-        status = qkv_fail(err, "it was saved with model.encoder: %s; this run has model.encoder: %s (a checkpoint "
-                               "resumes only with the encoder it was trained with)",
-                          QKV_ENCODER_KIND_NAMES[saved->model.encoder_kind],
-                          QKV_ENCODER_KIND_NAMES[s->cfg.model.encoder_kind]);
-    free(saved);
+    *saved = malloc(sizeof **saved);
+    int status = *saved ? qkv_run_config_parse(text, "/config", *saved, err) : qkv_fail(err, "out of memory");
     free(text);
     return status;
+}
+
+/* A checkpoint holds the parameters of one kind of encoder: resuming with another is an error
+ * that names both (rather than a missing parameter name). */
+static int check_same_encoder(const qkv_run_config *saved, const qkv_session *s, qkv_error *err)
+{
+    if (saved->model.encoder_kind != s->cfg.model.encoder_kind)
+        return qkv_fail(err, "it was saved with model.encoder: %s; this run has model.encoder: %s (a checkpoint "
+                             "resumes only with the encoder it was trained with)",
+                        QKV_ENCODER_KIND_NAMES[saved->model.encoder_kind],
+                        QKV_ENCODER_KIND_NAMES[s->cfg.model.encoder_kind]);
+    return QKV_OK;
+}
+
+/* The parameters of r's /params into the model of s. When their shapes differ and so do model
+ * keys of the saved config and the run's, the error names those keys ("model.d_model 32 vs 64")
+ * rather than every tensor. */
+static int read_params(const qkv_store_reader *r, const qkv_run_config *saved, qkv_session *s, qkv_error *err)
+{
+    if (qkv_store_read_params(r, "/params", qkv_tagger_params(&s->model), err) == QKV_OK)
+        return QKV_OK;
+    char keys[700];
+    if (qkv_config_differences(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, "model", saved, &s->cfg, keys, sizeof keys) == 0)
+        return QKV_ERR;
+    return qkv_fail(err, "its model has another shape than this run's: %s (the checkpoint's value first; a run "
+                         "resumes with the model keys it was saved with)", keys);
 }
 
 /* Only a checkpoint with the optimizer state (last.h5) resumes. */
@@ -182,11 +202,15 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
     if (qkv_store_open(path, &r, err))
         return QKV_ERR;
     qkv_params *ps = qkv_tagger_params(&s->model);
+    qkv_run_config *saved = NULL;
     int status = resumable(r, err);
     if (status == QKV_OK)
-        status = check_same_encoder(r, s, err);
+        status = read_saved_config(r, &saved, err);
     if (status == QKV_OK)
-        status = qkv_store_read_params(r, "/params", ps, err);
+        status = check_same_encoder(saved, s, err);
+    if (status == QKV_OK)
+        status = read_params(r, saved, s, err);
+    free(saved);
     char *text = NULL;
     if (status == QKV_OK && qkv_store_read_text(r, "/config", &text, err) == QKV_OK &&
         strcmp(text, s->config_text) != 0)

@@ -134,6 +134,26 @@ int qkv_dist_plan(qkv_dist *d, qkv_run_iter *it, qkv_rng *rng, qkv_error *err)
     return qkv_run_iter_set_plan(it, &local, err);
 }
 
+void qkv_dist_print_summary(const qkv_dist *d)
+{
+    if (d->reduce_steps <= 0)
+        return;
+    double per_step = d->reduced_values / (double)d->reduce_steps;
+    fprintf(stderr, "data-parallel: %d ranks; the gradient allreduce took %.2f s on rank 0, %.0f values (%.2f MB) "
+            "a step on average\n", d->size, d->reduce_seconds, per_step, per_step * (double)sizeof(qkv_real) / 1e6);
+}
+
+int qkv_dist_max_int(const qkv_dist *d, int v)
+{
+#ifdef QKV_HAVE_MPI
+    if (d->size > 1)
+        MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#else
+    (void)d;
+#endif
+    return v;
+}
+
 void qkv_dist_sum(const qkv_dist *d, double *v, int n)
 {
 #ifdef QKV_HAVE_MPI

@@ -81,4 +81,13 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
 /* v [n] summed over the ranks, added in rank order (the same bits on every rank). */
 void qkv_dist_sum(const qkv_dist *d, double *v, int n);
 
+/* With several ranks and steps reduced: one line on stderr of what the gradient allreduce took
+ * (seconds on this rank, values and megabytes a step). */
+void qkv_dist_print_summary(const qkv_dist *d);
+
+/* The largest of every rank's v, the same on every rank (v itself on one rank): for decisions
+ * all ranks must take at the same step, e.g. stopping on a signal that reached only some of
+ * them. A collective call: every rank makes it at the same point. */
+int qkv_dist_max_int(const qkv_dist *d, int v);
+
 #endif

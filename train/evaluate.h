@@ -4,6 +4,7 @@
 #define QKV_EVALUATE_H
 
 #include "api/session.h"
+#include "data/ud_eval.h"
 
 #define QKV_N_LENGTH_BUCKETS 4
 extern const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS]; /* 10, 20, 40, INT_MAX */
@@ -27,6 +28,8 @@ typedef struct qkv_eval_result {
     long n_head_correct;
     double uas;
     struct qkv_span_eval *spans; /* entity-level scores (train/span_eval.h); NULL: not computed */
+    bool has_segments;       /* a segmenter's scores (train/seg_eval.h): */
+    qkv_ud_score seg_tokens, seg_sentences; /*  Tokens and Sentences, as the CoNLL 2018 task's */
     /* every head (a model of several, one per tag column of data.tags); head 0's are the above */
     int n_heads;
     long head_words[QKV_MAX_COLUMNS], head_correct[QKV_MAX_COLUMNS]; /* scored words, correct ones */

@@ -105,31 +105,41 @@ static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result 
         fprintf(out, "  (the table below is %s's)\n", QKV_TAG_FIELD_NAMES[s->fz.columns[0]]);
 }
 
-void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
+const char *qkv_report_word_unit(const qkv_session *s)
 {
-    if (qkv_session_reads_images(s)) {
-        qkv_report_images_text(out, s, what, res);
-        return;
-    }
-    if (res->pred_heads)
-        fprintf(out, "%s: UAS %.2f%% (%ld of %ld words), LAS %.2f%% (%ld; full DEPREL labels, punctuation included), "
-                     "loss %.4f, %.0f words/s\n",
-                what, 100 * res->uas, res->n_head_correct, res->n_words, 100 * res->accuracy, res->n_correct, res->loss,
-                res->tokens_per_sec);
-    else
-        fprintf(out, "%s: accuracy %.2f%% (%ld of %ld words), loss %.4f, %.0f words/s\n", what, 100 * res->accuracy,
-                res->n_correct, res->n_words, res->loss, res->tokens_per_sec);
-    if (res->n_unknown_gold)
-        fprintf(out, "  %ld words have a gold tag unseen in training (counted as errors)\n", res->n_unknown_gold);
-    if (res->n_untagged)
-        fprintf(out, "  %ld words without a tag (%s) not scored\n", res->n_untagged, QKV_NO_TAG);
-    if (res->spans)
-        spans_text(out, res->spans);
-    ud_tags_text(out, s, res);
+    return s->cfg.data.task == QKV_TASK_SEGMENT ? "characters" : "words";
+}
+
+const char *qkv_report_sentence_unit(const qkv_session *s)
+{
+    return s->cfg.data.task == QKV_TASK_SEGMENT ? "paragraphs" : "sentences";
+}
+
+/* A segmenter's Tokens and Sentences scores, as qkv eval --raw prints them. */
+static void segments_text(FILE *out, const qkv_eval_result *res)
+{
+    const qkv_ud_score *sc[2] = {&res->seg_tokens, &res->seg_sentences};
+    const char *names[2] = {"Tokens", "Sentences"};
+    fprintf(out, "  %-10s %9s %9s %9s   %6s %6s %6s\n", "segments", "gold", "system", "correct", "P", "R", "F1");
+    for (int k = 0; k < 2; k++)
+        fprintf(out, "  %-10s %9ld %9ld %9ld   %6.2f %6.2f %6.2f\n", names[k], sc[k]->gold, sc[k]->system,
+                sc[k]->correct, 100 * sc[k]->precision, 100 * sc[k]->recall, 100 * sc[k]->f1);
+}
+
+/* The widest of the tag names (at least 8 bytes). */
+static int tag_width(const qkv_session *s, int n_tags)
+{
     int width = 8;
-    for (int t = 0; t < res->n_tags; t++)
+    for (int t = 0; t < n_tags; t++)
         if ((int)strlen(qkv_featurizer_tag(&s->fz, t)) > width)
             width = (int)strlen(qkv_featurizer_tag(&s->fz, t));
+    return width;
+}
+
+/* The per-tag scores and the most frequent confusions, in columns as wide as the longest tag. */
+static void tags_text(FILE *out, const qkv_session *s, const qkv_eval_result *res)
+{
+    int width = tag_width(s, res->n_tags);
     fprintf(out, "  %-*s %9s %9s %9s %8s\n", width, "tag", "precision", "recall", "f1", "support");
     for (int t = 0; t < res->n_tags; t++) {
         double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
@@ -141,13 +151,44 @@ void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qk
     if (n) {
         fprintf(out, "  most frequent confusions (gold -> predicted):\n");
         for (int i = 0; i < n; i++)
-            fprintf(out, "    %-6s -> %-6s %6ld\n", qkv_featurizer_tag(&s->fz, top[i].gold),
+            fprintf(out, "    %-*s -> %-*s %6ld\n", width, qkv_featurizer_tag(&s->fz, top[i].gold), width,
                     qkv_featurizer_tag(&s->fz, top[i].pred), top[i].count);
     }
+}
+
+void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
+{
+    if (qkv_session_reads_images(s)) {
+        qkv_report_images_text(out, s, what, res);
+        return;
+    }
+    const char *unit = qkv_report_word_unit(s);
+    char lead[96] = "";
+    if (res->spans)
+        snprintf(lead, sizeof lead, "span F1 %.2f (P %.2f%%, R %.2f%%), ", 100 * res->spans->f1,
+                 100 * res->spans->precision, 100 * res->spans->recall);
+    if (res->pred_heads)
+        fprintf(out, "%s: UAS %.2f%% (%ld of %ld words), LAS %.2f%% (%ld; full DEPREL labels, punctuation included), "
+                     "loss %.4f, %.0f words/s\n",
+                what, 100 * res->uas, res->n_head_correct, res->n_words, 100 * res->accuracy, res->n_correct, res->loss,
+                res->tokens_per_sec);
+    else
+        fprintf(out, "%s: %saccuracy %.2f%% (%ld of %ld %s), loss %.4f, %.0f %s/s\n", what, lead, 100 * res->accuracy,
+                res->n_correct, res->n_words, unit, res->loss, res->tokens_per_sec, unit);
+    if (res->n_unknown_gold)
+        fprintf(out, "  %ld %s have a gold tag unseen in training (counted as errors)\n", res->n_unknown_gold, unit);
+    if (res->n_untagged)
+        fprintf(out, "  %ld %s without a tag (%s) not scored\n", res->n_untagged, unit, QKV_NO_TAG);
+    if (res->spans)
+        spans_text(out, res->spans);
+    ud_tags_text(out, s, res);
+    if (res->has_segments)
+        segments_text(out, res);
+    tags_text(out, s, res);
     if (by_length) {
-        fprintf(out, "  accuracy by sentence length:\n");
+        fprintf(out, "  accuracy by %s length:\n", s->cfg.data.task == QKV_TASK_SEGMENT ? "paragraph" : "sentence");
         for (int b = 0; b < QKV_N_LENGTH_BUCKETS; b++)
-            fprintf(out, "    %-6s %8ld words  %6.2f%%\n", BUCKET_NAMES[b], res->bucket_words[b],
+            fprintf(out, "    %-6s %8ld %s  %6.2f%%\n", BUCKET_NAMES[b], res->bucket_words[b], unit,
                     100 * ratio(res->bucket_correct[b], res->bucket_words[b]));
     }
 }
@@ -165,6 +206,18 @@ static void json_string(FILE *out, const char *s)
             fputc(c, out);
     }
     fputc('"', out);
+}
+
+/* A segmenter's Tokens and Sentences scores as the JSON member "segments". */
+static void segments_json(FILE *out, const qkv_eval_result *res)
+{
+    const qkv_ud_score *sc[2] = {&res->seg_tokens, &res->seg_sentences};
+    fprintf(out, ",\n \"segments\": {");
+    for (int k = 0; k < 2; k++)
+        fprintf(out, "%s\"%s\": {\"gold\": %ld, \"system\": %ld, \"correct\": %ld, \"precision\": %.6f, "
+                     "\"recall\": %.6f, \"f1\": %.6f}", k ? ", " : "", k ? "sentences" : "tokens", sc[k]->gold,
+                sc[k]->system, sc[k]->correct, sc[k]->precision, sc[k]->recall, sc[k]->f1);
+    fprintf(out, "}");
 }
 
 void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
@@ -220,6 +273,8 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
         free(order);
         fprintf(out, "}}");
     }
+    if (res->has_segments)
+        segments_json(out, res);
     if (res->ud) {
         fprintf(out, ",\n \"conll18\": {");
         for (int k = 0, n = 0; k < QKV_UD_TAG_SCORES; k++)

@@ -1,4 +1,5 @@
 #include "train/trainer.h"
+#include "train/trainer_internal.h"
 
 #include <math.h>
 #include <signal.h>
@@ -22,52 +23,14 @@
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
 #include "api/run_iter.h"
+#include "train/seg_eval.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
 #include "train/fail.h"
 
-typedef struct trainer {
-    qkv_session *s;
-    const qkv_trainer_opts *opts;
-    qkv_optimizer opt;
-    qkv_ema ema;              /* used when st.ema points to it (train.ema_decay > 0) */
-    qkv_lr_schedule sched;
-    qkv_train_state st;
-    qkv_rng shuffle;          /* plans epochs; st.epoch_rng is its state before the current plan */
-    qkv_metrics metrics;
-    qkv_run_iter it;          /* the training set's batch plan (one epoch), batch and tape */
-    qkv_tagger_rows rows;     /* the embedding rows of the step's batch: zeroing, lazy update */
-    long total_steps;
-    long last_eval_step;      /* no second evaluation of the same parameters */
-    long last_save_step;      /* nor a second last.h5 of them */
-    double t_start, t_log;
-    long start_step;          /* the step this process began training at (after a resume: its checkpoint's) */
-    bool progress_bar;
-    char last_path[4200], best_path[4200];
-    char plot_path[4300];     /* the loss plot (qkv train prints its path at the end) */
-    bool plot_failed;         /* warned once: no more attempts */
-    qkv_dist single, *dist;   /* data parallelism (train/dist.h); single: a one-process world */
-    bool writer;              /* rank 0: writes files, prints progress */
-    qkv_train_streams streams; /* counter-based dropout of the current batch */
-} trainer;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
-static void format_duration(double seconds, char *buf, size_t len)
-{
-    long s = seconds < 0 ? 0 : (long)(seconds + 0.5);
-    if (s >= 3600)
-        snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-    else
-        snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
-}
-
-static void clear_progress(trainer *t)
+void qkv_trainer_clear_progress(trainer *t)
 {
     if (t->progress_bar)
         fputs("\r\033[K", stderr);
@@ -86,7 +49,7 @@ static void draw_progress(trainer *t)
     fflush(stderr);
 }
 
-static int save(trainer *t, const char *path)
+int qkv_trainer_save(trainer *t, const char *path)
 {
     qkv_error err;
     if (!t->writer)
@@ -107,95 +70,11 @@ static int save(trainer *t, const char *path)
     if (swap)
         qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     if (status) {
-        clear_progress(t);
+        qkv_trainer_clear_progress(t);
         qkv_fail_report(&err);
         return 1;
     }
     return 0;
-}
-
-/* ": upos 95.10%, xpos 94.20%, ...; mean 94.65%" for a model of several heads. */
-static void heads_text(const trainer *t, const qkv_eval_result *res, double score, char *buf, size_t cap)
-{
-    size_t n = (size_t)snprintf(buf, cap, " (");
-    for (int h = 0; h < res->n_heads && n < cap; h++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s %.2f%%", h ? ", " : "", QKV_TAG_FIELD_NAMES[t->s->fz.columns[h]],
-                              100 * res->head_accuracy[h]);
-    if (n < cap)
-        snprintf(buf + n, cap - n, "; selection score %.2f%%)", 100 * score);
-}
-
-/* One dev evaluation of the parameters as they are now; see evaluate_dev. */
-static int evaluate_params(trainer *t, int epoch_label, bool *stop)
-{
-    t->last_eval_step = t->st.step;
-    qkv_eval_result res;
-    qkv_error err;
-    int prof = qkv_profile_begin("dev evaluation", QKV_PROF_WHOLE);
-    /* each rank its share of the dev batches, then the counts summed (train/dist.h) */
-    int status = qkv_evaluate_shard(t->s, &t->s->dev, t->s->cfg.data.batch_tokens, t->dist->rank, t->dist->size,
-                                    &res, &err) ||
-                 qkv_dist_reduce_eval(t->dist, &res, qkv_dataset_n_words(&t->s->dev), &err);
-    qkv_profile_end(prof);
-    if (!status)
-        status = qkv_eval_add_spans(&res, &t->s->fz, &t->s->dev_c, &t->s->dev, &err);
-    if (status) {
-        clear_progress(t);
-        fprintf(stderr, "qkv: evaluating %s: %s\n", qkv_corpus_name(&t->s->dev_c), err.msg);
-        qkv_eval_result_free(&res);
-        return 1;
-    }
-    double elapsed = now_seconds() - t->t_start;
-    const qkv_span_eval *sp = res.spans;
-    double prf[3] = {sp ? sp->precision : 0, sp ? sp->recall : 0, sp ? sp->f1 : 0};
-    qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "dev", res.loss, res.accuracy,
-                    qkv_lr_at(&t->sched, t->st.step), res.tokens_per_sec, elapsed, sp ? prf : NULL, res.head_accuracy);
-    /* the score train.select_by follows (span F1 needs span tags: the config check) */
-    bool by_f1 = qkv_select_by_span_f1(&t->s->cfg, &t->s->fz);
-    double score = by_f1 && sp ? sp->f1 : qkv_eval_selection_accuracy(&res, &t->s->cfg);
-    bool better = score > t->st.best_accuracy;
-    clear_progress(t);
-    char spans_text[256] = "";
-    if (sp)
-        snprintf(spans_text, sizeof spans_text, ", span F1 %.2f (P %.2f%%, R %.2f%%)", 100 * sp->f1,
-                 100 * sp->precision, 100 * sp->recall);
-    else if (res.n_heads > 1)
-        heads_text(t, &res, score, spans_text, sizeof spans_text);
-    if (t->writer && res.pred_heads)
-        fprintf(stderr, "epoch %d step %ld: dev UAS %.2f%% LAS %.2f%% loss %.4f%s\n", epoch_label, t->st.step,
-                100 * res.uas, 100 * res.accuracy, res.loss, better ? " (best so far)" : "");
-    else if (t->writer)
-        fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
-                100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
-    double accuracy = score;
-    qkv_eval_result_free(&res);
-    if (better) {
-        t->st.best_accuracy = accuracy;
-        t->st.best_step = t->st.step;
-        t->st.bad_evals = 0;
-        if (t->s->cfg.checkpoint.keep_best && save(t, t->best_path))
-            return 1;
-    } else if (++t->st.bad_evals >= t->s->cfg.train.patience && t->s->cfg.train.patience > 0) {
-        if (t->writer)
-            fprintf(stderr, "no better dev %s in %d evaluations: stopping early\n",
-                    qkv_select_by_span_f1(&t->s->cfg, &t->s->fz) ? "span F1" : "accuracy", t->st.bad_evals);
-        *stop = true;
-    }
-    return 0;
-}
-
-/* Dev evaluation (of the parameter average when there is one): a metrics row, best.h5 when
- * better; sets *stop when patience runs out. */
-static int evaluate_dev(trainer *t, int epoch_label, bool *stop)
-{
-    if (!t->s->has_dev || t->last_eval_step == t->st.step)
-        return 0;
-    if (t->st.ema)
-        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
-    int status = evaluate_params(t, epoch_label, stop);
-    if (t->st.ema)
-        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
-    return status;
 }
 
 /* Redraws RUN_DIR/plots/loss.png (log.plot). A failure is a warning, once, never an error. */
@@ -206,8 +85,8 @@ static void refresh_plot(trainer *t)
     qkv_error err;
     fflush(t->metrics.f);
     QKV_PROFILE_SCOPE("plots", QKV_PROF_WHOLE);
-    if (qkv_plot_run_loss(t->opts->run_dir, t->plot_path, sizeof t->plot_path, &err)) {
-        clear_progress(t);
+    if (qkv_plot_run_loss(t->opts->run_dir, t->s->cfg.log.plot_log_loss, t->plot_path, sizeof t->plot_path, &err)) {
+        qkv_trainer_clear_progress(t);
         fprintf(stderr, "qkv: warning: no loss plot (log.plot: false turns it off): %s\n", err.msg);
         t->plot_failed = true;
         t->plot_path[0] = '\0';
@@ -216,19 +95,20 @@ static void refresh_plot(trainer *t)
 
 static void log_row(trainer *t, int epoch_label)
 {
-    double now = now_seconds(), elapsed = now - t->t_start;
+    double now = qkv_trainer_now(), elapsed = now - t->t_start;
     double loss = qkv_loss_meter_mean(&t->st.log_loss);
     double lr = qkv_lr_at(&t->sched, t->st.step);
     double tps = (double)t->st.log_tokens / fmax(now - t->t_log, 1e-9);
     qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed, NULL, NULL);
     char el[32], eta[32];
-    format_duration(elapsed, el, sizeof el);
-    format_duration(qkv_eta_seconds(elapsed, t->start_step, t->st.step, t->total_steps, t->opts->stop_at_step), eta,
+    qkv_format_duration(elapsed, el, sizeof el);
+    qkv_format_duration(qkv_eta_seconds(elapsed, t->start_step, t->st.step, t->total_steps, t->opts->stop_at_step), eta,
                     sizeof eta);
-    clear_progress(t);
+    qkv_trainer_clear_progress(t);
     if (t->writer)
-        fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f tok/s elapsed %s eta %s\n", epoch_label,
-            t->st.step, t->total_steps, loss, lr, tps, el, eta);
+        fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f %s/s elapsed %s eta %s\n", epoch_label,
+            t->st.step, t->total_steps, loss, lr, tps, t->s->cfg.data.task == QKV_TASK_SEGMENT ? "char" : "tok", el,
+            eta);
     t->st.log_loss = (qkv_loss_meter){0, 0};
     t->st.log_steps = 0;
     t->st.log_tokens = 0;
@@ -278,8 +158,13 @@ static int train_step(trainer *t, int i)
     if (qkv_batch_n_sent(b) > 0) { /* a rank's share of a batch may be empty */
         qkv_tensor *loss = batch_loss(t, b, &err);
         if (!loss || qkv_backward(&t->it.tp, loss)) {
-            clear_progress(t);
-            fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, t->it.tp.err.msg);
+            qkv_trainer_clear_progress(t);
+            err = t->it.tp.err; /* about one sentence of the batch: its file and line */
+            if (err.sentence >= 0 && err.sentence < qkv_batch_n_sent(b)) {
+                err.sentence = qkv_batch_sent_id(b, err.sentence);
+                qkv_session_name_sentence(&s->train_c, &err);
+            }
+            fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, err.msg);
             return 1;
         }
         value = loss->data[0];
@@ -300,7 +185,7 @@ static int train_step(trainer *t, int i)
     double norm = qkv_clip_grad_norm(params, s->cfg.train.clip_grad_norm);
     qkv_profile_end(prof);
     if (!isfinite(value) || !isfinite(norm)) {
-        clear_progress(t);
+        qkv_trainer_clear_progress(t);
         fprintf(stderr, "qkv: step %ld: the %s is %s; stopping. Try a lower optim.lr or train.clip_grad_norm. %s%s\n",
                 t->st.step + 1, isfinite(value) ? "gradient norm" : "loss",
                 isnan(isfinite(value) ? norm : value) ? "NaN" : "infinite",
@@ -465,6 +350,9 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
     init_fields(t, s, opts);
     if (init_optimizer(t) || init_batches(t) || init_schedule(t))
         return 1;
+    qkv_error err;
+    if (s->has_dev && qkv_seg_eval_read(s, s->cfg.data.dev, &t->dev_st, &err))
+        return qkv_fail_report(&err);
     long keep = -1;
     if (opts->resume) {
         int status = resume(t);
@@ -493,14 +381,27 @@ static void teardown(trainer *t)
     qkv_tagger_rows_free(&t->rows);
     qkv_ema_free(&t->ema);
     qkv_train_streams_free(&t->streams);
+    qkv_seg_free(&t->dev_st);
+}
+
+/* The signal (SIGINT or SIGTERM) that stops the run after this step, 0: none. With several
+ * ranks, one that any rank caught (mpirun passes a signal on to each rank in its own time, and
+ * `kill` may reach one of them only), agreed at every step so that all ranks stop at the same
+ * step and meet in the same collective calls: rank 0 saves, none waits for a rank that left. */
+static int stop_signal(trainer *t)
+{
+    return t->stop_signo = qkv_dist_max_int(t->dist, qkv_interrupted());
 }
 
 /* After --stop-at-step or a SIGINT or SIGTERM, with last.h5 saved: how to continue. Returns
  * QKV_TRAIN_STOPPED, or 128 + the signal's number. */
 static int stopped(trainer *t)
 {
-    clear_progress(t);
-    int signo = qkv_interrupted();
+    qkv_trainer_clear_progress(t);
+    /* No rank leaves before rank 0 has saved: mpirun ends the whole job when one rank exits
+     * with a signal's status, which would cut rank 0's save short. */
+    qkv_dist_max_int(t->dist, 0);
+    int signo = t->stop_signo;
     if (signo) {
         if (t->writer)
             fprintf(stderr, "interrupted by %s after step %ld: saved %s; continue with: qkv train %s/config.yaml "
@@ -520,7 +421,7 @@ static int run_epochs(trainer *t)
     const qkv_run_config *c = &s->cfg;
     qkv_error err;
     bool stop = false;
-    t->t_start = t->t_log = now_seconds();
+    t->t_start = t->t_log = qkv_trainer_now();
     t->start_step = t->st.step;
     while (!stop && t->st.epoch < c->train.epochs && t->st.step < t->total_steps) {
         /* The plan is a function of the shuffling rng before it: saved for an exact resume. */
@@ -538,12 +439,12 @@ static int run_epochs(trainer *t)
                 log_row(t, t->st.epoch + 1);
             draw_progress(t);
             if (c->train.eval_every > 0 && t->st.step % c->train.eval_every == 0 &&
-                evaluate_dev(t, t->st.epoch + 1, &stop))
+                qkv_trainer_evaluate_dev(t, t->st.epoch + 1, &stop))
                 return 1;
             if (c->checkpoint.every_steps > 0 && t->st.step % c->checkpoint.every_steps == 0 &&
-                save(t, t->last_path))
+                qkv_trainer_save(t, t->last_path))
                 return 1;
-            if (t->st.step == t->opts->stop_at_step || qkv_interrupted())
+            if (t->st.step == t->opts->stop_at_step || stop_signal(t))
                 break;
         }
         if (t->st.batch_pos == n_batches) {
@@ -551,22 +452,22 @@ static int run_epochs(trainer *t)
             t->st.epoch++;
             t->st.batch_pos = 0;
             t->st.epoch_rng = t->shuffle; /* what plans the next epoch */
-            if (c->train.eval_every == 0 && evaluate_dev(t, t->st.epoch, &stop))
+            if (c->train.eval_every == 0 && qkv_trainer_evaluate_dev(t, t->st.epoch, &stop))
                 return 1;
             refresh_plot(t);
         }
-        if (save(t, t->last_path))
+        if (qkv_trainer_save(t, t->last_path))
             return 1;
-        if (t->st.step == t->opts->stop_at_step || qkv_interrupted())
+        if (t->st.step == t->opts->stop_at_step || stop_signal(t))
             return stopped(t);
     }
     if (t->st.log_steps)
         log_row(t, t->st.epoch + (t->st.batch_pos > 0));
     /* A run cut short by max_steps still ends with an evaluation of its last parameters. */
-    if (evaluate_dev(t, t->st.epoch + (t->st.batch_pos > 0), &stop) || save(t, t->last_path))
+    if (qkv_trainer_evaluate_dev(t, t->st.epoch + (t->st.batch_pos > 0), &stop) || qkv_trainer_save(t, t->last_path))
         return 1;
     refresh_plot(t);
-    clear_progress(t);
+    qkv_trainer_clear_progress(t);
     return 0;
 }
 
@@ -576,25 +477,21 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     memset(&t, 0, sizeof t);
     int status = setup(&t, s, opts);
     if (status == 0) {
-        /* one process only: the ranks of a data-parallel job could see a signal at different steps */
+        /* every rank: stop_signal makes them agree on the step */
         qkv_interrupts in;
-        qkv_interrupts_catch(&in, t.dist->size == 1);
+        qkv_interrupts_catch(&in, true);
         status = run_epochs(&t);
         qkv_interrupts_restore(&in);
     }
     if (status == 0 && t.writer && t.st.best_accuracy >= 0)
         fprintf(stderr, "done: %ld steps in %.1f s; best dev %s %.2f%s at step %ld\n", t.st.step,
-                now_seconds() - t.t_start, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "span F1" : "accuracy",
+                qkv_trainer_now() - t.t_start, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "span F1" : "accuracy",
                 100 * t.st.best_accuracy, qkv_select_by_span_f1(&s->cfg, &s->fz) ? "" : "%", t.st.best_step);
     else if (status == 0 && t.writer)
         fprintf(stderr, "done: %ld steps in %.1f s (no dev set: nothing evaluated); model in %s\n", t.st.step,
-                now_seconds() - t.t_start, t.last_path);
-    if ((status == 0 || status == QKV_TRAIN_STOPPED) && t.dist->reduce_steps > 0 && t.writer) {
-        double per_step = t.dist->reduced_values / (double)(t.dist->reduce_steps > 0 ? t.dist->reduce_steps : 1);
-        fprintf(stderr, "data-parallel: %d ranks; the gradient allreduce took %.2f s on rank 0, %.0f values (%.2f MB) "
-                "a step on average\n", t.dist->size, t.dist->reduce_seconds, per_step,
-                per_step * (double)sizeof(qkv_real) / 1e6);
-    }
+                qkv_trainer_now() - t.t_start, t.last_path);
+    if ((status == 0 || status == QKV_TRAIN_STOPPED) && t.writer)
+        qkv_dist_print_summary(t.dist);
     teardown(&t);
     return status;
 }

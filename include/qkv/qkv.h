@@ -70,11 +70,15 @@ int qkv_model_tag_sentences(qkv_model *model, const char *const *const *sentence
                             int n_sentences, const char **tags, char **error);
 
 /* One sentence as for qkv_model_tag, with each word's k most probable tags (1 <= k <=
- * qkv_model_n_tags) and their probabilities (softmax of the word's logits), best first: tags
- * and probs, the caller's arrays of n_words * k, receive word i's j-th tag and probability at
- * i * k + j. tags[i * k] is the tag qkv_model_tag gives (ties go to the lower tag index).
- * Returns 0, or non-zero with *error: those of qkv_model_tag, k out of range, a model with
- * model.output crf (its tags are the Viterbi path of the sentence, not per-word choices). */
+ * qkv_model_n_tags) and their probabilities, best first: tags and probs, the caller's arrays
+ * of n_words * k, receive word i's j-th tag and probability at i * k + j (ties go to the lower
+ * tag index). A softmax model's probabilities are the softmax of the word's logits, and
+ * tags[i * k] is the tag qkv_model_tag gives. A crf model's (model.output crf) are the
+ * marginals p(tag of word i | the sentence) by the forward-backward algorithm, under
+ * model.crf_constrained's rules (without them for a sentence they allow no sequence for, as
+ * qkv_model_tag decodes it); tags[i * k] is then the tag of highest marginal, which may differ
+ * from qkv_model_tag's, the best whole sequence (Viterbi). Returns 0, or non-zero with *error:
+ * those of qkv_model_tag, k out of range. */
 int qkv_model_tag_probs(qkv_model *model, const char *const *words, int n_words, int k, const char **tags,
                         float *probs, char **error);
 

@@ -140,6 +140,12 @@ int qkv_config_parse(const char *text, size_t len, const char *name, const char 
 int qkv_config_dump(const qkv_cfg_key *schema, int n_keys, const void *cfg, char **text,
                     qkv_error *err);
 
+/* The keys of section whose values differ between a and b (both filled by schema), as
+ * "model.d_model 128 vs 64, model.d_ff 512 vs 256" (a's value first; values as a config writes
+ * them, each cut at 100 bytes) into out (cap bytes, truncated). Returns how many differ. */
+int qkv_config_differences(const qkv_cfg_key *schema, int n_keys, const char *section, const void *a,
+                           const void *b, char *out, size_t cap);
+
 /* Writes a markdown table of every key to out: section, key, type, default, range or
  * choices, description. Fails (QKV_ERR) only if writing fails. */
 int qkv_config_doc(const qkv_cfg_key *schema, int n_keys, FILE *out, qkv_error *err);

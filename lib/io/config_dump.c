@@ -66,6 +66,57 @@ static void put_value(FILE *f, const qkv_cfg_key *k, const void *cfg)
     }
 }
 
+/* The value of key k in cfg as a config would write it (STRING and PATH unquoted), into buf. */
+static void value_text(const qkv_cfg_key *k, const void *cfg, char *buf, size_t cap)
+{
+    const char *field = (const char *)cfg + k->offset;
+    switch (k->type) {
+    case QKV_CFG_INT:
+        snprintf(buf, cap, "%lld", qkv_cfg_get_int(k, cfg));
+        break;
+    case QKV_CFG_REAL:
+        qkv_cfg_format_real(*(const double *)field, buf, cap);
+        break;
+    case QKV_CFG_BOOL:
+        snprintf(buf, cap, "%s", qkv_cfg_get_int(k, cfg) ? "true" : "false");
+        break;
+    case QKV_CFG_ENUM:
+        snprintf(buf, cap, "%s", k->choices[qkv_cfg_get_int(k, cfg)]);
+        break;
+    case QKV_CFG_STRING:
+    case QKV_CFG_PATH:
+    case QKV_CFG_LIST: /* "a,b": as stored */
+        snprintf(buf, cap, "%s", field);
+        break;
+    }
+}
+
+int qkv_config_differences(const qkv_cfg_key *schema, int n_keys, const char *section, const void *a,
+                           const void *b, char *out, size_t cap)
+{
+    int n = 0;
+    size_t used = 0;
+    if (cap)
+        out[0] = 0;
+    for (int i = 0; i < n_keys; i++) {
+        const qkv_cfg_key *k = &schema[i];
+        if (strcmp(k->section, section))
+            continue;
+        char va[QKV_CFG_STR_MAX], vb[QKV_CFG_STR_MAX];
+        value_text(k, a, va, sizeof va);
+        value_text(k, b, vb, sizeof vb);
+        if (!strcmp(va, vb))
+            continue;
+        if (used < cap) {
+            int w = snprintf(out + used, cap - used, "%s%s.%s %.100s vs %.100s", n ? ", " : "", k->section,
+                             k->name, va, vb);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        n++;
+    }
+    return n;
+}
+
 /* Index of the first key of the section of schema[i]. */
 static int first_of_section(const qkv_cfg_key *schema, int i)
 {

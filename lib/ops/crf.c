@@ -204,12 +204,10 @@ qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transit
     double total = 0;
     for (int b = 0; b < B; b++) {
         if (s->log_z[b] == -INFINITY)
-            return qkv_tape_fail(tp, "crf: sentence %d (tokens %d..%d) has no path the transition mask allows", b,
-                                 sent.offsets[b], sent.offsets[b + 1] - 1);
+            return qkv_tape_fail_sentence(tp, b, "crf: the sentence has no tag sequence the transition mask allows");
         if (s->log_z_gold[b] == -INFINITY)
-            return qkv_tape_fail(tp, "crf: the gold tags of sentence %d (tokens %d..%d) make a sequence the transition "
-                                 "mask forbids",
-                                 b, sent.offsets[b], sent.offsets[b + 1] - 1);
+            return qkv_tape_fail_sentence(tp, b, "crf: the sentence's gold tags make a sequence the transition mask "
+                                                 "forbids");
         total += s->log_z[b] - s->log_z_gold[b];
     }
     y->data[0] = (qkv_real)total;
@@ -416,7 +414,65 @@ int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, 
                                                  unconstrained, &n, err);
     for (int b = 0; status == QKV_OK && n && b < sentences.n; b++)
         if (unconstrained[b])
-            status = qkv_fail(err, "crf viterbi: sentence %d has no path the transition mask allows", b);
+            status = qkv_fail_sentence(err, b, "crf viterbi: the sentence has no tag sequence the transition mask "
+                                               "allows");
     free(unconstrained);
+    return status;
+}
+
+/* Sentence b's marginals into probs (rows of sentence b) from sc; alpha and beta are its
+ * scratch. Returns false when it has no path under sc (probs untouched). */
+static bool marginals_sentence(const crf_scores *sc, qkv_packed sent, int b, double *alpha, double *beta,
+                               double *probs)
+{
+    int off = sent.offsets[b], n = qkv_packed_len(sent, b), K = sc->K;
+    size_t at = (size_t)off * K;
+    double log_z = forward_backward(sc, off, n, false, alpha + at, beta + at);
+    if (log_z == -INFINITY)
+        return false;
+    for (size_t i = at; i < at + (size_t)n * K; i++)
+        probs[i] = exp(alpha[i] + beta[i] - log_z);
+    return true;
+}
+
+int qkv_crf_marginals(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
+                      const qkv_tensor *end, qkv_packed sentences, const qkv_crf_mask *mask, double *probs,
+                      uint8_t *unconstrained, qkv_error *err)
+{
+    QKV_PROFILE_SCOPE("crf_marginals", QKV_PROF_FWD);
+    char msg[300];
+    if (!check_shapes(emissions, transitions, start, end, msg, sizeof msg))
+        return qkv_fail(err, "crf marginals: %s", msg);
+    int T = qkv_rows(emissions), K = qkv_cols(emissions), B = sentences.n;
+    if (!sentences.offsets || B < 0 || sentences.offsets[0] != 0 || sentences.offsets[B] != T)
+        return qkv_fail(err, "crf marginals: the sentences do not cover the %d rows of the emissions", T);
+    for (int b = 0; b < B; b++)
+        if (sentences.offsets[b + 1] <= sentences.offsets[b])
+            return qkv_fail(err, "crf marginals: sentence %d is empty or its offsets decrease", b);
+    crf_scores sc = {.K = K, .emit = emissions->data}, open = sc;
+    sc.trans = malloc(2 * ((size_t)K * K + 2 * (size_t)K) * sizeof(double));
+    double *alpha = malloc(2 * (size_t)(T ? T : 1) * K * sizeof(double)), *beta = alpha ? alpha + (size_t)T * K : NULL;
+    if (!sc.trans || !alpha) {
+        free(sc.trans);
+        free(alpha);
+        return qkv_fail(err, "crf marginals: out of memory for %d tokens", T);
+    }
+    sc.start = sc.trans + (size_t)K * K, sc.end = sc.start + K;
+    open.trans = sc.end + K, open.start = open.trans + (size_t)K * K, open.end = open.start + K;
+    mask_scores(&sc, transitions, start, end, mask);
+    mask_scores(&open, transitions, start, end, NULL);
+    int status = QKV_OK;
+    for (int b = 0; b < B; b++) {
+        bool ok = marginals_sentence(&sc, sentences, b, alpha, beta, probs);
+        if (unconstrained)
+            unconstrained[b] = !ok;
+        if (!ok && (!unconstrained || !marginals_sentence(&open, sentences, b, alpha, beta, probs))) {
+            status = qkv_fail_sentence(err, b, "crf marginals: the sentence has no tag sequence the transition mask "
+                                               "allows");
+            break;
+        }
+    }
+    free(sc.trans);
+    free(alpha);
     return status;
 }

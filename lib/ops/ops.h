@@ -170,12 +170,12 @@ typedef struct qkv_crf_mask {
  * is unknown and marginalised (Z_gold sums the paths through the known tags). Backward: the
  * forward-backward marginals of all paths minus those of the gold paths. The tags are copied.
  * Tape errors: bad shapes, a tag >= K, bad sentences, a sentence with no allowed path or whose
- * known gold tags need a forbidden transition (naming the sentence). */
+ * known gold tags need a forbidden transition (tp->err.sentence: its index b in sentences). */
 qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transitions, qkv_tensor *start,
                         qkv_tensor *end, qkv_packed sentences, const int32_t *tags, const qkv_crf_mask *mask);
 /* Viterbi decoding (not differentiable): the highest-scoring allowed path of each sentence into
  * path [T] (ties: the lower tag index). Errors: bad shapes or sentences, out of memory, a
- * sentence with no allowed path. */
+ * sentence with no allowed path (err->sentence: its index in sentences). */
 int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
                     const qkv_tensor *end, qkv_packed sentences, const qkv_crf_mask *mask, int32_t *path,
                     qkv_error *err);
@@ -186,5 +186,14 @@ int qkv_crf_viterbi(const qkv_tensor *emissions, const qkv_tensor *transitions, 
 int qkv_crf_viterbi_fallback(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
                              const qkv_tensor *end, qkv_packed sentences, const qkv_crf_mask *mask, int32_t *path,
                              uint8_t *unconstrained, int *n_unconstrained, qkv_error *err);
+/* Per-token marginals of the CRF (not differentiable): probs [T, K] (double) receives
+ * p(y_t = j | sentence) = exp(α[t][j] + β[t][j] - log Z) by the forward-backward algorithm (the
+ * recursions above, under the mask; each row sums to 1). A sentence with no allowed path: with
+ * unconstrained [B] (may be NULL) its marginals without the mask, flagged 1 there (0 for the
+ * others); without, the error (err->sentence: its index). Errors: bad shapes or sentences, out
+ * of memory. */
+int qkv_crf_marginals(const qkv_tensor *emissions, const qkv_tensor *transitions, const qkv_tensor *start,
+                      const qkv_tensor *end, qkv_packed sentences, const qkv_crf_mask *mask, double *probs,
+                      uint8_t *unconstrained, qkv_error *err);
 
 #endif

@@ -43,7 +43,7 @@ static inline char *gzip_dc(const char *path, size_t *len)
 static inline qkv_corpus read_ok(const char *path, const qkv_read_opts *opts)
 {
     qkv_corpus c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_corpus_read(&c, path, opts, &err) != QKV_OK)
         fail_msg("%s", err.msg);
     return c;
@@ -65,7 +65,7 @@ static inline void assert_round_trip(const qkv_corpus *c, const char *const *tag
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_corpus_write(c, f, tags, &err) != QKV_OK)
         fail_msg("%s", err.msg);
     fclose(f);
@@ -124,7 +124,7 @@ static inline void check_plan(const qkv_dataset *ds, const qkv_batch_plan *p, in
 static inline void check_epoch(const char *path, int sentences, int words)
 {
     qkv_corpus c = read_ok(path, NULL);
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     qkv_feature_config cfg = QKV_FEATURE_DEFAULTS;
     qkv_featurizer fz;
     assert_int_equal(qkv_featurizer_build(&fz, &cfg, &c, &err), QKV_OK);
@@ -148,7 +148,7 @@ static inline void check_epoch(const char *path, int sentences, int words)
 static inline void check_featurizer(const char *train_path, const char *dev_path, int dev_words)
 {
     qkv_corpus train = read_ok(train_path, NULL), dev = read_ok(dev_path, NULL);
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     qkv_feature_config cfg = QKV_FEATURE_DEFAULTS;
     qkv_featurizer fz;
     assert_int_equal(qkv_featurizer_build(&fz, &cfg, &train, &err), QKV_OK);

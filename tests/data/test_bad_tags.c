@@ -72,7 +72,7 @@ static void test_underscore_is_no_tag(void **state)
     assert_int_equal(warnings.n, 1);
     assert_string_equal(warnings.msgs[0],
                         "u.conllu:3: 2 words have no tag (\"_\" in UPOS (field 4)), the first here; they are not scored");
-    assert_int_equal(qkv_dataset_require_tags(&ds, &c, &err), QKV_OK);
+    assert_int_equal(qkv_dataset_require_tags(&ds, &c, &fz, &err), QKV_OK);
     qkv_warnings_free(&warnings);
     qkv_dataset_free(&ds);
     qkv_corpus_stats st;
@@ -100,7 +100,7 @@ static void test_column_without_tags(void **state)
     qkv_dataset ds;
     assert_int_equal(qkv_dataset_encode(&ds, &fz, &c, NULL, &err), QKV_OK);
     assert_int_equal(ds.n_untagged, 6);
-    assert_int_equal(qkv_dataset_require_tags(&ds, &c, &err), QKV_ERR);
+    assert_int_equal(qkv_dataset_require_tags(&ds, &c, &fz, &err), QKV_ERR);
     assert_string_equal(err.msg, "u.conllu: no word has a tag in XPOS (field 5): all 6 are \"_\"");
     qkv_dataset_free(&ds);
     qkv_featurizer_free(&fz);

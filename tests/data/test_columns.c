@@ -14,7 +14,7 @@ static const char TEXT[] = "1\tCats\tcat\tNOUN\tNNS\tNumber=Plur\t_\t_\t_\t_\n"
 static void test_columns_to_batches(void **state)
 {
     (void)state;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     qkv_read_opts opts = QKV_READ_DEFAULTS;
     opts.n_columns = 3;
     opts.columns[0] = QKV_TAG_UPOS, opts.columns[1] = QKV_TAG_LEMMA, opts.columns[2] = QKV_TAG_FEATS;

@@ -10,7 +10,7 @@
 static void assert_read_error(const char *path, const qkv_read_opts *opts, const char *expected)
 {
     qkv_corpus c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_corpus_read(&c, path, opts, &err), QKV_ERR);
     assert_string_equal(err.msg, expected);
     assert_int_equal(c.n_words, 0);

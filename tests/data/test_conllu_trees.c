@@ -24,7 +24,7 @@ static const char GOOD[] = "# text = Don't go.\n"
 static qkv_corpus read_mem(const char *text, qkv_tag_field field)
 {
     qkv_corpus c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     qkv_read_opts opts = QKV_READ_DEFAULTS;
     opts.tag_field = field;
     if (qkv_corpus_read_mem(&c, text, strlen(text), "t.conllu", &opts, &err))
@@ -54,7 +54,7 @@ static void test_read_heads(void **state)
 static void assert_tree_error(const char *text, const char *want)
 {
     qkv_corpus c = read_mem(text, QKV_TAG_UPOS);
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_corpus_check_trees(&c, &err), QKV_ERR);
     if (strcmp(err.msg, want))
         fail_msg("got \"%s\", expected \"%s\"", err.msg, want);

@@ -164,11 +164,14 @@ static void test_featurizer_and_unseen_tags(void **state)
     assert_int_equal(ds.n_unknown_tags, 3);
     const int32_t tags[] = {3, -1, -1, -1, 1};
     assert_memory_equal(ds.tags, tags, sizeof tags);
-    assert_int_equal(warnings.n, 2);
+    assert_int_equal(warnings.n, 3);
     assert_string_equal(warnings.msgs[0], FILES "unseen_tag.conllu:2: tag \"NEWTAG\" is not among the 4 training "
                                           "tags (2 words); they count as errors");
     assert_string_equal(warnings.msgs[1], FILES "unseen_tag.conllu:5: tag \"OTHER\" is not among the 4 training "
-                                          "tags (1 words); they count as errors");
+                                          "tags (1 word); they count as errors");
+    /* DET and VERB known, NEWTAG and OTHER not: 2 of the file's 4 tags, 3 of its 5 words */
+    assert_string_equal(warnings.msgs[2], FILES "unseen_tag.conllu: the tag sets differ: 2 of its 4 tags in UPOS "
+                                          "(field 4) (3 of 5 tagged words, 60.0%) are not among the 4 training tags");
     /* The -> word "The" (known), "A" unknown, "zebra" unknown; lower "the"; shape of A = X (unseen) */
     assert_int_equal(ds.features[0][0], qkv_vocab_lookup(&fz.kinds[0].vocab, "The", 3));
     assert_true(ds.features[0][0] > 0);

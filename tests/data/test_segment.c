@@ -42,7 +42,7 @@ static const char DOC[] = "# newdoc id = d1\n"
 static qkv_seg_text read_ok(const char *data)
 {
     qkv_seg_text st;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_seg_read_mem(&st, data, strlen(data), "doc.conllu", &err))
         fail_msg("%s", err.msg);
     return st;
@@ -120,7 +120,7 @@ static void test_sentence_paragraphs_and_unsplit(void **state)
 static void assert_read_error(const char *data, const char *expected)
 {
     qkv_seg_text st;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_seg_read_mem(&st, data, strlen(data), "bad.conllu", &err), QKV_ERR);
     assert_string_equal(err.msg, expected);
     assert_int_equal(st.n_chars, 0);
@@ -155,7 +155,7 @@ static char *write_all(const qkv_seg_text *st, const qkv_segmentation *seg)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     for (int s = 0; s < seg->n_sent; s++) {
         char id[16];
         snprintf(id, sizeof id, "%d", s + 1);
@@ -173,7 +173,7 @@ static void test_decode_gold(void **state)
     qkv_seg_text st = read_ok(DOC);
     qkv_segmentation seg;
     memset(&seg, 0, sizeof seg);
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     for (int p = 0; p < st.n_par; p++)
         assert_int_equal(qkv_seg_decode(&st, p, NULL, &seg, &err), QKV_OK);
     assert_int_equal(seg.n_sent, 3);
@@ -201,7 +201,7 @@ static void test_decode_raw(void **state)
 {
     (void)state;
     qkv_seg_text st;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_seg_init(&st, "in.txt", &err), QKV_OK);
     static const char text[] = "New York\nis  big";
     assert_int_equal(qkv_seg_add_raw(&st, text, sizeof text - 1, 3, &err), QKV_OK);
@@ -240,7 +240,7 @@ static void test_decode_any_labels(void **state)
     qkv_rng_seed(&rng, 5);
     for (int trial = 0; trial < 2000; trial++) {
         qkv_seg_text st;
-        qkv_error err = {{0}};
+        qkv_error err = {0};
         assert_int_equal(qkv_seg_init(&st, "x", &err), QKV_OK);
         assert_int_equal(qkv_seg_add_raw(&st, text, sizeof text - 1, 1, &err), QKV_OK);
         uint8_t labels[64];
@@ -294,7 +294,7 @@ static void test_decode_grapheme_clusters(void **state)
     qkv_rng_seed(&rng, 7);
     for (int trial = 0; trial < 2000; trial++) {
         qkv_seg_text st;
-        qkv_error err = {{0}};
+        qkv_error err = {0};
         assert_int_equal(qkv_seg_init(&st, "x", &err), QKV_OK);
         assert_int_equal(qkv_seg_add_raw(&st, text, sizeof text - 1, 1, &err), QKV_OK);
         assert_int_equal(st.n_chars, 18);
@@ -327,7 +327,7 @@ static void test_corpus(void **state)
     (void)state;
     qkv_seg_text st = read_ok(DOC);
     qkv_corpus c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_seg_corpus(&c, &st, true, &err), QKV_OK);
     assert_int_equal(c.n_sent, 2);
     assert_int_equal(c.n_words, st.n_chars);

@@ -27,7 +27,7 @@ static void test_ewt_dev_gold_labels(void **state)
     (void)state;
     char path[4096];
     snprintf(path, sizeof path, "%s/en_ewt-ud-dev.conllu", getenv("QKV_EWT_DIR"));
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     qkv_seg_text st;
     if (qkv_seg_read(&st, path, &err))
         fail_msg("%s", err.msg);

@@ -8,7 +8,7 @@
 static qkv_corpus read_text_ok(const char *data, size_t len)
 {
     qkv_corpus c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_corpus_read_text(&c, data, len, "<stdin>", &err) != QKV_OK)
         fail_msg("%s", err.msg);
     return c;
@@ -17,7 +17,7 @@ static qkv_corpus read_text_ok(const char *data, size_t len)
 static void assert_text_error(const char *data, size_t len, const char *expected)
 {
     qkv_corpus c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_corpus_read_text(&c, data, len, "<stdin>", &err), QKV_ERR);
     assert_string_equal(err.msg, expected);
     assert_int_equal(c.n_words, 0);

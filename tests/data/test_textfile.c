@@ -45,7 +45,7 @@ static void assert_reads(const char *path, const char *want, size_t want_len)
 {
     char *text = NULL;
     size_t len = 0;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_text_read(path, &text, &len, &err) != QKV_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(len, want_len);
@@ -59,7 +59,7 @@ static void assert_read_fails(const char *path, const char *expected)
 {
     char *text = (char *)1;
     size_t len = 7;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_text_read(path, &text, &len, &err), QKV_ERR);
     assert_null(text);
     assert_int_equal(len, 0);
@@ -69,7 +69,7 @@ static void assert_read_fails(const char *path, const char *expected)
         fail_msg("got \"%s\", expected it to begin with \"%s\"", err.msg, want);
     /* the corpus reader gives the same message and an empty corpus */
     qkv_corpus c;
-    qkv_error cerr = {{0}};
+    qkv_error cerr = {0};
     assert_int_equal(qkv_corpus_read(&c, path, NULL, &cerr), QKV_ERR);
     assert_string_equal(cerr.msg, err.msg);
     assert_int_equal(c.n_words, 0);
@@ -123,7 +123,7 @@ static void test_plain_and_gzip(void **state)
     assert_true(fd >= 0);
     char *text = NULL;
     size_t len = 0;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_text_read_fd(fd, "<stdin>", &text, &len, &err) != QKV_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(len, want_len);

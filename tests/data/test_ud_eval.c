@@ -14,7 +14,7 @@ static const char GOLD[] = "# text = I don't know.\n" L("1", "I", "PRON", "_") L
 static qkv_ud_eval eval_ok(const char *sys)
 {
     qkv_ud_eval r;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_ud_evaluate(GOLD, strlen(GOLD), "gold.conllu", sys, strlen(sys), "sys.conllu", &r, &err))
         fail_msg("%s", err.msg);
     return r;
@@ -84,7 +84,7 @@ static void test_split_differs(void **state)
 static void assert_error(const char *sys, const char *expected)
 {
     qkv_ud_eval r;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_ud_evaluate(GOLD, strlen(GOLD), "gold.conllu", sys, strlen(sys), "sys.conllu", &r, &err),
                      QKV_ERR);
     assert_string_equal(err.msg, expected);
@@ -98,7 +98,7 @@ static void assert_error(const char *sys, const char *expected)
 static qkv_ud_eval eval_deps(const char *gold, const char *sys)
 {
     qkv_ud_eval r;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_ud_evaluate(gold, strlen(gold), "gold.conllu", sys, strlen(sys), "sys.conllu", &r, &err))
         fail_msg("%s", err.msg);
     return r;
@@ -149,7 +149,7 @@ static void test_tag_columns(void **state)
     static const char sys[] = "# text = Cats sleep .\n" F("1", "Cats", "cats", "NOUN", "NNS", "Number=Plur")
         F("2", "sleep", "slept", "VERB", "VB", "Mood=Ind") F("3", ".", ".", "PUNCT", ".", "Number=Sing") "\n";
     qkv_ud_eval r;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_ud_evaluate(gold, strlen(gold), "g", sys, strlen(sys), "s", &r, &err), QKV_OK);
     assert_score(&r.upos, 3, 3, 3);
     assert_score(&r.xpos, 3, 3, 2);

@@ -14,7 +14,7 @@ static void test_scores(void **state)
 {
     (void)state;
     qkv_corpus c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_corpus_read_mem(&c, GOLD, sizeof GOLD - 1, "gold.conllu", NULL, &err), QKV_OK);
     const char *upos[] = {"DET", "NOUN", "NOUN", "ADV", "PUNCT"};        /* 4 of 5 */
     const char *xpos[] = {"DT", "NNS", "VBP", "RB", NULL};               /* 4: no value for word 5 */

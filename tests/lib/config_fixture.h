@@ -102,7 +102,7 @@ static inline int fx_load_text(const char *text, test_cfg *cfg, char *const *ove
 static inline void fx_expect_error(const char *text, char *const *overrides, int n_overrides, const char *expected)
 {
     test_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     int status = fx_load_text(text, &cfg, overrides, n_overrides, &err);
     if (status != QKV_ERR)
         fail_msg("loading\n%s\nsucceeded; expected the error\n%s", text, expected);
@@ -112,7 +112,7 @@ static inline void fx_expect_error(const char *text, char *const *overrides, int
 
 static inline void fx_load_ok(const char *text, test_cfg *cfg, char *const *overrides, int n_overrides)
 {
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (fx_load_text(text, cfg, overrides, n_overrides, &err))
         fail_msg("loading\n%s\nfailed: %s", text, err.msg);
 }

@@ -78,7 +78,7 @@ static inline void ot_assert_gradcheck_sampled(qkv_tape *tp, qkv_forward_fn fn, 
     qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
     opts.max_samples = samples;
     qkv_gradcheck_result res[16];
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     int status = qkv_gradcheck(tp, fn, user, n, tensors, names, &opts, res, &err);
     if (status != 0)
         print_message("    %s\n", err.msg);
@@ -95,7 +95,7 @@ static inline void ot_assert_gradcheck_catches(qkv_tape *tp, const char *op, qkv
         qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
         opts.seed = seed;
         qkv_gradcheck_result res[16];
-        qkv_error err = {{0}};
+        qkv_error err = {0};
         int status = qkv_gradcheck(tp, fn, user, n, tensors, names, &opts, res, &err);
         if (status != 1)
             fail_msg("%s backward scaled by 1.01 was not caught (seed %llu, status %d)", op,

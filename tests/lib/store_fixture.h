@@ -63,7 +63,7 @@ static inline void fx_write_sample(const char *path)
     qkv_params ps;
     fx_model(&ps, 0);
     qkv_store_writer *w;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_store_create(path, &w, &err) != QKV_OK)
         fail_msg("%s", err.msg);
     int rc = qkv_store_write_params(w, "/params", &ps, &err);

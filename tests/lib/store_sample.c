@@ -17,7 +17,7 @@ int main(int argc, char **argv)
         return 0;
     }
     qkv_store_reader *r;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_store_open(path, &r, &err) != QKV_OK) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;

@@ -34,7 +34,7 @@ static void test_defaults(void **state)
 {
     (void)state;
     test_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     /* no file: defaults, relative paths from the current directory */
     memset(&cfg, 0xff, sizeof cfg);
     assert_int_equal(qkv_config_load(NULL, schema, N_KEYS, &cfg, NULL, 0, &err), QKV_OK);
@@ -129,7 +129,7 @@ static void test_overrides(void **state)
     fx_write("sub/c.yaml", "model:\n  d_model: 8\ndata:\n  dir: corpus\n");
     char *ov[] = {"model.d_model=16", "model.d_model=32", "optim.schedule=cosine", "data.shuffle=false",
                   "log.name=a=b c", "optim.lr=5e-4"};
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     memset(&cfg, 0, sizeof cfg);
     assert_int_equal(qkv_config_load("sub/c.yaml", schema, N_KEYS, &cfg, ov, 6, &err), QKV_OK);
     assert_int_equal(cfg.d_model, 32); /* the last one wins */
@@ -185,7 +185,7 @@ static void test_written_text(void **state)
 {
     (void)state;
     test_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     char text[64];
     unsetenv("QKV_TEST_UNSET");
     fx_write("c.yaml", "data:\n  dir: ${QKV_TEST_UNSET:-corpus}/train\n");
@@ -214,7 +214,7 @@ static void test_relative_paths(void **state)
 {
     (void)state;
     test_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     static const struct {
         const char *value, *expected; /* expected relative to the scratch dir */
     } cases[] = {
@@ -246,11 +246,31 @@ static void test_relative_paths(void **state)
     assert_string_equal(cfg.dir, "/etc");
 }
 
+/* qkv_config_differences: the keys of one section whose values differ, a's value first. */
+static void test_differences(void **state)
+{
+    (void)state;
+    test_cfg a, b;
+    qkv_error err = {0};
+    char *ov[] = {"model.d_model=128", "model.dropout=0.25", "data.max_len=7", "optim.schedule=cosine"};
+    assert_int_equal(qkv_config_load(NULL, schema, N_KEYS, &a, NULL, 0, &err), QKV_OK);
+    assert_int_equal(qkv_config_load(NULL, schema, N_KEYS, &b, ov, 4, &err), QKV_OK);
+    char out[256];
+    assert_int_equal(qkv_config_differences(schema, N_KEYS, "model", &a, &b, out, sizeof out), 2);
+    assert_string_equal(out, "model.d_model 64 vs 128, model.dropout 0.1 vs 0.25");
+    assert_int_equal(qkv_config_differences(schema, N_KEYS, "optim", &b, &a, out, sizeof out), 1);
+    assert_string_equal(out, "optim.schedule cosine vs linear");
+    assert_int_equal(qkv_config_differences(schema, N_KEYS, "train", &a, &b, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(qkv_config_differences(schema, N_KEYS, "model", &a, &b, out, 12), 2); /* truncated */
+    assert_string_equal(out, "model.d_mod");
+}
+
 static void test_dump_text_and_round_trip(void **state)
 {
     (void)state;
     test_cfg a, b;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     char *text = NULL;
     memset(&a, 0, sizeof a);
     assert_int_equal(qkv_config_load(NULL, schema, N_KEYS, &a, NULL, 0, &err), QKV_OK);
@@ -334,7 +354,7 @@ static void test_dump_number_format(void **state)
 static void assert_dump_round_trip(const qkv_cfg_key *schema, int n_keys, const void *cfg, void *scratch, size_t size,
                                    int fill, const char *expected)
 {
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     char *text;
     assert_int_equal(qkv_config_dump(schema, n_keys, cfg, &text, &err), QKV_OK);
     assert_string_equal(text, expected);
@@ -360,7 +380,7 @@ static void test_required_key_and_interleaved_sections(void **state)
 {
     (void)state;
     small_cfg s, t;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_config_load(NULL, small_schema, 3, &s, NULL, 0, &err), QKV_ERR);
     assert_string_equal(err.msg, "missing required key two.train_file (give it with --set two.train_file=...)");
     fx_write("small.yaml", "one:\n  a: 2\ntwo:\n  # train_file: x\n");
@@ -382,7 +402,7 @@ static void test_required_key_and_interleaved_sections(void **state)
 static void expect_schema_error(const qkv_cfg_key *k, const char *path, const char *expected)
 {
     test_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_config_load(path, k, 1, &cfg, NULL, 0, &err), QKV_ERR);
     assert_string_equal(err.msg, expected);
 }
@@ -452,7 +472,7 @@ static void test_field_sizes(void **state)
     (void)state;
     sized_cfg s, t;
     memset(&s, 0x55, sizeof s); /* every byte the loader does not own keeps this */
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     char *ov[] = {"s.steps=2147483647", "s.on=true"};
     assert_int_equal(qkv_config_load(NULL, sized_schema, 5, &s, ov, 2, &err), QKV_OK);
     assert_true(s.inner.steps == 2147483647L);
@@ -518,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_field_sizes),
         cmocka_unit_test(test_doc_table),
+        cmocka_unit_test(test_differences),
     };
     return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

@@ -209,7 +209,7 @@ static void test_missing_file(void **state)
 {
     (void)state;
     test_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_config_load("no_such.yaml", schema, N_KEYS, &cfg, NULL, 0, &err), QKV_ERR);
     assert_string_equal(err.msg, "no_such.yaml: cannot open: No such file or directory");
     assert_int_equal(qkv_config_load("sub", schema, N_KEYS, &cfg, NULL, 0, &err), QKV_ERR);

@@ -25,7 +25,7 @@ static int parse(const char *text, char *const *ov, int n_ov, list_cfg *c, qkv_e
 static void expect(const char *text, const char *cols, const char *weights)
 {
     list_cfg c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (parse(text, NULL, 0, &c, &err))
         fail_msg("%s: %s", text, err.msg);
     assert_string_equal(c.cols, cols);
@@ -35,7 +35,7 @@ static void expect(const char *text, const char *cols, const char *weights)
 static void expect_error(const char *text, char *set, const char *msg)
 {
     list_cfg c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     char *ov[] = {set};
     assert_int_equal(parse(text, ov, set ? 1 : 0, &c, &err), QKV_ERR);
     assert_string_equal(err.msg, msg);
@@ -50,7 +50,7 @@ static void test_values(void **state)
     expect("model:\n  weights: [1, 1, 0.5]\n", "upos", "1,1,0.5"); /* no choices: repeats allowed */
     expect("model:\n  weights: []\n", "upos", "");
     list_cfg c;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     char *ov[] = {(char *)"data.tags=[xpos, feats]", (char *)"model.weights=2,3"};
     assert_int_equal(parse("data:\n  tags: upos\n", ov, 2, &c, &err), QKV_OK);
     assert_string_equal(c.cols, "xpos,feats");
@@ -76,7 +76,7 @@ static void test_dump_round_trip(void **state)
     const char *dumped[] = {"tags: upos\n", "tags: [lemma, xpos]\n"};
     for (int i = 0; i < 2; i++) {
         list_cfg a, b;
-        qkv_error err = {{0}};
+        qkv_error err = {0};
         char *text = NULL;
         assert_int_equal(parse(texts[i], NULL, 0, &a, &err), QKV_OK);
         assert_int_equal(qkv_config_dump(SCHEMA, N_KEYS, &a, &text, &err), QKV_OK);

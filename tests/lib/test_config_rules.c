@@ -51,7 +51,7 @@ static void test_scoped_keys(void **state)
 {
     (void)state;
     rules_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     char note[256];
     /* in the file alone, a key the chosen kind does not read is an error naming it and its readers */
     assert_int_equal(load("m:\n  kind: b\n  width: 5\n", NULL, 0, &cfg, note, &err), QKV_ERR);
@@ -87,7 +87,7 @@ static void test_scope_schema_errors(void **state)
 {
     (void)state;
     rules_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     qkv_cfg_key bad[2] = {SCHEMA[3], SCHEMA[1]};
     bad[1].scope = "d"; /* not an ENUM */
     assert_int_equal(qkv_config_parse("{}", 2, "x", NULL, bad, 2, &cfg, NULL, 0, &err), QKV_ERR);
@@ -101,7 +101,7 @@ static void test_scope_schema_errors(void **state)
 static void expect_rule(const qkv_cfg_rule *r, const char *yaml, const char *expected)
 {
     rules_cfg cfg;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_config_parse(yaml, strlen(yaml), "c.yaml", NULL, SCHEMA, N_KEYS, &cfg, NULL, 0, &err),
                      QKV_OK);
     int status = qkv_config_check_rules(SCHEMA, N_KEYS, r, 1, &cfg, "c.yaml", &err);

@@ -2,7 +2,8 @@
  * tokens packed in one batch, with unknown gold tags and with a mask), double-precision
  * gradient checks of emissions, transitions, start and end (a 1% backward error is caught),
  * Viterbi against the brute-force best path (with and without a mask), results independent of
- * the thread count, and the errors (a forbidden gold sequence, a tag out of range). */
+ * the thread count, the marginals (forward-backward) against brute force, and the errors (a
+ * forbidden gold sequence, a tag out of range, no allowed path: naming the sentence's index). */
 #include "optest.h"
 
 #include <omp.h>
@@ -114,6 +115,73 @@ static void check_brute_force(const int32_t *tags, const qkv_crf_mask *mask)
             assert_int_equal(path[t], want_path[t]);
         ot_free(&e);
     }
+}
+
+/* Marginals p(y_t = j) by brute force over every path of each sentence (the mask's forbidden
+ * paths excluded), against qkv_crf_marginals. */
+static void check_marginals(const qkv_crf_mask *mask)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        ot_env e;
+        fixture f;
+        setup(&e, &f, seed, TAGS, mask);
+        double want[11 * K] = {0}, got[11 * K];
+        for (int b = 0; b < f.sent.n; b++) {
+            int off = f.sent.offsets[b], n = qkv_packed_len(f.sent, b), count = 1;
+            for (int t = 0; t < n; t++)
+                count *= K;
+            double z = 0;
+            for (int code = 0; code < count; code++) {
+                int y[8], c = code;
+                for (int t = 0; t < n; t++, c /= K)
+                    y[t] = c % K;
+                double p = exp(path_score(&f, off, n, y));
+                z += p;
+                for (int t = 0; t < n; t++)
+                    want[(off + t) * K + y[t]] += p;
+            }
+            for (int i = off * K; i < (off + n) * K; i++)
+                want[i] /= z;
+        }
+        qkv_error err;
+        uint8_t flags[5];
+        assert_int_equal(qkv_crf_marginals(f.emit, f.trans, f.start, f.end, f.sent, mask, got, flags, &err), QKV_OK);
+        for (int i = 0; i < 11 * K; i++)
+            tu_assert_close(got[i], want[i], 1e-12);
+        for (int b = 0; b < 5; b++)
+            assert_int_equal(flags[b], 0);
+        ot_free(&e);
+    }
+}
+
+/* A sentence with no allowed path (a mask allowing no first tag): without flags an error naming
+ * the sentence, with flags its marginals without the mask. */
+static void test_marginals(void **state)
+{
+    (void)state;
+    check_marginals(NULL);
+    check_marginals(&BIO);
+    static const bool NO_START[K] = {false, false, false};
+    const qkv_crf_mask none = {NULL, NO_START, NULL};
+    ot_env e;
+    fixture f;
+    setup(&e, &f, 5, TAGS, &none);
+    double masked[11 * K], open[11 * K];
+    uint8_t flags[5];
+    qkv_error err;
+    assert_int_equal(qkv_crf_marginals(f.emit, f.trans, f.start, f.end, f.sent, &none, masked, NULL, &err), QKV_ERR);
+    assert_int_equal(err.sentence, 0);
+    assert_int_equal(qkv_crf_marginals(f.emit, f.trans, f.start, f.end, f.sent, &none, masked, flags, &err), QKV_OK);
+    assert_int_equal(qkv_crf_marginals(f.emit, f.trans, f.start, f.end, f.sent, NULL, open, NULL, &err), QKV_OK);
+    for (int b = 0; b < 5; b++)
+        assert_int_equal(flags[b], 1);
+    assert_memory_equal(masked, open, sizeof open);
+    /* Viterbi: the same error, naming the sentence */
+    int32_t path[11];
+    assert_int_equal(qkv_crf_viterbi(f.emit, f.trans, f.start, f.end, f.sent, &none, path, &err), QKV_ERR);
+    assert_int_equal(err.sentence, 0);
+    assert_null(strstr(err.msg, "sentence 0"));
+    ot_free(&e);
 }
 
 static void test_brute_force(void **state)
@@ -262,8 +330,9 @@ static void test_errors(void **state)
     const int32_t bad[] = {1, 0, 2, 1, 1, 2, 0, 2, 2, 1, 0}; /* sentence 1 = O I */
     f.tags = bad;
     assert_null(crf_fn(&e.tp, &f));
-    assert_non_null(strstr(e.tp.err.msg, "sentence 1 (tokens 1..2)"));
+    assert_int_equal(e.tp.err.sentence, 1); /* the caller names its file and line */
     assert_non_null(strstr(e.tp.err.msg, "forbids"));
+    assert_null(strstr(e.tp.err.msg, "tokens")); /* no place in a batch the user never saw */
     qkv_tape_reset(&e.tp);
     const int32_t out_of_range[] = {1, 0, 3, 1, 1, 2, 0, 2, 2, 1, 0};
     f.tags = out_of_range;
@@ -288,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_length_one),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_marginals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

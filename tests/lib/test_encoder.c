@@ -77,7 +77,7 @@ static void check_block(uint64_t seed, const int *bt, const qkv_encoder_opts *op
     qkv_gradcheck_opts go = QKV_GRADCHECK_DEFAULTS; /* 17 tensors: more than tu_gradcheck_status holds */
     go.seed = seed;
     qkv_gradcheck_result res[20];
-    qkv_error gerr = {{0}};
+    qkv_error gerr = {0};
     assert_true(ps.n <= 20);
     if (qkv_gradcheck(&tp, block_fn, &f, ps.n, ts, names, &go, res, &gerr) != 0)
         fail_msg("encoder gradcheck failed: seed %llu norm_first %d gelu %d window %d dropout %g: %s",

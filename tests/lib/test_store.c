@@ -13,7 +13,7 @@ static void test_round_trip_every_item(void **state)
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     assert_int_not_equal(access(tmp, F_OK), 0); /* the temporary file is gone */
     qkv_store_reader *r;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (qkv_store_open(path, &r, &err) != QKV_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(qkv_store_format_version(r), QKV_STORE_FORMAT_VERSION);

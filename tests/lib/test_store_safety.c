@@ -51,7 +51,7 @@ static void test_truncated_files(void **state)
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         assert_true(cuts[i] < len);
         fx_spit(p, buf, cuts[i]);
-        qkv_error err = {{0}};
+        qkv_error err = {0};
         if (open_and_check(p, &err) == QKV_OK)
             fail_msg("a file cut to %zu of %zu bytes loaded", cuts[i], len);
         assert_true(strlen(err.msg) > 0);
@@ -91,7 +91,7 @@ static void test_flipped_bytes(void **state)
             buf[pos] ^= masks[m];
             fx_spit(p, buf, len);
             buf[pos] ^= masks[m];
-            qkv_error err = {{0}};
+            qkv_error err = {0};
             if (open_and_check(p, &err) == QKV_OK) {
                 loaded++;
                 if (pos <= text_len || pos >= QKV_STORE_HEADER_SIZE)
@@ -134,7 +134,7 @@ static void test_resealed_corruption_reaches_hdf5(void **state)
         pid_t child = fork();
         assert_true(child >= 0);
         if (child == 0) {
-            qkv_error err = {{0}};
+            qkv_error err = {0};
             if (open_and_check(p, &err) == QKV_OK)
                 _exit(10);
             _exit(!err.msg[0] || strstr(err.msg, "unknown HDF5 error") ? 12 : strstr(err.msg, "differ") ? 13 : 11);
@@ -285,7 +285,7 @@ static void save_big(int fd, void *arg)
     int rows = arg ? *(int *)arg : 256;
     qkv_params ps;
     qkv_params_init(&ps);
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     qkv_tensor *t = qkv_params_add(&ps, &err, 2, (int[]){rows, 512}, "big.w");
     for (size_t k = 0; t && k < t->size; k++)
         t->data[k] = (qkv_real)k;
@@ -412,7 +412,7 @@ static void save_into_readonly(int fd, void *arg)
     if (mode == 0 && chmod(dir, 0555) != 0)
         _exit(3);
     qkv_store_writer *w;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     int rc = qkv_store_create(path, &w, &err);
     if (rc == QKV_OK && qkv_store_write_text(w, "/config", "new", &err) != QKV_OK)
         _exit(4);

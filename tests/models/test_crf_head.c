@@ -138,7 +138,7 @@ static void test_loss_and_gradcheck(void **state)
         assert_string_equal(names[ps->n - 3], "crf.transitions");
         qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
         qkv_gradcheck_result res[64]; /* more tensors than tu_assert_gradcheck holds */
-        qkv_error err = {{0}};
+        qkv_error err = {0};
         int status = qkv_gradcheck(&tp, loss_fn, &f, ps->n, ts, names, &opts, res, &err);
         if (status != 0)
             fail_msg("%s", err.msg);

@@ -233,10 +233,25 @@ static void test_head_kinds(void **state)
             assert_non_null(loss);
             int32_t pred[T];
             double sum = -1;
-            assert_int_equal(h[i].desc->predict(&tp, &h[i], lg, sentences, TAGS, pred, &sum, &err), QKV_OK);
+            uint8_t flags[B];
+            assert_int_equal(h[i].desc->predict(&tp, &h[i], lg, sentences, TAGS, pred, &sum, NULL, &err), QKV_OK);
             tu_assert_close(sum, 6 * loss->data[0], 1e-9);
+            memset(flags, 9, sizeof flags);
+            assert_int_equal(h[i].desc->predict(&tp, &h[i], lg, sentences, TAGS, pred, &sum, flags, &err), QKV_OK);
+            tu_assert_close(sum, 6 * loss->data[0], 1e-9);
+            for (int b = 0; b < B; b++)
+                assert_int_equal(flags[b], 0);
             for (int t = 0; t < T; t++)
                 assert_true(pred[t] >= 0 && pred[t] < NT);
+            /* each head's per-token probabilities: rows of NT summing to 1 */
+            double probs[T * NT];
+            assert_int_equal(h[i].desc->probs(&h[i], lg, sentences, probs, NULL, &err), QKV_OK);
+            for (int t = 0; t < T; t++) {
+                double total = 0;
+                for (int k = 0; k < NT; k++)
+                    total += probs[t * NT + k];
+                tu_assert_close(total, 1.0, 1e-9);
+            }
         }
         qkv_tape_free(&tp);
         for (int i = 0; i < 2; i++)
@@ -364,7 +379,7 @@ static void test_failing_part(void **state)
         qkv_tagger m;
         qkv_rng rng;
         qkv_rng_seed(&rng, 6);
-        qkv_error err = {{0}};
+        qkv_error err = {0};
         assert_int_equal(qkv_tagger_init(&m, cfgs[i], &rng, &err), QKV_ERR);
         if (!strstr(err.msg, want[i]))
             fail_msg("expected an error with '%s', got: %s", want[i], err.msg);

@@ -87,7 +87,7 @@ static void check_model(qkv_pos_kind pos, int window)
         names[i] = f.m.params.items[i]->name;
     }
     qkv_gradcheck_opts opts = QKV_GRADCHECK_DEFAULTS;
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     int status = qkv_gradcheck(&tp, loss_fn, &f, n, ts, names, &opts, res, &err);
     if (status)
         fail_msg("%s", err.msg);

@@ -81,6 +81,26 @@ with h5py.File(sys.argv[1], "r") as f:
 assert tags and all(t == t.strip() for t in tags), tags
 PY
 
+# a file of another tag set: no tag the model knows is nothing to score (an error that says so,
+# with how many words and tags), and a partial overlap is scored with a warning of how much differs
+awk -F'\t' 'BEGIN {OFS = "\t"} NF == 10 {$4 = "x" $4} {print}' "$SCRATCH/dev.conllu" >"$SCRATCH/alien.conllu"
+tagged=$(awk -F'\t' 'NF == 10' "$SCRATCH/alien.conllu" | wc -l)
+theirs=$(awk -F'\t' 'NF == 10 {print $4}' "$SCRATCH/alien.conllu" | sort -u | wc -l)
+expect_error "alien.conllu: the tag sets differ: none of its $tagged tagged words has one of the" \
+    "$QKV_BIN" eval "$ckpt" "$SCRATCH/alien.conllu"
+grep -qF "its $theirs tags in UPOS (field 4) (" "$SCRATCH/err" || { cat "$SCRATCH/err"; fail "eval: the file's tag count"; }
+expect_error "alien.conllu: the tag sets differ" \
+    "$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set data.train="$SCRATCH/train.conllu" \
+    --set data.dev="$SCRATCH/alien.conllu" --out "$SCRATCH/alien"
+[ -e "$SCRATCH/alien" ] && fail "a refused run left its folder"
+# NOUN and VERB renamed: two tags and their words unknown, the rest scored
+awk -F'\t' 'BEGIN {OFS = "\t"} NF == 10 && ($4 == "NOUN" || $4 == "VERB") {$4 = "x" $4} {print}' "$SCRATCH/dev.conllu" \
+    >"$SCRATCH/half.conllu"
+unknown=$(awk -F'\t' 'NF == 10 && $4 ~ /^x/' "$SCRATCH/half.conllu" | wc -l)
+"$QKV_BIN" eval "$ckpt" "$SCRATCH/half.conllu" >"$SCRATCH/half.txt" 2>"$SCRATCH/half.err" || fail "eval of a partial overlap"
+grep -qF "half.conllu: the tag sets differ: 2 of its $theirs tags in UPOS (field 4) ($unknown of $tagged tagged words," \
+    "$SCRATCH/half.err" || { cat "$SCRATCH/half.err"; fail "eval: no summary of the tags that differ"; }
+
 # one 100,000-character token: the checkpoint stays close to the ordinary one
 long=$("$PY" -c 'print("".join(chr(97 + i % 26) for i in range(100000)))')
 { cat "$SCRATCH/train.conllu"; printf '1\t%s\t_\tNOUN\t_\t_\t_\t_\t_\t_\n\n' "$long"; } >"$SCRATCH/long.conllu"

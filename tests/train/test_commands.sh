@@ -69,6 +69,13 @@ expect_error "at most 200" "$QKV_BIN" attention "$ckpt" --sentence "$(printf 'w 
 "$QKV_BIN" --version | grep -q "^qkv " || fail "--version"
 for cmd in train eval tag gradcheck stats synth; do "$QKV_BIN" $cmd --help >/dev/null || fail "$cmd --help"; done
 expect_error "unknown command" "$QKV_BIN" frobnicate
+grep -q "did you mean" "$SCRATCH/err" && fail "a suggestion for a command nothing is near"
+# a typo of a command is suggested, as for options and config keys (exit 2: a usage error)
+for typo in trian:train evl:eval tga:tag polt:plot exprot:export; do
+    expect_error "unknown command '${typo%%:*}', did you mean '${typo#*:}'?" "$QKV_BIN" "${typo%%:*}" x
+done
+status=0; "$QKV_BIN" trian >/dev/null 2>&1 || status=$?
+[ "$status" = 2 ] || fail "an unknown command exited $status, expected 2"
 expect_error "missing CONFIG" "$QKV_BIN" train
 expect_error "cannot open" "$QKV_BIN" eval "$SCRATCH/none.h5" "$dev"
 echo "commands: ok"

@@ -28,4 +28,13 @@ grep -qF "in.conll:4: 2 sentences have no tag sequence model.crf_constrained all
 grep -qF "tagged without the constraints" "$SCRATCH/tag.err" || fail "the warning does not say how they were tagged"
 "$QKV_BIN" eval "$ckpt" "$SCRATCH/in.conll" >"$SCRATCH/eval.txt" 2>&1 || { cat "$SCRATCH/eval.txt"; fail "qkv eval"; }
 grep -q "of 8 words" "$SCRATCH/eval.txt" || { cat "$SCRATCH/eval.txt"; fail "eval did not score every word"; }
+# training on such a sentence: the error names its file and line (not its place in a batch)
+{ cat "$SCRATCH/train.conll"; printf 'lone\tB-a\n\n'; } >"$SCRATCH/bad.conll"
+line=$(grep -n '^lone' "$SCRATCH/bad.conll" | cut -d: -f1)
+expect_error "bad.conll:$line: crf: the sentence has no tag sequence the transition mask allows" \
+    "$QKV_BIN" train "$SCRATCH/be.yaml" --out "$SCRATCH/bad" --set data.train="$SCRATCH/bad.conll"
+grep -q "tokens\|sentence [0-9]" "$SCRATCH/err" && { cat "$SCRATCH/err"; fail "the error names a place in a batch"; }
+# qkv attention decodes one sentence: the same error, without an index
+expect_error "crf viterbi: the sentence has no tag sequence" \
+    "$QKV_BIN" attention "$ckpt" --sentence "lone" --out "$SCRATCH/att.png"
 exit 0

@@ -163,3 +163,16 @@ a, b = losses.values()
 assert abs(a - b) <= 1e-6 * a, f"training loss {a} with 150-token batches, {b} with 1000"
 print(f"training loss {a:.7f} (150-token batches), {b:.7f} (1000): both the dev loss of the same file")
 PY
+
+# Resuming with a model of another shape: the error names the config keys that differ (the
+# checkpoint's value first), not every tensor whose shape differs; nothing is written.
+SMALL=(--set data.synthetic_train=200 --set data.synthetic_dev=40 --set model.d_model=16 --set model.d_ff=32
+       --set model.n_heads=2 --set train.max_steps=4 --set log.plot=false)
+quick_run "$SCRATCH/shape" "${SMALL[@]}" --stop-at-step 2
+ckpt=$SCRATCH/shape/checkpoints/last.h5
+expect_error "its model has another shape than this run's: model.d_model 16 vs 32, model.d_ff 32 vs 64 (" \
+    "$QKV_BIN" train tests/train/synthetic.yaml "${SMALL[@]}" --set model.d_model=32 --set model.d_ff=64 \
+    --out "$SCRATCH/shape2" --resume "$ckpt"
+grep -q "/params/" "$SCRATCH/err" && { cat "$SCRATCH/err"; fail "the shape error lists tensors"; }
+[ -e "$SCRATCH/shape2" ] && fail "a refused resume left a run folder"
+echo PASS

@@ -66,6 +66,14 @@ assert abs(r["precision"] - p) < 1e-6 and r["f1"] > 0.5, r
 EOP
 "$QKV_BIN" eval "$ckpt" "$SCRATCH/dev.conll" >"$SCRATCH/eval.txt" || fail "eval"
 grep -q "^  spans: precision .*([0-9]* correct; $gold gold" "$SCRATCH/eval.txt" || { cat "$SCRATCH/eval.txt"; fail "eval text spans line"; }
+# the report leads with span F1; the confusion table keeps its columns with tags longer than 6
+head -1 "$SCRATCH/eval.txt" | grep -q "dev.conll: span F1 [0-9.]* (P [0-9.]*%, R [0-9.]*%), accuracy " ||
+    { cat "$SCRATCH/eval.txt"; fail "the NER report does not lead with span F1"; }
+awk '/most frequent confusions/ {on = 1; next} on && /->/ {a[index($0, "->")]++; c[length($0)]++}
+     END {n = 0; for (k in a) n++; m = 0; for (k in c) m++; exit !(n == 1 && m == 1)}' "$SCRATCH/eval.txt" ||
+    { cat "$SCRATCH/eval.txt"; fail "the confusion table's columns do not line up"; }
+grep -A1 "most frequent confusions" "$SCRATCH/eval.txt" | grep -q -- '-location\|-person' ||
+    { cat "$SCRATCH/eval.txt"; fail "test data: no confusion between long tags"; }
 
 # tag: the same layout back (forms, TAB-only lines), predictions in the file's scheme (BIO)
 "$QKV_BIN" tag "$ckpt" "$SCRATCH/dev.conll" >"$SCRATCH/tagged.conll" || fail "tag"
@@ -73,6 +81,22 @@ cmp -s <(cut -f1 "$SCRATCH/dev.conll") <(cut -f1 "$SCRATCH/tagged.conll") || fai
 [ "$(grep -c $'^\t$' "$SCRATCH/tagged.conll")" = "$(grep -c $'^\t$' "$SCRATCH/dev.conll")" ] || fail "TAB-only lines"
 grep -q $'\t[ES]-' "$SCRATCH/tagged.conll" && fail "tag wrote BIOES tags into a BIO file"
 grep -q $'\tB-person' "$SCRATCH/tagged.conll" || fail "no B-person predicted"
+# text input has no scheme of its own: BIO, as for a file; --scheme picks one for either input
+cut -f1 "$SCRATCH/dev.conll" | awk 'NF == 0 {if (line != "") print line; line = ""; next} {line = line (line == "" ? "" : " ") $1}
+                                    END {if (line != "") print line}' >"$SCRATCH/dev.txt"
+"$QKV_BIN" tag "$ckpt" "$SCRATCH/dev.txt" --format text >"$SCRATCH/text.conllu" || fail "tag --format text"
+grep -q $'\t[ES]-' "$SCRATCH/text.conllu" && fail "tag --format text wrote BIOES tags (a text has no scheme: BIO)"
+grep -q $'\tB-person' "$SCRATCH/text.conllu" || fail "tag --format text: no B-person predicted"
+cmp -s <(awk -F'\t' 'NF == 2 && $1 != "" {print $2}' "$SCRATCH/tagged.conll") \
+    <(awk -F'\t' 'NF == 10 {print $4}' "$SCRATCH/text.conllu") || fail "tag: other tags for text than for the file"
+for input in "$SCRATCH/dev.conll" "$SCRATCH/dev.txt --format text"; do
+    # shellcheck disable=SC2086
+    "$QKV_BIN" tag "$ckpt" $input --scheme bioes >"$SCRATCH/bioes.out" || fail "tag --scheme bioes"
+    grep -q $'\tS-\|\tE-' "$SCRATCH/bioes.out" || fail "tag $input --scheme bioes wrote no E-/S- tag"
+    "$QKV_BIN" tag "$ckpt" $input --scheme iob1 >"$SCRATCH/iob1.out" || fail "tag --scheme iob1"
+    grep -q $'\tB-' "$SCRATCH/iob1.out" && ! grep -q $'\tI-' "$SCRATCH/iob1.out" && fail "tag --scheme iob1: no I-"
+done
+printf 'a b\n' >"$SCRATCH/one.txt"
 
 # span settings on part-of-speech tags are errors
 printf 'a\tDT\nb\tNN\n\n' >"$SCRATCH/pos.tsv"
@@ -81,6 +105,10 @@ expect_error "pos.tsv:1: data.tag_scheme bioes needs span tags" \
 expect_error "train.select_by is span_f1 but the training tags are not all span tags" \
     "$QKV_BIN" train "$SCRATCH/ner.yaml" --out "$SCRATCH/r3" --set data.train="$SCRATCH/pos.tsv" \
     --set data.dev="$SCRATCH/pos.tsv" --set data.tag_scheme=none --set train.select_by=span_f1
+"$QKV_BIN" train "$SCRATCH/ner.yaml" --out "$SCRATCH/pos" --set data.train="$SCRATCH/pos.tsv" --set data.dev="$SCRATCH/pos.tsv" \
+    --set data.tag_scheme=none --set train.max_steps=1 >/dev/null 2>&1 || fail "train on POS tags"
+expect_error "--scheme bio: the tags of $SCRATCH/pos/checkpoints/last.h5 are not span tags" \
+    "$QKV_BIN" tag "$SCRATCH/pos/checkpoints/last.h5" "$SCRATCH/one.txt" --format text --scheme bio
 
 # qkv attention labels each word with the tag the model predicts: under a constrained CRF that is
 # the Viterbi path, which never starts a span with I- (a 2-step model, whose per-word argmax does),

@@ -76,6 +76,36 @@ grep -qF "line through the 3 rows around it" "$D/smooth.gp" && grep -qF "line th
     fail "the runs of an overlay are not smoothed each over its own window"
 grep -qF '"fast: train (raw)"' "$D/smooth.gp" || fail "the raw line has no legend entry"
 
+# Epoch marks: a dotted line at the last step logged in each epoch but the last (rows of epochs
+# 1..3 up to steps 30, 55 and 70, a dev row at each end), in the script and labelled; none for a
+# run of one epoch. The loss axis on a log scale with --log-loss, and with log.plot_log_loss for
+# qkv train's own plot; linear (with a note) when a loss is not positive.
+mkdir -p "$D/epochs" "$D/zero"
+{ printf 'step\tepoch\tsplit\tloss\taccuracy\tlr\ttokens_per_sec\telapsed_s\n'
+  for row in 10:1 20:1 30:1 40:2 50:2 55:2 60:3 70:3; do
+      printf '%d\t%d\ttrain\t%s\tnan\t0.001\t1000\t1\n' "${row%:*}" "${row#*:}" "0.$((90 - ${row%:*}))"
+  done
+  for row in 30:1 55:2 70:3; do printf '%d\t%d\tdev\t0.5\t0.8\t0.001\t1000\t1\n' "${row%:*}" "${row#*:}"; done; } \
+    >"$D/epochs/metrics.tsv"
+"$QKV_BIN" plot "$D/epochs" --out "$D/epochs.png" 2>"$D/epochs.err" >/dev/null || { cat "$D/epochs.err"; fail "plot epochs"; }
+[ -s "$D/epochs.err" ] && { cat "$D/epochs.err"; fail "gnuplot warnings with epoch marks"; }
+[ "$(grep -c '^set arrow from' "$D/epochs.gp")" = 2 ] && grep -q '^set arrow from 30, graph 0 to 30, graph 1 nohead' "$D/epochs.gp" &&
+    grep -q '^set arrow from 55, graph 0 to 55, graph 1 nohead' "$D/epochs.gp" && grep -q "^set label 'epoch 2' at 55," "$D/epochs.gp" ||
+    { cat "$D/epochs.gp"; fail "epoch marks: expected lines at steps 30 and 55"; }
+grep -q "^set logscale y" "$D/epochs.gp" && fail "a log scale without --log-loss"
+grep -q "^set arrow" "$D/fast.gp" "$D/smooth.gp" 2>/dev/null && fail "epoch marks in a run of one epoch"
+"$QKV_BIN" plot "$D/epochs" --out "$D/log.png" --log-loss 2>"$D/log.err" >/dev/null || { cat "$D/log.err"; fail "plot --log-loss"; }
+[ -s "$D/log.err" ] && { cat "$D/log.err"; fail "gnuplot warnings with --log-loss"; }
+grep -q "^set logscale y" "$D/log.gp" || fail "--log-loss: no log scale"
+awk 'NR == 1 || NR > 3 {print; next} {$4 = 0; print}' OFS='\t' "$D/epochs/metrics.tsv" >"$D/zero/metrics.tsv"
+"$QKV_BIN" plot "$D/zero" --out "$D/zero.png" --log-loss >/dev/null 2>"$D/zero.err" || { cat "$D/zero.err"; fail "plot of a 0 loss"; }
+grep -q "^set logscale y" "$D/zero.gp" && fail "a log scale with a loss of 0"
+grep -q "a loss is not positive: linear" "$D/zero.gp" || fail "no note about the linear scale"
+"$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.epochs=2 --set log.plot_log_loss=true --out "$D/logrun" \
+    >/dev/null 2>"$D/logrun.err" || { cat "$D/logrun.err"; fail "train with log.plot_log_loss"; }
+grep -q "^set logscale y" "$D/logrun/plots/loss.gp" && grep -q "^set arrow from" "$D/logrun/plots/loss.gp" ||
+    fail "log.plot_log_loss: no log scale or no epoch mark in the run's plot"
+
 # Errors: missing, empty, header only, not metrics, bad extension, bad size.
 expect_error() { # message-substring, args...
     local want=$1; shift

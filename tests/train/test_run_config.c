@@ -19,7 +19,7 @@ static void load_image(qkv_run_config *cfg, const char *set, bool image)
         ov[3] = ov[4];
     char *ov_image[] = {(char *)"data.train=train-images-idx3-ubyte.gz", (char *)"model.input=patches",
                         (char *)"model.output=class", (char *)"model.cls_token=true", (char *)set};
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     if (image ? qkv_run_config_load(NULL, ov_image, 5, cfg, &err)
               : qkv_run_config_load(NULL, ov, (set ? 4 : 3) + cnn2d, cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
@@ -162,7 +162,7 @@ static void test_dump_parses_back_to_the_same_struct(void **state)
     qkv_run_config a, b;
     char *ov[] = {"data.source=synthetic", "model.char_dim=8", "optim.name=sgd", "optim.warmup_steps=2147483647",
                   "model.norm_first=false", "data.lowercase=false", "log.progress=off"};
-    qkv_error err = {{0}};
+    qkv_error err = {0};
     assert_int_equal(qkv_run_config_load(NULL, ov, 7, &a, &err), QKV_OK);
     assert_true(a.optim.schedule.warmup_steps == 2147483647L);
     char *text = NULL;

@@ -4,7 +4,8 @@
 # character labels; qkv tag --format text --tokenizer writes valid CoNLL-U whose # text lines
 # spell the input in order, with sent_id, multiword tokens and SpaceAfter=No in their places;
 # it streams (a paragraph comes out before the input ends); errors name the user's file and
-# line; qkv eval --raw scores tokens, sentences, words and UPOS.
+# line; qkv eval --raw scores tokens, sentences, words and UPOS, and the segmenter's own
+# evaluation (qkv eval, training's dev log) its tokens and sentences, counting characters.
 . "$(dirname "$0")/common.sh"
 make_segmenter
 seg=$SCRATCH/seg/checkpoints/last.h5
@@ -122,4 +123,22 @@ ws = json.load(open(sys.argv[2]))
 assert ws["sentences"]["correct"] == int(sys.argv[3]), ws
 assert 0 < ws["tokens"]["correct"] < ws["tokens"]["gold"], ws
 PY
+# the segmenter's own evaluation (qkv eval, the dev evaluations of training) gives the Tokens and
+# Sentences scores of its labels: those eval --raw computes from its CoNLL-U output
+"$PY" - "$SCRATCH/seg.json" "$SCRATCH/raw.json" <<'PY' || fail "segmenter eval: Tokens and Sentences"
+import json, sys
+seg, raw = json.load(open(sys.argv[1]))["segments"], json.load(open(sys.argv[2]))
+for k in ("tokens", "sentences"):
+    for f in ("gold", "system", "correct"):
+        assert seg[k][f] == raw[k][f], (k, f, seg[k], raw[k])
+    assert abs(seg[k]["f1"] - raw[k]["f1"]) < 1e-6, (k, seg[k], raw[k])
+PY
+"$QKV_BIN" eval "$seg" "$SCRATCH/dev.conllu" >"$SCRATCH/seg.txt" || fail "eval of the segmenter (text)"
+grep -q "^  Tokens  *[0-9]" "$SCRATCH/seg.txt" && grep -q "^  Sentences  *[0-9]" "$SCRATCH/seg.txt" &&
+    grep -q "accuracy [0-9.]*% ([0-9]* of [0-9]* characters)" "$SCRATCH/seg.txt" ||
+    { cat "$SCRATCH/seg.txt"; fail "segmenter eval report: characters, Tokens, Sentences"; }
+n_par=$(grep -c '^# newpar' "$SCRATCH/dev.conllu")
+grep -q "dev: $SCRATCH/dev.conllu, $n_par paragraphs, [0-9]* characters" "$SCRATCH/seg.log" &&
+    grep -q "dev accuracy [0-9.]*% of characters, Tokens F1 [0-9.]*, Sentences F1 [0-9.]*, loss" "$SCRATCH/seg.log" ||
+    { cat "$SCRATCH/seg.log"; fail "segmenter training log: paragraphs, characters, Tokens and Sentences F1"; }
 echo "ok"

@@ -15,6 +15,7 @@
 #include "train/profile_table.h"
 #include "train/frame_report.h"
 #include "train/report.h"
+#include "train/seg_eval.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
 
@@ -126,10 +127,15 @@ static int evaluate(qkv_session *s, const eval_args *a, qkv_eval_result *res, qk
     if (a->logits_path &&
         !(*logits = malloc(((size_t)n_words + 1) * (size_t)qkv_featurizer_n_tags(&s->fz) * sizeof **logits)))
         return qkv_fail_reportf("out of memory for the logits of %d words", n_words);
-    if (qkv_evaluate_logits(s, &s->dev, s->cfg.data.batch_tokens, res, *logits, &err) ||
-        qkv_eval_add_spans(res, &s->fz, &s->dev_c, &s->dev, &err) || qkv_eval_add_ud_tags(res, s, &s->dev_c, &err))
-        return qkv_fail_reportf("%s: %s", a->file, err.msg);
-    return 0;
+    qkv_seg_text st = {0};
+    int failed = qkv_evaluate_logits(s, &s->dev, s->cfg.data.batch_tokens, res, *logits, &err) ||
+                 qkv_eval_add_spans(res, &s->fz, &s->dev_c, &s->dev, &err) ||
+                 qkv_eval_add_ud_tags(res, s, &s->dev_c, &err) || qkv_seg_eval_read(s, a->file, &st, &err) ||
+                 qkv_eval_add_segments(res, &s->fz, &s->dev, &st, &err);
+    qkv_seg_free(&st);
+    if (failed && err.sentence >= 0) /* about one sentence: its file and line */
+        return qkv_session_name_sentence(&s->dev_c, &err), qkv_fail_report(&err);
+    return failed ? qkv_fail_reportf("%s: %s", a->file, err.msg) : 0;
 }
 
 /* --logits: the logits and predictions into a->logits_path. */

@@ -1,4 +1,4 @@
-/* qkv plot RUN_DIR... [--out FILE.png|FILE.svg] [--size WxH] */
+/* qkv plot RUN_DIR... [--out FILE.png|FILE.svg] [--size WxH] [--log-loss] */
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,8 @@ static const char ABOUT[] =
     "Draws the training curves of one or more runs from their metrics.tsv with gnuplot:\n"
     "training loss per step (faint) with a smoothed line (a local line fit over about a tenth\n"
     "of each run's rows, without lag) and dev loss per evaluation on top,\n"
-    "dev accuracy below. Several runs overlay, named by their folders. The gnuplot script is\n"
+    "dev accuracy below; a dotted line marks the end of each epoch (the last step logged in it).\n"
+    "Several runs overlay, named by their folders. The gnuplot script is\n"
     "written beside the image (FILE.gp): edit it and rerun 'gnuplot FILE.gp'.\n";
 
 static const char NOTES[] = "Needs gnuplot (Debian/Ubuntu: apt-get install gnuplot-nox).\n";
@@ -25,13 +26,15 @@ int qkv_cmd_plot(int argc, char **argv)
     const char *out = NULL, *size = NULL;
     const char *runs[QKV_CLI_MAX_LIST];
     int n_runs = 0, width = QKV_PLOT_WIDTH, height = QKV_PLOT_HEIGHT;
-    bool force = false;
+    bool force = false, log_loss = false;
     const qkv_cli_opt rows[] = {
         {"RUN_DIR", QKV_CLI_LIST, runs, .count = &n_runs, .required = true},
         {"--out", QKV_CLI_STRING, &out, "FILE.png|FILE.svg",
          "the image (default: RUN_DIR/plots/loss.png for one run,\ncompare.png for several)"},
         {"--size", QKV_CLI_STRING, &size, "WIDTHxHEIGHT", "pixels (default 960x720)"},
         {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE (and FILE.gp) if it exists"},
+        {"--log-loss", QKV_CLI_FLAG, &log_loss, NULL,
+         "the loss axis on a log scale (linear if a loss is not positive;\nlog.plot_log_loss does it for qkv train's own plot)"},
     };
     const qkv_cli_spec spec = {"plot", ABOUT, NOTES, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
@@ -67,7 +70,7 @@ int qkv_cmd_plot(int argc, char **argv)
                              !qkv_output_ok("plot", NULL, script, runs, n_runs, force, owned)))
         return 1;
     if (status == QKV_OK)
-        status = qkv_plot_metrics(runs, n_runs, image, width, height, &err);
+        status = qkv_plot_metrics(runs, n_runs, image, width, height, log_loss, &err);
     if (status) {
         qkv_fail_report(&err);
         return 1;

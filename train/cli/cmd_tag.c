@@ -1,4 +1,4 @@
-/* qkv tag MODEL [FILE|-] [--format conllu|text] (MODEL: a checkpoint or a `qkv export`) */
+/* qkv tag MODEL [FILE|-] [--format conllu|text] [--scheme S] (MODEL: a checkpoint or a `qkv export`) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +14,17 @@
 #include "train/cli/tag_images.h"
 #include "train/cli/tag_raw.h"
 #include "train/report.h"
+#include "train/span_eval.h"
 #include "train/train_state.h"
 
-static const char ABOUT[] = "Writes FILE (default: standard input) to standard output with predicted tags.\n"
-                            "With an image model (model.input pixels or patches) FILE is an IDX image file\n"
-                            "and each image gets one line: its class and the class's probability.\n";
+static const char ABOUT[] =
+    "Writes FILE (default: standard input) to standard output with predicted tags.\n"
+    "Span tags (a model whose tags are all O, B-, I-, E-, S- and a type) are written in\n"
+    "one scheme: --scheme, else the scheme of FILE's own tags (BIOES when it has E-/S-\n"
+    "tags, IOB1 when more chunks start with I- than B-, else BIO; BIO for a file of \"_\"\n"
+    "tags), and BIO for --format text.\n"
+    "With an image model (model.input pixels or patches) FILE is an IDX image file\n"
+    "and each image gets one line: its class and the class's probability.\n";
 
 /* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
  * the input is plain text given without --format text, and err says so instead. */
@@ -48,14 +54,16 @@ static void plain_text_hint(const char *input, size_t len, const char *name, qkv
 /* The options of qkv tag. */
 typedef struct tag_args {
     const char *ckpt, *file, *tokenizer;
-    bool text; /* --format text */
+    bool text;             /* --format text */
+    qkv_tag_scheme scheme; /* --scheme; NONE: auto */
 } tag_args;
 
 /* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
 static int parse_args(tag_args *a, int argc, char **argv)
 {
     static const char *const FORMATS[] = {"conllu", "text", NULL};
-    int format = 0;
+    static const char *const SCHEMES[] = {"auto", "bio", "iob1", "bioes", NULL}; /* = qkv_tag_scheme */
+    int format = 0, scheme = 0;
     const qkv_cli_opt rows[] = {
         {"CHECKPOINT", QKV_CLI_STRING, &a->ckpt, .required = true},
         {"FILE", QKV_CLI_STRING, &a->file, "FILE|-"},
@@ -75,12 +83,19 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "with # sent_id, # text and SpaceAfter=No (without it: whitespace\n"
          "splits tokens, a line is a sentence, unless CHECKPOINT is an\n"
          "export with a bundled segmenter: qkv export --tokenizer)"},
+        {"--scheme", QKV_CLI_CHOICE, &scheme, NULL,
+         "span tags out in this scheme: auto (default: FILE's own scheme,\n"
+         "BIO for --format text), bio, iob1 or bioes (chunks read as\n"
+         "conlleval reads them, then written anew); for span-tag models only",
+         .choices = SCHEMES},
     };
     const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
     a->text = format == 1;
+    _Static_assert(QKV_TAG_SCHEME_BIO == 1 && QKV_TAG_SCHEME_BIOES == 3, "SCHEMES follows qkv_tag_scheme");
+    a->scheme = (qkv_tag_scheme)scheme;
     if (a->tokenizer && !a->text) {
         fprintf(stderr, "qkv tag: --tokenizer needs --format text (it segments raw text)\n");
         return 2;
@@ -111,10 +126,27 @@ static int read_input(qkv_session *s, const tag_args *a, char **input)
     return 0;
 }
 
-/* The predicted tag of every word of s->dev_c into *tags (a parser's heads into *heads), and
- * when data.tag_scheme converted the file's tags, the same in the file's own scheme into
- * *file_tags (its strings in *file_tags_buf). */
-static int predict(qkv_session *s, const char ***tags, int32_t **heads, const char ***file_tags, char **file_tags_buf)
+/* The scheme span tags are written in (tag_args.scheme; NONE for a model without span tags);
+ * -1 after an error. */
+static int out_scheme(const qkv_session *s, const tag_args *a)
+{
+    if (!qkv_tags_are_spans(&s->fz)) {
+        if (a->scheme == QKV_TAG_SCHEME_NONE)
+            return QKV_TAG_SCHEME_NONE;
+        qkv_fail_reportf("--scheme %s: the tags of %s are not span tags (O, B-, I-, E-, S- and a type)",
+                         QKV_TAG_SCHEME_NAMES[a->scheme], a->ckpt);
+        return -1;
+    }
+    if (a->scheme != QKV_TAG_SCHEME_NONE)
+        return a->scheme;
+    return a->text ? QKV_TAG_SCHEME_BIO : QKV_TAG_SCHEME_NONE; /* NONE: FILE's own, once read */
+}
+
+/* The predicted tag of every word of s->dev_c into *tags (a parser's heads into *heads), and when
+ * they are span tags the same in scheme (NONE: the file's own) into *out_tags (its strings in
+ * *out_buf). */
+static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, int32_t **heads, const char ***out_tags,
+                   char **out_buf)
 {
     qkv_error err;
     int n_words = s->dev_c.n_words;
@@ -126,8 +158,9 @@ static int predict(qkv_session *s, const char ***tags, int32_t **heads, const ch
     if (qkv_session_parse(s, &s->dev_c, s->cfg.data.batch_tokens, *tags, *heads, &err))
         return qkv_fail_report(&err);
     qkv_report_warnings(s);
-    /* data.tag_scheme: the predictions back in the file's own scheme */
-    if (qkv_corpus_tags_as_file(&s->dev_c, *tags, file_tags_buf, file_tags, &err))
+    if (qkv_tags_are_spans(&s->fz) && scheme == QKV_TAG_SCHEME_NONE)
+        scheme = qkv_corpus_own_scheme(&s->dev_c);
+    if (qkv_corpus_tags_in_scheme(&s->dev_c, *tags, scheme, out_buf, out_tags, &err))
         return qkv_fail_report(&err);
     return 0;
 }
@@ -175,19 +208,20 @@ int qkv_cmd_tag(int argc, char **argv)
     int32_t *heads = NULL;
     char *file_tags_buf = NULL, *input = NULL;
     int status = 1;
-    if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt))
+    int scheme;
+    if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt) || (scheme = out_scheme(&s, &a)) < 0)
         goto done;
     if (qkv_session_reads_images(&s) && (a.tokenizer || a.text))
         qkv_fail_reportf("%s reads images (IDX files): --format text and --tokenizer are for words", a.ckpt);
     else if (qkv_session_reads_images(&s))
         status = qkv_tag_images(&s, a.file);
     else if (a.tokenizer)
-        status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file);
+        status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file, scheme);
     else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
-        status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file);
+        status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file, scheme);
     else if (qkv_session_predicts_columns(&s))
         status = read_input(&s, &a, &input) || tag_fields(&s);
-    else if (!read_input(&s, &a, &input) && !predict(&s, &tags, &heads, &file_tags, &file_tags_buf) &&
+    else if (!read_input(&s, &a, &input) && !predict(&s, scheme, &tags, &heads, &file_tags, &file_tags_buf) &&
              !write_output(&s, file_tags ? file_tags : tags, heads))
         status = 0;
 done:

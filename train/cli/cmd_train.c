@@ -16,6 +16,7 @@
 #include "train/evaluate.h"
 #include "train/profile_table.h"
 #include "train/report.h"
+#include "train/seg_eval.h"
 #include "train/span_eval.h"
 #include "train/run_folder.h"
 #include "train/train_state.h"
@@ -216,10 +217,11 @@ static void print_summary(const train_run *r)
     }
     /* counts without the sentences data.max_train_len leaves out */
     long train_words = (long)(qkv_dataset_n_words(&s->train) - qkv_dataset_n_left_out_words(&s->train));
-    fprintf(stderr, "train: %s, %d sentences, %ld words; dev: %s, %d sentences, %d words\n",
-            qkv_corpus_name(&s->train_c), qkv_dataset_n_batchable(&s->train), train_words,
+    const char *sent = qkv_report_sentence_unit(s), *word = qkv_report_word_unit(s);
+    fprintf(stderr, "train: %s, %d %s, %ld %s; dev: %s, %d %s, %d %s\n", qkv_corpus_name(&s->train_c),
+            qkv_dataset_n_batchable(&s->train), sent, train_words, word,
             s->has_dev ? qkv_corpus_name(&s->dev_c) : "none", s->has_dev ? qkv_dataset_n_batchable(&s->dev) : 0,
-            s->has_dev ? qkv_dataset_n_words(&s->dev) : 0);
+            sent, s->has_dev ? qkv_dataset_n_words(&s->dev) : 0, word);
     fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
             qkv_params_count(qkv_tagger_params(&s->model)), qkv_featurizer_n_features(&s->fz),
             qkv_featurizer_n_tags(&s->fz), r->run_dir);
@@ -259,12 +261,18 @@ static int final_report(const train_run *r)
     qkv_session_init(&best);
     qkv_eval_result res;
     memset(&res, 0, sizeof res);
+    qkv_seg_text st = {0};
     int failed = qkv_checkpoint_load_model(path, &best, &err) ||
                  qkv_evaluate(&best, &r->s.dev, r->s.cfg.data.batch_tokens, &res, &err) ||
                  qkv_eval_add_spans(&res, &best.fz, &r->s.dev_c, &r->s.dev, &err) ||
-                 qkv_eval_add_ud_tags(&res, &best, &r->s.dev_c, &err);
+                 qkv_eval_add_ud_tags(&res, &best, &r->s.dev_c, &err) ||
+                 qkv_seg_eval_read(&r->s, r->s.cfg.data.dev, &st, &err) ||
+                 qkv_eval_add_segments(&res, &best.fz, &r->s.dev, &st, &err);
+    qkv_seg_free(&st);
     qkv_profile_end(prof);
     if (failed) {
+        if (err.sentence >= 0) /* about one sentence: its file and line */
+            qkv_session_name_sentence(&r->s.dev_c, &err);
         qkv_fail_report(&err);
     } else {
         char what[4400];

@@ -47,7 +47,7 @@ int qkv_cmd_read_scored(qkv_session *s, const char *path)
     }
     if (qkv_session_read_corpus(s, &s->dev_c, path, &err) ||
         qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, &err) ||
-        qkv_dataset_require_tags(&s->dev, &s->dev_c, &err) ||
+        qkv_dataset_require_tags(&s->dev, &s->dev_c, &s->fz, &err) ||
         qkv_session_check_gold(s, &s->dev_c, &s->dev, false, &err) ||
         qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err))
         return qkv_fail_report(&err);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/io/config.h"
 #include "train/cli/commands.h"
 #include "train/omp_env.h"
 
@@ -53,6 +54,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (COMMANDS[i].run && !strcmp(cmd, COMMANDS[i].name))
             return COMMANDS[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (qkv_cfg_is_near(cmd, COMMANDS[i].name)) {
+            fprintf(stderr, "qkv: unknown command '%s', did you mean '%s'? (see qkv --help)\n", cmd, COMMANDS[i].name);
+            return 2;
+        }
     fprintf(stderr, "qkv: unknown command '%s' (see qkv --help)\n", cmd);
     return 2;
 }

@@ -9,7 +9,8 @@
 #include "data/textfile.h"
 #include "train/fail.h"
 
-int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *group, const char *file)
+int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *group, const char *file,
+                           qkv_tag_scheme scheme)
 {
     qkv_tokenizer tk;
     qkv_error err;
@@ -25,7 +26,7 @@ int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, cons
         qkv_tokenizer_free(&tk);
         return 1;
     }
-    int status = qkv_tag_raw_text(tagger, &tk, in.file, in.name, stdout, &err);
+    int status = qkv_tag_raw_text(tagger, &tk, in.file, in.name, scheme, stdout, &err);
     qkv_error read_err; /* a failed read's own message (truncated gzip, ...) before the reader's */
     if (qkv_text_stream_close(&in, &read_err))
         err = read_err, status = QKV_ERR;

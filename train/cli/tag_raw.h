@@ -6,8 +6,9 @@
 
 /* Loads the segmenter of the model file tokenizer_path (under group: NULL for the file's own
  * model, QKV_SEGMENTER_GROUP for one bundled by qkv export) and writes file ("-": standard
- * input) as tagged CoNLL-U on standard output, paragraph by paragraph (api/segmenter.h).
- * Prints errors; returns the exit status (0 or 1). */
-int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *group, const char *file);
+ * input) as tagged CoNLL-U on standard output, paragraph by paragraph (api/segmenter.h), its
+ * tags in scheme (NONE: as predicted). Prints errors; returns the exit status (0 or 1). */
+int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *group, const char *file,
+                           qkv_tag_scheme scheme);
 
 #endif

@@ -23,6 +23,8 @@ typedef struct run_info {
     long n_span;                             /* dev rows with a span F1 (column 11) */
     double *step, *loss;                     /* [n_loss]: the train rows with a finite loss */
     long n_loss, cap_loss;
+    long *epoch_last;                        /* [n_epochs]: the last step of a row of epoch e + 1 */
+    int n_epochs, cap_epochs;
 } run_info;
 
 /* The smoothing window of a run of n logged training rows: half-width h rows, about a tenth
@@ -61,6 +63,13 @@ static void smooth_local_linear(const double *x, const double *y, long n, long h
         out[i] = (sy - slope * sx) / m;
     }
 }
+
+/* How the figure is drawn. */
+typedef struct qkv_plot_opts {
+    qkv_image_kind kind;
+    int width, height;
+    bool log_loss;
+} qkv_plot_opts;
 
 /* The run's name: the last component of its folder (trailing slashes ignored). */
 static void run_name(const char *run, bool is_file, char *out, size_t len)
@@ -106,6 +115,28 @@ static int add_loss(run_info *ri, long step, double loss, const char *path, qkv_
     return QKV_OK;
 }
 
+/* Notes that a row of epoch (1-based, its column 2) was logged at step. */
+static int add_epoch_step(run_info *ri, long epoch, long step, const char *path, qkv_error *err)
+{
+    if (epoch < 1 || epoch > 1000000)
+        return QKV_OK;
+    if (epoch > ri->cap_epochs) {
+        int cap = (int)epoch + 16;
+        long *a = realloc(ri->epoch_last, (size_t)cap * sizeof *a);
+        if (!a)
+            return qkv_fail(err, "%s: out of memory reading the metrics", path);
+        for (int e = ri->cap_epochs; e < cap; e++)
+            a[e] = -1;
+        ri->epoch_last = a;
+        ri->cap_epochs = cap;
+    }
+    if (step > ri->epoch_last[epoch - 1])
+        ri->epoch_last[epoch - 1] = step;
+    if (epoch > ri->n_epochs)
+        ri->n_epochs = (int)epoch;
+    return QKV_OK;
+}
+
 /* One row of a metrics file (after the header) into ri's counts and ranges. */
 static int scan_row(run_info *ri, char *line, const char *path, qkv_error *err)
 {
@@ -120,6 +151,8 @@ static int scan_row(run_info *ri, char *line, const char *path, qkv_error *err)
     if (!dev && strncmp(tab2 + 1, "train\t", 6))
         return QKV_OK;
     *(dev ? &ri->n_dev : &ri->n_train) += 1;
+    if (add_epoch_step(ri, strtol(tab1 + 1, NULL, 10), step, path, err))
+        return QKV_ERR;
     char *p = strchr(tab2 + 1, '\t') + 1;
     double loss = strtod(p, &p), acc = strtod(p, NULL);
     if (!dev && isfinite(loss) && add_loss(ri, step, loss, path, err))
@@ -299,13 +332,43 @@ static void write_settings(FILE *f, const run_info *ri, int n_runs, const runs_e
     qkv_gnuplot_quote(f, head);
 }
 
-/* The upper panel: each run's training loss (raw and smoothed) and dev loss. */
-static void write_loss_panel(FILE *f, const run_info *ri, int n_runs, const runs_extent *e)
+/* A dotted vertical line (in both panels) at the end of each epoch but the last of every run:
+ * the last step of a row of that epoch, which is the epoch's last step when the dev set is
+ * evaluated at epoch ends (train.eval_every: 0), else within log.every_steps of it; labelled
+ * with the epoch number for one run. */
+static void write_epoch_marks(FILE *f, const run_info *ri, int n_runs)
+{
+    int n = 0;
+    for (int r = 0; r < n_runs; r++)
+        for (int e = 0; e + 1 < ri[r].n_epochs; e++) {
+            long at = ri[r].epoch_last[e];
+            if (at < 0 || ri[r].epoch_last[e + 1] < 0)
+                continue;
+            if (!n++)
+                fputs("# epoch ends: the last step logged in each epoch but the last\n", f);
+            fprintf(f, "set arrow from %ld, graph 0 to %ld, graph 1 nohead dt 3 lw 1 lc rgb '#%s' back\n", at, at,
+                    n_runs == 1 ? "999999" : COLORS[r % N_COLORS]);
+            if (n_runs == 1)
+                fprintf(f, "set label 'epoch %d' at %ld, graph 1 right offset -0.5, -1 font ',8' tc rgb '#777777'\n",
+                        e + 1, at);
+        }
+}
+
+/* The upper panel: each run's training loss (raw and smoothed) and dev loss; on a log scale
+ * with log_loss (when every loss is positive). */
+static void write_loss_panel(FILE *f, const run_info *ri, int n_runs, const runs_extent *e, bool log_loss)
 {
     fputs("\nset xlabel 'step'\nset ylabel 'loss (cross-entropy)'\n", f);
+    write_epoch_marks(f, ri, n_runs);
+    bool log_scale = log_loss && isfinite(e->loss_lo) && e->loss_lo > 0;
+    if (log_scale)
+        fputs("set logscale y  # log.plot_log_loss / qkv plot --log-loss\n", f);
+    else if (log_loss)
+        fputs("# a log scale was asked for, but a loss is not positive: linear\n", f);
     /* A single value (one logged row) would leave gnuplot an empty range to warn about. */
     if (isfinite(e->loss_lo) && e->loss_hi - e->loss_lo < 1e-9)
-        fprintf(f, "set yrange [%g:%g]\n", e->loss_lo - 0.5, e->loss_hi + 0.5);
+        fprintf(f, "set yrange [%g:%g]\n", log_scale ? e->loss_lo / 2 : e->loss_lo - 0.5,
+                log_scale ? e->loss_hi * 2 : e->loss_hi + 0.5);
     fputs("plot \\\n", f);
     for (int r = 0; r < n_runs; r++) {
         const char *c = COLORS[r % N_COLORS];
@@ -339,6 +402,7 @@ static void write_dev_panel(FILE *f, const run_info *ri, int n_runs, const runs_
 {
     if (!e->n_dev)
         return;
+    fputs("unset logscale y\n", f);
     fputs(e->n_span ? "unset title\nset ylabel 'dev accuracy, span F1 (%)'\n" : "unset title\nset ylabel 'dev accuracy (%)'\n",
           f);
     if (isfinite(e->acc_lo) && e->acc_hi - e->acc_lo < 1e-9)
@@ -356,8 +420,8 @@ static void write_dev_panel(FILE *f, const run_info *ri, int n_runs, const runs_
     fputs("  NaN notitle\nunset multiplot\n", f);
 }
 
-static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind kind, const char *image,
-                         const char *script, int width, int height)
+static void write_script(FILE *f, const run_info *ri, int n_runs, const qkv_plot_opts *o, const char *image,
+                         const char *script)
 {
     runs_extent e = extent_of(ri, n_runs);
     fprintf(f, "# Written by 'qkv plot': training curves of %d run%s. Edit and rerun with: gnuplot ", n_runs,
@@ -366,8 +430,8 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, qkv_image_kind
     fputs("\n", f);
     for (int r = 0; r < n_runs; r++)
         write_smoothed(f, &ri[r], r);
-    write_settings(f, ri, n_runs, &e, kind, image, width, height);
-    write_loss_panel(f, ri, n_runs, &e);
+    write_settings(f, ri, n_runs, &e, o->kind, image, o->width, o->height);
+    write_loss_panel(f, ri, n_runs, &e, o->log_loss);
     write_dev_panel(f, ri, n_runs, &e);
 }
 
@@ -376,17 +440,18 @@ static void free_runs(run_info *ri, int n_runs)
     for (int r = 0; r < n_runs; r++) {
         free(ri[r].step);
         free(ri[r].loss);
+        free(ri[r].epoch_last);
     }
     free(ri);
 }
 
-int qkv_plot_metrics(const char *const *runs, int n_runs, const char *image, int width, int height,
+int qkv_plot_metrics(const char *const *runs, int n_runs, const char *image, int width, int height, bool log_loss,
                      qkv_error *err)
 {
-    qkv_image_kind kind;
+    qkv_plot_opts o = {0, width, height, log_loss};
     if (n_runs < 1)
         return qkv_fail(err, "no run to plot");
-    if (qkv_image_kind_of(image, &kind, err))
+    if (qkv_image_kind_of(image, &o.kind, err))
         return QKV_ERR;
     run_info *ri = calloc((size_t)n_runs, sizeof *ri);
     if (!ri)
@@ -415,16 +480,16 @@ int qkv_plot_metrics(const char *const *runs, int n_runs, const char *image, int
         free_runs(ri, n_runs);
         return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
     }
-    write_script(f, ri, n_runs, kind, abs_image, script, width, height);
+    write_script(f, ri, n_runs, &o, abs_image, script);
     free_runs(ri, n_runs);
     if (fclose(f))
         return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
     return qkv_gnuplot_run(script, err);
 }
 
-int qkv_plot_run_loss(const char *run_dir, char *image, size_t image_len, qkv_error *err)
+int qkv_plot_run_loss(const char *run_dir, bool log_loss, char *image, size_t image_len, qkv_error *err)
 {
     snprintf(image, image_len, "%s/plots/loss.png", run_dir);
     const char *runs[1] = {run_dir};
-    return qkv_plot_metrics(runs, 1, image, QKV_PLOT_WIDTH, QKV_PLOT_HEIGHT, err);
+    return qkv_plot_metrics(runs, 1, image, QKV_PLOT_WIDTH, QKV_PLOT_HEIGHT, log_loss, err);
 }
