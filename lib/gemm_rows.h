@@ -2,11 +2,16 @@
  * computed so that a row of C does not depend on M or on the row's place in A.
  *
  * Why: OpenBLAS handles the last M mod (unroll) rows with a different micro-kernel, whose
- * summation order differs, so a packed batch would change a sentence's bits depending on its
- * batch mates. Here the first M - M mod 16 rows go through one GEMM and the rest through a
- * zero-padded 16-row copy: every row is computed by the same full-tile kernel. Measured: this
- * makes dgemm rows bitwise position-independent with one thread (OpenBLAS 0.3.21); sgemm rows
- * still vary in the last bit with M. `scratch` holds QKV_GEMM_ROWS_SCRATCH(k, n) elements. */
+ * summation order differs, and its SkylakeX/Cooperlake builds (0.3.21) send products of at most
+ * 65,536 multiply-adds (M·N·K) to small-matrix kernels whose rows depend on M; so a packed batch
+ * would change a sentence's bits depending on its batch mates. Here every product goes through
+ * the full-tile kernel of the large path: the first M - M mod 16 rows through one GEMM when
+ * there are at least qkv_gemm_rows_pad(N, K) of them, the rest (or all rows of a smaller M)
+ * through a zero-padded copy of qkv_gemm_rows_pad(N, K) rows, a multiple of 16 with at least
+ * QKV_GEMM_ROWS_MIN_MADDS multiply-adds (4 times that limit; the padding costs at most that many
+ * multiply-adds a call). Measured: this makes dgemm rows bitwise position-independent with one
+ * thread (OpenBLAS 0.3.21, Haswell and Cooperlake kernels); sgemm rows still vary in the last
+ * bit with M. `scratch` holds QKV_GEMM_ROWS_SCRATCH(k, n) elements. */
 #ifndef QKV_GEMM_ROWS_H
 #define QKV_GEMM_ROWS_H
 
@@ -15,19 +20,31 @@
 #include "lib/blas.h"
 
 #define QKV_GEMM_ROWS_CHUNK 16
-#define QKV_GEMM_ROWS_SCRATCH(k, n) ((size_t)QKV_GEMM_ROWS_CHUNK * ((size_t)(k) + (size_t)(n)))
+#define QKV_GEMM_ROWS_MIN_MADDS 262144
+
+/* The rows of the padded call for products [?, n] = [?, k] · [n, k]^T: a multiple of 16, at
+ * least 16, with rows · n · k >= QKV_GEMM_ROWS_MIN_MADDS. */
+static inline int qkv_gemm_rows_pad(int n, int k)
+{
+    const long ch = QKV_GEMM_ROWS_CHUNK, nk = (long)(n > 0 ? n : 1) * (k > 0 ? k : 1);
+    long rows = (QKV_GEMM_ROWS_MIN_MADDS + nk - 1) / nk;
+    rows = (rows + ch - 1) / ch * ch;
+    return (int)(rows < ch ? ch : rows);
+}
+
+#define QKV_GEMM_ROWS_SCRATCH(k, n) ((size_t)qkv_gemm_rows_pad(n, k) * ((size_t)(k) + (size_t)(n)))
 
 static inline void qkv_gemm_rows_nt(int m, int n, int k, const qkv_real *a, int lda, const qkv_real *b,
                                     int ldb, qkv_real beta, qkv_real *c, int ldc, qkv_real *scratch)
 {
-    const int ch = QKV_GEMM_ROWS_CHUNK;
-    int m0 = m - m % ch, r = m - m0;
+    const int pad = qkv_gemm_rows_pad(n, k);
+    int m0 = m >= pad ? m - m % QKV_GEMM_ROWS_CHUNK : 0, r = m - m0;
     if (m0 > 0)
         qkv_gemm(false, true, m0, n, k, 1, a, lda, b, ldb, beta, c, ldc);
     if (r == 0)
         return;
-    qkv_real *pa = scratch, *pc = scratch + (size_t)ch * k;
-    memset(pa, 0, (size_t)ch * k * sizeof(qkv_real));
+    qkv_real *pa = scratch, *pc = scratch + (size_t)pad * k;
+    memset(pa, 0, (size_t)pad * k * sizeof(qkv_real));
     for (int i = 0; i < r; i++) {
         memcpy(pa + (size_t)i * k, a + (size_t)(m0 + i) * lda, (size_t)k * sizeof(qkv_real));
         if (beta != 0)
@@ -35,8 +52,8 @@ static inline void qkv_gemm_rows_nt(int m, int n, int k, const qkv_real *a, int 
         else
             memset(pc + (size_t)i * n, 0, (size_t)n * sizeof(qkv_real));
     }
-    memset(pc + (size_t)r * n, 0, (size_t)(ch - r) * n * sizeof(qkv_real));
-    qkv_gemm(false, true, ch, n, k, 1, pa, k, b, ldb, beta, pc, n);
+    memset(pc + (size_t)r * n, 0, (size_t)(pad - r) * n * sizeof(qkv_real));
+    qkv_gemm(false, true, pad, n, k, 1, pa, k, b, ldb, beta, pc, n);
     for (int i = 0; i < r; i++)
         memcpy(c + (size_t)(m0 + i) * ldc, pc + (size_t)i * n, (size_t)n * sizeof(qkv_real));
 }
