@@ -1,4 +1,4 @@
-/* For tests/api/test_parse.sh: sentences parsed through the C library.
+/* For tests/api/test_parse_api.sh: sentences parsed through the C library.
  *
  *     api_parse MODEL SENTENCES.txt
  *
