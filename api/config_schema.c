@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const QKV_TASK_NAMES[] = {"tag", "segment", NULL};
+const char *const QKV_TASK_NAMES[] = {"tag", "segment", "frames", NULL};
 _Static_assert(sizeof QKV_TASK_NAMES / sizeof QKV_TASK_NAMES[0] == QKV_TASK_COUNT + 1, "one name per qkv_task");
 const char *const QKV_SOURCE_NAMES[] = {"files", "synthetic", NULL};
 _Static_assert(sizeof QKV_SOURCE_NAMES / sizeof QKV_SOURCE_NAMES[0] == QKV_SOURCE_COUNT + 1, "one name per qkv_source");
@@ -50,6 +50,7 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
 #define LIST(sec, key, f, ch, def, doc) \
     {sec, key, QKV_CFG_LIST, _Generic(FIELD(f), char *: OFF(f)), 0, 0, ch, def, doc, sizeof FIELD(f), ALL}
 #define PATH(sec, key, f, def, doc) {sec, key, QKV_CFG_PATH, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
+#define STRING(sec, key, f, def, doc) {sec, key, QKV_CFG_STRING, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
 /* Read only by these values of model.encoder (T transformer, L bilstm, C cnn). */
 #define ENC(kinds) "encoder", (kinds)
 #define T (1u << QKV_ENCODER_TRANSFORMER)
@@ -123,7 +124,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
 
     ENUM("data", "task", data.task, QKV_TASK_NAMES, "tag",
          "tag: a tag per word; segment: a label per character of each paragraph of CoNLL-U files (from # text, "
-         "SpaceAfter=No and multiword tokens), a tokenizer and sentence splitter for qkv tag --tokenizer"),
+         "SpaceAfter=No and multiword tokens), a tokenizer and sentence splitter for qkv tag --tokenizer; frames: a "
+         "label per speech frame of HDF5 frame corpora (qkv speech), the model's input being the frames"),
     ENUM("data", "source", data.source, QKV_SOURCE_NAMES, "files",
          "files (train/dev paths) or synthetic (the built-in generated corpus)"),
     PATH("data", "train", data.train, "", "training file (source: files)"),
@@ -156,6 +158,12 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("data", "prefix_len", data.features.prefix_max, 0, QKV_MAX_AFFIX, "3", "add prefix features of 1..k characters"),
     INT("data", "suffix_len", data.features.suffix_max, 0, QKV_MAX_AFFIX, "4", "add suffix features of 1..k characters"),
     INT("data", "batch_tokens", data.batch_tokens, 1, 10000000, "2000", "token budget of a batch"),
+    ENUM("data", "frame_labels", data.frame_labels, QKV_FRAME_LABEL_NAMES, "phoneme",
+         "task frames: label each frame with the phoneme or the UPOS of the word being spoken"),
+    STRING("data", "held_out_voice", data.held_out_voice, "",
+           "task frames: the test voice: its utterances are left out of training and dev and scored at the end"),
+    INT("data", "frame_stack", data.frame_stack, 1, 64, "1",
+        "task frames: k consecutive frames (non-overlapping) make one token, labelled by its middle frame"),
 
     INT("train", "seed", train.seed, 0, INT_MAX, "1", "seed of initialisation, shuffling and dropout"),
     INT("train", "epochs", train.epochs, 1, 100000, "20", "passes over the training data"),

@@ -154,6 +154,13 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
         text = NULL;
         status = load_vocab(r, where, group, s, err);
     }
+    if (status == QKV_OK && s->cfg.data.task == QKV_TASK_FRAMES) { /* the frame width, from frames.w */
+        char w[80];
+        int rank, shape[QKV_MAX_RANK];
+        snprintf(w, sizeof w, "%s/frames.w", params);
+        status = qkv_store_shape(r, w, &rank, shape, err);
+        s->frames_d_input = status == QKV_OK && rank == 2 ? shape[1] : 0;
+    }
     if (status == QKV_OK)
         status = qkv_session_model_to_load(s, err);
     if (status == QKV_OK && qkv_store_read_params(r, params, qkv_tagger_params(&s->model), err))

@@ -12,6 +12,7 @@
 
 #include "data/corpus.h"
 #include "data/features.h"
+#include "data/frames.h"
 #include "lib/io/config.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
@@ -24,8 +25,11 @@ extern const char *const QKV_SOURCE_NAMES[];
 /* What the model learns: tags of words (tag), or labels of characters that give tokens,
  * multiword tokens and sentences (segment, data/segment.h: the corpora are CoNLL-U files read
  * with qkv_seg_read, a paragraph being a sequence and a character a position). */
-typedef enum { QKV_TASK_TAG, QKV_TASK_SEGMENT, QKV_TASK_COUNT } qkv_task;
-/* "tag", "segment" (index = value), then NULL. */
+typedef enum { QKV_TASK_TAG, QKV_TASK_SEGMENT, QKV_TASK_FRAMES, QKV_TASK_COUNT } qkv_task;
+/* frames: the corpora are speech frame corpora (data/frames.h, made by qkv speech), an
+ * utterance being a sequence and a frame (or k stacked frames) a position; the model's input
+ * is the frames kind (models/frames_input.c). */
+/* "tag", "segment", "frames" (index = value), then NULL. */
 extern const char *const QKV_TASK_NAMES[];
 
 typedef enum { QKV_PROGRESS_AUTO, QKV_PROGRESS_ON, QKV_PROGRESS_OFF, QKV_PROGRESS_COUNT } qkv_progress;
@@ -43,6 +47,9 @@ typedef struct qkv_data_section {
                                       counts; word is always on, chars follows model.char_dim and
                                       shape_min_count is feature_min_count (qkv_run_config_load) */
     int batch_tokens;
+    qkv_frame_label frame_labels;  /* task frames: what each frame is labelled with */
+    char held_out_voice[QKV_CFG_STR_MAX]; /* task frames: the test voice, never trained on */
+    int frame_stack;               /* task frames: frames per token (stride = stack) */
 } qkv_data_section;
 
 typedef enum { QKV_SELECT_AUTO, QKV_SELECT_ACCURACY, QKV_SELECT_SPAN_F1, QKV_SELECT_COUNT } qkv_select_by;

@@ -27,6 +27,7 @@ int qkv_run_iter_set_plan(qkv_run_iter *it, qkv_batch_plan *plan, qkv_error *err
     it->cap_sent = it->cap_tokens = 0;
     if (qkv_batch_alloc(&it->batch, qkv_dataset_n_features(it->ds), qkv_dataset_has_chars(it->ds), max_sent,
                         max_tokens, err) ||
+        qkv_batch_alloc_dense(&it->batch, qkv_dataset_d_input(it->ds), err) ||
         qkv_batch_alloc_columns(&it->batch, qkv_dataset_n_columns(it->ds), err))
         return QKV_ERR;
     it->cap_sent = max_sent;
@@ -53,6 +54,7 @@ int qkv_run_iter_fill(qkv_run_iter *it, int i, qkv_error *err)
     it->in.features = qkv_batch_features(b);
     it->in.words = (qkv_packed){qkv_batch_n_tokens(b), qkv_batch_char_offsets(b)};
     it->in.chars = qkv_batch_chars(b);
+    it->in.dense = qkv_batch_dense(b);
     return QKV_OK;
 }
 

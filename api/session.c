@@ -15,6 +15,9 @@ void qkv_session_free(qkv_session *s)
         qkv_tagger_free(&s->model);
     qkv_dataset_free(&s->train);
     qkv_dataset_free(&s->dev);
+    qkv_dataset_free(&s->test);
+    qkv_frame_refs_free(&s->dev_refs);
+    qkv_frame_refs_free(&s->test_refs);
     qkv_corpus_free(&s->train_c);
     qkv_corpus_free(&s->dev_c);
     if (s->fz_ready)
@@ -73,6 +76,8 @@ int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *pat
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
+    if (d->task == QKV_TASK_FRAMES)
+        return qkv_session_frames(s, load_train, err);
     bool synthetic = d->source == QKV_SOURCE_SYNTHETIC;
     if (synthetic && d->task == QKV_TASK_SEGMENT)
         return qkv_fail(err, "data.task = segment needs CoNLL-U files with # text (data.source files), not the "
@@ -151,6 +156,13 @@ static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
     }
     tc.n_tags = qkv_featurizer_n_tags(&s->fz);
     tc.chars.n_chars = qkv_featurizer_n_chars(&s->fz);
+    if (s->cfg.data.task == QKV_TASK_FRAMES) {
+        tc.input_kind = QKV_INPUT_FRAMES;
+        tc.n_features = 0;
+        tc.d_input = s->has_train ? qkv_dataset_d_input(&s->train)
+                     : s->has_dev ? qkv_dataset_d_input(&s->dev)
+                                  : s->frames_d_input;
+    }
     const char **tag_names = malloc((size_t)(tc.n_tags > 0 ? tc.n_tags : 1) * sizeof *tag_names);
     if (!tag_names)
         return qkv_fail(err, "out of memory for %d tag names", tc.n_tags);

@@ -21,6 +21,12 @@ typedef struct qkv_session {
     qkv_corpus train_c, dev_c;
     qkv_dataset train, dev;
     bool has_train, has_dev;
+    /* data.task frames: the held-out voice's utterances of the dev file (the test), and what
+       the frame scores need of dev and test (data/frames.h) */
+    qkv_dataset test;
+    bool has_test;
+    qkv_frame_refs dev_refs, test_refs;
+    int frames_d_input;         /* a frame model's d_input read from a model file (no data needed) */
     qkv_warnings warnings;      /* printed by the command */
     qkv_tagger model;
     bool model_ready;
@@ -39,6 +45,12 @@ int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *pat
  * featurizer from the training corpus unless it is already set (from a checkpoint), and
  * encodes both. load_train false: only dev (used by commands that do not train). */
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err);
+/* (api/session_frames.c) qkv_session_data for data.task frames: the training file's utterances
+ * but the held-out voice's (data.held_out_voice) as the training set, its label names (of
+ * data.frame_labels) as the tags unless the featurizer is set (from a checkpoint); the dev
+ * file's other voices as dev, the held-out voice's as the test (none without such a voice).
+ * Errors: the files' (api/speech_store.h), no utterance left (data/frames.h). */
+int qkv_session_frames(qkv_session *s, bool load_train, qkv_error *err);
 /* The tagger of the config with the featurizer's vocabulary sizes, initialised from seed. */
 int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
 /* The same model with its parameters allocated but not initialised, for a checkpoint to fill

@@ -153,9 +153,23 @@ void qkv_batch_free(qkv_batch *b)
     free(b->heads);
     free(b->char_offsets);
     free(b->chars);
+    free(b->dense);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)
         free(b->features[f]);
     memset(b, 0, sizeof *b);
+}
+
+int qkv_batch_alloc_dense(qkv_batch *b, int d_input, qkv_error *err)
+{
+    free(b->dense);
+    b->dense = NULL;
+    b->d_input = d_input;
+    if (d_input <= 0)
+        return QKV_OK;
+    b->dense = malloc((size_t)(b->cap_tokens ? b->cap_tokens : 1) * d_input * sizeof *b->dense);
+    if (!b->dense)
+        return qkv_fail(err, "batches: out of memory for %d dense vectors of %d", b->cap_tokens, d_input);
+    return QKV_OK;
 }
 
 int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *plan, int index, qkv_error *err)
@@ -167,6 +181,9 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
                         ds->n_features);
     if (ds->chars && !b->chars)
         return qkv_fail(err, "batches: the dataset has characters, the batch has no room for them");
+    if (ds->dense && (!b->dense || b->d_input != ds->d_input))
+        return qkv_fail(err, "batches: the dataset has dense vectors of %d, the batch has no room for them",
+                        ds->d_input);
     if (qkv_dataset_n_columns(ds) != qkv_batch_n_columns(b))
         return qkv_fail(err, "batches: the batch has %d tag columns, the dataset %d", qkv_batch_n_columns(b),
                         qkv_dataset_n_columns(ds));
@@ -200,6 +217,9 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
             for (int j = 1; j <= n; j++)
                 b->char_offsets[t + j] = at + ds->char_start[w0 + j] - c0;
         }
+        if (ds->dense)
+            memcpy(b->dense + (size_t)t * ds->d_input, ds->dense + (size_t)w0 * ds->d_input,
+                   (size_t)n * ds->d_input * sizeof *b->dense);
         b->sent_ids[i - s0] = s;
         t += n;
         b->offsets[i - s0 + 1] = t;

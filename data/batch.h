@@ -38,6 +38,8 @@ typedef struct qkv_batch {
     int n_chars;             /* character ids of all words (0 without characters) */
     int32_t *char_offsets;   /* [T+1] word t's ids are chars[char_offsets[t] .. char_offsets[t+1]-1] */
     int32_t *chars;          /* [n_chars]; both NULL when the batch holds no characters */
+    int d_input;             /* width of the dense vectors */
+    float *dense;            /* [T, d_input] the tokens' dense vectors; NULL: none */
     int n_columns;           /* tag columns (data/columns.h): 1, or more with qkv_batch_alloc_columns */
     int32_t *col_tags[QKV_MAX_COLUMNS]; /* [T] gold class ids of column i; [0] is tags */
     /* capacity of the buffers (set by qkv_batch_alloc; not part of the model's view) */
@@ -72,6 +74,11 @@ void qkv_batch_max_size(const qkv_dataset *ds, int budget, int *max_sent, int *m
  * and with_chars: room for up to QKV_WORD_CHAR_IDS character ids per word. */
 int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent, int max_tokens, qkv_error *err);
 void qkv_batch_free(qkv_batch *b);
+/* Room in b (after qkv_batch_alloc) for the dense vectors of its tokens, d_input each
+ * (0: none); a dataset with dense vectors needs it. Errors: out of memory. */
+int qkv_batch_alloc_dense(qkv_batch *b, int d_input, qkv_error *err);
+/* The batch's dense vectors [T, d_input], or NULL. */
+static inline const float *qkv_batch_dense(const qkv_batch *b) { return b->dense; }
 /* Room in b (allocated) for the gold classes of n_columns tag columns (1..QKV_MAX_COLUMNS; 1:
  * the tags only), which qkv_batch_fill copies from a dataset of as many columns. */
 int qkv_batch_alloc_columns(qkv_batch *b, int n_columns, qkv_error *err);

@@ -228,6 +228,7 @@ void qkv_dataset_free(qkv_dataset *ds)
         free(ds->col_tags[i]);
     free(ds->char_start);
     free(ds->chars);
+    free(ds->dense);
     for (int f = 0; f < QKV_MAX_FEATURES; f++)
         free(ds->features[f]);
     memset(ds, 0, sizeof *ds);

@@ -40,6 +40,9 @@ typedef struct qkv_dataset {
     int32_t *char_start;                  /* [n_words + 1] word w's character ids are           */
     int32_t *chars;                       /*   chars[char_start[w] .. char_start[w+1]-1];
                                              both NULL without characters (data/features.h) */
+    int d_input;                          /* width of a dense token vector; 0: none */
+    float *dense;                         /* [n_words, d_input] dense token vectors (speech frames,
+                                             data/frames.h); NULL for words */
     int max_sent_len;                     /* words in the longest batchable sentence */
     int n_nonempty;                       /* batchable sentences: with words, not left out */
     int n_unknown_tags;                   /* words whose gold tag is QKV_TAG_UNSEEN */
@@ -97,6 +100,8 @@ static inline int qkv_dataset_n_batchable(const qkv_dataset *ds) { return ds->n_
 static inline int64_t qkv_dataset_n_left_out_words(const qkv_dataset *ds) { return ds->n_left_out_words; }
 static inline int qkv_dataset_n_features(const qkv_dataset *ds) { return ds->n_features; }
 static inline int qkv_dataset_has_chars(const qkv_dataset *ds) { return ds->chars != NULL; }
+/* The width of the dense token vectors (0: the dataset has none). */
+static inline int qkv_dataset_d_input(const qkv_dataset *ds) { return ds->dense ? ds->d_input : 0; }
 /* Tag columns (data/columns.h); column i's gold class ids [n_words] (0: tags). */
 static inline int qkv_dataset_n_columns(const qkv_dataset *ds) { return ds->n_columns > 1 ? ds->n_columns : 1; }
 static inline const int32_t *qkv_dataset_column_tags(const qkv_dataset *ds, int i) { return i == 0 ? ds->tags : ds->col_tags[i]; }

@@ -25,7 +25,9 @@
 #include "lib/tree_decode.h"
 
 /* X(ENUM_SUFFIX, "name", descriptor): one row per kind, in enum order. */
-#define QKV_INPUT_KINDS(X) X(WORDS, "words", qkv_words_input)
+#define QKV_INPUT_KINDS(X)                                                                            \
+    X(WORDS, "words", qkv_words_input)                                                                \
+    X(FRAMES, "frames", qkv_frames_input)
 #define QKV_ENCODER_KINDS(X)                                                                          \
     X(TRANSFORMER, "transformer", qkv_transformer_encoder)                                            \
     X(BILSTM, "bilstm", qkv_bilstm_encoder)                                                           \
@@ -44,7 +46,7 @@ typedef enum { QKV_ENCODER_KINDS(QKV_ENCODER_ENUM_) QKV_ENCODER_KIND_COUNT } qkv
 /* The output layer (head kind): a softmax per token, a linear-chain CRF over each sentence, or a
  * biaffine dependency parser (its targets are arcs: HEAD, with DEPREL as its tags). */
 typedef enum { QKV_HEAD_KINDS(QKV_HEAD_ENUM_) QKV_OUTPUT_COUNT } qkv_output_kind;
-/* The kinds' names (index = value), then NULL: "words"; "transformer", "bilstm", "cnn";
+/* The kinds' names (index = value), then NULL: "words", "frames"; "transformer", "bilstm", "cnn";
  * "softmax", "crf", "biaffine". */
 extern const char *const QKV_INPUT_KIND_NAMES[];
 extern const char *const QKV_ENCODER_KIND_NAMES[];

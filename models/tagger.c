@@ -13,8 +13,9 @@ int qkv_tagger_d_out(const qkv_tagger_config *cfg)
 
 static int check_config(const qkv_tagger_config *cfg, qkv_error *err)
 {
-    if (cfg->n_features < 1 || cfg->n_features > QKV_TAGGER_MAX_FEATURES)
-        return qkv_fail(err, "tagger: %d feature kinds, expected 1..%d", cfg->n_features, QKV_TAGGER_MAX_FEATURES);
+    int min_features = cfg->input_kind == QKV_INPUT_WORDS; /* other inputs read no features */
+    if (cfg->n_features < min_features || cfg->n_features > QKV_TAGGER_MAX_FEATURES)
+        return qkv_fail(err, "tagger: %d feature kinds, expected %d..%d", cfg->n_features, min_features, QKV_TAGGER_MAX_FEATURES);
     if (cfg->n_layers < 0 || cfg->n_layers > QKV_TAGGER_MAX_LAYERS)
         return qkv_fail(err, "tagger: %d layers, expected 0..%d", cfg->n_layers, QKV_TAGGER_MAX_LAYERS);
     if (cfg->n_tags < 1)

@@ -1,6 +1,7 @@
 /* A sequence tagger built from lib/, from parts chosen in the kind tables of models/kinds.h:
  *   input (model.input_kind: words, models/word_input.c: token features -> embeddings, one table
- *   per feature kind, summed [+ the character encoder's vector of each word, models/char_cnn.h])
+ *   per feature kind, summed [+ the character encoder's vector of each word, models/char_cnn.h];
+ *   or frames, models/frames_input.c: dense vectors [T, d_input] -> a linear map)
  *   [-> · sqrt(d_model)] -> + positional encoding -> dropout -> the encoder (model.encoder:
  *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm -> the heads
  *   (model.output: models/softmax_head.c, crf_head.c), each a linear map to its tag logits
@@ -16,6 +17,7 @@
  *
  * Parameter names (also the HDF5 dataset names of a checkpoint and a PyTorch port's names):
  *   embed.<feature>            [vocab_size, d_model]   e.g. embed.word, embed.suffix3
+ *   frames.w [d_model, d_input], frames.b [d_model]    frames input only
  *   chars.*                    see models/char_cnn.h    with the character encoder only
  *   pos.table                  [max_len, d_model]      learned positions only
  *   pos.p0, .w1, .b1, .w_t, .w2, .b2                   floater positions only (lib/nn/floater.h)
@@ -66,7 +68,8 @@ typedef struct qkv_tagger_config {
     qkv_output_kind output;
     bool crf_constrained;            /* crf: BIO (BIOES) constraints from tag_names, training and decoding */
     const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
-    qkv_input_kind input_kind;       /* words (default) */
+    qkv_input_kind input_kind;       /* words (default), or frames (models/frames_input.c) */
+    int d_input;                     /* frames: width of a dense token vector */
     qkv_biaffine_opts biaffine;      /* output biaffine: MLP widths and the tree decoder (its
                                         dropout is encoder.dropout) */
 } qkv_tagger_config;
@@ -77,6 +80,7 @@ typedef struct qkv_tagger_input {
     const int32_t *const *features;  /* [n_features][T], ids (0 = UNK) */
     qkv_packed words;              /* character encoder only: the characters of each token (n = T) */
     const int32_t *chars;            /*   [qkv_packed_rows(words)] character ids */
+    const float *dense; /* [T, d_input] row-major, dense token vectors (images, speech frames); NULL for words */
 } qkv_tagger_input;
 
 typedef struct qkv_tagger {

@@ -102,7 +102,8 @@ typedef struct qkv_attention_proj {
  * n_biases <= QKV_ATTN_MAX_BIASES; may be NULL when 0). `keep` (may be NULL) receives P.
  * One tape node "attention". Errors (on the tape): n_heads does not divide d_model (naming
  * both), shapes, sentences not covering x, a score bias that does not fit (its kind's check,
- * e.g. rel_bias missing or of the wrong shape). */
+ * e.g. rel_bias missing or of the wrong shape), a kernel out of range or a negative
+ * tiled_above. */
 qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, const qkv_attention_proj *proj,
                           const qkv_score_bias *biases, int n_biases, const qkv_attention_opts *opts,
                           qkv_attention_weights *keep);

@@ -11,7 +11,7 @@
 #include "lib/ops/ops.h"
 #include "models/tagger.h"
 
-enum { T = 7, B = 3, NT = 4, D = 6 };
+enum { T = 7, B = 3, NT = 4, D = 6, D_INPUT = 3 };
 static const int32_t OFFSETS[B + 1] = {0, 1, 4, 7};
 static const int32_t WORDS[T] = {1, 2, 3, 0, 4, 1, 2};
 static const int32_t SUFFIX[T] = {0, 1, 2, 1, 2, 0, 1};
@@ -44,16 +44,19 @@ static qkv_tagger_config config(void)
     cfg.positional = QKV_POS_SINUSOIDAL;
     cfg.chars = (qkv_char_cnn_config){.n_chars = 7, .char_dim = 3, .char_filters = 4, .char_width = 3};
     cfg.cnn_kernel = 3;
+    cfg.d_input = D_INPUT;
     cfg.tag_names = NAMES;
     return cfg;
 }
+
+static const float DENSE[T * D_INPUT] /* dense token vectors (the frames input) */ = {0.5f, -1, 2, 0, 1, 0.25f, -0.5f, 3, 1, 2, -2, 0, 1, 1, 1, 0.1f, -0.3f, 0.7f, 4, 0, -1};
 
 static qkv_tagger_input batch(const int32_t **features)
 {
     features[0] = WORDS;
     features[1] = SUFFIX;
     return (qkv_tagger_input){.sentences = {B, OFFSETS}, .features = features, .words = {T, WORD_OFFSETS},
-                              .chars = CHARS};
+                              .chars = CHARS, .dense = DENSE};
 }
 
 /* Parameters from..ps->n: at least one, names unique in ps, each after prefix beginning with

@@ -52,6 +52,9 @@ static void test_choices_are_the_library_values(void **state)
         {"model.tree_decoder=eisner", &c.model.biaffine.decoder, QKV_TREE_EISNER},
         {"data.task=tag", &c.data.task, QKV_TASK_TAG},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT},
+        {"data.task=frames", &c.data.task, QKV_TASK_FRAMES},
+        {"data.frame_labels=phoneme", &c.data.frame_labels, QKV_FRAME_PHONEME},
+        {"data.frame_labels=upos", &c.data.frame_labels, QKV_FRAME_UPOS},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES},
         {"data.source=synthetic", &c.data.source, QKV_SOURCE_SYNTHETIC},
         {"data.format=auto", &c.data.read.format, QKV_FORMAT_AUTO},
@@ -81,7 +84,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 16);
+    assert_int_equal(n_enum_keys, 17);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load(&c, cases[i].set);

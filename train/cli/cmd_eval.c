@@ -13,6 +13,7 @@
 #include "train/evaluate.h"
 #include "train/cli/output_file.h"
 #include "train/profile_table.h"
+#include "train/frame_report.h"
 #include "train/report.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
@@ -165,6 +166,11 @@ int qkv_cmd_eval(int argc, char **argv)
     int prof = qkv_profile_begin("report", QKV_PROF_WHOLE);
     qkv_cmd_report(&s, a.file, &res, a.json, a.by_length);
     qkv_profile_end(prof);
+    qkv_error err;
+    if (s.cfg.data.task == QKV_TASK_FRAMES && !a.json && qkv_frame_report(&s, &s, stdout, &err)) {
+        qkv_fail_report(&err);
+        goto done;
+    }
     status = 0;
 done:
     free(logits);

@@ -9,6 +9,7 @@
 
 #include "lib/profile.h"
 #include "lib/threads.h"
+#include "train/frame_report.h"
 #include "train/cli/command.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
@@ -259,6 +260,8 @@ static int final_report(const train_run *r)
         char what[4400];
         snprintf(what, sizeof what, "%s on %s", path, qkv_corpus_name(&r->s.dev_c));
         qkv_cmd_report(&best, what, &res, false, false);
+        if (r->s.cfg.data.task == QKV_TASK_FRAMES && qkv_frame_report(&best, &r->s, stdout, &err))
+            failed = qkv_fail_report(&err);
     }
     qkv_eval_result_free(&res);
     qkv_session_free(&best);

@@ -1,5 +1,7 @@
 #include "train/cli/command.h"
 
+#include <stdio.h>
+
 #include "api/model_file.h"
 #include "lib/threads.h"
 #include "train/report.h"
@@ -23,6 +25,10 @@ int qkv_cmd_refuse_segmenter(const qkv_session *s, const char *path)
 int qkv_cmd_read_scored(qkv_session *s, const char *path)
 {
     qkv_error err;
+    if (s->cfg.data.task == QKV_TASK_FRAMES) { /* a frame corpus: path is the dev file */
+        snprintf(s->cfg.data.dev, sizeof s->cfg.data.dev, "%s", path);
+        return qkv_session_frames(s, false, &err) ? qkv_fail_report(&err) : 0;
+    }
     if (qkv_session_read_corpus(s, &s->dev_c, path, &err) ||
         qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, &err) ||
         qkv_dataset_require_tags(&s->dev, &s->dev_c, &err) ||

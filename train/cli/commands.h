@@ -15,6 +15,7 @@ int qkv_cmd_eval(int argc, char **argv);
 int qkv_cmd_tag(int argc, char **argv);
 int qkv_cmd_gradcheck(int argc, char **argv);
 int qkv_cmd_synth(int argc, char **argv);
+int qkv_cmd_speech(int argc, char **argv);
 int qkv_cmd_config(int argc, char **argv);
 int qkv_cmd_plot(int argc, char **argv);
 int qkv_cmd_attention(int argc, char **argv);

@@ -12,6 +12,7 @@ static const qkv_command COMMANDS[] = {
     {"gradcheck", "check the model's gradients by finite differences", qkv_cmd_gradcheck},
     {"config", "check a config and print it resolved, or the key reference (--doc)", qkv_cmd_config},
     {"synth", "write a synthetic corpus (grammar, ends or reach task) as CoNLL-U", qkv_cmd_synth},
+    {"speech", "speak a CoNLL-U file with eSpeak NG into an HDF5 corpus of log-mel frames", qkv_cmd_speech},
     {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
     {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot},
     {"attention", "draw a checkpoint's attention weights for a sentence (gnuplot)", qkv_cmd_attention},

@@ -1,0 +1,70 @@
+/* A session's data for data.task frames (api/session.h: qkv_session_frames). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/session.h"
+#include "api/speech_store.h"
+
+/* The featurizer of a frame model: no token features are read, the tags are the corpus's
+ * label names of the chosen kind. */
+static int frame_featurizer(qkv_session *s, const qkv_frame_corpus *fc, qkv_error *err)
+{
+    const qkv_label_names *l = s->cfg.data.frame_labels == QKV_FRAME_PHONEME ? &fc->phones : &fc->upos_names;
+    if (qkv_featurizer_init(&s->fz, &s->cfg.data.features, err)) /* its kinds are never read */
+        return QKV_ERR;
+    s->fz_ready = true;
+    return qkv_featurizer_set_tags(&s->fz, (const char *const *)l->names, l->n, err);
+}
+
+/* The corpus's name for messages, as a read corpus keeps it. */
+static int name_corpus(qkv_corpus *c, const char *path, qkv_error *err)
+{
+    free(c->name);
+    c->name = strdup(path);
+    return c->name ? QKV_OK : qkv_fail(err, "out of memory");
+}
+
+static int load_dev(qkv_session *s, qkv_error *err)
+{
+    const qkv_data_section *d = &s->cfg.data;
+    qkv_frame_corpus fc;
+    if (qkv_frame_corpus_load(&fc, d->dev, err))
+        return QKV_ERR;
+    qkv_frame_select sel = {d->frame_labels, d->held_out_voice, 0, d->frame_stack};
+    int st = qkv_dataset_from_frames(&s->dev, &s->dev_refs, &s->fz, &fc, d->dev, &sel, err);
+    if (st == QKV_OK && d->held_out_voice[0]) {
+        sel.keep_voice = 1;
+        st = qkv_dataset_from_frames(&s->test, &s->test_refs, &s->fz, &fc, d->dev, &sel, err);
+        s->has_test = st == QKV_OK;
+    }
+    qkv_frame_corpus_free(&fc);
+    if (st || name_corpus(&s->dev_c, d->dev, err))
+        return QKV_ERR;
+    s->has_dev = true;
+    return QKV_OK;
+}
+
+int qkv_session_frames(qkv_session *s, bool load_train, qkv_error *err)
+{
+    const qkv_data_section *d = &s->cfg.data;
+    if (d->source != QKV_SOURCE_FILES)
+        return qkv_fail(err, "data.task = frames needs frame corpora (data.source files, made by qkv speech)");
+    if (load_train) {
+        qkv_frame_corpus fc;
+        if (qkv_frame_corpus_load(&fc, d->train, err))
+            return QKV_ERR;
+        qkv_frame_select sel = {d->frame_labels, d->held_out_voice, 0, d->frame_stack};
+        int st = s->fz_ready ? QKV_OK : frame_featurizer(s, &fc, err);
+        if (st == QKV_OK)
+            st = qkv_dataset_from_frames(&s->train, NULL, &s->fz, &fc, d->train, &sel, err);
+        qkv_frame_corpus_free(&fc);
+        if (st || name_corpus(&s->train_c, d->train, err))
+            return QKV_ERR;
+        s->has_train = true;
+    }
+    if (!d->dev[0])
+        return QKV_OK;
+    if (!s->fz_ready)
+        return qkv_fail(err, "no labels: load a checkpoint or the training data first");
+    return load_dev(s, err);
+}

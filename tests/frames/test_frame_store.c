@@ -1,0 +1,123 @@
+/* The speech frame corpus: labels of hand-made events (data/frames.h) and its HDF5 file
+ * (api/speech_store.h): round trip, bad files, nothing written on failure. */
+#include "testutil.h"
+
+#include <unistd.h>
+
+#include "api/speech_store.h"
+#include "frames_fixture.h"
+
+static void test_labels_from_events(void **state)
+{
+    (void)state;
+    qkv_frame_corpus fc;
+    fx_corpus(&fc);
+    assert_int_equal(fc.n_utt, 3);
+    assert_int_equal(fc.n_frames, 29);
+    /* centres 10, 20, ..., 120: phoneme events at 0 (_), 25 a1, 55 a2, 85 b1, 115 (_:) */
+    const char *want_phone[12] = {"sil", "sil", "a1", "a1", "a1", "a2", "a2", "a2", "b1", "b1", "b1", "sil"};
+    const int want_word[12] = {-1, -1, 0, 0, 0, 0, 0, 0, 1, 1, 1, -1};
+    const char *want_upos[12] = {"sil", "sil", "DET", "DET", "DET", "DET", "DET", "DET", "NOUN", "NOUN", "NOUN", "sil"};
+    for (int t = 0; t < 12; t++) {
+        assert_string_equal(fc.phones.names[fc.phone[t]], want_phone[t]);
+        assert_int_equal(fc.word[t], want_word[t]);
+        assert_string_equal(fc.upos_names.names[fc.upos[t]], want_upos[t]);
+    }
+    assert_string_equal(fc.phones.names[0], "sil");
+    assert_int_equal(fc.seq_start[1], 3); /* a1 a2 b1: pauses left out */
+    assert_string_equal(fc.phones.names[fc.phone_seq[2]], "b1");
+    assert_int_equal(fc.seq_start[3], 7);
+    qkv_frame_corpus_free(&fc);
+}
+
+static void assert_same(const qkv_frame_corpus *a, const qkv_frame_corpus *b)
+{
+    assert_int_equal(a->n_utt, b->n_utt);
+    assert_int_equal(a->n_frames, b->n_frames);
+    assert_int_equal(a->n_mels, b->n_mels);
+    assert_int_equal(a->hop, b->hop);
+    assert_int_equal(a->win, b->win);
+    assert_int_equal(a->sample_rate, b->sample_rate);
+    assert_memory_equal(a->features, b->features, (size_t)a->n_frames * a->n_mels * sizeof(float));
+    assert_memory_equal(a->phone, b->phone, (size_t)a->n_frames * sizeof(int32_t));
+    assert_memory_equal(a->upos, b->upos, (size_t)a->n_frames * sizeof(int32_t));
+    assert_memory_equal(a->word, b->word, (size_t)a->n_frames * sizeof(int32_t));
+    assert_memory_equal(a->utt_start, b->utt_start, ((size_t)a->n_utt + 1) * sizeof(int64_t));
+    assert_memory_equal(a->seq_start, b->seq_start, ((size_t)a->n_utt + 1) * sizeof(int64_t));
+    assert_memory_equal(a->phone_seq, b->phone_seq, (size_t)a->seq_start[a->n_utt] * sizeof(int32_t));
+    assert_int_equal(a->phones.n, b->phones.n);
+    for (int i = 0; i < a->phones.n; i++)
+        assert_string_equal(a->phones.names[i], b->phones.names[i]);
+    assert_int_equal(a->upos_names.n, b->upos_names.n);
+    for (int i = 0; i < a->upos_names.n; i++)
+        assert_string_equal(a->upos_names.names[i], b->upos_names.names[i]);
+    for (int u = 0; u < a->n_utt; u++) {
+        assert_string_equal(a->text[u], b->text[u]);
+        assert_string_equal(a->voice[u], b->voice[u]);
+        assert_int_equal(a->rate[u], b->rate[u]);
+        assert_int_equal(a->pitch[u], b->pitch[u]);
+        assert_int_equal(a->sentence[u], b->sentence[u]);
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/qkv-frames-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    qkv_frame_corpus a, b;
+    qkv_error err;
+    fx_corpus(&a);
+    if (qkv_frame_corpus_save(&a, path, &err) || qkv_frame_corpus_load(&b, path, &err))
+        fail_msg("%s", err.msg);
+    assert_same(&a, &b);
+    /* what was read writes the same file again, and reads the same */
+    qkv_frame_corpus c;
+    if (qkv_frame_corpus_save(&b, path, &err) || qkv_frame_corpus_load(&c, path, &err))
+        fail_msg("%s", err.msg);
+    assert_same(&a, &c);
+    qkv_frame_corpus_free(&a);
+    qkv_frame_corpus_free(&b);
+    qkv_frame_corpus_free(&c);
+    unlink(path);
+}
+
+static void test_bad_files(void **state)
+{
+    (void)state;
+    qkv_frame_corpus fc;
+    qkv_error err;
+    assert_int_equal(qkv_frame_corpus_load(&fc, "/nonexistent/x.h5", &err), QKV_ERR);
+    assert_non_null(strstr(err.msg, "/nonexistent/x.h5"));
+    qkv_frame_corpus_free(&fc); /* safe after a failed load */
+    char path[] = "/tmp/qkv-frames-bad-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "not hdf5 at all\n", 16), 16);
+    close(fd);
+    assert_int_equal(qkv_frame_corpus_load(&fc, path, &err), QKV_ERR);
+    assert_non_null(strstr(err.msg, path));
+    /* a truncated corpus is refused */
+    qkv_frame_corpus a;
+    fx_corpus(&a);
+    assert_int_equal(qkv_frame_corpus_save(&a, path, &err), QKV_OK);
+    assert_int_equal(truncate(path, 2000), 0);
+    assert_int_equal(qkv_frame_corpus_load(&fc, path, &err), QKV_ERR);
+    assert_non_null(strstr(err.msg, "truncated"));
+    /* a save into a missing folder fails and writes nothing */
+    assert_int_equal(qkv_frame_corpus_save(&a, "/nonexistent/dir/c.h5", &err), QKV_ERR);
+    qkv_frame_corpus_free(&a);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_labels_from_events),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_bad_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
