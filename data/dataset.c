@@ -106,6 +106,17 @@ static int copy_heads(qkv_dataset *ds, const qkv_corpus *c, qkv_error *err)
     return QKV_OK;
 }
 
+/* One warning naming the first word of ds without a tag and their number. */
+static int report_untagged(const qkv_corpus *c, const qkv_dataset *ds, qkv_warnings *w, qkv_error *err)
+{
+    int first = 0;
+    while (ds->tags[first] != QKV_TAG_NONE)
+        first++;
+    return qkv_warnings_add(w, err, "%.200s:%d: %d word%s no tag (\"%s\" in %s), the first here; %s not scored", c->name,
+                            c->word_line[first], ds->n_untagged, ds->n_untagged == 1 ? " has" : "s have", QKV_NO_TAG,
+                            c->tag_column, ds->n_untagged == 1 ? "it is" : "they are");
+}
+
 int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corpus *c, qkv_warnings *warnings,
                        qkv_error *err)
 {
@@ -172,16 +183,9 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         qkv_dataset_free(ds);
         return QKV_ERR;
     }
-    if (ds->n_untagged && warnings) {
-        int first = 0;
-        while (ds->tags[first] != QKV_TAG_NONE)
-            first++;
-        if (qkv_warnings_add(warnings, err, "%.200s:%d: %d word%s no tag (\"%s\" in %s), the first here; %s not scored",
-                 c->name, c->word_line[first], ds->n_untagged, ds->n_untagged == 1 ? " has" : "s have", QKV_NO_TAG,
-                 c->tag_column, ds->n_untagged == 1 ? "it is" : "they are") != QKV_OK) {
-            qkv_dataset_free(ds);
-            return QKV_ERR;
-        }
+    if (ds->n_untagged && warnings && report_untagged(c, ds, warnings, err) != QKV_OK) {
+        qkv_dataset_free(ds);
+        return QKV_ERR;
     }
     return QKV_OK;
 }
