@@ -417,6 +417,8 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      "learned score bias per layer); when the model is made, the 2-D kinds and `model.encoder=cnn2d` need an image "
      "input (a 2-D grid)",
      grid_attention},
+    {QKV_CFG_RULE_NEEDS, "data.task=frames", NULL, "model.input=frames",
+     "(the frames input reads the vectors of a frame corpus; data.task frames chooses it by itself)", NULL},
     {QKV_CFG_RULE_NEEDS, "model.attn_normalize=softmax", NULL, "model.positional=alibi",
      "(its biases act through softmax as a decay exp(-m|i-j|) of the weights)", NULL},
     {QKV_CFG_RULE_ODD, "model.char_width", NULL, NULL, "(the convolution is centred on each character)", NULL},

@@ -24,6 +24,7 @@ check "model.head_weights must be numbers >= 0" $'data:\n  tags: [upos, xpos]\nm
 check "train.select_columns names lemma, which data.tags does not list" $'data:\n  tags: [upos, xpos]\ntrain:\n  select_columns: [lemma]'
 check "c.yaml: model.positional = rope needs an even d_head = model.d_model / model.n_heads, got 60 / 4 = 15 (it rotates pairs of columns)" $'model:\n  d_model: 60\n  n_heads: 4\n  positional: rope'
 check "c.yaml: model.positional = alibi needs model.attn_normalize = softmax, got relu" $'model:\n  positional: alibi\n  attn_normalize: relu'
+check "c.yaml: model.input = frames needs data.task = frames, got tag" $'model:\n  input: frames'
 check "c.yaml:2:15: positional must be one of 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 'floater', 'rel2d', 'quadratic2d', 'rope2d', 'sinusoidal2d', 'learned2d', got 'xpos'" $'model:\n  positional: xpos'
 check "c.yaml:2:12: encoder must be one of 'transformer', 'bilstm', 'cnn', 'cnn2d', got 'gru'" $'model:\n  encoder: gru'
 check "c.yaml: model.positional does not apply to model.encoder: bilstm (it is read by transformer only)" $'model:\n  encoder: bilstm\n  positional: rope'

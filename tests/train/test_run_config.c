@@ -13,15 +13,16 @@ static void load_image(qkv_run_config *cfg, const char *set, bool image)
     /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins); a key of the cnn2d
      * encoder only applies with that encoder */
     bool cnn2d = set && strncmp(set, "model.cnn2d_", 12) == 0;
+    bool frames = set && strcmp(set, "model.input=frames") == 0; /* which data.task frames needs */
     char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"data.tags=deprel",
-                  (char *)"model.encoder=cnn2d", (char *)set};
-    if (!cnn2d)
+                  (char *)(frames ? "data.task=frames" : "model.encoder=cnn2d"), (char *)set};
+    if (!cnn2d && !frames)
         ov[3] = ov[4];
     char *ov_image[] = {(char *)"data.train=train-images-idx3-ubyte.gz", (char *)"model.input=patches",
                         (char *)"model.output=class", (char *)"model.cls_token=true", (char *)set};
     qkv_error err = {0};
     if (image ? qkv_run_config_load(NULL, ov_image, 5, cfg, &err)
-              : qkv_run_config_load(NULL, ov, (set ? 4 : 3) + cnn2d, cfg, &err))
+              : qkv_run_config_load(NULL, ov, (set ? 4 : 3) + (cnn2d || frames), cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
 
