@@ -159,6 +159,10 @@ static int sentence_text(const attention_args *a, char **conllu, size_t *len)
  * last layer, set here). */
 static int check_model(const qkv_session *s, attention_args *a)
 {
+    if (qkv_session_reads_images(s) || s->cfg.data.task == QKV_TASK_FRAMES)
+        return qkv_fail_reportf("%s: the model reads %s (model.input %s); qkv attention draws the attention of a "
+                                "sentence of words only", a->ckpt, qkv_session_reads_images(s) ? "images" : "speech frames",
+                                QKV_INPUT_KIND_NAMES[s->model.cfg.input_kind]);
     if (s->model.cfg.encoder_kind != QKV_ENCODER_TRANSFORMER)
         return qkv_fail_reportf("%s: the model's encoder is %s, which has no attention weights (only model.encoder: "
                                 "transformer has)", a->ckpt, QKV_ENCODER_KIND_NAMES[s->model.cfg.encoder_kind]);
