@@ -93,6 +93,11 @@ static void online_softmax_row(qkv_real *row, int a, int e, qkv_real *m, qkv_rea
     for (int j = a + 1; j < e; j++)
         mx = row[j] > mx ? row[j] : mx;
     qkv_real m_new = mx > *m ? mx : *m;
+    if (isinf(m_new)) { /* no key of the row visible yet (every score so far −inf): nothing to add */
+        for (int j = a; j < e; j++)
+            row[j] = 0;
+        return;
+    }
     qkv_real corr = isinf(*m) ? 0 : qkv_rexp(*m - m_new), sum = 0;
     for (int j = a; j < e; j++) {
         row[j] = qkv_rexp(row[j] - m_new);

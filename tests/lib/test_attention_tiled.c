@@ -212,6 +212,50 @@ static void test_same_as_stored(void **state)
     }
 }
 
+/* A constant mask: query i sees only keys j >= i - 70, so the late queries of a 150-token
+ * sentence see nothing in the first key tile (keys 0..63) of their whole-sentence band. */
+static int far_mask_check(const qkv_score_bias *b, int n_heads, bool softmax, char *msg, size_t len)
+{
+    (void)b, (void)n_heads, (void)msg, (void)len;
+    return !softmax;
+}
+
+static void far_mask_add(const qkv_score_bias *b, int h, int n_heads, int i, int a, int e, qkv_real *s)
+{
+    (void)b, (void)h, (void)n_heads;
+    for (int j = a; j < e; j++)
+        if (j < i - 70)
+            s[j - a] = -INFINITY;
+}
+
+static const qkv_score_bias_kind far_mask = {.name = "far_mask", .check = far_mask_check, .add = far_mask_add};
+
+/* A key tile whose every score is −inf, before any visible key of the row: the tiled kernel's
+ * running maximum is still −inf there, and its row must stay as the stored kernel's. */
+static void test_masked_first_tile(void **state)
+{
+    (void)state;
+    qkv_attention_opts opts = {.n_heads = 2, .pos_bias = &far_mask, .kernel = QKV_ATTN_KERNEL_TILED};
+    const int len[] = {150};
+    qkv_params ps;
+    qkv_params_init(&ps);
+    fixture f;
+    mha_fixture_setup(&f, &ps, 31, 8, len, 1, &opts, true);
+    size_t total = (size_t)f.off[f.n_sentences] * 8;
+    for (int p = 0; p < ps.n; p++)
+        total += ps.items[p]->t.size;
+    double *stored = malloc(total * sizeof *stored), *tiled = malloc(total * sizeof *tiled);
+    run_kernel(&f, &ps, QKV_ATTN_KERNEL_STORED, stored);
+    run_kernel(&f, &ps, QKV_ATTN_KERNEL_TILED, tiled);
+    for (size_t i = 0; i < total; i++) {
+        assert_true(isfinite(tiled[i]));
+        tu_assert_close(tiled[i], stored[i], 1e-12 * (1 + fabs(stored[i])));
+    }
+    free(stored);
+    free(tiled);
+    qkv_params_free(&ps);
+}
+
 static void check_gradients(uint64_t seed, const int *bt, const qkv_attention_opts *opts, bool bias)
 {
     qkv_params ps;
@@ -342,6 +386,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_matches_reference),
         cmocka_unit_test(test_same_as_stored),
+        cmocka_unit_test(test_masked_first_tile),
         cmocka_unit_test(test_gradcheck),
         cmocka_unit_test(test_gradcheck_catches_fault),
         cmocka_unit_test(test_memory_linear),
