@@ -24,6 +24,18 @@ static int name_corpus(qkv_corpus *c, const char *path, qkv_error *err)
     return c->name ? QKV_OK : qkv_fail(err, "out of memory");
 }
 
+/* The dev corpus's token vectors are as wide as the training data's, or as the loaded model's
+ * (frames.w [d_model, d_input]): n_mels of qkv speech times data.frame_stack. */
+static int check_width(const qkv_session *s, qkv_error *err)
+{
+    int want = s->has_train ? qkv_dataset_d_input(&s->train) : s->frames_d_input, got = qkv_dataset_d_input(&s->dev);
+    if (want > 0 && got != want)
+        return qkv_fail(err, "%.300s: frames of %d values (mel bands x data.frame_stack %d), %s %d", s->cfg.data.dev,
+                        got, s->cfg.data.frame_stack > 0 ? s->cfg.data.frame_stack : 1,
+                        s->has_train ? "the training data's have" : "the model reads", want);
+    return QKV_OK;
+}
+
 static int load_dev(qkv_session *s, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
@@ -41,7 +53,7 @@ static int load_dev(qkv_session *s, qkv_error *err)
     if (st || name_corpus(&s->dev_c, d->dev, err))
         return QKV_ERR;
     s->has_dev = true;
-    return QKV_OK;
+    return check_width(s, err);
 }
 
 int qkv_session_frames(qkv_session *s, bool load_train, qkv_error *err)

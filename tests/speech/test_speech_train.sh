@@ -45,4 +45,12 @@ expect_error "no utterance to take (every one is of the held-out voice" "$QKV_BI
     --out "$SCRATCH/x" --set data.train="$SCRATCH/one.h5"
 expect_error "en_ewt-sample-dev.conllu.gz" "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/y" \
     --set data.train="$QKV_SOURCE_DIR/$SAMPLE"
+# frames of another width than the training data's or the model's (another --n-mels)
+"$QKV_BIN" speech data/ud_english_ewt_sample/en_ewt-sample-train.conllu.gz --max-sentences 2 --n-mels 80 \
+    --voices en-us,en-029 --out "$SCRATCH/dev80.h5" 2>/dev/null || fail "qkv speech (80 bands)"
+expect_error "dev80.h5: frames of 80 values (mel bands x data.frame_stack 1), the training data's have 40" \
+    "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/w" --set data.dev="$SCRATCH/dev80.h5"
+[ ! -e "$SCRATCH/w" ] || fail "a run folder was made for a dev corpus of another width"
+expect_error "dev80.h5: frames of 80 values (mel bands x data.frame_stack 1), the model reads 40" \
+    "$QKV_BIN" eval "$SCRATCH/ph/checkpoints/best.h5" "$SCRATCH/dev80.h5"
 echo ok
