@@ -34,4 +34,11 @@ expect_error "rate 20 is not" "$QKV_BIN" speech "$SAMPLE" --out "$SCRATCH/x.h5" 
 printf '1\tx\n' >"$SCRATCH/bad.conllu"
 expect_error "bad.conllu:1" "$QKV_BIN" speech "$SCRATCH/bad.conllu" --out "$SCRATCH/x.h5"
 expect_error "nonexistent" "$QKV_BIN" speech "$SAMPLE" --out "$SCRATCH/nonexistent/x.h5" --max-sentences 1
+# an existing --out only with --force, and never the input
+cp "$SCRATCH/bad.conllu" "$SCRATCH/keep.conllu"
+expect_error "already exists: choose another file, or replace it with --force" "$QKV_BIN" speech "$SAMPLE" \
+    --out "$SCRATCH/keep.conllu" --max-sentences 1
+cmp -s "$SCRATCH/bad.conllu" "$SCRATCH/keep.conllu" || fail "qkv speech replaced an existing file without --force"
+expect_error "writing it would destroy it" "$QKV_BIN" speech "$SCRATCH/keep.conllu" --out "$SCRATCH/keep.conllu" --force
+cmp -s "$SCRATCH/bad.conllu" "$SCRATCH/keep.conllu" || fail "qkv speech replaced its input"
 echo "ok"

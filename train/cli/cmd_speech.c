@@ -12,6 +12,7 @@
 #include "data/corpus.h"
 #include "train/fail.h"
 #include "train/cli/cli.h"
+#include "train/cli/output_file.h"
 #include "train/cli/commands.h"
 #ifdef QKV_HAVE_SPEECH
 #include "data/speech_corpus.h"
@@ -103,6 +104,7 @@ int qkv_cmd_speech(int argc, char **argv)
     const char *in = NULL, *out = NULL, *voices = "en-us,en-gb,en-gb-x-rp,en-029", *rates = "150,175,200",
                *pitches = "40,50,60", *snr = NULL;
     long n_mels = 40, seed = 1, max_sentences = 0;
+    bool force = false;
     const qkv_cli_opt rows[] = {
         {"CONLLU", QKV_CLI_STRING, &in, NULL, NULL, .required = true},
         {"--out", QKV_CLI_STRING, &out, "FILE", "the HDF5 frame corpus to write (required)", .required = true},
@@ -112,13 +114,16 @@ int qkv_cmd_speech(int argc, char **argv)
         {"--snr", QKV_CLI_STRING, &snr, "DB", "add white noise at this signal-to-noise ratio (default none)"},
         {"--n-mels", QKV_CLI_INT, &n_mels, "N", "mel bands (default 40)", .lo = 40, .hi = 80},
         {"--seed", QKV_CLI_INT, &seed, "S", "seed of the rates, pitches and noise (default 1)", .lo = 0, .hi = LONG_MAX},
-        {"--max-sentences", QKV_CLI_INT, &max_sentences, "N", "speak only the first N sentences (default all)", .lo = 0,
+        {"--max-sentences", QKV_CLI_INT, &max_sentences, "N", "speak only the first N sentences (default 0: all)", .lo = 0,
          .hi = INT_MAX},
+        {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE if it exists (never CONLLU)"},
     };
     const qkv_cli_spec spec = {"speech", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
+    if (!qkv_output_ok("speech", "--out", out, (const char *[]){in}, 1, force, false))
+        return 1;
 #ifdef QKV_HAVE_SPEECH
     qkv_speech_opts o = {.snr_db = NAN, .n_mels = (int)n_mels, .seed = (uint64_t)seed, .max_sentences = (int)max_sentences};
     char vbuf[4096], rbuf[1024], pbuf[1024];
