@@ -19,7 +19,7 @@ head -1 "$SCRATCH/run/metrics.tsv" | grep -q $'span_f1\taccuracy_upos\taccuracy_
 # the selection score is the mean of the four heads' accuracies
 awk -F'\t' '$3 == "dev" { m = ($12 + $13 + $14 + $15) / 4; if (m > best) best = m } END { printf "%.2f\n", 100 * best }' \
     "$SCRATCH/run/metrics.tsv" >"$SCRATCH/best"
-grep -qF "best dev accuracy $(cat "$SCRATCH/best")%" <<<"$out" || { echo "$out" >&2; fail "selection score is not the mean"; }
+grep -qF "best dev selection score $(cat "$SCRATCH/best")%" <<<"$out" || { echo "$out" >&2; fail "selection score is not the mean"; }
 CKPT=$SCRATCH/run/checkpoints/best.h5
 # filled WORDS: the number of word lines with LEMMA, UPOS and XPOS predicted (not "_")
 filled() { awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ && $3 != "_" && $4 != "_" && $5 != "_" { n++ } END { print n + 0 }'; }

@@ -13,6 +13,7 @@ R=$SCRATCH/run
     --set model.n_layers=1 --set log.progress=off --set log.plot=false --out "$R" >"$R.log" 2>&1 ||
     { cat "$R.log" >&2; fail "qkv train"; }
 grep -q "dev UAS .* LAS " "$R.log" || fail "no dev UAS/LAS line: $(tail -3 "$R.log")"
+grep -q "^done: .*best dev LAS [0-9.]*% at step" "$R.log" || fail "the last line does not name LAS: $(tail -1 "$R.log")"
 CK=$R/checkpoints/last.h5
 gzip -dc $S/en_ewt-sample-dev.conllu.gz >"$SCRATCH/gold.conllu"
 "$QKV_BIN" tag "$CK" "$SCRATCH/gold.conllu" >"$SCRATCH/pred.conllu" || fail "qkv tag"
