@@ -88,7 +88,11 @@ static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result 
     if (res->n_heads > 1) {
         fprintf(out, "  heads:");
         for (int h = 0; h < res->n_heads; h++)
-            fprintf(out, " %s %.2f%%", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], 100 * res->head_accuracy[h]);
+            if (res->head_words[h])
+                fprintf(out, " %s %.2f%%", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], 100 * res->head_accuracy[h]);
+            else /* every gold value of that column is "_" */
+                fprintf(out, " %s n/a (no gold %s)", QKV_TAG_FIELD_NAMES[s->fz.columns[h]],
+                        QKV_TAG_FIELD_NAMES[s->fz.columns[h]]);
         fprintf(out, "\n");
     }
     if (!res->ud)

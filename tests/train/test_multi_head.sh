@@ -27,6 +27,11 @@ filled() { awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ && $3 != "_" && $4 != "_" && 
 out=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz) || fail "eval"
 grep -q "CoNLL 2018 scores (gold tokenization): UPOS .* XPOS .* UFeats .* AllTags .* Lemmas " <<<"$out" ||
     { echo "$out" >&2; fail "eval: no CoNLL 2018 scores"; }
+# a file without gold XPOS: that head is not scored (not 0.00%)
+gzip -dc $F/en_ewt-columns-dev.conllu.gz | awk 'BEGIN { FS = OFS = "\t" } NF == 10 { $5 = "_" } { print }' \
+    >"$SCRATCH/noxpos.conllu"
+out=$("$QKV_BIN" eval "$CKPT" "$SCRATCH/noxpos.conllu") || fail "eval without gold xpos"
+grep -q "heads: upos [0-9.]*% xpos n/a (no gold xpos) feats" <<<"$out" || { echo "$out" >&2; fail "eval: xpos scored without gold"; }
 json=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz --json) || fail "eval --json"
 grep -q '"conll18": {"UPOS": [0-9.]*, "XPOS": [0-9.]*, "UFeats": [0-9.]*, "AllTags": [0-9.]*, "Lemmas": ' <<<"$json" ||
     { echo "$json" >&2; fail "eval --json: no conll18 scores"; }
