@@ -45,6 +45,9 @@ expect_error "no utterance to take (every one is of the held-out voice" "$QKV_BI
     --out "$SCRATCH/x" --set data.train="$SCRATCH/one.h5"
 expect_error "en_ewt-sample-dev.conllu.gz" "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/y" \
     --set data.train="$QKV_SOURCE_DIR/$SAMPLE"
+# the shipped config without its corpora says how to make them
+QKV_SPEECH_DIR=$SCRATCH/none expect_error "To make the speech corpora: configs/speech/make-corpus.sh" \
+    "$QKV_BIN" train configs/speech/phoneme.yaml --out "$SCRATCH/v"
 # frames of another width than the training data's or the model's (another --n-mels)
 "$QKV_BIN" speech data/ud_english_ewt_sample/en_ewt-sample-train.conllu.gz --max-sentences 2 --n-mels 80 \
     --voices en-us,en-029 --out "$SCRATCH/dev80.h5" 2>/dev/null || fail "qkv speech (80 bands)"

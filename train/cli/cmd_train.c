@@ -71,6 +71,9 @@ static int missing_data(const qkv_session *s, const qkv_cli_config *cc)
             fprintf(stderr, ": give the file's path in the config or with --set data.%s=FILE", key);
         if (!strcmp(first, "QKV_WNUT17_DIR"))
             fprintf(stderr, ". To download WNUT 2017: data/fetch-wnut17.sh DIR, then export QKV_WNUT17_DIR=DIR\n");
+        else if (!strcmp(first, "QKV_SPEECH_DIR"))
+            fprintf(stderr, ". To make the speech corpora: configs/speech/make-corpus.sh (into build/speech), or "
+                            "configs/speech/make-corpus.sh DIR, then export QKV_SPEECH_DIR=DIR\n");
         else
             fprintf(stderr, ". To download a UD treebank: data/fetch-ud.sh TREEBANK DIR, e.g. data/fetch-ud.sh "
                             "UD_English-EWT DIR%s%s%s\n",
