@@ -5,24 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
+
 const char *const QKV_FRAME_LABEL_NAMES[] = {"phoneme", "upos", NULL};
 _Static_assert(sizeof QKV_FRAME_LABEL_NAMES / sizeof QKV_FRAME_LABEL_NAMES[0] == QKV_FRAME_LABEL_COUNT + 1,
                "one name per qkv_frame_label");
-
-static int grow(void **p, int64_t *cap, int64_t need, size_t size)
-{
-    if (need <= *cap)
-        return QKV_OK;
-    int64_t c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q)
-        return QKV_ERR;
-    *p = q;
-    *cap = c;
-    return QKV_OK;
-}
 
 int qkv_label_id(qkv_label_names *l, const char *name, int32_t *id, qkv_error *err)
 {
@@ -33,7 +20,7 @@ int qkv_label_id(qkv_label_names *l, const char *name, int32_t *id, qkv_error *e
         }
     int64_t cap = l->cap;
     char *copy = strdup(name);
-    if (!copy || grow((void **)&l->names, &cap, l->n + 1, sizeof *l->names)) {
+    if (!copy || !qkv_grow((void **)&l->names, &cap, l->n + 1, sizeof *l->names)) {
         free(copy);
         return qkv_fail(err, "out of memory for the label \"%s\"", name);
     }
@@ -100,7 +87,7 @@ void qkv_frame_corpus_free(qkv_frame_corpus *fc)
         int64_t c_ = *(cap);                                                                          \
         for (size_t i_ = 0; i_ < sizeof arrays_ / sizeof arrays_[0]; i_ += 2) {                       \
             c_ = *(cap);                                                                              \
-            if (grow(arrays_[i_], &c_, (need), (size_t)(uintptr_t)arrays_[i_ + 1]))                   \
+            if (!qkv_grow(arrays_[i_], &c_, (need), (size_t)(uintptr_t)arrays_[i_ + 1]))                  \
                 return QKV_ERR;                                                                       \
         }                                                                                             \
         *(cap) = c_;                                                                                  \

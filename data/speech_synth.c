@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
+
 typedef struct collect {
     qkv_utterance *u;
     bool oom;
@@ -13,32 +15,17 @@ typedef struct collect {
 static int g_rate;         /* eSpeak's output rate once started */
 static collect *g_collect; /* the synthesis under way (eSpeak runs one at a time) */
 
-static bool grow(void **p, int *cap, int need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    int c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 static void add_event(collect *c, const espeak_EVENT *ev)
 {
     qkv_utterance *u = c->u;
     if (ev->type == espeakEVENT_WORD) {
-        if (!grow((void **)&u->words, &u->cap_words, u->n_words + 1, sizeof *u->words)) {
+        if (!qkv_grow((void **)&u->words, &u->cap_words, u->n_words + 1, sizeof *u->words)) {
             c->oom = true;
             return;
         }
         u->words[u->n_words++] = (qkv_word_event){ev->sample, ev->text_position - 1};
     } else if (ev->type == espeakEVENT_PHONEME) {
-        if (!grow((void **)&u->phones, &u->cap_phones, u->n_phones + 1, sizeof *u->phones)) {
+        if (!qkv_grow((void **)&u->phones, &u->cap_phones, u->n_phones + 1, sizeof *u->phones)) {
             c->oom = true;
             return;
         }
@@ -57,7 +44,7 @@ static int on_audio(short *wav, int n, espeak_EVENT *events)
     qkv_utterance *u = c->u;
     if (wav && n > 0) {
         if (u->n_samples + n > 0x7fffffffL ||
-            !grow((void **)&u->samples, &u->cap_samples, (int)(u->n_samples + n), sizeof *u->samples)) {
+            !qkv_grow((void **)&u->samples, &u->cap_samples, (int64_t)u->n_samples + n, sizeof *u->samples)) {
             c->oom = true;
             return 1; /* stop the synthesis */
         }
