@@ -84,3 +84,26 @@ PY
         --set train.max_steps=12 --set train.threads=1 --set data.batch_tokens=1500 --set log.plot=false "$@" \
         >"$dir.log" 2>&1 || { cat "$dir.log" >&2; fail "training the segmenter"; }
 }
+
+# require_mpi: skips the test (exit 77, one line why) without an MPI build and mpirun, or under
+# the sanitizers; else sets MPIRUN, the 2-rank mpirun command line.
+require_mpi() {
+    if [ "${QKV_MPI_BUILT:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
+        echo "skipped: qkv was built without MPI (or mpirun is missing): apt-get install openmpi-bin libopenmpi-dev"
+        exit 77
+    fi
+    if [ "${QKV_SANITIZED:-0}" = 1 ]; then
+        echo "skipped: not under the sanitizers (Open MPI's own allocations stay live at exit)"
+        exit 77
+    fi
+    MPIRUN=(mpirun -np 2 --oversubscribe -x OMP_NUM_THREADS=1)
+    [ "$(id -u)" -ne 0 ] || MPIRUN+=(--allow-run-as-root)
+}
+
+# The interrupt tests' long synthetic run (stopped by a signal) and what they read of it: the
+# train rows of RUN/metrics.tsv, and the step a checkpoint holds.
+LONG_RUN=(--set train.threads=1 --set train.max_steps=100000 --set train.epochs=1000 --set data.synthetic_train=800
+          --set data.synthetic_dev=100 --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400
+          --set log.every_steps=1 --set log.plot=false --set log.progress=off --set train.eval_every=0)
+train_rows() { awk -F'\t' '$3 == "train"' "$1/metrics.tsv" 2>/dev/null | wc -l; }
+ckpt_step() { "$PY" -c "import h5py, sys; print(int(h5py.File(sys.argv[1], 'r')['train/step'][()]))" "$1"; }

@@ -4,12 +4,7 @@
 # parameters are bit for bit those of a run never interrupted (one thread). SIGTERM does the
 # same (143). Two SIGINTs in a row end the process at once, leaving no damaged checkpoint.
 . "$(dirname "$0")/common.sh"
-BASE=(--set train.threads=1 --set train.max_steps=100000 --set train.epochs=1000 --set data.synthetic_train=800
-      --set data.synthetic_dev=100 --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400
-      --set log.every_steps=1 --set log.plot=false --set log.progress=off --set train.eval_every=0)
-
-train_rows() { awk -F'\t' '$3 == "train"' "$1/metrics.tsv" 2>/dev/null | wc -l; }
-ckpt_step() { "$PY" -c "import h5py, sys; print(int(h5py.File(sys.argv[1], 'r')['train/step'][()]))" "$1"; }
+BASE=("${LONG_RUN[@]}")
 
 # start_and_signal DIR SIGNAL...: a run into DIR, the signals sent once it has logged 3 steps;
 # sets $status to its exit status.

@@ -20,16 +20,7 @@
 #     its own share's) and 30 with model.output: crf (whose transition scores must train: the
 #     step's loss is the CRF's): 2 ranks vs 1 process as above.
 . "$(dirname "$0")/common.sh"
-if [ "${QKV_MPI_BUILT:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
-    echo "skipped: qkv was built without MPI (or mpirun is missing): apt-get install openmpi-bin libopenmpi-dev"
-    exit 77
-fi
-if [ "${QKV_SANITIZED:-0}" = 1 ]; then
-    echo "skipped: not under the sanitizers (Open MPI's own allocations stay live at exit)"
-    exit 77
-fi
-MPIRUN=(mpirun -np 2 --oversubscribe -x OMP_NUM_THREADS=1)
-[ "$(id -u)" -ne 0 ] || MPIRUN+=(--allow-run-as-root)
+require_mpi
 CFG=tests/train/synthetic.yaml
 BASE=(--set train.threads=1 --set train.max_steps=100 --set data.synthetic_train=800 --set data.synthetic_dev=100
       --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400 --set log.every_steps=1

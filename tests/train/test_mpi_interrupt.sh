@@ -5,21 +5,8 @@
 # step and prints the resume command, and the job ends (no rank waits forever in a collective
 # call of a step the others never reach); the checkpoint resumes with 2 ranks.
 . "$(dirname "$0")/common.sh"
-if [ "${QKV_MPI_BUILT:-0}" != 1 ] || ! command -v mpirun >/dev/null; then
-    echo "skipped: qkv was built without MPI (or mpirun is missing): apt-get install openmpi-bin libopenmpi-dev"
-    exit 77
-fi
-if [ "${QKV_SANITIZED:-0}" = 1 ]; then
-    echo "skipped: not under the sanitizers (Open MPI's own allocations stay live at exit)"
-    exit 77
-fi
-MPIRUN=(mpirun -np 2 --oversubscribe -x OMP_NUM_THREADS=1)
-[ "$(id -u)" -ne 0 ] || MPIRUN+=(--allow-run-as-root)
-BASE=(--set train.threads=1 --set train.max_steps=100000 --set train.epochs=1000 --set data.synthetic_train=800
-      --set data.synthetic_dev=100 --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400
-      --set log.every_steps=1 --set log.plot=false --set log.progress=off --set train.eval_every=0)
-train_rows() { awk -F'\t' '$3 == "train"' "$1/metrics.tsv" 2>/dev/null | wc -l; }
-ckpt_step() { "$PY" -c "import h5py, sys; print(int(h5py.File(sys.argv[1], 'r')['train/step'][()]))" "$1"; }
+require_mpi
+BASE=("${LONG_RUN[@]}")
 
 # run_and_signal DIR WHO SIGNAL: a 2-rank run into DIR; once it has logged 3 steps, SIGNAL to WHO
 # (rank1: the rank that does not write; mpirun); fails when the job is not over 60 s later.
