@@ -51,7 +51,6 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
 #define LIST(sec, key, f, ch, def, doc) \
     {sec, key, QKV_CFG_LIST, _Generic(FIELD(f), char *: OFF(f)), 0, 0, ch, def, doc, sizeof FIELD(f), ALL}
 #define PATH(sec, key, f, def, doc) {sec, key, QKV_CFG_PATH, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
-#define STRING(sec, key, f, def, doc) {sec, key, QKV_CFG_STRING, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
 /* Read only by these values of model.encoder (T transformer, L bilstm, C cnn, C2 cnn2d). */
 #define ENC(kinds) "encoder", (kinds)
 #define T (1u << QKV_ENCODER_TRANSFORMER)

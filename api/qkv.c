@@ -12,7 +12,7 @@
 #include "api/predict.h"
 #include "api/segmenter.h"
 #include "data/utf8.h"
-#include "lib/grow.h"
+#include "data/line_fields.h"
 
 struct qkv_model {
     qkv_session s;
@@ -277,7 +277,7 @@ typedef struct text_builder {
     qkv_sentence *sents;
     qkv_token *toks;
     qkv_word *words;
-    int64_t cap_s, cap_t, cap_w;
+    size_t cap_s, cap_t, cap_w;
     qkv_text t;
     char *chars;
     size_t n_chars, cap_chars;
@@ -316,9 +316,9 @@ static int add_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *er
     text_builder *b = ctx;
     const qkv_segmentation *seg = p->seg;
     int w_base = b->t.n_words, t_base = b->t.n_tokens;
-    if (!qkv_grow((void **)&b->sents, &b->cap_s, b->t.n_sentences + seg->n_sent, sizeof *b->sents) ||
-        !qkv_grow((void **)&b->toks, &b->cap_t, t_base + seg->n_tokens, sizeof *b->toks) ||
-        !qkv_grow((void **)&b->words, &b->cap_w, w_base + seg->n_words, sizeof *b->words))
+    if (!qkv_array_grow((void **)&b->sents, &b->cap_s, b->t.n_sentences + seg->n_sent, sizeof *b->sents) ||
+        !qkv_array_grow((void **)&b->toks, &b->cap_t, t_base + seg->n_tokens, sizeof *b->toks) ||
+        !qkv_array_grow((void **)&b->words, &b->cap_w, w_base + seg->n_words, sizeof *b->words))
         return qkv_fail(err, "out of memory");
     for (int s = 0; s < seg->n_sent; s++) {
         int t0 = seg->sent_start[s], t1 = seg->sent_start[s + 1];

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/grow.h"
+#include "data/line_fields.h"
 
 const char *const QKV_FRAME_LABEL_NAMES[] = {"phoneme", "upos", NULL};
 _Static_assert(sizeof QKV_FRAME_LABEL_NAMES / sizeof QKV_FRAME_LABEL_NAMES[0] == QKV_FRAME_LABEL_COUNT + 1,
@@ -18,9 +18,9 @@ int qkv_label_id(qkv_label_names *l, const char *name, int32_t *id, qkv_error *e
             *id = i;
             return QKV_OK;
         }
-    int64_t cap = l->cap;
+    size_t cap = (size_t)l->cap;
     char *copy = strdup(name);
-    if (!copy || !qkv_grow((void **)&l->names, &cap, l->n + 1, sizeof *l->names)) {
+    if (!copy || !qkv_array_grow((void **)&l->names, &cap, (size_t)l->n + 1, sizeof *l->names)) {
         free(copy);
         return qkv_fail(err, "out of memory for the label \"%s\"", name);
     }
@@ -84,10 +84,10 @@ void qkv_frame_corpus_free(qkv_frame_corpus *fc)
 #define GROW_GROUP(cap, need, ...)                                                                    \
     do {                                                                                              \
         void **arrays_[] = {__VA_ARGS__};                                                             \
-        int64_t c_ = *(cap);                                                                          \
+        size_t c_ = *(cap);                                                                           \
         for (size_t i_ = 0; i_ < sizeof arrays_ / sizeof arrays_[0]; i_ += 2) {                       \
             c_ = *(cap);                                                                              \
-            if (!qkv_grow(arrays_[i_], &c_, (need), (size_t)(uintptr_t)arrays_[i_ + 1]))                  \
+            if (!qkv_array_grow(arrays_[i_], &c_, (size_t)(need), (size_t)(uintptr_t)arrays_[i_ + 1]))      \
                 return QKV_ERR;                                                                       \
         }                                                                                             \
         *(cap) = c_;                                                                                  \

@@ -41,7 +41,7 @@ typedef struct qkv_frame_corpus {
     qkv_label_names phones, upos_names;
     char **text, **voice;               /* [n_utt] sentence text and eSpeak voice */
     int32_t *rate, *pitch, *sentence;   /* [n_utt] words/minute, pitch 0..100, index in the CoNLL-U */
-    int64_t cap_features, cap_frames, cap_seq, cap_utt; /* room of the arrays */
+    size_t cap_features, cap_frames, cap_seq, cap_utt; /* room of the arrays */
 } qkv_frame_corpus;
 
 /* An empty corpus of n_mels bands and that frame geometry (the silence labels in place).

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/grow.h"
+#include "data/line_fields.h"
 
 typedef struct collect {
     qkv_utterance *u;
@@ -19,13 +19,13 @@ static void add_event(collect *c, const espeak_EVENT *ev)
 {
     qkv_utterance *u = c->u;
     if (ev->type == espeakEVENT_WORD) {
-        if (!qkv_grow((void **)&u->words, &u->cap_words, u->n_words + 1, sizeof *u->words)) {
+        if (!qkv_array_grow((void **)&u->words, &u->cap_words, u->n_words + 1, sizeof *u->words)) {
             c->oom = true;
             return;
         }
         u->words[u->n_words++] = (qkv_word_event){ev->sample, ev->text_position - 1};
     } else if (ev->type == espeakEVENT_PHONEME) {
-        if (!qkv_grow((void **)&u->phones, &u->cap_phones, u->n_phones + 1, sizeof *u->phones)) {
+        if (!qkv_array_grow((void **)&u->phones, &u->cap_phones, u->n_phones + 1, sizeof *u->phones)) {
             c->oom = true;
             return;
         }
@@ -44,7 +44,7 @@ static int on_audio(short *wav, int n, espeak_EVENT *events)
     qkv_utterance *u = c->u;
     if (wav && n > 0) {
         if (u->n_samples + n > 0x7fffffffL ||
-            !qkv_grow((void **)&u->samples, &u->cap_samples, (int64_t)u->n_samples + n, sizeof *u->samples)) {
+            !qkv_array_grow((void **)&u->samples, &u->cap_samples, (size_t)u->n_samples + (size_t)n, sizeof *u->samples)) {
             c->oom = true;
             return 1; /* stop the synthesis */
         }

@@ -38,7 +38,7 @@ typedef struct qkv_utterance {
     qkv_word_event *words;    /* [n_words] in the order eSpeak reports them */
     qkv_phone_event *phones;  /* [n_phones] */
     bool unspeakable;         /* set by a qkv_speech_say that failed on a text without phonemes */
-    int64_t cap_samples, cap_words, cap_phones;
+    size_t cap_samples, cap_words, cap_phones;
 } qkv_utterance;
 
 /* Speech parameters of one utterance. */

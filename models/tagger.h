@@ -40,7 +40,6 @@
 #include "lib/nn/conv2d_block.h"
 #include "lib/nn/conv_block.h"
 #include "lib/nn/encoder.h"
-#include "lib/grid.h"
 #include "lib/nn/lstm.h"
 #include "lib/param.h"
 #include "lib/nn/positional.h"
