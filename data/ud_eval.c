@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "data/line_fields.h"
+#include "data/ud_tags.h"
 #include "data/utf8.h"
 
 typedef struct ud_span {
@@ -88,41 +89,15 @@ static bool add_token(ud_file *f, const char *form, size_t len, ud_span *span)
            (f->tokens[f->n_tokens++] = *span, true);
 }
 
-/* The CoNLL 2018 shared task's universal features (the FEATS MLAS compares). */
-static const char *const UNIVERSAL_FEATURES[] = {"PronType", "NumType", "Poss",   "Reflex",   "Foreign", "Abbr",
-                                                 "Gender",   "Animacy", "Number", "Case",     "Definite", "Degree",
-                                                 "VerbForm", "Mood",    "Tense",  "Aspect",   "Voice",   "Evident",
-                                                 "Polarity", "Person",  "Polite", NULL};
-
-static bool universal_feature(const char *s, size_t len)
-{
-    const char *eq = memchr(s, '=', len);
-    size_t n = eq ? (size_t)(eq - s) : len;
-    for (int i = 0; UNIVERSAL_FEATURES[i]; i++)
-        if (strlen(UNIVERSAL_FEATURES[i]) == n && !memcmp(UNIVERSAL_FEATURES[i], s, n))
-            return true;
-    return false;
-}
-
-/* The universal features of FEATS (in their order, '|'-joined) at the end of f's feats buffer. */
+/* The universal features of FEATS (sorted, '|'-joined: qkv_ud_universal_feats) at the end of f's
+ * feats buffer. */
 static bool add_feats(ud_file *f, ud_field feats, uint32_t *off)
 {
     if (!qkv_array_grow((void **)&f->feats, &f->cap_feats, f->feats_len + feats.len + 1, 1))
         return false;
     *off = (uint32_t)f->feats_len;
     char *out = f->feats + f->feats_len;
-    size_t n = 0;
-    for (size_t i = 0; i < feats.len && !(feats.len == 1 && feats.s[0] == '_');) {
-        const char *bar = memchr(feats.s + i, '|', feats.len - i);
-        size_t len = bar ? (size_t)(bar - (feats.s + i)) : feats.len - i;
-        if (universal_feature(feats.s + i, len)) {
-            if (n)
-                out[n++] = '|';
-            memcpy(out + n, feats.s + i, len);
-            n += len;
-        }
-        i += len + 1;
-    }
+    size_t n = qkv_ud_universal_feats(feats.s, feats.len, out);
     out[n] = '\0';
     f->feats_len += n + 1;
     return true;

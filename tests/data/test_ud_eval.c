@@ -134,6 +134,13 @@ static void test_dependencies(void **state)
     assert_score(&r.las, 4, 4, 3);
     assert_score(&r.mlas, 2, 3, 1); /* the system's "." (dep) is a content word */
     assert_score(&r.blex, 2, 3, 1);
+    /* the same features in another order are the same features (the task sorts them) */
+    const char *c = D("1", "The", "the", "DET", "PronType=Art|Definite=Def", "2", "det")
+        D("2", "cat", "cat", "NOUN", "Number=Sing", "3", "nsubj") D("3", "sleeps", "sleep", "VERB", F_VERB, "0", "root")
+        D("4", ".", ".", "PUNCT", "_", "3", "punct") "\n";
+    r = eval_deps(gold, c);
+    assert_score(&r.mlas, 2, 2, 2);
+    assert_score(&r.ufeats, 4, 4, 4);
 }
 
 /* XPOS, UFeats, AllTags and Lemmas of aligned words: a gold of one sentence "Cats sleep ." with
