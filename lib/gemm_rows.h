@@ -44,15 +44,14 @@ static inline void qkv_gemm_rows_nt(int m, int n, int k, const qkv_real *a, int 
     if (r == 0)
         return;
     qkv_real *pa = scratch, *pc = scratch + (size_t)pad * k;
-    memset(pa, 0, (size_t)pad * k * sizeof(qkv_real));
-    for (int i = 0; i < r; i++) {
+    for (int i = 0; i < r; i++)
         memcpy(pa + (size_t)i * k, a + (size_t)(m0 + i) * lda, (size_t)k * sizeof(qkv_real));
-        if (beta != 0)
+    memset(pa + (size_t)r * k, 0, (size_t)(pad - r) * k * sizeof(qkv_real));
+    if (beta != 0) { /* with beta 0 the product does not read C */
+        for (int i = 0; i < r; i++)
             memcpy(pc + (size_t)i * n, c + (size_t)(m0 + i) * ldc, (size_t)n * sizeof(qkv_real));
-        else
-            memset(pc + (size_t)i * n, 0, (size_t)n * sizeof(qkv_real));
+        memset(pc + (size_t)r * n, 0, (size_t)(pad - r) * n * sizeof(qkv_real));
     }
-    memset(pc + (size_t)r * n, 0, (size_t)(pad - r) * n * sizeof(qkv_real));
     qkv_gemm(false, true, pad, n, k, 1, pa, k, b, ldb, beta, pc, n);
     for (int i = 0; i < r; i++)
         memcpy(c + (size_t)(m0 + i) * ldc, pc + (size_t)i * n, (size_t)n * sizeof(qkv_real));
