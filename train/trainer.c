@@ -471,8 +471,7 @@ static int run_epochs(trainer *t)
     return 0;
 }
 
-/* What best.h5 was chosen by, as the progress lines name it. */
-static const char *select_name(const qkv_session *s)
+const char *qkv_trainer_select_name(const qkv_session *s)
 {
     if (qkv_select_by_span_f1(&s->cfg, &s->fz))
         return "span F1";
@@ -495,7 +494,7 @@ int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)
     }
     if (status == 0 && t.writer && t.st.best_accuracy >= 0)
         fprintf(stderr, "done: %ld steps in %.1f s; best dev %s %.2f%s at step %ld\n", t.st.step,
-                qkv_trainer_now() - t.t_start, select_name(s), 100 * t.st.best_accuracy,
+                qkv_trainer_now() - t.t_start, qkv_trainer_select_name(s), 100 * t.st.best_accuracy,
                 qkv_select_by_span_f1(&s->cfg, &s->fz) ? "" : "%", t.st.best_step);
     else if (status == 0 && t.writer)
         fprintf(stderr, "done: %ld steps in %.1f s (no dev set: nothing evaluated); model in %s\n", t.st.step,

@@ -83,8 +83,8 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
             return 1;
     } else if (++t->st.bad_evals >= t->s->cfg.train.patience && t->s->cfg.train.patience > 0) {
         if (t->writer)
-            fprintf(stderr, "no better dev %s in %d evaluations: stopping early\n",
-                    qkv_select_by_span_f1(&t->s->cfg, &t->s->fz) ? "span F1" : "accuracy", t->st.bad_evals);
+            fprintf(stderr, "no better dev %s in %d evaluations: stopping early\n", qkv_trainer_select_name(t->s),
+                    t->st.bad_evals);
         *stop = true;
     }
     return 0;

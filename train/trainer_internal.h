@@ -59,5 +59,8 @@ int qkv_trainer_save(trainer *t, const char *path);
 /* Dev evaluation (of the parameter average when there is one): a metrics row, best.h5 when
  * better; sets *stop when patience runs out. 0, or 1 after printing the error. */
 int qkv_trainer_evaluate_dev(trainer *t, int epoch_label, bool *stop);
+/* What best.h5 is chosen by, as the progress lines name it: "span F1", "LAS" (a parser), "selection
+ * score" (several heads) or "accuracy". */
+const char *qkv_trainer_select_name(const qkv_session *s);
 
 #endif

@@ -94,7 +94,12 @@ for input in "$SCRATCH/dev.conll" "$SCRATCH/dev.txt --format text"; do
     "$QKV_BIN" tag "$ckpt" $input --scheme bioes >"$SCRATCH/bioes.out" || fail "tag --scheme bioes"
     grep -q $'\tS-\|\tE-' "$SCRATCH/bioes.out" || fail "tag $input --scheme bioes wrote no E-/S- tag"
     "$QKV_BIN" tag "$ckpt" $input --scheme iob1 >"$SCRATCH/iob1.out" || fail "tag --scheme iob1"
-    grep -q $'\tB-' "$SCRATCH/iob1.out" && ! grep -q $'\tI-' "$SCRATCH/iob1.out" && fail "tag --scheme iob1: no I-"
+    grep -q $'\tI-' "$SCRATCH/iob1.out" || fail "tag --scheme iob1: no I-"
+    # IOB1: B- only where a chunk follows one of its own type; every other chunk starts with I-
+    awk -F'\t' 'NF != 2 && NF != 10 { prev = "O"; next }
+        { tag = NF == 10 ? $4 : $2 }
+        tag ~ /^B-/ && prev != "I-" substr(tag, 3) && prev != "B-" substr(tag, 3) { bad = 1 }
+        { prev = tag } END { exit bad }' "$SCRATCH/iob1.out" || fail "tag $input --scheme iob1: a B- that IOB1 writes as I-"
 done
 printf 'a b\n' >"$SCRATCH/one.txt"
 
