@@ -1,0 +1,80 @@
+"""Tables (Markdown, on stdout) and the figure of configs/experiments/speech/run.sh's RUN folder.
+  report.py RUN [FIGURE_DIR]   (default FIGURE_DIR: configs/experiments/speech/results)
+Writes FIGURE_DIR/speech_cost.gp (gnuplot, the numbers inline) and, with gnuplot, speech_cost.png.
+The window chosen per task is the smallest whose dev frame accuracy is within 1 point of the
+whole utterance's (dev only: the held-out voice is reported, never chosen on)."""
+import csv
+import os
+import subprocess
+import sys
+
+run = sys.argv[1]
+fig_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+read = lambda name: list(csv.DictReader(open(os.path.join(run, name)), delimiter="\t"))
+order = lambda w: 10 ** 9 if w == "whole" else int(w)
+SECOND = {"phoneme": ("PER", "PER"), "upos": ("word acc", "word acc")}
+
+if os.path.exists(os.path.join(run, "accuracy.tsv")):
+    rows = read("accuracy.tsv")
+    for task in sorted({r["task"] for r in rows}, key=lambda t: t != "phoneme"):
+        tr = sorted((r for r in rows if r["task"] == task), key=lambda r: order(r["window"]))
+        sec = SECOND[task][0]
+        print(f"\n{task} (dev: voices en-us, en-gb, en-gb-x-rp; test: held-out voice en-029)\n")
+        print(f"| window | dev frame acc | dev {sec} | test frame acc | test {sec} | train µs/frame | "
+              "eval µs/frame | CPU s | peak MiB |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for r in tr:
+            print(f"| {r['window']} | {r['dev_acc']}% | {r['dev_second']}% | {r['test_acc']}% | {r['test_second']}% | "
+                  f"{r['train_us_frame']} | {r['eval_us_frame']} | {r['cpu_s']} | {r['peak_mib']} |")
+        whole = [r for r in tr if r["window"] == "whole"]
+        if whole:
+            ref = float(whole[0]["dev_acc"])
+            chosen = next(r for r in tr if float(r["dev_acc"]) >= ref - 1)
+            print(f"\nchosen on dev: window {chosen['window']} (dev {chosen['dev_acc']}% against whole {ref:.2f}%); "
+                  f"test {chosen['test_acc']}% against whole {whole[0]['test_acc']}% "
+                  f"({float(chosen['test_acc']) - float(whole[0]['test_acc']):+.2f} points); training time per "
+                  f"frame {float(chosen['train_us_frame']) / float(whole[0]['train_us_frame']):.2f}x whole's")
+
+if os.path.exists(os.path.join(run, "cost.tsv")):
+    rows = read("cost.tsv")
+    band = sorted({r["window"] for r in rows} - {"whole"})[0]
+    by = {(r["sentences"], r["window"]): r for r in rows}
+    ks = sorted({r["sentences"] for r in rows}, key=int)
+    print(f"\ncost against length (phoneme.yaml, one paragraph a step, band {band} against whole, tiled kernel)\n")
+    print(f"| sentences | frames | train µs/frame band {band} | whole | whole / band | CPU µs/frame band | whole | "
+          "peak MiB band | whole |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    pts = []
+    for k in ks:
+        b, w = by.get((k, band)), by.get((k, "whole"))
+        if not b or not w:
+            continue
+        print(f"| {k} | {b['frames']} | {b['train_us_frame']} | {w['train_us_frame']} | "
+              f"{float(w['train_us_frame']) / float(b['train_us_frame']):.2f} | {b['cpu_us_frame']} | "
+              f"{w['cpu_us_frame']} | {b['peak_mib']} | {w['peak_mib']} |")
+        pts.append((b["frames"], b["cpu_us_frame"], w["cpu_us_frame"], b["peak_mib"], w["peak_mib"]))
+    os.makedirs(fig_dir, exist_ok=True)
+    data = "\n".join(" ".join(p) for p in pts)
+    gp = f"""# configs/experiments/speech/report.py: cost of a training step against utterance length
+set terminal pngcairo size 1000,420 font ",10"
+set output "{os.path.join(fig_dir, 'speech_cost.png')}"
+$d << EOD
+{data}
+EOD
+set multiplot layout 1,2
+set logscale x
+set xlabel "frames per utterance"
+set key top left
+set grid
+set ylabel "CPU µs per training frame"
+plot $d using 1:2 with linespoints title "band {band}", $d using 1:3 with linespoints title "whole (tiled)"
+set ylabel "peak resident memory, MiB"
+plot $d using 1:4 with linespoints title "band {band}", $d using 1:5 with linespoints title "whole (tiled)"
+unset multiplot
+"""
+    path = os.path.join(fig_dir, "speech_cost.gp")
+    open(path, "w").write(gp)
+    try:
+        subprocess.run(["gnuplot", path], check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"report.py: gnuplot: {e}", file=sys.stderr)
