@@ -1,6 +1,7 @@
 """Tables (Markdown, on stdout) and the figure of configs/experiments/speech/run.sh's RUN folder.
   report.py RUN [FIGURE_DIR]   (default FIGURE_DIR: configs/experiments/speech/results)
-Writes FIGURE_DIR/speech_cost.gp (gnuplot, the numbers inline) and, with gnuplot, speech_cost.png.
+Writes FIGURE_DIR/speech_windows.gp and speech_cost.gp (gnuplot, the numbers inline) and, with
+gnuplot, their PNGs: frame accuracy against the window, and cost against the utterance length.
 The window chosen per task is the smallest whose dev frame accuracy is within 1 point of the
 whole utterance's (dev only: the held-out voice is reported, never chosen on)."""
 import csv
@@ -14,8 +15,30 @@ read = lambda name: list(csv.DictReader(open(os.path.join(run, name)), delimiter
 order = lambda w: 10 ** 9 if w == "whole" else int(w)
 SECOND = {"phoneme": ("PER", "PER"), "upos": ("word acc", "word acc")}
 
+
+def gnuplot(name, script):
+    os.makedirs(fig_dir, exist_ok=True)
+    path = os.path.join(fig_dir, name + ".gp")
+    open(path, "w").write(f'set terminal pngcairo size 1000,420 font ",10"\nset output "{name}.png"\n' + script)
+    try:
+        subprocess.run(["gnuplot", name + ".gp"], check=True, cwd=fig_dir)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"report.py: gnuplot: {e}", file=sys.stderr)
+
+
 if os.path.exists(os.path.join(run, "accuracy.tsv")):
     rows = read("accuracy.tsv")
+    blocks, plots = [], []
+    for task in ("phoneme", "upos"):
+        tr = sorted((r for r in rows if r["task"] == task), key=lambda r: order(r["window"]))
+        if tr:
+            pts = "\n".join(f"{i} {r['dev_acc']} {r['test_acc']} \"{r['window']}\"" for i, r in enumerate(tr))
+            blocks.append(f"${task} << EOD\n{pts}\nEOD\n")
+            plots.append(f"set title \"{task}\"\nplot ${task} using 1:2:xtic(4) with linespoints title \"dev\", "
+                         f"${task} using 1:3 with linespoints title \"held-out voice\"\n")
+    gnuplot("speech_windows", "# configs/experiments/speech/report.py: frame accuracy against the attention window\n"
+            + "".join(blocks) + "set multiplot layout 1,2\nset xlabel \"window (frames each side)\"\n"
+            "set ylabel \"frame accuracy, %\"\nset grid\nset key bottom right\n" + "".join(plots) + "unset multiplot\n")
     for task in sorted({r["task"] for r in rows}, key=lambda t: t != "phoneme"):
         tr = sorted((r for r in rows if r["task"] == task), key=lambda r: order(r["window"]))
         sec = SECOND[task][0]
@@ -53,11 +76,8 @@ if os.path.exists(os.path.join(run, "cost.tsv")):
               f"{float(w['train_us_frame']) / float(b['train_us_frame']):.2f} | {b['cpu_us_frame']} | "
               f"{w['cpu_us_frame']} | {b['peak_mib']} | {w['peak_mib']} |")
         pts.append((b["frames"], b["cpu_us_frame"], w["cpu_us_frame"], b["peak_mib"], w["peak_mib"]))
-    os.makedirs(fig_dir, exist_ok=True)
     data = "\n".join(" ".join(p) for p in pts)
-    gp = f"""# configs/experiments/speech/report.py: cost of a training step against utterance length
-set terminal pngcairo size 1000,420 font ",10"
-set output "{os.path.join(fig_dir, 'speech_cost.png')}"
+    gnuplot("speech_cost", f"""# configs/experiments/speech/report.py: cost of a training step against utterance length
 $d << EOD
 {data}
 EOD
@@ -71,10 +91,4 @@ plot $d using 1:2 with linespoints title "band {band}", $d using 1:3 with linesp
 set ylabel "peak resident memory, MiB"
 plot $d using 1:4 with linespoints title "band {band}", $d using 1:5 with linespoints title "whole (tiled)"
 unset multiplot
-"""
-    path = os.path.join(fig_dir, "speech_cost.gp")
-    open(path, "w").write(gp)
-    try:
-        subprocess.run(["gnuplot", path], check=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"report.py: gnuplot: {e}", file=sys.stderr)
+""")
