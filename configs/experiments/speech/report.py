@@ -60,35 +60,28 @@ if os.path.exists(os.path.join(run, "accuracy.tsv")):
 
 if os.path.exists(os.path.join(run, "cost.tsv")):
     rows = read("cost.tsv")
-    band = sorted({r["window"] for r in rows} - {"whole"})[0]
     by = {(r["sentences"], r["window"]): r for r in rows}
     ks = sorted({r["sentences"] for r in rows}, key=int)
-    print(f"\ncost against length (phoneme.yaml, one paragraph a step, band {band} against whole, tiled kernel)\n")
-    print(f"| sentences | frames | train µs/frame band {band} | whole | whole / band | CPU µs/frame band | whole | "
-          "peak MiB band | whole |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    pts = []
+    ws = sorted({r["window"] for r in rows}, key=order)
+    print("\ncost against length (phoneme.yaml, one paragraph a step; whole: the tiled kernel)\n")
+    print("| sentences | frames | window | train µs/frame (wall) | CPU µs/frame | CPU / whole's | peak MiB |")
+    print("|---|---|---|---|---|---|---|")
     for k in ks:
-        b, w = by.get((k, band)), by.get((k, "whole"))
-        if not b or not w:
-            continue
-        print(f"| {k} | {b['frames']} | {b['train_us_frame']} | {w['train_us_frame']} | "
-              f"{float(w['train_us_frame']) / float(b['train_us_frame']):.2f} | {b['cpu_us_frame']} | "
-              f"{w['cpu_us_frame']} | {b['peak_mib']} | {w['peak_mib']} |")
-        pts.append((b["frames"], b["cpu_us_frame"], w["cpu_us_frame"], b["peak_mib"], w["peak_mib"]))
-    data = "\n".join(" ".join(p) for p in pts)
-    gnuplot("speech_cost", f"""# configs/experiments/speech/report.py: cost of a training step against utterance length
-$d << EOD
-{data}
-EOD
-set multiplot layout 1,2
-set logscale x
-set xlabel "frames per utterance"
-set key top left
-set grid
-set ylabel "CPU µs per training frame"
-plot $d using 1:2 with linespoints title "band {band}", $d using 1:3 with linespoints title "whole (tiled)"
-set ylabel "peak resident memory, MiB"
-plot $d using 1:4 with linespoints title "band {band}", $d using 1:5 with linespoints title "whole (tiled)"
-unset multiplot
-""")
+        whole = by.get((k, "whole"))
+        for w in ws:
+            r = by.get((k, w))
+            if r:
+                ratio = f"{float(r['cpu_us_frame']) / float(whole['cpu_us_frame']):.2f}" if whole else "n/a"
+                print(f"| {k} | {r['frames']} | {w} | {r['train_us_frame']} | {r['cpu_us_frame']} | {ratio} | "
+                      f"{r['peak_mib']} |")
+    curves = [w for w in ws if sum((k, w) in by for k in ks) > 1]
+    blocks = "".join(f"${'w' + w} << EOD\n" + "\n".join(f"{by[k, w]['frames']} {by[k, w]['cpu_us_frame']} "
+                                                       f"{by[k, w]['peak_mib']}" for k in ks if (k, w) in by)
+                     + "\nEOD\n" for w in curves)
+    title = lambda w: "whole (tiled)" if w == "whole" else f"band {w}"
+    plot = lambda col: "plot " + ", ".join(f"${'w' + w} using 1:{col} with linespoints title \"{title(w)}\""
+                                           for w in curves) + "\n"
+    gnuplot("speech_cost", "# configs/experiments/speech/report.py: cost of a training step against utterance "
+            "length\n" + blocks + "set multiplot layout 1,2\nset logscale x\nset xlabel \"frames per utterance\"\n"
+            "set key top left\nset grid\nset ylabel \"CPU µs per training frame\"\n" + plot(2)
+            + "set ylabel \"peak resident memory, MiB\"\n" + plot(3) + "unset multiplot\n")

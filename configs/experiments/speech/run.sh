@@ -8,12 +8,12 @@
 #    tokens_per_sec), evaluation wall time per frame (the dev passes' tokens_per_sec), CPU time (user + system) and peak RSS (/usr/bin/time -v).
 # 2. Cost against length: paragraphs of K sentences (qkv speech --sentences-per-utterance K, en-us,
 #    for each K of PARAS), phoneme.yaml trained COST_STEPS steps of one paragraph each with the
-#    band COST_BAND and with the whole paragraph (tiled kernel), training time per frame and peak RSS.
+#    windows of COST_WINDOWS (0: the whole paragraph, tiled kernel), training time per frame and peak RSS.
 # A measurement, not a test: about 40 minutes on the shared 2-core machine (2 runs at a time). report.py turns the TSVs into the tables and the figure.
 # Usage: configs/experiments/speech/run.sh [RUN_DIR]
 # Knobs: QKV (binary, default build/qkv), WINDOWS ("2 4 8 16 32 64 128 0"), TASKS ("phoneme upos"),
 # TRAIN_SENT (100), DEV_SENT (20), STEPS (30), BATCH (6000), JOBS (parallel runs, 2),
-# PARAS ("1 2 4 8"), COST_BAND (16), COST_STEPS (3), PHASES ("accuracy cost").
+# PARAS ("1 2 4 8"), COST_WINDOWS ("16 0"), COST_STEPS (3), PHASES ("accuracy cost").
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -26,7 +26,7 @@ STEPS=${STEPS:-30}
 BATCH=${BATCH:-6000}
 JOBS=${JOBS:-2}
 PARAS=${PARAS:-1 2 4 8}
-COST_BAND=${COST_BAND:-16}
+COST_WINDOWS=${COST_WINDOWS:-16 0}
 COST_STEPS=${COST_STEPS:-3}
 PHASES=${PHASES:-accuracy cost}
 RUN=${1:-$(mktemp -d)}
@@ -80,7 +80,7 @@ if [[ " $PHASES " == *" cost "* ]]; then
     for k in $PARAS; do
         corpus "para$k" "$SAMPLE/en_ewt-sample-train.conllu.gz" $((k * COST_STEPS)) en-us 4 --sentences-per-utterance "$k" \
             --rates 175 --pitches 50
-        for w in $COST_BAND 0; do cost_run "$k" "$w" >>"$RUN/cost.tsv"; done
+        for w in $COST_WINDOWS; do cost_run "$k" "$w" >>"$RUN/cost.tsv"; done
     done
 fi
 echo "runs in $RUN; tables: /usr/bin/python3 $HERE/report.py $RUN"
