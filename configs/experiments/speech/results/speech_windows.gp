@@ -19,6 +19,7 @@ $upos << EOD
 4 27.31 27.27 "32"
 5 24.84 25.01 "64"
 6 22.86 23.10 "128"
+7 28.27 28.79 "whole"
 EOD
 set multiplot layout 1,2
 set xlabel "window (frames each side)"
