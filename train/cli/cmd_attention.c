@@ -1,9 +1,11 @@
-/* qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--size WxH] [--force] */
+/* qkv attention CHECKPOINT (--sentence TEXT | --image FILE [--index N] [--query ROW,COL|cls]) [--layer L]
+ * [--head H|all] [--out FILE] [--size WxH] [--force] */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/cli/attention.h"
 #include "train/cli/cli.h"
 #include "train/cli/command.h"
 #include "train/cli/commands.h"
@@ -18,8 +20,13 @@ static const char ABOUT[] =
     "weights P of one layer as a heatmap with gnuplot: rows are queries (labelled with the\n"
     "word and its predicted tag), columns are keys. Keys a query does not see (outside\n"
     "model.attn_window, or later words with model.attn_causal) are masked: grey cells. The\n"
-    "image grows with the sentence (a cell and a label per word). The gnuplot script, with\n"
-    "the weights in it (-1 for masked), is written beside the image (FILE.gp).\n";
+    "image grows with the sentence (a cell and a label per word).\n"
+    "An image model (model.input pixels or patches) draws one image instead (--image and\n"
+    "--index; default: the first image of the model's own data): the image, then for each\n"
+    "head where one query (--query ROW,COL of the grid, or cls; default: the [CLS] token, or\n"
+    "the grid's centre) attends, in red over the image, its weight to [CLS] in the title.\n"
+    "A model of speech frames is refused. The gnuplot script, with the weights in it (-1 for\n"
+    "masked), is written beside the image (FILE.gp).\n";
 
 /* Larger heatmaps are unreadable, and gnuplot takes minutes to draw one of 1,000 words. */
 #define QKV_ATTENTION_MAX_WORDS 200
@@ -97,22 +104,22 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
     return status;
 }
 
-/* The options of qkv attention. */
-typedef struct attention_args {
-    const char *ckpt, *sentence, *out, *out_arg;
-    int layer, head, width, height; /* layer, head -1: the last layer, every head */
-    bool force;
-} attention_args;
-
 /* Parses argv into a (--head, --size checked); returns -1 (go on) or the exit status. */
 static int parse_args(attention_args *a, int argc, char **argv)
 {
     const char *head_arg = "all", *size = NULL;
     long layer_arg = -1;
+    a->index = -1;
     const qkv_cli_opt rows[] = {
         {"CHECKPOINT", QKV_CLI_STRING, &a->ckpt, .required = true},
-        {"--sentence", QKV_CLI_STRING, &a->sentence, "TEXT", "the sentence, e.g. \"The old man the boats .\"",
-         .required = true},
+        {"--sentence", QKV_CLI_STRING, &a->sentence, "TEXT",
+         "the sentence, e.g. \"The old man the boats .\" (a model of words)"},
+        {"--image", QKV_CLI_STRING, &a->image, "FILE",
+         "IDX images (an image model; default: its data.dev, else data.train)"},
+        {"--index", QKV_CLI_INT, &a->index, "N", "the image of FILE, 0-based (default 0)", .lo = 0, .hi = INT_MAX},
+        {"--query", QKV_CLI_STRING, &a->query, "ROW,COL|cls",
+         "the query token of an image: a cell of the model's grid, 0-based, or the [CLS] token (default: "
+         "[CLS], else the centre)"},
         {"--layer", QKV_CLI_INT, &layer_arg, "L", "encoder block, 0-based (default: the last)", .lo = 0,
          .hi = INT_MAX},
         {"--head", QKV_CLI_STRING, &head_arg, "H|all",
@@ -128,6 +135,9 @@ static int parse_args(attention_args *a, int argc, char **argv)
     a->out = a->out_arg ? a->out_arg : "attention.png";
     a->layer = (int)layer_arg;
     a->head = -1;
+    if (a->sentence && a->image)
+        return qkv_cli_usage_error(&spec, "--sentence and --image: give one (a sentence to a model of words, an "
+                                   "image to an image model)");
     char *end;
     if (strcmp(head_arg, "all") && ((a->head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg))
         return qkv_cli_usage_error(&spec, "--head is a head number from 0 or 'all', not '%s'", head_arg);
@@ -155,14 +165,68 @@ static int sentence_text(const attention_args *a, char **conllu, size_t *len)
     return 0;
 }
 
+static bool reads_words(const qkv_session *s)
+{
+    return !qkv_session_reads_images(s) && s->cfg.data.task != QKV_TASK_FRAMES;
+}
+
+/* A model of words takes --sentence, and none of the image options. */
+static int check_words(const qkv_session *s, const attention_args *a)
+{
+    const char *image_opt = a->image ? "--image" : a->index >= 0 ? "--index" : a->query ? "--query" : NULL;
+    if (image_opt) {
+        fprintf(stderr, "qkv attention: %s is for an image model; %s reads words (model.input %s): give --sentence "
+                "TEXT\n", image_opt, a->ckpt, QKV_INPUT_KIND_NAMES[s->model.cfg.input_kind]);
+        return 1;
+    }
+    if (!a->sentence) {
+        fprintf(stderr, "qkv attention: missing --sentence TEXT: %s reads words\n", a->ckpt);
+        return 1;
+    }
+    size_t len;
+    char *conllu = NULL;
+    int status = sentence_text(a, &conllu, &len);
+    free(conllu);
+    return status;
+}
+
+/* The sentence as the dev set of s, run through the model and drawn into a->out. */
+static int draw_words(qkv_session *s, const attention_args *a)
+{
+    qkv_error err;
+    size_t len;
+    char *conllu = NULL;
+    if (sentence_text(a, &conllu, &len))
+        return 1;
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_CONLLU;
+    opts.tag_field = s->cfg.data.read.tag_field;
+    int failed = qkv_corpus_read_mem(&s->dev_c, conllu, len, "--sentence", &opts, &err) ||
+                 qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, NULL, &err) ||
+                 qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err) ||
+                 draw(s, a->layer, a->head, a->width, a->height, a->out, &err);
+    free(conllu);
+    return failed ? qkv_fail_report(&err) : 0;
+}
+
+static bool reads_frames(const qkv_session *s) { return s->cfg.data.task == QKV_TASK_FRAMES; }
+
+static int refuse_frames(const qkv_session *s, const attention_args *a)
+{
+    fprintf(stderr, "qkv attention: %s reads speech frames (model.input %s); qkv attention draws a sentence of words "
+            "(--sentence) or an image (--image), not frames\n", a->ckpt, QKV_INPUT_KIND_NAMES[s->model.cfg.input_kind]);
+    return 1;
+}
+
+/* What qkv attention draws, by what the model reads (attention.h). */
+static const attention_source WORDS = {"words", reads_words, check_words, draw_words};
+static const attention_source FRAMES = {"speech frames", reads_frames, refuse_frames, NULL};
+static const attention_source *const SOURCES[] = {&WORDS, &qkv_attention_images, &FRAMES};
+
 /* The model has attention, and a layer and head as --layer and --head ask (a->layer -1: the
  * last layer, set here). */
 static int check_model(const qkv_session *s, attention_args *a)
 {
-    if (qkv_session_reads_images(s) || s->cfg.data.task == QKV_TASK_FRAMES)
-        return qkv_fail_reportf("%s: the model reads %s (model.input %s); qkv attention draws the attention of a "
-                                "sentence of words only", a->ckpt, qkv_session_reads_images(s) ? "images" : "speech frames",
-                                QKV_INPUT_KIND_NAMES[s->model.cfg.input_kind]);
     if (s->model.cfg.encoder_kind != QKV_ENCODER_TRANSFORMER)
         return qkv_fail_reportf("%s: the model's encoder is %s, which has no attention weights (only model.encoder: "
                                 "transformer has)", a->ckpt, QKV_ENCODER_KIND_NAMES[s->model.cfg.encoder_kind]);
@@ -182,21 +246,6 @@ static int check_model(const qkv_session *s, attention_args *a)
     return 0;
 }
 
-/* The sentence as the dev set of s, run through the model and drawn into a->out. */
-static int read_and_draw(qkv_session *s, const attention_args *a, const char *conllu, size_t len)
-{
-    qkv_error err;
-    qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = QKV_FORMAT_CONLLU;
-    opts.tag_field = s->cfg.data.read.tag_field;
-    if (qkv_corpus_read_mem(&s->dev_c, conllu, len, "--sentence", &opts, &err) ||
-        qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, NULL, &err) ||
-        qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err) ||
-        draw(s, a->layer, a->head, a->width, a->height, a->out, &err))
-        return qkv_fail_report(&err);
-    return 0;
-}
-
 int qkv_cmd_attention(int argc, char **argv)
 {
     attention_args a = {0};
@@ -210,15 +259,17 @@ int qkv_cmd_attention(int argc, char **argv)
     qkv_session s;
     qkv_session_init(&s);
     int status = 1;
-    size_t len = 0;
-    char *conllu = NULL;
-    if (sentence_text(&a, &conllu, &len) || qkv_cmd_load_model(&s, a.ckpt) || check_model(&s, &a) ||
-        read_and_draw(&s, &a, conllu, len))
+    if (qkv_cmd_load_model(&s, a.ckpt))
+        goto done;
+    const attention_source *src = NULL;
+    for (size_t k = 0; !src && k < sizeof SOURCES / sizeof *SOURCES; k++)
+        if (SOURCES[k]->matches(&s))
+            src = SOURCES[k];
+    if (!src || src->check(&s, &a) || check_model(&s, &a) || src->draw(&s, &a))
         goto done;
     printf("%s\n", a.out);
     status = 0;
 done:
-    free(conllu);
     qkv_session_free(&s);
     return status;
 }
