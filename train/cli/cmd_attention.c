@@ -1,6 +1,7 @@
 /* qkv attention CHECKPOINT (--sentence TEXT | --image FILE [--index N] [--query ROW,COL|cls]) [--layer L]
  * [--head H|all] [--out FILE] [--size WxH] [--force] */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "train/cli/output_file.h"
 #include "train/plot/plot_attention.h"
 #include "api/run_iter.h"
+#include "models/biaffine_head.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] =
@@ -20,7 +22,10 @@ static const char ABOUT[] =
     "weights P of one layer as a heatmap with gnuplot: rows are queries (labelled with the\n"
     "word and its predicted tag), columns are keys. Keys a query does not see (outside\n"
     "model.attn_window, or later words with model.attn_causal) are masked: grey cells. The\n"
-    "image grows with the sentence (a cell and a label per word).\n"
+    "image grows with the sentence (a cell and a label per word). A parser (model.output\n"
+    "biaffine) labels the queries with their predicted DEPREL and adds a panel: the\n"
+    "probability of each candidate head (ROOT or a word) of each word, the softmax over\n"
+    "the word's arc scores.\n"
     "An image model (model.input pixels or patches) draws one image instead (--image and\n"
     "--index; default: the first image of the model's own data): the image, then for each\n"
     "head where one query (--query ROW,COL of the grid, or cls; default: the [CLS] token, or\n"
@@ -55,10 +60,43 @@ static char *sentence_conllu(const char *text, size_t *len, int *n_words)
     return out;
 }
 
+/* The tags the model predicts of the batch's logits (Viterbi under a CRF output layer), as qkv
+ * tag writes them, into pred [n]. A parser (model.output biaffine) gives the labels of its
+ * predicted arcs, and arcs [n, n + 1] the probability of each candidate head (column 0 ROOT,
+ * column j word j) of each word: the softmax over its row of arc scores. */
+static int predict(qkv_run_iter *it, qkv_session *s, qkv_tensor *logits, int n, int32_t *pred, double *arcs,
+                   qkv_error *err)
+{
+    double loss_unused = 0;
+    if (!qkv_tagger_parses(&s->model))
+        return qkv_tagger_predict(&it->tp, &s->model, logits, it->in.sentences, NULL, pred, &loss_unused, err);
+    int32_t *heads = qkv_tape_alloc(&it->tp, (size_t)n * sizeof *heads);
+    if (!heads)
+        return qkv_fail(err, "out of memory");
+    if (qkv_tagger_predict_arcs(&it->tp, &s->model, logits, it->in.sentences, NULL, NULL, pred, heads, &loss_unused,
+                                NULL, err))
+        return QKV_ERR;
+    qkv_tensor *sc = qkv_biaffine_head_arcs(&it->tp, qkv_tagger_head(&s->model, 0), logits, it->in.sentences);
+    if (!sc)
+        return qkv_fail(err, "%s", it->tp.err.msg);
+    for (int t = 0; t < n; t++) {
+        const qkv_real *row = sc->data + (size_t)t * sc->shape[1];
+        double mx = row[0], sum = 0;
+        for (int j = 1; j <= n; j++)
+            mx = row[j] > mx ? row[j] : mx;
+        for (int j = 0; j <= n; j++)
+            sum += arcs[(size_t)t * (n + 1) + j] = exp((double)row[j] - mx);
+        for (int j = 0; j <= n; j++)
+            arcs[(size_t)t * (n + 1) + j] /= sum;
+    }
+    return QKV_OK;
+}
+
 /* Runs the model on the sentence (dev set of s) and draws the heatmap. */
 static int draw(qkv_session *s, int layer, int head, int width, int height, const char *image, qkv_error *err)
 {
     int n = qkv_dataset_n_words(&s->dev);
+    bool parses = qkv_tagger_parses(&s->model);
     qkv_run_iter it;
     int status = qkv_run_iter_init(&it, &s->dev, n, true, err);
     if (status == QKV_OK)
@@ -67,21 +105,20 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
         status = qkv_run_iter_fill(&it, 0, err);
     char **words = calloc((size_t)n, sizeof *words);
     const char **tags = calloc((size_t)n, sizeof *tags);
-    if (status == QKV_OK && (!words || !tags))
+    double *arcs = parses ? calloc((size_t)n * (n + 1), sizeof *arcs) : NULL;
+    if (status == QKV_OK && (!words || !tags || (parses && !arcs)))
         status = qkv_fail(err, "out of memory");
     if (status == QKV_OK) {
         qkv_attention_weights keep;
         memset(&keep, 0, sizeof keep);
         qkv_tensor *logits = qkv_run_iter_logits(&it, &s->model, layer, &keep, err);
-        /* the tags the model predicts (Viterbi under a CRF output layer), as qkv tag writes them */
         int32_t *pred = logits ? qkv_tape_alloc(&it.tp, (size_t)n * sizeof *pred) : NULL;
-        double loss_unused = 0;
         if (!logits)
             status = QKV_ERR;
         else if (!pred)
             status = qkv_fail(err, "out of memory");
         else
-            status = qkv_tagger_predict(&it.tp, &s->model, logits, it.in.sentences, NULL, pred, &loss_unused, err);
+            status = predict(&it, s, logits, n, pred, arcs, err);
         for (int w = 0; status == QKV_OK && w < n; w++) {
             size_t len;
             const char *form = qkv_corpus_form(&s->dev_c, w, &len);
@@ -92,14 +129,13 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
             tags[w] = qkv_featurizer_tag(&s->fz, pred[w]);
         }
         if (status == QKV_OK) {
-            qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head, width, height};
+            qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head, width, height, arcs};
             status = qkv_plot_attention(&ap, image, err);
         }
     }
     for (int w = 0; words && w < n; w++)
         free(words[w]);
-    free(words);
-    free(tags);
+    free(words), free(tags), free(arcs);
     qkv_run_iter_free(&it);
     return status;
 }
