@@ -30,6 +30,7 @@ struct qkv_store_writer {
 struct qkv_store_reader {
     hid_t file;
     char *path;
+    const char *what; /* "checkpoint", "frame corpus": what messages call the file */
     int64_t format_version;
     char qkv_version[64];
 };
