@@ -67,7 +67,7 @@ static int write_items(qkv_store_writer *w, const qkv_frame_corpus *fc, qkv_erro
 int qkv_frame_corpus_save(const qkv_frame_corpus *fc, const char *path, qkv_error *err)
 {
     qkv_store_writer *w;
-    if (qkv_store_create(path, &w, err))
+    if (qkv_store_create_as(path, "frame corpus", &w, err))
         return QKV_ERR;
     if (write_items(w, fc, err)) {
         qkv_store_abort(w);

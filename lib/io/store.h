@@ -81,6 +81,9 @@ typedef struct qkv_store_reader qkv_store_reader;
  * regular file, HDF5 failure. On success *out must be passed to qkv_store_commit() or
  * qkv_store_abort(). */
 int qkv_store_create(const char *final_path, qkv_store_writer **out, qkv_error *err);
+/* The same for a file that is not a checkpoint: what ("frame corpus", a static string) names it
+ * in every message. */
+int qkv_store_create_as(const char *final_path, const char *what, qkv_store_writer **out, qkv_error *err);
 
 /* Closes the (in-memory) HDF5 file, writes it with its header (size, CRC-32) into the
  * temporary file, fsyncs it, renames it onto the final path and fsyncs the folder. Always

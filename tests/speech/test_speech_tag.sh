@@ -4,7 +4,8 @@
 # predicted labels, contiguous from 0 s, labels of the model's phone set; --per-frame one line
 # per token, whose runs are the runs and whose count is the tokens eval scores. eval of a corpus
 # without the held-out voice, or with only it, scores it whole. Errors: a CoNLL-U file for a
-# frame corpus names it a frame corpus (not a checkpoint), standard input, --format text, and
+# frame corpus, or a corpus qkv speech cannot write, names it a frame corpus (not a checkpoint),
+# standard input, --format text, and
 # --per-frame with a word model.
 . "$QKV_SOURCE_DIR/tests/train/common.sh"
 S=data/ud_english_ewt_sample
@@ -67,6 +68,8 @@ conllu=$S/en_ewt-sample-dev.conllu.gz
 expect_error "frame corpus $conllu: not an HDF5 file" "$QKV_BIN" eval "$ck" "$conllu"
 grep -q "checkpoint $conllu" "$SCRATCH/err" && fail "eval calls the data file a checkpoint"
 expect_error "frame corpus $conllu: not an HDF5 file" "$QKV_BIN" tag "$ck" "$conllu"
+expect_error "frame corpus $SCRATCH/none/x.h5: cannot create" "$QKV_BIN" speech $S/en_ewt-sample-dev.conllu.gz \
+    --max-sentences 1 --voices en-us --out "$SCRATCH/none/x.h5"
 expect_error "not standard input: give FILE" "$QKV_BIN" tag "$ck" - </dev/null
 expect_error "reads speech frames (a frame corpus made by qkv speech): --format text and --tokenizer are for words" \
     "$QKV_BIN" tag "$ck" --format text - </dev/null
