@@ -154,8 +154,8 @@ static int parse_args(attention_args *a, int argc, char **argv)
          "IDX images (an image model; default: its data.dev, else data.train)"},
         {"--index", QKV_CLI_INT, &a->index, "N", "the image of FILE, 0-based (default 0)", .lo = 0, .hi = INT_MAX},
         {"--query", QKV_CLI_STRING, &a->query, "ROW,COL|cls",
-         "the query token of an image: a cell of the model's grid, 0-based, or the [CLS] token (default: "
-         "[CLS], else the centre)"},
+         "the query token of an image: a cell of the model's grid,\n0-based, or the [CLS] token (default: [CLS], "
+         "else the\ncentre)"},
         {"--layer", QKV_CLI_INT, &layer_arg, "L", "encoder block, 0-based (default: the last)", .lo = 0,
          .hi = INT_MAX},
         {"--head", QKV_CLI_STRING, &head_arg, "H|all",
