@@ -210,10 +210,8 @@ static void gelu_backward(qkv_tape *tp, qkv_node *node)
 /* ---- bias_gelu: y [N, C] = gelu(u [N, C] + b [C]) ------------------------------------------
  * The bias add of a linear layer (called without its bias) and the GELU after it in one pass;
  * the pre-activation u + b is not kept but recomputed by the backward pass, which writes du
- * and db in one pass too: per block of columns, rows in order (db sums the rows in row order,
- * as qkv_linear's backward does). */
-
-#define BIAS_GELU_COL_BLOCK 64
+ * and db in one pass too: one chunk of columns per thread, rows in order (db sums the rows in
+ * row order, as qkv_linear's backward does, for any number of threads). */
 
 static void bias_gelu_backward(qkv_tape *tp, qkv_node *node);
 
@@ -263,30 +261,36 @@ static void bias_gelu_backward(qkv_tape *tp, qkv_node *node)
     const gelu_saved *saved = node->saved;
     qkv_tensor *u = node->in[0], *b = node->in[1], *y = node->out;
     qkv_real *du = qkv_grad(tp, u), *db = qkv_grad(tp, b);
+    if (!du && !db)
+        return;
     int rows = qkv_rows(u), cols = qkv_cols(u);
     const qkv_real *pu = u->data, *pb = b->data, *dy = y->grad;
     const bool erf_form = saved->form == QKV_GELU_ERF;
-    int blocks = (cols + BIAS_GELU_COL_BLOCK - 1) / BIAS_GELU_COL_BLOCK;
-#pragma omp parallel for if (u->size >= QKV_PARALLEL_MIN / 8)
-    for (int blk = 0; blk < blocks; blk++) {
-        int j0 = blk * BIAS_GELU_COL_BLOCK, nj = cols - j0 < BIAS_GELU_COL_BLOCK ? cols - j0 : BIAS_GELU_COL_BLOCK;
+    /* one chunk of columns per thread; each thread runs over the rows in order */
+    int chunks = u->size >= QKV_PARALLEL_MIN / 8 ? omp_get_max_threads() : 1;
+    int width = (cols + chunks - 1) / chunks;
+#pragma omp parallel for num_threads(chunks) if (chunks > 1)
+    for (int c = 0; c < chunks; c++) {
+        int j0 = c * width, j1 = j0 + width < cols ? j0 + width : cols;
         for (int i = 0; i < rows; i++) {
-            size_t o = (size_t)i * cols + j0;
-            qkv_real d[BIAS_GELU_COL_BLOCK];
-            if (erf_form) {
+            const size_t o = (size_t)i * cols;
+            if (erf_form && du && db) {
 #pragma omp simd
-                for (int j = 0; j < nj; j++)
-                    d[j] = dy[o + j] * gelu_erf_grad(pu[o + j] + pb[j0 + j]);
+                for (int j = j0; j < j1; j++) {
+                    qkv_real d = dy[o + j] * gelu_erf_grad(pu[o + j] + pb[j]);
+                    du[o + j] += d;
+                    db[j] += d;
+                }
             } else {
-                for (int j = 0; j < nj; j++)
-                    d[j] = dy[o + j] * gelu_tanh_grad(pu[o + j] + pb[j0 + j]);
+                for (int j = j0; j < j1; j++) {
+                    qkv_real x = pu[o + j] + pb[j];
+                    qkv_real d = dy[o + j] * (erf_form ? gelu_erf_grad(x) : gelu_tanh_grad(x));
+                    if (du)
+                        du[o + j] += d;
+                    if (db)
+                        db[j] += d;
+                }
             }
-            if (du)
-                for (int j = 0; j < nj; j++)
-                    du[o + j] += d[j];
-            if (db)
-                for (int j = 0; j < nj; j++)
-                    db[j0 + j] += d[j];
         }
     }
 }
