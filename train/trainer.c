@@ -182,7 +182,8 @@ static int train_step(trainer *t, int i)
         return 1;
     }
     prof = qkv_profile_begin("clip grad norm", QKV_PROF_PHASE);
-    double norm = qkv_clip_grad_norm(params, s->cfg.train.clip_grad_norm);
+    /* measured only: the optimizer step below reads the gradients scaled (one pass for both) */
+    double norm = qkv_clip_grad_norm(params, 0);
     qkv_profile_end(prof);
     if (!isfinite(value) || !isfinite(norm)) {
         qkv_trainer_clear_progress(t);
@@ -195,7 +196,8 @@ static int train_step(trainer *t, int i)
     }
     t->st.step++;
     prof = qkv_profile_begin("optimizer step", QKV_PROF_PHASE);
-    qkv_optim_step(&t->opt, qkv_lr_at(&t->sched, t->st.step));
+    qkv_optim_step_scaled(&t->opt, qkv_lr_at(&t->sched, t->st.step),
+                          qkv_clip_scale(norm, s->cfg.train.clip_grad_norm));
     qkv_profile_end(prof);
     if (t->st.ema) {
         prof = qkv_profile_begin("ema update", QKV_PROF_PHASE);

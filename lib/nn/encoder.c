@@ -50,10 +50,11 @@ int qkv_encoder_block_create(qkv_encoder_block *blk, qkv_params *ps, qkv_rng *rn
 
 static qkv_tensor *ffn(qkv_tape *tp, const qkv_encoder_block *blk, qkv_tensor *z)
 {
-    qkv_tensor *h = qkv_linear(tp, z, blk->w1, blk->b1);
+    const bool gelu = blk->opts.activation == QKV_FFN_GELU; /* its bias add fused into it */
+    qkv_tensor *h = qkv_linear(tp, z, blk->w1, gelu ? NULL : blk->b1);
     if (!h)
         return NULL;
-    h = blk->opts.activation == QKV_FFN_GELU ? qkv_gelu(tp, h, QKV_GELU_ERF) : qkv_relu(tp, h);
+    h = gelu ? qkv_bias_gelu(tp, h, blk->b1, QKV_GELU_ERF) : qkv_relu(tp, h);
     if (!h)
         return NULL;
     return qkv_linear(tp, h, blk->w2, blk->b2);
@@ -70,20 +71,18 @@ qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk
         qkv_tensor *a = qkv_layer_norm(tp, x, blk->ln1_gain, blk->ln1_bias, eps);
         a = a ? qkv_mha_forward(tp, &blk->attn, a, sentences, keep) : NULL;
         a = a ? qkv_dropout(tp, a, p) : NULL;
-        h = a ? qkv_add(tp, x, a) : NULL;
-        qkv_tensor *g = h ? qkv_layer_norm(tp, h, blk->ln2_gain, blk->ln2_bias, eps) : NULL;
+        h = NULL;
+        qkv_tensor *g = a ? qkv_add_layer_norm(tp, x, a, blk->ln2_gain, blk->ln2_bias, eps, &h) : NULL;
         g = g ? ffn(tp, blk, g) : NULL;
         g = g ? qkv_dropout(tp, g, p) : NULL;
         y = g ? qkv_add(tp, h, g) : NULL;
     } else {
         qkv_tensor *a = qkv_mha_forward(tp, &blk->attn, x, sentences, keep);
         a = a ? qkv_dropout(tp, a, p) : NULL;
-        h = a ? qkv_add(tp, x, a) : NULL;
-        h = h ? qkv_layer_norm(tp, h, blk->ln1_gain, blk->ln1_bias, eps) : NULL;
+        h = a ? qkv_add_layer_norm(tp, x, a, blk->ln1_gain, blk->ln1_bias, eps, NULL) : NULL;
         qkv_tensor *g = h ? ffn(tp, blk, h) : NULL;
         g = g ? qkv_dropout(tp, g, p) : NULL;
-        y = g ? qkv_add(tp, h, g) : NULL;
-        y = y ? qkv_layer_norm(tp, y, blk->ln2_gain, blk->ln2_bias, eps) : NULL;
+        y = g ? qkv_add_layer_norm(tp, h, g, blk->ln2_gain, blk->ln2_bias, eps, NULL) : NULL;
     }
     return y;
 }

@@ -206,3 +206,91 @@ static void gelu_backward(qkv_tape *tp, qkv_node *node)
             dx[i] += dy[i] * gelu_tanh_grad(px[i]);
     }
 }
+
+/* ---- bias_gelu: y [N, C] = gelu(u [N, C] + b [C]) ------------------------------------------
+ * The bias add of a linear layer (called without its bias) and the GELU after it in one pass;
+ * the pre-activation u + b is not kept but recomputed by the backward pass, which writes du
+ * and db in one pass too: one chunk of columns per thread, rows in order (db sums the rows in
+ * row order, as qkv_linear's backward does, for any number of threads). */
+
+static void bias_gelu_backward(qkv_tape *tp, qkv_node *node);
+
+qkv_tensor *qkv_bias_gelu(qkv_tape *tp, qkv_tensor *u, qkv_tensor *b, qkv_gelu_form form)
+{
+    QKV_PROFILE_SCOPE("bias_gelu", QKV_PROF_FWD);
+    if (tp->failed)
+        return NULL;
+    char su[64], sb[64];
+    if (!u || !b)
+        return qkv_tape_fail(tp, "bias_gelu: an operand is NULL");
+    if (form != QKV_GELU_ERF && form != QKV_GELU_TANH)
+        return qkv_tape_fail(tp, "bias_gelu: unknown form %d (QKV_GELU_ERF or QKV_GELU_TANH)", (int)form);
+    if (u->rank < 1 || b->size != (size_t)qkv_cols(u))
+        return qkv_tape_fail(tp, "bias_gelu: bias %s does not match the last dimension of %s",
+                             qkv_shape_str(b, sb, sizeof sb), qkv_shape_str(u, su, sizeof su));
+    qkv_tensor *y = qkv_tape_like(tp, u);
+    gelu_saved *saved = qkv_tape_alloc(tp, sizeof *saved);
+    if (!y || !saved)
+        return NULL;
+    saved->form = form;
+    int rows = qkv_rows(u), cols = qkv_cols(u);
+    const qkv_real *pu = u->data, *pb = b->data;
+    qkv_real *py = y->data;
+#pragma omp parallel for if (u->size >= QKV_PARALLEL_MIN / 8)
+    for (int i = 0; i < rows; i++) {
+        const qkv_real *ur = pu + (size_t)i * cols;
+        qkv_real *yr = py + (size_t)i * cols;
+        if (form == QKV_GELU_ERF) {
+#pragma omp simd
+            for (int j = 0; j < cols; j++)
+                yr[j] = gelu_erf(ur[j] + pb[j]);
+        } else {
+            for (int j = 0; j < cols; j++)
+                yr[j] = gelu_tanh(ur[j] + pb[j]);
+        }
+    }
+    qkv_tensor *inputs[2] = {u, b};
+    qkv_node *node = qkv_tape_record(tp, "bias_gelu", bias_gelu_backward, y, 2, inputs);
+    if (node)
+        node->saved = saved;
+    return y;
+}
+
+static void bias_gelu_backward(qkv_tape *tp, qkv_node *node)
+{
+    const gelu_saved *saved = node->saved;
+    qkv_tensor *u = node->in[0], *b = node->in[1], *y = node->out;
+    qkv_real *du = qkv_grad(tp, u), *db = qkv_grad(tp, b);
+    if (!du && !db)
+        return;
+    int rows = qkv_rows(u), cols = qkv_cols(u);
+    const qkv_real *pu = u->data, *pb = b->data, *dy = y->grad;
+    const bool erf_form = saved->form == QKV_GELU_ERF;
+    /* one chunk of columns per thread; each thread runs over the rows in order */
+    int chunks = u->size >= QKV_PARALLEL_MIN / 8 ? omp_get_max_threads() : 1;
+    int width = (cols + chunks - 1) / chunks;
+#pragma omp parallel for num_threads(chunks) if (chunks > 1)
+    for (int c = 0; c < chunks; c++) {
+        int j0 = c * width, j1 = j0 + width < cols ? j0 + width : cols;
+        for (int i = 0; i < rows; i++) {
+            const size_t o = (size_t)i * cols;
+            if (erf_form && du && db) {
+#pragma omp simd
+                for (int j = j0; j < j1; j++) {
+                    qkv_real d = dy[o + j] * gelu_erf_grad(pu[o + j] + pb[j]);
+                    du[o + j] += d;
+                    db[j] += d;
+                }
+            } else {
+                for (int j = j0; j < j1; j++) {
+                    qkv_real x = pu[o + j] + pb[j];
+                    qkv_real d = dy[o + j] * (erf_form ? gelu_erf_grad(x) : gelu_tanh_grad(x));
+                    if (du)
+                        du[o + j] += d;
+                    if (db)
+                        db[j] += d;
+                }
+            }
+        }
+    }
+}

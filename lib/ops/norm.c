@@ -33,26 +33,31 @@ static const qkv_real *constant_row(qkv_tape *tp, int n, qkv_real v)
 
 static void layer_norm_backward(qkv_tape *tp, qkv_node *node);
 
-qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps)
+/* Checks x, gain, bias and eps for `op`; 0, or -1 with the tape failed. */
+static int ln_check(qkv_tape *tp, const char *op, const qkv_tensor *x, const qkv_tensor *gain,
+                    const qkv_tensor *bias, double eps)
 {
-    QKV_PROFILE_SCOPE("layer_norm", QKV_PROF_FWD);
-    if (tp->failed)
-        return NULL;
     char sx[64], sp[64];
     if (!x)
-        return qkv_tape_fail(tp, "layer_norm: the input is NULL");
+        return qkv_tape_fail(tp, "%s: the input is NULL", op), -1;
     if (x->rank < 1 || x->size == 0)
-        return qkv_tape_fail(tp, "layer_norm: input %s has no elements to normalize",
-                             qkv_shape_str(x, sx, sizeof sx));
-    int rows = qkv_rows(x), cols = qkv_cols(x);
+        return qkv_tape_fail(tp, "%s: input %s has no elements to normalize", op, qkv_shape_str(x, sx, sizeof sx)), -1;
+    int cols = qkv_cols(x);
     if (gain && gain->size != (size_t)cols)
-        return qkv_tape_fail(tp, "layer_norm: gain %s does not match the last dimension of x %s",
-                             qkv_shape_str(gain, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx));
+        return qkv_tape_fail(tp, "%s: gain %s does not match the last dimension of x %s", op,
+                             qkv_shape_str(gain, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx)), -1;
     if (bias && bias->size != (size_t)cols)
-        return qkv_tape_fail(tp, "layer_norm: bias %s does not match the last dimension of x %s",
-                             qkv_shape_str(bias, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx));
+        return qkv_tape_fail(tp, "%s: bias %s does not match the last dimension of x %s", op,
+                             qkv_shape_str(bias, sp, sizeof sp), qkv_shape_str(x, sx, sizeof sx)), -1;
     if (!(eps >= 0) || !isfinite(eps))
-        return qkv_tape_fail(tp, "layer_norm: eps %g must be finite and >= 0", eps);
+        return qkv_tape_fail(tp, "%s: eps %g must be finite and >= 0", op, eps), -1;
+    return 0;
+}
+
+/* The output [rows, cols] like x and its saved row statistics; NULL with the tape failed. */
+static qkv_tensor *ln_output(qkv_tape *tp, const qkv_tensor *x, layer_norm_saved **saved)
+{
+    int rows = qkv_rows(x);
     qkv_tensor *y = qkv_tape_like(tp, x);
     layer_norm_saved *s = qkv_tape_alloc(tp, sizeof *s);
     if (!y || !s)
@@ -61,39 +66,112 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
     s->rstd = qkv_tape_alloc(tp, (size_t)rows * sizeof *s->rstd);
     if (!s->mean || !s->rstd)
         return NULL;
+    *saved = s;
+    return y;
+}
 
-    const qkv_real *px = x->data;
+/* One row: yr = layer norm of xr (cols elements), its mean and rstd into *m, *r. */
+static inline void ln_row(const qkv_real *restrict xr, qkv_real *restrict yr, int cols, const qkv_real *pg,
+                          const qkv_real *pb, double eps, qkv_real *m_out, qkv_real *r_out)
+{
+    double sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int j = 0; j < cols; j++)
+        sum += (double)xr[j];
+    const double mu = sum / cols;
+    double ss = 0;
+#pragma omp simd reduction(+ : ss)
+    for (int j = 0; j < cols; j++) {
+        double d = (double)xr[j] - mu;
+        ss += d * d;
+    }
+    const qkv_real m = (qkv_real)mu, r = (qkv_real)(1.0 / sqrt(ss / cols + eps));
+    *m_out = m;
+    *r_out = r;
+#pragma omp simd
+    for (int j = 0; j < cols; j++)
+        yr[j] = (xr[j] - m) * r * pg[j] + pb[j];
+}
+
+qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps)
+{
+    QKV_PROFILE_SCOPE("layer_norm", QKV_PROF_FWD);
+    if (tp->failed || ln_check(tp, "layer_norm", x, gain, bias, eps))
+        return NULL;
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    layer_norm_saved *s = NULL;
+    qkv_tensor *y = ln_output(tp, x, &s);
     const qkv_real *pg = gain ? gain->data : constant_row(tp, cols, 1);
     const qkv_real *pb = bias ? bias->data : constant_row(tp, cols, 0);
-    if (!pg || !pb)
+    if (!y || !pg || !pb)
         return NULL;
+    const qkv_real *px = x->data;
     qkv_real *py = y->data, *mean = s->mean, *rstd = s->rstd;
 #pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
-    for (int i = 0; i < rows; i++) {
-        const qkv_real *xr = px + (size_t)i * cols;
-        qkv_real *yr = py + (size_t)i * cols;
-        double sum = 0;
-#pragma omp simd reduction(+ : sum)
-        for (int j = 0; j < cols; j++)
-            sum += (double)xr[j];
-        const double mu = sum / cols;
-        double ss = 0;
-#pragma omp simd reduction(+ : ss)
-        for (int j = 0; j < cols; j++) {
-            double d = (double)xr[j] - mu;
-            ss += d * d;
-        }
-        const qkv_real m = (qkv_real)mu, r = (qkv_real)(1.0 / sqrt(ss / cols + eps));
-        mean[i] = m;
-        rstd[i] = r;
-#pragma omp simd
-        for (int j = 0; j < cols; j++)
-            yr[j] = (xr[j] - m) * r * pg[j] + pb[j];
-    }
+    for (int i = 0; i < rows; i++)
+        ln_row(px + (size_t)i * cols, py + (size_t)i * cols, cols, pg, pb, eps, &mean[i], &rstd[i]);
     qkv_tensor *inputs[3] = {x, gain, bias};
     qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, inputs);
     if (node)
         node->saved = s;
+    return y;
+}
+
+/* ---- add_layer_norm: h = x + a, y = layer_norm(h), in one pass over the rows ---------------
+ * The tape gets the two nodes the unfused ops would record ("add", then "layer_norm" of h), so
+ * the backward pass and every value are those of qkv_add followed by qkv_layer_norm. */
+
+static void residual_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *h = node->out;
+    size_t n = h->size;
+    for (int k = 0; k < 2; k++) {
+        qkv_real *d = qkv_grad(tp, node->in[k]);
+        const qkv_real *dh = h->grad;
+        if (d) {
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+            for (size_t i = 0; i < n; i++)
+                d[i] += dh[i];
+        }
+    }
+}
+
+qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_tensor *gain, qkv_tensor *bias,
+                               double eps, qkv_tensor **sum)
+{
+    QKV_PROFILE_SCOPE("add_layer_norm", QKV_PROF_FWD);
+    if (tp->failed || ln_check(tp, "add_layer_norm", x, gain, bias, eps))
+        return NULL;
+    char sx[64], sa[64];
+    if (!a || !qkv_same_shape(x, a))
+        return a ? qkv_tape_fail(tp, "add_layer_norm: shapes differ: %s and %s", qkv_shape_str(x, sx, sizeof sx),
+                                 qkv_shape_str(a, sa, sizeof sa))
+                 : qkv_tape_fail(tp, "add_layer_norm: an operand is NULL");
+    int rows = qkv_rows(x), cols = qkv_cols(x);
+    qkv_tensor *h = qkv_tape_like(tp, x);
+    layer_norm_saved *s = NULL;
+    qkv_tensor *y = h ? ln_output(tp, x, &s) : NULL;
+    const qkv_real *pg = gain ? gain->data : constant_row(tp, cols, 1);
+    const qkv_real *pb = bias ? bias->data : constant_row(tp, cols, 0);
+    if (!y || !pg || !pb)
+        return NULL;
+    const qkv_real *px = x->data, *pa = a->data;
+    qkv_real *ph = h->data, *py = y->data, *mean = s->mean, *rstd = s->rstd;
+#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
+    for (int i = 0; i < rows; i++) {
+        const size_t o = (size_t)i * cols;
+#pragma omp simd
+        for (int j = 0; j < cols; j++)
+            ph[o + j] = px[o + j] + pa[o + j];
+        ln_row(ph + o, py + o, cols, pg, pb, eps, &mean[i], &rstd[i]);
+    }
+    qkv_tensor *in_h[2] = {x, a}, *in_y[3] = {h, gain, bias};
+    qkv_tape_record(tp, "add", residual_backward, h, 2, in_h);
+    qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, in_y);
+    if (node)
+        node->saved = s;
+    if (sum)
+        *sum = h;
     return y;
 }
 

@@ -36,6 +36,10 @@ typedef enum { QKV_GELU_ERF, QKV_GELU_TANH } qkv_gelu_form;
 /* GELU (Hendrycks & Gimpel 2016): erf form x·Φ(x), or the tanh approximation
  * 0.5·x·(1 + tanh(sqrt(2/π)(x + 0.044715 x³))), as PyTorch's approximate='tanh'. */
 qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form);
+/* gelu(u + b) with the bias broadcast over rows, in one pass: u matrix [N, C] (a qkv_linear
+ * without its bias), b [C] -> [N, C]. The values of qkv_add_bias then qkv_gelu; the backward
+ * recomputes u + b rather than keeping it. Tape errors: b not of C elements, an unknown form. */
+qkv_tensor *qkv_bias_gelu(qkv_tape *tp, qkv_tensor *u, qkv_tensor *b, qkv_gelu_form form);
 
 /* --- lib/ops/norm.c ---------------------------------------------------------------------- */
 /* Layer norm over the last dimension (Ba et al. 2016): (x - mean) / sqrt(var + eps) ⊙ gain
@@ -43,6 +47,12 @@ qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form);
  * inside the square root. x matrix [N, C], gain and bias [C] (either may be NULL) -> [N, C].
  * Errors: gain/bias size != C, eps < 0 or not finite. With eps = 0 a constant row gives NaN. */
 qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_tensor *bias, double eps);
+/* The residual add and the layer norm after it in one pass over the rows: h = x + a (x, a of
+ * one shape, a matrix [N, C]), y = qkv_layer_norm(h, gain, bias, eps) -> y [N, C]; h into *sum
+ * when sum is not NULL (the residual stream of a pre-LN block). The same values, errors and
+ * gradients as qkv_add then qkv_layer_norm (the tape records those two nodes). */
+qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_tensor *gain, qkv_tensor *bias,
+                               double eps, qkv_tensor **sum);
 
 /* --- lib/ops/softmax.c ------------------------------------------------------------------- */
 /* Softmax over each row (the last dimension), max-shifted: softmax([1000, 1000]) = [0.5, 0.5].

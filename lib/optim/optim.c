@@ -109,24 +109,28 @@ void qkv_optim_free(qkv_optimizer *o)
 
 /* ---- update loops ---------------------------------------------------------------------- */
 
-static void sgd_plain(qkv_real *restrict p, const qkv_real *restrict g, size_t n, qkv_real lr, qkv_real wd)
+/* Every loop reads the gradient as gs·g: gs is the clipping factor (1 when nothing is clipped),
+ * so clipping costs no pass of its own over the gradients. */
+static void sgd_plain(qkv_real *restrict p, const qkv_real *restrict g, size_t n, qkv_real lr, qkv_real wd,
+                      qkv_real gs)
 {
-    QKV_FOR_ELEMENTS(j, n, p[j] -= lr * (g[j] + wd * p[j]););
+    QKV_FOR_ELEMENTS(j, n, p[j] -= lr * (g[j] * gs + wd * p[j]););
 }
 
 static void sgd_momentum(qkv_real *restrict p, const qkv_real *restrict g, qkv_real *restrict buf, size_t n,
-                         qkv_real lr, qkv_real wd, qkv_real mu)
+                         qkv_real lr, qkv_real wd, qkv_real mu, qkv_real gs)
 {
     QKV_FOR_ELEMENTS(j, n, {
-        qkv_real b = mu * buf[j] + (g[j] + wd * p[j]);
+        qkv_real b = mu * buf[j] + (g[j] * gs + wd * p[j]);
         buf[j] = b;
         p[j] -= lr * b;
     });
 }
 
-/* Adam with L2 term l2 (Adam) and multiplicative decay `keep` = 1 − lr·wd (AdamW). */
+/* Adam with L2 term l2 (Adam) and multiplicative decay `keep` = 1 − lr·wd (AdamW); gs the
+ * gradient's factor (all three kinds). */
 typedef struct {
-    qkv_real b1, one_minus_b1, b2, one_minus_b2, step_size, bc2_sqrt, eps, l2, keep;
+    qkv_real b1, one_minus_b1, b2, one_minus_b2, step_size, bc2_sqrt, eps, l2, keep, gs;
 } adam_coef;
 
 static void adam_update(qkv_real *restrict p, const qkv_real *restrict g, qkv_real *restrict m,
@@ -135,9 +139,9 @@ static void adam_update(qkv_real *restrict p, const qkv_real *restrict g, qkv_re
     /* local copies: the vectorizer keeps them in registers in both loop forms */
     const qkv_real b1 = c->b1, c1 = c->one_minus_b1, b2 = c->b2, c2 = c->one_minus_b2;
     const qkv_real step_size = c->step_size, bc2_sqrt = c->bc2_sqrt, eps = c->eps, l2 = c->l2,
-                   keep = c->keep;
+                   keep = c->keep, gs = c->gs;
     QKV_FOR_ELEMENTS(j, n, {
-        qkv_real gj = g[j] + l2 * p[j];
+        qkv_real gj = g[j] * gs + l2 * p[j];
         qkv_real mj = b1 * m[j] + c1 * gj;
         qkv_real vj = b2 * v[j] + c2 * gj * gj;
         m[j] = mj;
@@ -156,9 +160,9 @@ static void update_span(const qkv_optimizer *o, int i, size_t off, size_t n, qkv
     if (o->cfg.kind != QKV_OPTIM_SGD)
         adam_update(p, g, o->slot[0][i] + off, o->slot[1][i] + off, n, k);
     else if (o->n_slots)
-        sgd_momentum(p, g, o->slot[0][i] + off, n, lr, k->l2, (qkv_real)o->cfg.momentum);
+        sgd_momentum(p, g, o->slot[0][i] + off, n, lr, k->l2, (qkv_real)o->cfg.momentum, k->gs);
     else
-        sgd_plain(p, g, n, lr, k->l2);
+        sgd_plain(p, g, n, lr, k->l2, k->gs);
 }
 
 /* Lazy update of parameter i: its rows in o->rows[i] only, split over threads when there is
@@ -190,14 +194,17 @@ int qkv_optim_set_rows(qkv_optimizer *o, int i, const qkv_row_set *rows, qkv_err
     return QKV_OK;
 }
 
-void qkv_optim_step(qkv_optimizer *o, double lr)
+void qkv_optim_step(qkv_optimizer *o, double lr) { qkv_optim_step_scaled(o, lr, 1); }
+
+void qkv_optim_step_scaled(qkv_optimizer *o, double lr, double grad_scale)
 {
     const qkv_optim_config *c = &o->cfg;
+    const qkv_real gs = (qkv_real)grad_scale;
     o->step++;
     if (c->kind == QKV_OPTIM_SGD) {
         for (int i = 0; i < o->n; i++) {
             qkv_param *pp = o->ps->items[i];
-            adam_coef k = {.l2 = pp->no_weight_decay ? 0 : (qkv_real)c->weight_decay};
+            adam_coef k = {.l2 = pp->no_weight_decay ? 0 : (qkv_real)c->weight_decay, .gs = gs};
             if (o->rows[i])
                 update_rows(o, i, (qkv_real)lr, &k);
             else
@@ -214,6 +221,7 @@ void qkv_optim_step(qkv_optimizer *o, double lr)
         .step_size = (qkv_real)(lr / (1 - pow(c->beta1, t))),
         .bc2_sqrt = (qkv_real)sqrt(1 - pow(c->beta2, t)),
         .eps = (qkv_real)c->eps,
+        .gs = gs,
     };
     for (int i = 0; i < o->n; i++) {
         qkv_param *pp = o->ps->items[i];
@@ -293,15 +301,22 @@ static void scale(qkv_real *restrict g, size_t n, qkv_real s)
     QKV_FOR_ELEMENTS(j, n, g[j] *= s;);
 }
 
+double qkv_clip_scale(double norm, double max_norm)
+{
+    if (!isfinite(norm) || !(max_norm > 0) || norm <= max_norm)
+        return 1;
+    return max_norm / (norm + 1e-6);
+}
+
 double qkv_clip_grad_norm(qkv_params *ps, double max_norm)
 {
     double sq = 0;
     for (int i = 0; i < ps->n; i++)
         sq += sum_squares(ps->items[i]->t.grad, ps->items[i]->t.size);
     double norm = sqrt(sq);
-    if (!isfinite(norm) || !(max_norm > 0) || norm <= max_norm)
+    if (qkv_clip_scale(norm, max_norm) == 1)
         return norm;
-    qkv_real s = (qkv_real)(max_norm / (norm + 1e-6));
+    qkv_real s = (qkv_real)qkv_clip_scale(norm, max_norm);
     for (int i = 0; i < ps->n; i++)
         scale(ps->items[i]->t.grad, ps->items[i]->t.size, s);
     return norm;

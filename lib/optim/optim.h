@@ -95,6 +95,12 @@ int qkv_optim_init(qkv_optimizer *o, qkv_params *ps, const qkv_optim_config *cfg
  * the schedule; cfg.lr when there is none). Increments o->step first. Does not zero the
  * gradients. Allocates nothing. */
 void qkv_optim_step(qkv_optimizer *o, double lr);
+/* The same update with every gradient read as grad_scale · .grad (the .grad buffers are not
+ * changed): gradient clipping folded into the update's one pass over the gradients, with
+ * grad_scale = qkv_clip_scale(norm, max_norm) and the norm from qkv_clip_grad_norm(ps, 0). The
+ * result is that of scaling the gradients first, up to the rounding of grad_scale · g, which
+ * is the same product in both. */
+void qkv_optim_step_scaled(qkv_optimizer *o, double lr, double grad_scale);
 
 /* From now on parameter i (a matrix [V, D]) is updated lazily: at each qkv_optim_step only the
  * rows in *rows at that moment (see the top of this file). rows is not owned and must stay
@@ -122,5 +128,8 @@ qkv_real *qkv_optim_slot(const qkv_optimizer *o, int i, int k);
  * Returns the norm before clipping. The sum runs in fixed blocks combined in a fixed order, so
  * the result is the same for any number of threads. */
 double qkv_clip_grad_norm(qkv_params *ps, double max_norm);
+/* The factor qkv_clip_grad_norm scales the gradients by for this norm: max_norm / (norm + 1e-6)
+ * when max_norm > 0 and a finite norm exceeds it, else 1. */
+double qkv_clip_scale(double norm, double max_norm);
 
 #endif

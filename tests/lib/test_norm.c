@@ -154,6 +154,135 @@ static void test_gradcheck_catches_one_percent(void **state)
     ot_free(&e);
 }
 
+/* ---- add_layer_norm: h = x + a, y = layer_norm(h) in one pass ------------------------------ */
+
+typedef struct {
+    qkv_tensor *x, *a, *gain, *bias;
+} add_fixture;
+
+/* y + h ⊙ h: both outputs reach the loss, h not linearly. */
+static qkv_tensor *add_ln_fn(qkv_tape *tp, void *user)
+{
+    add_fixture *f = user;
+    qkv_tensor *h = NULL;
+    qkv_tensor *y = qkv_add_layer_norm(tp, f->x, f->a, f->gain, f->bias, 1e-5, &h);
+    return y ? qkv_add(tp, y, qkv_mul(tp, h, h)) : NULL;
+}
+
+/* x + a = [1, 2, 3] (the case of test_forward_values), gain [2, 1, -1], bias [0.5, -1, 0.25];
+ * the second row shifted by 1000. */
+static void test_add_forward_values(void **state)
+{
+    (void)state;
+    ot_env e;
+    ot_init(&e, 1);
+    qkv_tensor *x = ot_values(&e, "x", 2, (int[]){2, 3}, (double[]){0.5, 2, -1, 1000, 1, 1003});
+    qkv_tensor *a = ot_values(&e, "a", 2, (int[]){2, 3}, (double[]){0.5, 0, 4, 1, 1001, 0});
+    qkv_tensor *g = ot_values(&e, "g", 1, (int[]){3}, (double[]){2, 1, -1});
+    qkv_tensor *b = ot_values(&e, "b", 1, (int[]){3}, (double[]){0.5, -1, 0.25});
+    const double a0 = 1.224744871391589049;
+    qkv_tensor *h = NULL;
+    qkv_tensor *y = qkv_add_layer_norm(&e.tp, x, a, g, b, 0.0, &h);
+    assert_non_null(y);
+    assert_non_null(h);
+    for (int r = 0; r < 2; r++) {
+        for (int j = 0; j < 3; j++)
+            tu_assert_close(h->data[3 * r + j], 1000 * r + j + 1, 0);
+        tu_assert_close(y->data[3 * r + 0], -2 * a0 + 0.5, 1e-12);
+        tu_assert_close(y->data[3 * r + 1], -1, 1e-12);
+        tu_assert_close(y->data[3 * r + 2], -a0 + 0.25, 1e-12);
+    }
+    assert_non_null(qkv_add_layer_norm(&e.tp, x, a, NULL, NULL, 1e-5, NULL)); /* sum may be NULL */
+    ot_free(&e);
+}
+
+/* The fused op gives exactly the values and gradients of qkv_add then qkv_layer_norm, on a
+ * tensor large enough for the threaded loops. */
+static void test_add_matches_unfused(void **state)
+{
+    (void)state;
+    ot_env e;
+    ot_init(&e, 5);
+    add_fixture f = {ot_param2(&e, "x", 131, 257), ot_param2(&e, "a", 131, 257),
+                     ot_param(&e, "gain", 1, (int[]){257}), ot_param(&e, "bias", 1, (int[]){257})};
+    qkv_tensor *ts[4] = {f.x, f.a, f.gain, f.bias};
+    qkv_real *grads[2][4], *vals[2];
+    for (int fused = 0; fused < 2; fused++) {
+        qkv_tape_reset(&e.tp);
+        qkv_params_zero_grad(&e.ps);
+        qkv_tensor *h = NULL, *y;
+        if (fused) {
+            y = qkv_add_layer_norm(&e.tp, f.x, f.a, f.gain, f.bias, 1e-5, &h);
+        } else {
+            h = qkv_add(&e.tp, f.x, f.a);
+            y = qkv_layer_norm(&e.tp, h, f.gain, f.bias, 1e-5);
+        }
+        qkv_tensor *loss = qkv_sum(&e.tp, qkv_add(&e.tp, y, qkv_mul(&e.tp, h, h)));
+        assert_int_equal(qkv_backward(&e.tp, loss), QKV_OK);
+        vals[fused] = malloc(y->size * sizeof(qkv_real));
+        memcpy(vals[fused], y->data, y->size * sizeof(qkv_real));
+        for (int k = 0; k < 4; k++) {
+            grads[fused][k] = malloc(ts[k]->size * sizeof(qkv_real));
+            memcpy(grads[fused][k], ts[k]->grad, ts[k]->size * sizeof(qkv_real));
+        }
+    }
+    assert_memory_equal(vals[0], vals[1], f.x->size * sizeof(qkv_real));
+    for (int k = 0; k < 4; k++)
+        assert_memory_equal(grads[0][k], grads[1][k], ts[k]->size * sizeof(qkv_real));
+    for (int fused = 0; fused < 2; fused++) {
+        free(vals[fused]);
+        for (int k = 0; k < 4; k++)
+            free(grads[fused][k]);
+    }
+    ot_free(&e);
+}
+
+static void add_check(int rows, int cols, bool affine, size_t samples)
+{
+    ot_env e;
+    ot_init(&e, (uint64_t)(rows * 7 + cols));
+    add_fixture f = {ot_param2(&e, "x", rows, cols), ot_param2(&e, "a", rows, cols), NULL, NULL};
+    if (affine) {
+        f.gain = ot_param(&e, "gain", 1, (int[]){cols});
+        f.bias = ot_param(&e, "bias", 1, (int[]){cols});
+    }
+    qkv_tensor *ts[4] = {f.x, f.a, f.gain, f.bias};
+    const char *names[4] = {"x", "a", "gain", "bias"};
+    int n = affine ? 4 : 2;
+    if (samples)
+        ot_assert_gradcheck_sampled(&e.tp, add_ln_fn, &f, n, ts, names, samples);
+    else
+        tu_assert_gradcheck(&e.tp, add_ln_fn, &f, n, ts, names);
+    ot_free(&e);
+}
+
+static void test_add_gradcheck(void **state)
+{
+    (void)state;
+    add_check(1, 2, true, 0);
+    add_check(3, 5, true, 0);
+    add_check(4, 7, false, 0);
+    add_check(3, 70, true, 0);
+    add_check(131, 257, true, 12); /* threaded */
+}
+
+static void test_add_errors(void **state)
+{
+    (void)state;
+    ot_env e;
+    ot_init(&e, 1);
+    qkv_tensor *x = ot_param2(&e, "x", 2, 3), *a = ot_param2(&e, "a", 3, 2), *g = ot_param(&e, "g", 1, (int[]){4});
+    assert_null(qkv_add_layer_norm(&e.tp, x, a, NULL, NULL, 1e-5, NULL));
+    assert_non_null(strstr(e.tp.err.msg, "add_layer_norm: shapes differ: [2, 3] and [3, 2]"));
+    qkv_tape_reset(&e.tp);
+    assert_null(qkv_add_layer_norm(&e.tp, x, x, g, NULL, 1e-5, NULL));
+    assert_non_null(strstr(e.tp.err.msg, "gain [4]"));
+    qkv_tape_reset(&e.tp);
+    assert_null(qkv_add_layer_norm(&e.tp, x, NULL, NULL, NULL, 1e-5, NULL));
+    assert_non_null(strstr(e.tp.err.msg, "NULL"));
+    ot_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +291,10 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_gradcheck),
         cmocka_unit_test(test_gradcheck_catches_one_percent),
+        cmocka_unit_test(test_add_forward_values),
+        cmocka_unit_test(test_add_matches_unfused),
+        cmocka_unit_test(test_add_gradcheck),
+        cmocka_unit_test(test_add_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -390,6 +390,69 @@ static void test_clip_large_deterministic(void **state)
     qkv_params_free(&ps);
 }
 
+/* ---- clipping folded into the update ------------------------------------------------------- */
+
+/* qkv_optim_step_scaled(lr, s) on gradients g gives the parameters and state of
+ * qkv_optim_step(lr) on gradients s·g, for every kind, and leaves .grad as it was. */
+static void scaled_matches_prescaled(qkv_optim_kind kind, double momentum, int reps)
+{
+    const double s = 0.37;
+    problem a, b;
+    problem_init(&a, reps);
+    problem_init(&b, reps);
+    qkv_optim_config cfg = qkv_optim_defaults(kind);
+    cfg.weight_decay = 0.1;
+    cfg.momentum = momentum;
+    qkv_optimizer oa, ob;
+    qkv_error err;
+    assert_int_equal(qkv_optim_init(&oa, &a.ps, &cfg, &err), QKV_OK);
+    assert_int_equal(qkv_optim_init(&ob, &b.ps, &cfg, &err), QKV_OK);
+    for (int t = 0; t < 3; t++) {
+        set_grads(&a, t, reps);
+        set_grads(&b, t, reps);
+        for (int i = 0; i < a.ps.n; i++)
+            for (size_t j = 0; j < a.ps.items[i]->t.size; j++)
+                a.ps.items[i]->t.grad[j] *= s;
+        qkv_optim_step(&oa, lrs[t]);
+        qkv_optim_step_scaled(&ob, lrs[t], s);
+        for (int i = 0; i < a.ps.n; i++)
+            for (size_t j = 0; j < a.ps.items[i]->t.size; j++) {
+                tu_assert_close(b.ps.items[i]->t.data[j], a.ps.items[i]->t.data[j], 1e-15);
+                for (int k = 0; k < qkv_optim_n_slots(&oa); k++)
+                    tu_assert_close(qkv_optim_slot(&ob, i, k)[j], qkv_optim_slot(&oa, i, k)[j], 1e-15);
+            }
+        tu_assert_close(b.w->grad[0], grads[t][0], 0); /* read scaled, not written */
+        tu_assert_close(b.b->grad[1], grads[t][4], 0);
+    }
+    qkv_optim_free(&oa);
+    qkv_optim_free(&ob);
+    qkv_params_free(&a.ps);
+    qkv_params_free(&b.ps);
+}
+
+static void test_step_scaled(void **state)
+{
+    (void)state;
+    for (int reps = 1; reps <= 20000; reps *= 20000) { /* 20000: the OpenMP loops */
+        scaled_matches_prescaled(QKV_OPTIM_ADAMW, 0, reps);
+        scaled_matches_prescaled(QKV_OPTIM_ADAM, 0, reps);
+        scaled_matches_prescaled(QKV_OPTIM_SGD, 0.9, reps);
+        scaled_matches_prescaled(QKV_OPTIM_SGD, 0, reps);
+    }
+}
+
+/* The factor is the one qkv_clip_grad_norm scales by, 1 where it scales nothing. */
+static void test_clip_scale(void **state)
+{
+    (void)state;
+    tu_assert_close(qkv_clip_scale(13, 6.5), 6.5 / (13 + 1e-6), 1e-16);
+    tu_assert_close(qkv_clip_scale(0.5, 1), 1, 0);
+    tu_assert_close(qkv_clip_scale(1, 1), 1, 0);
+    tu_assert_close(qkv_clip_scale(13, 0), 1, 0);
+    tu_assert_close(qkv_clip_scale(NAN, 1), 1, 0);
+    tu_assert_close(qkv_clip_scale(INFINITY, 1), 1, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +469,8 @@ int main(void)
         cmocka_unit_test(test_clip_below_threshold),
         cmocka_unit_test(test_clip_non_finite),
         cmocka_unit_test(test_clip_large_deterministic),
+        cmocka_unit_test(test_step_scaled),
+        cmocka_unit_test(test_clip_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
