@@ -89,7 +89,14 @@ for part in $PARTS; do
            train "size_vit_$n" fashion_mnist.yaml "$n" "$STEPS"
            train "size_cnn_$n" fashion_mnist_cnn.yaml "$n" "$STEPS"
        done ;;
-    b) for k in sinusoidal2d learned2d rel2d quadratic2d rope2d none; do
+    b) for k in sinusoidal2d rel2d quadratic2d rope2d none learned2d; do
+           # learned2d is the shipped config: part a's run of that size and steps, when it is done
+           if [ $k = learned2d ] && [ "$PE_STEPS" = "$STEPS" ] && grep -qs '^done:' "$OUT/size_vit_$PE_SIZE.log" &&
+               [ ! -e "$OUT/pe_$k" ]; then
+               echo "== pe_$k: the run size_vit_$PE_SIZE of part a"
+               ln -s "size_vit_$PE_SIZE" "$OUT/pe_$k" && ln -s "size_vit_$PE_SIZE.log" "$OUT/pe_$k.log"
+               continue
+           fi
            train "pe_$k" fashion_mnist.yaml "$PE_SIZE" "$PE_STEPS" --set model.positional=$k
        done ;;
     c) for k in quadratic2d rel2d; do
