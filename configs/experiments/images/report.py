@@ -22,12 +22,14 @@ def run_info(out, name):
     metrics = os.path.join(out, name, "metrics.tsv")
     if not os.path.exists(metrics):
         return None
+    log = open(os.path.join(out, name + ".log")).read()
+    done = re.search(r"^done: \d+ steps in ([\d.]+) s", log, re.M)
+    if not done:  # still training, or stopped
+        return None
     rows = [l.rstrip("\n").split("\t") for l in open(metrics)][1:]
     acc = max(float(r[4]) for r in rows if r[2] == "dev")
-    log = open(os.path.join(out, name + ".log")).read()
     params = int(re.search(r"^model: (\d+) parameters", log, re.M).group(1))
-    secs = float(re.search(r"^done: \d+ steps in ([\d.]+) s", log, re.M).group(1))
-    return acc, params, secs
+    return acc, params, float(done.group(1))
 
 
 def part_a(out):
