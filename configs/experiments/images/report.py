@@ -51,8 +51,8 @@ def part_a(out):
     md += md_table(["training images", "attention (ViT)", "CNN", "attention - CNN", "parameters (ViT / CNN)"], rows)
     gp = gp_block("size", ["images", "vit", "cnn"], data)
     gp += ["set terminal pngcairo size 640,420", "set output 'images_size.png'", "set logscale x",
-           "set xlabel 'training images'", "set ylabel 'validation accuracy (%)'", "set key bottom right",
-           "set grid", "set title 'Fashion-MNIST: attention against a CNN at matched parameters and steps'",
+           "set xlabel 'training images'", "set ylabel 'validation accuracy (%)'", "set key center right",
+           "set grid", "set title 'Fashion-MNIST: attention and a CNN, same parameters and steps'",
            "plot $size using 1:2 with linespoints lw 2 title 'attention (ViT, patches 4x4)', "
            "$size using 1:3 with linespoints lw 2 title 'CNN (cnn2d)'"]
     return md + [""], gp

@@ -9,7 +9,7 @@ set output 'images_size.png'
 set logscale x
 set xlabel 'training images'
 set ylabel 'validation accuracy (%)'
-set key bottom right
+set key center right
 set grid
-set title 'Fashion-MNIST: attention against a CNN at matched parameters and steps'
+set title 'Fashion-MNIST: attention and a CNN, same parameters and steps'
 plot $size using 1:2 with linespoints lw 2 title 'attention (ViT, patches 4x4)', $size using 1:3 with linespoints lw 2 title 'CNN (cnn2d)'
