@@ -190,6 +190,11 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "image inputs without data.dev: hold out this part of the training images (seeded by valid_seed) as the "
          "dev set that picks best.h5; 0 = none"),
     INT("data", "valid_seed", data.valid_seed, 0, INT_MAX, "1", "seed of the validation split"),
+    ENUM("data", "augment", data.augment, QKV_AUGMENT_NAMES, "none",
+         "image inputs, training images only: none, or crop_flip (each image shifted by a random crop of it "
+         "padded with augment_pad black pixels, then mirrored left-right with probability 1/2)"),
+    INT("data", "augment_pad", data.augment_pad, 0, 1024, "2",
+        "data.augment crop_flip: padding of the random crops in pixels (shifts of up to this many pixels)"),
     ENUM("data", "frame_labels", data.frame_labels, QKV_FRAME_LABEL_NAMES, "phoneme",
          "task frames: label each frame with the phoneme or the UPOS of the word being spoken"),
     STRING("data", "held_out_voice", data.held_out_voice, "",
@@ -362,6 +367,9 @@ static int image_keys(const void *c, const char *where, qkv_error *err)
                         m->chars.char_dim);
     if (!img && r->data.valid_fraction > 0)
         return qkv_fail(err, "%s: data.valid_fraction is for image inputs (model.input pixels or patches)", where);
+    if (!img && r->data.augment != QKV_AUGMENT_NONE)
+        return qkv_fail(err, "%s: data.augment = %s is for image inputs (model.input pixels or patches)", where,
+                        QKV_AUGMENT_NAMES[r->data.augment]);
     if (img && r->data.valid_fraction > 0 && r->data.dev[0])
         return qkv_fail(err, "%s: data.valid_fraction and data.dev both give a dev set: choose one", where);
     return QKV_OK;
@@ -436,8 +444,8 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      span_constraints},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "an image input (`model.input` pixels or patches) needs `model.output=class`, a `model.patch_size` that divides "
-     "`data.image_rows` and `data.image_cols`, and `model.char_dim` 0; `model.output=class`, the 2-D positional kinds "
-     "and `data.valid_fraction` need an image input; `data.valid_fraction` and `data.dev` exclude each other",
+     "`data.image_rows` and `data.image_cols`, and `model.char_dim` 0; `model.output=class`, the 2-D positional kinds, "
+     "`data.valid_fraction` and `data.augment` need an image input; `data.valid_fraction` and `data.dev` exclude each other",
      image_keys},
     {QKV_CFG_RULE_NEEDS, "model.cls_token=true", NULL, "model.pool=cls", "(the head reads each image's [CLS] token)",
      NULL},

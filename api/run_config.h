@@ -13,6 +13,7 @@
 #include "data/corpus.h"
 #include "data/features.h"
 #include "data/frames.h"
+#include "data/image_augment.h"
 #include "lib/io/config.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
@@ -55,6 +56,8 @@ typedef struct qkv_data_section {
     double valid_fraction;         /* without data.dev: this part of the training images, drawn
                                       with valid_seed, is the dev set that selects best.h5 */
     int valid_seed;
+    qkv_augment_kind augment;      /* training images: random crops and flips (data/image_augment.h) */
+    int augment_pad;               /* the crops' padding in pixels */
     qkv_frame_label frame_labels;  /* task frames: what each frame is labelled with */
     char held_out_voice[QKV_CFG_STR_MAX]; /* task frames: the test voice, never trained on */
     int frame_stack;               /* task frames: frames per token (stride = stack) */

@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "data/features.h"
 #include "data/idx.h"
+#include "data/image_augment.h"
 #include "models/tagger.h"
 #include "api/run_config.h"
 
@@ -57,6 +58,9 @@ int qkv_session_read_images(const qkv_session *s, const char *path, bool labels,
  * token), and c an empty corpus that only names it (for messages). */
 int qkv_session_image_dataset(const qkv_session *s, const qkv_images *im, qkv_dataset *ds, qkv_corpus *c,
                               qkv_error *err);
+/* The layout of an image model's tokens (data.image_*, the input's patch, the [CLS] token) for
+ * data/image_augment.h. Only for a session that reads images. */
+qkv_image_layout qkv_session_image_layout(const qkv_session *s);
 /* qkv_session_data for an image model: the featurizer (unless set) with the class names as its
  * tags; the training images (load_train) and the dev set: data.dev, or with data.valid_fraction
  * that part of the training images drawn with data.valid_seed (qkv_images_split). */

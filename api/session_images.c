@@ -50,6 +50,15 @@ int qkv_session_image_dataset(const qkv_session *s, const qkv_images *im, qkv_da
     return QKV_OK;
 }
 
+qkv_image_layout qkv_session_image_layout(const qkv_session *s)
+{
+    const qkv_tagger_config *m = &s->cfg.model;
+    const qkv_data_section *d = &s->cfg.data;
+    qkv_image_layout l = {d->image_rows, d->image_cols, d->image_channels, QKV_INPUT_DESCS[m->input_kind]->patch(m),
+                          m->cls_token ? 1 : 0};
+    return l;
+}
+
 /* The tag set: data.class_names split at commas, or "0", "1", ...; n_classes of them. */
 static int class_tags(qkv_session *s, qkv_error *err)
 {

@@ -131,6 +131,18 @@ static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
     return qkv_tagger_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, NULL);
 }
 
+/* The training images of batch b randomly cropped and flipped (data.augment), under the step's
+ * key; nothing for words or frames. The dev set is never augmented (evaluation does not come
+ * here). */
+static int augment_batch(const trainer *t, qkv_batch *b, uint64_t key, qkv_error *err)
+{
+    const qkv_session *s = t->s;
+    if (s->cfg.data.augment == QKV_AUGMENT_NONE || !qkv_session_reads_images(s))
+        return QKV_OK;
+    qkv_image_layout l = qkv_session_image_layout(s);
+    return qkv_batch_augment_images(b, &l, s->cfg.data.augment, s->cfg.data.augment_pad, key, err);
+}
+
 /* One optimizer step on batch i of the current plan. Returns 0, or 1 after printing an error. */
 static int train_step(trainer *t, int i)
 {
@@ -147,7 +159,8 @@ static int train_step(trainer *t, int i)
     int prof = qkv_profile_begin("data", QKV_PROF_PHASE);
     uint64_t key = qkv_rng_key((uint64_t)s->cfg.train.seed * 2 + 1, (uint64_t)t->st.step);
     qkv_batch_word_dropout(b, &s->fz, s->cfg.train.word_dropout, qkv_rng_key(key, 0));
-    int failed = qkv_train_streams_set(&t->streams, b, qkv_rng_key(key, 1), &err);
+    int failed = augment_batch(t, b, qkv_rng_key(key, 2), &err) ||
+                 qkv_train_streams_set(&t->streams, b, qkv_rng_key(key, 1), &err);
     qkv_profile_end(prof);
     if (failed) {
         qkv_fail_report(&err);

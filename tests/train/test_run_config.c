@@ -80,6 +80,8 @@ static void test_choices_are_the_library_values(void **state)
         {"data.task=tag", &c.data.task, QKV_TASK_TAG, false},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT, false},
         {"data.task=frames", &c.data.task, QKV_TASK_FRAMES, false},
+        {"data.augment=none", &c.data.augment, QKV_AUGMENT_NONE, true},
+        {"data.augment=crop_flip", &c.data.augment, QKV_AUGMENT_CROP_FLIP, true},
         {"data.frame_labels=phoneme", &c.data.frame_labels, QKV_FRAME_PHONEME, false},
         {"data.frame_labels=upos", &c.data.frame_labels, QKV_FRAME_UPOS, false},
         {"data.source=files", &c.data.source, QKV_SOURCE_FILES, false},
@@ -111,7 +113,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 20);
+    assert_int_equal(n_enum_keys, 21);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load_image(&c, cases[i].set, cases[i].image);
