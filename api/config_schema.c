@@ -403,6 +403,17 @@ static int segment_files(const void *c, const char *where, qkv_error *err)
     return QKV_OK;
 }
 
+static int parser_columns(const void *c, const char *where, qkv_error *err)
+{
+    const qkv_run_config *cfg = c;
+    const char *tags = cfg->heads.tags;
+    size_t first = strcspn(tags, ",");
+    if (cfg->model.output != QKV_OUTPUT_BIAFFINE || (first == 6 && !strncmp(tags, "deprel", 6)))
+        return QKV_OK;
+    return qkv_fail(err, "%s: model.output = biaffine needs data.tags = deprel, or a list beginning with deprel, got %s "
+                    "(the parser is head 0: its tags are the labels of the arcs)", where, tags);
+}
+
 static int span_constraints(const void *c, const char *where, qkv_error *err)
 {
     return qkv_run_config_check_spans(c, where, err);
@@ -436,8 +447,10 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
     {QKV_CFG_RULE_FORBIDDEN, "data.tag_column=1", NULL, NULL, "is the FORM column; the tag is in column 2 or later",
      NULL},
     {QKV_CFG_RULE_NOT_ABOVE, "optim.min_lr", "optim.lr", NULL, NULL, NULL},
-    {QKV_CFG_RULE_NEEDS, "data.tags=deprel", NULL, "model.output=biaffine", "(its tags are the labels of the arcs)",
-     NULL},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`model.output=biaffine` needs `data.tags` deprel, or a list whose first column is deprel (the parser is head 0, "
+     "its tags the labels of the arcs; the other columns are tagging heads over the same encoder)",
+     parser_columns},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
      "are BIO's or BIOES's)",

@@ -49,13 +49,17 @@ int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, i
 /* Every head's predictions (a model of several heads, models/tagger.h): pred[h] [n_words of ds]
  * receives head h's class ids of the words of the batches of this shard (as qkv_predict_shard;
  * -1 elsewhere), each head decoded by its kind, against the gold classes of ds's column h;
+ * pred_heads [n_words of ds] (may be NULL when no head has arcs; required for a parser) the
+ * trees of the head with arcs (0 = ROOT, k = word k of the sentence; -1 elsewhere, and for
+ * every word when no head has arcs), whose loss reads ds's gold heads;
  * loss_sum (may be NULL) [n_heads] each head's summed loss of its gold-tagged words. needs (may
  * be NULL; needs[h] NULL: none) [n_heads][n_tags_h]: the characters a form needs for class c
  * (qkv_session_class_needs: lemma scripts), so that a word whose form is too short for its best
  * class takes the best class it can (the scripts that apply to no form are never produced).
  * Errors: ds without a tag column per head, those of qkv_predict. */
 int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                      const int32_t *const *needs, int32_t *const *pred, double *loss_sum, qkv_error *err);
+                      const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
+                      qkv_error *err);
 /* needs[h] for qkv_predict_heads: for each lemma column h of s's featurizer, malloc'd
  * [n_classes] qkv_lemma_script_needs of each script; NULL for the other columns. Errors: out of
  * memory (what is allocated stays in needs for the caller to free). */
@@ -67,6 +71,8 @@ typedef struct qkv_tagged {
     const char **values[QKV_TAG_FIELD_COUNT]; /* [n_words] word w's value in column k (qkv_tag_field),
                                                  NULL for a column the model does not predict and
                                                  for words never batched */
+    int32_t *heads;                           /* [n_words] a parser's heads (0 = ROOT, k = word k of the
+                                                 sentence, -1: none); NULL for a model without one */
     char *lemmas;                             /* the lemmas' strings */
     int n_lemma_fallback;                     /* words whose predicted script did not apply to the form */
     int first_fallback;                       /* the first of them */
@@ -74,17 +80,18 @@ typedef struct qkv_tagged {
 
 /* Tags every word of corpus c with every head of the session's model (qkv_predict_heads) into out
  * (free with qkv_tagged_free; the values of columns other than lemma are strings of the
- * featurizer). A lemma script that does not apply to its form gives the form, counted in out and
+ * featurizer; a parser's heads in out->heads). A lemma script that does not apply to its form gives the form, counted in out and
  * named in one warning in s->warnings. Errors: those of qkv_session_tag's steps. */
 int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err);
 /* The same from predictions made already: pred[h] [n_words of c] head h's class ids (-1: none). */
 int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, qkv_tagged *out,
                          qkv_error *err);
 void qkv_tagged_free(qkv_tagged *t);
-/* Whether s's model is written back through qkv_session_tag_fields: several columns, or lemmas. */
+/* Whether s's model is written back through qkv_session_tag_fields: several columns, lemmas, or
+ * a parser's heads and labels. */
 static inline bool qkv_session_predicts_columns(const qkv_session *s)
 {
-    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA;
+    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA || qkv_tagger_parses(&s->model);
 }
 
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):

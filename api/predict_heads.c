@@ -31,49 +31,74 @@ static void applicable_argmax(const qkv_tensor *logits, const qkv_batch *b, cons
     }
 }
 
-/* Every head's prediction of the batch it->batch into pred[h] (dataset order); loss_sum[h] += the
- * summed loss of its gold-tagged words. */
+/* Head h's prediction of the batch it->batch into bp [T] (a head with arcs: its trees into bh
+ * [T]) from its *logits (made here); *loss += the summed loss of its gold-tagged words. */
+static int predict_head(qkv_run_iter *it, qkv_tagger *m, int h, qkv_tensor *hidden, int32_t *bp, int32_t *bh,
+                        qkv_tensor **logits_out, double *loss, qkv_error *err)
+{
+    const qkv_batch *b = &it->batch;
+    qkv_tensor *logits = *logits_out = qkv_head_logits(&it->tp, qkv_tagger_head(m, h), hidden, it->in.sentences);
+    if (!logits)
+        return qkv_fail(err, "%s", it->tp.err.msg);
+    if (qkv_tagger_head_predict(&it->tp, m, h, logits, it->in.sentences, qkv_batch_column_tags(b, h),
+                                qkv_batch_heads(b), bp, bh, loss, NULL, err)) {
+        if (err->sentence >= 0 && err->sentence < qkv_batch_n_sent(b)) /* its index in ds */
+            err->sentence = qkv_batch_sent_id(b, err->sentence);
+        return QKV_ERR;
+    }
+    return QKV_OK;
+}
+
+/* Copies the batch's rows src [T] into dst [n_words of ds] (dataset order). */
+static void scatter(const qkv_batch *b, const qkv_dataset *ds, const int32_t *src, int32_t *dst)
+{
+    const int32_t *offsets = qkv_batch_offsets(b);
+    for (int s = 0; s < qkv_batch_n_sent(b); s++) {
+        int len = offsets[s + 1] - offsets[s], w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
+        memcpy(dst + w0, src + offsets[s], (size_t)len * sizeof *src);
+    }
+}
+
+/* Every head's prediction of the batch it->batch into pred[h] (dataset order), a head with arcs'
+ * trees into pred_heads; loss_sum[h] += the summed loss of its gold-tagged words. */
 static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds, const int32_t *const *needs,
-                         int32_t *const *pred, double *loss_sum, qkv_error *err)
+                         int32_t *const *pred, int32_t *pred_heads, double *loss_sum, qkv_error *err)
 {
     qkv_tensor *hidden = qkv_run_iter_hidden(it, m, err);
     if (!hidden)
         return QKV_ERR;
     const qkv_batch *b = &it->batch;
-    int32_t *bp = qkv_tape_alloc(&it->tp, (size_t)qkv_batch_n_tokens(b) * sizeof *bp);
-    if (!bp)
+    size_t T = (size_t)qkv_batch_n_tokens(b);
+    int32_t *bp = qkv_tape_alloc(&it->tp, T * sizeof *bp), *bh = qkv_tape_alloc(&it->tp, T * sizeof *bh);
+    if (!bp || !bh)
         return qkv_fail(err, "%s", it->tp.err.msg);
     for (int h = 0; h < qkv_tagger_n_outputs(m); h++) {
-        const qkv_head *head = qkv_tagger_head(m, h);
-        qkv_tensor *logits = qkv_head_logits(&it->tp, head, hidden, it->in.sentences);
         double loss = 0;
-        if (!logits)
-            return qkv_fail(err, "%s", it->tp.err.msg);
-        if (head->desc->predict(&it->tp, head, logits, it->in.sentences, qkv_batch_column_tags(b, h), bp, &loss, NULL,
-                                err)) {
-            if (err->sentence >= 0 && err->sentence < qkv_batch_n_sent(b)) /* its index in ds */
-                err->sentence = qkv_batch_sent_id(b, err->sentence);
+        qkv_tensor *logits;
+        if (predict_head(it, m, h, hidden, bp, bh, &logits, &loss, err))
             return QKV_ERR;
-        }
         if (needs && needs[h] && ds->form_chars)
             applicable_argmax(logits, b, ds, needs[h], bp);
         if (loss_sum)
             loss_sum[h] += loss;
-        const int32_t *offsets = qkv_batch_offsets(b);
-        for (int s = 0; s < qkv_batch_n_sent(b); s++) {
-            int len = offsets[s + 1] - offsets[s], w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
-            memcpy(pred[h] + w0, bp + offsets[s], (size_t)len * sizeof *bp);
-        }
+        scatter(b, ds, bp, pred[h]);
+        if (pred_heads && qkv_head_has_arcs(qkv_tagger_head(m, h)))
+            scatter(b, ds, bh, pred_heads);
     }
     return QKV_OK;
 }
 
 int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                      const int32_t *const *needs, int32_t *const *pred, double *loss_sum, qkv_error *err)
+                      const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
+                      qkv_error *err)
 {
     int n_heads = qkv_tagger_n_outputs(m), n_words = qkv_dataset_n_words(ds);
     if (qkv_dataset_n_columns(ds) != n_heads)
         return qkv_fail(err, "the model has %d heads, the data %d tag columns", n_heads, qkv_dataset_n_columns(ds));
+    if (qkv_tagger_parses(m) && !pred_heads)
+        return qkv_fail(err, "a parser (model.output biaffine) predicts heads: room for them is needed");
+    for (int w = 0; pred_heads && w < n_words; w++)
+        pred_heads[w] = -1;
     for (int h = 0; h < n_heads; h++) {
         for (int w = 0; w < n_words; w++)
             pred[h][w] = -1;
@@ -86,7 +111,7 @@ int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
     int status = qkv_run_iter_init(&it, ds, batch_tokens, true, err) || qkv_run_iter_plan(&it, NULL, err);
     for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--)
         if (i % n_shards == shard)
-            status = qkv_run_iter_fill(&it, i, err) || predict_batch(&it, m, ds, needs, pred, loss_sum, err);
+            status = qkv_run_iter_fill(&it, i, err) || predict_batch(&it, m, ds, needs, pred, pred_heads, loss_sum, err);
     qkv_run_iter_free(&it);
     return status ? QKV_ERR : QKV_OK;
 }
@@ -177,12 +202,23 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     if (status == QKV_OK)
         status = qkv_session_class_needs(s, needs, err);
+    int32_t *heads = status == QKV_OK && qkv_tagger_parses(&s->model) ? malloc(((size_t)n_words + 1) * sizeof *heads)
+                                                                       : NULL;
+    if (status == QKV_OK && qkv_tagger_parses(&s->model) && !heads)
+        status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
-        status = qkv_predict_heads(&s->model, &ds, batch_tokens, 0, 1, (const int32_t *const *)needs, pred, NULL, err);
+        status = qkv_predict_heads(&s->model, &ds, batch_tokens, 0, 1, (const int32_t *const *)needs, pred, heads,
+                                   NULL, err);
+    if (status != QKV_OK)
+        qkv_session_name_sentence(c, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
     if (status == QKV_OK)
         status = qkv_tagged_from_pred(s, c, (const int32_t *const *)pred, out, err);
+    if (status == QKV_OK)
+        out->heads = heads;
+    else
+        free(heads);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(pred[h]);
     qkv_dataset_free(&ds);
@@ -193,6 +229,7 @@ void qkv_tagged_free(qkv_tagged *t)
 {
     for (int k = 0; k < QKV_TAG_FIELD_COUNT; k++)
         free(t->values[k]);
+    free(t->heads);
     free(t->lemmas);
     memset(t, 0, sizeof *t);
 }

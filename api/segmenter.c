@@ -93,7 +93,7 @@ int qkv_tag_corpus_write(qkv_session *tagger, const qkv_corpus *c, FILE *out, qk
         qkv_tagged t;
         int st = qkv_session_tag_fields(tagger, c, tagger->cfg.data.batch_tokens, &t, err);
         if (st == QKV_OK)
-            st = qkv_corpus_write_fields(c, out, (const char *const *const *)t.values, err);
+            st = qkv_corpus_write_fields_parsed(c, out, (const char *const *const *)t.values, t.heads, err);
         qkv_tagged_free(&t);
         if (st == QKV_OK && fflush(out))
             st = qkv_fail(err, "writing the tagged output: %s", strerror(errno));
@@ -188,7 +188,7 @@ static int flush_paragraph(paragraph_reader *pr, const char *buf, size_t len, in
                          : qkv_tag_corpus(pr->tagger, &c, &tags, &tags_buf, err);
     if (status == QKV_OK) {
         qkv_tagged_paragraph p = {&st, &seg, &c, columns ? t.values[pr->tagger->fz.columns[0]] : tags,
-                                  columns ? (const char *const *const *)t.values : NULL};
+                                  columns ? (const char *const *const *)t.values : NULL, t.heads};
         status = pr->fn(pr->ctx, &p, err);
     }
     qkv_tagged_free(&t);
@@ -281,7 +281,7 @@ static int write_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *
     raw_out *o = ctx;
     char *buf = NULL;
     const char **converted = NULL;
-    int status = p->values ? qkv_corpus_write_fields(p->c, o->file, p->values, err)
+    int status = p->values ? qkv_corpus_write_fields_parsed(p->c, o->file, p->values, p->heads, err)
                            : qkv_corpus_tags_in_scheme(p->c, p->tags, o->scheme, &buf, &converted, err);
     if (status == QKV_OK && !p->values)
         status = qkv_corpus_write(p->c, o->file, converted ? (const char *const *)converted : p->tags, err);

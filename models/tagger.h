@@ -176,6 +176,13 @@ int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qk
 int qkv_tagger_predict_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
                             double *loss_sum, uint8_t *unconstrained, qkv_error *err);
+/* qkv_tagger_predict_arcs for head i of the model (0 <= i < n_outputs), by its kind: a head with
+ * arcs fills pred_heads [T] (required) with a tree per sentence and pred with the arcs' labels,
+ * the others set pred_heads (may be NULL) to -1; gold [T] and *loss_sum are head i's (its
+ * column's gold classes). */
+int qkv_tagger_head_predict(qkv_tape *tp, const qkv_tagger *m, int i, qkv_tensor *logits, qkv_packed sentences,
+                            const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
+                            double *loss_sum, uint8_t *unconstrained, qkv_error *err);
 /* Head 0's probability of each tag for each token, probs [T, n_tags] in double: softmax, of the
  * token's logits; crf, the marginals of its sentence (forward-backward, under the constraints;
  * unconstrained as for qkv_tagger_predict_arcs). Errors: the decoder's, a head without
@@ -183,13 +190,15 @@ int qkv_tagger_predict_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logit
 int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,
                      uint8_t *unconstrained, qkv_error *err);
 /* The training loss of every head over hidden [T, d_out] (qkv_tagger_hidden): the sum over
- * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_tagger_loss for that head's
- * kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_loss exactly; no head
- * with arcs: their gold heads are not passed here yet). logits
- * (may be NULL) receives each head's logits [T, n_tags_h]. A scalar [1]; NULL when the tape
+ * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_tagger_loss_arcs for that
+ * head's kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_loss_arcs
+ * exactly). heads [T] (may be NULL: an error of the tape for a head with arcs) are the gold
+ * heads of the batch, read by the heads whose targets are arcs (a parser trained with tagging
+ * heads over one encoder); the others ignore them. logits (may be NULL) receives each head's
+ * logits [T, n_tags_h] (a head with arcs: hidden itself). A scalar [1]; NULL when the tape
  * failed. */
 qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
-                                  const int32_t *const *tags, qkv_tensor **logits);
+                                  const int32_t *const *tags, const int32_t *heads, qkv_tensor **logits);
 /* Whether head 0 predicts arcs (a dependency parser). */
 static inline bool qkv_tagger_parses(const qkv_tagger *m) { return qkv_head_has_arcs(&m->heads[0]); }
 

@@ -33,7 +33,15 @@ int qkv_tagger_predict_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logit
                             const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
                             double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
-    const qkv_head *h = &m->heads[0];
+    return qkv_tagger_head_predict(tp, m, 0, logits, sentences, gold, gold_heads, pred, pred_heads, loss_sum,
+                                   unconstrained, err);
+}
+
+int qkv_tagger_head_predict(qkv_tape *tp, const qkv_tagger *m, int i, qkv_tensor *logits, qkv_packed sentences,
+                            const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
+                            double *loss_sum, uint8_t *unconstrained, qkv_error *err)
+{
+    const qkv_head *h = &m->heads[i];
     if (qkv_head_has_arcs(h)) {
         if (!pred_heads)
             return qkv_fail(err, "head '%s': a parser's prediction needs room for the heads", h->desc->name);
@@ -56,7 +64,7 @@ int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed s
 }
 
 qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
-                                  const int32_t *const *tags, qkv_tensor **logits)
+                                  const int32_t *const *tags, const int32_t *heads, qkv_tensor **logits)
 {
     qkv_tensor *total = NULL;
     for (int i = 0; i < m->n_outputs; i++) {
@@ -64,7 +72,7 @@ qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor 
         qkv_tensor *lg = qkv_head_logits(tp, h, hidden, sentences);
         if (logits)
             logits[i] = lg;
-        qkv_tensor *loss = head_loss(tp, h, lg, sentences, tags[i], NULL);
+        qkv_tensor *loss = head_loss(tp, h, lg, sentences, tags[i], heads);
         if (h->loss_weight != 1.0)
             loss = qkv_scale(tp, loss, h->loss_weight);
         total = total ? qkv_add(tp, total, loss) : loss;

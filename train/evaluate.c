@@ -123,7 +123,7 @@ static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, 
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     int status = qkv_session_class_needs(s, needs, err) ||
                  qkv_predict_heads(&s->model, ds, batch_tokens, shard, n_shards, (const int32_t *const *)needs, pred,
-                                   loss, err);
+                                   res->pred_heads, loss, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
     res->loss = loss[0];
@@ -195,6 +195,7 @@ void qkv_eval_result_free(qkv_eval_result *res)
     for (int h = 1; h < QKV_MAX_COLUMNS; h++)
         free(res->head_pred[h]);
     free(res->ud);
+    free(res->deps);
     if (res->spans)
         qkv_span_eval_free(res->spans);
     free(res->spans);

@@ -36,14 +36,23 @@ typedef struct qkv_eval_result {
     double head_accuracy[QKV_MAX_COLUMNS];
     int32_t *head_pred[QKV_MAX_COLUMNS]; /* [n_words] class ids of heads 1.. ([0]: pred) */
     struct qkv_ud_tags *ud;  /* CoNLL 2018 tag and lemma scores (data/ud_tags.h); NULL: not computed */
+    qkv_ud_eval *deps;       /* a parser's CoNLL 2018 UAS, LAS (universal DEPREL), MLAS and BLEX with
+                                gold tokenization (data/ud_eval.h); NULL: not computed */
     int n_lemma_fallback;    /* words whose predicted lemma script did not apply (the form is taken) */
 } qkv_eval_result;
 
 /* (train/ud_tags_eval.c) res->ud: the CoNLL 2018 scores UPOS, XPOS, UFeats, AllTags and Lemmas
  * of res's predictions of corpus c (the dev corpus s encoded, CoNLL-U), for a model of several
- * columns or of feats or lemma (nothing for a tagger of UPOS or XPOS alone). Errors: out of
- * memory. */
+ * columns or of feats or lemma (nothing for a tagger of UPOS or XPOS alone); for a parser also
+ * res->deps (UAS, LAS, MLAS, BLEX as the shared task's scorer counts them: every word,
+ * punctuation included; LAS over the universal part of DEPREL). Errors: out of memory. */
 int qkv_eval_add_ud_tags(qkv_eval_result *res, qkv_session *s, const qkv_corpus *c, qkv_error *err);
+/* Whether s's model predicts column col (one of its data.tags). */
+bool qkv_eval_predicts_column(const qkv_session *s, qkv_tag_field col);
+/* Whether a parser's MLAS (it reads UPOS and FEATS) and BLEX (LEMMA) are its own: the model
+ * parses and predicts those columns too; other columns would be the gold file's. */
+bool qkv_eval_scores_mlas(const qkv_session *s);
+bool qkv_eval_scores_blex(const qkv_session *s);
 
 /* The score that selects best.h5 with train.select_by accuracy: head 0's accuracy, or with
  * several heads the mean accuracy of those train.select_columns names (default every head). */

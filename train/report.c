@@ -83,6 +83,25 @@ static void spans_text(FILE *out, const qkv_span_eval *e)
 }
 
 /* The accuracy of every head, and the CoNLL 2018 scores of a model of several columns. */
+/* A parser's CoNLL 2018 dependency scores (res->deps), with whether each is shown: UAS and LAS
+ * always, MLAS and BLEX when the model predicts the columns they read. */
+typedef struct dep_score {
+    const char *name;
+    const qkv_ud_score *score;
+    bool shown;
+} dep_score;
+
+static int dep_scores(const qkv_session *s, const qkv_eval_result *res, dep_score d[4])
+{
+    if (!res->deps)
+        return 0;
+    d[0] = (dep_score){"UAS", &res->deps->uas, true};
+    d[1] = (dep_score){"LAS", &res->deps->las, true};
+    d[2] = (dep_score){"MLAS", &res->deps->mlas, qkv_eval_scores_mlas(s)};
+    d[3] = (dep_score){"BLEX", &res->deps->blex, qkv_eval_scores_blex(s)};
+    return 4;
+}
+
 static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result *res)
 {
     if (res->n_heads > 1) {
@@ -101,6 +120,10 @@ static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result 
     for (int k = 0; k < QKV_UD_TAG_SCORES; k++)
         if (res->ud->has[k])
             fprintf(out, " %s %.2f%%", QKV_UD_TAG_SCORE_NAMES[k], 100 * res->ud->score[k].f1);
+    dep_score d[4];
+    for (int k = 0, n = dep_scores(s, res, d); k < n; k++)
+        if (d[k].shown)
+            fprintf(out, " %s %.2f%%", d[k].name, 100 * d[k].score->f1);
     fprintf(out, "\n");
     if (res->n_lemma_fallback)
         fprintf(out, "  %d words: the predicted lemma script does not apply to the form; the form is the lemma\n",
@@ -224,6 +247,21 @@ static void segments_json(FILE *out, const qkv_eval_result *res)
     fprintf(out, "}");
 }
 
+/* The CoNLL 2018 scores (res->ud, res->deps) as the JSON member "conll18" and the lemma fallbacks. */
+static void ud_json(FILE *out, const qkv_session *s, const qkv_eval_result *res)
+{
+    fprintf(out, ",\n \"conll18\": {");
+    int n = 0;
+    for (int k = 0; k < QKV_UD_TAG_SCORES; k++)
+        if (res->ud->has[k])
+            fprintf(out, "%s\"%s\": %.6f", n++ ? ", " : "", QKV_UD_TAG_SCORE_NAMES[k], res->ud->score[k].f1);
+    dep_score d[4];
+    for (int k = 0, nd = dep_scores(s, res, d); k < nd; k++)
+        if (d[k].shown)
+            fprintf(out, "%s\"%s\": %.6f", n++ ? ", " : "", d[k].name, d[k].score->f1);
+    fprintf(out, "}, \"lemma_fallback\": %d", res->n_lemma_fallback);
+}
+
 void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
 {
     fprintf(out, "{\"file\": ");
@@ -279,13 +317,8 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
     }
     if (res->has_segments)
         segments_json(out, res);
-    if (res->ud) {
-        fprintf(out, ",\n \"conll18\": {");
-        for (int k = 0, n = 0; k < QKV_UD_TAG_SCORES; k++)
-            if (res->ud->has[k])
-                fprintf(out, "%s\"%s\": %.6f", n++ ? ", " : "", QKV_UD_TAG_SCORE_NAMES[k], res->ud->score[k].f1);
-        fprintf(out, "}, \"lemma_fallback\": %d", res->n_lemma_fallback);
-    }
+    if (res->ud)
+        ud_json(out, s, res);
     if (res->n_heads > 1) {
         fprintf(out, ",\n \"heads\": {");
         for (int h = 0; h < res->n_heads; h++)

@@ -115,8 +115,9 @@ static void log_row(trainer *t, int epoch_label)
     t->t_log = now;
 }
 
-/* The training loss of batch b on t's tape: head 0's (qkv_tagger_loss), or with several heads
- * the weighted sum of every head's against its column's gold classes (qkv_tagger_heads_loss). */
+/* The training loss of batch b on t's tape: head 0's (qkv_tagger_loss_arcs), or with several
+ * heads the weighted sum of every head's against its column's gold classes and the batch's
+ * gold heads (qkv_tagger_heads_loss). */
 static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
 {
     qkv_tagger *m = &t->s->model;
@@ -128,7 +129,7 @@ static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
     for (int i = 0; i < qkv_tagger_n_outputs(m); i++)
         tags[i] = qkv_batch_column_tags(b, i);
     qkv_tensor *hidden = qkv_run_iter_hidden(&t->it, m, err);
-    return qkv_tagger_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, NULL);
+    return qkv_tagger_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, qkv_batch_heads(b), NULL);
 }
 
 /* The training images of batch b randomly cropped and flipped (data.augment), under the step's

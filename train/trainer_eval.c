@@ -68,8 +68,8 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     else if (res.n_heads > 1)
         heads_text(t, &res, score, spans_text, sizeof spans_text);
     if (t->writer && res.pred_heads)
-        fprintf(stderr, "epoch %d step %ld: dev UAS %.2f%% LAS %.2f%% loss %.4f%s\n", epoch_label, t->st.step,
-                100 * res.uas, 100 * res.accuracy, res.loss, better ? " (best so far)" : "");
+        fprintf(stderr, "epoch %d step %ld: dev UAS %.2f%% LAS %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
+                100 * res.uas, 100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
     else if (t->writer)
         fprintf(stderr, "epoch %d step %ld: dev accuracy %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
                 100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");

@@ -2,7 +2,7 @@
  * with the shapes it promises and names its parameters uniquely under its declared prefixes
  * (two heads of a kind side by side under different prefixes included); every kind's name is
  * its table's name; a model with a second head adds that head's weighted loss, its gradient
- * checked in double precision. */
+ * checked in double precision, also beside a parser head (trained with its gold heads). */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
@@ -292,7 +292,7 @@ static qkv_tensor *heads_loss(qkv_tape *tp, void *user)
 {
     fixture *f = user;
     const int32_t *tags[2] = {TAGS, TAGS2};
-    return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
+    return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags, NULL,
                                  NULL);
 }
 
@@ -355,9 +355,90 @@ static void test_one_head_loss_is_the_tagger_loss(void **state)
     tp.no_grad = true;
     const int32_t *tags[1] = {TAGS};
     qkv_tensor *a = qkv_tagger_heads_loss(&tp, &f.m, qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
-                                          tags, NULL);
+                                          tags, NULL, NULL);
     qkv_tensor *b = qkv_tagger_loss(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences, TAGS);
     assert_memory_equal(a->data, b->data, sizeof(qkv_real));
+    qkv_tape_free(&tp);
+    qkv_tagger_free(&f.m);
+}
+
+static qkv_tensor *parser_heads_loss(qkv_tape *tp, void *user)
+{
+    fixture *f = user;
+    const int32_t *tags[2] = {TAGS, TAGS2};
+    return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
+                                 HEADS, NULL);
+}
+
+/* A parser (biaffine head 0) with a softmax head of weight 0.5 over one encoder, trained
+ * together: the heads' loss is the parser's loss of the gold heads plus 0.5 times the tagging
+ * head's, its gradient checked in double precision through both heads and the encoder; without
+ * gold heads it is an error of the tape; each head predicts by its kind (trees, tags). */
+static void test_parser_with_tagging_head(void **state)
+{
+    (void)state;
+    fixture f;
+    memset(&f, 0, sizeof f);
+    qkv_tagger_config cfg = config();
+    cfg.output = QKV_OUTPUT_BIAFFINE;
+    cfg.biaffine = (qkv_biaffine_opts){.arc_dim = 5, .label_dim = 3};
+    cfg.chars.char_dim = 0;
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 6);
+    qkv_error err;
+    if (qkv_tagger_init(&f.m, &cfg, &rng, &err))
+        fail_msg("%s", err.msg);
+    qkv_head_spec spec = {.kind = QKV_OUTPUT_SOFTMAX, .prefix = "upos.", .tagset = "upos", .n_tags = 3,
+                          .loss_weight = 0.5};
+    if (qkv_tagger_add_head(&f.m, &spec, &rng, &err))
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < f.m.params.n; i++) /* non-zero biaffine weights (they start at zero) and biases */
+        if (f.m.params.items[i]->t.rank == 1 || strstr(f.m.params.items[i]->name, "arc.") ||
+            strstr(f.m.params.items[i]->name, "rel."))
+            qkv_init_normal(&f.m.params.items[i]->t, &rng, 0.5);
+    f.in = batch(f.features);
+    qkv_tape tp;
+    assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    tp.no_grad = true;
+    qkv_tensor *hidden = qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL);
+    const qkv_head *h1 = qkv_tagger_head(&f.m, 1);
+    qkv_tensor *l1 = qkv_head_logits(&tp, h1, hidden, f.in.sentences);
+    double parser = qkv_tagger_loss_arcs(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
+                                         TAGS, HEADS)->data[0];
+    double tagger = h1->desc->loss(&tp, h1, l1, f.in.sentences, TAGS2)->data[0];
+    tu_assert_close(parser_heads_loss(&tp, &f)->data[0], parser + 0.5 * tagger, 1e-12);
+    const int32_t *tags[2] = {TAGS, TAGS2};
+    assert_null(qkv_tagger_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, NULL, NULL));
+    assert_non_null(strstr(tp.err.msg, "no gold heads"));
+    qkv_tape_free(&tp);
+
+    assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    tp.no_grad = true;
+    hidden = qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL);
+    int32_t pred[T], heads[T];
+    double sum = 0;
+    assert_int_equal(qkv_tagger_head_predict(&tp, &f.m, 0, qkv_head_logits(&tp, qkv_tagger_head(&f.m, 0), hidden,
+                                                                           f.in.sentences),
+                                             f.in.sentences, TAGS, HEADS, pred, heads, &sum, NULL, &err), QKV_OK);
+    for (int s = 0; s < B; s++)
+        assert_true(qkv_tree_is_valid(heads + OFFSETS[s], OFFSETS[s + 1] - OFFSETS[s], 0));
+    assert_int_equal(qkv_tagger_head_predict(&tp, &f.m, 1, qkv_head_logits(&tp, h1, hidden, f.in.sentences),
+                                             f.in.sentences, TAGS2, HEADS, pred, heads, &sum, NULL, &err), QKV_OK);
+    for (int t = 0; t < T; t++)
+        assert_true(heads[t] == -1 && pred[t] >= 0 && pred[t] < 3);
+    qkv_tape_free(&tp);
+
+    assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    int n = f.m.params.n;
+    qkv_tensor **ts = calloc((size_t)n, sizeof *ts);
+    const char **names = calloc((size_t)n, sizeof *names);
+    for (int i = 0; i < n; i++) {
+        ts[i] = &f.m.params.items[i]->t;
+        names[i] = f.m.params.items[i]->name;
+    }
+    tu_assert_gradcheck(&tp, parser_heads_loss, &f, n, ts, names);
+    free(ts);
+    free(names);
     qkv_tape_free(&tp);
     qkv_tagger_free(&f.m);
 }
@@ -395,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_head_kinds),
         cmocka_unit_test(test_two_heads),
         cmocka_unit_test(test_one_head_loss_is_the_tagger_loss),
+        cmocka_unit_test(test_parser_with_tagging_head),
         cmocka_unit_test(test_failing_part),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,9 @@ static const char ABOUT[] =
     "A gold tag never seen in training counts as an error (with one warning); a word whose\n"
     "gold tag is _ (no tag) is tagged but not scored (counted in the report). A model of several\n"
     "columns (data.tags a list) adds each head's accuracy and the CoNLL 2018 shared task's UPOS,\n"
-    "XPOS, UFeats, AllTags and Lemmas scores (gold tokenization; the table is the first column's).\n";
+    "XPOS, UFeats, AllTags and Lemmas scores (gold tokenization; the table is the first column's);\n"
+    "a parser adds UAS and LAS (full DEPREL labels) and the shared task's UAS, LAS (universal\n"
+    "DEPREL), and with UPOS, FEATS and LEMMA heads MLAS and BLEX.\n";
 
 /* /logits [n_words, n_tags] and /pred [n_words] of res into path (a qkv HDF5 container). */
 static int write_logits(const char *path, const qkv_eval_result *res, const qkv_real *logits, int n_words,
@@ -78,9 +80,10 @@ static int parse_args(eval_args *a, int argc, char **argv)
         QKV_PROFILE_OPTION_ROW(&a->profile),
         {"--raw", QKV_CLI_FLAG, &a->raw, NULL,
          "tag FILE's raw text instead (its # text lines) and score tokens,\n"
-         "sentences, words and UPOS against FILE as the CoNLL 2018 shared task\n"
-         "does (aligned by characters); without --tokenizer a # text line is a\n"
-         "sentence of whitespace-separated tokens"},
+         "sentences, words and UPOS (and the other columns; a parser's UAS, LAS,\n"
+         "MLAS, BLEX) against FILE as the CoNLL 2018 shared task does (aligned\n"
+         "by characters); without --tokenizer a # text line is a sentence of\n"
+         "whitespace-separated tokens"},
         {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
          "with --raw: the segmenter (data.task: segment) that splits the text\n"
          "of each paragraph into sentences, tokens and multiword tokens"},

@@ -185,7 +185,8 @@ static int write_output(const qkv_session *s, const char **tags, const int32_t *
     return 0;
 }
 
-/* A model of several heads (or of lemmas): every column it predicts, written into the input's. */
+/* A model of several heads (or of lemmas, or a parser): every column it predicts (a parser's
+ * HEAD too), written into the input's. */
 static int tag_fields(qkv_session *s)
 {
     qkv_error err;
@@ -194,7 +195,7 @@ static int tag_fields(qkv_session *s)
         return qkv_fail_report(&err);
     qkv_report_warnings(s);
     int status = 0;
-    if (qkv_corpus_write_fields(&s->dev_c, stdout, (const char *const *const *)t.values, &err))
+    if (qkv_corpus_write_fields_parsed(&s->dev_c, stdout, (const char *const *const *)t.values, t.heads, &err))
         status = qkv_fail_reportf("writing the tagged output: %s", err.msg);
     else if (fflush(stdout))
         status = qkv_fail_reportf("writing the tagged output: %s", strerror(errno));

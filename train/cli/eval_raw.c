@@ -9,6 +9,7 @@
 #include "data/ud_eval.h"
 #include "lib/threads.h"
 #include "api/segmenter.h"
+#include "train/evaluate.h"
 #include "train/train_state.h"
 #include "train/cli/command.h"
 
@@ -95,30 +96,34 @@ static void print_score(const char *name, const qkv_ud_score *s)
 }
 
 /* The scores beyond UPOS, shown for a model that predicts their columns: XPOS, UFeats, AllTags
- * (UPOS, XPOS and FEATS), Lemmas. */
+ * (UPOS, XPOS and FEATS), Lemmas; a parser's UAS and LAS, and MLAS (UPOS and FEATS predicted
+ * too) and BLEX (LEMMA predicted too). */
+enum { N_EXTRA = 8 };
 static const struct {
     const char *name, *json;
-} EXTRA[4] = {{"XPOS", "xpos"}, {"UFeats", "ufeats"}, {"AllTags", "alltags"}, {"Lemmas", "lemmas"}};
-
-static bool has_column(const qkv_session *s, qkv_tag_field col)
-{
-    for (int i = 0; i < qkv_featurizer_n_columns(&s->fz); i++)
-        if (s->fz.columns[i] == col)
-            return true;
-    return false;
-}
+} EXTRA[N_EXTRA] = {{"XPOS", "xpos"}, {"UFeats", "ufeats"}, {"AllTags", "alltags"}, {"Lemmas", "lemmas"},
+                    {"UAS", "uas"},   {"LAS", "las"},       {"MLAS", "mlas"},       {"BLEX", "blex"}};
 
 static bool predicts(const qkv_session *s, int k)
 {
-    static const qkv_tag_field cols[4] = {QKV_TAG_XPOS, QKV_TAG_FEATS, QKV_TAG_FIELD_COUNT, QKV_TAG_LEMMA};
-    if (k == 2)
-        return has_column(s, QKV_TAG_UPOS) && has_column(s, QKV_TAG_XPOS) && has_column(s, QKV_TAG_FEATS);
-    return has_column(s, cols[k]);
+    switch (k) {
+    case 0: return qkv_eval_predicts_column(s, QKV_TAG_XPOS);
+    case 1: return qkv_eval_predicts_column(s, QKV_TAG_FEATS);
+    case 2:
+        return qkv_eval_predicts_column(s, QKV_TAG_UPOS) && qkv_eval_predicts_column(s, QKV_TAG_XPOS) &&
+               qkv_eval_predicts_column(s, QKV_TAG_FEATS);
+    case 3: return qkv_eval_predicts_column(s, QKV_TAG_LEMMA);
+    case 4:
+    case 5: return qkv_tagger_parses(&s->model);
+    case 6: return qkv_eval_scores_mlas(s);
+    default: return qkv_eval_scores_blex(s);
+    }
 }
 
 static const qkv_ud_score *extra_score(const qkv_ud_eval *r, int k)
 {
-    const qkv_ud_score *scores[4] = {&r->xpos, &r->ufeats, &r->alltags, &r->lemmas};
+    const qkv_ud_score *scores[N_EXTRA] = {&r->xpos, &r->ufeats, &r->alltags, &r->lemmas,
+                                           &r->uas,  &r->las,    &r->mlas,    &r->blex};
     return scores[k];
 }
 
@@ -152,7 +157,7 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
         print_json_score("sentences", &res.sentences, ", ");
         print_json_score("words", &res.words, ", ");
         print_json_score("upos", &res.upos, "");
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < N_EXTRA; k++)
             if (predicts(&s, k)) {
                 printf(", ");
                 print_json_score(EXTRA[k].json, extra_score(&res, k), "");
@@ -166,7 +171,7 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
         print_score("Sentences", &res.sentences);
         print_score("Words", &res.words);
         print_score("UPOS", &res.upos);
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < N_EXTRA; k++)
             if (predicts(&s, k))
                 print_score(EXTRA[k].name, extra_score(&res, k));
     }
