@@ -57,8 +57,8 @@ int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const c
             while (i < n && (sp = qkv_utf8_blank_len(s + i, n - i)) > 0)
                 i += sp;
             size_t start = i;
-            while (i < n && qkv_utf8_blank_len(s + i, n - i) == 0)
-                i++;
+            for (int k; i < n && qkv_utf8_blank_len(s + i, n - i) == 0; i += (size_t)k)
+                qkv_utf8_decode(s + i, n - i, &k); /* a character at a time, never inside one */
             if (i > start) {
                 fprintf(f, "%d\t%.*s\t_\t_\t_\t_\t_\t_\t_\t_\n", ++id, (int)(i - start), s + start);
                 room = room && map_add(&map, &n_map, &cap_map, line);

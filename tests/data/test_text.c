@@ -82,6 +82,21 @@ static void test_unicode_white_space_separates(void **state)
     qkv_corpus_free(&c);
 }
 
+/* A token is scanned a character at a time: the continuation byte of "\xC3\xA0" (U+00E0) followed by
+ * a space once decoded as U+0020 on its own and cut "Déjà vu" inside the "à". */
+static void test_multibyte_letters_stay_whole(void **state)
+{
+    (void)state;
+    static const char text[] = "D\xC3\xA9j\xC3\xA0 vu \xC3\xA0\xC3\xA0 x\xE2\x80\xA0 y\n";
+    qkv_corpus c = read_text_ok(text, sizeof text - 1);
+    assert_int_equal(c.n_sent, 1);
+    assert_int_equal(c.n_words, 5);
+    static const char *const forms[] = {"D\xC3\xA9j\xC3\xA0", "vu", "\xC3\xA0\xC3\xA0", "x\xE2\x80\xA0", "y"};
+    for (int w = 0; w < 5; w++)
+        assert_form(&c, w, forms[w], 1);
+    qkv_corpus_free(&c);
+}
+
 static void test_nul_and_bad_utf8_name_the_line(void **state)
 {
     (void)state;
@@ -116,6 +131,7 @@ int main(void)
         cmocka_unit_test(test_lines_are_the_users),
         cmocka_unit_test(test_control_bytes_are_kept),
         cmocka_unit_test(test_unicode_white_space_separates),
+        cmocka_unit_test(test_multibyte_letters_stay_whole),
         cmocka_unit_test(test_nul_and_bad_utf8_name_the_line),
         cmocka_unit_test(test_empty_input),
     };
