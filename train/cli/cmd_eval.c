@@ -79,11 +79,13 @@ static int parse_args(eval_args *a, int argc, char **argv)
         {"--raw", QKV_CLI_FLAG, &a->raw, NULL,
          "tag FILE's raw text instead (its # text lines) and score tokens,\n"
          "sentences, words and UPOS against FILE as the CoNLL 2018 shared task\n"
-         "does (aligned by characters); without --tokenizer a # text line is a\n"
-         "sentence of whitespace-separated tokens"},
+         "does (aligned by characters), with the segmenter CHECKPOINT bundles\n"
+         "(data.segmenter, qkv export --tokenizer) unless --tokenizer names one"},
         {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
          "with --raw: the segmenter (data.task: segment) that splits the text\n"
-         "of each paragraph into sentences, tokens and multiword tokens"},
+         "of each paragraph into sentences, tokens and multiword tokens;\n"
+         "whitespace: none, a # text line is a sentence of whitespace-separated\n"
+         "tokens"},
     };
     const qkv_cli_spec spec = {"eval", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
