@@ -22,6 +22,7 @@ struct qkv_store_writer {
     int fd;               /* the temporary file, written at commit */
     qkv_store_image image;
     char *final_path;
+    const char *what;     /* "checkpoint", "frame corpus": what messages call the file */
     char *tmp_path;
     bool failed;          /* an item write failed: commit refuses */
     bool float16;         /* qkv_store_write_real stores binary16 (qkv_store_set_float16) */
@@ -31,6 +32,7 @@ struct qkv_store_writer {
 struct qkv_store_reader {
     hid_t file;
     char *path;
+    const char *what; /* "checkpoint", "frame corpus": what messages call the file */
     int64_t format_version;
     char qkv_version[64];
 };

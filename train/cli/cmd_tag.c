@@ -13,6 +13,7 @@
 #include "api/model_find.h"
 #include "api/predict.h"
 #include "train/cli/output_file.h"
+#include "train/cli/tag_frames.h"
 #include "train/cli/tag_images.h"
 #include "train/cli/tag_raw.h"
 #include "train/report.h"
@@ -27,6 +28,11 @@ static const char ABOUT[] =
     "tags), and BIO for --format text.\n"
     "With an image model (model.input pixels or patches) FILE is an IDX image file\n"
     "and each image gets one line: its class and the class's probability.\n"
+    "With a frame model (data.task frames, speech) FILE is a frame corpus (HDF5, made by\n"
+    "qkv speech) and each utterance, of every voice, gets a line \"# utterance U, voice V:\n"
+    "TEXT\", then one line per run of equal predicted labels: START, END (seconds) and the\n"
+    "label, TAB-separated (--per-frame: a line per token, START and its label), then a\n"
+    "blank line.\n"
     "Without CHECKPOINT (and --model) the model is $QKV_MODEL, else the shipped English\n"
     "model (en.h5: UD English-EWT, segmenter, UPOS, XPOS, FEATS, LEMMA) from\n"
     "$QKV_MODEL_DIR, ../share/qkv/models or ../data/models beside the qkv program, the\n"
@@ -64,6 +70,7 @@ typedef struct tag_args {
     const char *ckpt, *file, *tokenizer, *model;
     char found[4096];      /* the default model's path, when neither CHECKPOINT nor --model */
     bool text;             /* --format text */
+    bool per_frame;        /* --per-frame */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
 } tag_args;
 
@@ -102,6 +109,8 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "BIO for --format text), bio, iob1 or bioes (chunks read as\n"
          "conlleval reads them, then written anew); for span-tag models only",
          .choices = SCHEMES},
+        {"--per-frame", QKV_CLI_FLAG, &a->per_frame, NULL,
+         "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
     };
     const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
@@ -247,7 +256,16 @@ int qkv_cmd_tag(int argc, char **argv)
     int scheme;
     if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt) || (scheme = out_scheme(&s, &a)) < 0)
         goto done;
-    if (qkv_session_reads_images(&s) && (a.tokenizer || a.text))
+    bool frames = s.cfg.data.task == QKV_TASK_FRAMES;
+    if (a.per_frame && !frames)
+        qkv_fail_reportf("--per-frame is for a frame model (data.task frames); %s reads %s", a.ckpt,
+                         qkv_session_reads_images(&s) ? "images" : "words");
+    else if (frames && (a.tokenizer || a.text))
+        qkv_fail_reportf("%s reads speech frames (a frame corpus made by qkv speech): --format text and --tokenizer "
+                         "are for words", a.ckpt);
+    else if (frames)
+        status = qkv_tag_frames(&s, a.file, a.per_frame);
+    else if (qkv_session_reads_images(&s) && (a.tokenizer || a.text))
         qkv_fail_reportf("%s reads images (IDX files): --format text and --tokenizer are for words", a.ckpt);
     else if (qkv_session_reads_images(&s))
         status = qkv_tag_images(&s, a.file);
