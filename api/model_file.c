@@ -48,12 +48,19 @@ int qkv_model_file_write(qkv_store_writer *w, const qkv_session *s, qkv_error *e
     return write_group(w, "", s, err);
 }
 
-int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, qkv_error *err)
+int qkv_model_file_write_segmenter(qkv_store_writer *w, const qkv_session *segmenter, qkv_error *err)
+{
+    return write_group(w, QKV_SEGMENTER_GROUP, segmenter, err);
+}
+
+int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, bool float16,
+                          qkv_error *err)
 {
     qkv_store_writer *w;
     if (qkv_store_create(path, &w, err))
         return QKV_ERR;
-    if (qkv_model_file_write(w, s, err) || (segmenter && write_group(w, QKV_SEGMENTER_GROUP, segmenter, err))) {
+    qkv_store_set_float16(w, float16);
+    if (qkv_model_file_write(w, s, err) || (segmenter && qkv_model_file_write_segmenter(w, segmenter, err))) {
         qkv_store_abort(w);
         return QKV_ERR;
     }

@@ -23,10 +23,17 @@ int qkv_model_file_write(qkv_store_writer *w, const qkv_session *s, qkv_error *e
 /* Where an export keeps a bundled segmenter. */
 #define QKV_SEGMENTER_GROUP "/segmenter"
 
+/* The segmenter's model (a session of data.task segment, api/segmenter.h) under
+ * QKV_SEGMENTER_GROUP of w: its params, vocab and config. Errors: as qkv_model_file_write. */
+int qkv_model_file_write_segmenter(qkv_store_writer *w, const qkv_session *segmenter, qkv_error *err);
+
 /* An exported model at path: what qkv_model_file_write writes and, when segmenter is not
  * NULL, that model (a segmenter, api/segmenter.h) under QKV_SEGMENTER_GROUP; nothing else.
+ * With float16 every parameter is stored as IEEE binary16 (half the bytes; loading converts
+ * back to float, lib/io/store.h: qkv_store_set_float16), else as float32.
  * Written atomically (a temporary file renamed into place; lib/io/store.h). */
-int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, qkv_error *err);
+int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, bool float16,
+                          qkv_error *err);
 
 /* For commands and programs that use a trained model: the config stored in the file at path
  * (a checkpoint or an export), the featurizer from its vocabularies, and the model with its

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/model_file.h"
+#include "api/model_find.h"
 #include "api/predict.h"
 #include "api/segmenter.h"
 #include "data/utf8.h"
@@ -63,6 +64,17 @@ qkv_model *qkv_model_open(const char *path, char **error)
         return NULL;
     }
     return m;
+}
+
+qkv_model *qkv_model_open_named(const char *name, char **error)
+{
+    char path[4096];
+    qkv_error err;
+    if (qkv_model_find(name, path, sizeof path, &err)) {
+        set_error(error, err.msg);
+        return NULL;
+    }
+    return qkv_model_open(path, error);
 }
 
 /* The words as a CoNLL-U sentence (ID, FORM, the other eight fields "_") in m->text; *len its

@@ -41,6 +41,7 @@ typedef struct qkv_data_section {
     qkv_task task;
     qkv_source source;
     char train[QKV_CFG_STR_MAX], dev[QKV_CFG_STR_MAX];
+    char segmenter[QKV_CFG_STR_MAX]; /* a segmenter model saved into the run's checkpoints ("": none) */
     qkv_read_opts read;            /* format, tags (tag_field), tag_column */
     int synthetic_train, synthetic_dev, synthetic_seed;
     int max_train_len;             /* 0: no limit */

@@ -74,13 +74,14 @@ static int write_state(qkv_store_writer *w, const qkv_optimizer *opt, const qkv_
     return QKV_OK;
 }
 
-int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimizer *opt,
-                        const qkv_train_state *st, qkv_error *err)
+int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_session *segmenter,
+                        const qkv_optimizer *opt, const qkv_train_state *st, qkv_error *err)
 {
     qkv_store_writer *w;
     if (qkv_store_create(path, &w, err))
         return QKV_ERR;
-    if (qkv_model_file_write(w, s, err) || (st && write_run_info(w, st, err)) ||
+    if (qkv_model_file_write(w, s, err) || (segmenter && qkv_model_file_write_segmenter(w, segmenter, err)) ||
+        (st && write_run_info(w, st, err)) ||
         (opt && st && write_state(w, opt, st, err))) {
         qkv_store_abort(w);
         return QKV_ERR;

@@ -30,14 +30,15 @@ typedef struct qkv_train_state {
                               recorded, a qkv before MPI) */
 } qkv_train_state;
 
-/* Writes a checkpoint of the session's model, vocabularies and config (api/model_file.h), with
+/* Writes a checkpoint of the session's model, vocabularies and config (api/model_file.h) and,
+ * when segmenter is not NULL, that segmenter under /segmenter (data.segmenter), with
  * st not NULL the run's ID and step, and with opt and st not NULL the optimizer and training
  * state (what --resume reads; best.h5 is saved without them), atomically (temp file + rename) at path. With an
  * average (st->ema), the caller has swapped it in (qkv_ema_swap): /params holds the average,
  * the model users evaluate, and /train/raw_params/<name> the last update's values (from the
  * swapped-out buffer), which training continues from. */
-int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_optimizer *opt,
-                        const qkv_train_state *st, qkv_error *err);
+int qkv_checkpoint_save(const char *path, const qkv_session *s, const qkv_session *segmenter,
+                        const qkv_optimizer *opt, const qkv_train_state *st, qkv_error *err);
 
 /* The run a checkpoint belongs to: its /train/run_id into run_id (len bytes; "" when it has
  * none: saved without training state or by a qkv before run IDs) and its /train/step into

@@ -65,7 +65,8 @@ int qkv_trainer_save(trainer *t, const char *path)
         qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
     int prof = qkv_profile_begin("checkpoint writing", QKV_PROF_WHOLE);
     /* best.h5 is the model only (no optimizer state: a run resumes from last.h5) */
-    int status = qkv_checkpoint_save(path, t->s, path == t->best_path ? NULL : &t->opt, &t->st, &err);
+    int status = qkv_checkpoint_save(path, t->s, t->has_seg ? &t->seg.s : NULL,
+                                     path == t->best_path ? NULL : &t->opt, &t->st, &err);
     qkv_profile_end(prof);
     if (swap)
         qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
@@ -361,9 +362,27 @@ static int prepare_run_folder(trainer *t, long keep)
     return 0;
 }
 
+/* data.segmenter: the segmenter every checkpoint of the run carries. */
+static int load_segmenter(trainer *t)
+{
+    qkv_session_init(&t->seg.s);
+    const char *path = t->s->cfg.data.segmenter;
+    if (!path[0])
+        return 0;
+    qkv_error err;
+    if (t->s->cfg.data.task == QKV_TASK_SEGMENT)
+        return qkv_fail_reportf("data.segmenter %s: this run trains a segmenter; name it in a tagger's config", path);
+    if (qkv_tokenizer_load(&t->seg, path, NULL, &err))
+        return qkv_fail_reportf("data.segmenter: %s", err.msg);
+    t->has_seg = true;
+    return 0;
+}
+
 static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
 {
     init_fields(t, s, opts);
+    if (load_segmenter(t))
+        return 1;
     if (init_optimizer(t) || init_batches(t) || init_schedule(t))
         return 1;
     qkv_error err;
@@ -398,6 +417,7 @@ static void teardown(trainer *t)
     qkv_ema_free(&t->ema);
     qkv_train_streams_free(&t->streams);
     qkv_seg_free(&t->dev_st);
+    qkv_tokenizer_free(&t->seg); /* initialised by setup's load_segmenter */
 }
 
 /* The signal (SIGINT or SIGTERM) that stops the run after this step, 0: none. With several

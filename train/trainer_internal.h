@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "api/run_iter.h"
+#include "api/segmenter.h"
 #include "data/segment.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
@@ -42,6 +43,8 @@ typedef struct trainer {
     qkv_train_streams streams; /* counter-based dropout of the current batch */
     qkv_seg_text dev_st;      /* a segmenter's dev characters, for its Tokens and Sentences F1 */
     int stop_signo;           /* the signal every rank stops on (stop_signal), 0: none */
+    qkv_tokenizer seg;        /* data.segmenter, saved into every checkpoint when has_seg */
+    bool has_seg;
 } trainer;
 
 /* Monotonic seconds. */

@@ -52,6 +52,15 @@ typedef struct qkv_model qkv_model;
  * ..."). Free the model with qkv_model_free. */
 qkv_model *qkv_model_open(const char *path, char **error);
 
+/* Opens a model shipped with qkv by its name: "en" is the English model (UD English-EWT:
+ * segmenter, UPOS, XPOS, FEATS and LEMMA; CC BY-SA 4.0, see data/models/README.md). It is the
+ * file NAME.h5 in the first of: $QKV_MODEL_DIR, ../share/qkv/models and ../data/models beside
+ * the running executable, the install's share/qkv/models, the source tree's data/models.
+ * Returns the model as qkv_model_open does, or NULL with *error: a name that is not letters,
+ * digits, '_' and '-'; no such file ("no shipped model 'en': looked for ..." naming each
+ * place); qkv_model_open's errors. */
+qkv_model *qkv_model_open_named(const char *name, char **error);
+
 /* Tags one sentence of n_words words (UTF-8 strings; each non-empty, without TAB, CR, LF or NUL
  * bytes; spaces inside a word are fine). Sets tags[i] (the caller's array of n_words pointers)
  * to word i's tag: a string owned by the model, valid until qkv_model_free. n_words 0 is an

@@ -2,6 +2,7 @@
  * its header (size and CRC-32) into a temporary file in the final folder, fsync, rename,
  * fsync the folder. See lib/io/store.h. */
 #include "lib/io/store_internal.h"
+#include "lib/io/store_half.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -370,6 +371,26 @@ done:
     return status;
 }
 
+void qkv_store_set_float16(qkv_store_writer *w, bool on) { w->float16 = on; }
+
+/* n values of data as binary16 at path. */
+static int write_half(qkv_store_writer *w, const char *path, int rank, const hsize_t *dims, size_t n,
+                      const qkv_real *data, qkv_error *err)
+{
+    uint16_t *buf = malloc((n ? n : 1) * sizeof *buf);
+    hid_t type = buf ? (hid_t)qkv_half_h5_type() : H5I_INVALID_HID;
+    int status = !buf ? writer_fail(w, err, path, "out of memory")
+                 : type < 0 ? writer_fail_h5(w, err, path) : QKV_OK;
+    for (size_t i = 0; status == QKV_OK && i < n; i++)
+        buf[i] = qkv_half_from_float((float)data[i]);
+    if (status == QKV_OK)
+        status = write_dataset(w, err, path, type, type, rank, dims, buf);
+    if (type >= 0)
+        H5Tclose(type);
+    free(buf);
+    return status;
+}
+
 int qkv_store_write_real(qkv_store_writer *w, const char *path, int rank, const int *shape,
                         const qkv_real *data, qkv_error *err)
 {
@@ -383,6 +404,8 @@ int qkv_store_write_real(qkv_store_writer *w, const char *path, int rank, const 
         dims[i] = (hsize_t)shape[i];
         n *= (size_t)shape[i];
     }
+    if (w->float16)
+        return write_half(w, path, rank, dims, n, data, err);
 #if QKV_REAL_IS_DOUBLE
     float *buf = malloc((n ? n : 1) * sizeof *buf);
     if (!buf)

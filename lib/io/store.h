@@ -115,6 +115,10 @@ int qkv_store_write_params(qkv_store_writer *w, const char *group, const qkv_par
  * from qkv_real by C's rounding to nearest float (values outside float's range become inf). */
 int qkv_store_write_real(qkv_store_writer *w, const char *path, int rank, const int *shape,
                         const qkv_real *data, qkv_error *err);
+/* From this call on, qkv_store_write_real (and so write_tensor and write_params) stores IEEE
+ * binary16 (2 bytes a value, rounded to nearest even: lib/io/store_half.h) when on, float32
+ * when off (the default). qkv_store_read_real reads either, converting to qkv_real exactly. */
+void qkv_store_set_float16(qkv_store_writer *w, bool on);
 /* qkv_store_write_real() with t's shape and data (e.g. an optimizer moment at /optim/m/<name>). */
 int qkv_store_write_tensor(qkv_store_writer *w, const char *path, const qkv_tensor *t, qkv_error *err);
 

@@ -25,6 +25,7 @@ struct qkv_store_writer {
     const char *what;     /* "checkpoint", "frame corpus": what messages call the file */
     char *tmp_path;
     bool failed;          /* an item write failed: commit refuses */
+    bool float16;         /* qkv_store_write_real stores binary16 (qkv_store_set_float16) */
     qkv_error first_err;  /* the first failure, repeated by commit */
 };
 

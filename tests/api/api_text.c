@@ -3,7 +3,7 @@
  *     api_text MODEL SEGMENTER|- TEXT.txt
  *     api_text --errors TAGGER SEGMENTER BAD.txt
  *
- * The first form opens MODEL (with SEGMENTER through qkv_model_open_segmenter; "-": the one
+ * The first form opens MODEL (name:NAME: the shipped model NAME, qkv_model_open_named; with SEGMENTER through qkv_model_open_segmenter; "-": the one
  * MODEL bundles), tags TEXT.txt with qkv_model_tag_text twice, all of it in one call and then
  * each paragraph (split at empty lines) in a call of its own, checks that both give the same,
  * and writes the result as the CoNLL-U `qkv tag --format text --tokenizer` writes (sent_id,
@@ -80,7 +80,9 @@ static void check_shape(const qkv_text *t)
 static int tag_file(const char *model_path, const char *seg_path, const char *text_path)
 {
     char *error = NULL;
-    qkv_model *m = qkv_model_open(model_path, &error);
+    /* name:NAME opens a shipped model by its name */
+    qkv_model *m = strncmp(model_path, "name:", 5) ? qkv_model_open(model_path, &error)
+                                                   : qkv_model_open_named(model_path + 5, &error);
     if (!m) {
         fprintf(stderr, "FAIL: %s\n", error);
         return 1;

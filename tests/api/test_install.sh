@@ -3,7 +3,8 @@
 # library, the static one (libqkv.a, with which the example links and runs without libqkv.so),
 # include/qkv/qkv.h, the pkg-config file qkv.pc, the programs and their man pages; the example of
 # docs/guide/library.md, examples/tag_sentences.c, compiled with cc and `pkg-config --cflags --libs qkv` against the
-# installed copy, tags 1,000 sentences with an exported model exactly as `qkv tag` does.
+# installed copy, tags 1,000 sentences with an exported model exactly as `qkv tag` does; the
+# shipped model (data/models/en.h5) is installed and the installed qkv tag finds it by itself.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 for tool in cmake cc pkg-config; do
     command -v "$tool" >/dev/null || fail "$tool is not installed (install-deps.sh installs it)"
@@ -30,6 +31,11 @@ if command -v nm >/dev/null; then
     [ -z "$missing" ] || fail "libqkv.so does not export what qkv.h declares: $missing (api/libqkv.map)"
 fi
 "$P/bin/qkv" --version >/dev/null || fail "the installed qkv does not run"
+# the shipped model: installed, and found by the installed qkv beside itself (../share/qkv/models)
+cmp -s "$QKV_SOURCE_DIR/data/models/en.h5" "$P/share/qkv/models/en.h5" || fail "data/models/en.h5 is not installed"
+echo "The end." | env -u QKV_MODEL -u QKV_MODEL_DIR "$P/bin/qkv" tag 2>"$SCRATCH/tag.err" >"$SCRATCH/tag.out" ||
+    { cat "$SCRATCH/tag.err" >&2; fail "the installed qkv tag without a model"; }
+grep -qP '^1\tThe\t' "$SCRATCH/tag.out" || fail "the installed qkv tag without a model wrote no word"
 # the man pages (when the build wrote them: with help2man) land in share/man/man1, found by man
 if [ "${QKV_MAN_BUILT:-0}" = 1 ]; then
     pages=$(cd "$QKV_BUILD_DIR/man" && ls -- *.1)

@@ -26,6 +26,9 @@ static void test_open(void **state)
     assert_null(qkv_model_open(NULL, &error));
     expect_message(error, "no path");
     assert_null(qkv_model_open(NULL, NULL));
+    assert_null(qkv_model_open_named(NULL, &error));
+    expect_message(error, "not a model name");
+    assert_null(qkv_model_open_named(NULL, NULL));
 }
 
 static void test_tag(void **state)

@@ -36,7 +36,7 @@ json=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz --json) || fail "
 grep -q '"conll18": {"UPOS": [0-9.]*, "XPOS": [0-9.]*, "UFeats": [0-9.]*, "AllTags": [0-9.]*, "Lemmas": ' <<<"$json" ||
     { echo "$json" >&2; fail "eval --json: no conll18 scores"; }
 
-out=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz --raw) || fail "eval --raw"
+out=$("$QKV_BIN" eval "$CKPT" $F/en_ewt-columns-dev.conllu.gz --raw --tokenizer whitespace) || fail "eval --raw"
 for m in UPOS XPOS UFeats AllTags Lemmas; do
     grep -qP "^$m +\d+ +\d+ +\d+ " <<<"$out" || { echo "$out" >&2; fail "eval --raw: no $m"; }
 done

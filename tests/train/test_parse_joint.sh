@@ -4,7 +4,7 @@
 # HEAD, DEPREL, UPOS, XPOS, FEATS and LEMMA (every sentence a tree, every other byte as read);
 # qkv eval's CoNLL 2018 UAS, LAS, MLAS and BLEX equal those counted here from the tagged file
 # (gold tokens: every word aligned with itself); a parser alone gets UAS and LAS but no MLAS or
-# BLEX (it predicts no UPOS, FEATS or LEMMA); qkv eval --raw scores a parser from raw text, and
+# BLEX (it predicts no UPOS, FEATS or LEMMA); qkv eval --raw scores a parser from raw text (whitespace tokens or a segmenter), and
 # on text whose tokens are the gold words gives the gold-tokenization UAS and LAS; raw text
 # through a segmenter gets heads; a biaffine head over a first column other than deprel is refused.
 . "$(dirname "$0")/common.sh"
@@ -113,7 +113,7 @@ awk -F'\t' 'BEGIN { RS = ""; ORS = "\n\n" }
 [ "$(grep -c '^# text' "$SCRATCH/spaced.conllu")" -gt 40 ] || fail "too few sentences without multiword tokens"
 for ck in "$CK" "$SCRATCH/alone/checkpoints/last.h5"; do
     gold=$("$QKV_BIN" eval "$ck" "$SCRATCH/spaced.conllu" --json) || fail "eval of the spaced file"
-    raw=$("$QKV_BIN" eval "$ck" "$SCRATCH/spaced.conllu" --raw --json) || fail "eval --raw of a parser"
+    raw=$("$QKV_BIN" eval "$ck" "$SCRATCH/spaced.conllu" --raw --tokenizer whitespace --json) || fail "eval --raw of a parser"
     $PY - "$gold" "$raw" <<'PY' || fail "eval --raw: UAS and LAS differ from gold tokenization's on the same words"
 import json, sys
 g, r = json.loads(sys.argv[1])["conll18"], json.loads(sys.argv[2])
@@ -122,11 +122,11 @@ for k in ("UAS", "LAS"):
     assert abs(r[k.lower()]["f1"] - g[k]) < 1e-6, (k, r[k.lower()], g[k])
 PY
 done
-out=$("$QKV_BIN" eval "$CK" "$SCRATCH/gold.conllu" --raw) || fail "eval --raw of the joint model"
+out=$("$QKV_BIN" eval "$CK" "$SCRATCH/gold.conllu" --raw --tokenizer whitespace) || fail "eval --raw of the joint model"
 for m in UAS LAS MLAS BLEX; do
     grep -qP "^$m +\d+ +\d+ +\d+ " <<<"$out" || { echo "$out" >&2; fail "eval --raw: no $m"; }
 done
-out=$("$QKV_BIN" eval "$SCRATCH/alone/checkpoints/last.h5" "$SCRATCH/gold.conllu" --raw) || fail "eval --raw, alone"
+out=$("$QKV_BIN" eval "$SCRATCH/alone/checkpoints/last.h5" "$SCRATCH/gold.conllu" --raw --tokenizer whitespace) || fail "eval --raw, alone"
 grep -qP "^LAS " <<<"$out" && ! grep -qP "^(MLAS|BLEX) " <<<"$out" ||
     { echo "$out" >&2; fail "eval --raw of the parser alone: LAS but no MLAS or BLEX expected"; }
 

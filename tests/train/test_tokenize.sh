@@ -107,7 +107,9 @@ expect_error "$SCRATCH/bad.conllu:3: FORM \"c\" is not the text at its place in 
 # eval --raw: the CoNLL 2018 scores, with and without the segmenter
 "$QKV_BIN" eval "$tagger" "$SCRATCH/dev.conllu" --raw --tokenizer "$seg" --json >"$SCRATCH/raw.json" ||
     fail "eval --raw --tokenizer"
-"$QKV_BIN" eval "$tagger" "$SCRATCH/dev.conllu" --raw --json >"$SCRATCH/ws.json" || fail "eval --raw"
+"$QKV_BIN" eval "$tagger" "$SCRATCH/dev.conllu" --raw --tokenizer whitespace --json >"$SCRATCH/ws.json" ||
+    fail "eval --raw --tokenizer whitespace"
+expect_error "bundles no segmenter" "$QKV_BIN" eval "$tagger" "$SCRATCH/dev.conllu" --raw
 n_sent=$(grep -c '^# text' "$SCRATCH/dev.conllu")
 n_words=$(grep -cP '^\d+\t' "$SCRATCH/dev.conllu")
 "$PY" - "$SCRATCH/raw.json" "$SCRATCH/ws.json" "$n_sent" "$n_words" <<'PY' || fail "eval --raw JSON"

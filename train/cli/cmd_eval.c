@@ -82,11 +82,13 @@ static int parse_args(eval_args *a, int argc, char **argv)
          "tag FILE's raw text instead (its # text lines) and score tokens,\n"
          "sentences, words and UPOS (and the other columns; a parser's UAS, LAS,\n"
          "MLAS, BLEX) against FILE as the CoNLL 2018 shared task does (aligned\n"
-         "by characters); without --tokenizer a # text line is a sentence of\n"
-         "whitespace-separated tokens"},
+         "by characters), with the segmenter CHECKPOINT bundles (data.segmenter,\n"
+         "qkv export --tokenizer) unless --tokenizer names one"},
         {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
          "with --raw: the segmenter (data.task: segment) that splits the text\n"
-         "of each paragraph into sentences, tokens and multiword tokens"},
+         "of each paragraph into sentences, tokens and multiword tokens;\n"
+         "whitespace: none, a # text line is a sentence of whitespace-separated\n"
+         "tokens"},
     };
     const qkv_cli_spec spec = {"eval", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);

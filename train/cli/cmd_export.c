@@ -1,4 +1,4 @@
-/* qkv export CHECKPOINT --out FILE [--tokenizer SEG.h5] [--force] */
+/* qkv export CHECKPOINT --out FILE [--tokenizer SEG.h5] [--float16] [--force] */
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -17,18 +17,20 @@ static const char ABOUT[] =
     "it like a checkpoint; qkv train --resume refuses it. With --tokenizer the segmenter goes into\n"
     "FILE too (under /segmenter): qkv tag FILE --format text and the library then tag raw text\n"
     "with it. Written atomically (a temporary file renamed into place): an interrupted export\n"
-    "never leaves a half-written FILE.\n";
+    "never leaves a half-written FILE. With --float16 the weights are stored as IEEE\n"
+    "binary16 (half the size; read back as float32, so predictions may change slightly).\n";
 
 int qkv_cmd_export(int argc, char **argv)
 {
     const char *ckpt = NULL, *out = NULL, *tokenizer = NULL;
-    bool force = false;
+    bool force = false, float16 = false;
     const qkv_cli_opt rows[] = {
         {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
         {"--out", QKV_CLI_STRING, &out, "FILE", "the exported model (.h5), required", .required = true},
         {"--tokenizer", QKV_CLI_STRING, &tokenizer, "SEG.h5",
          "a segmenter (data.task: segment) to bundle with the tagger;\n"
          "without it, the segmenter CHECKPOINT bundles (if any) is kept"},
+        {"--float16", QKV_CLI_FLAG, &float16, NULL, "store the weights (the segmenter's too) as float16"},
         {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE if it exists"},
     };
     const qkv_cli_spec spec = {"export", ABOUT, NULL, rows, QKV_CLI_N(rows)};
@@ -59,7 +61,7 @@ int qkv_cmd_export(int argc, char **argv)
         qkv_fail_report(&err);
         goto done;
     }
-    if (qkv_model_file_export(out, &s, seg_path ? &tk.s : NULL, &err)) {
+    if (qkv_model_file_export(out, &s, seg_path ? &tk.s : NULL, float16, &err)) {
         qkv_fail_report(&err);
         goto done;
     }

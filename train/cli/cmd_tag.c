@@ -1,4 +1,5 @@
-/* qkv tag MODEL [FILE|-] [--format conllu|text] [--scheme S] (MODEL: a checkpoint or a `qkv export`) */
+/* qkv tag [MODEL] [FILE|-] [--model MODEL] [--format conllu|text] [--scheme S] (MODEL: a checkpoint or a
+ * `qkv export`; none: the shipped English model, api/model_find.h) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "train/cli/command.h"
 #include "train/cli/commands.h"
 #include "api/model_file.h"
+#include "api/model_find.h"
 #include "api/predict.h"
 #include "train/cli/output_file.h"
 #include "train/cli/tag_frames.h"
@@ -30,7 +32,13 @@ static const char ABOUT[] =
     "qkv speech) and each utterance, of every voice, gets a line \"# utterance U, voice V:\n"
     "TEXT\", then one line per run of equal predicted labels: START, END (seconds) and the\n"
     "label, TAB-separated (--per-frame: a line per token, START and its label), then a\n"
-    "blank line.\n";
+    "blank line.\n"
+    "Without CHECKPOINT (and --model) the model is $QKV_MODEL, else the shipped English\n"
+    "model (en.h5: UD English-EWT, segmenter, UPOS, XPOS, FEATS, LEMMA) from\n"
+    "$QKV_MODEL_DIR, ../share/qkv/models or ../data/models beside the qkv program, the\n"
+    "install's or the source tree's; FILE is then raw text unless --format conllu (one\n"
+    "argument that is not a model file is FILE):\n"
+    "  echo \"Some raw text. Another sentence!\" | qkv tag\n";
 
 /* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
  * the input is plain text given without --format text, and err says so instead. */
@@ -59,7 +67,8 @@ static void plain_text_hint(const char *input, size_t len, const char *name, qkv
 
 /* The options of qkv tag. */
 typedef struct tag_args {
-    const char *ckpt, *file, *tokenizer;
+    const char *ckpt, *file, *tokenizer, *model;
+    char found[4096];      /* the default model's path, when neither CHECKPOINT nor --model */
     bool text;             /* --format text */
     bool per_frame;        /* --per-frame */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
@@ -70,18 +79,23 @@ static int parse_args(tag_args *a, int argc, char **argv)
 {
     static const char *const FORMATS[] = {"conllu", "text", NULL};
     static const char *const SCHEMES[] = {"auto", "bio", "iob1", "bioes", NULL}; /* = qkv_tag_scheme */
-    int format = 0, scheme = 0;
+    int format = -1, scheme = 0;
     const qkv_cli_opt rows[] = {
-        {"CHECKPOINT", QKV_CLI_STRING, &a->ckpt, .required = true},
+        {"CHECKPOINT", QKV_CLI_STRING, &a->ckpt},
         {"FILE", QKV_CLI_STRING, &a->file, "FILE|-"},
+        {"--model", QKV_CLI_STRING, &a->model, "MODEL",
+         "the model (a checkpoint or export) in place of CHECKPOINT: the one\n"
+         "positional argument is then FILE"},
         {"--format", QKV_CLI_CHOICE, &format, NULL,
-         "conllu (default): CoNLL-U in, the same bytes out with the predicted\n"
-         "tags in the columns the model was trained on (data.tags: UPOS,\n"
+         "conllu (default when a model is named): CoNLL-U in, the same\n"
+         "bytes out with the predicted tags in the columns the model was\n"
+         "trained on (data.tags: UPOS,\n"
          "XPOS, FEATS, LEMMA; DEPREL and HEAD for a parser: one tree per\n"
          "sentence);\n"
          "text: one sentence per line, tokens separated by spaces; CoNLL-U\n"
          "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
-         "is an error); with --tokenizer: raw text, see there",
+         "is an error); with --tokenizer: raw text, see there (the default\n"
+         "without a model named)",
          .choices = FORMATS},
         {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
          "with --format text: a segmenter (data.task: segment) splits raw\n"
@@ -102,6 +116,28 @@ static int parse_args(tag_args *a, int argc, char **argv)
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
+    if (a->model && a->ckpt && a->file) {
+        fprintf(stderr, "qkv tag: --model and CHECKPOINT both name a model: give one\n");
+        return 2;
+    }
+    if (a->model) { /* the one positional argument is FILE */
+        a->file = a->ckpt;
+        a->ckpt = a->model;
+    }
+    if (a->ckpt && !a->file && !a->model && !qkv_model_file_has(a->ckpt, "")) { /* one argument, not a model */
+        a->file = a->ckpt;
+        a->ckpt = NULL;
+    }
+    if (!a->ckpt) {
+        qkv_error err;
+        if (qkv_model_find_default(a->found, sizeof a->found, &err)) {
+            fprintf(stderr, "qkv tag: no model given, and %s\n", err.msg);
+            return 1;
+        }
+        a->ckpt = a->found;
+        if (format < 0)
+            format = 1;
+    }
     a->text = format == 1;
     _Static_assert(QKV_TAG_SCHEME_BIO == 1 && QKV_TAG_SCHEME_BIOES == 3, "SCHEMES follows qkv_tag_scheme");
     a->scheme = (qkv_tag_scheme)scheme;

@@ -8,6 +8,7 @@
 #include "data/textfile.h"
 #include "data/ud_eval.h"
 #include "lib/threads.h"
+#include "api/model_file.h"
 #include "api/segmenter.h"
 #include "train/evaluate.h"
 #include "train/train_state.h"
@@ -39,9 +40,11 @@ static int text_lines(const char *gold, size_t len, const char *name, char **out
     return QKV_OK;
 }
 
-/* The system's CoNLL-U for the raw text of gold into *sys. */
+/* The system's CoNLL-U for the raw text of gold into *sys: with the segmenter of tokenizer_path
+ * (under group: NULL for the file's own model), else whitespace tokens. */
 static int system_output(qkv_session *tagger, const char *gold, size_t len, const char *name,
-                         const char *tokenizer_path, char **sys, size_t *sys_len, qkv_error *err)
+                         const char *tokenizer_path, const char *group, char **sys, size_t *sys_len,
+                         qkv_error *err)
 {
     FILE *mem = open_memstream(sys, sys_len);
     if (!mem)
@@ -54,7 +57,7 @@ static int system_output(qkv_session *tagger, const char *gold, size_t len, cons
         memset(&seg, 0, sizeof seg);
         memset(&st, 0, sizeof st);
         long sent_id = 0;
-        status = qkv_tokenizer_load(&tk, tokenizer_path, NULL, err);
+        status = qkv_tokenizer_load(&tk, tokenizer_path, group, err);
         if (status == QKV_OK)
             status = qkv_seg_read_mem(&st, gold, len, name, err);
         if (status == QKV_OK)
@@ -127,6 +130,24 @@ static const qkv_ud_score *extra_score(const qkv_ud_eval *r, int k)
     return scores[k];
 }
 
+/* The segmenter --raw uses: --tokenizer's ("whitespace": none), else the one ckpt bundles (its
+ * group into *group); NULL after printing the error when there is none. */
+static const char *raw_segmenter(const char *ckpt, const char *tokenizer_path, const char **group, bool *none)
+{
+    *group = NULL;
+    *none = tokenizer_path && !strcmp(tokenizer_path, QKV_EVAL_WHITESPACE);
+    if (tokenizer_path)
+        return tokenizer_path;
+    if (qkv_model_file_has(ckpt, QKV_SEGMENTER_GROUP)) {
+        *group = QKV_SEGMENTER_GROUP;
+        return ckpt;
+    }
+    qkv_fail_reportf("qkv eval --raw: %s bundles no segmenter (data.segmenter, qkv export --tokenizer): give one "
+                     "with --tokenizer SEG.h5, or --tokenizer " QKV_EVAL_WHITESPACE " for whitespace tokens and a # text "
+                     "line a sentence", ckpt);
+    return NULL;
+}
+
 int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_path, bool json)
 {
     qkv_session s;
@@ -143,8 +164,16 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
     }
     if (qkv_cmd_refuse_segmenter(&s, ckpt))
         goto done;
+    const char *group;
+    bool whitespace;
+    if (!(tokenizer_path = raw_segmenter(ckpt, tokenizer_path, &group, &whitespace)))
+        goto done;
+    if (whitespace)
+        tokenizer_path = NULL;
+    char shown[4200]; /* the segmenter, as output names it */
+    snprintf(shown, sizeof shown, "%s%s", tokenizer_path ? tokenizer_path : "", group ? ":/segmenter" : "");
     qkv_ud_eval res;
-    if (system_output(&s, gold, gold_len, gold_path, tokenizer_path, &sys, &sys_len, &err) ||
+    if (system_output(&s, gold, gold_len, gold_path, tokenizer_path, group, &sys, &sys_len, &err) ||
         qkv_ud_evaluate(gold, gold_len, gold_path, sys ? sys : "", sys ? sys_len : 0, "the system output", &res,
                         &err)) {
         qkv_fail_report(&err);
@@ -152,7 +181,7 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
     }
     if (json) {
         printf("{\"file\": \"%s\", \"tokenizer\": %s%s%s, ", gold_path, tokenizer_path ? "\"" : "",
-               tokenizer_path ? tokenizer_path : "null", tokenizer_path ? "\"" : "");
+               tokenizer_path ? shown : "null", tokenizer_path ? "\"" : "");
         print_json_score("tokens", &res.tokens, ", ");
         print_json_score("sentences", &res.sentences, ", ");
         print_json_score("words", &res.words, ", ");
@@ -165,7 +194,7 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
         printf("}\n");
     } else {
         printf("%s from its raw text (%s), CoNLL 2018 shared task scores:\n", gold_path,
-               tokenizer_path ? tokenizer_path : "whitespace tokens, a # text line a sentence");
+               tokenizer_path ? shown : "whitespace tokens, a # text line a sentence");
         printf("%-10s %9s %9s %9s   %6s %6s %6s\n", "metric", "gold", "system", "correct", "P", "R", "F1");
         print_score("Tokens", &res.tokens);
         print_score("Sentences", &res.sentences);

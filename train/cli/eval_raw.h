@@ -5,12 +5,16 @@
 
 #include <stdbool.h>
 
+/* --tokenizer's value for whitespace tokens (no segmenter). */
+#define QKV_EVAL_WHITESPACE "whitespace"
+
 /* Tags the raw text of gold_path with the tagger at ckpt and prints Tokens, Sentences, Words
  * and UPOS precision, recall and F1 (json: one JSON object). The raw text: with a segmenter
- * (tokenizer_path), each paragraph's sentences' # text joined as the segmenter's training
- * reads them (data/segment.h); without one, each # text line as a sentence of
- * whitespace-separated tokens (`qkv tag --format text`). Prints errors; returns the exit
- * status (0 or 1). */
+ * (tokenizer_path, else the one ckpt bundles under /segmenter), each paragraph's sentences'
+ * # text joined as the segmenter's training reads them (data/segment.h); with tokenizer_path
+ * QKV_EVAL_WHITESPACE, each # text line as a sentence of whitespace-separated tokens
+ * (`qkv tag --format text`); with neither, an error. Prints errors; returns the exit status
+ * (0 or 1). */
 int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_path, bool json);
 
 #endif

@@ -1,0 +1,45 @@
+#!/bin/bash
+# A model by name: `qkv tag` with no model takes $QKV_MODEL, else en.h5 from $QKV_MODEL_DIR (then
+# the shipped places), and reads raw text with its bundled segmenter; --model names one in place
+# of CHECKPOINT; qkv_model_open_named opens en.h5 the same way; a missing model is an error that
+# names where it looked.
+. "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
+BIN=${QKV_BUILD_DIR:?}/tests/api_text
+[ -x "$BIN" ] || fail "$BIN is not built"
+make_segmenter
+quick_run "$SCRATCH/tagger" --set train.max_steps=10 --set train.threads=1
+tagger=$SCRATCH/tagger/checkpoints/last.h5
+mkdir -p "$SCRATCH/models"
+"$QKV_BIN" export "$tagger" --tokenizer "$SCRATCH/seg/checkpoints/last.h5" --out "$SCRATCH/models/en.h5" 2>/dev/null ||
+    fail "export --tokenizer"
+printf 'I don'"'"'t know, she said. The cat sat.\n\nThe end\n' >"$SCRATCH/in.txt"
+"$QKV_BIN" tag "$SCRATCH/models/en.h5" --format text "$SCRATCH/in.txt" >"$SCRATCH/want.conllu" || fail "qkv tag MODEL"
+grep -q '^# sent_id = 2$' "$SCRATCH/want.conllu" || fail "too few sentences to compare"
+
+# no model: en.h5 of $QKV_MODEL_DIR, raw text from standard input
+QKV_MODEL_DIR=$SCRATCH/models "$QKV_BIN" tag <"$SCRATCH/in.txt" >"$SCRATCH/default.conllu" 2>"$SCRATCH/err" ||
+    { cat "$SCRATCH/err" >&2; fail "qkv tag without a model"; }
+cmp -s "$SCRATCH/default.conllu" "$SCRATCH/want.conllu" || fail "qkv tag without a model is not en.h5 on raw text"
+# $QKV_MODEL wins over the folders; --model over $QKV_MODEL; one positional argument is then FILE
+"$QKV_BIN" tag "$tagger" --format text "$SCRATCH/in.txt" >"$SCRATCH/plain.conllu"
+cmp -s "$SCRATCH/plain.conllu" "$SCRATCH/want.conllu" && fail "the tagger alone tags as the bundle: the checks prove nothing"
+QKV_MODEL=$tagger QKV_MODEL_DIR=$SCRATCH/models "$QKV_BIN" tag "$SCRATCH/in.txt" >"$SCRATCH/env.conllu" ||
+    fail "qkv tag with QKV_MODEL"
+cmp -s "$SCRATCH/env.conllu" "$SCRATCH/plain.conllu" || fail "QKV_MODEL does not choose the model"
+QKV_MODEL=$tagger "$QKV_BIN" tag --model "$SCRATCH/models/en.h5" --format text "$SCRATCH/in.txt" >"$SCRATCH/flag.conllu" ||
+    fail "qkv tag --model"
+cmp -s "$SCRATCH/flag.conllu" "$SCRATCH/want.conllu" || fail "--model does not win over QKV_MODEL"
+expect_error "give one" "$QKV_BIN" tag "$tagger" "$SCRATCH/in.txt" --model "$tagger"
+QKV_MODEL=$SCRATCH/none.h5 expect_error "QKV_MODEL=$SCRATCH/none.h5" "$QKV_BIN" tag "$SCRATCH/in.txt"
+
+# the C API by name
+QKV_MODEL_DIR=$SCRATCH/models "$BIN" name:en - "$SCRATCH/in.txt" >"$SCRATCH/api.conllu" 2>"$SCRATCH/err" ||
+    { cat "$SCRATCH/err" >&2; fail "qkv_model_open_named(\"en\")"; }
+cmp -s "$SCRATCH/api.conllu" "$SCRATCH/want.conllu" || fail "qkv_model_open_named(\"en\") is not en.h5"
+QKV_MODEL_DIR=$SCRATCH/models "$BIN" name:nosuch - "$SCRATCH/in.txt" >/dev/null 2>"$SCRATCH/err" &&
+    fail "a missing model opened"
+grep -q "no shipped model 'nosuch': looked for $SCRATCH/models/nosuch.h5, .*/data/models/nosuch.h5" "$SCRATCH/err" ||
+    { cat "$SCRATCH/err" >&2; fail "the missing model's error does not name where it looked"; }
+QKV_MODEL_DIR=$SCRATCH/models "$BIN" name:../en - "$SCRATCH/in.txt" >/dev/null 2>"$SCRATCH/err" && fail "a path as a name"
+grep -q "not a model name" "$SCRATCH/err" || fail "a path as a name: no clear error"
+echo "ok: qkv tag without a model, QKV_MODEL, QKV_MODEL_DIR, --model, qkv_model_open_named, missing models"
