@@ -66,12 +66,15 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from qkv_torch_layers import CRF, BiLSTMEncoder, CharCNN, CNNEncoder, Encoder, LayerNorm, Positional, bio_mask
+from qkv_torch_dense import (IMAGE_INPUTS, DenseTagger, checkpoint_tokens, frame_tokens, input_kind, run_frames,
+                             run_images)
+from qkv_torch_layers import (CRF, BiLSTMEncoder, CharCNN, CNNEncoder, Encoder, LayerNorm, Positional, QkvParams,
+                              bio_mask)
 
 # ---------------------------------------------------------------- the model
 
 
-class Tagger(torch.nn.Module):
+class Tagger(QkvParams):
     """qkv's tagger (models/tagger.h) with the same parameter names."""
 
     def __init__(self, config, features, vocab_size, n_tags, n_chars=0):
@@ -94,18 +97,6 @@ class Tagger(torch.nn.Module):
         self.classifier.b = torch.nn.Parameter(torch.zeros(n_tags))
         self.crf = CRF(n_tags) if m["output"] == "crf" else None
 
-    def load_qkv(self, params):
-        own = dict(self.named_parameters())
-        missing = sorted(set(own) - set(params))
-        extra = sorted(set(params) - set(own))
-        if missing or extra:
-            raise ValueError(f"parameter names differ: missing in checkpoint {missing}, unknown {extra}")
-        with torch.no_grad():
-            for name, p in own.items():
-                if tuple(p.shape) != params[name].shape:
-                    raise ValueError(f"{name}: checkpoint shape {params[name].shape}, model {tuple(p.shape)}")
-                p.copy_(torch.from_numpy(params[name]))
-
     def forward(self, ids, pad, chars=None, char_lens=None):
         """ids [n_features, B, L], pad [B, L] (True = padding), with a character encoder chars
         [B, L, C] and char_lens [B, L] (qkv_torch_data.Batch) -> logits [B, L, n_tags]."""
@@ -123,10 +114,15 @@ class Tagger(torch.nn.Module):
 def load_checkpoint(ckpt_path, dtype=torch.float32):
     """(Checkpoint, Tagger) of a qkv model file: the file's data side and the model in eval mode."""
     ck = Checkpoint(ckpt_path)
-    if ck.config["data"]["task"] != "tag":
+    if ck.config["data"]["task"] not in ("tag", "frames"):
         raise ValueError(f"{ckpt_path} is a {ck.config['data']['task']}er (data.task: {ck.config['data']['task']}), "
                          "not a tagger: its labels are per character (qkv tag --tokenizer takes it)")
-    model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
+    kind = input_kind(ck.config)
+    if kind in IMAGE_INPUTS or kind == "frames":  # dense token vectors: their width from the input's matrix
+        w = ck.params.get("input.proj.w" if kind != "frames" else "frames.w")
+        model = DenseTagger(ck.config, len(ck.tags), w.shape[1] if w is not None else 0)
+    else:
+        model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
     model.load_qkv(ck.params)
     if model.crf is not None and ck.config["model"]["crf_constrained"]:
         model.crf.allowed_trans, model.crf.allowed_start, model.crf.allowed_end = bio_mask(ck.tags)
@@ -191,19 +187,55 @@ def cmd_tag(a):
     return 0
 
 
-def cmd_compare(a):
-    ck, model = load_checkpoint(a.checkpoint, torch.float64)
-    data = encode(ck, read_conllu(a.conllu, ck.config["data"]["tags"]))
-    ref = run_logits(model, data, ck.config["data"]["batch_tokens"]).numpy()
-    with h5py.File(a.qkv_logits, "r") as f:
-        got = np.array(f["/logits"], dtype=np.float64)
-        got_pred = np.array(f["/pred"])
+def read_qkv_logits(path):
+    """(/logits [n, n_tags] float64, /pred [n]) of a `qkv eval --logits` file."""
+    with h5py.File(path, "r") as f:
+        return np.array(f["/logits"], dtype=np.float64), np.array(f["/pred"])
+
+
+def agree(ref, got, pred, got_pred, rtol, what="words"):
+    """Prints how far qkv's logits got [n, n_tags] are from the port's ref and where the predicted
+    tags differ; True when max |got - ref| <= rtol * max |ref| and no prediction differs."""
     if got.shape != ref.shape:
         print(f"FAIL: qkv logits {got.shape}, torch {ref.shape}")
-        return 1
+        return False
     scale = np.abs(ref).max()
     err = np.abs(got - ref).max()
     rel = err / scale
+    diff = np.nonzero(pred != got_pred)[0]
+    print(f"{ref.shape[0]} {what} x {ref.shape[1]} tags: max |qkv - torch| = {err:.3g}, max |logit| = "
+          f"{scale:.3g}, relative {rel:.3g} (limit {rtol:g}); predicted tags differ at {len(diff)} {what}")
+    for w in diff[:10]:
+        top = np.sort(ref[w])[-2:]
+        print(f"  {what[:-1]} {w}: torch {pred[w]} qkv {got_pred[w]}, torch top-2 margin {top[1] - top[0]:.3g}")
+    return rel <= rtol and len(diff) == 0
+
+
+def compare_images(ck, model, a):
+    """compare for an image model: FILE is an IDX image file; every token holds its image's logits."""
+    ref = run_images(model, checkpoint_tokens(ck, a.conllu), ck.config["data"]["batch_tokens"], torch.float64).numpy()
+    got, got_pred = read_qkv_logits(a.qkv_logits)
+    return 0 if agree(ref, got, ref.argmax(1), got_pred, a.rtol, "tokens") else 1
+
+
+def compare_frames(ck, model, a):
+    """compare for a speech frame model: FILE is a qkv speech corpus (HDF5)."""
+    d = ck.config["data"]
+    utts = frame_tokens(a.conllu, d["frame_stack"], d["held_out_voice"])
+    ref = run_frames(model, utts, d["batch_tokens"], torch.float64).numpy()
+    got, got_pred = read_qkv_logits(a.qkv_logits)
+    return 0 if agree(ref, got, ref.argmax(1), got_pred, a.rtol, "frames") else 1
+
+
+def cmd_compare(a):
+    ck, model = load_checkpoint(a.checkpoint, torch.float64)
+    if input_kind(ck.config) in IMAGE_INPUTS:
+        return compare_images(ck, model, a)
+    if input_kind(ck.config) == "frames":
+        return compare_frames(ck, model, a)
+    data = encode(ck, read_conllu(a.conllu, ck.config["data"]["tags"]))
+    ref = run_logits(model, data, ck.config["data"]["batch_tokens"]).numpy()
+    got, got_pred = read_qkv_logits(a.qkv_logits)
     pred = ref.argmax(1)
     nll_ok = True
     if model.crf is not None:  # Viterbi paths, and the NLL per gold-tagged word against qkv eval's
@@ -215,13 +247,7 @@ def cmd_compare(a):
         if a.loss is not None:
             nll_ok = abs(nll - a.loss) <= a.rtol * abs(nll)
             print(f"CRF NLL per gold-tagged word: torch {nll:.6f}, qkv {a.loss:.6f} (relative limit {a.rtol:g})")
-    diff = np.nonzero(pred != got_pred)[0]
-    print(f"{ref.shape[0]} words x {ref.shape[1]} tags: max |qkv - torch| = {err:.3g}, max |logit| = "
-          f"{scale:.3g}, relative {rel:.3g} (limit {a.rtol:g}); predicted tags differ at {len(diff)} words")
-    for w in diff[:10]:
-        top = np.sort(ref[w])[-2:]
-        print(f"  word {w}: torch {pred[w]} qkv {got_pred[w]}, torch top-2 margin {top[1] - top[0]:.3g}")
-    return 0 if rel <= a.rtol and len(diff) == 0 and nll_ok else 1
+    return 0 if agree(ref, got, pred, got_pred, a.rtol) and nll_ok else 1
 
 
 def main(argv):

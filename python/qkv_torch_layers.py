@@ -38,6 +38,23 @@ def alibi_slopes(n):
     return first + [2.0 ** (-8.0 * (2 * k - 1) / (2 * c)) for k in range(1, n - c + 1)]
 
 
+class QkvParams(torch.nn.Module):
+    """A module whose parameters are named as qkv's (models/tagger.h): load_qkv fills them."""
+
+    def load_qkv(self, params):
+        """Copies params {qkv name: numpy array} in; ValueError when the names or shapes differ."""
+        own = dict(self.named_parameters())
+        missing = sorted(set(own) - set(params))
+        extra = sorted(set(params) - set(own))
+        if missing or extra:
+            raise ValueError(f"parameter names differ: missing in checkpoint {missing}, unknown {extra}")
+        with torch.no_grad():
+            for name, p in own.items():
+                if tuple(p.shape) != params[name].shape:
+                    raise ValueError(f"{name}: checkpoint shape {params[name].shape}, model {tuple(p.shape)}")
+                p.copy_(torch.from_numpy(params[name]))
+
+
 class LayerNorm(torch.nn.Module):
     def __init__(self, d, eps):
         super().__init__()
@@ -74,15 +91,28 @@ class Attention(torch.nn.Module):
         if self.rel_clip > 0:
             self.rel_bias = torch.nn.Parameter(torch.zeros(self.n_heads, 2 * self.rel_clip + 1))
 
+    def rotate(self, x):
+        """q or k [B, H, L, d_head] rotated by the positions (rope; a 2-D kind overrides it)."""
+        return rope(x, self.rope_base) if self.rope_base else x
+
+    def score_bias(self, s):
+        """Scores [B, H, L, L] plus the score biases of the sequence's 2-D layout (none here)."""
+        return s
+
+    def hidden_pairs(self, L):
+        """[L, L] True where a query may not see a key beyond the window and causal masks, or
+        None (none here)."""
+        return None
+
     def forward(self, x, pad):
         B, L, d = x.shape
         H = self.n_heads
         w = torch.cat([self.w_q, self.w_k, self.w_v])  # one GEMM for Q, K, V
         b = torch.cat([self.b_q, self.b_k, self.b_v]) if self.b_q is not None else None
         q, k, v = F.linear(x, w, b).view(B, L, 3, H, d // H).permute(2, 0, 3, 1, 4)
-        if self.rope_base:
-            q, k = rope(q, self.rope_base), rope(k, self.rope_base)
+        q, k = self.rotate(q), self.rotate(k)
         s = torch.matmul(q, k.transpose(-1, -2)) * self.scale  # [B, H, L, L]
+        s = self.score_bias(s)
         if self.alibi:  # - m_h |i - j|, unscaled
             dist = (torch.arange(L)[None, :] - torch.arange(L)[:, None]).abs().to(s.dtype)
             s = s - torch.tensor(alibi_slopes(H), dtype=s.dtype)[:, None, None] * dist
@@ -92,6 +122,9 @@ class Attention(torch.nn.Module):
             offset = torch.arange(L)[None, :] - torch.arange(L)[:, None]  # [i, j] = j - i
             s = s + self.rel_bias[:, offset.clamp(-R, R) + R]  # [H, L, L], broadcast over B
         hidden = pad[:, None, None, :]
+        extra = self.hidden_pairs(L)
+        if extra is not None:
+            hidden = hidden | extra
         if self.window or self.causal:
             i = torch.arange(L)[:, None]
             j = torch.arange(L)[None, :]
@@ -127,10 +160,10 @@ class FFN(torch.nn.Module):
 
 
 class Block(torch.nn.Module):
-    def __init__(self, m):
+    def __init__(self, m, attention=Attention):
         super().__init__()
         d, eps = m["d_model"], m["ln_eps"] or 1e-5
-        self.attn = Attention(d, m)
+        self.attn = attention(d, m)
         self.ln1, self.ln2 = LayerNorm(d, eps), LayerNorm(d, eps)
         self.ffn = FFN(d, m["d_ff"], m["activation"])
         self.pre_ln, self.p = m["norm_first"], m["dropout"]
@@ -145,9 +178,12 @@ class Block(torch.nn.Module):
 
 
 class Encoder(torch.nn.Module):
-    def __init__(self, m):
+    """n_layers Transformer blocks; attention: the class of their attention (a subclass of
+    Attention for tokens on a 2-D grid)."""
+
+    def __init__(self, m, attention=Attention):
         super().__init__()
-        self.layers = torch.nn.ModuleList([Block(m) for _ in range(m["n_layers"])])
+        self.layers = torch.nn.ModuleList([Block(m, attention) for _ in range(m["n_layers"])])
 
     def forward(self, x, pad):
         for blk in self.layers:
