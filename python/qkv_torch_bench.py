@@ -8,11 +8,14 @@ import math
 import resource
 import time
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from qkv_torch_data import Rng, encode, padded, plan, read_conllu
 from qkv_torch import load_checkpoint, run_logits
+from qkv_torch_dense import (IMAGE_INPUTS, checkpoint_tokens, frame_labels, frame_tokens, input_kind, labels_path,
+                             read_idx, run_frames, run_images)
 
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -37,7 +40,7 @@ def decays(name, p):
     rank-1 parameters, embedding tables (embed.*, chars.embed), learned positions (pos.*) or
     relative position biases (lib/ops/attention.c qkv_mha_create)."""
     return p.dim() == 2 and not (name.startswith(("embed.", "pos.")) or name == "chars.embed"
-                                 or name.endswith(".rel_bias"))
+                                 or name.endswith((".rel_bias", ".rel2d_bias", ".quadratic")))
 
 
 def touched_rows(model, bt):
@@ -88,6 +91,8 @@ def cmd_bench(a):
     torch.manual_seed(a.seed)
     ck, model = load_checkpoint(a.checkpoint)
     cfg = ck.config
+    if input_kind(cfg) in IMAGE_INPUTS or input_kind(cfg) == "frames":
+        return bench_dense(a, ck, model)
     t0 = time.perf_counter()
     train = encode(ck, read_conllu(a.train, cfg["data"]["tags"]))
     dev = encode(ck, read_conllu(a.dev, cfg["data"]["tags"]))
@@ -164,3 +169,91 @@ def cmd_bench(a):
         "eval_tokens_per_sec": dev.feats.shape[1] / t_eval, "peak_rss_mb": peak_rss_mb()}))
     return 0
 
+
+
+def dense_sequences(ck, path, train):
+    """(token arrays [n_i, d_input], their tags [n_i]) of an image file or a frame corpus as the
+    model reads them. Images: with data.valid_fraction, the training file's first n - n_valid
+    images (qkv draws which; the count, hence the work, is the same), the label on each
+    image's first token (-1 elsewhere)."""
+    d = ck.config["data"]
+    if input_kind(ck.config) == "frames":
+        utts = frame_tokens(path, d["frame_stack"], d["held_out_voice"])
+        return utts, frame_labels(path, d["frame_stack"], d["held_out_voice"], d["frame_labels"], ck.tags)
+    tokens = checkpoint_tokens(ck, path)
+    labels = read_idx(labels_path(path)).astype(np.int64)
+    if train and d["valid_fraction"] > 0:
+        keep = len(tokens) - max(1, int(math.floor(d["valid_fraction"] * len(tokens) + 0.5)))
+        tokens, labels = tokens[:keep], labels[:keep]
+    tags = np.full(tokens.shape[:2], -1, np.int64)
+    tags[:, 0] = labels
+    return list(tokens), list(tags)
+
+
+def dense_batch(seqs, tags, batch):
+    """Padded [B, L, d_input] tokens, [B, L] tags (-1 on padding), [B, L] padding mask."""
+    L = max(len(seqs[s]) for s in batch)
+    x = torch.zeros(len(batch), L, seqs[batch[0]].shape[1])
+    y = torch.full((len(batch), L), -1, dtype=torch.int64)
+    pad = torch.ones(len(batch), L, dtype=torch.bool)
+    for b, s in enumerate(batch):
+        n = len(seqs[s])
+        x[b, :n] = torch.from_numpy(seqs[s])
+        y[b, :n] = torch.from_numpy(np.maximum(tags[s], -1))
+        pad[b, :n] = False
+    return x, y, pad
+
+
+def bench_dense(a, ck, model):
+    """cmd_bench for images and speech frames: AdamW (no tables, no word dropout) over qkv's batch
+    plan of the training sequences, then the dev file evaluated."""
+    cfg = ck.config
+    t0 = time.perf_counter()
+    seqs, tags = dense_sequences(ck, a.train, True)
+    if input_kind(cfg) == "frames":
+        dev = frame_tokens(a.dev, cfg["data"]["frame_stack"], cfg["data"]["held_out_voice"])
+    else:
+        dev = checkpoint_tokens(ck, a.dev)
+    t_read = time.perf_counter() - t0
+    starts = np.concatenate([[0], np.cumsum([len(s) for s in seqs])]).tolist()
+    budget = cfg["data"]["batch_tokens"]
+    batches = plan(starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
+    o, tr = cfg["optim"], cfg["train"]
+    named = list(model.named_parameters())
+    opt = torch.optim.AdamW([{"params": [p for n, p in named if decays(n, p)], "weight_decay": o["weight_decay"]},
+                             {"params": [p for n, p in named if not decays(n, p)], "weight_decay": 0.0}],
+                            lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"])
+    model.train()
+    tokens_after, t_warm, t_start = 0, None, time.perf_counter()
+    for step, batch in enumerate(batches, 1):
+        x, y, pad = dense_batch(seqs, tags, batch)
+        logits = model(x, pad)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-1)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if tr["clip_grad_norm"] > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), tr["clip_grad_norm"])
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, o, len(batches))
+        opt.step()
+        if step == a.warmup:
+            t_warm = time.perf_counter()
+        elif step > a.warmup:
+            tokens_after += int((~pad).sum())
+    t_end = time.perf_counter()
+    model.eval()
+    t0 = time.perf_counter()
+    if input_kind(cfg) == "frames":
+        n_dev = sum(len(u) for u in dev)
+        run_frames(model, dev, budget, torch.float32)
+    else:
+        n_dev = dev.shape[0] * dev.shape[1]
+        run_images(model, dev, budget, torch.float32)
+    t_eval = time.perf_counter() - t0
+    print(json.dumps({
+        "system": "pytorch", "torch": torch.__version__, "threads": a.threads, "steps": len(batches),
+        "warmup": a.warmup, "train_tokens_after_warmup": tokens_after,
+        "train_seconds_after_warmup": t_end - t_warm, "train_tokens_per_sec": tokens_after / (t_end - t_warm),
+        "total_train_seconds": t_end - t_start, "read_seconds": t_read, "final_loss": float(loss),
+        "eval_tokens_per_sec": n_dev / t_eval, "peak_rss_mb": peak_rss_mb()}))
+    return 0

@@ -261,6 +261,11 @@ def run_images(model, tokens, budget, dtype):
 # ---------------------------------------------------------------- data/frames_dataset.c
 
 
+def store_strings(f, name):
+    """A list of strings of a qkv HDF5 file (lib/io/store.h): UTF-8 bytes, each ended by a NUL."""
+    return bytes(f[name][()]).decode("utf-8").split("\0")[:-1]
+
+
 def frame_tokens(path, stack, held_out_voice=""):
     """The utterances of a qkv speech corpus (api/speech_store.h) as qkv's frame tokens: a list of
     [n_tokens, stack * n_mels] float32 arrays (data/frames_dataset.c): each band normalised over
@@ -271,7 +276,7 @@ def frame_tokens(path, stack, held_out_voice=""):
     with h5py.File(path, "r") as f:
         feats = np.array(f["/speech/features"], dtype=np.float32)
         offsets = np.array(f["/speech/utt_offsets"], dtype=np.int64)
-        voices = [v.decode() if isinstance(v, bytes) else v for v in f["/speech/voice"][()]]
+        voices = store_strings(f, "/speech/voice")
     out = []
     for u in range(len(offsets) - 1):
         if held_out_voice and voices[u] == held_out_voice:
@@ -285,6 +290,29 @@ def frame_tokens(path, stack, held_out_voice=""):
         full = np.zeros((nt * stack, M), np.float32)
         full[:min(n, nt * stack)] = v[:nt * stack]
         out.append(full.reshape(nt, stack * M))
+    return out
+
+
+def frame_labels(path, stack, held_out_voice, kind, tags):
+    """Each token's label id in tags (a checkpoint's tag names; -1 when unseen) for frame_tokens:
+    the label (data.frame_labels: phoneme or upos) of the token's middle frame j·k + k/2, the
+    last frame when beyond (data/frames_dataset.c)."""
+    import h5py
+    ids = {t: i for i, t in enumerate(tags)}
+    with h5py.File(path, "r") as f:
+        lab = np.array(f["/speech/phone" if kind == "phoneme" else "/speech/upos"])
+        names = store_strings(f, "/speech/phone_names" if kind == "phoneme" else "/speech/upos_names")
+        offsets = np.array(f["/speech/utt_offsets"], dtype=np.int64)
+        voices = store_strings(f, "/speech/voice")
+    to_tag = np.array([ids.get(n, -1) for n in names], dtype=np.int64)
+    out = []
+    for u in range(len(offsets) - 1):
+        if held_out_voice and voices[u] == held_out_voice:
+            continue
+        n = offsets[u + 1] - offsets[u]
+        nt = 1 if n < stack else n // stack
+        mid = np.minimum(np.arange(nt) * stack + stack // 2, n - 1)
+        out.append(to_tag[lab[offsets[u] + mid]])
     return out
 
 
