@@ -66,6 +66,8 @@ int qkv_session_image_data(qkv_session *s, bool load_train, qkv_error *err);
  * but the held-out voice's (data.held_out_voice) as the training set, its label names (of
  * data.frame_labels) as the tags unless the featurizer is set (from a checkpoint); the dev
  * file's other voices as dev, the held-out voice's as the test (none without such a voice).
+ * Without load_train (a model's evaluation), a dev file that lacks the held-out voice or has
+ * only it is dev as a whole (data.held_out_voice cleared), no test.
  * Errors: the files' (api/speech_store.h), no utterance left (data/frames.h). */
 int qkv_session_frames(qkv_session *s, bool load_train, qkv_error *err);
 /* The tagger of the config with the featurizer's vocabulary sizes, initialised from seed. */

@@ -1,4 +1,5 @@
 /* A session's data for data.task frames (api/session.h: qkv_session_frames). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,12 +37,25 @@ static int check_width(const qkv_session *s, qkv_error *err)
     return QKV_OK;
 }
 
+/* Whether fc has utterances of voice and of other voices (both parts of the held-out split). */
+static bool splits(const qkv_frame_corpus *fc, const char *voice)
+{
+    int n = 0;
+    for (int u = 0; u < fc->n_utt; u++)
+        n += !strcmp(fc->voice[u], voice);
+    return n > 0 && n < fc->n_utt;
+}
+
 static int load_dev(qkv_session *s, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
     qkv_frame_corpus fc;
     if (qkv_frame_corpus_load(&fc, d->dev, err))
         return QKV_ERR;
+    /* Without training data (qkv eval of a model), a file without both parts is scored whole:
+     * the held-out split applies to it only when it has the voice and others. */
+    if (!s->has_train && d->held_out_voice[0] && !splits(&fc, d->held_out_voice))
+        s->cfg.data.held_out_voice[0] = '\0';
     qkv_frame_select sel = {d->frame_labels, d->held_out_voice, 0, d->frame_stack};
     int st = qkv_dataset_from_frames(&s->dev, &s->dev_refs, &s->fz, &fc, d->dev, &sel, err);
     if (st == QKV_OK && d->held_out_voice[0]) {

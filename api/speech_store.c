@@ -67,7 +67,7 @@ static int write_items(qkv_store_writer *w, const qkv_frame_corpus *fc, qkv_erro
 int qkv_frame_corpus_save(const qkv_frame_corpus *fc, const char *path, qkv_error *err)
 {
     qkv_store_writer *w;
-    if (qkv_store_create(path, &w, err))
+    if (qkv_store_create_as(path, "frame corpus", &w, err))
         return QKV_ERR;
     if (write_items(w, fc, err)) {
         qkv_store_abort(w);
@@ -265,7 +265,7 @@ int qkv_frame_corpus_load(qkv_frame_corpus *fc, const char *path, qkv_error *err
 {
     memset(fc, 0, sizeof *fc);
     qkv_store_reader *r;
-    if (qkv_store_open(path, &r, err))
+    if (qkv_store_open_as(path, "frame corpus", &r, err))
         return QKV_ERR;
     int st = read_items(r, path, fc, err);
     qkv_store_close(r);

@@ -69,6 +69,7 @@ typedef struct maker {
     const char **phone_name, **upos;
     char *upos_buf;
     size_t cap_upos_buf;
+    const int32_t *first; /* [utterance text s]: its first sentence in the file (NULL: s itself) */
 } maker;
 
 static void maker_free(maker *m)
@@ -151,7 +152,8 @@ static int speak_one(qkv_frame_corpus *fc, maker *m, const qkv_corpus *c, int s,
     char *text = qkv_speech_text(c, s, m->word_start);
     if (!text)
         return qkv_fail(err, "out of memory for sentence %d", s + 1);
-    qkv_spoken sp = {.text = text, .voice = vo->voice, .rate = vo->rate, .pitch = vo->pitch, .sentence = s};
+    qkv_spoken sp = {.text = text, .voice = vo->voice, .rate = vo->rate, .pitch = vo->pitch,
+                     .sentence = m->first ? m->first[s] : s};
     int st = qkv_speech_say(text, vo, &m->u, err);
     if (st && m->u.unspeakable) {
         free(text);
@@ -215,15 +217,16 @@ static int check_voices(const qkv_speech_opts *o, maker *m, qkv_error *err)
     return QKV_OK;
 }
 
-int qkv_speech_make(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_opts *o, qkv_speech_skipped *skipped,
-                    qkv_error *err)
+/* Speaks every sentence of c (up to o->max_sentences); first: see maker. */
+static int speak_all(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_opts *o, const int32_t *first,
+                     qkv_speech_skipped *skipped, qkv_error *err)
 {
     memset(fc, 0, sizeof *fc);
     memset(skipped, 0, sizeof *skipped);
     int rate;
     if (check_opts(o, err) || qkv_speech_open(&rate, err))
         return QKV_ERR;
-    maker m = {0};
+    maker m = {.first = first};
     int max_len = 1, n_sent = 0;
     for (int s = 0; s < c->n_sent && (!o->max_sentences || n_sent < o->max_sentences); s++)
         if (qkv_corpus_sent_len(c, s) > 0) {
@@ -270,5 +273,60 @@ int qkv_speech_make(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_
     maker_free(&m);
     if (st)
         qkv_frame_corpus_free(fc);
+    return st;
+}
+
+/* g: c with every k consecutive sentences with words (the first max_sentences of them, 0: all)
+ * as one sentence; g shares c's words, its sentence arrays and first [g->n_sent] (each group's
+ * first sentence in c) are malloc'd. */
+static int group_sentences(qkv_corpus *g, int32_t **first, const qkv_corpus *c, int k, int max_sentences,
+                           qkv_error *err)
+{
+    int n = 0;
+    for (int s = 0; s < c->n_sent && (!max_sentences || n < max_sentences); s++)
+        n += qkv_corpus_sent_len(c, s) > 0;
+    *g = *c;
+    g->n_sent = (n + k - 1) / k;
+    g->sent_start = malloc((size_t)(g->n_sent + 1) * sizeof *g->sent_start);
+    g->sent_line = malloc((size_t)(g->n_sent ? g->n_sent : 1) * sizeof *g->sent_line);
+    *first = malloc((size_t)(g->n_sent ? g->n_sent : 1) * sizeof **first);
+    if (!g->sent_start || !g->sent_line || !*first) {
+        free(g->sent_start);
+        free(g->sent_line);
+        free(*first);
+        return qkv_fail(err, "out of memory for %d paragraphs", g->n_sent);
+    }
+    g->sent_start[0] = 0;
+    for (int s = 0, used = 0, gi = 0; s < c->n_sent && used < n; s++) {
+        if (qkv_corpus_sent_len(c, s) == 0)
+            continue;
+        if (used++ % k == 0) {
+            g->sent_start[gi] = c->sent_start[s];
+            g->sent_line[gi] = c->sent_line[s];
+            (*first)[gi] = s;
+        }
+        if (used % k == 0 || used == n)
+            g->sent_start[++gi] = c->sent_start[s + 1];
+    }
+    return QKV_OK;
+}
+
+int qkv_speech_make(qkv_frame_corpus *fc, const qkv_corpus *c, const qkv_speech_opts *o, qkv_speech_skipped *skipped,
+                    qkv_error *err)
+{
+    if (o->sentences_per_utterance <= 1)
+        return speak_all(fc, c, o, NULL, skipped, err);
+    qkv_corpus g;
+    int32_t *first;
+    memset(fc, 0, sizeof *fc);
+    memset(skipped, 0, sizeof *skipped);
+    if (group_sentences(&g, &first, c, o->sentences_per_utterance, o->max_sentences, err))
+        return QKV_ERR;
+    qkv_speech_opts go = *o;
+    go.max_sentences = 0;
+    int st = speak_all(fc, &g, &go, first, skipped, err);
+    free(g.sent_start);
+    free(g.sent_line);
+    free(first);
     return st;
 }

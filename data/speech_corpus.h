@@ -21,6 +21,10 @@ typedef struct qkv_speech_opts {
     uint64_t seed;      /* draws the rate and the pitch of each utterance, and (a stream of its
                            own per utterance) the noise */
     int max_sentences;  /* 0: every sentence */
+    int sentences_per_utterance; /* 0 or 1: one sentence an utterance; K > 1: K consecutive
+                                    sentences with words (the last group may be shorter),
+                                    their words joined by spaces, are one utterance (a
+                                    paragraph); max_sentences counts sentences, not groups */
     /* called after each utterance (may be NULL): done of total utterances */
     void (*progress)(void *ctx, int done, int total, int64_t frames);
     void *ctx;
@@ -38,8 +42,8 @@ typedef struct qkv_speech_skipped {
     char first[64];  /* the start of its text */
 } qkv_speech_skipped;
 
-/* Speaks the sentences of c (every one with words, up to max_sentences) in utterance order
- * sentence by sentence, voice by voice, into fc (initialised here); a sentence eSpeak NG
+/* Speaks the sentences of c (every one with words, up to max_sentences; grouped by
+ * sentences_per_utterance) in utterance order sentence by sentence, voice by voice, into fc (initialised here); a sentence eSpeak NG
  * cannot speak is left out and counted in skipped. In a fresh process the same corpus and
  * options give the same frames (eSpeak's output depends on what it spoke before in the
  * process). Errors: a list empty or too long, an unknown voice, a rate or pitch out of range,

@@ -62,6 +62,7 @@ static int grid_panels(const qkv_tagger *m, int H, qkv_position_pictures *pp, qk
                 a[(size_t)r * cols + c] = b[(size_t)r * cols + c];
         }
     free(s);
+    heads->blocks = rotation ? 0 : H;
     const char *name = qkv_pos_kinds[m->pos.kind]->name;
     snprintf(heads->title, sizeof heads->title, "%s: layer 0, query at row %d, column %d: %s", name, qr, qc,
              rotation ? "mean over pairs of cos(angle difference)" : "score bias, heads side by side");

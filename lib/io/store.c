@@ -76,7 +76,7 @@ static void writer_free(qkv_store_writer *w)
 static int writer_fail(qkv_store_writer *w, qkv_error *err, const char *path, const char *what)
 {
     qkv_error e;
-    qkv_fail(&e, "checkpoint %s: cannot write %s: %s", w->final_path, path, what);
+    qkv_fail(&e, "%s %s: cannot write %s: %s", w->what, w->final_path, path, what);
     if (!w->failed) {
         w->failed = true;
         w->first_err = e;
@@ -125,30 +125,36 @@ done:
 
 int qkv_store_create(const char *final_path, qkv_store_writer **out, qkv_error *err)
 {
+    return qkv_store_create_as(final_path, "checkpoint", out, err);
+}
+
+int qkv_store_create_as(const char *final_path, const char *what, qkv_store_writer **out, qkv_error *err)
+{
     *out = NULL;
     qkv_store_h5_silence();
     if (!final_path || !final_path[0])
-        return qkv_fail(err, "checkpoint: empty file name");
+        return qkv_fail(err, "%s: empty file name", what);
     struct stat st;
     if (stat(final_path, &st) == 0 && !S_ISREG(st.st_mode))
-        return qkv_fail(err, "checkpoint %s: exists and is not a regular file", final_path);
+        return qkv_fail(err, "%s %s: exists and is not a regular file", what, final_path);
     qkv_store_writer *w = calloc(1, sizeof *w);
     if (!w)
-        return qkv_fail(err, "checkpoint %s: out of memory", final_path);
+        return qkv_fail(err, "%s %s: out of memory", what, final_path);
+    w->what = what;
     w->file = H5I_INVALID_HID;
     w->fd = -1;
     w->final_path = strdup(final_path);
     w->tmp_path = dup_printf("%s.tmp-%ld", final_path, (long)getpid());
     if (!w->final_path || !w->tmp_path) {
         writer_free(w);
-        return qkv_fail(err, "checkpoint %s: out of memory", final_path);
+        return qkv_fail(err, "%s %s: out of memory", what, final_path);
     }
     /* Create the file ourselves first: errno gives a plain reason (missing folder, no
      * permission, a path component that is a file) before any work is done. HDF5 builds the
      * file in memory; commit writes it here. */
     w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
-        qkv_fail(err, "checkpoint %s: cannot create temporary file %s: %s", final_path, w->tmp_path,
+        qkv_fail(err, "%s %s: cannot create temporary file %s: %s", what, final_path, w->tmp_path,
                  strerror(errno));
         writer_free(w);
         return QKV_ERR;
@@ -168,7 +174,7 @@ int qkv_store_create(const char *final_path, qkv_store_writer **out, qkv_error *
     if (fapl >= 0)
         H5Pclose(fapl);
     if (w->file < 0)
-        qkv_fail(err, "checkpoint %s: HDF5 cannot create %s: %s", final_path, w->tmp_path, msg);
+        qkv_fail(err, "%s %s: HDF5 cannot create %s: %s", what, final_path, w->tmp_path, msg);
     if (w->file < 0 || write_root_attributes(w, err) != QKV_OK) {
         qkv_store_abort(w);
         return QKV_ERR;
@@ -240,7 +246,7 @@ int qkv_store_commit(qkv_store_writer *w, qkv_error *err)
     }
     char msg[512];
     if (close_h5(w, msg, sizeof msg) != QKV_OK) {
-        qkv_fail(err, "checkpoint %s: not saved: HDF5 cannot finish %s: %s", w->final_path, w->tmp_path, msg);
+        qkv_fail(err, "%s %s: not saved: HDF5 cannot finish %s: %s", w->what, w->final_path, w->tmp_path, msg);
         qkv_store_abort(w);
         return QKV_ERR;
     }
@@ -255,14 +261,14 @@ int qkv_store_commit(qkv_store_writer *w, qkv_error *err)
     if (close(fd) != 0 && status == QKV_OK)
         status = QKV_ERR, what = "cannot close", why = strerror(errno);
     if (status != QKV_OK) {
-        qkv_fail(err, "checkpoint %s: not saved: %s %s: %s", w->final_path, what, w->tmp_path, why);
+        qkv_fail(err, "%s %s: not saved: %s %s: %s", w->what, w->final_path, what, w->tmp_path, why);
         qkv_store_abort(w);
         return QKV_ERR;
     }
     if (rename(w->tmp_path, w->final_path) != 0) {
         int saved = errno;
         int removed = unlink(w->tmp_path);
-        qkv_fail(err, "checkpoint %s: not saved: cannot rename %s onto it: %s%s", w->final_path,
+        qkv_fail(err, "%s %s: not saved: cannot rename %s onto it: %s%s", w->what, w->final_path,
                  w->tmp_path, strerror(saved),
                  removed == 0 ? "" : " (and the temporary file could not be removed)");
         writer_free(w);
@@ -270,8 +276,8 @@ int qkv_store_commit(qkv_store_writer *w, qkv_error *err)
     }
     status = QKV_OK;
     if (sync_folder(w->final_path) != 0)
-        status = qkv_fail(err, "checkpoint %s: saved, but fsync of its folder failed (%s): it may not "
-                               "survive a power loss", w->final_path, strerror(errno));
+        status = qkv_fail(err, "%s %s: saved, but fsync of its folder failed (%s): it may not "
+                               "survive a power loss", w->what, w->final_path, strerror(errno));
     writer_free(w);
     return status;
 }

@@ -81,6 +81,9 @@ typedef struct qkv_store_reader qkv_store_reader;
  * regular file, HDF5 failure. On success *out must be passed to qkv_store_commit() or
  * qkv_store_abort(). */
 int qkv_store_create(const char *final_path, qkv_store_writer **out, qkv_error *err);
+/* The same for a file that is not a checkpoint: what ("frame corpus", a static string) names it
+ * in every message. */
+int qkv_store_create_as(const char *final_path, const char *what, qkv_store_writer **out, qkv_error *err);
 
 /* Closes the (in-memory) HDF5 file, writes it with its header (size, CRC-32) into the
  * temporary file, fsyncs it, renames it onto the final path and fsyncs the folder. Always
@@ -140,6 +143,9 @@ int qkv_store_write_text(qkv_store_writer *w, const char *path, const char *text
  * integer and lies in QKV_STORE_FORMAT_OLDEST..QKV_STORE_FORMAT_VERSION. On success *out must be closed with
  * qkv_store_close(). */
 int qkv_store_open(const char *path, qkv_store_reader **out, qkv_error *err);
+/* The same for a file the store holds that is not a checkpoint: what ("frame corpus", a static
+ * string) names it in every message ("frame corpus FILE: not an HDF5 file ..."). */
+int qkv_store_open_as(const char *path, const char *what, qkv_store_reader **out, qkv_error *err);
 void qkv_store_close(qkv_store_reader *r);
 
 int64_t qkv_store_format_version(const qkv_store_reader *r);

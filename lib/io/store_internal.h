@@ -22,6 +22,7 @@ struct qkv_store_writer {
     int fd;               /* the temporary file, written at commit */
     qkv_store_image image;
     char *final_path;
+    const char *what;     /* "checkpoint", "frame corpus": what messages call the file */
     char *tmp_path;
     bool failed;          /* an item write failed: commit refuses */
     qkv_error first_err;  /* the first failure, repeated by commit */
@@ -30,6 +31,7 @@ struct qkv_store_writer {
 struct qkv_store_reader {
     hid_t file;
     char *path;
+    const char *what; /* "checkpoint", "frame corpus": what messages call the file */
     int64_t format_version;
     char qkv_version[64];
 };

@@ -44,16 +44,16 @@ static const char *temp_hint(const char *path)
 }
 
 /* Everything that can be checked without HDF5: existence, header, length, CRC-32. */
-static int verify_file(const char *path, qkv_error *err)
+static int verify_file(const char *path, const char *what, qkv_error *err)
 {
     static const char hdf5_signature[8] = "\211HDF\r\n\032\n";
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return qkv_fail(err, "checkpoint %s: cannot open: %s", path, strerror(errno));
+        return qkv_fail(err, "%s %s: cannot open: %s", what, path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return qkv_fail(err, "checkpoint %s: not a regular file", path);
+        return qkv_fail(err, "%s %s: not a regular file", what, path);
     }
     char header[QKV_STORE_HEADER_SIZE] = {0}, at_block[8] = {0};
     ssize_t got = read_full(fd, header, sizeof header, 0);
@@ -62,28 +62,28 @@ static int verify_file(const char *path, qkv_error *err)
     uint64_t size = 0;
     uint32_t crc = 0;
     if (got < 0 || got_block < 0) {
-        qkv_fail(err, "checkpoint %s: cannot read: %s", path, strerror(errno));
+        qkv_fail(err, "%s %s: cannot read: %s", what, path, strerror(errno));
     } else if (st.st_size == 0) {
-        qkv_fail(err, "checkpoint %s: the file is empty%s", path, temp_hint(path));
+        qkv_fail(err, "%s %s: the file is empty%s", what, path, temp_hint(path));
     } else if (got >= 8 && memcmp(header, hdf5_signature, 8) == 0) {
-        qkv_fail(err, "checkpoint %s: an HDF5 file, but not a qkv checkpoint (no qkv header)", path);
+        qkv_fail(err, "%s %s: an HDF5 file, but not a qkv %s (no qkv header)", what, path, what);
     } else if (got < 20 || memcmp(header, "qkv-checkpoint\nsize=", 20) != 0) {
         if (got_block == 8 && memcmp(at_block, hdf5_signature, 8) == 0)
-            qkv_fail(err, "checkpoint %s: an HDF5 file without a valid qkv header (an unfinished "
-                          "temporary file of an interrupted save, or a damaged header)", path);
+            qkv_fail(err, "%s %s: an HDF5 file without a valid qkv header (an unfinished "
+                          "temporary file of an interrupted save, or a damaged header)", what, path);
         else
-            qkv_fail(err, "checkpoint %s: not an HDF5 file (neither a qkv nor an HDF5 signature)", path);
+            qkv_fail(err, "%s %s: not an HDF5 file (neither a qkv nor an HDF5 signature)", what, path);
     } else if (got < QKV_STORE_HEADER_SIZE) {
-        qkv_fail(err, "checkpoint %s: truncated: %lld bytes, shorter than its %d-byte header", path,
+        qkv_fail(err, "%s %s: truncated: %lld bytes, shorter than its %d-byte header", what, path,
                  (long long)st.st_size, QKV_STORE_HEADER_SIZE);
     } else if (!qkv_store_header_parse(header, &size, &crc)) {
-        qkv_fail(err, "checkpoint %s: corrupted: its qkv header is damaged", path);
+        qkv_fail(err, "%s %s: corrupted: its qkv header is damaged", what, path);
     } else if ((uint64_t)st.st_size < size) {
-        qkv_fail(err, "checkpoint %s: truncated: %lld bytes, the header says %" PRIu64 "%s", path,
+        qkv_fail(err, "%s %s: truncated: %lld bytes, the header says %" PRIu64 "%s", what, path,
                  (long long)st.st_size, size, temp_hint(path));
     } else if ((uint64_t)st.st_size > size) {
-        qkv_fail(err, "checkpoint %s: %lld bytes, the header says %" PRIu64 " (data appended after saving?)",
-                 path, (long long)st.st_size, size);
+        qkv_fail(err, "%s %s: %lld bytes, the header says %" PRIu64 " (data appended after saving?)",
+                 what, path, (long long)st.st_size, size);
     } else {
         static const size_t chunk = 1 << 16;
         unsigned char *buf = malloc(chunk);
@@ -96,12 +96,12 @@ static int verify_file(const char *path, qkv_error *err)
         }
         free(buf);
         if (!buf)
-            qkv_fail(err, "checkpoint %s: out of memory", path);
+            qkv_fail(err, "%s %s: out of memory", what, path);
         else if (pos != st.st_size)
-            qkv_fail(err, "checkpoint %s: cannot read: %s", path, n < 0 ? strerror(errno) : "file shrank");
+            qkv_fail(err, "%s %s: cannot read: %s", what, path, n < 0 ? strerror(errno) : "file shrank");
         else if (actual != crc)
-            qkv_fail(err, "checkpoint %s: corrupted or modified after saving: CRC-32 of its contents is "
-                          "%08" PRIx32 ", the header says %08" PRIx32, path, actual, crc);
+            qkv_fail(err, "%s %s: corrupted or modified after saving: CRC-32 of its contents is "
+                          "%08" PRIx32 ", the header says %08" PRIx32, what, path, actual, crc);
         else
             status = QKV_OK;
     }
@@ -113,7 +113,8 @@ static int read_root_attributes(qkv_store_reader *r, qkv_error *err)
 {
     htri_t has = H5Aexists(r->file, "format_version");
     if (has <= 0)
-        return qkv_fail(err, "checkpoint %s: not a qkv checkpoint: root attribute format_version is missing", r->path);
+        return qkv_fail(err, "%s %s: not a qkv %s: root attribute format_version is missing", r->what,
+                         r->path, r->what);
     int status = QKV_ERR;
     hid_t a = H5Aopen(r->file, "format_version", H5P_DEFAULT);
     hid_t type = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
@@ -121,13 +122,13 @@ static int read_root_attributes(qkv_store_reader *r, qkv_error *err)
     int64_t v = 0;
     if (type < 0 || space < 0 || H5Tget_class(type) != H5T_INTEGER || H5Sget_simple_extent_npoints(space) != 1 ||
         H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
-        qkv_fail(err, "checkpoint %s: root attribute format_version is not one integer", r->path);
+        qkv_fail(err, "%s %s: root attribute format_version is not one integer", r->what, r->path);
     else if (v > QKV_STORE_FORMAT_VERSION)
-        qkv_fail(err, "checkpoint %s: written by a newer qkv (format_version %" PRId64 "; this qkv reads %d to %d)",
-                 r->path, v, QKV_STORE_FORMAT_OLDEST, QKV_STORE_FORMAT_VERSION);
+        qkv_fail(err, "%s %s: written by a newer qkv (format_version %" PRId64 "; this qkv reads %d to %d)",
+                 r->what, r->path, v, QKV_STORE_FORMAT_OLDEST, QKV_STORE_FORMAT_VERSION);
     else if (v < QKV_STORE_FORMAT_OLDEST)
-        qkv_fail(err, "checkpoint %s: format_version %" PRId64 " is not supported (this qkv reads %d to %d)",
-                 r->path, v, QKV_STORE_FORMAT_OLDEST, QKV_STORE_FORMAT_VERSION);
+        qkv_fail(err, "%s %s: format_version %" PRId64 " is not supported (this qkv reads %d to %d)",
+                 r->what, r->path, v, QKV_STORE_FORMAT_OLDEST, QKV_STORE_FORMAT_VERSION);
     else
         status = QKV_OK;
     r->format_version = v;
@@ -160,16 +161,23 @@ static int read_root_attributes(qkv_store_reader *r, qkv_error *err)
 
 int qkv_store_open(const char *path, qkv_store_reader **out, qkv_error *err)
 {
+    return qkv_store_open_as(path, "checkpoint", out, err);
+}
+
+int qkv_store_open_as(const char *path, const char *what, qkv_store_reader **out, qkv_error *err)
+{
     *out = NULL;
     qkv_store_h5_silence();
     if (!path || !path[0])
-        return qkv_fail(err, "checkpoint: empty file name");
-    if (verify_file(path, err) != QKV_OK)
+        return qkv_fail(err, "%s: empty file name", what);
+    if (verify_file(path, what, err) != QKV_OK)
         return QKV_ERR;
     qkv_store_reader *r = calloc(1, sizeof *r);
+    if (r)
+        r->what = what;
     if (!r || !(r->path = strdup(path))) {
         free(r);
-        return qkv_fail(err, "checkpoint %s: out of memory", path);
+        return qkv_fail(err, "%s %s: out of memory", what, path);
     }
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     r->file = H5I_INVALID_HID;
@@ -181,7 +189,7 @@ int qkv_store_open(const char *path, qkv_store_reader **out, qkv_error *err)
     if (fapl >= 0)
         H5Pclose(fapl);
     if (r->file < 0) {
-        qkv_fail(err, "checkpoint %s: HDF5 cannot open it: %s", path, msg);
+        qkv_fail(err, "%s %s: HDF5 cannot open it: %s", what, path, msg);
         qkv_store_close(r);
         return QKV_ERR;
     }
@@ -239,7 +247,7 @@ int qkv_store_read_fail(const qkv_store_reader *r, qkv_error *err, const char *p
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return qkv_fail(err, "checkpoint %s: %s: %s", r->path, path ? path : "(null)", what);
+    return qkv_fail(err, "%s %s: %s: %s", r->what, r->path, path ? path : "(null)", what);
 }
 
 const char *qkv_store_dims_str(int rank, const hsize_t *dims, char *buf, size_t len)
@@ -530,7 +538,7 @@ int qkv_store_read_params(const qkv_store_reader *r, const char *group, qkv_para
     if (n_bad) {
         if (m.dropped)
             snprintf(m.text + m.used, sizeof m.text - m.used, " (and %d more)", m.dropped);
-        return qkv_fail(err, "checkpoint %s does not match the model: %s", r->path, m.text);
+        return qkv_fail(err, "%s %s does not match the model: %s", r->what, r->path, m.text);
     }
     /* 3. load */
     for (int i = 0; i < ps->n; i++) {

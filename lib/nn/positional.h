@@ -75,12 +75,14 @@ typedef struct qkv_positional {
     qkv_tensor *row_table, *col_table; /* learned2d: its parameters */
 } qkv_positional;
 
-/* One matrix that `qkv positions` draws: data [rows, cols], malloc'd (free it). */
+/* One matrix that `qkv positions` draws: data [rows, cols], malloc'd (free it); blocks > 1:
+ * the columns are that many matrices side by side (one per head), drawn apart. */
 typedef struct qkv_pos_panel {
     char title[160];
     const char *xlabel, *ylabel;
     int rows, cols;
     double *data;
+    int blocks;
 } qkv_pos_panel;
 
 typedef enum { QKV_POS_ADDITIVE = 0, QKV_POS_ROTATION, QKV_POS_SCORE_BIAS } qkv_pos_group;

@@ -26,6 +26,25 @@ ph, up, w = a["phone"][()], a["upos"][()], a["word"][()]
 assert ((ph == 0) == (w < 0)).all() and ((up == 0) == (w < 0)).all()
 PY
 fi
+# paragraphs: --sentences-per-utterance 3 speaks sentences 1-3 and 4-6 as one utterance each
+speak --out "$SCRATCH/p.h5" --seed 4 --max-sentences 6 --sentences-per-utterance 3
+grep -q "4 of 4 utterances" "$SCRATCH/log" || fail "--sentences-per-utterance 3: not 2 paragraphs x 2 voices"
+speak --out "$SCRATCH/s6.h5" --seed 4 --max-sentences 6
+if "$PY" -c 'import h5py' 2>/dev/null; then
+    "$PY" - "$SCRATCH/p.h5" "$SCRATCH/s6.h5" <<'PY' || fail "the paragraph corpus as h5py reads it"
+import sys, h5py, numpy as np
+p, s = (h5py.File(f, "r")["speech"] for f in sys.argv[1:3])
+names = lambda d: [t.decode() for t in bytes(d[()]).split(b"\0")[:-1]]
+pt, st = names(p["text"]), names(s["text"])
+assert len(pt) == 4 and len(st) == 12
+assert pt[0] == " ".join(st[0:6:2]) and pt[2] == " ".join(st[6:12:2]), (pt[0], st[:6])
+assert list(p["sentence"][()]) == [s["sentence"][0]] * 2 + [s["sentence"][6]] * 2
+# word indices run through the paragraph: its last word is past the first sentence's words
+off, w = p["utt_offsets"][()], p["word"][()]
+assert w[off[0]:off[1]].max() >= len(st[0].split()), "word indices restart in a paragraph"
+PY
+fi
+expect_error "--sentences-per-utterance" "$QKV_BIN" speech "$SAMPLE" --out "$SCRATCH/x.h5" --sentences-per-utterance 0
 expect_error 'no eSpeak NG voice named "xx-nope"' "$QKV_BIN" speech "$SAMPLE" --out "$SCRATCH/x.h5" --voices xx-nope
 [ ! -e "$SCRATCH/x.h5" ] || fail "a failed run left a file"
 expect_error "--snr" "$QKV_BIN" speech "$SAMPLE" --out "$SCRATCH/x.h5" --snr loud

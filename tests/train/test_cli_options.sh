@@ -52,7 +52,7 @@ usage_error "missing CONFIG" gradcheck --samples 2
 usage_error "missing FILE" eval a.h5
 usage_error "missing FILE" stats
 usage_error "missing RUN_DIR" plot --force
-usage_error "missing --sentence" attention a.h5
+usage_error "--sentence and --image: give one" attention a.h5 --sentence "a b" --image x-images-idx3-ubyte
 usage_error "unexpected argument 'b.yaml' (qkv config takes CONFIG)" config a.yaml b.yaml
 usage_error "unexpected argument 'c' (qkv eval takes CHECKPOINT FILE)" eval a b c
 usage_error "unexpected argument 'x' (qkv synth takes options only)" synth x

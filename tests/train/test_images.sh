@@ -73,7 +73,7 @@ bad "train-labels-idx1-ubyte.gz: label 9 of image 0 is not one of the 5 classes 
 bad "data.class_names: 10 names for data.n_classes = 11" "$CFG" --set data.n_classes=11
 expect_error "$conllu: not an IDX file" "$QKV_BIN" eval "$ckpt" "$conllu"
 expect_error "$conllu: not an IDX file" "$QKV_BIN" tag "$ckpt" "$conllu"
-expect_error "the model reads images (model.input patches); qkv attention draws the attention of a sentence of words only" \
+expect_error "--sentence is for a model of words; $ckpt reads images (model.input patches)" \
     "$QKV_BIN" attention "$ckpt" --sentence "a b c" --out "$SCRATCH/attention.png"
 expect_error "reads images (IDX files): --format text and --tokenizer are for words" "$QKV_BIN" tag "$ckpt" - \
     --format text </dev/null

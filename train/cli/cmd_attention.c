@@ -1,9 +1,12 @@
-/* qkv attention CHECKPOINT --sentence TEXT [--layer L] [--head H|all] [--out FILE] [--size WxH] [--force] */
+/* qkv attention CHECKPOINT (--sentence TEXT | --image FILE [--index N] [--query ROW,COL|cls]) [--layer L]
+ * [--head H|all] [--out FILE] [--size WxH] [--force] */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/cli/attention.h"
 #include "train/cli/cli.h"
 #include "train/cli/command.h"
 #include "train/cli/commands.h"
@@ -11,6 +14,7 @@
 #include "train/cli/output_file.h"
 #include "train/plot/plot_attention.h"
 #include "api/run_iter.h"
+#include "models/biaffine_head.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] =
@@ -18,8 +22,16 @@ static const char ABOUT[] =
     "weights P of one layer as a heatmap with gnuplot: rows are queries (labelled with the\n"
     "word and its predicted tag), columns are keys. Keys a query does not see (outside\n"
     "model.attn_window, or later words with model.attn_causal) are masked: grey cells. The\n"
-    "image grows with the sentence (a cell and a label per word). The gnuplot script, with\n"
-    "the weights in it (-1 for masked), is written beside the image (FILE.gp).\n";
+    "image grows with the sentence (a cell and a label per word). A parser (model.output\n"
+    "biaffine) labels the queries with their predicted DEPREL and adds a panel: the\n"
+    "probability of each candidate head (ROOT or a word) of each word, the softmax over\n"
+    "the word's arc scores.\n"
+    "An image model (model.input pixels or patches) draws one image instead (--image and\n"
+    "--index; default: the first image of the model's own data): the image, then for each\n"
+    "head where one query (--query ROW,COL of the grid, or cls; default: the [CLS] token, or\n"
+    "the grid's centre) attends, in red over the image, its weight to [CLS] in the title.\n"
+    "A model of speech frames is refused. The gnuplot script, with the weights in it (-1 for\n"
+    "masked), is written beside the image (FILE.gp).\n";
 
 /* Larger heatmaps are unreadable, and gnuplot takes minutes to draw one of 1,000 words. */
 #define QKV_ATTENTION_MAX_WORDS 200
@@ -48,10 +60,43 @@ static char *sentence_conllu(const char *text, size_t *len, int *n_words)
     return out;
 }
 
+/* The tags the model predicts of the batch's logits (Viterbi under a CRF output layer), as qkv
+ * tag writes them, into pred [n]. A parser (model.output biaffine) gives the labels of its
+ * predicted arcs, and arcs [n, n + 1] the probability of each candidate head (column 0 ROOT,
+ * column j word j) of each word: the softmax over its row of arc scores. */
+static int predict(qkv_run_iter *it, qkv_session *s, qkv_tensor *logits, int n, int32_t *pred, double *arcs,
+                   qkv_error *err)
+{
+    double loss_unused = 0;
+    if (!qkv_tagger_parses(&s->model))
+        return qkv_tagger_predict(&it->tp, &s->model, logits, it->in.sentences, NULL, pred, &loss_unused, err);
+    int32_t *heads = qkv_tape_alloc(&it->tp, (size_t)n * sizeof *heads);
+    if (!heads)
+        return qkv_fail(err, "out of memory");
+    if (qkv_tagger_predict_arcs(&it->tp, &s->model, logits, it->in.sentences, NULL, NULL, pred, heads, &loss_unused,
+                                NULL, err))
+        return QKV_ERR;
+    qkv_tensor *sc = qkv_biaffine_head_arcs(&it->tp, qkv_tagger_head(&s->model, 0), logits, it->in.sentences);
+    if (!sc)
+        return qkv_fail(err, "%s", it->tp.err.msg);
+    for (int t = 0; t < n; t++) {
+        const qkv_real *row = sc->data + (size_t)t * sc->shape[1];
+        double mx = row[0], sum = 0;
+        for (int j = 1; j <= n; j++)
+            mx = row[j] > mx ? row[j] : mx;
+        for (int j = 0; j <= n; j++)
+            sum += arcs[(size_t)t * (n + 1) + j] = exp((double)row[j] - mx);
+        for (int j = 0; j <= n; j++)
+            arcs[(size_t)t * (n + 1) + j] /= sum;
+    }
+    return QKV_OK;
+}
+
 /* Runs the model on the sentence (dev set of s) and draws the heatmap. */
 static int draw(qkv_session *s, int layer, int head, int width, int height, const char *image, qkv_error *err)
 {
     int n = qkv_dataset_n_words(&s->dev);
+    bool parses = qkv_tagger_parses(&s->model);
     qkv_run_iter it;
     int status = qkv_run_iter_init(&it, &s->dev, n, true, err);
     if (status == QKV_OK)
@@ -60,21 +105,20 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
         status = qkv_run_iter_fill(&it, 0, err);
     char **words = calloc((size_t)n, sizeof *words);
     const char **tags = calloc((size_t)n, sizeof *tags);
-    if (status == QKV_OK && (!words || !tags))
+    double *arcs = parses ? calloc((size_t)n * (n + 1), sizeof *arcs) : NULL;
+    if (status == QKV_OK && (!words || !tags || (parses && !arcs)))
         status = qkv_fail(err, "out of memory");
     if (status == QKV_OK) {
         qkv_attention_weights keep;
         memset(&keep, 0, sizeof keep);
         qkv_tensor *logits = qkv_run_iter_logits(&it, &s->model, layer, &keep, err);
-        /* the tags the model predicts (Viterbi under a CRF output layer), as qkv tag writes them */
         int32_t *pred = logits ? qkv_tape_alloc(&it.tp, (size_t)n * sizeof *pred) : NULL;
-        double loss_unused = 0;
         if (!logits)
             status = QKV_ERR;
         else if (!pred)
             status = qkv_fail(err, "out of memory");
         else
-            status = qkv_tagger_predict(&it.tp, &s->model, logits, it.in.sentences, NULL, pred, &loss_unused, err);
+            status = predict(&it, s, logits, n, pred, arcs, err);
         for (int w = 0; status == QKV_OK && w < n; w++) {
             size_t len;
             const char *form = qkv_corpus_form(&s->dev_c, w, &len);
@@ -85,34 +129,33 @@ static int draw(qkv_session *s, int layer, int head, int width, int height, cons
             tags[w] = qkv_featurizer_tag(&s->fz, pred[w]);
         }
         if (status == QKV_OK) {
-            qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head, width, height};
+            qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head, width, height, arcs};
             status = qkv_plot_attention(&ap, image, err);
         }
     }
     for (int w = 0; words && w < n; w++)
         free(words[w]);
-    free(words);
-    free(tags);
+    free(words), free(tags), free(arcs);
     qkv_run_iter_free(&it);
     return status;
 }
-
-/* The options of qkv attention. */
-typedef struct attention_args {
-    const char *ckpt, *sentence, *out, *out_arg;
-    int layer, head, width, height; /* layer, head -1: the last layer, every head */
-    bool force;
-} attention_args;
 
 /* Parses argv into a (--head, --size checked); returns -1 (go on) or the exit status. */
 static int parse_args(attention_args *a, int argc, char **argv)
 {
     const char *head_arg = "all", *size = NULL;
     long layer_arg = -1;
+    a->index = -1;
     const qkv_cli_opt rows[] = {
         {"CHECKPOINT", QKV_CLI_STRING, &a->ckpt, .required = true},
-        {"--sentence", QKV_CLI_STRING, &a->sentence, "TEXT", "the sentence, e.g. \"The old man the boats .\"",
-         .required = true},
+        {"--sentence", QKV_CLI_STRING, &a->sentence, "TEXT",
+         "the sentence, e.g. \"The old man the boats .\" (a model of words)"},
+        {"--image", QKV_CLI_STRING, &a->image, "FILE",
+         "IDX images (an image model; default: its data.dev, else data.train)"},
+        {"--index", QKV_CLI_INT, &a->index, "N", "the image of FILE, 0-based (default 0)", .lo = 0, .hi = INT_MAX},
+        {"--query", QKV_CLI_STRING, &a->query, "ROW,COL|cls",
+         "the query token of an image: a cell of the model's grid,\n0-based, or the [CLS] token (default: [CLS], "
+         "else the\ncentre)"},
         {"--layer", QKV_CLI_INT, &layer_arg, "L", "encoder block, 0-based (default: the last)", .lo = 0,
          .hi = INT_MAX},
         {"--head", QKV_CLI_STRING, &head_arg, "H|all",
@@ -128,6 +171,9 @@ static int parse_args(attention_args *a, int argc, char **argv)
     a->out = a->out_arg ? a->out_arg : "attention.png";
     a->layer = (int)layer_arg;
     a->head = -1;
+    if (a->sentence && a->image)
+        return qkv_cli_usage_error(&spec, "--sentence and --image: give one (a sentence to a model of words, an "
+                                   "image to an image model)");
     char *end;
     if (strcmp(head_arg, "all") && ((a->head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg))
         return qkv_cli_usage_error(&spec, "--head is a head number from 0 or 'all', not '%s'", head_arg);
@@ -155,14 +201,68 @@ static int sentence_text(const attention_args *a, char **conllu, size_t *len)
     return 0;
 }
 
+static bool reads_words(const qkv_session *s)
+{
+    return !qkv_session_reads_images(s) && s->cfg.data.task != QKV_TASK_FRAMES;
+}
+
+/* A model of words takes --sentence, and none of the image options. */
+static int check_words(const qkv_session *s, const attention_args *a)
+{
+    const char *image_opt = a->image ? "--image" : a->index >= 0 ? "--index" : a->query ? "--query" : NULL;
+    if (image_opt) {
+        fprintf(stderr, "qkv attention: %s is for an image model; %s reads words (model.input %s): give --sentence "
+                "TEXT\n", image_opt, a->ckpt, QKV_INPUT_KIND_NAMES[s->model.cfg.input_kind]);
+        return 1;
+    }
+    if (!a->sentence) {
+        fprintf(stderr, "qkv attention: missing --sentence TEXT: %s reads words\n", a->ckpt);
+        return 1;
+    }
+    size_t len;
+    char *conllu = NULL;
+    int status = sentence_text(a, &conllu, &len);
+    free(conllu);
+    return status;
+}
+
+/* The sentence as the dev set of s, run through the model and drawn into a->out. */
+static int draw_words(qkv_session *s, const attention_args *a)
+{
+    qkv_error err;
+    size_t len;
+    char *conllu = NULL;
+    if (sentence_text(a, &conllu, &len))
+        return 1;
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.format = QKV_FORMAT_CONLLU;
+    opts.tag_field = s->cfg.data.read.tag_field;
+    int failed = qkv_corpus_read_mem(&s->dev_c, conllu, len, "--sentence", &opts, &err) ||
+                 qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, NULL, &err) ||
+                 qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err) ||
+                 draw(s, a->layer, a->head, a->width, a->height, a->out, &err);
+    free(conllu);
+    return failed ? qkv_fail_report(&err) : 0;
+}
+
+static bool reads_frames(const qkv_session *s) { return s->cfg.data.task == QKV_TASK_FRAMES; }
+
+static int refuse_frames(const qkv_session *s, const attention_args *a)
+{
+    fprintf(stderr, "qkv attention: %s reads speech frames (model.input %s); qkv attention draws a sentence of words "
+            "(--sentence) or an image (--image), not frames\n", a->ckpt, QKV_INPUT_KIND_NAMES[s->model.cfg.input_kind]);
+    return 1;
+}
+
+/* What qkv attention draws, by what the model reads (attention.h). */
+static const attention_source WORDS = {"words", reads_words, check_words, draw_words};
+static const attention_source FRAMES = {"speech frames", reads_frames, refuse_frames, NULL};
+static const attention_source *const SOURCES[] = {&WORDS, &qkv_attention_images, &FRAMES};
+
 /* The model has attention, and a layer and head as --layer and --head ask (a->layer -1: the
  * last layer, set here). */
 static int check_model(const qkv_session *s, attention_args *a)
 {
-    if (qkv_session_reads_images(s) || s->cfg.data.task == QKV_TASK_FRAMES)
-        return qkv_fail_reportf("%s: the model reads %s (model.input %s); qkv attention draws the attention of a "
-                                "sentence of words only", a->ckpt, qkv_session_reads_images(s) ? "images" : "speech frames",
-                                QKV_INPUT_KIND_NAMES[s->model.cfg.input_kind]);
     if (s->model.cfg.encoder_kind != QKV_ENCODER_TRANSFORMER)
         return qkv_fail_reportf("%s: the model's encoder is %s, which has no attention weights (only model.encoder: "
                                 "transformer has)", a->ckpt, QKV_ENCODER_KIND_NAMES[s->model.cfg.encoder_kind]);
@@ -182,21 +282,6 @@ static int check_model(const qkv_session *s, attention_args *a)
     return 0;
 }
 
-/* The sentence as the dev set of s, run through the model and drawn into a->out. */
-static int read_and_draw(qkv_session *s, const attention_args *a, const char *conllu, size_t len)
-{
-    qkv_error err;
-    qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.format = QKV_FORMAT_CONLLU;
-    opts.tag_field = s->cfg.data.read.tag_field;
-    if (qkv_corpus_read_mem(&s->dev_c, conllu, len, "--sentence", &opts, &err) ||
-        qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, NULL, &err) ||
-        qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err) ||
-        draw(s, a->layer, a->head, a->width, a->height, a->out, &err))
-        return qkv_fail_report(&err);
-    return 0;
-}
-
 int qkv_cmd_attention(int argc, char **argv)
 {
     attention_args a = {0};
@@ -210,15 +295,17 @@ int qkv_cmd_attention(int argc, char **argv)
     qkv_session s;
     qkv_session_init(&s);
     int status = 1;
-    size_t len = 0;
-    char *conllu = NULL;
-    if (sentence_text(&a, &conllu, &len) || qkv_cmd_load_model(&s, a.ckpt) || check_model(&s, &a) ||
-        read_and_draw(&s, &a, conllu, len))
+    if (qkv_cmd_load_model(&s, a.ckpt))
+        goto done;
+    const attention_source *src = NULL;
+    for (size_t k = 0; !src && k < sizeof SOURCES / sizeof *SOURCES; k++)
+        if (SOURCES[k]->matches(&s))
+            src = SOURCES[k];
+    if (!src || src->check(&s, &a) || check_model(&s, &a) || src->draw(&s, &a))
         goto done;
     printf("%s\n", a.out);
     status = 0;
 done:
-    free(conllu);
     qkv_session_free(&s);
     return status;
 }

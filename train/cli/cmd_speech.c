@@ -1,5 +1,5 @@
 /* qkv speech CONLLU --out FILE [--voices V,..] [--rates R,..] [--pitches P,..] [--snr DB]
- * [--n-mels N] [--seed S] [--max-sentences N]: a speech frame corpus (data/frames.h) as HDF5. */
+ * [--n-mels N] [--seed S] [--max-sentences N] [--sentences-per-utterance K]: a speech frame corpus (data/frames.h) as HDF5. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -103,7 +103,7 @@ int qkv_cmd_speech(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *voices = "en-us,en-gb,en-gb-x-rp,en-029", *rates = "150,175,200",
                *pitches = "40,50,60", *snr = NULL;
-    long n_mels = 40, seed = 1, max_sentences = 0;
+    long n_mels = 40, seed = 1, max_sentences = 0, per_utt = 1;
     bool force = false;
     const qkv_cli_opt rows[] = {
         {"CONLLU", QKV_CLI_STRING, &in, NULL, NULL, .required = true},
@@ -116,6 +116,8 @@ int qkv_cmd_speech(int argc, char **argv)
         {"--seed", QKV_CLI_INT, &seed, "S", "seed of the rates, pitches and noise (default 1)", .lo = 0, .hi = LONG_MAX},
         {"--max-sentences", QKV_CLI_INT, &max_sentences, "N", "speak only the first N sentences (default 0: all)", .lo = 0,
          .hi = INT_MAX},
+        {"--sentences-per-utterance", QKV_CLI_INT, &per_utt, "K",
+         "speak K consecutive sentences as one utterance, a paragraph (default 1)", .lo = 1, .hi = INT_MAX},
         {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE if it exists (never CONLLU)"},
     };
     const qkv_cli_spec spec = {"speech", ABOUT, NULL, rows, QKV_CLI_N(rows)};
@@ -125,7 +127,8 @@ int qkv_cmd_speech(int argc, char **argv)
     if (!qkv_output_ok("speech", "--out", out, (const char *[]){in}, 1, force, false))
         return 1;
 #ifdef QKV_HAVE_SPEECH
-    qkv_speech_opts o = {.snr_db = NAN, .n_mels = (int)n_mels, .seed = (uint64_t)seed, .max_sentences = (int)max_sentences};
+    qkv_speech_opts o = {.snr_db = NAN, .n_mels = (int)n_mels, .seed = (uint64_t)seed, .max_sentences = (int)max_sentences,
+                         .sentences_per_utterance = (int)per_utt};
     char vbuf[4096], rbuf[1024], pbuf[1024];
     snprintf(vbuf, sizeof vbuf, "%s", voices);
     snprintf(rbuf, sizeof rbuf, "%s", rates);
@@ -144,7 +147,7 @@ int qkv_cmd_speech(int argc, char **argv)
     }
     return make(in, out, &o);
 #else
-    (void)in, (void)out, (void)voices, (void)rates, (void)pitches, (void)snr, (void)split;
+    (void)in, (void)out, (void)per_utt, (void)voices, (void)rates, (void)pitches, (void)snr, (void)split;
     return qkv_fail_reportf("this qkv was built without speech synthesis: install libespeak-ng-dev and "
                             "libfftw3-dev (apt-get install libespeak-ng-dev libfftw3-dev) and build again");
 #endif

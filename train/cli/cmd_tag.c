@@ -11,6 +11,7 @@
 #include "api/model_file.h"
 #include "api/predict.h"
 #include "train/cli/output_file.h"
+#include "train/cli/tag_frames.h"
 #include "train/cli/tag_images.h"
 #include "train/cli/tag_raw.h"
 #include "train/report.h"
@@ -24,7 +25,12 @@ static const char ABOUT[] =
     "tags, IOB1 when more chunks start with I- than B-, else BIO; BIO for a file of \"_\"\n"
     "tags), and BIO for --format text.\n"
     "With an image model (model.input pixels or patches) FILE is an IDX image file\n"
-    "and each image gets one line: its class and the class's probability.\n";
+    "and each image gets one line: its class and the class's probability.\n"
+    "With a frame model (data.task frames, speech) FILE is a frame corpus (HDF5, made by\n"
+    "qkv speech) and each utterance, of every voice, gets a line \"# utterance U, voice V:\n"
+    "TEXT\", then one line per run of equal predicted labels: START, END (seconds) and the\n"
+    "label, TAB-separated (--per-frame: a line per token, START and its label), then a\n"
+    "blank line.\n";
 
 /* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
  * the input is plain text given without --format text, and err says so instead. */
@@ -55,6 +61,7 @@ static void plain_text_hint(const char *input, size_t len, const char *name, qkv
 typedef struct tag_args {
     const char *ckpt, *file, *tokenizer;
     bool text;             /* --format text */
+    bool per_frame;        /* --per-frame */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
 } tag_args;
 
@@ -88,6 +95,8 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "BIO for --format text), bio, iob1 or bioes (chunks read as\n"
          "conlleval reads them, then written anew); for span-tag models only",
          .choices = SCHEMES},
+        {"--per-frame", QKV_CLI_FLAG, &a->per_frame, NULL,
+         "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
     };
     const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
@@ -211,7 +220,16 @@ int qkv_cmd_tag(int argc, char **argv)
     int scheme;
     if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt) || (scheme = out_scheme(&s, &a)) < 0)
         goto done;
-    if (qkv_session_reads_images(&s) && (a.tokenizer || a.text))
+    bool frames = s.cfg.data.task == QKV_TASK_FRAMES;
+    if (a.per_frame && !frames)
+        qkv_fail_reportf("--per-frame is for a frame model (data.task frames); %s reads %s", a.ckpt,
+                         qkv_session_reads_images(&s) ? "images" : "words");
+    else if (frames && (a.tokenizer || a.text))
+        qkv_fail_reportf("%s reads speech frames (a frame corpus made by qkv speech): --format text and --tokenizer "
+                         "are for words", a.ckpt);
+    else if (frames)
+        status = qkv_tag_frames(&s, a.file, a.per_frame);
+    else if (qkv_session_reads_images(&s) && (a.tokenizer || a.text))
         qkv_fail_reportf("%s reads images (IDX files): --format text and --tokenizer are for words", a.ckpt);
     else if (qkv_session_reads_images(&s))
         status = qkv_tag_images(&s, a.file);

@@ -16,7 +16,7 @@ static const qkv_command COMMANDS[] = {
     {"speech", "speak a CoNLL-U file with eSpeak NG into an HDF5 corpus of log-mel frames", qkv_cmd_speech},
     {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
     {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot},
-    {"attention", "draw a checkpoint's attention weights for a sentence (gnuplot)", qkv_cmd_attention},
+    {"attention", "draw a checkpoint's attention weights for a sentence or an image (gnuplot)", qkv_cmd_attention},
     {"parse-draw", "draw a parser's dependency tree of a sentence (Graphviz)", qkv_cmd_parse_draw},
     {"positions", "draw a checkpoint's positional encoding (gnuplot)", qkv_cmd_positions},
     {"export", "write a checkpoint's model without the training state, to ship or load", qkv_cmd_export},

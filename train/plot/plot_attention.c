@@ -52,14 +52,14 @@ static void plan_layout(const qkv_attention_plot *ap, int n_panels, layout *L)
     /* Cells of 28 pixels for short sentences down to 14 for long ones (a label each). */
     L->cell = n <= 12 ? 28 : fmax(14, 28 - 0.25 * (n - 12));
     if (ap->width > 0 && ap->height > 0) { /* --size: the cells fill what the margins leave */
-        double cw = ((double)ap->width / L->cols - L->left - L->right) / n;
+        double cw = ((double)ap->width / L->cols - L->left - L->right) / (n + (ap->arcs != NULL));
         double ch = ((double)(ap->height - L->head) / L->rows - L->top - L->bottom) / n;
         L->cell = fmax(1, fmin(cw, ch));
         L->width = ap->width;
         L->height = ap->height;
         return;
     }
-    L->width = L->cols * (int)ceil(L->left + n * L->cell + L->right);
+    L->width = L->cols * (int)ceil(L->left + (n + (ap->arcs != NULL)) * L->cell + L->right);
     L->height = L->head + L->rows * (int)ceil(L->top + n * L->cell + L->bottom);
 }
 
@@ -135,26 +135,62 @@ static void write_settings(FILE *f, const qkv_attention_plot *ap, int n_panels, 
         fprintf(f, "set multiplot title '%s'\n", head);
 }
 
-/* The panel of head h, the k-th: placed in pixels, n x n square cells of L->cell pixels. */
-static void write_panel(FILE *f, const qkv_attention_plot *ap, const layout *L, int h, int k)
+/* Places the k-th panel in pixels: n rows and n_cols columns of square cells of L->cell pixels,
+ * its colour box on its right. */
+static void place_panel(FILE *f, const qkv_attention_plot *ap, const layout *L, int k, int n_cols)
 {
     int n = ap->n_words, col = k % L->cols, row = k / L->cols;
     double pw = (double)L->width / L->cols, ph = (double)(L->height - L->head) / L->rows;
-    double x0 = col * pw + L->left, y0 = L->head + row * ph + L->top, side = n * L->cell;
-    fprintf(f, "set lmargin at screen %.5f\nset rmargin at screen %.5f\n", x0 / L->width, (x0 + side) / L->width);
+    double x0 = col * pw + L->left, y0 = L->head + row * ph + L->top, side = n * L->cell, wide = n_cols * L->cell;
+    fprintf(f, "set lmargin at screen %.5f\nset rmargin at screen %.5f\n", x0 / L->width, (x0 + wide) / L->width);
     fprintf(f, "set tmargin at screen %.5f\nset bmargin at screen %.5f\n", 1 - y0 / L->height,
             1 - (y0 + side) / L->height);
     fprintf(f, "set colorbox user origin screen %.5f, screen %.5f size screen %.5f, screen %.5f\n",
-            (x0 + side + 12) / L->width, 1 - (y0 + side) / L->height, 14.0 / L->width, side / L->height);
-    fprintf(f, "set title 'layer %d, head %d'\n", ap->layer, h);
+            (x0 + wide + 12) / L->width, 1 - (y0 + side) / L->height, 14.0 / L->width, side / L->height);
+}
+
+/* The boxes of datablock $name drawn as a heatmap (-1: masked), with the values when show_values. */
+static void plot_matrix(FILE *f, const char *name, const char *top)
+{
     fprintf(f,
-            "plot $head%d matrix using 1:2:($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5):($3 >= 0 ? $3 : NaN) "
+            "plot $%s matrix using 1:2:($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5):($3 >= 0 ? $3 : NaN) "
             "with boxxy fs solid 1.0 noborder lc palette, \\\n"
-            "     $head%d matrix using 1:($3 < 0 ? $2 : NaN):($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5) "
+            "     $%s matrix using 1:($3 < 0 ? $2 : NaN):($1 - 0.5):($1 + 0.5):($2 - 0.5):($2 + 0.5) "
             "with boxxy fs solid 1.0 noborder lc rgb masked_colour, \\\n"
-            "     $head%d matrix using 1:2:(show_values && $3 >= 0 ? sprintf('%%.2f', $3) : '')"
-            ":($3 > 0.6 * pmax ? 0xffffff : 0x202020) with labels font ',8' tc rgb variable\n",
-            h, h, h);
+            "     $%s matrix using 1:2:(show_values && $3 >= 0 ? sprintf('%%.2f', $3) : '')"
+            ":($3 > 0.6 * %s ? 0xffffff : 0x202020) with labels font ',8' tc rgb variable\n",
+            name, name, name, top);
+}
+
+/* The panel of head h, the k-th. */
+static void write_panel(FILE *f, const qkv_attention_plot *ap, const layout *L, int h, int k)
+{
+    place_panel(f, ap, L, k, ap->n_words);
+    fprintf(f, "set title 'layer %d, head %d'\n", ap->layer, h);
+    char name[32];
+    snprintf(name, sizeof name, "head%d", h);
+    plot_matrix(f, name, "pmax");
+}
+
+/* A parser's arc probabilities as the k-th panel: its datablock, ROOT then the words as keys. */
+static void write_arcs(FILE *f, const qkv_attention_plot *ap, const layout *L, int k)
+{
+    int n = ap->n_words;
+    fputs("$arcs << EOD\n", f);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= n; j++)
+            fprintf(f, "%.6f%c", ap->arcs[(size_t)i * (n + 1) + j], j < n ? ' ' : '\n');
+    fputs("EOD\n", f);
+    place_panel(f, ap, L, k, n + 1);
+    fprintf(f, "set xrange [-0.5:%d.5]\nset cbrange [0:1]\nset xlabel 'head'\nset ylabel 'dependent'\n", n);
+    fputs("set xtics (\"ROOT\" 0", f);
+    for (int j = 0; j < n; j++) {
+        fputs(", ", f);
+        qkv_gnuplot_quote_tic(f, ap->words[j]);
+        fprintf(f, " %d", j + 1);
+    }
+    fputs(")\nset title 'arc probabilities (softmax over each word''s heads)'\n", f);
+    plot_matrix(f, "arcs", "1");
 }
 
 static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, qkv_image_kind kind,
@@ -163,7 +199,7 @@ static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, 
     const qkv_attention_weights *w = ap->w;
     int n = ap->n_words, n_panels = h1 - h0, n_masked = 0;
     layout L;
-    plan_layout(ap, n_panels, &L);
+    plan_layout(ap, n_panels + (ap->arcs != NULL), &L);
     double max = 0;
     for (int h = h0; h < h1; h++)
         for (int i = 0; i < n; i++)
@@ -185,6 +221,8 @@ static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, 
     write_settings(f, ap, n_panels, max, n_masked);
     for (int h = h0; h < h1; h++)
         write_panel(f, ap, &L, h, h - h0);
+    if (ap->arcs)
+        write_arcs(f, ap, &L, n_panels);
     fputs("unset multiplot\n", f);
 }
 

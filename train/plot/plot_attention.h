@@ -1,6 +1,6 @@
 /* Heatmaps of attention weights P for one sentence (rows = queries, columns = keys), labelled
  * with the words, as a gnuplot script (the weights inline as datablocks) and an image. One head,
- * or every head of the layer in a grid. Keys a query does not see (outside the window, or
+ * or every head of the layer in a grid; a parser's arc probabilities as one more panel. Keys a query does not see (outside the window, or
  * after it when causal) are masked: grey cells, and -1 in the script's datablocks. */
 #ifndef QKV_PLOT_ATTENTION_H
 #define QKV_PLOT_ATTENTION_H
@@ -17,6 +17,8 @@ typedef struct qkv_attention_plot {
     int layer;                      /* for the titles */
     int head;                       /* 0 .. n_heads - 1, or -1: every head in a grid */
     int width, height;              /* the image in pixels; 0: sized to the sentence */
+    const double *arcs;             /* [n_words, n_words + 1] a parser's head probabilities (column 0 ROOT,
+                                       j word j), drawn as one more panel; NULL: none */
 } qkv_attention_plot;
 
 /* Writes the script beside image (.png or .svg) and runs gnuplot. Unless ap gives a size, the

@@ -7,6 +7,19 @@
 
 #include "train/plot/gnuplot.h"
 
+/* The separators and tics of a panel of p->blocks matrices side by side. */
+static void write_blocks(FILE *f, const qkv_position_panel *p)
+{
+    int w = p->cols / p->blocks;
+    fputs("set xtics (", f);
+    for (int b = 0; b < p->blocks; b++)
+        fprintf(f, "%s\"head %d\" %g", b ? ", " : "", b, b * w + (w - 1) / 2.0);
+    fputs(")\n", f);
+    for (int b = 1; b < p->blocks; b++)
+        fprintf(f, "set arrow from first %g, graph 0 to first %g, graph 1 nohead lw 2 lc rgb 'black' front\n",
+                b * w - 0.5, b * w - 0.5);
+}
+
 static void write_script(FILE *f, const qkv_position_pictures *pp, int train_len, qkv_image_kind kind,
                          const char *image, const char *script)
 {
@@ -46,7 +59,9 @@ static void write_script(FILE *f, const qkv_position_pictures *pp, int train_len
         fprintf(f, "\nset xlabel '%s'\nset ylabel '%s'\n", p->xlabel, p->ylabel);
         fprintf(f, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\nset cbrange [%g:%g]\n", p->cols - 1, p->rows - 1,
                 m > 0 ? -m : -1, m > 0 ? m : 1);
-        fputs("unset arrow\n", f);
+        fputs("unset arrow\nset xtics autofreq\n", f);
+        if (p->blocks > 1) /* one matrix per head side by side: a line between them, a tic each */
+            write_blocks(f, p);
         if (p->rows > 1)
             fprintf(f, "if (train_len > 0 && train_len < %d) { set arrow from graph 0, first train_len - 0.5 "
                        "to graph 1, first train_len - 0.5 nohead dt 2 lc rgb 'black' }\n", p->rows);
