@@ -16,6 +16,12 @@ PyTorch port builds its model from the resolved config in qkv's checkpoint. --se
 override to every config (e.g. --set model.char_dim=32 to time an option the shipped config
 leaves off).
 
+The rows image, speech_banded and speech_whole (--configs) are Fashion-MNIST with
+configs/fashion_mnist.yaml and speech frames of long utterances with configs/speech/phoneme.yaml,
+banded and whole-utterance attention: tests/reference/bench_dense.py says what each trains and
+evaluates on. Their tokens are image patches (with the [CLS] token) and frames; their FLOPs count
+the input projection too, and the class head once per image.
+
 The machine may be shared, so each config runs --repeats rounds, and in every round the two
 systems take turns (round 1: qkv then PyTorch, round 2: PyTorch then qkv, ...), each with the
 same thread count:
@@ -68,6 +74,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "python"))
 import qkv_torch  # noqa: E402
+import bench_dense  # noqa: E402  (beside this file)
 
 CONFIGS = {  # --set overrides of configs/ud_ewt_pos.yaml
     "ref": {"model.d_model": 128, "model.n_heads": 4, "model.n_layers": 2, "model.d_ff": 512, "model.attn_window": 0},
@@ -76,6 +83,15 @@ CONFIGS = {  # --set overrides of configs/ud_ewt_pos.yaml
     "ewt": {},
 }
 BATCH_TOKENS = 1000
+
+
+def spec(name, a, ewt, work):
+    """(base config, --set overrides, training file, evaluation file) of a row."""
+    if name in bench_dense.CONFIGS:
+        return bench_dense.spec(name, a, ewt, work)
+    sets = dict(CONFIGS[name], **{"data.batch_tokens": BATCH_TOKENS})
+    return ("configs/ud_ewt_pos.yaml", sets, os.path.join(ewt, "en_ewt-ud-train.conllu"),
+            os.path.join(ewt, "en_ewt-ud-dev.conllu"))
 
 
 def run(cmd, env=None):
@@ -141,19 +157,18 @@ class Config:
     """One config's fixed facts (FLOP counts, token counts), read from its first checkpoint."""
 
     def __init__(self, name, a, ewt, ckpt, metrics_rows):
-        self.trn = os.path.join(ewt, "en_ewt-ud-train.conllu")
-        self.dev = os.path.join(ewt, "en_ewt-ud-dev.conllu")
+        _, _, self.trn, self.dev = spec(name, a, ewt, a.work)
         ck = qkv_torch.Checkpoint(ckpt)
         m, n_tags = ck.config["model"], len(ck.tags)
         self.label = label(name, ck.config)
+        if name in bench_dense.CONFIGS:
+            bench_dense.facts(self, name, a, ck, qkv_torch, visible_pairs)
+            self.check_plan(a, metrics_rows, self.first_tokens)
+            return
         data = qkv_torch.encode(ck, qkv_torch.read_conllu(self.trn))
         starts = data.starts
         batches = qkv_torch.plan(starts, BATCH_TOKENS, qkv_torch.Rng(ck.config["train"]["seed"] * 2))
-        first = sum(starts[s + 1] - starts[s] for b in batches[:a.warmup] for s in b)
-        row1 = next(r for r in metrics_rows if r[2] == "train")
-        if abs(float(row1[6]) * float(row1[7]) - first) > 0.03 * first + 50:
-            sys.exit(f"bench: qkv's first {a.warmup} steps had about {float(row1[6]) * float(row1[7]):.0f} tokens, "
-                     f"the ported batch plan {first}: the plans differ")
+        self.check_plan(a, metrics_rows, sum(starts[s + 1] - starts[s] for b in batches[:a.warmup] for s in b))
         after = batches[a.warmup:a.steps]
         self.train_tokens = sum(starts[s + 1] - starts[s] for b in after for s in b)
         self.train_gflop = 3e-9 * sum(forward_flops([starts[s + 1] - starts[s] for s in b], char_ids(data, b), m,
@@ -165,14 +180,23 @@ class Config:
                                                char_ids(dv, every), m, n_tags)
 
 
+    @staticmethod
+    def check_plan(a, metrics_rows, first):
+        """Exits unless qkv's first --warmup steps (metrics.tsv) had the ported plan's tokens."""
+        row1 = next(r for r in metrics_rows if r[2] == "train")
+        if abs(float(row1[6]) * float(row1[7]) - first) > 0.03 * first + 50:
+            sys.exit(f"bench: qkv's first {a.warmup} steps had about {float(row1[6]) * float(row1[7]):.0f} tokens, "
+                     f"the ported batch plan {first}: the plans differ")
+
+
 def run_qkv(name, a, ewt, out):
     """qkv train then qkv eval; returns (train_seconds_after_warmup, rss_mb, metrics_rows, eval_json),
     calling a.probe() after each."""
-    sets = dict(CONFIGS[name])
+    base, sets, _, dev = spec(name, a, ewt, a.work)
     sets.update(kv.split("=", 1) for kv in a.set)
-    sets.update({"data.batch_tokens": BATCH_TOKENS, "train.threads": a.threads, "train.max_steps": a.steps,
+    sets.update({"train.threads": a.threads, "train.max_steps": a.steps,
                  "log.every_steps": a.warmup, "log.progress": "off", "checkpoint.keep_best": "false"})
-    cmd = ["/usr/bin/time", "-v", a.qkv, "train", os.path.join(SRC, "configs/ud_ewt_pos.yaml"), "--out", out]
+    cmd = ["/usr/bin/time", "-v", a.qkv, "train", os.path.join(SRC, base), "--out", out]
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
     p = run(cmd, dict(os.environ, QKV_EWT_DIR=ewt))
@@ -180,8 +204,7 @@ def run_qkv(name, a, ewt, out):
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
     rows = [line.split("\t") for line in open(os.path.join(out, "metrics.tsv")).read().splitlines()[1:]]
     train_rows = {int(r[0]): float(r[7]) for r in rows if r[2] == "train"}
-    ev = json.loads(run([a.qkv, "eval", os.path.join(out, "checkpoints/last.h5"),
-                         os.path.join(ewt, "en_ewt-ud-dev.conllu"), "--json"]).stdout)
+    ev = json.loads(run([a.qkv, "eval", os.path.join(out, "checkpoints/last.h5"), dev, "--json"]).stdout)
     g_eval = a.probe()
     return train_rows[a.steps] - train_rows[a.warmup], rss, rows, ev, g_train, g_eval
 
@@ -287,8 +310,9 @@ def main():
         if "=" not in kv:
             sys.exit(f"bench: --set {kv!r}: expected section.key=value")
     for name in a.configs.split(","):
-        if name not in CONFIGS:
-            sys.exit(f"bench: --configs: unknown config {name!r} (known: {', '.join(CONFIGS)})")
+        if name not in CONFIGS and name not in bench_dense.CONFIGS:
+            sys.exit(f"bench: --configs: unknown config {name!r} (known: {', '.join(CONFIGS)}, "
+                     f"{', '.join(bench_dense.CONFIGS)})")
     a.qkv = os.path.join(a.build, "qkv")
     probe = os.path.join(a.build, "tests/bench_sgemm_probe")
     if not os.path.exists(a.qkv) or not os.path.exists(probe):
@@ -299,12 +323,15 @@ def main():
         sys.exit(f"bench: no EWT in {ewt}: set QKV_EWT_DIR or --ewt (data/fetch-ud.sh UD_English-EWT DIR)")
     load0, start = os.getloadavg(), time.gmtime()
     results = {}
+    a.src = SRC
     with tempfile.TemporaryDirectory() as work:
+        a.work = work
         for name in a.configs.split(","):
             results[name] = bench_config(name, a, ewt, work)
     load1 = os.getloadavg()
-    print(f"qkv vs PyTorch {qkv_torch.torch.__version__}, EWT train/dev, {a.threads} threads each, "
-          f"{a.steps} steps ({a.warmup} warm-up) of data.batch_tokens = {BATCH_TOKENS}; {a.repeats} rounds per "
+    print(f"qkv vs PyTorch {qkv_torch.torch.__version__}, {a.threads} threads each, {a.steps} steps ({a.warmup} "
+          f"warm-up); EWT rows: EWT train/dev, data.batch_tokens = {BATCH_TOKENS}; image and speech rows: "
+          f"tests/reference/bench_dense.py; {a.repeats} rounds per "
           f"config, the systems taking turns; {time.strftime('%Y-%m-%d %H:%M UTC', start)}")
     print("command: /usr/bin/python3 tests/reference/bench.py " + shlex.join(sys.argv[1:]))
     print("median (min–max) over the rounds; ratios per round")

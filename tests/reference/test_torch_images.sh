@@ -1,0 +1,51 @@
+#!/bin/bash
+# PyTorch parity of the image models (python/qkv_torch_dense.py) on the shipped Fashion-MNIST
+# sample: small models of configs/images_quick.yaml are trained for a few steps, `qkv eval
+# --logits` dumps the logits of the sample's first 40 test images (every token holds its image's
+# class logits), and `qkv_torch.py compare` must give logits within 1e-4 (relative) and the same
+# class for every token. Models: patches with [CLS] and learned 2-D positions (the config's),
+# 2-D sinusoidal positions with mean pooling and no [CLS], rope2d with a 2-D window, rel2d
+# (with [CLS], whose pairs have their own bias), quadratic2d with scaled embeddings, and pixels
+# (a 28 x 28 grid of tokens) in a 2-D window. Skipped (exit 77) without torch.
+set -u
+. "${QKV_SOURCE_DIR:?}/tests/reference/torch_common.sh"
+S=$SRC/data/fashion_mnist_sample
+# the first 40 test images and their labels (IDX files with the count rewritten), to stay fast
+"$PY" - "$S" "$work" <<'PY' || fail "making the 40-image IDX files"
+import gzip, sys
+for kind, size in (("images-idx3", 28 * 28), ("labels-idx1", 1)):
+    raw = gzip.open(f"{sys.argv[1]}/t10k-{kind}-ubyte.gz").read()
+    head = 8 if kind.startswith("labels") else 16
+    open(f"{sys.argv[2]}/test-{kind}-ubyte", "wb").write(raw[:4] + (40).to_bytes(4, "big") + raw[8:head] +
+                                                        raw[head:head + 40 * size])
+PY
+IMAGES=$work/test-images-idx3-ubyte
+status=0
+check() { # name, then --set overrides
+    local name=$1
+    shift
+    local sets=()
+    for kv in "$@"; do sets+=(--set "$kv"); done
+    if ! "$QKV_BIN" train "$SRC/configs/images_quick.yaml" --out "$work/$name" --set train.max_steps=4 \
+        --set log.progress=off --set log.plot=false --set train.threads=2 --set model.n_layers=2 \
+        --set model.d_model=32 --set model.d_ff=64 --set optim.warmup_steps=0 --set optim.lr=0.02 "${sets[@]}" >"$work/$name.log" 2>&1; then
+        echo "FAIL ($name): qkv train failed:"; tail -20 "$work/$name.log"; status=1; return
+    fi
+    local ckpt=$work/$name/checkpoints/last.h5
+    if ! "$QKV_BIN" eval "$ckpt" "$IMAGES" --logits "$work/$name.logits.h5" >"$work/$name.eval" 2>&1; then
+        echo "FAIL ($name): qkv eval --logits failed:"; cat "$work/$name.eval"; status=1; return
+    fi
+    echo "$name: $(head -1 "$work/$name.eval" | sed 's|.*: accuracy|accuracy|')"
+    if ! PYTHONPATH=$SRC/python "$PY" "$SRC/python/qkv_torch.py" compare "$ckpt" "$IMAGES" \
+        "$work/$name.logits.h5" --rtol 1e-4; then
+        echo "FAIL ($name): PyTorch and qkv disagree"; status=1
+    fi
+}
+check patches_cls
+check sin2d_mean model.positional=sinusoidal2d model.pool=mean model.cls_token=false
+check rope2d_window model.positional=rope2d model.rope_base=100 model.attn_window_2d=2
+check rel2d model.positional=rel2d model.rel2d_clip=2
+check quadratic2d model.positional=quadratic2d model.scale_embeddings=true model.pool=mean
+check pixels model.input=pixels model.patch_size=1 model.attn_window_2d=3 model.d_model=16 model.d_ff=32 \
+    model.n_layers=1 data.batch_tokens=3200
+exit $status
