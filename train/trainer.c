@@ -146,6 +146,25 @@ static int augment_batch(const trainer *t, qkv_batch *b, uint64_t key, qkv_error
 }
 
 /* One optimizer step on batch i of the current plan. Returns 0, or 1 after printing an error. */
+/* The batch's loss into *value and its gradients; an error names the sentence (file:line). */
+static int loss_backward(trainer *t, qkv_batch *b, double *value)
+{
+    qkv_error err;
+    qkv_tensor *loss = batch_loss(t, b, &err);
+    if (!loss || qkv_backward(&t->it.tp, loss)) {
+        qkv_trainer_clear_progress(t);
+        err = t->it.tp.err; /* about one sentence of the batch: its file and line */
+        if (err.sentence >= 0 && err.sentence < qkv_batch_n_sent(b)) {
+            err.sentence = qkv_batch_sent_id(b, err.sentence);
+            qkv_session_name_sentence(&t->s->train_c, &err);
+        }
+        fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, err.msg);
+        return 1;
+    }
+    *value = loss->data[0];
+    return 0;
+}
+
 static int train_step(trainer *t, int i)
 {
     qkv_session *s = t->s;
@@ -170,20 +189,8 @@ static int train_step(trainer *t, int i)
     }
     double value = 0;
     int64_t scored = qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)), words = qkv_batch_n_tokens(b);
-    if (qkv_batch_n_sent(b) > 0) { /* a rank's share of a batch may be empty */
-        qkv_tensor *loss = batch_loss(t, b, &err);
-        if (!loss || qkv_backward(&t->it.tp, loss)) {
-            qkv_trainer_clear_progress(t);
-            err = t->it.tp.err; /* about one sentence of the batch: its file and line */
-            if (err.sentence >= 0 && err.sentence < qkv_batch_n_sent(b)) {
-                err.sentence = qkv_batch_sent_id(b, err.sentence);
-                qkv_session_name_sentence(&s->train_c, &err);
-            }
-            fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, err.msg);
-            return 1;
-        }
-        value = loss->data[0];
-    }
+    if (qkv_batch_n_sent(b) > 0 && loss_backward(t, b, &value)) /* a rank's share of a batch may be empty */
+        return 1;
     /* After the allreduce every rank holds the gradient of the whole batch's rows: zeroing and
      * the lazy update (optim.sparse_embeddings) need their union, as one process collects it. */
     qkv_tagger_rows_collect(&t->rows, &s->model, &t->it.in);
