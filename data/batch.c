@@ -3,6 +3,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Cuts the length-sorted plan->order[0..n) greedily into batches of at most budget tokens (a
+ * longer sentence alone): plan->start, n_batches, n_tokens, max_tokens, max_sent. */
+static void cut_batches(qkv_batch_plan *plan, const qkv_dataset *ds, int n, int budget)
+{
+    int nb = 0, tokens = 0, sents = 0;
+    for (int i = 0; i < n; i++) {
+        int len = qkv_dataset_sent_len(ds, plan->order[i]);
+        if (i == 0 || tokens + len > budget) {
+            plan->start[nb++] = i;
+            tokens = 0;
+            sents = 0;
+        }
+        tokens += len;
+        sents++;
+        plan->n_tokens += len;
+        if (tokens > plan->max_tokens)
+            plan->max_tokens = tokens;
+        if (sents > plan->max_sent)
+            plan->max_sent = sents;
+    }
+    plan->start[nb] = n;
+    plan->n_batches = nb;
+}
+
 int qkv_batch_plan_make(qkv_batch_plan *plan, const qkv_dataset *ds, int budget, qkv_rng *rng, qkv_error *err)
 {
     memset(plan, 0, sizeof *plan);
@@ -35,26 +59,9 @@ int qkv_batch_plan_make(qkv_batch_plan *plan, const qkv_dataset *ds, int budget,
         by_len[l] += by_len[l - 1];
     for (int i = 0; i < n; i++)
         plan->order[by_len[qkv_dataset_sent_len(ds, ids[i])]++] = ids[i];
-    /* greedy cut under the budget */
-    int nb = 0, tokens = 0, sents = 0;
-    for (int i = 0; i < n; i++) {
-        int len = qkv_dataset_sent_len(ds, plan->order[i]);
-        if (i == 0 || tokens + len > budget) {
-            plan->start[nb++] = i;
-            tokens = 0;
-            sents = 0;
-        }
-        tokens += len;
-        sents++;
-        plan->n_tokens += len;
-        if (tokens > plan->max_tokens)
-            plan->max_tokens = tokens;
-        if (sents > plan->max_sent)
-            plan->max_sent = sents;
-    }
-    plan->start[nb] = n;
-    plan->n_batches = nb;
+    cut_batches(plan, ds, n, budget);
     plan->budget = budget;
+    int nb = plan->n_batches;
     if (rng && nb > 1) {
         /* shuffle the batch order: batch b of the new plan is batch perm[b] of the sorted one */
         for (int b = 0; b < nb; b++)
