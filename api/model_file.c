@@ -32,25 +32,53 @@ static int save_vocab(qkv_store_writer *w, const char *group, const qkv_featuriz
     return QKV_OK;
 }
 
-/* The model of s under group ("": the file's root). */
-static int write_group(qkv_store_writer *w, const char *group, const qkv_session *s, qkv_error *err)
+/* The model of s under group ("": the file's root), with config_text as its config. */
+static int write_group(qkv_store_writer *w, const char *group, const qkv_session *s, const char *config_text,
+                       qkv_error *err)
 {
     char params[64], config[64];
     snprintf(params, sizeof params, "%s/params", group);
     snprintf(config, sizeof config, "%s/config", group);
     if (qkv_store_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err))
         return QKV_ERR;
-    return qkv_store_write_text(w, config, s->config_text, err);
+    return qkv_store_write_text(w, config, config_text, err);
 }
 
 int qkv_model_file_write(qkv_store_writer *w, const qkv_session *s, qkv_error *err)
 {
-    return write_group(w, "", s, err);
+    return write_group(w, "", s, s->config_text, err);
 }
 
 int qkv_model_file_write_segmenter(qkv_store_writer *w, const qkv_session *segmenter, qkv_error *err)
 {
-    return write_group(w, QKV_SEGMENTER_GROUP, segmenter, err);
+    return write_group(w, QKV_SEGMENTER_GROUP, segmenter, segmenter->config_text, err);
+}
+
+/* The config of s as an export stores it: every PATH value (data.train, data.dev, ...) reduced to
+ * its file's name, so that a shipped model holds no folder of the machine that trained it. */
+static int export_config(const qkv_session *s, char **text, qkv_error *err)
+{
+    qkv_run_config cfg = s->cfg;
+    for (int k = 0; k < QKV_RUN_SCHEMA_LEN; k++) {
+        if (QKV_RUN_SCHEMA[k].type != QKV_CFG_PATH)
+            continue;
+        char *value = (char *)&cfg + QKV_RUN_SCHEMA[k].offset;
+        const char *slash = strrchr(value, '/');
+        if (slash)
+            memmove(value, slash + 1, strlen(slash + 1) + 1);
+    }
+    return qkv_config_dump(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, &cfg, text, err);
+}
+
+/* The model of s under group with the config an export stores. */
+static int write_export_group(qkv_store_writer *w, const char *group, const qkv_session *s, qkv_error *err)
+{
+    char *text = NULL;
+    if (export_config(s, &text, err))
+        return QKV_ERR;
+    int status = write_group(w, group, s, text, err);
+    free(text);
+    return status;
 }
 
 int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_session *segmenter, bool float16,
@@ -60,7 +88,8 @@ int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_sess
     if (qkv_store_create(path, &w, err))
         return QKV_ERR;
     qkv_store_set_float16(w, float16);
-    if (qkv_model_file_write(w, s, err) || (segmenter && qkv_model_file_write_segmenter(w, segmenter, err))) {
+    if (write_export_group(w, "", s, err) ||
+        (segmenter && write_export_group(w, QKV_SEGMENTER_GROUP, segmenter, err))) {
         qkv_store_abort(w);
         return QKV_ERR;
     }
