@@ -145,7 +145,6 @@ static int augment_batch(const trainer *t, qkv_batch *b, uint64_t key, qkv_error
     return qkv_batch_augment_images(b, &l, s->cfg.data.augment, s->cfg.data.augment_pad, key, err);
 }
 
-/* One optimizer step on batch i of the current plan. Returns 0, or 1 after printing an error. */
 /* The batch's loss into *value and its gradients; an error names the sentence (file:line). */
 static int loss_backward(trainer *t, qkv_batch *b, double *value)
 {
@@ -165,6 +164,7 @@ static int loss_backward(trainer *t, qkv_batch *b, double *value)
     return 0;
 }
 
+/* One optimizer step on batch i of the current plan. Returns 0, or 1 after printing an error. */
 static int train_step(trainer *t, int i)
 {
     qkv_session *s = t->s;

@@ -42,4 +42,7 @@ grep -q "no shipped model 'nosuch': looked for $SCRATCH/models/nosuch.h5, .*/dat
     { cat "$SCRATCH/err" >&2; fail "the missing model's error does not name where it looked"; }
 QKV_MODEL_DIR=$SCRATCH/models "$BIN" name:../en - "$SCRATCH/in.txt" >/dev/null 2>"$SCRATCH/err" && fail "a path as a name"
 grep -q "not a model name" "$SCRATCH/err" || fail "a path as a name: no clear error"
+# a damaged model given alone is still the model: its error, not raw tagging of its bytes
+head -c 100000 "$SCRATCH/models/en.h5" >"$SCRATCH/cut.h5"
+expect_error "checkpoint $SCRATCH/cut.h5: truncated" "$QKV_BIN" tag "$SCRATCH/cut.h5"
 echo "ok: qkv tag without a model, QKV_MODEL, QKV_MODEL_DIR, --model, qkv_model_open_named, missing models"

@@ -1,6 +1,7 @@
 /* qkv tag [MODEL] [FILE|-] [--model MODEL] [--format conllu|text] [--scheme S] (MODEL: a checkpoint or a
  * `qkv export`; none: the shipped English model, api/model_find.h) */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,20 @@ typedef struct tag_args {
 } tag_args;
 
 /* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
+/* Whether path begins as a model file does (a qkv checkpoint's header or HDF5's signature). */
+static bool store_file(const char *path)
+{
+    static const char qkv_header[] = "qkv-checkpoint\n", hdf5[] = "\211HDF\r\n\032\n";
+    char head[16] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return (got >= sizeof qkv_header - 1 && !memcmp(head, qkv_header, sizeof qkv_header - 1)) ||
+           (got >= sizeof hdf5 - 1 && !memcmp(head, hdf5, sizeof hdf5 - 1));
+}
+
 static int parse_args(tag_args *a, int argc, char **argv)
 {
     static const char *const FORMATS[] = {"conllu", "text", NULL};
@@ -124,7 +139,8 @@ static int parse_args(tag_args *a, int argc, char **argv)
         a->file = a->ckpt;
         a->ckpt = a->model;
     }
-    if (a->ckpt && !a->file && !a->model && !qkv_model_file_has(a->ckpt, "")) { /* one argument, not a model */
+    if (a->ckpt && !a->file && !a->model && !qkv_model_file_has(a->ckpt, "") && !store_file(a->ckpt)) {
+        /* one argument, not a model (a damaged model stays CHECKPOINT: its error is the one to see) */
         a->file = a->ckpt;
         a->ckpt = NULL;
     }
