@@ -54,11 +54,12 @@ static int load_dev(qkv_session *s, qkv_error *err)
         return QKV_ERR;
     /* Without training data (qkv eval of a model), a file without both parts is scored whole:
      * the held-out split applies to it only when it has the voice and others. */
-    if (!s->has_train && d->held_out_voice[0] && !splits(&fc, d->held_out_voice))
-        s->cfg.data.held_out_voice[0] = '\0';
-    qkv_frame_select sel = {d->frame_labels, d->held_out_voice, 0, d->frame_stack};
+    const char *voice = d->held_out_voice;
+    if (!s->has_train && voice[0] && !splits(&fc, voice))
+        voice = "";
+    qkv_frame_select sel = {d->frame_labels, voice, 0, d->frame_stack};
     int st = qkv_dataset_from_frames(&s->dev, &s->dev_refs, &s->fz, &fc, d->dev, &sel, err);
-    if (st == QKV_OK && d->held_out_voice[0]) {
+    if (st == QKV_OK && voice[0]) {
         sel.keep_voice = 1;
         st = qkv_dataset_from_frames(&s->test, &s->test_refs, &s->fz, &fc, d->dev, &sel, err);
         s->has_test = st == QKV_OK;

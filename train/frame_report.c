@@ -45,7 +45,7 @@ static int report_one(qkv_session *m_s, const qkv_session *d, const qkv_dataset 
 int qkv_frame_report(qkv_session *m_s, const qkv_session *data, FILE *out, qkv_error *err)
 {
     char what[QKV_CFG_STR_MAX + 64];
-    const char *voice = data->cfg.data.held_out_voice;
+    const char *voice = data->has_test ? data->cfg.data.held_out_voice : ""; /* "": scored whole */
     snprintf(what, sizeof what, "dev%s%s", voice[0] ? " (all voices but " : "", voice[0] ? voice : "");
     if (voice[0])
         snprintf(what + strlen(what), sizeof what - strlen(what), ")");
