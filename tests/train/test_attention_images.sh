@@ -82,4 +82,7 @@ bad "--image is for an image model; $words reads words (model.input words): give
     --image "$S/t10k-images-idx3-ubyte.gz"
 bad "--query is for an image model" "$words" --sentence "a b" --query 1,1
 bad "missing --sentence TEXT: $words reads words" "$words"
+# an export names its data files without their folders: without --image, ask for it
+"$QKV_BIN" export "$vit" --out "$SCRATCH/vit-export.h5" >/dev/null || fail "export of the image model"
+bad "names no image file that can be read here: give --image FILE" "$SCRATCH/vit-export.h5"
 echo "qkv attention on images: pictures of patches and pixels, errors for bad queries and inputs"

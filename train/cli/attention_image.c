@@ -62,8 +62,10 @@ static int check(const qkv_session *s, const attention_args *a)
                 QKV_INPUT_KIND_NAMES[s->model.cfg.input_kind]);
         return 1;
     }
-    if (!image_file(s, a)[0]) {
-        fprintf(stderr, "qkv attention: %s names no image file of its own: give --image FILE (IDX images)\n", a->ckpt);
+    const char *file = image_file(s, a);
+    if (!file[0] || (!a->image && access(file, R_OK) != 0)) { /* an export names its files, not their folders */
+        fprintf(stderr, "qkv attention: %s names no image file %s: give --image FILE (IDX images)\n", a->ckpt,
+                file[0] ? "that can be read here" : "of its own");
         return 1;
     }
     return query_token(s, a, &token);
