@@ -75,7 +75,6 @@ typedef struct tag_args {
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
 } tag_args;
 
-/* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
 /* Whether path begins as a model file does (a qkv checkpoint's header or HDF5's signature). */
 static bool store_file(const char *path)
 {
@@ -90,6 +89,7 @@ static bool store_file(const char *path)
            (got >= sizeof hdf5 - 1 && !memcmp(head, hdf5, sizeof hdf5 - 1));
 }
 
+/* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
 static int parse_args(tag_args *a, int argc, char **argv)
 {
     static const char *const FORMATS[] = {"conllu", "text", NULL};
