@@ -29,7 +29,6 @@ static qkv_tensor *same_shape_output(qkv_tape *tp, const char *op, qkv_tensor *a
     return qkv_tape_like(tp, a);
 }
 
-static void add_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
@@ -44,11 +43,11 @@ qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
     for (size_t i = 0; i < n; i++)
         py[i] = pa[i] + pb[i];
     qkv_tensor *inputs[2] = {a, b};
-    qkv_tape_record(tp, "add", add_backward, y, 2, inputs);
+    qkv_tape_record(tp, "add", qkv_add_backward, y, 2, inputs);
     return y;
 }
 
-static void add_backward(qkv_tape *tp, qkv_node *node)
+void qkv_add_backward(qkv_tape *tp, qkv_node *node)
 {
     qkv_tensor *a = node->in[0], *b = node->in[1], *y = node->out;
     qkv_real *da = qkv_grad(tp, a);

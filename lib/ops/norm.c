@@ -121,21 +121,6 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
  * The tape gets the two nodes the unfused ops would record ("add", then "layer_norm" of h), so
  * the backward pass and every value are those of qkv_add followed by qkv_layer_norm. */
 
-static void residual_backward(qkv_tape *tp, qkv_node *node)
-{
-    qkv_tensor *h = node->out;
-    size_t n = h->size;
-    for (int k = 0; k < 2; k++) {
-        qkv_real *d = qkv_grad(tp, node->in[k]);
-        const qkv_real *dh = h->grad;
-        if (d) {
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-            for (size_t i = 0; i < n; i++)
-                d[i] += dh[i];
-        }
-    }
-}
-
 qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_tensor *gain, qkv_tensor *bias,
                                double eps, qkv_tensor **sum)
 {
@@ -166,7 +151,7 @@ qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_t
         ln_row(ph + o, py + o, cols, pg, pb, eps, &mean[i], &rstd[i]);
     }
     qkv_tensor *in_h[2] = {x, a}, *in_y[3] = {h, gain, bias};
-    qkv_tape_record(tp, "add", residual_backward, h, 2, in_h);
+    qkv_tape_record(tp, "add", qkv_add_backward, h, 2, in_h); /* qkv_add's own */
     qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, in_y);
     if (node)
         node->saved = s;

@@ -19,6 +19,11 @@
 #include <math.h>
 
 #include "lib/parallel.h"
+#include "lib/tape.h"
 #include "lib/tensor.h"
+
+/* The backward of qkv_add (lib/ops/elementwise.c): dy into the gradients of both inputs; for the
+ * fused ops that record an "add" node of their own (qkv_add_layer_norm). */
+void qkv_add_backward(qkv_tape *tp, qkv_node *node);
 
 #endif
