@@ -135,3 +135,18 @@ int qkv_gnuplot_run(const char *script, qkv_error *err)
         return qkv_fail(err, "gnuplot %s failed (exit status %d)", script, WEXITSTATUS(status));
     return qkv_fail(err, "gnuplot %s was killed by signal %d", script, WTERMSIG(status));
 }
+
+int qkv_gnuplot_draw(const char *image, qkv_image_kind kind, qkv_gnuplot_writer *write, const void *ctx,
+                     qkv_error *err)
+{
+    char abs_image[4200], script[4300];
+    qkv_path_absolute(image, abs_image, sizeof abs_image);
+    qkv_gnuplot_script_path(abs_image, script, sizeof script);
+    FILE *f = fopen(script, "w");
+    if (!f)
+        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
+    write(f, kind, abs_image, script, ctx);
+    if (fclose(f))
+        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
+    return qkv_gnuplot_run(script, err);
+}

@@ -44,4 +44,16 @@ bool qkv_gnuplot_available(void);
  * already written, and the Debian package gnuplot-nox), gnuplot failing (its exit status). */
 int qkv_gnuplot_run(const char *script, qkv_error *err);
 
+/* Writes a script's text to f: for an image of kind at image and the script at script (both
+ * absolute paths, as qkv_gnuplot_draw gives them; the script names itself in its "rerun with"
+ * comment); ctx is the caller's. */
+typedef void qkv_gnuplot_writer(FILE *f, qkv_image_kind kind, const char *image, const char *script,
+                                const void *ctx);
+
+/* Draws image (.png or .svg, of kind): writes the script beside its absolute form
+ * (qkv_gnuplot_script_path) with write, then runs gnuplot on it (qkv_gnuplot_run). Errors: the
+ * script not writable (naming it), those of qkv_gnuplot_run. */
+int qkv_gnuplot_draw(const char *image, qkv_image_kind kind, qkv_gnuplot_writer *write, const void *ctx,
+                     qkv_error *err);
+
 #endif

@@ -1,9 +1,7 @@
 #include "train/plot/plot_attention.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "train/plot/gnuplot.h"
 
@@ -193,9 +191,17 @@ static void write_arcs(FILE *f, const qkv_attention_plot *ap, const layout *L, i
     plot_matrix(f, "arcs", "1");
 }
 
-static void write_script(FILE *f, const qkv_attention_plot *ap, int h0, int h1, qkv_image_kind kind,
-                         const char *image, const char *script)
+/* What the script draws: heads h0 .. h1 - 1 of ap. */
+typedef struct heads_plot {
+    const qkv_attention_plot *ap;
+    int h0, h1;
+} heads_plot;
+
+static void write_script(FILE *f, qkv_image_kind kind, const char *image, const char *script, const void *ctx)
 {
+    const heads_plot *hp = ctx;
+    const qkv_attention_plot *ap = hp->ap;
+    int h0 = hp->h0, h1 = hp->h1;
     const qkv_attention_weights *w = ap->w;
     int n = ap->n_words, n_panels = h1 - h0, n_masked = 0;
     layout L;
@@ -240,14 +246,6 @@ int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_erro
     if (ap->head < -1 || ap->head >= w->n_heads)
         return qkv_fail(err, "head %d does not exist: the layer has heads 0..%d", ap->head, w->n_heads - 1);
     int h0 = ap->head < 0 ? 0 : ap->head, h1 = ap->head < 0 ? w->n_heads : ap->head + 1;
-    char abs_image[4200], script[4300];
-    qkv_path_absolute(image, abs_image, sizeof abs_image);
-    qkv_gnuplot_script_path(abs_image, script, sizeof script);
-    FILE *f = fopen(script, "w");
-    if (!f)
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    write_script(f, ap, h0, h1, kind, abs_image, script);
-    if (fclose(f))
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    return qkv_gnuplot_run(script, err);
+    const heads_plot hp = {ap, h0, h1};
+    return qkv_gnuplot_draw(image, kind, write_script, &hp, err);
 }

@@ -1,10 +1,8 @@
 /* See train/plot/plot_attention_image.h. */
 #include "train/plot/plot_attention_image.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "train/plot/gnuplot.h"
 
@@ -86,9 +84,17 @@ static void write_panel(FILE *f, const qkv_attention_image_plot *ap, int h)
     fputs("\n", f);
 }
 
-static void write_script(FILE *f, const qkv_attention_image_plot *ap, int h0, int h1, qkv_image_kind kind,
-                         const char *image, const char *script)
+/* What the script draws: the image and heads h0 .. h1 - 1 of ap. */
+typedef struct heads_plot {
+    const qkv_attention_image_plot *ap;
+    int h0, h1;
+} heads_plot;
+
+static void write_script(FILE *f, qkv_image_kind kind, const char *image, const char *script, const void *ctx)
 {
+    const heads_plot *hp = ctx;
+    const qkv_attention_image_plot *ap = hp->ap;
+    int h0 = hp->h0, h1 = hp->h1;
     int n_panels = 1 + h1 - h0, pc = 1, z = zoom(ap);
     while (pc * pc < n_panels)
         pc++;
@@ -147,14 +153,6 @@ int qkv_plot_attention_image(const qkv_attention_image_plot *ap, const char *ima
     if (ap->head < -1 || ap->head >= w->n_heads)
         return qkv_fail(err, "head %d does not exist: the layer has heads 0..%d", ap->head, w->n_heads - 1);
     int h0 = ap->head < 0 ? 0 : ap->head, h1 = ap->head < 0 ? w->n_heads : ap->head + 1;
-    char abs_image[4200], script[4300];
-    qkv_path_absolute(image, abs_image, sizeof abs_image);
-    qkv_gnuplot_script_path(abs_image, script, sizeof script);
-    FILE *f = fopen(script, "w");
-    if (!f)
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    write_script(f, ap, h0, h1, kind, abs_image, script);
-    if (fclose(f))
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    return qkv_gnuplot_run(script, err);
+    const heads_plot hp = {ap, h0, h1};
+    return qkv_gnuplot_draw(image, kind, write_script, &hp, err);
 }

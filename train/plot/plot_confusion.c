@@ -1,15 +1,24 @@
 /* The confusion heatmap. See train/plot/plot_confusion.h. */
 #include "train/plot/plot_confusion.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "train/plot/gnuplot.h"
 
-static void write_script(FILE *f, const long *counts, int n, const char *const *names, const char *title,
-                         qkv_image_kind kind, const char *image, const char *script)
+/* What the script draws. */
+typedef struct confusion {
+    const long *counts;
+    int n;
+    const char *const *names;
+    const char *title;
+} confusion;
+
+static void write_script(FILE *f, qkv_image_kind kind, const char *image, const char *script, const void *ctx)
 {
+    const confusion *cm = ctx;
+    const long *counts = cm->counts;
+    const char *const *names = cm->names;
+    int n = cm->n;
     fputs("# Written by qkv: the confusion matrix, one row per gold class (x = predicted class, y = gold\n"
           "# class, z = the row's fraction, the count printed in each cell).\n# Edit and rerun with: gnuplot ",
           f);
@@ -27,7 +36,7 @@ static void write_script(FILE *f, const long *counts, int n, const char *const *
     fputs("EOD\n", f);
     qkv_gnuplot_terminal(f, kind, image, 760, 680);
     fputs("set title ", f);
-    qkv_gnuplot_quote(f, title);
+    qkv_gnuplot_quote(f, cm->title);
     fprintf(f, "\nset xlabel 'predicted class'\nset ylabel 'gold class'\nset size square\nunset key\n"
                "set palette defined (0 '#f7fbff', 1 '#08306b')\nset cbrange [0:1]\nset cblabel 'fraction of the row'\n"
                "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\nset xtics rotate by 45 right (",
@@ -54,14 +63,6 @@ int qkv_plot_confusion(const long *counts, int n, const char *const *names, cons
     qkv_image_kind kind;
     if (qkv_image_kind_of(image, &kind, err))
         return QKV_ERR;
-    char abs_image[4200], script[4300];
-    qkv_path_absolute(image, abs_image, sizeof abs_image);
-    qkv_gnuplot_script_path(abs_image, script, sizeof script);
-    FILE *f = fopen(script, "w");
-    if (!f)
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    write_script(f, counts, n, names, title, kind, abs_image, script);
-    if (fclose(f))
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    return qkv_gnuplot_run(script, err);
+    const confusion cm = {counts, n, names, title};
+    return qkv_gnuplot_draw(image, kind, write_script, &cm, err);
 }

@@ -420,9 +420,18 @@ static void write_dev_panel(FILE *f, const run_info *ri, int n_runs, const runs_
     fputs("  NaN notitle\nunset multiplot\n", f);
 }
 
-static void write_script(FILE *f, const run_info *ri, int n_runs, const qkv_plot_opts *o, const char *image,
-                         const char *script)
+/* What the script draws. */
+typedef struct runs_plot {
+    const run_info *ri;
+    int n_runs;
+    const qkv_plot_opts *o;
+} runs_plot;
+
+static void write_script(FILE *f, qkv_image_kind kind, const char *image, const char *script, const void *ctx)
 {
+    const run_info *ri = ((const runs_plot *)ctx)->ri;
+    int n_runs = ((const runs_plot *)ctx)->n_runs;
+    const qkv_plot_opts *o = ((const runs_plot *)ctx)->o;
     runs_extent e = extent_of(ri, n_runs);
     fprintf(f, "# Written by 'qkv plot': training curves of %d run%s. Edit and rerun with: gnuplot ", n_runs,
             n_runs == 1 ? "" : "s");
@@ -430,7 +439,7 @@ static void write_script(FILE *f, const run_info *ri, int n_runs, const qkv_plot
     fputs("\n", f);
     for (int r = 0; r < n_runs; r++)
         write_smoothed(f, &ri[r], r);
-    write_settings(f, ri, n_runs, &e, o->kind, image, o->width, o->height);
+    write_settings(f, ri, n_runs, &e, kind, image, o->width, o->height);
     write_loss_panel(f, ri, n_runs, &e, o->log_loss);
     write_dev_panel(f, ri, n_runs, &e);
 }
@@ -466,25 +475,17 @@ int qkv_plot_metrics(const char *const *runs, int n_runs, const char *image, int
         for (int q = 0; q < n_runs; q++)
             if (q != r && !strcmp(ri[r].name, ri[q].name))
                 snprintf(ri[r].name, sizeof ri[r].name, "%s", runs[r]);
-    char abs_image[4200], script[4300], dir[4200];
-    qkv_path_absolute(image, abs_image, sizeof abs_image);
-    snprintf(dir, sizeof dir, "%s", abs_image);
+    char dir[4200];
+    qkv_path_absolute(image, dir, sizeof dir);
     *strrchr(dir, '/') = '\0';
     if (dir[0] && qkv_mkdirs(dir)) {
         free_runs(ri, n_runs);
         return qkv_fail(err, "%s: cannot create the folder for the image: %s", dir, strerror(errno));
     }
-    qkv_gnuplot_script_path(abs_image, script, sizeof script);
-    FILE *f = fopen(script, "w");
-    if (!f) {
-        free_runs(ri, n_runs);
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    }
-    write_script(f, ri, n_runs, &o, abs_image, script);
+    const runs_plot rp = {ri, n_runs, &o};
+    int status = qkv_gnuplot_draw(image, o.kind, write_script, &rp, err);
     free_runs(ri, n_runs);
-    if (fclose(f))
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    return qkv_gnuplot_run(script, err);
+    return status;
 }
 
 int qkv_plot_run_loss(const char *run_dir, bool log_loss, char *image, size_t image_len, qkv_error *err)

@@ -1,9 +1,7 @@
 /* The heatmaps of `qkv positions`. See train/plot/plot_positions.h. */
 #include "train/plot/plot_positions.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "train/plot/gnuplot.h"
 
@@ -20,9 +18,16 @@ static void write_blocks(FILE *f, const qkv_position_panel *p)
                 b * w - 0.5, b * w - 0.5);
 }
 
-static void write_script(FILE *f, const qkv_position_pictures *pp, int train_len, qkv_image_kind kind,
-                         const char *image, const char *script)
+/* What the script draws. */
+typedef struct positions {
+    const qkv_position_pictures *pp;
+    int train_len;
+} positions;
+
+static void write_script(FILE *f, qkv_image_kind kind, const char *image, const char *script, const void *ctx)
 {
+    const qkv_position_pictures *pp = ((const positions *)ctx)->pp;
+    int train_len = ((const positions *)ctx)->train_len;
     fputs("# Written by 'qkv positions': one matrix per panel (rows = the y axis).\n"
           "# Edit and rerun with: gnuplot ",
           f);
@@ -78,14 +83,6 @@ int qkv_plot_positions(const qkv_position_pictures *pp, int train_len, const cha
     qkv_image_kind kind;
     if (qkv_image_kind_of(image, &kind, err))
         return QKV_ERR;
-    char abs_image[4200], script[4300];
-    qkv_path_absolute(image, abs_image, sizeof abs_image);
-    qkv_gnuplot_script_path(abs_image, script, sizeof script);
-    FILE *f = fopen(script, "w");
-    if (!f)
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    write_script(f, pp, train_len, kind, abs_image, script);
-    if (fclose(f))
-        return qkv_fail(err, "%s: cannot write the gnuplot script: %s", script, strerror(errno));
-    return qkv_gnuplot_run(script, err);
+    const positions ps = {pp, train_len};
+    return qkv_gnuplot_draw(image, kind, write_script, &ps, err);
 }
