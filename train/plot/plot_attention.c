@@ -232,6 +232,15 @@ static void write_script(FILE *f, qkv_image_kind kind, const char *image, const 
     fputs("unset multiplot\n", f);
 }
 
+int qkv_attention_plot_heads(const qkv_attention_weights *w, int head, int *h0, int *h1, qkv_error *err)
+{
+    if (head < -1 || head >= w->n_heads)
+        return qkv_fail(err, "head %d does not exist: the layer has heads 0..%d", head, w->n_heads - 1);
+    *h0 = head < 0 ? 0 : head;
+    *h1 = head < 0 ? w->n_heads : head + 1;
+    return QKV_OK;
+}
+
 int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_error *err)
 {
     const qkv_attention_weights *w = ap->w;
@@ -243,9 +252,9 @@ int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_erro
     if (qkv_packed_len(w->sentences, ap->sentence) != ap->n_words)
         return qkv_fail(err, "the sentence has %d words but its attention block has %d rows", ap->n_words,
                         qkv_packed_len(w->sentences, ap->sentence));
-    if (ap->head < -1 || ap->head >= w->n_heads)
-        return qkv_fail(err, "head %d does not exist: the layer has heads 0..%d", ap->head, w->n_heads - 1);
-    int h0 = ap->head < 0 ? 0 : ap->head, h1 = ap->head < 0 ? w->n_heads : ap->head + 1;
+    int h0 = 0, h1 = 0;
+    if (qkv_attention_plot_heads(w, ap->head, &h0, &h1, err))
+        return QKV_ERR;
     const heads_plot hp = {ap, h0, h1};
     return qkv_gnuplot_draw(image, kind, write_script, &hp, err);
 }

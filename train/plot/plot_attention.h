@@ -27,4 +27,9 @@ typedef struct qkv_attention_plot {
  * extension, the script not writable, gnuplot missing (script written) or failing. */
 int qkv_plot_attention(const qkv_attention_plot *ap, const char *image, qkv_error *err);
 
+/* The heads a plot of w's layer draws, h0 .. h1 - 1: head alone (0 .. n_heads - 1), or every
+ * head (head -1). Errors: any other head (naming the layer's heads). Shared with
+ * train/plot/plot_attention_image.c. */
+int qkv_attention_plot_heads(const qkv_attention_weights *w, int head, int *h0, int *h1, qkv_error *err);
+
 #endif

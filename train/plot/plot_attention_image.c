@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "train/plot/gnuplot.h"
+#include "train/plot/plot_attention.h"
 
 /* Pixels per image pixel on screen: a panel about 300 pixels wide. */
 static int zoom(const qkv_attention_image_plot *ap)
@@ -150,9 +151,9 @@ int qkv_plot_attention_image(const qkv_attention_image_plot *ap, const char *ima
                         ap->grid.cols, ap->patch, ap->rows, ap->cols);
     if (ap->query < 0 || ap->query >= qkv_grid_len(ap->grid))
         return qkv_fail(err, "query token %d is not in the image's %d tokens", ap->query, qkv_grid_len(ap->grid));
-    if (ap->head < -1 || ap->head >= w->n_heads)
-        return qkv_fail(err, "head %d does not exist: the layer has heads 0..%d", ap->head, w->n_heads - 1);
-    int h0 = ap->head < 0 ? 0 : ap->head, h1 = ap->head < 0 ? w->n_heads : ap->head + 1;
+    int h0 = 0, h1 = 0;
+    if (qkv_attention_plot_heads(w, ap->head, &h0, &h1, err))
+        return QKV_ERR;
     const heads_plot hp = {ap, h0, h1};
     return qkv_gnuplot_draw(image, kind, write_script, &hp, err);
 }
