@@ -16,4 +16,6 @@ const qkv_pos_kind_desc qkv_pos_quadratic2d = {
     .group = QKV_POS_SCORE_BIAS,
     .params = "",
     .attention = quadratic2d_attention,
+    .draw_grid = qkv_pos_draw_score_bias_grid,
+    .draws = "the score bias by head, side by side; their mean",
 };

@@ -1,5 +1,5 @@
 /* Positional encodings: the table of kinds, and what all kinds share (create, apply, the
- * attention options, the pictures of the additive kinds). See lib/nn/positional.h; each kind
+ * attention options, the pictures of the additive and the 2-D score-bias kinds). See lib/nn/positional.h; each kind
  * is in lib/nn/pos_<name>.c. */
 #include "lib/nn/positional.h"
 
@@ -140,4 +140,34 @@ int qkv_pos_draw_additive(const qkv_positional *pos, int n, int n_heads, qkv_pos
     }
     qkv_tape_free(&tp);
     return s ? QKV_OK : QKV_ERR;
+}
+
+int qkv_pos_draw_score_bias_grid(const qkv_attention_opts *opts, qkv_tensor *param, int n_heads, int d_head,
+                                 qkv_pos_panel *heads, qkv_pos_panel *mean, qkv_error *err)
+{
+    (void)d_head;
+    qkv_grid g = opts->grid;
+    int H = n_heads, rows = g.rows, cols = g.cols, n = qkv_grid_len(g);
+    int q = g.n_prefix + rows / 2 * cols + cols / 2;
+    qkv_real *s = calloc((size_t)n * H, sizeof *s);
+    double *a = s ? qkv_pos_panel_alloc(heads, rows, H * cols, "key column", "key row", err) : NULL;
+    double *b = a ? qkv_pos_panel_alloc(mean, rows, cols, "key column", "key row", err) : NULL;
+    if (!b)
+        return free(s), s ? QKV_ERR : qkv_fail(err, "out of memory");
+    const qkv_score_bias sb = {opts->pos_bias, param, opts->pos_bias_clip, g};
+    for (int h = 0; h < H; h++)
+        sb.kind->add(&sb, h, H, q, 0, n, s + (size_t)h * n);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            int j = g.n_prefix + r * cols + c;
+            double sum = 0;
+            for (int h = 0; h < H; h++)
+                sum += a[(size_t)r * H * cols + h * cols + c] = s[(size_t)h * n + j];
+            b[(size_t)r * cols + c] = sum / H;
+        }
+    free(s);
+    heads->blocks = H;
+    snprintf(heads->title, sizeof heads->title, "score bias, heads side by side");
+    snprintf(mean->title, sizeof mean->title, "mean over heads");
+    return QKV_OK;
 }

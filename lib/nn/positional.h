@@ -109,7 +109,18 @@ typedef struct qkv_pos_kind_desc {
      * a tape failure. Panels allocated before an error are the caller's to free. */
     int (*draw)(const qkv_positional *pos, int n, int n_heads, qkv_pos_panel *enc, qkv_pos_panel *sim,
                 qkv_error *err);
-    const char *draws;  /* what draw shows (position × ...; position × position), for `qkv positions --help` */
+    const char *draws;  /* what draw shows (position × ...; position × position), or draw_grid (the heads;
+                           their mean), for `qkv positions --help` */
+    /* `qkv positions` of a 2-D kind that acts in attention (rotation, score bias): what one
+     * attention layer gives the keys of its grid's centre query (row rows / 2, column cols / 2
+     * of opts->grid), from the layer's options opts (as the kind's attention set them), its
+     * learned values param (the layer's pos_param, or NULL) and n_heads heads of d_head
+     * dimensions: heads [rows, n_heads · cols] (each head's map side by side, blocks n_heads)
+     * or [rows, cols], and mean [rows, cols]; their titles say what they are (the caller names
+     * the kind, layer and query). Errors (err): out of memory. Panels allocated before an
+     * error are the caller's to free. */
+    int (*draw_grid)(const qkv_attention_opts *opts, qkv_tensor *param, int n_heads, int d_head, qkv_pos_panel *heads,
+                     qkv_pos_panel *mean, qkv_error *err);
 } qkv_pos_kind_desc;
 
 /* The table of kinds [QKV_POS_COUNT] (index = value), built from QKV_POS_KINDS. */
@@ -150,5 +161,10 @@ double *qkv_pos_panel_alloc(qkv_pos_panel *p, int rows, int cols, const char *xl
  * row past its end), sim = the cosine of PE(i) and PE(j). */
 int qkv_pos_draw_additive(const qkv_positional *pos, int n, int n_heads, qkv_pos_panel *enc, qkv_pos_panel *sim,
                           qkv_error *err);
+/* The draw_grid of the 2-D score-bias kinds (rel2d, quadratic2d): each head's bias
+ * b(h, centre query, key) of opts->pos_bias over the grid's keys, the heads side by side, then
+ * their mean. */
+int qkv_pos_draw_score_bias_grid(const qkv_attention_opts *opts, qkv_tensor *param, int n_heads, int d_head,
+                                 qkv_pos_panel *heads, qkv_pos_panel *mean, qkv_error *err);
 
 #endif

@@ -299,6 +299,10 @@ static void check_kind(const char *name, uint64_t seed)
     fixture f;
     setup(&f, &ps, (qkv_pos_kind)kind, r->grid, seed);
     assert_true(k->needs_grid == r->grid);
+    /* `qkv positions` draws a 2-D kind that acts in attention over the grid (draw_grid), the
+     * others by their draw */
+    assert_true(!k->draw_grid || (k->needs_grid && k->attention && k->draws && !k->draw));
+    assert_true(!(k->needs_grid && k->attention) || k->draw_grid);
     assert_true((f.m.opts.rope_base > 0) == (r->rotates > 0));
     assert_true(f.m.opts.rope_2d == (r->rotates == 2));
     assert_true((f.m.opts.pos_bias != NULL) == (r->bias != NULL));

@@ -1,11 +1,11 @@
 #!/bin/bash
 # qkv positions on real image checkpoints (configs/images_quick.yaml, patches of 4 x 4 on a
 # 7 x 7 grid with [CLS], a few steps) for every 2-D kind: a PNG and its script; sinusoidal2d and
-# learned2d their two panels of positions; rel2d and quadratic2d layer 0's score bias of the
-# centre query over the grid, the 4 heads side by side (7 rows of 4 x 7 columns, a tic and a
-# separator per head) and their mean (7 x 7, the mean of the heads' blocks); rope2d its 7 x 7
-# map, 1 at the centre query itself. A 2-D kind's picture of a model with more layers is
-# layer 0's too.
+# learned2d their own two panels (PE of the 50 tokens, and its cosines); rel2d and quadratic2d
+# layer 0's score bias of the centre query over the grid, the 4 heads side by side (7 rows of
+# 4 x 7 columns, a tic and a separator per head) and their mean (7 x 7, the mean of the heads'
+# blocks); rope2d its 7 x 7 map, 1 at the centre query itself. A 2-D kind's picture of a model
+# with more layers is layer 0's too.
 . "$(dirname "$0")/common.sh"
 command -v gnuplot >/dev/null || fail "gnuplot is not installed (apt-get install gnuplot-nox)"
 SHORT=(--set train.max_steps=2 --set train.threads=1 --set log.progress=off --set model.n_layers=1
@@ -24,6 +24,14 @@ for kind in sinusoidal2d learned2d rel2d quadratic2d rope2d; do
         fail "$kind.png is not a PNG"
     [ "$(grep -c '^\$panel[0-9]* << EOD' "$gp")" = 2 ] || fail "$kind.gp: not 2 panels"
     case $kind in
+    sinusoidal2d | learned2d) # its own pictures: PE of the 50 tokens (32 dimensions), their cosines
+        grep -qF "set title \"$kind: PE(position)\"" "$gp" && grep -qF "set title \"$kind: cosine of PE(i)" "$gp" ||
+            fail "$kind: not the pictures of its PE"
+        [ "$(panel "$gp" 0 | wc -l)" = 50 ] && [ "$(panel "$gp" 0 | awk '{print NF}' | sort -u)" = 32 ] ||
+            fail "$kind: panel 0 is not 50 tokens x 32 dimensions"
+        [ "$(panel "$gp" 1 | wc -l)" = 50 ] && [ "$(panel "$gp" 1 | awk '{print NF}' | sort -u)" = 50 ] ||
+            fail "$kind: panel 1 is not 50 x 50"
+        ;;
     rel2d | quadratic2d)
         [ "$(panel "$gp" 0 | wc -l)" = 7 ] && [ "$(panel "$gp" 0 | awk '{print NF}' | sort -u)" = 28 ] ||
             fail "$kind: panel 0 is not 7 rows of 4 heads x 7 columns"

@@ -1,5 +1,6 @@
 /* qkv positions CHECKPOINT [--out FILE] [--max-len N] [--force] */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "train/cli/cli.h"
@@ -11,26 +12,35 @@
 #include "train/positions.h"
 #include "train/train_state.h"
 
-/* The help: what each positional kind draws (its descriptor's draws), then the rest. */
+/* The help's line of each kind that draws (draw, or draw_grid when grid): its name, the keys it
+ * reads and what it draws (its descriptor's draws), at buf + at; returns the new length. */
+static size_t kind_lines(char *buf, size_t len, size_t at, bool grid)
+{
+    for (int k = 0; k < QKV_POS_COUNT && at < len; k++) {
+        const qkv_pos_kind_desc *d = qkv_pos_kinds[k];
+        if (grid ? d->draw_grid != NULL : d->draw != NULL)
+            at += (size_t)snprintf(buf + at, len - at, "  %s%s%s%s:\n    %s\n", d->name, *d->params ? " (" : "",
+                                   d->params, *d->params ? ")" : "", d->draws);
+    }
+    return at;
+}
+
+/* The help: what each positional kind draws, then the rest. */
 static const char *about(char *buf, size_t len)
 {
     size_t at = (size_t)snprintf(buf, len,
                                  "Draws what a checkpoint's positional encoding is, for positions 0 .. N-1 (beyond the\n"
                                  "training length too), as heatmaps with gnuplot: position x its dimensions, then\n"
                                  "position x position, by model.positional:\n");
-    for (int k = 0; k < QKV_POS_COUNT && at < len; k++)
-        if (qkv_pos_kinds[k]->draw)
-        {
-            const qkv_pos_kind_desc *d = qkv_pos_kinds[k];
-            at += (size_t)snprintf(buf + at, len - at, "  %s%s%s%s:\n    %s\n", d->name, *d->params ? " (" : "",
-                                   d->params, *d->params ? ")" : "", d->draws);
-        }
+    at = kind_lines(buf, len, at, false);
+    if (at < len)
+        at += (size_t)snprintf(buf + at, len - at,
+                               "With model.attn_rel_clip, a third: layer 0's relative score bias (mean over heads).\n"
+                               "On an image's grid, the kinds that act in attention draw what layer 0 gives the keys\n"
+                               "of the centre query, over the grid:\n");
+    at = kind_lines(buf, len, at, true);
     if (at < len)
         snprintf(buf + at, len - at,
-                 "With model.attn_rel_clip, a third: layer 0's relative score bias (mean over heads).\n"
-                 "On an image's grid, rel2d and quadratic2d draw layer 0's score bias of the centre query\n"
-                 "over the grid (heads side by side, then their mean); rope2d the mean over pairs of\n"
-                 "cos(angle difference) from the centre.\n"
                  "Dashed lines mark data.max_train_len when the model was trained with one. The gnuplot\n"
                  "script, with the matrices in it, is written beside the image (FILE.gp).\n");
     return buf;
