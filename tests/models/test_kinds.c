@@ -267,25 +267,48 @@ typedef struct {
     const int32_t *features[2];
 } fixture;
 
-static void make_two_heads(fixture *f, double weight)
+/* A model of cfg (seeded rng) with a second head spec, then the parameters that would start at
+ * zero or be too plain to check (rank 1, or a name with one of the strings of noisy) drawn from
+ * N(0, 0.5²); f->in the batch. */
+static void make_two_heads(fixture *f, const qkv_tagger_config *cfg, uint64_t seed, const qkv_head_spec *spec,
+                           const char *const *noisy)
 {
     memset(f, 0, sizeof *f);
-    qkv_tagger_config cfg = config();
-    cfg.output = QKV_OUTPUT_SOFTMAX;
-    cfg.chars.char_dim = 0;
     qkv_rng rng;
-    qkv_rng_seed(&rng, 4);
+    qkv_rng_seed(&rng, seed);
     qkv_error err;
-    if (qkv_tagger_init(&f->m, &cfg, &rng, &err))
+    if (qkv_tagger_init(&f->m, cfg, &rng, &err))
         fail_msg("%s", err.msg);
-    qkv_head_spec spec = {.kind = QKV_OUTPUT_CRF, .prefix = "xpos.", .tagset = "xpos", .n_tags = 3,
-                          .loss_weight = weight};
-    if (qkv_tagger_add_head(&f->m, &spec, &rng, &err))
+    if (qkv_tagger_add_head(&f->m, spec, &rng, &err))
         fail_msg("%s", err.msg);
-    for (int i = 0; i < f->m.params.n; i++) /* non-zero CRF scores, biases and norms */
-        if (f->m.params.items[i]->t.rank == 1 || strstr(f->m.params.items[i]->name, "crf."))
+    for (int i = 0; i < f->m.params.n; i++) {
+        bool draw = f->m.params.items[i]->t.rank == 1;
+        for (const char *const *p = noisy; *p; p++)
+            draw = draw || strstr(f->m.params.items[i]->name, *p);
+        if (draw)
             qkv_init_normal(&f->m.params.items[i]->t, &rng, 0.5);
+    }
     f->in = batch(f->features);
+}
+
+/* The gradient of loss (of f) checked in double precision for every parameter of f's model;
+ * frees the model. */
+static void gradcheck_model(fixture *f, qkv_tensor *(*loss)(qkv_tape *, void *))
+{
+    qkv_tape tp;
+    assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    int n = f->m.params.n;
+    qkv_tensor **ts = calloc((size_t)n, sizeof *ts);
+    const char **names = calloc((size_t)n, sizeof *names);
+    for (int i = 0; i < n; i++) {
+        ts[i] = &f->m.params.items[i]->t;
+        names[i] = f->m.params.items[i]->name;
+    }
+    tu_assert_gradcheck(&tp, loss, f, n, ts, names);
+    free(ts);
+    free(names);
+    qkv_tape_free(&tp);
+    qkv_tagger_free(&f->m);
 }
 
 static qkv_tensor *heads_loss(qkv_tape *tp, void *user)
@@ -302,7 +325,12 @@ static void test_two_heads(void **state)
 {
     (void)state;
     fixture f;
-    make_two_heads(&f, 0.5);
+    qkv_tagger_config cfg = config();
+    cfg.output = QKV_OUTPUT_SOFTMAX;
+    cfg.chars.char_dim = 0;
+    qkv_head_spec spec = {.kind = QKV_OUTPUT_CRF, .prefix = "xpos.", .tagset = "xpos", .n_tags = 3,
+                          .loss_weight = 0.5};
+    make_two_heads(&f, &cfg, 4, &spec, (const char *const[]){"crf.", NULL}); /* non-zero CRF scores */
     assert_int_equal(qkv_tagger_n_outputs(&f.m), 2);
     assert_non_null(qkv_params_find(&f.m.params, "classifier.w"));
     assert_non_null(qkv_params_find(&f.m.params, "xpos.classifier.w"));
@@ -320,20 +348,7 @@ static void test_two_heads(void **state)
     double l1 = h1->desc->loss(&tp, h1, qkv_head_logits(&tp, h1, hidden, f.in.sentences), f.in.sentences, TAGS2)->data[0];
     tu_assert_close(heads_loss(&tp, &f)->data[0], l0 + 0.5 * l1, 1e-12);
     qkv_tape_free(&tp);
-
-    assert_int_equal(qkv_tape_init(&tp, 0), 0);
-    int n = f.m.params.n;
-    qkv_tensor **ts = calloc((size_t)n, sizeof *ts);
-    const char **names = calloc((size_t)n, sizeof *names);
-    for (int i = 0; i < n; i++) {
-        ts[i] = &f.m.params.items[i]->t;
-        names[i] = f.m.params.items[i]->name;
-    }
-    tu_assert_gradcheck(&tp, heads_loss, &f, n, ts, names);
-    free(ts);
-    free(names);
-    qkv_tape_free(&tp);
-    qkv_tagger_free(&f.m);
+    gradcheck_model(&f, heads_loss);
 }
 
 /* One head of weight 1: the heads' loss is qkv_tagger_loss, bit for bit. */
@@ -378,25 +393,15 @@ static void test_parser_with_tagging_head(void **state)
 {
     (void)state;
     fixture f;
-    memset(&f, 0, sizeof f);
     qkv_tagger_config cfg = config();
     cfg.output = QKV_OUTPUT_BIAFFINE;
     cfg.biaffine = (qkv_biaffine_opts){.arc_dim = 5, .label_dim = 3};
     cfg.chars.char_dim = 0;
-    qkv_rng rng;
-    qkv_rng_seed(&rng, 6);
-    qkv_error err;
-    if (qkv_tagger_init(&f.m, &cfg, &rng, &err))
-        fail_msg("%s", err.msg);
     qkv_head_spec spec = {.kind = QKV_OUTPUT_SOFTMAX, .prefix = "upos.", .tagset = "upos", .n_tags = 3,
                           .loss_weight = 0.5};
-    if (qkv_tagger_add_head(&f.m, &spec, &rng, &err))
-        fail_msg("%s", err.msg);
-    for (int i = 0; i < f.m.params.n; i++) /* non-zero biaffine weights (they start at zero) and biases */
-        if (f.m.params.items[i]->t.rank == 1 || strstr(f.m.params.items[i]->name, "arc.") ||
-            strstr(f.m.params.items[i]->name, "rel."))
-            qkv_init_normal(&f.m.params.items[i]->t, &rng, 0.5);
-    f.in = batch(f.features);
+    /* non-zero biaffine weights (they start at zero) and biases */
+    make_two_heads(&f, &cfg, 6, &spec, (const char *const[]){"arc.", "rel.", NULL});
+    qkv_error err;
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     tp.no_grad = true;
@@ -427,20 +432,7 @@ static void test_parser_with_tagging_head(void **state)
     for (int t = 0; t < T; t++)
         assert_true(heads[t] == -1 && pred[t] >= 0 && pred[t] < 3);
     qkv_tape_free(&tp);
-
-    assert_int_equal(qkv_tape_init(&tp, 0), 0);
-    int n = f.m.params.n;
-    qkv_tensor **ts = calloc((size_t)n, sizeof *ts);
-    const char **names = calloc((size_t)n, sizeof *names);
-    for (int i = 0; i < n; i++) {
-        ts[i] = &f.m.params.items[i]->t;
-        names[i] = f.m.params.items[i]->name;
-    }
-    tu_assert_gradcheck(&tp, parser_heads_loss, &f, n, ts, names);
-    free(ts);
-    free(names);
-    qkv_tape_free(&tp);
-    qkv_tagger_free(&f.m);
+    gradcheck_model(&f, parser_heads_loss);
 }
 
 /* A part that fails after the parts before it were made: the error is the part's, and the
