@@ -85,6 +85,32 @@ PY
         >"$dir.log" 2>&1 || { cat "$dir.log" >&2; fail "training the segmenter"; }
 }
 
+# A small parser (configs/ud_ewt_parse.yaml and ud_ewt_joint.yaml): one BiLSTM layer, small arc
+# and label scorers, small batches, no progress bar or plot.
+PARSE_SMALL=(--set data.batch_tokens=400 --set model.lstm_hidden=32 --set model.arc_dim=32 --set model.label_dim=16
+             --set model.n_layers=1 --set log.progress=off --set log.plot=false)
+
+# check_trees CONLLU: fails unless every sentence of CONLLU is a tree (every HEAD a word of the
+# sentence or 0, no word its own head, no cycle) with exactly one root.
+check_trees() {
+    awk -F'\t' '
+        function check(   i, k, steps, roots) {
+            roots = 0
+            for (i = 1; i <= n; i++) {
+                if (head[i] !~ /^[0-9]+$/ || head[i] > n || head[i] == i) { print "bad head " head[i] " at line " line[i]; bad = 1 }
+                roots += head[i] == 0
+                for (k = i; k != 0 && steps < n + 1; steps++) k = head[k]
+                if (k != 0) { print "cycle through line " line[i]; bad = 1 }
+                steps = 0
+            }
+            if (n && roots != 1) { print roots " roots in the sentence ending at line " NR; bad = 1 }
+            n = 0
+        }
+        /^$/ { check(); next }
+        $1 ~ /^[0-9]+$/ { n++; head[n] = $7; line[n] = NR }
+        END { check(); exit bad }' "$1" || fail "qkv tag wrote a sentence that is no tree"
+}
+
 # require_mpi: skips the test (exit 77, one line why) without an MPI build and mpirun, or under
 # the sanitizers; else sets MPIRUN, the 2-rank mpirun command line.
 require_mpi() {

@@ -9,8 +9,7 @@ S=data/ud_english_ewt_sample
 R=$SCRATCH/run
 "$QKV_BIN" train configs/ud_ewt_parse.yaml --set data.train=$S/en_ewt-sample-train.conllu.gz \
     --set data.dev=$S/en_ewt-sample-dev.conllu.gz --set train.max_steps=12 --set train.eval_every=12 \
-    --set data.batch_tokens=400 --set model.lstm_hidden=32 --set model.arc_dim=32 --set model.label_dim=16 \
-    --set model.n_layers=1 --set log.progress=off --set log.plot=false --out "$R" >"$R.log" 2>&1 ||
+    "${PARSE_SMALL[@]}" --out "$R" >"$R.log" 2>&1 ||
     { cat "$R.log" >&2; fail "qkv train"; }
 grep -q "dev UAS .* LAS " "$R.log" || fail "no dev UAS/LAS line: $(tail -3 "$R.log")"
 grep -q "^done: .*best dev LAS [0-9.]*% at step" "$R.log" || fail "the last line does not name LAS: $(tail -1 "$R.log")"
@@ -22,22 +21,7 @@ awk -F'\t' -v OFS='\t' '$1 ~ /^[0-9]+$/ { $7 = "H"; $8 = "L" } { print }' "$SCRA
 awk -F'\t' -v OFS='\t' '$1 ~ /^[0-9]+$/ { $7 = "H"; $8 = "L" } { print }' "$SCRATCH/pred.conllu" >"$SCRATCH/p.masked"
 cmp -s "$SCRATCH/g.masked" "$SCRATCH/p.masked" || fail "qkv tag changed more than HEAD and DEPREL"
 # every sentence a tree with one root
-awk -F'\t' '
-    function check(   i, k, steps, roots) {
-        roots = 0
-        for (i = 1; i <= n; i++) {
-            if (head[i] !~ /^[0-9]+$/ || head[i] > n || head[i] == i) { print "bad head " head[i] " at line " line[i]; bad = 1 }
-            roots += head[i] == 0
-            for (k = i; k != 0 && steps < n + 1; steps++) k = head[k]
-            if (k != 0) { print "cycle through line " line[i]; bad = 1 }
-            steps = 0
-        }
-        if (n && roots != 1) { print roots " roots in the sentence ending at line " NR; bad = 1 }
-        n = 0
-    }
-    /^$/ { check(); next }
-    $1 ~ /^[0-9]+$/ { n++; head[n] = $7; line[n] = NR }
-    END { check(); exit bad }' "$SCRATCH/pred.conllu" || fail "qkv tag wrote a sentence that is no tree"
+check_trees "$SCRATCH/pred.conllu"
 # UAS and LAS counted here (every word with a gold head; full labels) against qkv eval's
 want=$(paste <(awk -F'\t' '$1 ~ /^[0-9]+$/ { print $7 "\t" $8 }' "$SCRATCH/gold.conllu") \
              <(awk -F'\t' '$1 ~ /^[0-9]+$/ { print $7 "\t" $8 }' "$SCRATCH/pred.conllu") |

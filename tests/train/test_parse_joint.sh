@@ -10,9 +10,8 @@
 . "$(dirname "$0")/common.sh"
 F=tests/data/files/ewt_all_columns
 SMALL=(--set data.train=$F/en_ewt-all-train.conllu.gz --set data.dev=$F/en_ewt-all-dev.conllu.gz
-       --set train.max_steps=30 --set train.eval_every=30 --set data.batch_tokens=400 --set optim.warmup_steps=3
-       --set model.lstm_hidden=32 --set model.arc_dim=32 --set model.label_dim=16 --set model.n_layers=1
-       --set log.progress=off --set log.plot=false --set train.threads=1)
+       --set train.max_steps=30 --set train.eval_every=30 --set optim.warmup_steps=3 "${PARSE_SMALL[@]}"
+       --set train.threads=1)
 out=$("$QKV_BIN" train configs/ud_ewt_joint.yaml "${SMALL[@]}" --out "$SCRATCH/run" 2>&1) ||
     { echo "$out" >&2; fail "training the parser with four tagging heads"; }
 grep -q "dev UAS [0-9.]*% LAS [0-9.]*% (deprel [0-9.]*%, upos [0-9.]*%, xpos [0-9.]*%, feats [0-9.]*%, lemma " <<<"$out" ||
@@ -29,22 +28,7 @@ awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ && ($4 == "_" || $5 == "_" || $7 !~ /^[0
             END { exit bad > 0 }' "$SCRATCH/pred.conllu" || fail "tag left UPOS, XPOS, HEAD or DEPREL empty"
 [ "$(awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ && $3 != "_" && $6 != "_"' "$SCRATCH/pred.conllu" | wc -l)" -gt 0 ] ||
     fail "tag wrote no LEMMA and FEATS"
-awk -F'\t' '
-    function check(   i, k, steps, roots) {
-        roots = 0
-        for (i = 1; i <= n; i++) {
-            if (head[i] > n || head[i] == i) { print "bad head " head[i] " at line " line[i]; bad = 1 }
-            roots += head[i] == 0
-            for (k = i; k != 0 && steps < n + 1; steps++) k = head[k]
-            if (k != 0) { print "cycle through line " line[i]; bad = 1 }
-            steps = 0
-        }
-        if (n && roots != 1) { print roots " roots in the sentence ending at line " NR; bad = 1 }
-        n = 0
-    }
-    /^$/ { check(); next }
-    $1 ~ /^[0-9]+$/ { n++; head[n] = $7; line[n] = NR }
-    END { check(); exit bad }' "$SCRATCH/pred.conllu" || fail "qkv tag wrote a sentence that is no tree"
+check_trees "$SCRATCH/pred.conllu"
 
 # the CoNLL 2018 dependency scores counted here from the two files (gold tokens)
 cat >"$SCRATCH/deps.py" <<'PY'
