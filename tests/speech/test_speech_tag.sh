@@ -9,19 +9,11 @@
 # --per-frame with a word model.
 . "$QKV_SOURCE_DIR/tests/train/common.sh"
 S=data/ud_english_ewt_sample
-speech() { "$QKV_BIN" speech "$1" --max-sentences "$2" --voices "$3" --out "$SCRATCH/$4" 2>/dev/null ||
-    fail "qkv speech $4"; }
-speech $S/en_ewt-sample-dev.conllu.gz 4 en-us,en-gb-x-rp train.h5
-speech $S/en_ewt-sample-train.conllu.gz 2 en-us,en-029 dev.h5
-speech $S/en_ewt-sample-train.conllu.gz 2 en-us us.h5
-speech $S/en_ewt-sample-train.conllu.gz 2 en-029 only029.h5
-cat >"$SCRATCH/tiny.yaml" <<YAML
-model: {d_model: 16, n_heads: 2, n_layers: 1, d_ff: 32, attn_window: 8}
-data: {task: frames, frame_labels: phoneme, held_out_voice: en-029, train: train.h5, dev: dev.h5, batch_tokens: 3000}
-train: {seed: 1, max_steps: 4, word_dropout: 0}
-optim: {lr: 3e-3, warmup_steps: 2}
-log: {every_steps: 4, progress: off}
-YAML
+speech_corpus $S/en_ewt-sample-dev.conllu.gz 4 en-us,en-gb-x-rp train.h5
+speech_corpus $S/en_ewt-sample-train.conllu.gz 2 en-us,en-029 dev.h5
+speech_corpus $S/en_ewt-sample-train.conllu.gz 2 en-us us.h5
+speech_corpus $S/en_ewt-sample-train.conllu.gz 2 en-029 only029.h5
+tiny_frames_config 4
 "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/ph" >"$SCRATCH/ph.out" 2>"$SCRATCH/ph.log" ||
     { cat "$SCRATCH/ph.log" >&2; fail "qkv train"; }
 ck=$SCRATCH/ph/checkpoints/best.h5

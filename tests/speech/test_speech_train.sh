@@ -2,17 +2,9 @@
 # trainer, the held-out voice scored at the end, both label kinds, stacking, and its errors.
 . "$QKV_SOURCE_DIR/tests/train/common.sh"
 SAMPLE=data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz
-"$QKV_BIN" speech "$SAMPLE" --max-sentences 6 --voices en-us,en-gb-x-rp --out "$SCRATCH/train.h5" 2>/dev/null ||
-    fail "qkv speech (train)"
-"$QKV_BIN" speech data/ud_english_ewt_sample/en_ewt-sample-train.conllu.gz --max-sentences 3 \
-    --voices en-us,en-029 --out "$SCRATCH/dev.h5" 2>/dev/null || fail "qkv speech (dev)"
-cat >"$SCRATCH/tiny.yaml" <<YAML
-model: {d_model: 16, n_heads: 2, n_layers: 1, d_ff: 32, attn_window: 8}
-data: {task: frames, frame_labels: phoneme, held_out_voice: en-029, train: train.h5, dev: dev.h5, batch_tokens: 3000}
-train: {seed: 1, max_steps: 8, word_dropout: 0}
-optim: {lr: 3e-3, warmup_steps: 2}
-log: {every_steps: 4, progress: off}
-YAML
+speech_corpus "$SAMPLE" 6 en-us,en-gb-x-rp train.h5
+speech_corpus data/ud_english_ewt_sample/en_ewt-sample-train.conllu.gz 3 en-us,en-029 dev.h5
+tiny_frames_config 8
 run() { "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/$1" "${@:2}" >"$SCRATCH/$1.out" 2>"$SCRATCH/$1.log" ||
     { cat "$SCRATCH/$1.log" "$SCRATCH/$1.out" >&2; fail "qkv train $*"; }; }
 run ph
@@ -40,7 +32,7 @@ grep -q "dev: .*dev.h5, 3 sentences" "$SCRATCH/up.log" || fail "the held-out voi
 # errors: a held-out voice absent from dev, a CoNLL-U file where a frame corpus is expected
 expect_error 'dev.h5: no utterance of voice "en-gb-x-rp"' "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/z" \
     --set data.held_out_voice=en-gb-x-rp
-"$QKV_BIN" speech "$SAMPLE" --max-sentences 1 --voices en-029 --out "$SCRATCH/one.h5" 2>/dev/null || fail "one.h5"
+speech_corpus "$SAMPLE" 1 en-029 one.h5
 expect_error "no utterance to take (every one is of the held-out voice" "$QKV_BIN" train "$SCRATCH/tiny.yaml" \
     --out "$SCRATCH/x" --set data.train="$SCRATCH/one.h5"
 expect_error "en_ewt-sample-dev.conllu.gz" "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/y" \
@@ -49,8 +41,7 @@ expect_error "en_ewt-sample-dev.conllu.gz" "$QKV_BIN" train "$SCRATCH/tiny.yaml"
 QKV_SPEECH_DIR=$SCRATCH/none expect_error "To make the speech corpora: configs/speech/make-corpus.sh" \
     "$QKV_BIN" train configs/speech/phoneme.yaml --out "$SCRATCH/v"
 # frames of another width than the training data's or the model's (another --n-mels)
-"$QKV_BIN" speech data/ud_english_ewt_sample/en_ewt-sample-train.conllu.gz --max-sentences 2 --n-mels 80 \
-    --voices en-us,en-029 --out "$SCRATCH/dev80.h5" 2>/dev/null || fail "qkv speech (80 bands)"
+speech_corpus data/ud_english_ewt_sample/en_ewt-sample-train.conllu.gz 2 en-us,en-029 dev80.h5 --n-mels 80
 expect_error "dev80.h5: frames of 80 values (mel bands x data.frame_stack 1), the training data's have 40" \
     "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/w" --set data.dev="$SCRATCH/dev80.h5"
 [ ! -e "$SCRATCH/w" ] || fail "a run folder was made for a dev corpus of another width"

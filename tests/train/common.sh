@@ -111,6 +111,25 @@ check_trees() {
         END { check(); exit bad }' "$1" || fail "qkv tag wrote a sentence that is no tree"
 }
 
+# speech_corpus CONLLU N VOICES NAME [ARGS...]: `qkv speech` of the first N sentences of CONLLU
+# in each of VOICES (comma-separated) into $SCRATCH/NAME (ARGS: more of its options).
+speech_corpus() {
+    "$QKV_BIN" speech "$1" --max-sentences "$2" --voices "$3" --out "$SCRATCH/$4" "${@:5}" 2>/dev/null ||
+        fail "qkv speech $4"
+}
+
+# tiny_frames_config MAX_STEPS: $SCRATCH/tiny.yaml, a tiny phoneme frame model (held-out voice
+# en-029) trained MAX_STEPS steps on $SCRATCH/train.h5, scored on $SCRATCH/dev.h5.
+tiny_frames_config() {
+    cat >"$SCRATCH/tiny.yaml" <<YAML
+model: {d_model: 16, n_heads: 2, n_layers: 1, d_ff: 32, attn_window: 8}
+data: {task: frames, frame_labels: phoneme, held_out_voice: en-029, train: train.h5, dev: dev.h5, batch_tokens: 3000}
+train: {seed: 1, max_steps: $1, word_dropout: 0}
+optim: {lr: 3e-3, warmup_steps: 2}
+log: {every_steps: 4, progress: off}
+YAML
+}
+
 # require_mpi: skips the test (exit 77, one line why) without an MPI build and mpirun, or under
 # the sanitizers; else sets MPIRUN, the 2-rank mpirun command line.
 require_mpi() {
