@@ -21,28 +21,12 @@ for part in train dev; do
     "$QKV_BIN" speech "$work/$part.conllu" --out "$work/$part.h5" --voices en-us,en-gb --n-mels 40 \
         --max-sentences $n >"$work/$part.speech.log" 2>&1 || { tail -5 "$work/$part.speech.log"; fail "qkv speech"; }
 done
-status=0
+TORCH_SUMMARY='s|.*h5: ||'
 check() { # name, then --set overrides
-    local name=$1
-    shift
-    local sets=()
-    for kv in "$@"; do sets+=(--set "$kv"); done
-    if ! "$QKV_BIN" train "$SRC/configs/speech/phoneme.yaml" --out "$work/$name" --set data.train="$work/train.h5" \
-        --set data.dev="$work/dev.h5" --set data.held_out_voice= --set train.max_steps=4 --set log.progress=off \
-        --set log.plot=false --set train.threads=2 --set model.d_model=32 --set model.d_ff=64 \
-        --set optim.warmup_steps=0 --set optim.lr=0.01 --set data.batch_tokens=2000 "${sets[@]}" \
-        >"$work/$name.log" 2>&1; then
-        echo "FAIL ($name): qkv train failed:"; tail -20 "$work/$name.log"; status=1; return
-    fi
-    local ckpt=$work/$name/checkpoints/last.h5
-    if ! "$QKV_BIN" eval "$ckpt" "$work/dev.h5" --logits "$work/$name.logits.h5" >"$work/$name.eval" 2>&1; then
-        echo "FAIL ($name): qkv eval --logits failed:"; cat "$work/$name.eval"; status=1; return
-    fi
-    echo "$name: $(head -1 "$work/$name.eval" | sed 's|.*h5: ||')"
-    if ! PYTHONPATH=$SRC/python "$PY" "$SRC/python/qkv_torch.py" compare "$ckpt" "$work/dev.h5" \
-        "$work/$name.logits.h5" --rtol 1e-4; then
-        echo "FAIL ($name): PyTorch and qkv disagree"; status=1
-    fi
+    torch_logits "$1" "$SRC/configs/speech/phoneme.yaml" "$work/dev.h5" data.train="$work/train.h5" \
+        data.dev="$work/dev.h5" data.held_out_voice= train.max_steps=4 log.progress=off log.plot=false train.threads=2 \
+        model.d_model=32 model.d_ff=64 optim.warmup_steps=0 optim.lr=0.01 data.batch_tokens=2000 "${@:2}" &&
+        torch_compare "$1" "$work/dev.h5"
 }
 check phoneme_banded
 check upos_stacked data.frame_labels=upos data.frame_stack=3 model.attn_window=0 model.positional=learned \

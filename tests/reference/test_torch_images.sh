@@ -20,26 +20,11 @@ for kind, size in (("images-idx3", 28 * 28), ("labels-idx1", 1)):
                                                         raw[head:head + 40 * size])
 PY
 IMAGES=$work/test-images-idx3-ubyte
-status=0
+TORCH_SUMMARY='s|.*: accuracy|accuracy|'
 check() { # name, then --set overrides
-    local name=$1
-    shift
-    local sets=()
-    for kv in "$@"; do sets+=(--set "$kv"); done
-    if ! "$QKV_BIN" train "$SRC/configs/images_quick.yaml" --out "$work/$name" --set train.max_steps=4 \
-        --set log.progress=off --set log.plot=false --set train.threads=2 --set model.n_layers=2 \
-        --set model.d_model=32 --set model.d_ff=64 --set optim.warmup_steps=0 --set optim.lr=0.02 "${sets[@]}" >"$work/$name.log" 2>&1; then
-        echo "FAIL ($name): qkv train failed:"; tail -20 "$work/$name.log"; status=1; return
-    fi
-    local ckpt=$work/$name/checkpoints/last.h5
-    if ! "$QKV_BIN" eval "$ckpt" "$IMAGES" --logits "$work/$name.logits.h5" >"$work/$name.eval" 2>&1; then
-        echo "FAIL ($name): qkv eval --logits failed:"; cat "$work/$name.eval"; status=1; return
-    fi
-    echo "$name: $(head -1 "$work/$name.eval" | sed 's|.*: accuracy|accuracy|')"
-    if ! PYTHONPATH=$SRC/python "$PY" "$SRC/python/qkv_torch.py" compare "$ckpt" "$IMAGES" \
-        "$work/$name.logits.h5" --rtol 1e-4; then
-        echo "FAIL ($name): PyTorch and qkv disagree"; status=1
-    fi
+    torch_logits "$1" "$SRC/configs/images_quick.yaml" "$IMAGES" train.max_steps=4 log.progress=off log.plot=false \
+        train.threads=2 model.n_layers=2 model.d_model=32 model.d_ff=64 optim.warmup_steps=0 optim.lr=0.02 "${@:2}" &&
+        torch_compare "$1" "$IMAGES"
 }
 check patches_cls
 check sin2d_mean model.positional=sinusoidal2d model.pool=mean model.cls_token=false

@@ -14,8 +14,6 @@
 # does not hold the EWT train and dev files. Then rope (with relative biases, a window and the
 # causal mask) and alibi (3 heads, not a power of two, in windowed attention), and floater.
 set -u
-PY=/usr/bin/python3
-SRC=${QKV_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 EWT=${QKV_EWT_DIR:-}
 if [ -z "$EWT" ]; then
     echo "skipped: QKV_EWT_DIR is not set (the UD English-EWT folder; data/fetch-ud.sh UD_English-EWT DIR fetches it)"
@@ -25,43 +23,24 @@ if [ ! -f "$EWT/en_ewt-ud-train.conllu" ] || [ ! -f "$EWT/en_ewt-ud-dev.conllu" 
     echo "FAIL: no en_ewt-ud-train.conllu and en_ewt-ud-dev.conllu in QKV_EWT_DIR=$EWT"
     exit 1
 fi
-if ! "$PY" -c 'import torch, h5py, yaml, numpy' 2>/dev/null; then
-    echo "skipped: $PY cannot import torch, h5py, yaml and numpy (apt-get install python3-torch python3-h5py python3-yaml)"
-    exit 77
-fi
-QKV_BIN=${QKV_BIN:?QKV_BIN must name the qkv binary}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/reference/torch_common.sh
+. "$(dirname "$0")/torch_common.sh"
 export QKV_EWT_DIR=$EWT
-status=0
 check() { # name, then --set overrides
-    local name=$1
+    local name=$1 dev=$EWT/en_ewt-ud-dev.conllu
     shift
-    local sets=()
-    for kv in "$@"; do sets+=(--set "$kv"); done
-    if ! "$QKV_BIN" train "$SRC/configs/ud_ewt_pos.yaml" --out "$work/$name" "${sets[@]}" \
-        --set data.batch_tokens=1000 --set train.threads=2 --set log.progress=off \
-        >"$work/$name.log" 2>&1; then
-        echo "FAIL ($name): qkv train failed:"; tail -20 "$work/$name.log"; status=1; return
-    fi
-    local ckpt=$work/$name/checkpoints/last.h5
-    if ! "$QKV_BIN" eval "$ckpt" "$EWT/en_ewt-ud-dev.conllu" --logits "$work/$name.logits.h5" >"$work/$name.eval" 2>&1; then
-        echo "FAIL ($name): qkv eval --logits failed:"; cat "$work/$name.eval"; status=1; return
-    fi
-    echo "$name: $(head -1 "$work/$name.eval")"
+    torch_logits "$name" "$SRC/configs/ud_ewt_pos.yaml" "$dev" "$@" data.batch_tokens=1000 train.threads=2 \
+        log.progress=off || return 0
     local loss_args=()
     if [[ " $* " == *" model.output=crf "* ]]; then # the CRF's NLL too, from qkv eval --json
         local loss
-        if ! loss=$("$QKV_BIN" eval "$ckpt" "$EWT/en_ewt-ud-dev.conllu" --json |
+        if ! loss=$("$QKV_BIN" eval "$work/$name/checkpoints/last.h5" "$dev" --json |
             "$PY" -c 'import json, sys; print(json.load(sys.stdin)["loss"])'); then
             echo "FAIL ($name): qkv eval --json failed"; status=1; return
         fi
         loss_args=(--loss "$loss")
     fi
-    if ! "$PY" "$SRC/python/qkv_torch.py" compare "$ckpt" "$EWT/en_ewt-ud-dev.conllu" \
-        "$work/$name.logits.h5" --rtol 1e-4 "${loss_args[@]}"; then
-        echo "FAIL ($name): PyTorch and qkv disagree"; status=1
-    fi
+    torch_compare "$name" "$dev" "${loss_args[@]}"
 }
 check ewt model.d_model=64 model.n_heads=4 model.d_ff=128 train.max_steps=30
 check options model.d_model=48 model.n_heads=3 model.d_ff=96 model.n_layers=1 train.max_steps=15 \
