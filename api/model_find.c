@@ -10,9 +10,6 @@
 #ifndef QKV_INSTALL_MODEL_DIR
 #define QKV_INSTALL_MODEL_DIR ""
 #endif
-#ifndef QKV_SOURCE_MODEL_DIR
-#define QKV_SOURCE_MODEL_DIR ""
-#endif
 
 static int name_ok(const char *name)
 {
@@ -48,8 +45,7 @@ int qkv_model_find(const char *name, char *path, size_t len, qkv_error *err)
     snprintf(share, sizeof share, "%s/../share/qkv/models", exe);
     snprintf(tree, sizeof tree, "%s/../data/models", exe);
     const char *env = getenv("QKV_MODEL_DIR");
-    const char *dirs[] = {env && env[0] ? env : "", exe[0] ? share : "", exe[0] ? tree : "", QKV_INSTALL_MODEL_DIR,
-                          QKV_SOURCE_MODEL_DIR};
+    const char *dirs[] = {env && env[0] ? env : "", exe[0] ? share : "", exe[0] ? tree : "", QKV_INSTALL_MODEL_DIR};
     char looked[sizeof err->msg] = "";
     size_t used = 0;
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {

@@ -2,7 +2,8 @@
 # A model by name: `qkv tag` with no model takes $QKV_MODEL, else en.h5 from $QKV_MODEL_DIR (then
 # the shipped places), and reads raw text with its bundled segmenter; --model names one in place
 # of CHECKPOINT; qkv_model_open_named opens en.h5 the same way; a missing model is an error that
-# names where it looked.
+# names where it looked; the build compiles no path of the source tree in, and a build folder in
+# the source tree finds data/models/en.h5 beside its program.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 BIN=${QKV_BUILD_DIR:?}/tests/api_text
 [ -x "$BIN" ] || fail "$BIN is not built"
@@ -45,4 +46,14 @@ grep -q "not a model name" "$SCRATCH/err" || fail "a path as a name: no clear er
 # a damaged model given alone is still the model: its error, not raw tagging of its bytes
 head -c 100000 "$SCRATCH/models/en.h5" >"$SCRATCH/cut.h5"
 expect_error "checkpoint $SCRATCH/cut.h5: truncated" "$QKV_BIN" tag "$SCRATCH/cut.h5"
-echo "ok: qkv tag without a model, QKV_MODEL, QKV_MODEL_DIR, --model, qkv_model_open_named, missing models"
+# the build does not compile its source folder in (an installed library must not depend on it):
+# a build folder in the source tree finds the shipped model beside its program, ../data/models
+for f in "$QKV_BUILD_DIR"/api/libqkv.so "$QKV_BIN"; do
+    ! grep -qaF "$QKV_SOURCE_DIR/data/models" "$f" || fail "$f holds the source tree's data/models path"
+done
+if [ -f "$(dirname "$QKV_BIN")/../data/models/en.h5" ]; then
+    echo "The end." | env -u QKV_MODEL -u QKV_MODEL_DIR "$QKV_BIN" tag >"$SCRATCH/tree.conllu" 2>"$SCRATCH/err" ||
+        { cat "$SCRATCH/err" >&2; fail "qkv tag without a model, from a build folder in the source tree"; }
+    grep -qP '^1\tThe\t' "$SCRATCH/tree.conllu" || fail "qkv tag from the build folder wrote no word"
+fi
+echo "ok: qkv tag without a model, QKV_MODEL, QKV_MODEL_DIR, --model, qkv_model_open_named, missing models, found beside the program"

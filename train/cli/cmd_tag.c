@@ -36,9 +36,10 @@ static const char ABOUT[] =
     "blank line.\n"
     "Without CHECKPOINT (and --model) the model is $QKV_MODEL, else the shipped English\n"
     "model (en.h5: UD English-EWT, segmenter, UPOS, XPOS, FEATS, LEMMA) from\n"
-    "$QKV_MODEL_DIR, ../share/qkv/models or ../data/models beside the qkv program, the\n"
-    "install's or the source tree's; FILE is then raw text unless --format conllu (one\n"
-    "argument that is not a model file is FILE):\n"
+    "$QKV_MODEL_DIR, ../share/qkv/models or ../data/models beside the qkv program (an\n"
+    "install's bin/, a build folder in the source tree), or the install's share/qkv/models;\n"
+    "FILE is then raw text unless --format conllu (one argument that is not a model file is\n"
+    "FILE):\n"
     "  echo \"Some raw text. Another sentence!\" | qkv tag\n";
 
 /* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
