@@ -14,3 +14,8 @@ int qkv_set_threads(int n)
     openblas_set_num_threads(1);
     return n;
 }
+
+int qkv_threads(void)
+{
+    return omp_get_max_threads();
+}

@@ -6,4 +6,7 @@
  * ops split products over OpenMP threads themselves, see lib/gemm_rows.h). */
 int qkv_set_threads(int n);
 
+/* The OpenMP thread count the ops run on (what qkv_set_threads set last). */
+int qkv_threads(void);
+
 #endif

@@ -179,6 +179,8 @@ def words(line):
 
 
 def cmd_tag(a):
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
     model = load(a.model)
     with open(a.file, encoding="utf-8") if a.file != "-" else sys.stdin as f:
         sents = [s for s in map(words, f) if s]
@@ -256,6 +258,7 @@ def main(argv):
     t = sub.add_parser("tag")
     t.add_argument("model")
     t.add_argument("file", nargs="?", default="-")
+    t.add_argument("--threads", type=int, default=0, help="torch threads (default 0: torch's own choice)")
     c = sub.add_parser("compare")
     c.add_argument("checkpoint")
     c.add_argument("conllu")

@@ -20,6 +20,7 @@ qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself woul
   gives qkv's batches of an epoch; `padded(...)` lays one out as [B, L] with a padding mask.
 """
 import collections
+import gzip
 import os
 import re
 import unicodedata
@@ -90,10 +91,12 @@ def feature_string(name, form):
 
 
 def read_conllu(path, tag_field="upos"):
-    """Sentences as lists of (form, tag); multiword tokens and empty nodes are not words."""
+    """Sentences as lists of (form, tag); multiword tokens and empty nodes are not words. A path
+    ending in .gz is read through gzip, as qkv reads it."""
     col = 3 if tag_field == "upos" else 4
     sents, cur = [], []
-    with open(path, encoding="utf-8-sig", newline="") as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
         for line in f:
             line = line.rstrip("\n").rstrip("\r")
             if not line.strip(" \t"):

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "data/ud_tags.h"
+#include "lib/threads.h"
 #include "train/span_eval.h"
 
 static const char *BUCKET_NAMES[QKV_N_LENGTH_BUCKETS] = {"1-10", "11-20", "21-40", "41+"};
@@ -267,9 +268,9 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
     fprintf(out, "{\"file\": ");
     json_string(out, what);
     fprintf(out, ", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f, \"loss\": %.6f, \"unknown_gold\": %ld, "
-                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f,",
+                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f, \"threads\": %d,",
             res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->n_untagged,
-            res->seconds, res->tokens_per_sec);
+            res->seconds, res->tokens_per_sec, qkv_threads());
     if (res->pred_heads) /* a parser: accuracy is LAS */
         fprintf(out, " \"uas\": %.6f, \"las\": %.6f, \"head_correct\": %ld,", res->uas, res->accuracy,
                 res->n_head_correct);

@@ -70,19 +70,15 @@ qkv_tensor *qkv_encoder_block_forward(qkv_tape *tp, const qkv_encoder_block *blk
     if (blk->opts.norm_first) {
         qkv_tensor *a = qkv_layer_norm(tp, x, blk->ln1_gain, blk->ln1_bias, eps);
         a = a ? qkv_mha_forward(tp, &blk->attn, a, sentences, keep) : NULL;
-        a = a ? qkv_dropout(tp, a, p) : NULL;
         h = NULL;
-        qkv_tensor *g = a ? qkv_add_layer_norm(tp, x, a, blk->ln2_gain, blk->ln2_bias, eps, &h) : NULL;
+        qkv_tensor *g = a ? qkv_add_dropout_layer_norm(tp, x, a, p, blk->ln2_gain, blk->ln2_bias, eps, &h) : NULL;
         g = g ? ffn(tp, blk, g) : NULL;
-        g = g ? qkv_dropout(tp, g, p) : NULL;
-        y = g ? qkv_add(tp, h, g) : NULL;
+        y = g ? qkv_add_dropout(tp, h, g, p) : NULL;
     } else {
         qkv_tensor *a = qkv_mha_forward(tp, &blk->attn, x, sentences, keep);
-        a = a ? qkv_dropout(tp, a, p) : NULL;
-        h = a ? qkv_add_layer_norm(tp, x, a, blk->ln1_gain, blk->ln1_bias, eps, NULL) : NULL;
+        h = a ? qkv_add_dropout_layer_norm(tp, x, a, p, blk->ln1_gain, blk->ln1_bias, eps, NULL) : NULL;
         qkv_tensor *g = h ? ffn(tp, blk, h) : NULL;
-        g = g ? qkv_dropout(tp, g, p) : NULL;
-        y = g ? qkv_add_layer_norm(tp, h, g, blk->ln2_gain, blk->ln2_bias, eps, NULL) : NULL;
+        y = g ? qkv_add_dropout_layer_norm(tp, h, g, p, blk->ln2_gain, blk->ln2_bias, eps, NULL) : NULL;
     }
     return y;
 }

@@ -2,6 +2,7 @@
  * over contiguous memory, threaded for large tensors (see op_util.h). */
 #include <stdint.h>
 
+#include "lib/exp_neg.h"
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
@@ -94,28 +95,7 @@ static inline float gelu_rerf(float x)
     return z * p / q;
 }
 
-/* exp(a) for a <= 0 (the Gaussian density's exponent): a = n ln 2 + r, |r| <= ln 2 / 2, with
- * ln 2 split in two parts (Cody & Waite), e^r by its degree-7 Taylor-like minimax polynomial
- * (Cephes expf coefficients), 2^n put into the exponent bits. a below -87 (e^a < 1.7e-38,
- * subnormal territory) is clamped to -87. Measured max relative error 8.1e-8 on [-87, 0]. */
-static inline float gelu_rexp_neg(float a)
-{
-    a = a < -87.0f ? -87.0f : a;
-    float n = (float)(int32_t)(a * 1.44269504088896341f - 0.5f); /* round(a / ln 2), a <= 0 */
-    float r = a - n * 0.693359375f + n * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    union {
-        int32_t i;
-        float f;
-    } scale = {((int32_t)n + 127) * (1 << 23)};
-    return p * scale.f;
-}
+#define gelu_rexp_neg qkv_expf_neg /* lib/exp_neg.h */
 #endif
 
 static inline qkv_real gelu_erf(qkv_real x)

@@ -9,10 +9,6 @@
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
-typedef struct {
-    uint8_t *keep; /* [size]: 1 = kept */
-    qkv_real scale;
-} dropout_saved;
 
 /* keep[i] for i < n from the rng, as described at the top of the file. */
 static void draw_mask(qkv_rng *rng, double p, uint8_t *keep, size_t n)
@@ -52,6 +48,32 @@ static bool draw_stream_mask(qkv_tape *tp, const qkv_tensor *x, double p, uint8_
     return true;
 }
 
+qkv_dropout_saved *qkv_dropout_draw(qkv_tape *tp, const qkv_tensor *x, double p)
+{
+    if (!tp->rng && !tp->streams)
+        return qkv_tape_fail(tp, "dropout: p = %g needs random numbers but the tape has no rng (set tp->rng)", p),
+               NULL;
+    qkv_dropout_saved *s = qkv_tape_alloc(tp, sizeof *s);
+    if (!s || !(s->keep = qkv_tape_alloc(tp, x->size * sizeof *s->keep)))
+        return NULL;
+    s->scale = (qkv_real)(1.0 / (1.0 - p));
+    if (tp->streams) {
+        if (!draw_stream_mask(tp, x, p, s->keep))
+            return NULL;
+    } else {
+        draw_mask(tp->rng, p, s->keep, x->size);
+    }
+    return s;
+}
+
+/* p in [0, 1), else fails the tape; true when p is usable. */
+static bool check_p(qkv_tape *tp, const char *op, double p)
+{
+    if (!(p >= 0 && p < 1))
+        return qkv_tape_fail(tp, "%s: p = %g is outside [0, 1)", op, p), false;
+    return true;
+}
+
 static void dropout_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
@@ -61,27 +83,15 @@ qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
         return NULL;
     if (!x)
         return qkv_tape_fail(tp, "dropout: the input is NULL");
-    if (!(p >= 0 && p < 1))
-        return qkv_tape_fail(tp, "dropout: p = %g is outside [0, 1)", p);
+    if (!check_p(tp, "dropout", p))
+        return NULL;
     if (tp->no_grad || p == 0)
         return x;
-    if (!tp->rng && !tp->streams)
-        return qkv_tape_fail(tp, "dropout: p = %g needs random numbers but the tape has no rng (set tp->rng)", p);
     qkv_tensor *y = qkv_tape_like(tp, x);
-    dropout_saved *s = qkv_tape_alloc(tp, sizeof *s);
-    if (!y || !s)
+    qkv_dropout_saved *s = y ? qkv_dropout_draw(tp, x, p) : NULL;
+    if (!s)
         return NULL;
     size_t n = x->size;
-    s->keep = qkv_tape_alloc(tp, n * sizeof *s->keep);
-    if (!s->keep)
-        return NULL;
-    s->scale = (qkv_real)(1.0 / (1.0 - p));
-    if (tp->streams) {
-        if (!draw_stream_mask(tp, x, p, s->keep))
-            return NULL;
-    } else {
-        draw_mask(tp->rng, p, s->keep, n);
-    }
     const qkv_real *px = x->data, scale = s->scale;
     const uint8_t *keep = s->keep;
     qkv_real *py = y->data;
@@ -97,19 +107,72 @@ qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
     return y;
 }
 
-static void dropout_backward(qkv_tape *tp, qkv_node *node)
+/* dx += m ⊙ dy / (1 - p) for the node's input 0 (x) and output y. */
+static void masked_into(qkv_tape *tp, const qkv_node *node, qkv_tensor *x)
 {
-    const dropout_saved *s = node->saved;
-    qkv_tensor *x = node->in[0], *y = node->out;
+    const qkv_dropout_saved *s = node->saved;
     qkv_real *dx = qkv_grad(tp, x);
     if (!dx)
         return;
-    const qkv_real *dy = y->grad, scale = s->scale;
+    const qkv_real *dy = node->out->grad, scale = s->scale;
     const uint8_t *keep = s->keep;
-    size_t n = y->size;
+    size_t n = node->out->size;
 #pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
     for (size_t i = 0; i < n; i++) {
         qkv_real d = dy[i] * scale; /* unconditional: a select, not a branch */
         dx[i] += keep[i] ? d : 0;
     }
+}
+
+static void dropout_backward(qkv_tape *tp, qkv_node *node)
+{
+    masked_into(tp, node, node->in[0]);
+}
+
+/* ---- add_dropout: y = x + dropout(a), one pass ------------------------------------------- */
+
+void qkv_add_dropout_backward(qkv_tape *tp, qkv_node *node)
+{
+    qkv_tensor *x = node->in[0], *y = node->out;
+    qkv_real *dx = qkv_grad(tp, x);
+    if (dx) {
+        const qkv_real *dy = y->grad;
+        size_t n = y->size;
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+        for (size_t i = 0; i < n; i++)
+            dx[i] += dy[i];
+    }
+    masked_into(tp, node, node->in[1]);
+}
+
+qkv_tensor *qkv_add_dropout(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, double p)
+{
+    if (tp->failed || !check_p(tp, "add_dropout", p))
+        return NULL;
+    if (tp->no_grad || p == 0)
+        return qkv_add(tp, x, a);
+    QKV_PROFILE_SCOPE("add_dropout", QKV_PROF_FWD);
+    char sx[64], sa[64];
+    if (!x || !a || !qkv_same_shape(x, a))
+        return x && a ? qkv_tape_fail(tp, "add_dropout: shapes differ: %s and %s", qkv_shape_str(x, sx, sizeof sx),
+                                      qkv_shape_str(a, sa, sizeof sa))
+                      : qkv_tape_fail(tp, "add_dropout: an operand is NULL");
+    qkv_tensor *y = qkv_tape_like(tp, x);
+    qkv_dropout_saved *s = y ? qkv_dropout_draw(tp, a, p) : NULL;
+    if (!s)
+        return NULL;
+    size_t n = x->size;
+    const qkv_real *px = x->data, *pa = a->data, scale = s->scale;
+    const uint8_t *keep = s->keep;
+    qkv_real *py = y->data;
+#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++) {
+        qkv_real v = pa[i] * scale;
+        py[i] = px[i] + (keep[i] ? v : 0);
+    }
+    qkv_tensor *inputs[2] = {x, a};
+    qkv_node *node = qkv_tape_record(tp, "add_dropout", qkv_add_dropout_backward, y, 2, inputs);
+    if (node)
+        node->saved = s;
+    return y;
 }

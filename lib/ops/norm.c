@@ -121,17 +121,11 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
  * The tape gets the two nodes the unfused ops would record ("add", then "layer_norm" of h), so
  * the backward pass and every value are those of qkv_add followed by qkv_layer_norm. */
 
-qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_tensor *gain, qkv_tensor *bias,
-                               double eps, qkv_tensor **sum)
+/* h = x + a (mask NULL) or x + dropout(a) by mask, then y = layer_norm(h); records the add
+ * (or add_dropout) node and the layer_norm node. */
+static qkv_tensor *add_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, const qkv_dropout_saved *mask,
+                           qkv_tensor *gain, qkv_tensor *bias, double eps, qkv_tensor **sum)
 {
-    QKV_PROFILE_SCOPE("add_layer_norm", QKV_PROF_FWD);
-    if (tp->failed || ln_check(tp, "add_layer_norm", x, gain, bias, eps))
-        return NULL;
-    char sx[64], sa[64];
-    if (!a || !qkv_same_shape(x, a))
-        return a ? qkv_tape_fail(tp, "add_layer_norm: shapes differ: %s and %s", qkv_shape_str(x, sx, sizeof sx),
-                                 qkv_shape_str(a, sa, sizeof sa))
-                 : qkv_tape_fail(tp, "add_layer_norm: an operand is NULL");
     int rows = qkv_rows(x), cols = qkv_cols(x);
     qkv_tensor *h = qkv_tape_like(tp, x);
     layer_norm_saved *s = NULL;
@@ -140,24 +134,73 @@ qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_t
     const qkv_real *pb = bias ? bias->data : constant_row(tp, cols, 0);
     if (!y || !pg || !pb)
         return NULL;
-    const qkv_real *px = x->data, *pa = a->data;
+    const qkv_real *px = x->data, *pa = a->data, scale = mask ? mask->scale : 1;
+    const uint8_t *keep = mask ? mask->keep : NULL;
     qkv_real *ph = h->data, *py = y->data, *mean = s->mean, *rstd = s->rstd;
 #pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
     for (int i = 0; i < rows; i++) {
         const size_t o = (size_t)i * cols;
+        if (keep) {
 #pragma omp simd
-        for (int j = 0; j < cols; j++)
-            ph[o + j] = px[o + j] + pa[o + j];
+            for (int j = 0; j < cols; j++) {
+                qkv_real v = pa[o + j] * scale;
+                ph[o + j] = px[o + j] + (keep[o + j] ? v : 0);
+            }
+        } else {
+#pragma omp simd
+            for (int j = 0; j < cols; j++)
+                ph[o + j] = px[o + j] + pa[o + j];
+        }
         ln_row(ph + o, py + o, cols, pg, pb, eps, &mean[i], &rstd[i]);
     }
     qkv_tensor *in_h[2] = {x, a}, *in_y[3] = {h, gain, bias};
-    qkv_tape_record(tp, "add", qkv_add_backward, h, 2, in_h); /* qkv_add's own */
+    qkv_node *add = mask ? qkv_tape_record(tp, "add_dropout", qkv_add_dropout_backward, h, 2, in_h)
+                         : qkv_tape_record(tp, "add", qkv_add_backward, h, 2, in_h); /* qkv_add's own */
+    if (add && mask)
+        add->saved = (void *)mask;
     qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, in_y);
     if (node)
         node->saved = s;
     if (sum)
         *sum = h;
     return y;
+}
+
+/* Fails the tape unless x and a are of one shape and gain, bias, eps fit; false then. */
+static bool add_norm_check(qkv_tape *tp, const char *op, qkv_tensor *x, qkv_tensor *a, qkv_tensor *gain,
+                           qkv_tensor *bias, double eps)
+{
+    if (tp->failed || ln_check(tp, op, x, gain, bias, eps))
+        return false;
+    char sx[64], sa[64];
+    if (!a || !qkv_same_shape(x, a))
+        return a ? qkv_tape_fail(tp, "%s: shapes differ: %s and %s", op, qkv_shape_str(x, sx, sizeof sx),
+                                 qkv_shape_str(a, sa, sizeof sa))
+                 : qkv_tape_fail(tp, "%s: an operand is NULL", op), false;
+    return true;
+}
+
+qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_tensor *gain, qkv_tensor *bias,
+                               double eps, qkv_tensor **sum)
+{
+    QKV_PROFILE_SCOPE("add_layer_norm", QKV_PROF_FWD);
+    if (!add_norm_check(tp, "add_layer_norm", x, a, gain, bias, eps))
+        return NULL;
+    return add_norm(tp, x, a, NULL, gain, bias, eps, sum);
+}
+
+qkv_tensor *qkv_add_dropout_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, double p, qkv_tensor *gain,
+                                       qkv_tensor *bias, double eps, qkv_tensor **sum)
+{
+    QKV_PROFILE_SCOPE("add_layer_norm", QKV_PROF_FWD);
+    if (!add_norm_check(tp, "add_dropout_layer_norm", x, a, gain, bias, eps))
+        return NULL;
+    if (!(p >= 0 && p < 1))
+        return qkv_tape_fail(tp, "add_dropout_layer_norm: p = %g is outside [0, 1)", p);
+    const qkv_dropout_saved *mask = NULL;
+    if (!tp->no_grad && p > 0 && !(mask = qkv_dropout_draw(tp, a, p)))
+        return NULL;
+    return add_norm(tp, x, a, mask, gain, bias, eps, sum);
 }
 
 static void layer_norm_backward(qkv_tape *tp, qkv_node *node)

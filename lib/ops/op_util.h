@@ -17,6 +17,7 @@
 #define QKV_OP_UTIL_H
 
 #include <math.h>
+#include <stdint.h>
 
 #include "lib/parallel.h"
 #include "lib/tape.h"
@@ -25,5 +26,19 @@
 /* The backward of qkv_add (lib/ops/elementwise.c): dy into the gradients of both inputs; for the
  * fused ops that record an "add" node of their own (qkv_add_layer_norm). */
 void qkv_add_backward(qkv_tape *tp, qkv_node *node);
+
+/* A dropout mask (lib/ops/dropout.c): keep [size] (1 = kept) and the survivors' scale 1/(1-p). */
+typedef struct qkv_dropout_saved {
+    uint8_t *keep;
+    qkv_real scale;
+} qkv_dropout_saved;
+
+/* The mask of x for dropout p (0 < p < 1), drawn as qkv_dropout draws it (from the tape's
+ * streams or rng), in the tape's arena; NULL after failing the tape (no rng, out of memory). */
+qkv_dropout_saved *qkv_dropout_draw(qkv_tape *tp, const qkv_tensor *x, double p);
+
+/* The backward of y = x + dropout(a) (node->in = {x, a}, node->saved its qkv_dropout_saved): dy
+ * into dx, m ⊙ dy / (1 - p) into da; for the fused ops that end in a residual add. */
+void qkv_add_dropout_backward(qkv_tape *tp, qkv_node *node);
 
 #endif

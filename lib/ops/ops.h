@@ -53,6 +53,12 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
  * gradients as qkv_add then qkv_layer_norm (the tape records those two nodes). */
 qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_tensor *gain, qkv_tensor *bias,
                                double eps, qkv_tensor **sum);
+/* qkv_add_layer_norm of x and dropout(a, p): h = x + dropout(a), the dropout folded into the
+ * same pass (no tensor for dropout(a)); the values, mask draws, errors and gradients of
+ * qkv_dropout then qkv_add_layer_norm (p outside [0, 1) fails the tape; no_grad or p = 0: no
+ * dropout). The tape records an add_dropout node and the layer_norm node. */
+qkv_tensor *qkv_add_dropout_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, double p, qkv_tensor *gain,
+                                       qkv_tensor *bias, double eps, qkv_tensor **sum);
 
 /* --- lib/ops/softmax.c ------------------------------------------------------------------- */
 /* Softmax over each row (the last dimension), max-shifted: softmax([1000, 1000]) = [0.5, 0.5].
@@ -73,6 +79,10 @@ qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, i
  * then x itself is returned, not a copy. Tape errors: p outside [0, 1); tp->rng NULL when a
  * mask must be drawn. */
 qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p);
+/* The residual add with dropout on its branch in one pass: y = x + dropout(a, p), x and a of
+ * one shape; the values, mask draws, errors and gradients of qkv_dropout(a) then qkv_add (one
+ * tape node, add_dropout; no dropout tensor). no_grad or p = 0: qkv_add(x, a). */
+qkv_tensor *qkv_add_dropout(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, double p);
 
 /* --- lib/ops/loss.c ---------------------------------------------------------------------- */
 /* Mean cross-entropy of logits [N, C] against targets [N] (class index, or < 0 = ignored),

@@ -22,6 +22,12 @@ banded and whole-utterance attention: tests/reference/bench_dense.py says what e
 evaluates on. Their tokens are image patches (with the [CLS] token) and frames; their FLOPs count
 the input projection too, and the class head once per image.
 
+The row quickstart is the README's first command, configs/quickstart.yaml unchanged (its own
+batches of 500 tokens) on the shipped EWT sample (train and dev); under the table, the seconds
+one epoch of it takes at each system's median training speed. The rows tag (after ewt in
+--configs) time `qkv tag` against the port's `tag` on EWT dev as text with the ewt row's last
+model, with 1 and 2 threads: tests/reference/bench_tag.py.
+
 The machine may be shared, so each config runs --repeats rounds, and in every round the two
 systems take turns (round 1: qkv then PyTorch, round 2: PyTorch then qkv, ...), each with the
 same thread count:
@@ -75,6 +81,7 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "python"))
 import qkv_torch  # noqa: E402
 import bench_dense  # noqa: E402  (beside this file)
+import bench_tag  # noqa: E402  (beside this file)
 
 CONFIGS = {  # --set overrides of configs/ud_ewt_pos.yaml
     "ref": {"model.d_model": 128, "model.n_heads": 4, "model.n_layers": 2, "model.d_ff": 512, "model.attn_window": 0},
@@ -83,12 +90,17 @@ CONFIGS = {  # --set overrides of configs/ud_ewt_pos.yaml
     "ewt": {},
 }
 BATCH_TOKENS = 1000
+MAIN_JOB = "quickstart"  # the README's first command: configs/quickstart.yaml on the shipped sample
 
 
 def spec(name, a, ewt, work):
     """(base config, --set overrides, training file, evaluation file) of a row."""
     if name in bench_dense.CONFIGS:
         return bench_dense.spec(name, a, ewt, work)
+    if name == MAIN_JOB:
+        sample = os.path.join(SRC, "data/ud_english_ewt_sample")
+        return ("configs/quickstart.yaml", {}, os.path.join(sample, "en_ewt-sample-train.conllu.gz"),
+                os.path.join(sample, "en_ewt-sample-dev.conllu.gz"))
     sets = dict(CONFIGS[name], **{"data.batch_tokens": BATCH_TOKENS})
     return ("configs/ud_ewt_pos.yaml", sets, os.path.join(ewt, "en_ewt-ud-train.conllu"),
             os.path.join(ewt, "en_ewt-ud-dev.conllu"))
@@ -167,7 +179,8 @@ class Config:
             return
         data = qkv_torch.encode(ck, qkv_torch.read_conllu(self.trn))
         starts = data.starts
-        batches = qkv_torch.plan(starts, BATCH_TOKENS, qkv_torch.Rng(ck.config["train"]["seed"] * 2))
+        self.epoch_tokens = starts[-1]
+        batches = qkv_torch.plan(starts, ck.config["data"]["batch_tokens"], qkv_torch.Rng(ck.config["train"]["seed"] * 2))
         self.check_plan(a, metrics_rows, sum(starts[s + 1] - starts[s] for b in batches[:a.warmup] for s in b))
         after = batches[a.warmup:a.steps]
         self.train_tokens = sum(starts[s + 1] - starts[s] for b in after for s in b)
@@ -309,10 +322,13 @@ def main():
     for kv in a.set:
         if "=" not in kv:
             sys.exit(f"bench: --set {kv!r}: expected section.key=value")
-    for name in a.configs.split(","):
-        if name not in CONFIGS and name not in bench_dense.CONFIGS:
+    names = a.configs.split(",")
+    for name in names:
+        if name not in CONFIGS and name not in bench_dense.CONFIGS and name not in (MAIN_JOB, "tag"):
             sys.exit(f"bench: --configs: unknown config {name!r} (known: {', '.join(CONFIGS)}, "
-                     f"{', '.join(bench_dense.CONFIGS)})")
+                     f"{', '.join(bench_dense.CONFIGS)}, {MAIN_JOB}, tag)")
+    if "tag" in names and ("ewt" not in names or names.index("ewt") > names.index("tag")):
+        sys.exit("bench: --configs: tag times qkv tag on the ewt row's model: name ewt before it")
     a.qkv = os.path.join(a.build, "qkv")
     probe = os.path.join(a.build, "tests/bench_sgemm_probe")
     if not os.path.exists(a.qkv) or not os.path.exists(probe):
@@ -326,8 +342,12 @@ def main():
     a.src = SRC
     with tempfile.TemporaryDirectory() as work:
         a.work = work
-        for name in a.configs.split(","):
-            results[name] = bench_config(name, a, ewt, work)
+        for name in names:
+            if name == "tag":
+                ckpt = os.path.join(work, f"ewt-{a.repeats}", "checkpoints/last.h5")
+                tagging = bench_tag.bench_tag(a, ckpt, results["ewt"][0].dev, SRC, qkv_torch.read_conllu, work)
+            else:
+                results[name] = bench_config(name, a, ewt, work)
     load1 = os.getloadavg()
     print(f"qkv vs PyTorch {qkv_torch.torch.__version__}, {a.threads} threads each, {a.steps} steps ({a.warmup} "
           f"warm-up); EWT rows: EWT train/dev, data.batch_tokens = {BATCH_TOKENS}; image and speech rows: "
@@ -340,6 +360,15 @@ def main():
     print("|---|" + "---:|" * len(COLUMNS))
     for name, (cfg, rounds) in results.items():
         print(f"| {cfg.label} | " + " | ".join(spread([f[k] for f in rounds], fm, u) for _, k, fm, u in COLUMNS) + " |")
+    if MAIN_JOB in results:
+        cfg, rounds = results[MAIN_JOB]
+        print()
+        print(f"{MAIN_JOB} (the README's first command), one epoch of {cfg.epoch_tokens} words: "
+              f"qkv {cfg.epoch_tokens / statistics.median(f['qkv_train'] for f in rounds):.1f} s, PyTorch "
+              f"{cfg.epoch_tokens / statistics.median(f['pt_train'] for f in rounds):.1f} s "
+              "(at the median training tokens/s)")
+    if "tag" in names:
+        bench_tag.print_tag(*tagging, spread)
     print()
     print("load average (1/5/15 min): " + f"{fmt_load(load0)} before; "
           + "; ".join(f"{name} round {i + 1} {fmt_load(f['load'])}" for name, (_, rounds) in results.items()

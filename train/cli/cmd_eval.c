@@ -59,6 +59,7 @@ static int write_logits(const char *path, const qkv_eval_result *res, const qkv_
 typedef struct eval_args {
     const char *ckpt, *file, *logits_path, *tokenizer, *confusion;
     bool json, by_length, force, profile, raw;
+    long threads; /* --threads; -1: the model's */
 } eval_args;
 
 /* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
@@ -78,6 +79,7 @@ static int parse_args(eval_args *a, int argc, char **argv)
          "fraction) as a heatmap OUT.png or OUT.svg, its gnuplot script beside it"},
         {"--force", QKV_CLI_FLAG, &a->force, NULL, "replace OUT.h5 if it exists (never CHECKPOINT or FILE)"},
         QKV_PROFILE_OPTION_ROW(&a->profile),
+        QKV_THREADS_OPTION_ROW(&a->threads),
         {"--raw", QKV_CLI_FLAG, &a->raw, NULL,
          "tag FILE's raw text instead (its # text lines) and score tokens,\n"
          "sentences, words and UPOS (and the other columns; a parser's UAS, LAS,\n"
@@ -94,6 +96,7 @@ static int parse_args(eval_args *a, int argc, char **argv)
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
+    qkv_cmd_threads(a->threads);
     if (a->tokenizer && !a->raw) {
         fprintf(stderr, "qkv eval: --tokenizer needs --raw\n");
         return 2;
@@ -158,7 +161,7 @@ static int save_logits(const qkv_session *s, const eval_args *a, const qkv_eval_
 int qkv_cmd_eval(int argc, char **argv)
 {
     double wall_start = qkv_profile_clock();
-    eval_args a = {0};
+    eval_args a = {.threads = -1};
     int usage = parse_args(&a, argc, argv);
     if (usage >= 0)
         return usage;

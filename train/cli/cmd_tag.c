@@ -74,6 +74,7 @@ typedef struct tag_args {
     bool text;             /* --format text */
     bool per_frame;        /* --per-frame */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
+    long threads;          /* --threads; -1: the model's */
 } tag_args;
 
 /* Whether path begins as a model file does (a qkv checkpoint's header or HDF5's signature). */
@@ -127,11 +128,13 @@ static int parse_args(tag_args *a, int argc, char **argv)
          .choices = SCHEMES},
         {"--per-frame", QKV_CLI_FLAG, &a->per_frame, NULL,
          "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
+        QKV_THREADS_OPTION_ROW(&a->threads),
     };
     const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
+    qkv_cmd_threads(a->threads);
     if (a->model && a->ckpt && a->file) {
         fprintf(stderr, "qkv tag: --model and CHECKPOINT both name a model: give one\n");
         return 2;
@@ -258,7 +261,7 @@ static int tag_fields(qkv_session *s)
 
 int qkv_cmd_tag(int argc, char **argv)
 {
-    tag_args a = {0};
+    tag_args a = {.threads = -1};
     int usage = parse_args(&a, argc, argv);
     if (usage >= 0)
         return usage;

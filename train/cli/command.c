@@ -9,12 +9,19 @@
 
 #include <stdlib.h>
 
+static long threads_override = -1;
+
+void qkv_cmd_threads(long n)
+{
+    threads_override = n;
+}
+
 int qkv_cmd_load_model(qkv_session *s, const char *path)
 {
     qkv_error err;
     if (qkv_checkpoint_load_model(path, s, &err))
         return qkv_fail_report(&err);
-    qkv_set_threads(s->cfg.train.threads);
+    qkv_set_threads(threads_override >= 0 ? (int)threads_override : s->cfg.train.threads);
     return 0;
 }
 

@@ -13,8 +13,19 @@
 #include "train/fail.h"
 
 /* Loads the model of path (a checkpoint or a `qkv export`) into the initialized session s
- * (config, featurizer, parameters) and runs the process with its train.threads. */
+ * (config, featurizer, parameters) and runs the process with its train.threads, or with the
+ * count of the command's --threads when one was given (qkv_cmd_threads). */
 int qkv_cmd_load_model(qkv_session *s, const char *path);
+
+/* The --threads N row of a command that runs a saved model (field: long *, initialized to -1);
+ * the command passes the value to qkv_cmd_threads after parsing. */
+#define QKV_THREADS_OPTION_ROW(field)                                                               \
+    {"--threads", QKV_CLI_INT, (field), "N",                                                      \
+     "threads to run on (default: the model's train.threads; 0: every core)", .lo = 0, .hi = 1024}
+
+/* The thread count qkv_cmd_load_model uses in place of the model's train.threads (n >= 0), or
+ * none (n < 0, the default). */
+void qkv_cmd_threads(long n);
 
 /* Fails when the session's model (loaded from path) is a segmenter (data.task: segment): "PATH
  * is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT". */
