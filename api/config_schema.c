@@ -153,7 +153,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     PATH("data", "train", data.train, "", "training file (source: files)"),
     PATH("data", "dev", data.dev, "", "development file for evaluation and model selection"),
     PATH("data", "segmenter", data.segmenter, "",
-         "a segmenter (a checkpoint or export of data.task: segment) stored in each checkpoint of the run "
+         "a segmenter (a checkpoint or export of data.task: segment, or a model file that bundles one) stored in "
+         "each checkpoint of the run "
          "(best.h5, last.h5) under /segmenter, as qkv export --tokenizer bundles one: qkv tag, qkv eval --raw and "
          "the C library then read raw text with it; read once when training starts"),
     ENUM("data", "format", data.read.format, QKV_FORMAT_NAMES, "auto",

@@ -284,24 +284,27 @@ int qkv_model_open_segmenter(qkv_model *m, const char *path, char **error)
 int qkv_model_has_segmenter(const qkv_model *m) { return m && m->has_tk; }
 
 /* A qkv_text being built, paragraph by paragraph: while it grows, its string fields hold
- * offsets into chars (made pointers at the end, when chars no longer moves). */
+ * offsets into chars (made pointers at the end, when chars no longer moves); offset 0 is no
+ * string (NULL): chars begins with a NUL no string uses. */
 typedef struct text_builder {
     qkv_sentence *sents;
     qkv_token *toks;
     qkv_word *words;
-    size_t cap_s, cap_t, cap_w;
+    qkv_word_fields *fields;
+    size_t cap_s, cap_t, cap_w, cap_f;
     qkv_text t;
     char *chars;
     size_t n_chars, cap_chars;
 } text_builder;
 
 /* Appends s[0..n) and a NUL to b->chars, each TAB, CR or LF as a space (as CoNLL-U writes
- * them: qkv_seg_write_sentence); *off gets its offset. */
+ * them: qkv_seg_write_sentence); *off gets its offset (never 0). */
 static bool add_string(text_builder *b, const char *s, size_t n, const char **off)
 {
-    if (b->n_chars + n + 1 > b->cap_chars) {
+    size_t at = b->n_chars ? b->n_chars : 1;
+    if (at + n + 1 > b->cap_chars) {
         size_t c = b->cap_chars ? b->cap_chars : 1024;
-        while (c < b->n_chars + n + 1)
+        while (c < at + n + 1)
             c *= 2;
         char *q = realloc(b->chars, c);
         if (!q)
@@ -309,6 +312,8 @@ static bool add_string(text_builder *b, const char *s, size_t n, const char **of
         b->chars = q;
         b->cap_chars = c;
     }
+    b->chars[0] = '\0';
+    b->n_chars = at;
     *off = (const char *)(uintptr_t)b->n_chars;
     for (size_t i = 0; i < n; i++)
         b->chars[b->n_chars++] = s[i] == '\t' || s[i] == '\r' || s[i] == '\n' ? ' ' : s[i];
@@ -322,6 +327,25 @@ static bool add_chars(text_builder *b, const qkv_seg_text *st, int from, int to,
     return add_string(b, st->text + st->char_off[from], st->char_off[to] - st->char_off[from], off);
 }
 
+/* Word w of paragraph p's columns into f (strings as offsets of b; 0 for a column the model
+ * does not predict): every column of a model of several (or of a parser), else its one tag
+ * in the column it tags. */
+static bool add_fields(text_builder *b, const qkv_tagged_paragraph *p, int w, qkv_word_fields *f)
+{
+    const char **to[QKV_TAG_FIELD_COUNT] = {[QKV_TAG_LEMMA] = &f->lemma, [QKV_TAG_UPOS] = &f->upos,
+                                            [QKV_TAG_XPOS] = &f->xpos, [QKV_TAG_FEATS] = &f->feats,
+                                            [QKV_TAG_DEPREL] = &f->deprel};
+    memset(f, 0, sizeof *f);
+    f->head = p->heads && p->heads[w] >= 0 ? (int)p->heads[w] : -1;
+    for (int k = 0; k < QKV_TAG_FIELD_COUNT; k++) {
+        const char *v = p->values ? (p->values[k] ? p->values[k][w] : NULL)
+                                  : (k == (int)p->c->tag_field ? p->tags[w] : NULL);
+        if (v && !add_string(b, v, strlen(v), to[k]))
+            return false;
+    }
+    return true;
+}
+
 /* qkv_paragraph_fn of qkv_model_tag_text: the paragraph's sentences, tokens and words. */
 static int add_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *err)
 {
@@ -330,7 +354,8 @@ static int add_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *er
     int w_base = b->t.n_words, t_base = b->t.n_tokens;
     if (!qkv_array_grow((void **)&b->sents, &b->cap_s, b->t.n_sentences + seg->n_sent, sizeof *b->sents) ||
         !qkv_array_grow((void **)&b->toks, &b->cap_t, t_base + seg->n_tokens, sizeof *b->toks) ||
-        !qkv_array_grow((void **)&b->words, &b->cap_w, w_base + seg->n_words, sizeof *b->words))
+        !qkv_array_grow((void **)&b->words, &b->cap_w, w_base + seg->n_words, sizeof *b->words) ||
+        !qkv_array_grow((void **)&b->fields, &b->cap_f, w_base + seg->n_words, sizeof *b->fields))
         return qkv_fail(err, "out of memory");
     for (int s = 0; s < seg->n_sent; s++) {
         int t0 = seg->sent_start[s], t1 = seg->sent_start[s + 1];
@@ -353,10 +378,12 @@ static int add_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *er
     if (p->c->n_words != seg->n_words)
         return qkv_fail(err, "%s: %d words segmented, %d tagged", p->st->name, seg->n_words, p->c->n_words);
     for (int w = 0; w < seg->n_words; w++) {
+        qkv_word_fields *f = &b->fields[b->t.n_words];
         qkv_word *q = &b->words[b->t.n_words++];
         size_t n;
         const char *form = qkv_corpus_form(p->c, w, &n);
-        if (!add_string(b, form, n, &q->form) || !add_string(b, p->tags[w], strlen(p->tags[w]), &q->tag))
+        if (!add_string(b, form, n, &q->form) || !add_string(b, p->tags[w], strlen(p->tags[w]), &q->tag) ||
+            !add_fields(b, p, w, f))
             return qkv_fail(err, "out of memory");
     }
     return QKV_OK;
@@ -366,17 +393,18 @@ static int add_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *er
 static qkv_text *finish_text(text_builder *b)
 {
     size_t ns = (size_t)b->t.n_sentences * sizeof *b->sents, nt = (size_t)b->t.n_tokens * sizeof *b->toks,
-           nw = (size_t)b->t.n_words * sizeof *b->words;
-    char *block = malloc(sizeof(qkv_text) + ns + nt + nw + b->n_chars + 1);
+           nw = (size_t)b->t.n_words * sizeof *b->words, nf = (size_t)b->t.n_words * sizeof *b->fields;
+    char *block = malloc(sizeof(qkv_text) + ns + nt + nw + nf + b->n_chars + 1);
     if (!block)
         return NULL;
     qkv_sentence *sents = (qkv_sentence *)(block + sizeof(qkv_text));
     qkv_token *toks = (qkv_token *)((char *)sents + ns);
     qkv_word *words = (qkv_word *)((char *)toks + nt);
-    char *chars = (char *)words + nw;
+    qkv_word_fields *fields = (qkv_word_fields *)((char *)words + nw);
+    char *chars = (char *)fields + nf;
     if (b->n_chars)
         memcpy(chars, b->chars, b->n_chars);
-#define AT(off) (chars + (uintptr_t)(off))
+#define AT(off) ((uintptr_t)(off) ? chars + (uintptr_t)(off) : NULL)
     for (int s = 0; s < b->t.n_sentences; s++) {
         sents[s] = b->sents[s];
         sents[s].text = AT(sents[s].text);
@@ -386,8 +414,10 @@ static qkv_text *finish_text(text_builder *b)
         toks[t].form = AT(toks[t].form);
     }
     for (int w = 0; w < b->t.n_words; w++) {
+        const qkv_word_fields *f = &b->fields[w];
         words[w].form = AT(b->words[w].form);
         words[w].tag = AT(b->words[w].tag);
+        fields[w] = (qkv_word_fields){AT(f->lemma), AT(f->upos), AT(f->xpos), AT(f->feats), f->head, AT(f->deprel)};
     }
 #undef AT
     qkv_text *t = (qkv_text *)block;
@@ -395,6 +425,7 @@ static qkv_text *finish_text(text_builder *b)
     t->sentences = sents;
     t->tokens = toks;
     t->words = words;
+    t->fields = fields;
     return t;
 }
 
@@ -430,6 +461,7 @@ qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **
     free(b.sents);
     free(b.toks);
     free(b.words);
+    free(b.fields);
     free(b.chars);
     return t;
 }

@@ -15,6 +15,10 @@ int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, q
 {
     memset(tk, 0, sizeof *tk);
     qkv_session_init(&tk->s);
+    /* a model file that bundles a segmenter (a pipeline: qkv export --tokenizer, data.segmenter)
+       is its segmenter: its root is then a tagger, never a segmenter */
+    if ((!group || !group[0]) && qkv_model_file_has(path, QKV_SEGMENTER_GROUP))
+        group = QKV_SEGMENTER_GROUP;
     if (qkv_model_file_load(path, group, &tk->s, err))
         return QKV_ERR;
     int n_tags = qkv_featurizer_n_tags(&tk->s.fz);
@@ -23,7 +27,7 @@ int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, q
         group = "";
     if (tk->s.cfg.data.task != QKV_TASK_SEGMENT || n_tags > (int)sizeof tk->label)
         return qkv_fail(err, "%s%s%s: not a segmenter (a model of data.task: segment, e.g. trained with "
-                             "configs/ud_ewt_tokenize.yaml)", path, sep, group);
+                             "configs/ud_ewt_tokenize.yaml, or a model file that bundles one)", path, sep, group);
     for (int t = 0; t < n_tags; t++) {
         const char *name = qkv_featurizer_tag(&tk->s.fz, t);
         int l = 0;

@@ -15,10 +15,12 @@ typedef struct qkv_tokenizer {
     uint8_t label[64]; /* label[t]: the qkv_seg_label of the model's tag t */
 } qkv_tokenizer;
 
-/* Loads the segmenter stored in the model file at path under group (NULL or "": the file's
- * own model; QKV_SEGMENTER_GROUP: the one `qkv export --tokenizer` bundled with a tagger).
- * Errors: the model file's, "PATH: not a segmenter ..." for a model of another task or with
- * tags that are not segment labels. Free tk with qkv_tokenizer_free even on error. */
+/* Loads the segmenter stored in the model file at path under group (QKV_SEGMENTER_GROUP: the
+ * one `qkv export --tokenizer` or data.segmenter bundled with a tagger; NULL or "": the file's
+ * own model, or the one it bundles when it has one: a pipeline file such as
+ * data/models/en.h5 is its segmenter). Errors: the model file's, "PATH: not a segmenter ..."
+ * for a model of another task without a bundled segmenter or with tags that are not segment
+ * labels. Free tk with qkv_tokenizer_free even on error. */
 int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, qkv_error *err);
 void qkv_tokenizer_free(qkv_tokenizer *tk);
 

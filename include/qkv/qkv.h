@@ -39,8 +39,9 @@
 extern "C" {
 #endif
 
-/* The version of this API: it changes when a declaration here changes meaning. */
-#define QKV_API_VERSION 1
+/* The version of this API: it changes when a declaration here changes meaning or is added
+ * (2: qkv_text's fields, every column a model predicts for raw text). */
+#define QKV_API_VERSION 2
 
 /* A loaded model: its config, vocabularies and weights (opaque). */
 typedef struct qkv_model qkv_model;
@@ -113,10 +114,12 @@ const char *qkv_model_tag_name(const qkv_model *model, int t);
  * qkv_model_open loads with the tagger; qkv_model_open_segmenter gives one from its own file
  * instead. */
 
-/* Loads the segmenter at path (a checkpoint or export of data.task: segment) into model, in
+/* Loads the segmenter at path (a checkpoint or export of data.task: segment, or a model file
+ * that bundles one, such as the shipped data/models/en.h5: its segmenter) into model, in
  * place of the one it has (if any). Returns 0, or non-zero with *error: the file cannot be read
- * or is not a segmenter ("path: not a segmenter ..."; a tagger is not one), a config this qkv
- * does not accept; model keeps its segmenter then. Not while another call uses model. */
+ * or is not a segmenter ("path: not a segmenter ..."; a tagger without a bundled one is not
+ * one), a config this qkv does not accept; model keeps its segmenter then. Not while another
+ * call uses model. */
 int qkv_model_open_segmenter(qkv_model *model, const char *path, char **error);
 
 /* 1 when model has a segmenter (bundled or opened), else 0. */
@@ -127,12 +130,24 @@ int qkv_model_has_segmenter(const qkv_model *model);
  * n_words - 1; token t is words tokens[t].word .. + n_words - 1 (n_words > 1: a multiword
  * token). Every string is NUL-terminated UTF-8 owned by the qkv_text (freed with it). These
  * are the CoNLL-U lines `qkv tag MODEL --format text --tokenizer SEG.h5` writes for the same
- * text: a sentence's "# text", a multiword token's line, a word's FORM and tag, SpaceAfter=No
- * as space_after 0. */
+ * text: a sentence's "# text", a multiword token's line, a word's FORM and every column the
+ * model predicts (fields; tag: the first of them), SpaceAfter=No as space_after 0. */
 typedef struct qkv_word {
     const char *form;    /* the word (CoNLL-U FORM) */
-    const char *tag;     /* its tag, as qkv tag writes it */
+    const char *tag;     /* its tag, as qkv tag writes it: the model's first column (data.tags' first;
+                            DEPREL for a parser, whose tree is in fields) */
 } qkv_word;
+
+/* Every column the model predicts for one word, as qkv tag writes it in the CoNLL-U column of
+ * the same name; NULL (head: -1) for a column the model does not predict. A tagger of one
+ * column fills that one (upos for a UPOS or NER tagger: its tag); the joint parser of
+ * configs/ud_ewt_joint.yaml (data.tags: [deprel, upos, xpos, feats, lemma]) fills them all. */
+typedef struct qkv_word_fields {
+    const char *lemma, *upos, *xpos, *feats; /* LEMMA, UPOS, XPOS, FEATS */
+    int head;            /* a parser's HEAD: 0 for the root, k for word k of the word's own sentence
+                            (1-based: words[sentences[s].word + k - 1]); one tree a sentence */
+    const char *deprel;  /* DEPREL: the label of the arc from head */
+} qkv_word_fields;
 
 typedef struct qkv_token {
     const char *form;    /* the token as in the text (a TAB, CR or LF inside as a space) */
@@ -151,6 +166,7 @@ typedef struct qkv_text {
     const qkv_sentence *sentences; /* [n_sentences] */
     const qkv_token *tokens;       /* [n_tokens] */
     const qkv_word *words;         /* [n_words] */
+    const qkv_word_fields *fields; /* [n_words]: fields[w] are words[w]'s columns */
 } qkv_text;
 
 /* Segments and tags len bytes of raw UTF-8 text with model's segmenter and tagger: a

@@ -7,8 +7,8 @@
  * MODEL bundles), tags TEXT.txt with qkv_model_tag_text twice, all of it in one call and then
  * each paragraph (split at empty lines) in a call of its own, checks that both give the same,
  * and writes the result as the CoNLL-U `qkv tag --format text --tokenizer` writes (sent_id,
- * text, multiword-token lines, the tag in UPOS, SpaceAfter=No), built from the qkv_text
- * fields alone. The second form checks the errors of bad inputs. Exits 0; on a failure prints
+ * text, multiword-token lines, every column of each word's qkv_word_fields: LEMMA, UPOS,
+ * XPOS, FEATS, HEAD, DEPREL; SpaceAfter=No), built from the qkv_text fields alone. The second form checks the errors of bad inputs. Exits 0; on a failure prints
  * "FAIL: ..." on stderr and exits 1. */
 #define _POSIX_C_SOURCE 200809L
 #include <qkv/qkv.h>
@@ -40,6 +40,19 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+static const char *or_none(const char *v) { return v ? v : "_"; }
+
+/* Word w of t as a CoNLL-U line numbered id, with misc. */
+static void write_word(FILE *out, const qkv_text *t, int w, int id, const char *misc)
+{
+    const qkv_word_fields *f = &t->fields[w];
+    char head[16] = "_";
+    if (f->head >= 0)
+        snprintf(head, sizeof head, "%d", f->head);
+    fprintf(out, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t_\t%s\n", id, t->words[w].form, or_none(f->lemma),
+            or_none(f->upos), or_none(f->xpos), or_none(f->feats), head, or_none(f->deprel), misc);
+}
+
 /* The text as CoNLL-U, sentences numbered on from *sent_id. */
 static void write_conllu(FILE *out, const qkv_text *t, long *sent_id)
 {
@@ -53,11 +66,24 @@ static void write_conllu(FILE *out, const qkv_text *t, long *sent_id)
             if (tok->n_words > 1)
                 fprintf(out, "%d-%d\t%s\t_\t_\t_\t_\t_\t_\t_\t%s\n", id, id + tok->n_words - 1, tok->form, misc);
             for (int w = tok->word; w < tok->word + tok->n_words; w++)
-                fprintf(out, "%d\t%s\t_\t%s\t_\t_\t_\t_\t_\t%s\n", id++, t->words[w].form, t->words[w].tag,
-                        tok->n_words > 1 ? "_" : misc);
+                write_word(out, t, w, id++, tok->n_words > 1 ? "_" : misc);
         }
         fputc('\n', out);
     }
+}
+
+/* Word w's tag is one of its fields (the model's first column), its head (if any) a word of
+ * its sentence of n words or 0. */
+static void check_word(const qkv_text *t, int w, int n)
+{
+    const qkv_word_fields *f = &t->fields[w];
+    const char *tag = t->words[w].tag, *cols[] = {f->lemma, f->upos, f->xpos, f->feats, f->deprel};
+    int found = 0;
+    for (int k = 0; k < 5; k++)
+        found |= tag && cols[k] && !strcmp(tag, cols[k]);
+    CHECK(found, "word %d: its tag \"%s\" is none of its fields", w, tag ? tag : "(NULL)");
+    CHECK(f->head >= -1 && f->head <= n, "word %d: head %d out of range", w, f->head);
+    CHECK((f->head >= 0) == (f->deprel != NULL), "word %d: a head without a label or a label without one", w);
 }
 
 /* The result's indices: sentences cover the tokens and words in order, tokens their words. */
@@ -73,6 +99,8 @@ static void check_shape(const qkv_text *t)
         }
         tok += q->n_tokens;
         CHECK(word - q->word == q->n_words, "sentence %d: n_words", s);
+        for (int w = q->word; w < q->word + q->n_words; w++)
+            check_word(t, w, q->n_words);
     }
     CHECK(tok == t->n_tokens && word == t->n_words, "the sentences do not cover every token and word");
 }

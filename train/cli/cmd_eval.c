@@ -87,8 +87,9 @@ static int parse_args(eval_args *a, int argc, char **argv)
          "by characters), with the segmenter CHECKPOINT bundles (data.segmenter,\n"
          "qkv export --tokenizer) unless --tokenizer names one"},
         {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
-         "with --raw: the segmenter (data.task: segment) that splits the text\n"
-         "of each paragraph into sentences, tokens and multiword tokens;\n"
+         "with --raw: the segmenter (data.task: segment, or a model file that\n"
+         "bundles one: its segmenter) that splits the text of each paragraph\n"
+         "into sentences, tokens and multiword tokens;\n"
          "whitespace: none, a # text line is a sentence of whitespace-separated\n"
          "tokens"},
     };

@@ -115,8 +115,9 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "without a model named)",
          .choices = FORMATS},
         {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
-         "with --format text: a segmenter (data.task: segment) splits raw\n"
-         "text into sentences, tokens and multiword tokens; paragraphs are\n"
+         "with --format text: a segmenter (data.task: segment, or a model\n"
+         "file that bundles one: its segmenter) splits raw text into\n"
+         "sentences, tokens and multiword tokens; paragraphs are\n"
          "separated by blank lines and written as soon as they are tagged,\n"
          "with # sent_id, # text and SpaceAfter=No (without it: whitespace\n"
          "splits tokens, a line is a sentence, unless CHECKPOINT is an\n"
