@@ -146,7 +146,9 @@ def load(path, dtype=torch.float32):
     """The model of a qkv checkpoint or exported model (`qkv export`) as a torch.nn.Module in
     eval mode, with qkv's parameter names. model(ids, pad[, chars, char_lens]) gives logits
     [B, L, n_tags] (Tagger.forward); model.checkpoint holds the config, vocabularies and tag
-    names (model.checkpoint.tags); tag(model, sentences) tags lists of words."""
+    names (model.checkpoint.tags); tag(model, sentences) tags lists of words. A parser or a
+    model of several heads (data.tags a list) gives qkv_torch_parse's model: model.hidden(...)
+    is the encoder output its heads read, qkv_torch_parse.run_heads every head's scores."""
     return load_checkpoint(path, dtype)[1]
 
 
