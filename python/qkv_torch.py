@@ -207,6 +207,9 @@ def cmd_tag(a):
 def read_qkv_logits(path):
     """(/logits [n, n_tags] float64, /pred [n]) of a `qkv eval --logits` file."""
     with h5py.File(path, "r") as f:
+        if "/logits" not in f:
+            raise SystemExit(f"FAIL: {path} has no /logits (a parser's or several heads' file: /heads), "
+                             "not the scores of a model of one tagging head")
         return np.array(f["/logits"], dtype=np.float64), np.array(f["/pred"])
 
 

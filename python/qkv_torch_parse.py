@@ -239,6 +239,10 @@ def compare_heads(ck, model, conllu, qkv_logits, atol):
         if "/heads" not in f:
             print(f"FAIL: {qkv_logits} has no /heads group (a tagger of one column: /logits)")
             return 1
+        cols = bytes(f["/columns"][()]).decode("utf-8").split("\0")[:-1]
+        if cols != model.columns:
+            print(f"FAIL: {qkv_logits} holds the heads {cols}, the model's are {model.columns}")
+            return 1
         ok = np.array_equal(np.asarray(f["/sentences"][()]), np.asarray(data.starts))
         print(f"{len(data.starts) - 1} sentences, {data.starts[-1]} words: "
               f"{'the same' if ok else 'NOT the same'} sentences as qkv's /sentences")
