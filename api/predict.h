@@ -60,6 +60,28 @@ int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, i
 int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
                       const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
                       qkv_error *err);
+/* The scores of one head that qkv_predict_heads_scores copies out, in dataset order (each may be
+ * NULL; rows of sentences not predicted are left as they are). */
+typedef struct qkv_head_scores {
+    qkv_real *logits;      /* a tagging head: [n_words of ds, n_tags_h] its logits */
+    qkv_real *arcs;        /* a head with arcs: sentence s's arc scores [n_s, n_s + 1] (row t: word t + 1
+                              of the sentence, column 0 ROOT, column j word j; models/biaffine_head.h)
+                              row-major at offset arc_offsets[s] (qkv_arc_offsets) */
+    qkv_real *labels;      /* a head with arcs: [n_words of ds, n_tags_h] the label logits of each word's
+                              predicted arc (qkv_biaffine_head_labels: their argmax is its label) */
+    qkv_real *gold_labels; /* a head with arcs: the same of each word's gold arc (no gold head: the
+                              zero head vector) */
+} qkv_head_scores;
+/* offsets [n_sent of ds + 1]: where each sentence's arc block starts in qkv_head_scores.arcs,
+ * offsets[s + 1] = offsets[s] + n_s (n_s + 1), n_s its words; returns the total offsets[n_sent]. */
+int64_t qkv_arc_offsets(const qkv_dataset *ds, int64_t *offsets);
+/* qkv_predict_heads that also copies each head h's scores into scores[h] (scores [n_heads] may
+ * be NULL; with arcs it needs arc_offsets from qkv_arc_offsets). The arc and label scores are
+ * those the prediction reads, computed again from the same encoder output. Errors: as
+ * qkv_predict_heads. */
+int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                             const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
+                             const qkv_head_scores *scores, const int64_t *arc_offsets, qkv_error *err);
 /* needs[h] for qkv_predict_heads: for each lemma column h of s's featurizer, malloc'd
  * [n_classes] qkv_lemma_script_needs of each script; NULL for the other columns. Errors: out of
  * memory (what is allocated stays in needs for the caller to free). */

@@ -7,6 +7,7 @@
 #include "api/run_iter.h"
 #include "data/columns.h"
 #include "data/lemma_script.h"
+#include "models/biaffine_head.h"
 
 /* For a head with needs (lemma scripts): each token whose predicted class needs more characters
  * than its form has takes the best-scoring class its form can take (logits [T, n_tags]). */
@@ -59,10 +60,84 @@ static void scatter(const qkv_batch *b, const qkv_dataset *ds, const int32_t *sr
     }
 }
 
-/* Every head's prediction of the batch it->batch into pred[h] (dataset order), a head with arcs'
- * trees into pred_heads; loss_sum[h] += the summed loss of its gold-tagged words. */
-static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds, const int32_t *const *needs,
-                         int32_t *const *pred, int32_t *pred_heads, double *loss_sum, qkv_error *err)
+/* Copies the batch's rows src [T, C] into dst [n_words of ds, C] (dataset order). */
+static void scatter_rows(const qkv_batch *b, const qkv_dataset *ds, const qkv_real *src, int C, qkv_real *dst)
+{
+    const int32_t *offsets = qkv_batch_offsets(b);
+    for (int s = 0; s < qkv_batch_n_sent(b); s++) {
+        int len = offsets[s + 1] - offsets[s], w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s));
+        memcpy(dst + (size_t)w0 * C, src + (size_t)offsets[s] * C, (size_t)len * C * sizeof *src);
+    }
+}
+
+/* The batch's arc scores [T, L + 1] into arcs: sentence s's columns 0..n_s of its rows as the
+ * block [n_s, n_s + 1] at arc_offsets[s] (qkv_arc_offsets). */
+static void scatter_arcs(const qkv_batch *b, const qkv_tensor *scores, const int64_t *arc_offsets, qkv_real *arcs)
+{
+    const int32_t *offsets = qkv_batch_offsets(b);
+    const int C = scores->shape[1];
+    for (int i = 0; i < qkv_batch_n_sent(b); i++) {
+        int n = offsets[i + 1] - offsets[i];
+        qkv_real *dst = arcs + arc_offsets[qkv_batch_sent_id(b, i)];
+        for (int t = 0; t < n; t++)
+            memcpy(dst + (size_t)t * (n + 1), scores->data + (size_t)(offsets[i] + t) * C, (size_t)(n + 1) * sizeof *dst);
+    }
+}
+
+int64_t qkv_arc_offsets(const qkv_dataset *ds, int64_t *offsets)
+{
+    offsets[0] = 0;
+    for (int s = 0; s < ds->n_sent; s++) {
+        int64_t n = qkv_dataset_sent_len(ds, s);
+        offsets[s + 1] = offsets[s] + n * (n + 1);
+    }
+    return offsets[ds->n_sent];
+}
+
+/* What qkv_predict_heads_scores writes (see there). */
+typedef struct heads_out {
+    const int32_t *const *needs;
+    int32_t *const *pred;
+    int32_t *pred_heads;
+    double *loss_sum;
+    const qkv_head_scores *scores; /* [n_heads] (may be NULL) */
+    const int64_t *arc_offsets;
+} heads_out;
+
+/* Head `head`'s scores of the batch it->batch into sc: a tagging head's logits [T, n_tags]; a
+ * head with arcs' arc scores and label logits, from the encoder output hidden and its predicted
+ * heads bh [T] (batch order). */
+static int copy_scores(qkv_run_iter *it, const qkv_head *head, qkv_tensor *hidden, const qkv_tensor *logits,
+                       const int32_t *bh, const qkv_dataset *ds, const qkv_head_scores *sc, const int64_t *arc_offsets,
+                       qkv_error *err)
+{
+    const qkv_batch *b = &it->batch;
+    if (!qkv_head_has_arcs(head)) {
+        if (sc->logits)
+            scatter_rows(b, ds, logits->data, logits->shape[1], sc->logits);
+        return QKV_OK;
+    }
+    qkv_packed sent = it->in.sentences;
+    const int32_t *gold = qkv_batch_heads(b);
+    qkv_tensor *arcs = sc->arcs ? qkv_biaffine_head_arcs(&it->tp, head, hidden, sent) : NULL;
+    qkv_tensor *labels = sc->labels ? qkv_biaffine_head_labels(&it->tp, head, hidden, sent, bh) : NULL;
+    qkv_tensor *gold_labels = sc->gold_labels && gold ? qkv_biaffine_head_labels(&it->tp, head, hidden, sent, gold)
+                                                      : NULL;
+    if (it->tp.failed)
+        return qkv_fail(err, "%s", it->tp.err.msg);
+    if (arcs)
+        scatter_arcs(b, arcs, arc_offsets, sc->arcs);
+    if (labels)
+        scatter_rows(b, ds, labels->data, head->n_tags, sc->labels);
+    if (gold_labels)
+        scatter_rows(b, ds, gold_labels->data, head->n_tags, sc->gold_labels);
+    return QKV_OK;
+}
+
+/* Every head's prediction of the batch it->batch into o->pred[h] (dataset order), a head with
+ * arcs' trees into o->pred_heads, its scores into o->scores[h]; o->loss_sum[h] += the summed
+ * loss of its gold-tagged words. */
+static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds, const heads_out *o, qkv_error *err)
 {
     qkv_tensor *hidden = qkv_run_iter_hidden(it, m, err);
     if (!hidden)
@@ -77,13 +152,16 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds,
         qkv_tensor *logits;
         if (predict_head(it, m, h, hidden, bp, bh, &logits, &loss, err))
             return QKV_ERR;
-        if (needs && needs[h] && ds->form_chars)
-            applicable_argmax(logits, b, ds, needs[h], bp);
-        if (loss_sum)
-            loss_sum[h] += loss;
-        scatter(b, ds, bp, pred[h]);
-        if (pred_heads && qkv_head_has_arcs(qkv_tagger_head(m, h)))
-            scatter(b, ds, bh, pred_heads);
+        if (o->needs && o->needs[h] && ds->form_chars)
+            applicable_argmax(logits, b, ds, o->needs[h], bp);
+        if (o->loss_sum)
+            o->loss_sum[h] += loss;
+        scatter(b, ds, bp, o->pred[h]);
+        if (o->pred_heads && qkv_head_has_arcs(qkv_tagger_head(m, h)))
+            scatter(b, ds, bh, o->pred_heads);
+        if (o->scores &&
+            copy_scores(it, qkv_tagger_head(m, h), hidden, logits, bh, ds, &o->scores[h], o->arc_offsets, err))
+            return QKV_ERR;
     }
     return QKV_OK;
 }
@@ -92,11 +170,22 @@ int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
                       const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
                       qkv_error *err)
 {
+    return qkv_predict_heads_scores(m, ds, batch_tokens, shard, n_shards, needs, pred, pred_heads, loss_sum, NULL,
+                                    NULL, err);
+}
+
+int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
+                             const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
+                             const qkv_head_scores *scores, const int64_t *arc_offsets, qkv_error *err)
+{
     int n_heads = qkv_tagger_n_outputs(m), n_words = qkv_dataset_n_words(ds);
     if (qkv_dataset_n_columns(ds) != n_heads)
         return qkv_fail(err, "the model has %d heads, the data %d tag columns", n_heads, qkv_dataset_n_columns(ds));
     if (qkv_tagger_parses(m) && !pred_heads)
         return qkv_fail(err, "a parser (model.output biaffine) predicts heads: room for them is needed");
+    for (int h = 0; scores && h < n_heads; h++)
+        if (scores[h].arcs && !arc_offsets)
+            return qkv_fail(err, "head %d: arc scores asked for without their offsets (qkv_arc_offsets)", h);
     for (int w = 0; pred_heads && w < n_words; w++)
         pred_heads[w] = -1;
     for (int h = 0; h < n_heads; h++) {
@@ -107,11 +196,12 @@ int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
     }
     if (qkv_dataset_n_batchable(ds) == 0)
         return QKV_OK;
+    heads_out o = {needs, pred, pred_heads, loss_sum, scores, arc_offsets};
     qkv_run_iter it;
     int status = qkv_run_iter_init(&it, ds, batch_tokens, true, err) || qkv_run_iter_plan(&it, NULL, err);
     for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--)
         if (i % n_shards == shard)
-            status = qkv_run_iter_fill(&it, i, err) || predict_batch(&it, m, ds, needs, pred, pred_heads, loss_sum, err);
+            status = qkv_run_iter_fill(&it, i, err) || predict_batch(&it, m, ds, &o, err);
     qkv_run_iter_free(&it);
     return status ? QKV_ERR : QKV_OK;
 }

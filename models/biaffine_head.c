@@ -113,6 +113,14 @@ static qkv_tensor *label_logits(qkv_tape *tp, const biaffine_state *st, qkv_tens
     return qkv_add(tp, y, qkv_linear(tp, g, st->rel_w_head, NULL));
 }
 
+qkv_tensor *qkv_biaffine_head_labels(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences,
+                                     const int32_t *heads)
+{
+    const biaffine_state *st = h->state;
+    qkv_tensor *dep = role(tp, st, &st->rel_dep, x), *head = role(tp, st, &st->rel_head, x);
+    return label_logits(tp, st, dep, head, sentences, heads);
+}
+
 /* The labels the loss reads: the gold label of each word that has a gold head, else -1. */
 static int32_t *label_targets(qkv_tape *tp, int T, const int32_t *tags, const int32_t *heads)
 {

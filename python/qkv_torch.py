@@ -31,7 +31,9 @@ Q K^T * scale [+ rel_bias[h][clip(j - i, -R, R) + R] with model.attn_rel_clip = 
 and causal masks, softmax or relu normalisation.
 
 The data side (features, characters, CoNLL-U, checkpoint reading, qkv's batch plan) is in
-qkv_torch_data.py, the layers in qkv_torch_layers.py, the bench command in qkv_torch_bench.py.
+qkv_torch_data.py, the layers in qkv_torch_layers.py, the bench command in qkv_torch_bench.py,
+the biaffine parser head and models of several heads (data.tags a list) in qkv_torch_parse.py:
+load() of such a checkpoint gives that model (no tag(); qkv_torch_parse.run_heads scores it).
 
 Commands:
   qkv_torch.py tag MODEL [FILE]
@@ -42,7 +44,10 @@ Commands:
       runs the model in float64 on CONLLU and compares with `qkv eval ... --logits` output;
       exit 0 when max|torch - qkv| <= rtol * max|torch| and every predicted tag is equal
       (model.output crf: the Viterbi paths; with --loss L, qkv eval's loss, also the NLL per
-      gold-tagged word within rtol).
+      gold-tagged word within rtol). A parser or a model of several heads (data.tags a list;
+      the /heads layout of the file, qkv_torch_parse.py): every head's logits, the parser's
+      arc scores and label logits of the predicted and of the gold arcs within --atol (default
+      1e-4) absolute, the same predicted labels and tags (lemma: logits only).
   qkv_torch.py bench CKPT TRAIN DEV --steps N --warmup W [--threads 2] [--seed S]
       trains N steps (AdamW, or with optim.sparse_embeddings AdamW plus the lazy update of the
       embedding rows a batch touches as lib/optim/optim.h; the config's lr schedule, dropout, word dropout, clipping and the
@@ -68,6 +73,7 @@ import torch.nn.functional as F
 
 from qkv_torch_dense import (IMAGE_INPUTS, DenseTagger, checkpoint_tokens, frame_tokens, input_kind, run_frames,
                              run_images)
+from qkv_torch_parse import compare_heads, heads_tagger, is_multi_head
 from qkv_torch_layers import (CRF, BiLSTMEncoder, CharCNN, CNNEncoder, Encoder, LayerNorm, Positional, QkvParams,
                               bio_mask)
 
@@ -97,17 +103,21 @@ class Tagger(QkvParams):
         self.classifier.b = torch.nn.Parameter(torch.zeros(n_tags))
         self.crf = CRF(n_tags) if m["output"] == "crf" else None
 
-    def forward(self, ids, pad, chars=None, char_lens=None):
+    def hidden(self, ids, pad, chars=None, char_lens=None):
         """ids [n_features, B, L], pad [B, L] (True = padding), with a character encoder chars
-        [B, L, C] and char_lens [B, L] (qkv_torch_data.Batch) -> logits [B, L, n_tags]."""
+        [B, L, C] and char_lens [B, L] (qkv_torch_data.Batch) -> the normalised encoder output
+        [B, L, d_out] that every head reads (models/tagger.h qkv_tagger_hidden)."""
         x = sum(F.embedding(ids[k], self.embed[f], sparse=self.sparse_grad) for k, f in enumerate(self.features))
         if self.chars is not None:
             if chars is None:
                 raise ValueError("the model has a character encoder but the batch has no characters")
             x = x + self.chars(chars, char_lens)
         x = F.dropout(self.pos(x * self.scale), self.p, self.training)
-        x = self.encoder(x, pad)
-        return F.linear(self.final_ln(x), self.classifier.w, self.classifier.b)
+        return self.final_ln(self.encoder(x, pad))
+
+    def forward(self, ids, pad, chars=None, char_lens=None):
+        """The batch as for hidden() -> head 0's logits [B, L, n_tags] (a model of one tagging head)."""
+        return F.linear(self.hidden(ids, pad, chars, char_lens), self.classifier.w, self.classifier.b)
 
 
 
@@ -118,6 +128,8 @@ def load_checkpoint(ckpt_path, dtype=torch.float32):
         raise ValueError(f"{ckpt_path} is a {ck.config['data']['task']}er (data.task: {ck.config['data']['task']}), "
                          "not a tagger: its labels are per character (qkv tag --tokenizer takes it)")
     kind = input_kind(ck.config)
+    if is_multi_head(ck.config):  # a parser, or several columns: qkv_torch_parse.py
+        return ck, heads_tagger(ck).to(dtype).eval()
     if kind in IMAGE_INPUTS or kind == "frames":  # dense token vectors: their width from the input's matrix
         w = ck.params.get("input.proj.w" if kind != "frames" else "frames.w")
         model = DenseTagger(ck.config, len(ck.tags), w.shape[1] if w is not None else 0)
@@ -134,7 +146,9 @@ def load(path, dtype=torch.float32):
     """The model of a qkv checkpoint or exported model (`qkv export`) as a torch.nn.Module in
     eval mode, with qkv's parameter names. model(ids, pad[, chars, char_lens]) gives logits
     [B, L, n_tags] (Tagger.forward); model.checkpoint holds the config, vocabularies and tag
-    names (model.checkpoint.tags); tag(model, sentences) tags lists of words."""
+    names (model.checkpoint.tags); tag(model, sentences) tags lists of words. A parser or a
+    model of several heads (data.tags a list) gives qkv_torch_parse's model: model.hidden(...)
+    is the encoder output its heads read, qkv_torch_parse.run_heads every head's scores."""
     return load_checkpoint(path, dtype)[1]
 
 
@@ -150,6 +164,9 @@ def predict(model, logits, starts):
 def tag(model, sentences, batch_tokens=None):
     """Tags sentences (lists of words) with a model from load(): a list of tag lists, the tags
     qkv tag gives (up to float rounding in near ties)."""
+    if hasattr(model, "columns"):
+        raise ValueError("tag() tags with a model of one tagging head; a parser's or several heads' scores: "
+                         "qkv_torch_parse.run_heads")
     ck = model.checkpoint
     data = encode(ck, [[(w, "_") for w in s] for s in sentences])
     logits = run_logits(model, data, batch_tokens or ck.config["data"]["batch_tokens"])
@@ -192,6 +209,9 @@ def cmd_tag(a):
 def read_qkv_logits(path):
     """(/logits [n, n_tags] float64, /pred [n]) of a `qkv eval --logits` file."""
     with h5py.File(path, "r") as f:
+        if "/logits" not in f:
+            raise SystemExit(f"FAIL: {path} has no /logits (a parser's or several heads' file: /heads), "
+                             "not the scores of a model of one tagging head")
         return np.array(f["/logits"], dtype=np.float64), np.array(f["/pred"])
 
 
@@ -231,6 +251,8 @@ def compare_frames(ck, model, a):
 
 def cmd_compare(a):
     ck, model = load_checkpoint(a.checkpoint, torch.float64)
+    if is_multi_head(ck.config):
+        return compare_heads(ck, model, a.conllu, a.qkv_logits, a.atol)
     if input_kind(ck.config) in IMAGE_INPUTS:
         return compare_images(ck, model, a)
     if input_kind(ck.config) == "frames":
@@ -264,6 +286,7 @@ def main(argv):
     c.add_argument("conllu")
     c.add_argument("qkv_logits")
     c.add_argument("--rtol", type=float, default=1e-4)
+    c.add_argument("--atol", type=float, default=1e-4, help="a parser or several heads: the largest |difference|")
     c.add_argument("--loss", type=float, help="CRF models: qkv eval's loss, compared with the port's NLL")
     b = sub.add_parser("bench")
     b.add_argument("checkpoint")

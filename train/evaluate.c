@@ -68,8 +68,14 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
     }
 }
 
+/* What evaluate copies out beside the predictions (qkv_evaluate_scores). */
+typedef struct eval_scores {
+    const qkv_head_scores *heads; /* [n_heads] (may be NULL) */
+    const int64_t *arc_offsets;
+} eval_scores;
+
 static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                    qkv_eval_result *res, qkv_real *logits_out, qkv_error *err);
+                    qkv_eval_result *res, eval_scores sc, qkv_error *err);
 
 /* Heads 1..'s counts of their predicted words (head 0's are count_words'). */
 static void count_heads(qkv_eval_result *res, const qkv_dataset *ds)
@@ -107,23 +113,22 @@ double qkv_eval_selection_accuracy(const qkv_eval_result *res, const qkv_run_con
 }
 
 /* The model's predictions of ds into res->pred (head 0) and res->head_pred (the others), with
- * head 0's summed loss in res->loss. */
+ * head 0's summed loss in res->loss and the scores sc asks for. */
 static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                       qkv_eval_result *res, qkv_real *logits_out, qkv_error *err)
+                       qkv_eval_result *res, eval_scores sc, qkv_error *err)
 {
-    if (res->n_heads <= 1 && s->fz.columns[0] != QKV_TAG_LEMMA)
-        return qkv_predict_parsed(&s->model, ds, batch_tokens, shard, n_shards, res->pred, res->pred_heads, logits_out,
-                                  &res->loss, NULL, err);
-    if (logits_out)
-        return qkv_fail(err, "logits of a model of several heads are not copied out");
+    bool parser_scores = sc.heads && qkv_tagger_parses(&s->model); /* arcs and labels: per head */
+    if (res->n_heads <= 1 && s->fz.columns[0] != QKV_TAG_LEMMA && !parser_scores)
+        return qkv_predict_parsed(&s->model, ds, batch_tokens, shard, n_shards, res->pred, res->pred_heads,
+                                  sc.heads ? sc.heads[0].logits : NULL, &res->loss, NULL, err);
     int32_t *pred[QKV_MAX_COLUMNS] = {res->pred};
     double loss[QKV_MAX_COLUMNS];
     for (int h = 1; h < res->n_heads; h++)
         pred[h] = res->head_pred[h];
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     int status = qkv_session_class_needs(s, needs, err) ||
-                 qkv_predict_heads(&s->model, ds, batch_tokens, shard, n_shards, (const int32_t *const *)needs, pred,
-                                   res->pred_heads, loss, err);
+                 qkv_predict_heads_scores(&s->model, ds, batch_tokens, shard, n_shards, (const int32_t *const *)needs,
+                                          pred, res->pred_heads, loss, sc.heads, sc.arc_offsets, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
     res->loss = loss[0];
@@ -132,23 +137,23 @@ static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, 
 
 int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err)
 {
-    return evaluate(s, ds, batch_tokens, 0, 1, res, NULL, err);
+    return evaluate(s, ds, batch_tokens, 0, 1, res, (eval_scores){0}, err);
 }
 
-int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res,
-                        qkv_real *logits_out, qkv_error *err)
+int qkv_evaluate_scores(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res,
+                        const qkv_head_scores *scores, const int64_t *arc_offsets, qkv_error *err)
 {
-    return evaluate(s, ds, batch_tokens, 0, 1, res, logits_out, err);
+    return evaluate(s, ds, batch_tokens, 0, 1, res, (eval_scores){scores, arc_offsets}, err);
 }
 
 int qkv_evaluate_shard(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
                        qkv_eval_result *res, qkv_error *err)
 {
-    return evaluate(s, ds, batch_tokens, shard, n_shards, res, NULL, err);
+    return evaluate(s, ds, batch_tokens, shard, n_shards, res, (eval_scores){0}, err);
 }
 
 static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                    qkv_eval_result *res, qkv_real *logits_out, qkv_error *err)
+                    qkv_eval_result *res, eval_scores sc, qkv_error *err)
 {
     memset(res, 0, sizeof *res);
     int n_tags = res->n_tags = qkv_featurizer_n_tags(&s->fz);
@@ -169,7 +174,7 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
     if (n_words == 0)
         return QKV_OK; /* nothing to tag: all counts stay 0 */
     double t0 = now_seconds();
-    int status = predict_all(s, ds, batch_tokens, shard, n_shards, res, logits_out, err);
+    int status = predict_all(s, ds, batch_tokens, shard, n_shards, res, sc, err);
     if (status == QKV_OK) {
         count_words(res, ds);
         count_heads(res, ds);

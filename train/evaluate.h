@@ -4,6 +4,7 @@
 #define QKV_EVALUATE_H
 
 #include "api/session.h"
+#include "api/predict.h"
 #include "data/ud_eval.h"
 
 #define QKV_N_LENGTH_BUCKETS 4
@@ -64,10 +65,13 @@ void qkv_eval_finish_heads(qkv_eval_result *res);
 /* Runs the session's model without recording gradients over ds in batches of batch_tokens
  * words. Errors: out of memory, a model error (e.g. a sentence longer than max_len). */
 int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err);
-/* qkv_evaluate() that also copies every word's logits into logits [words of ds, n_tags]
- * (dataset order; may be NULL), e.g. for a comparison with a reference implementation. */
-int qkv_evaluate_logits(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res,
-                        qkv_real *logits, qkv_error *err);
+/* qkv_evaluate() that also copies each head h's scores into scores[h] (api/predict.h:
+ * qkv_head_scores, dataset order; scores [n_heads] may be NULL; arc_offsets from
+ * qkv_arc_offsets when a head has arcs), e.g. for a comparison with a reference implementation:
+ * a tagging head's logits [words of ds, n_tags_h], a parser's arc scores and label logits. The
+ * predictions and counts are qkv_evaluate's. */
+int qkv_evaluate_scores(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res,
+                        const qkv_head_scores *scores, const int64_t *arc_offsets, qkv_error *err);
 /* qkv_evaluate() of shard `shard` of n_shards (0 <= shard < n_shards): the batches i of the
  * evaluation plan with i % n_shards == shard only; the counts, loss and res->pred (-1 for the
  * words of other shards) are of their words only (train/dist.h sums the shards). */

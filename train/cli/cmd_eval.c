@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/io/store.h"
 #include "lib/profile.h"
 #include "lib/threads.h"
 #include "train/cli/cli.h"
 #include "train/cli/command.h"
 #include "train/cli/commands.h"
+#include "train/cli/eval_logits.h"
 #include "train/cli/eval_raw.h"
 #include "train/evaluate.h"
 #include "train/cli/output_file.h"
@@ -31,30 +31,6 @@ static const char ABOUT[] =
     "a parser adds UAS and LAS (full DEPREL labels) and the shared task's UAS, LAS (universal\n"
     "DEPREL), and with UPOS, FEATS and LEMMA heads MLAS and BLEX.\n";
 
-/* /logits [n_words, n_tags] and /pred [n_words] of res into path (a qkv HDF5 container). */
-static int write_logits(const char *path, const qkv_eval_result *res, const qkv_real *logits, int n_words,
-                        qkv_error *err)
-{
-    int64_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
-    if (!pred)
-        return qkv_fail(err, "out of memory for %d predictions", n_words);
-    for (int w = 0; w < n_words; w++)
-        pred[w] = res->pred[w];
-    qkv_store_writer *w;
-    int status = qkv_store_create(path, &w, err);
-    if (status == QKV_OK) {
-        if (qkv_store_write_real(w, "/logits", 2, (int[]){n_words, res->n_tags}, logits, err) ||
-            qkv_store_write_i64_array(w, "/pred", (size_t)n_words, pred, err)) {
-            qkv_store_abort(w);
-            status = QKV_ERR;
-        } else {
-            status = qkv_store_commit(w, err);
-        }
-    }
-    free(pred);
-    return status;
-}
-
 /* The options of qkv eval. */
 typedef struct eval_args {
     const char *ckpt, *file, *logits_path, *tokenizer, *confusion;
@@ -72,8 +48,12 @@ static int parse_args(eval_args *a, int argc, char **argv)
         {"--by-length", QKV_CLI_FLAG, &a->by_length, NULL,
          "also accuracy per sentence length (1-10, 11-20, 21-40, 41+ words)"},
         {"--logits", QKV_CLI_STRING, &a->logits_path, "OUT.h5",
-         "also write every word's logits to the HDF5 file OUT.h5: /logits float32\n"
-         "[words, tags] and /pred int64 [words] in file order (for parity checks)"},
+         "also write every word's scores to the HDF5 file OUT.h5 in file order (for\n"
+         "parity checks): a tagger of one column /logits float32 [words, tags] and\n"
+         "/pred int64 [words]; a parser or several columns, per column C\n"
+         "/heads/C/logits and /heads/C/pred, a parser's arc scores /heads/deprel/arcs\n"
+         "(each sentence's [n, n+1] block at arc_offsets), pred_heads, and label\n"
+         "logits of the predicted and of the gold arc, labels and gold_labels"},
         {"--confusion", QKV_CLI_STRING, &a->confusion, "OUT.png",
          "also draw the confusion matrix (gold x predicted tag or class, each row's\n"
          "fraction) as a heatmap OUT.png or OUT.svg, its gnuplot script beside it"},
@@ -128,16 +108,15 @@ static int load(qkv_session *s, const eval_args *a)
     return 0;
 }
 
-/* Tags the dev set of s into res (and with --logits every word's logits into *logits). */
-static int evaluate(qkv_session *s, const eval_args *a, qkv_eval_result *res, qkv_real **logits)
+/* Tags the dev set of s into res (and with --logits every head's scores into *l). */
+static int evaluate(qkv_session *s, const eval_args *a, qkv_eval_result *res, qkv_eval_logits *l)
 {
     qkv_error err;
-    int n_words = qkv_dataset_n_words(&s->dev);
-    if (a->logits_path &&
-        !(*logits = malloc(((size_t)n_words + 1) * (size_t)qkv_featurizer_n_tags(&s->fz) * sizeof **logits)))
-        return qkv_fail_reportf("out of memory for the logits of %d words", n_words);
+    if (a->logits_path && qkv_eval_logits_alloc(l, s, &s->dev, &err))
+        return qkv_fail_report(&err);
     qkv_seg_text st = {0};
-    int failed = qkv_evaluate_logits(s, &s->dev, s->cfg.data.batch_tokens, res, *logits, &err) ||
+    int failed = qkv_evaluate_scores(s, &s->dev, s->cfg.data.batch_tokens, res, a->logits_path ? l->heads : NULL,
+                                     l->arc_offsets, &err) ||
                  qkv_eval_add_spans(res, &s->fz, &s->dev_c, &s->dev, &err) ||
                  qkv_eval_add_ud_tags(res, s, &s->dev_c, &err) || qkv_seg_eval_read(s, a->file, &st, &err) ||
                  qkv_eval_add_segments(res, &s->fz, &s->dev, &st, &err);
@@ -147,14 +126,14 @@ static int evaluate(qkv_session *s, const eval_args *a, qkv_eval_result *res, qk
     return failed ? qkv_fail_reportf("%s: %s", a->file, err.msg) : 0;
 }
 
-/* --logits: the logits and predictions into a->logits_path. */
-static int save_logits(const qkv_session *s, const eval_args *a, const qkv_eval_result *res, const qkv_real *logits)
+/* --logits: the scores and predictions into a->logits_path. */
+static int save_logits(const qkv_session *s, const eval_args *a, const qkv_eval_result *res, const qkv_eval_logits *l)
 {
     if (!a->logits_path)
         return 0;
     qkv_error err;
     int prof = qkv_profile_begin("logits writing", QKV_PROF_WHOLE);
-    int failed = write_logits(a->logits_path, res, logits, qkv_dataset_n_words(&s->dev), &err);
+    int failed = qkv_eval_logits_write(a->logits_path, l, s, &s->dev, res, &err);
     qkv_profile_end(prof);
     return failed ? qkv_fail_report(&err) : 0;
 }
@@ -177,9 +156,9 @@ int qkv_cmd_eval(int argc, char **argv)
     qkv_session_init(&s);
     qkv_eval_result res;
     memset(&res, 0, sizeof res);
-    qkv_real *logits = NULL;
+    qkv_eval_logits logits = {0};
     int status = 1;
-    if (load(&s, &a) || evaluate(&s, &a, &res, &logits) || save_logits(&s, &a, &res, logits))
+    if (load(&s, &a) || evaluate(&s, &a, &res, &logits) || save_logits(&s, &a, &res, &logits))
         goto done;
     int prof = qkv_profile_begin("report", QKV_PROF_WHOLE);
     qkv_cmd_report(&s, a.file, &res, a.json, a.by_length);
@@ -195,7 +174,7 @@ int qkv_cmd_eval(int argc, char **argv)
     }
     status = 0;
 done:
-    free(logits);
+    qkv_eval_logits_free(&logits);
     qkv_eval_result_free(&res);
     qkv_session_free(&s);
     if (a.profile && status == 0)

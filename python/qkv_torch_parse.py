@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""The PyTorch port of qkv's models of several heads over one encoder and of its biaffine
+dependency-parser head, and their comparison with `qkv eval --logits` (qkv_torch.py compare
+calls compare_heads for a file in the /heads layout, docs/reference/data-files.md).
+
+A model of several heads (models/tagger.h: qkv_tagger_add_head; the heads api/session.c adds
+for data.tags a list of columns): one encoder, as qkv_torch.Tagger's, whose normalised output x
+[B, L, d_out] every head reads. Head 0 is of model.output with no name prefix: softmax or crf
+(classifier.w, classifier.b; crf.* with output crf) or the biaffine parser over DEPREL; heads
+1.. are softmax heads "<column>.classifier.w", "<column>.classifier.b" of data.tags' other
+columns.
+
+The biaffine head (models/biaffine_head.c, lib/ops/biaffine.h; Dozat and Manning 2017, "Deep
+Biaffine Attention for Neural Dependency Parsing"): four one-layer ReLU MLPs over x,
+    a_dep, a_head = relu(arc_mlp.{dep,head}.w x + b)  [arc_dim]
+    r_dep, r_head = relu(rel_mlp.{dep,head}.w x + b)  [label_dim]
+arc scores of word t over candidate heads j = 0 (ROOT: h_0 = arc.root) and j = 1..n (word j of
+the sentence: h_j = a_head of word j)
+    s[t, j] = a_dep_t^T arc.U h_j + arc.u^T h_j,
+and label logits of word t with head j (g = rel.root for ROOT, r_head of word j, zeros for no
+head)
+    y[t, l] = r_dep_t^T rel.U[l] g + rel.w_dep[l] . r_dep_t + rel.w_head[l] . g + rel.b[l].
+"""
+import h5py
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from qkv_torch_data import encode, padded, plan, read_conllu
+from qkv_torch_layers import CRF, bio_mask
+
+
+def columns(config):
+    """data.tags as a list of column names (head order)."""
+    tags = config["data"]["tags"]
+    return list(tags) if isinstance(tags, list) else [tags]
+
+
+def is_multi_head(config):
+    """Whether the model is one of several heads or a parser (what this module ports)."""
+    return len(columns(config)) > 1 or config["model"]["output"] == "biaffine"
+
+
+def _linear(out, d_in):
+    m = torch.nn.Module()
+    m.w = torch.nn.Parameter(torch.empty(out, d_in))
+    m.b = torch.nn.Parameter(torch.zeros(out))
+    return m
+
+
+def _pair(out, d_in):
+    m = torch.nn.Module()
+    m.dep, m.head = _linear(out, d_in), _linear(out, d_in)
+    return m
+
+
+def _params(**shapes):
+    m = torch.nn.Module()
+    for name, shape in shapes.items():
+        setattr(m, name, torch.nn.Parameter(torch.zeros(*shape)))
+    return m
+
+
+def add_biaffine(owner, d_in, n_tags, arc_dim, label_dim):
+    """The biaffine head's parameters on owner with qkv's names (arc_mlp.*, rel_mlp.*, arc.*,
+    rel.*; models/biaffine_head.c)."""
+    a, l, L = arc_dim, label_dim, n_tags
+    owner.arc_mlp, owner.rel_mlp = _pair(a, d_in), _pair(l, d_in)
+    owner.arc = _params(root=(a,), U=(a, a), u=(a,))
+    owner.rel = _params(root=(l,), U=(L, l, l), w_dep=(L, l), w_head=(L, l), b=(L,))
+
+
+def _role(lin, x):
+    return torch.relu(F.linear(x, lin.w, lin.b))
+
+
+def _with_root(root, h):
+    """[B, L + 1, d]: row 0 the ROOT vector, row j word j's vector h[:, j - 1]."""
+    return torch.cat([root.expand(h.shape[0], 1, -1), h], dim=1)
+
+
+def biaffine_arcs(owner, x):
+    """Arc scores [B, L, L + 1] of x [B, L, d_in]: [b, t, j] = s[t, j] of sentence b (columns
+    past the sentence's n + 1 are padding, not read)."""
+    dep, H = _role(owner.arc_mlp.dep, x), _with_root(owner.arc.root, _role(owner.arc_mlp.head, x))
+    return torch.matmul(torch.matmul(dep, owner.arc.U), H.transpose(1, 2)) + torch.matmul(H, owner.arc.u)[:, None, :]
+
+
+def biaffine_labels(owner, x, heads):
+    """Label logits [B, L, n_tags] of x [B, L, d_in] with each word's head heads [B, L] (0 = ROOT,
+    j = word j, < 0: a zero head vector)."""
+    dep = _role(owner.rel_mlp.dep, x)
+    G = _with_root(owner.rel.root, _role(owner.rel_mlp.head, x))
+    g = torch.gather(G, 1, heads.clamp(min=0)[..., None].expand(-1, -1, G.shape[-1]))
+    g = g * (heads >= 0)[..., None].to(g.dtype)
+    return F.bilinear(dep, g, owner.rel.U) + F.linear(dep, owner.rel.w_dep, owner.rel.b) + F.linear(g, owner.rel.w_head)
+
+
+def heads_tagger(ck):
+    """The model of several heads (or parser) of Checkpoint ck, parameters loaded: a
+    qkv_torch.Tagger whose head 0 is model.output's (a biaffine head replaces its classifier)
+    and which has a softmax head per further column (module <column>, its classifier)."""
+    from qkv_torch import Tagger  # it imports this module when it compares: loaded when needed
+    m, cols = ck.config["model"], columns(ck.config)
+    model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
+    d_out = model.classifier.w.shape[1]
+    model.columns = cols
+    if m["output"] == "biaffine":
+        del model.classifier
+        add_biaffine(model, d_out, len(ck.tags), m["arc_dim"], m["label_dim"])
+    for col in cols[1:]:
+        head = torch.nn.Module()
+        head.classifier = _linear(ck.params[f"{col}.classifier.b"].shape[0], d_out)
+        setattr(model, col, head)
+    model.load_qkv(ck.params)
+    if isinstance(model.crf, CRF) and m["crf_constrained"]:
+        model.crf.allowed_trans, model.crf.allowed_start, model.crf.allowed_end = bio_mask(ck.tags)
+    return model
+
+
+def _padded_heads(heads, starts, batch, L):
+    out = np.full((len(batch), L), -1, dtype=np.int64)
+    for b, s in enumerate(batch):
+        out[b, :starts[s + 1] - starts[s]] = heads[starts[s]:starts[s + 1]]
+    return torch.from_numpy(out)
+
+
+def run_heads(model, data, budget, gold_heads=None, pred_heads=None):
+    """Every head's scores of an Encoded `data` in corpus order, with qkv's evaluation batches:
+    {column: {"logits": [n_words, n_tags]}} for a tagging head; for the parser {"arcs": flat,
+    "arc_offsets": [n_sent + 1], "labels": at pred_heads, "gold_labels": at gold_heads} (heads
+    [n_words] as in CoNLL-U, -1: none), the layout of `qkv eval --logits` (docs/reference/data-files.md)."""
+    starts, n = data.starts, data.starts[-1]
+    lens = np.diff(starts)
+    arc_offsets = np.concatenate([[0], np.cumsum(lens * (lens + 1))])
+    parser = hasattr(model, "arc_mlp")
+    out, dtype = {}, model.final_ln.gain.dtype
+    for h, col in enumerate(model.columns):
+        if h == 0 and parser:
+            L = model.rel.b.shape[0]
+            out[col] = {"arcs": torch.zeros(int(arc_offsets[-1]), dtype=dtype), "arc_offsets": arc_offsets,
+                        "labels": torch.zeros(n, L, dtype=dtype), "gold_labels": torch.zeros(n, L, dtype=dtype)}
+        else:
+            w = (model.classifier if h == 0 else getattr(model, col).classifier).w
+            out[col] = {"logits": torch.zeros(n, w.shape[0], dtype=dtype)}
+    with torch.no_grad():
+        for batch in plan(starts, budget):
+            bt = padded(data, batch)
+            x = model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens)
+            for h, col in enumerate(model.columns):
+                if h == 0 and parser:
+                    _parser_batch(model, x, bt, batch, starts, out[col], gold_heads, pred_heads)
+                    continue
+                c = model.classifier if h == 0 else getattr(model, col).classifier
+                lg = F.linear(x, c.w, c.b)
+                for b, s in enumerate(batch):
+                    out[col]["logits"][starts[s]:starts[s + 1]] = lg[b, :bt.lens[b]]
+    return out
+
+
+def _parser_batch(model, x, bt, batch, starts, o, gold_heads, pred_heads):
+    """The parser head's scores of one batch into o (run_heads)."""
+    arcs = biaffine_arcs(model, x)
+    L = x.shape[1]
+    labels = {k: biaffine_labels(model, x, _padded_heads(v, starts, batch, L))
+              for k, v in (("labels", pred_heads), ("gold_labels", gold_heads)) if v is not None}
+    for b, s in enumerate(batch):
+        n, w0 = bt.lens[b], starts[s]
+        o["arcs"][o["arc_offsets"][s]:o["arc_offsets"][s + 1]] = arcs[b, :n, :n + 1].reshape(-1)
+        for k, lg in labels.items():
+            o[k][w0:w0 + n] = lg[b, :n]
+
+
+def read_heads(path):
+    """Each word's HEAD in a CoNLL-U file (-1 for "_"), words as qkv_torch_data.read_conllu reads them."""
+    heads = []
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        for line in f:
+            fields = line.rstrip("\r\n").split("\t")
+            if len(fields) != 10 or line.startswith("#") or "-" in fields[0] or "." in fields[0]:
+                continue
+            heads.append(int(fields[6]) if fields[6].isdigit() else -1)
+    return np.array(heads, dtype=np.int64)
+
+
+def is_tree(heads):
+    """Whether heads [n] (0 = ROOT, j = word j) is a tree with one child of ROOT."""
+    n = len(heads)
+    if (heads < 0).any() or (heads > n).any() or int((heads == 0).sum()) != 1:
+        return False
+    for t in range(1, n + 1):
+        seen, j = set(), t
+        while j != 0:
+            if j in seen:
+                return False
+            seen.add(j)
+            j = int(heads[j - 1])
+    return True
+
+
+def _diff(what, ref, got, atol):
+    ref, got = np.asarray(ref, dtype=np.float64), np.asarray(got, dtype=np.float64)
+    if ref.shape != got.shape:
+        print(f"FAIL {what}: qkv {got.shape}, torch {ref.shape}")
+        return False
+    err = float(np.abs(ref - got).max()) if ref.size else 0.0
+    print(f"{what}: {ref.size} values, max |qkv - torch| = {err:.3g}, max |torch| = "
+          f"{float(np.abs(ref).max()) if ref.size else 0:.3g} (limit {atol:g})")
+    return err <= atol
+
+
+def _same_pred(what, ref, got):
+    diff = np.nonzero(np.asarray(ref) != np.asarray(got))[0]
+    print(f"{what}: predictions differ at {len(diff)} of {len(ref)} words")
+    return len(diff) == 0
+
+
+def _check_parser(col, ref, f, starts, atol):
+    g = f[f"/heads/{col}"]
+    ok = _diff(f"{col}/arcs", ref["arcs"].numpy(), g["arcs"][()], atol)
+    ok &= np.array_equal(np.asarray(g["arc_offsets"][()]), ref["arc_offsets"])
+    for k in ("labels", "gold_labels"):
+        ok &= _diff(f"{col}/{k}", ref[k].numpy(), g[k][()], atol)
+    ok &= _same_pred(f"{col}/pred (labels of the predicted arcs)", ref["labels"].numpy().argmax(1), g["pred"][()])
+    ph = np.asarray(g["pred_heads"][()])
+    trees = sum(is_tree(ph[starts[s]:starts[s + 1]]) for s in range(len(starts) - 1))
+    print(f"{col}/pred_heads: {trees} of {len(starts) - 1} sentences are trees with one child of ROOT")
+    return ok and trees == len(starts) - 1
+
+
+def compare_heads(ck, model, conllu, qkv_logits, atol):
+    """compare for the /heads layout: every head's scores of the port (float64) against qkv's,
+    max |difference| <= atol, and the same predictions (the lemma head's excepted: qkv takes the
+    best script the form can take, api/predict_heads.c). Returns the exit status."""
+    sents = read_conllu(conllu)  # the words (their UPOS is not read)
+    data = encode(ck, [[(form, "_") for form, _ in s] for s in sents])
+    gold = read_heads(conllu)
+    with h5py.File(qkv_logits, "r") as f:
+        if "/heads" not in f:
+            print(f"FAIL: {qkv_logits} has no /heads group (a tagger of one column: /logits)")
+            return 1
+        cols = bytes(f["/columns"][()]).decode("utf-8").split("\0")[:-1]
+        if cols != model.columns:
+            print(f"FAIL: {qkv_logits} holds the heads {cols}, the model's are {model.columns}")
+            return 1
+        ok = np.array_equal(np.asarray(f["/sentences"][()]), np.asarray(data.starts))
+        print(f"{len(data.starts) - 1} sentences, {data.starts[-1]} words: "
+              f"{'the same' if ok else 'NOT the same'} sentences as qkv's /sentences")
+        parser = hasattr(model, "arc_mlp")
+        pred_heads = np.asarray(f[f"/heads/{model.columns[0]}/pred_heads"][()]) if parser else None
+        ref = run_heads(model, data, ck.config["data"]["batch_tokens"], gold, pred_heads)
+        for h, col in enumerate(model.columns):
+            if h == 0 and parser:
+                ok &= _check_parser(col, ref[col], f, data.starts, atol)
+                continue
+            lg = ref[col]["logits"]
+            ok &= _diff(f"{col}/logits", lg.numpy(), f[f"/heads/{col}/logits"][()], atol)
+            if col == "lemma":
+                continue
+            if h == 0 and model.crf is not None:
+                s = data.starts
+                pred = np.concatenate([model.crf.viterbi(lg[s[i]:s[i + 1]]) for i in range(len(s) - 1)])
+            else:
+                pred = lg.numpy().argmax(1)
+            ok &= _same_pred(f"{col}/pred", pred, f[f"/heads/{col}/pred"][()])
+    print("ok" if ok else "FAIL: PyTorch and qkv disagree")
+    return 0 if ok else 1
