@@ -174,6 +174,10 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("data", "synthetic_seed", data.synthetic_seed, 0, INT_MAX, "1", "seed of the synthetic grammar"),
     INT("data", "max_train_len", data.max_train_len, 0, 1000000, "0",
         "train only on sentences of at most this many words; 0 = all"),
+    INT("data", "lexicon_min_count", data.seg_lexicon_min_count, 0, 1000000, "1",
+        "data.task segment: each whitespace-delimited chunk of the training text that is segmented the "
+        "same way each of the at least this many times it occurs is stored with the segmenter and segmented "
+        "that way (its characters' labels overridden; data/seg_lexicon.h); 0 = no lexicon"),
     INT("data", "word_min_count", data.features.word_min_count, 1, 1000000, "2",
         "training words seen fewer times map to UNK"),
     INT("data", "feature_min_count", data.features.affix_min_count, 1, 1000000, "1",

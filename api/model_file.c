@@ -32,6 +32,47 @@ static int save_vocab(qkv_store_writer *w, const char *group, const qkv_featuriz
     return QKV_OK;
 }
 
+/* A segmenter's lexicon (data/seg_lexicon.h) as GROUP/lexicon/chunks and GROUP/lexicon/segs;
+ * nothing for an empty one. */
+static int save_lexicon(qkv_store_writer *w, const char *group, const qkv_seg_lexicon *lx, qkv_error *err)
+{
+    if (lx->n == 0)
+        return QKV_OK;
+    char path[128];
+    snprintf(path, sizeof path, "%s/lexicon/chunks", group);
+    if (qkv_store_write_strings(w, path, lx->n, lx->chunks, err))
+        return QKV_ERR;
+    snprintf(path, sizeof path, "%s/lexicon/segs", group);
+    return qkv_store_write_strings(w, path, lx->n, lx->segs, err);
+}
+
+/* GROUP/lexicon of the file (when it has one) into s->seg_lexicon; where names it in messages. */
+static int load_lexicon(const qkv_store_reader *r, const char *where, const char *group, qkv_session *s,
+                        qkv_error *err)
+{
+    char chunks_path[128], segs_path[128];
+    snprintf(chunks_path, sizeof chunks_path, "%s/lexicon/chunks", group);
+    snprintf(segs_path, sizeof segs_path, "%s/lexicon/segs", group);
+    qkv_seg_lexicon_free(&s->seg_lexicon);
+    if (!qkv_store_has(r, chunks_path) && !qkv_store_has(r, segs_path))
+        return QKV_OK;
+    char **chunks = NULL, **segs = NULL;
+    size_t n_chunks = 0, n_segs = 0;
+    int status = qkv_store_read_strings(r, chunks_path, &n_chunks, &chunks, err);
+    if (status == QKV_OK)
+        status = qkv_store_read_strings(r, segs_path, &n_segs, &segs, err);
+    if (status == QKV_OK && n_chunks != n_segs)
+        status = qkv_fail(err, "%zu chunks but %zu segmentations", n_chunks, n_segs);
+    if (status == QKV_OK)
+        status = qkv_seg_lexicon_set(&s->seg_lexicon, n_chunks, (const char *const *)chunks,
+                                     (const char *const *)segs, err);
+    free(chunks); /* one allocation each, see lib/io/store.h */
+    free(segs);
+    if (status)
+        qkv_fail_prefix(err, "%s: %s/lexicon", where, group);
+    return status;
+}
+
 /* The model of s under group ("": the file's root), with config_text as its config. */
 static int write_group(qkv_store_writer *w, const char *group, const qkv_session *s, const char *config_text,
                        qkv_error *err)
@@ -39,7 +80,8 @@ static int write_group(qkv_store_writer *w, const char *group, const qkv_session
     char params[64], config[64];
     snprintf(params, sizeof params, "%s/params", group);
     snprintf(config, sizeof config, "%s/config", group);
-    if (qkv_store_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err))
+    if (qkv_store_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err) ||
+        save_lexicon(w, group, &s->seg_lexicon, err))
         return QKV_ERR;
     return qkv_store_write_text(w, config, config_text, err);
 }
@@ -190,6 +232,8 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
         text = NULL;
         status = load_vocab(r, where, group, s, err);
     }
+    if (status == QKV_OK)
+        status = load_lexicon(r, where, group, s, err);
     if (status == QKV_OK && s->cfg.data.task == QKV_TASK_FRAMES) { /* the frame width, from frames.w */
         char w[80];
         int rank, shape[QKV_MAX_RANK];

@@ -6,9 +6,12 @@
  *   /vocab/<feature>, /vocab/tags, /vocab/chars (model.char_dim > 0 only)
  *                       vocabularies: UTF-8 strings in id order, each NUL-ended, as uint8
  *   /config             the resolved YAML config (api/run_config.h)
+ *   /lexicon/chunks, /lexicon/segs
+ *                       a segmenter's lexicon (data/seg_lexicon.h; none when it is empty): its
+ *                       chunks in byte order and their segmentations, string lists as above
  * An export holds nothing else, except for a segmenter bundled with `qkv export --tokenizer`:
- * the same three under /segmenter (QKV_SEGMENTER_GROUP: /segmenter/params, /segmenter/vocab,
- * /segmenter/config). A training checkpoint adds /optim and /train (what --resume
+ * the same under /segmenter (QKV_SEGMENTER_GROUP: /segmenter/params, /segmenter/vocab,
+ * /segmenter/config, /segmenter/lexicon). A training checkpoint adds /optim and /train (what --resume
  * needs); best.h5 adds only /train/run_id and /train/step (which run and step it is from). */
 #ifndef QKV_API_MODEL_FILE_H
 #define QKV_API_MODEL_FILE_H

@@ -23,6 +23,7 @@ void qkv_session_free(qkv_session *s)
     if (s->fz_ready)
         qkv_featurizer_free(&s->fz);
     qkv_warnings_free(&s->warnings);
+    qkv_seg_lexicon_free(&s->seg_lexicon);
     free(s->config_text);
     memset(s, 0, sizeof *s);
 }
@@ -60,7 +61,10 @@ static int synthetic_corpus(qkv_corpus *c, const char *name, int n, uint64_t see
     return status;
 }
 
-int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_error *err)
+/* qkv_session_read_corpus; with lexicon (the training file of a segmenter) also the lexicon of
+ * its chunks (data.lexicon_min_count > 0) into *lexicon, freed before. */
+static int read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_seg_lexicon *lexicon,
+                       qkv_error *err)
 {
     if (s->cfg.data.task != QKV_TASK_SEGMENT)
         return qkv_corpus_read(c, path, &s->cfg.data.read, err);
@@ -69,8 +73,17 @@ int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *pat
     if (qkv_seg_read(&st, path, err))
         return QKV_ERR;
     int status = qkv_seg_corpus(c, &st, true, err);
+    if (status == QKV_OK && lexicon && s->cfg.data.seg_lexicon_min_count > 0) {
+        qkv_seg_lexicon_free(lexicon);
+        status = qkv_seg_lexicon_build(lexicon, &st, s->cfg.data.seg_lexicon_min_count, err);
+    }
     qkv_seg_free(&st);
     return status;
+}
+
+int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_error *err)
+{
+    return read_corpus(s, c, path, NULL, err);
 }
 
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
@@ -87,7 +100,7 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
     if (load_train) {
         int st = synthetic ? synthetic_corpus(&s->train_c, "synthetic-train", d->synthetic_train,
                                               (uint64_t)d->synthetic_seed, err)
-                           : qkv_session_read_corpus(s, &s->train_c, d->train, err);
+                           : read_corpus(s, &s->train_c, d->train, &s->seg_lexicon, err);
         if (st)
             return QKV_ERR;
         if (!s->fz_ready) {

@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "data/features.h"
 #include "data/idx.h"
+#include "data/seg_lexicon.h"
 #include "data/image_augment.h"
 #include "models/tagger.h"
 #include "api/run_config.h"
@@ -30,6 +31,8 @@ typedef struct qkv_session {
     qkv_frame_refs dev_refs, test_refs;
     int frames_d_input;         /* a frame model's d_input read from a model file (no data needed) */
     qkv_warnings warnings;      /* printed by the command */
+    qkv_seg_lexicon seg_lexicon; /* a segmenter's lexicon: from the training file
+                                    (data.lexicon_min_count) or the model file's /lexicon */
     qkv_tagger model;
     bool model_ready;
 } qkv_session;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Makes the shipped English model data/models/en.h5 from UD English-EWT: a segmenter
-# (configs/ud_ewt_tokenize.yaml, 2 of its 4 epochs) and the small all-columns tagger
+# (configs/ud_ewt_tokenize.yaml for 2 epochs, the config runs 8) and the small all-columns tagger
 # (configs/ud_ewt_small.yaml), both trained on train with dev for selection, at the same time
 # with one thread each; then one float16 export that bundles them, and its sha256.
 # Usage: data/make-english-model.sh [EWT_DIR [OUT.h5]]

@@ -13,8 +13,8 @@ int qkv_seg_eval_read(const qkv_session *s, const char *path, qkv_seg_text *st, 
     return qkv_seg_read(st, path, err);
 }
 
-int qkv_eval_add_segments(qkv_eval_result *res, const qkv_featurizer *fz, const qkv_dataset *ds, const qkv_seg_text *st,
-                          qkv_error *err)
+int qkv_eval_add_segments(qkv_eval_result *res, const qkv_featurizer *fz, const qkv_seg_lexicon *lexicon,
+                          const qkv_dataset *ds, const qkv_seg_text *st, qkv_error *err)
 {
     res->has_segments = false;
     if (st->n_chars == 0)
@@ -37,6 +37,7 @@ int qkv_eval_add_segments(qkv_eval_result *res, const qkv_featurizer *fz, const 
         return qkv_fail(err, "out of memory for %d labels", st->n_chars);
     for (int i = 0; i < st->n_chars; i++)
         labels[i] = res->pred[i] >= 0 && res->pred[i] < n_tags ? label_of[res->pred[i]] : QKV_SEG_INSIDE;
+    qkv_seg_lexicon_apply(lexicon, st, labels);
     int status = qkv_seg_score(st, labels, &res->seg_tokens, &res->seg_sentences, err);
     free(labels);
     res->has_segments = status == QKV_OK;

@@ -39,7 +39,7 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     qkv_profile_end(prof);
     if (!status)
         status = qkv_eval_add_spans(&res, &t->s->fz, &t->s->dev_c, &t->s->dev, &err) ||
-                 qkv_eval_add_segments(&res, &t->s->fz, &t->s->dev, &t->dev_st, &err);
+                 qkv_eval_add_segments(&res, &t->s->fz, &t->s->seg_lexicon, &t->s->dev, &t->dev_st, &err);
     if (status) {
         qkv_trainer_clear_progress(t);
         if (err.sentence >= 0) /* about one sentence: its file and line */

@@ -119,7 +119,7 @@ static int evaluate(qkv_session *s, const eval_args *a, qkv_eval_result *res, qk
                                      l->arc_offsets, &err) ||
                  qkv_eval_add_spans(res, &s->fz, &s->dev_c, &s->dev, &err) ||
                  qkv_eval_add_ud_tags(res, s, &s->dev_c, &err) || qkv_seg_eval_read(s, a->file, &st, &err) ||
-                 qkv_eval_add_segments(res, &s->fz, &s->dev, &st, &err);
+                 qkv_eval_add_segments(res, &s->fz, &s->seg_lexicon, &s->dev, &st, &err);
     qkv_seg_free(&st);
     if (failed && err.sentence >= 0) /* about one sentence: its file and line */
         return qkv_session_name_sentence(&s->dev_c, &err), qkv_fail_report(&err);

@@ -270,7 +270,7 @@ static int final_report(const train_run *r)
                  qkv_eval_add_spans(&res, &best.fz, &r->s.dev_c, &r->s.dev, &err) ||
                  qkv_eval_add_ud_tags(&res, &best, &r->s.dev_c, &err) ||
                  qkv_seg_eval_read(&r->s, r->s.cfg.data.dev, &st, &err) ||
-                 qkv_eval_add_segments(&res, &best.fz, &r->s.dev, &st, &err);
+                 qkv_eval_add_segments(&res, &best.fz, &best.seg_lexicon, &r->s.dev, &st, &err);
     qkv_seg_free(&st);
     qkv_profile_end(prof);
     if (failed) {
