@@ -67,7 +67,7 @@ static size_t collect(const qkv_seg_text *st, occurrence *occ, char *segbuf)
                 uint8_t l = st->labels[k];
                 segbuf[k] = k + 1 == j ? 'T' : l == QKV_SEG_INSIDE ? 'I' : l == QKV_SEG_WORD_END ? 'W' : 'T';
             }
-            if (j - i >= 2)
+            if (j - i >= 2 && st->labels[j - 1] != QKV_SEG_INSIDE) /* a token across the space: not a chunk */
                 occ[n++] = (occurrence){st->text + st->char_off[i], st->char_off[j] - st->char_off[i], segbuf + i,
                                         (size_t)(j - i)};
             i = j;

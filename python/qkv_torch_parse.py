@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The PyTorch port of qkv's models of several heads over one encoder and of its biaffine
 dependency-parser head, and their comparison with `qkv eval --logits` (qkv_torch.py compare
-calls compare_heads for a file in the /heads layout, docs/reference/data-files.md).
+calls compare_heads for a file in the /heads layout, docs/reference/checkpoints.md).
 
 A model of several heads (models/tagger.h: qkv_tagger_add_head; the heads api/session.c adds
 for data.tags a list of columns): one encoder, as qkv_torch.Tagger's, whose normalised output x
@@ -21,6 +21,8 @@ and label logits of word t with head j (g = rel.root for ROOT, r_head of word j,
 head)
     y[t, l] = r_dep_t^T rel.U[l] g + rel.w_dep[l] . r_dep_t + rel.w_head[l] . g + rel.b[l].
 """
+import gzip
+
 import h5py
 import numpy as np
 import torch
@@ -129,7 +131,7 @@ def run_heads(model, data, budget, gold_heads=None, pred_heads=None):
     """Every head's scores of an Encoded `data` in corpus order, with qkv's evaluation batches:
     {column: {"logits": [n_words, n_tags]}} for a tagging head; for the parser {"arcs": flat,
     "arc_offsets": [n_sent + 1], "labels": at pred_heads, "gold_labels": at gold_heads} (heads
-    [n_words] as in CoNLL-U, -1: none), the layout of `qkv eval --logits` (docs/reference/data-files.md)."""
+    [n_words] as in CoNLL-U, -1: none), the layout of `qkv eval --logits` (docs/reference/checkpoints.md)."""
     starts, n = data.starts, data.starts[-1]
     lens = np.diff(starts)
     arc_offsets = np.concatenate([[0], np.cumsum(lens * (lens + 1))])
@@ -174,7 +176,8 @@ def _parser_batch(model, x, bt, batch, starts, o, gold_heads, pred_heads):
 def read_heads(path):
     """Each word's HEAD in a CoNLL-U file (-1 for "_"), words as qkv_torch_data.read_conllu reads them."""
     heads = []
-    with open(path, encoding="utf-8-sig", newline="") as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
         for line in f:
             fields = line.rstrip("\r\n").split("\t")
             if len(fields) != 10 or line.startswith("#") or "-" in fields[0] or "." in fields[0]:

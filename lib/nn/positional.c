@@ -153,7 +153,11 @@ int qkv_pos_draw_score_bias_grid(const qkv_attention_opts *opts, qkv_tensor *par
     double *a = s ? qkv_pos_panel_alloc(heads, rows, H * cols, "key column", "key row", err) : NULL;
     double *b = a ? qkv_pos_panel_alloc(mean, rows, cols, "key column", "key row", err) : NULL;
     if (!b)
-        return free(s), s ? QKV_ERR : qkv_fail(err, "out of memory");
+    {
+        bool had = s != NULL;
+        free(s);
+        return had ? QKV_ERR : qkv_fail(err, "out of memory");
+    }
     const qkv_score_bias sb = {opts->pos_bias, param, opts->pos_bias_clip, g};
     for (int h = 0; h < H; h++)
         sb.kind->add(&sb, h, H, q, 0, n, s + (size_t)h * n);

@@ -192,7 +192,7 @@ qkv_tensor *qkv_add_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, qkv_t
 qkv_tensor *qkv_add_dropout_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, double p, qkv_tensor *gain,
                                        qkv_tensor *bias, double eps, qkv_tensor **sum)
 {
-    QKV_PROFILE_SCOPE("add_layer_norm", QKV_PROF_FWD);
+    QKV_PROFILE_SCOPE("add_dropout_layer_norm", QKV_PROF_FWD);
     if (!add_norm_check(tp, "add_dropout_layer_norm", x, a, gain, bias, eps))
         return NULL;
     if (!(p >= 0 && p < 1))

@@ -46,6 +46,30 @@ static qkv_seg_text read_doc(void)
     return st;
 }
 
+static void entries(const qkv_seg_lexicon *lx, char *out, size_t cap);
+
+/* A token with a space inside (UD allows it): its first chunk ends inside the token, so it is no
+ * chunk of its own; the chunk that ends the token is. */
+static void test_token_across_space(void **state)
+{
+    (void)state;
+    static const char doc[] = "# text = about 10 000 dollars\n"
+                              W10("1", "about", "_")
+                              W10("2", "10 000", "_")
+                              W10("3", "dollars", "_");
+    qkv_seg_text st;
+    qkv_error err = {0};
+    if (qkv_seg_read_mem(&st, doc, strlen(doc), "space.conllu", &err))
+        fail_msg("%s", err.msg);
+    qkv_seg_lexicon lx;
+    char got[512];
+    assert_int_equal(qkv_seg_lexicon_build(&lx, &st, 1, &err), QKV_OK);
+    entries(&lx, got, sizeof got);
+    assert_string_equal(got, "000=IIT about=IIIIT dollars=IIIIIIT");
+    qkv_seg_lexicon_free(&lx);
+    qkv_seg_free(&st);
+}
+
 /* The lexicon as "chunk=seg chunk=seg ...". */
 static void entries(const qkv_seg_lexicon *lx, char *out, size_t cap)
 {
@@ -147,6 +171,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build),
+        cmocka_unit_test(test_token_across_space),
         cmocka_unit_test(test_apply),
         cmocka_unit_test(test_set),
     };

@@ -1,6 +1,7 @@
 /* qkv_expf_neg (lib/exp_neg.h), the float exp of non-positive arguments behind attention's
  * softmax and GELU's gradient: relative error against double exp over [-87, 0] on a dense grid
- * and at random points, exact at 0, 0 for arguments below -87 and for -inf (a masked score). */
+ * and at random points, exact at 0, 0 for arguments below -87 and for -inf (a masked score), NaN
+ * for NaN. */
 #include "testutil.h"
 
 #include <math.h>
@@ -52,6 +53,7 @@ static void test_ends(void **state)
     assert_true(qkv_expf_neg(-87.5f) == 0.0f);
     assert_true(qkv_expf_neg(-1e30f) == 0.0f);
     assert_true(qkv_expf_neg(-INFINITY) == 0.0f);
+    assert_true(isnan(qkv_expf_neg(NAN))); /* a diverged score stays visible */
     /* rounding can leave a max-shifted score a little above 0 */
     assert_true(fabs((double)qkv_expf_neg(1e-6f) - exp(1e-6)) < 2e-7);
 }

@@ -350,7 +350,8 @@ def main():
                 results[name] = bench_config(name, a, ewt, work)
     load1 = os.getloadavg()
     print(f"qkv vs PyTorch {qkv_torch.torch.__version__}, {a.threads} threads each, {a.steps} steps ({a.warmup} "
-          f"warm-up); EWT rows: EWT train/dev, data.batch_tokens = {BATCH_TOKENS}; image and speech rows: "
+          f"warm-up); EWT rows: EWT train/dev, data.batch_tokens = {BATCH_TOKENS}; quickstart: its own config on the "
+          f"shipped EWT sample; image and speech rows: "
           f"tests/reference/bench_dense.py; {a.repeats} rounds per "
           f"config, the systems taking turns; {time.strftime('%Y-%m-%d %H:%M UTC', start)}")
     print("command: /usr/bin/python3 tests/reference/bench.py " + shlex.join(sys.argv[1:]))

@@ -4,7 +4,6 @@ from start to exit (loading the model and, for PyTorch, importing torch included
 waits for), with 1 and 2 threads, the systems taking turns in each round. Words per second count
 the words of the text (split as both commands split it)."""
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -50,7 +49,10 @@ def bench_tag(a, ckpt, dev, src, read_conllu, work):
                         sys.exit(f"bench: qkv tag wrote {got} words of {n_words}")
                     f["qkv"] = n_words / s
                 else:
-                    s, _ = timed(port + ["--threads", str(t)], env)
+                    s, tagged = timed(port + ["--threads", str(t)], env)
+                    got = sum(1 for line in tagged.splitlines() if line.strip())
+                    if got != n_words:
+                        sys.exit(f"bench: the port's tag wrote {got} words of {n_words}")
                     f["torch"] = n_words / s
             f["ratio"] = f["qkv"] / f["torch"]
             out[t].append(f)
@@ -74,6 +76,3 @@ def print_tag(n_words, out, spread):
     print()
     print(f"qkv tag, 2 threads against 1 (per round): {spread(two, '.2f', 'x')}")
 
-
-def median(values):
-    return statistics.median(values)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # PyTorch parity of the biaffine parser and of models of several heads on the shipped EWT
 # sample (no corpus needed): four tiny models are trained for 20 steps, `qkv eval --logits`
-# writes every head's scores (the /heads layout, docs/reference/data-files.md), and the port
+# writes every head's scores (the /heads layout, docs/reference/checkpoints.md), and the port
 # python/qkv_torch_parse.py, loading the same checkpoint with h5py, must give each of them
 # within 1e-4 (max |difference|, the port in float64): the parser's arc scores, the label logits
 # of the predicted and of the gold arcs, every tagging head's logits, with the same predicted

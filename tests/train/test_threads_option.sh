@@ -2,13 +2,16 @@
 # qkv eval and qkv tag --threads N: the JSON report says the thread count the model ran on (the
 # checkpoint's train.threads without the option); 1 and 2 threads give the same scores and the
 # same tagged bytes (the products are row-stable, lib/gemm_rows.h); a bad count is a usage error.
+# Batches of 2,000 tokens and d_model 64 make the ops' tensors large enough for their threaded
+# loops (lib/parallel.h: QKV_PARALLEL_MIN elements).
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 cp data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz "$D/dev.conllu.gz" || fail "no EWT sample"
 "$QKV_BIN" train tests/train/synthetic.yaml --set data.synthetic_train=100 --set data.synthetic_dev=20 \
-    --set model.d_model=16 --set model.d_ff=32 --set model.n_heads=2 --set model.n_layers=1 --set train.max_steps=3 \
+    --set model.d_model=64 --set model.d_ff=256 --set model.n_heads=2 --set model.n_layers=1 --set train.max_steps=3 \
+    --set data.batch_tokens=2000 \
     --set train.threads=1 --set log.progress=off --set log.plot=false --out "$D/run" >/dev/null 2>"$D/err" ||
     { cat "$D/err"; fail "train"; }
 M="$D/run/checkpoints/last.h5"

@@ -1,5 +1,5 @@
 /* qkv eval --logits OUT.h5: the scores of every head of the evaluated corpus in an HDF5 file
- * (its layout: docs/reference/data-files.md, "qkv eval --logits"), for parity checks against
+ * (its layout: docs/reference/checkpoints.md, "The scores file of qkv eval --logits"), for parity checks against
  * a reference implementation (python/qkv_torch.py compare). */
 #ifndef QKV_CLI_EVAL_LOGITS_H
 #define QKV_CLI_EVAL_LOGITS_H
