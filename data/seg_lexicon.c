@@ -50,6 +50,16 @@ static int cmp_occurrence(const void *pa, const void *pb)
     return c ? c : cmp_bytes(a->seg, a->n, b->seg, b->n);
 }
 
+/* The next chunk at or after *i in a paragraph ending at end: skips blanks (moving *i to the
+ * chunk's first character) and returns the chunk's end j, the chunk being [*i, j); -1 when the
+ * paragraph has no chunk left. */
+static int next_chunk(const qkv_seg_text *st, int *i, int end)
+{
+    while (*i < end && is_space(st, *i))
+        (*i)++;
+    return *i < end ? chunk_end(st, *i, end) : -1;
+}
+
 /* Every chunk of 2 or more characters of st with its gold segmentation into occ (segmentation
  * letters in segbuf [st->n_chars]); returns their number. */
 static size_t collect(const qkv_seg_text *st, occurrence *occ, char *segbuf)
@@ -57,12 +67,7 @@ static size_t collect(const qkv_seg_text *st, occurrence *occ, char *segbuf)
     size_t n = 0;
     for (int p = 0; p < st->n_par; p++) {
         int end = st->par_start[p + 1];
-        for (int i = st->par_start[p]; i < end;) {
-            if (is_space(st, i)) {
-                i++;
-                continue;
-            }
-            int j = chunk_end(st, i, end);
+        for (int i = st->par_start[p], j; (j = next_chunk(st, &i, end)) >= 0; i = j) {
             for (int k = i; k < j; k++) {
                 uint8_t l = st->labels[k];
                 segbuf[k] = k + 1 == j ? 'T' : l == QKV_SEG_INSIDE ? 'I' : l == QKV_SEG_WORD_END ? 'W' : 'T';
@@ -70,7 +75,6 @@ static size_t collect(const qkv_seg_text *st, occurrence *occ, char *segbuf)
             if (j - i >= 2 && st->labels[j - 1] != QKV_SEG_INSIDE) /* a token across the space: not a chunk */
                 occ[n++] = (occurrence){st->text + st->char_off[i], st->char_off[j] - st->char_off[i], segbuf + i,
                                         (size_t)(j - i)};
-            i = j;
         }
     }
     return n;
@@ -213,16 +217,10 @@ long qkv_seg_lexicon_apply(const qkv_seg_lexicon *lx, const qkv_seg_text *st, ui
         return 0;
     for (int p = 0; p < st->n_par; p++) {
         int end = st->par_start[p + 1];
-        for (int i = st->par_start[p]; i < end;) {
-            if (is_space(st, i)) {
-                i++;
-                continue;
-            }
-            int j = chunk_end(st, i, end);
+        for (int i = st->par_start[p], j; (j = next_chunk(st, &i, end)) >= 0; i = j) {
             long e = j - i >= 2 ? find(lx, st->text + st->char_off[i], st->char_off[j] - st->char_off[i]) : -1;
             if (e >= 0)
                 changed += set_chunk(labels, i, j, lx->segs[e]);
-            i = j;
         }
     }
     return changed;
