@@ -66,8 +66,7 @@ qkv_dropout_saved *qkv_dropout_draw(qkv_tape *tp, const qkv_tensor *x, double p)
     return s;
 }
 
-/* p in [0, 1), else fails the tape; true when p is usable. */
-static bool check_p(qkv_tape *tp, const char *op, double p)
+bool qkv_dropout_p_ok(qkv_tape *tp, const char *op, double p)
 {
     if (!(p >= 0 && p < 1))
         return qkv_tape_fail(tp, "%s: p = %g is outside [0, 1)", op, p), false;
@@ -83,7 +82,7 @@ qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
         return NULL;
     if (!x)
         return qkv_tape_fail(tp, "dropout: the input is NULL");
-    if (!check_p(tp, "dropout", p))
+    if (!qkv_dropout_p_ok(tp, "dropout", p))
         return NULL;
     if (tp->no_grad || p == 0)
         return x;
@@ -147,17 +146,12 @@ void qkv_add_dropout_backward(qkv_tape *tp, qkv_node *node)
 
 qkv_tensor *qkv_add_dropout(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, double p)
 {
-    if (tp->failed || !check_p(tp, "add_dropout", p))
+    if (tp->failed || !qkv_dropout_p_ok(tp, "add_dropout", p))
         return NULL;
     if (tp->no_grad || p == 0)
         return qkv_add(tp, x, a);
     QKV_PROFILE_SCOPE("add_dropout", QKV_PROF_FWD);
-    char sx[64], sa[64];
-    if (!x || !a || !qkv_same_shape(x, a))
-        return x && a ? qkv_tape_fail(tp, "add_dropout: shapes differ: %s and %s", qkv_shape_str(x, sx, sizeof sx),
-                                      qkv_shape_str(a, sa, sizeof sa))
-                      : qkv_tape_fail(tp, "add_dropout: an operand is NULL");
-    qkv_tensor *y = qkv_tape_like(tp, x);
+    qkv_tensor *y = qkv_same_shape_output(tp, "add_dropout", x, a);
     qkv_dropout_saved *s = y ? qkv_dropout_draw(tp, a, p) : NULL;
     if (!s)
         return NULL;

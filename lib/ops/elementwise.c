@@ -16,7 +16,7 @@ static void add_into(qkv_real *dst, const qkv_real *src, size_t n)
 /* ---- add: y = a + b, same shape --------------------------------------------------------- */
 
 /* The output of an element-wise op on a and b of one shape; NULL (tape failed) otherwise. */
-static qkv_tensor *same_shape_output(qkv_tape *tp, const char *op, qkv_tensor *a, qkv_tensor *b)
+qkv_tensor *qkv_same_shape_output(qkv_tape *tp, const char *op, qkv_tensor *a, qkv_tensor *b)
 {
     if (tp->failed)
         return NULL;
@@ -33,7 +33,7 @@ static qkv_tensor *same_shape_output(qkv_tape *tp, const char *op, qkv_tensor *a
 qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
     QKV_PROFILE_SCOPE("add", QKV_PROF_FWD);
-    qkv_tensor *y = same_shape_output(tp, "add", a, b);
+    qkv_tensor *y = qkv_same_shape_output(tp, "add", a, b);
     if (!y)
         return NULL;
     size_t n = y->size;
@@ -125,7 +125,7 @@ static void mul_backward(qkv_tape *tp, qkv_node *node);
 qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
 {
     QKV_PROFILE_SCOPE("mul", QKV_PROF_FWD);
-    qkv_tensor *y = same_shape_output(tp, "mul", a, b);
+    qkv_tensor *y = qkv_same_shape_output(tp, "mul", a, b);
     if (!y)
         return NULL;
     size_t n = y->size;

@@ -195,8 +195,8 @@ qkv_tensor *qkv_add_dropout_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *
     QKV_PROFILE_SCOPE("add_dropout_layer_norm", QKV_PROF_FWD);
     if (!add_norm_check(tp, "add_dropout_layer_norm", x, a, gain, bias, eps))
         return NULL;
-    if (!(p >= 0 && p < 1))
-        return qkv_tape_fail(tp, "add_dropout_layer_norm: p = %g is outside [0, 1)", p);
+    if (!qkv_dropout_p_ok(tp, "add_dropout_layer_norm", p))
+        return NULL;
     const qkv_dropout_saved *mask = NULL;
     if (!tp->no_grad && p > 0 && !(mask = qkv_dropout_draw(tp, a, p)))
         return NULL;

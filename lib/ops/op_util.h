@@ -27,6 +27,13 @@
  * fused ops that record an "add" node of their own (qkv_add_layer_norm). */
 void qkv_add_backward(qkv_tape *tp, qkv_node *node);
 
+/* The output of an element-wise op of a and b (lib/ops/elementwise.c): a tensor shaped like a, or
+ * NULL after failing the tape ("OP: an operand is NULL", "OP: shapes differ: [..] and [..]"). */
+qkv_tensor *qkv_same_shape_output(qkv_tape *tp, const char *op, qkv_tensor *a, qkv_tensor *b);
+
+/* Fails the tape unless p is in [0, 1) ("OP: p = P is outside [0, 1)"); true when it is. */
+bool qkv_dropout_p_ok(qkv_tape *tp, const char *op, double p);
+
 /* A dropout mask (lib/ops/dropout.c): keep [size] (1 = kept) and the survivors' scale 1/(1-p). */
 typedef struct qkv_dropout_saved {
     uint8_t *keep;
