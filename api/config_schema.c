@@ -230,6 +230,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "with several data.tags: the columns whose mean dev accuracy is the score train.select_by accuracy "
          "follows; empty = all of them"),
     INT("train", "threads", train.threads, 0, 1024, "0", "OpenMP and BLAS threads; 0 = all cores"),
+    ENUM("train", "gemm", train.gemm, QKV_GEMM_BACKEND_NAMES, "auto",
+         "the library of float matrix products: onednn (dnnl_sgemm), openblas, or auto = onednn when the build "
+         "has it; results agree to rounding, not bit for bit"),
 
     ENUM("optim", "name", optim.optimizer.kind, QKV_OPTIM_KIND_NAMES, "adamw", "adamw, adam or sgd (with momentum)"),
     REAL("optim", "lr", optim.optimizer.lr, 1e-9, 10, "1e-3", "peak learning rate"),

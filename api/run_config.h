@@ -14,6 +14,7 @@
 #include "data/features.h"
 #include "data/frames.h"
 #include "data/image_augment.h"
+#include "lib/gemm/backend.h"
 #include "lib/io/config.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
@@ -78,6 +79,7 @@ typedef struct qkv_train_section {
     int patience;           /* evaluations without improvement; 0: never stop early */
     qkv_select_by select_by; /* the dev score best.h5 and patience follow (train/span_eval.h) */
     int threads;            /* 0: all cores */
+    qkv_gemm_backend gemm;  /* float products: auto, openblas or onednn (lib/gemm/backend.h) */
 } qkv_train_section;
 
 typedef struct qkv_optim_section {

@@ -124,6 +124,7 @@ static void new_id(char *id)
 static void same_execution(qkv_run_config *to, const qkv_run_config *from)
 {
     to->train.threads = from->train.threads;
+    to->train.gemm = from->train.gemm;
     to->log = from->log;
     to->checkpoint.every_steps = from->checkpoint.every_steps;
 }

@@ -105,6 +105,9 @@ static void test_choices_are_the_library_values(void **state)
         {"log.progress=auto", &c.log.progress, QKV_PROGRESS_AUTO, false},
         {"log.progress=on", &c.log.progress, QKV_PROGRESS_ON, false},
         {"log.progress=off", &c.log.progress, QKV_PROGRESS_OFF, false},
+        {"train.gemm=auto", &c.train.gemm, QKV_GEMM_AUTO, false},
+        {"train.gemm=openblas", &c.train.gemm, QKV_GEMM_OPENBLAS, false},
+        {"train.gemm=onednn", &c.train.gemm, QKV_GEMM_ONEDNN, false},
     };
     int n_enum_keys = 0, n_choices = 0;
     for (int k = 0; k < QKV_RUN_SCHEMA_LEN; k++)
@@ -113,7 +116,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 21);
+    assert_int_equal(n_enum_keys, 22);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load_image(&c, cases[i].set, cases[i].image);

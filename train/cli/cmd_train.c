@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/profile.h"
+#include "lib/gemm/backend.h"
 #include "lib/threads.h"
 #include "train/frame_report.h"
 #include "train/cli/command.h"
@@ -173,6 +174,8 @@ static int check_start(train_run *r)
     if (r->s.config_note[0] && r->writer)
         fprintf(stderr, "qkv: note: %s\n", r->s.config_note);
     qkv_set_threads(r->s.cfg.train.threads);
+    if (qkv_gemm_set_backend(r->s.cfg.train.gemm, &err))
+        return qkv_fail_report(&err);
     const char *resume = r->a.resume;
     if (resume && (qkv_checkpoint_check_resumable(resume, &err) || qkv_checkpoint_load_vocab(resume, &r->s, &err)))
         return qkv_fail_reportf("--resume: %s", err.msg);

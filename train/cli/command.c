@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "api/model_file.h"
+#include "lib/gemm/backend.h"
 #include "lib/threads.h"
 #include "train/plot/plot_confusion.h"
 #include "train/report.h"
@@ -22,6 +23,8 @@ int qkv_cmd_load_model(qkv_session *s, const char *path)
     if (qkv_checkpoint_load_model(path, s, &err))
         return qkv_fail_report(&err);
     qkv_set_threads(threads_override >= 0 ? (int)threads_override : s->cfg.train.threads);
+    if (qkv_gemm_set_backend(s->cfg.train.gemm, &err))
+        return qkv_fail_report(&err);
     return 0;
 }
 
