@@ -13,7 +13,9 @@
 #            data/ud_english_ewt, filled by data/fetch-ud.sh UD_English-EWT data/ud_english_ewt)
 #   OUT.h5   default: data/models/en.h5
 # Environment: QKV (the qkv command, default build/qkv), QKV_RUNS (the run folder, default
-# runs/english-model). Run from the source tree's root. About an hour on 2 idle cores.
+# runs/english-model), QKV_MAKE_SET (more `--set section.key=value` arguments for both
+# trainings, split at spaces, e.g. for a short trial run). Run from the source tree's root.
+# About 46 minutes on a 2-core machine (docs/results/2026-12-03-english-model.md).
 set -eu
 QKV=${QKV:-build/qkv}
 EWT=${1:-${QKV_EWT_DIR:-data/ud_english_ewt}}
@@ -54,7 +56,8 @@ stage() {
         "$QKV" train "$dir/config.yaml" --resume "$dir/checkpoints/last.h5" --out "$dir"
     else
         echo "== $name: training $config into $dir"
-        "$QKV" train "$config" --out "$dir" --force
+        # shellcheck disable=SC2086 # QKV_MAKE_SET is a list of arguments
+        "$QKV" train "$config" --out "$dir" --force ${QKV_MAKE_SET:-}
     fi
     date -u +%FT%TZ >"$dir/finished"
     echo "== $name: $(($(date +%s) - start)) s"

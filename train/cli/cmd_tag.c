@@ -35,7 +35,7 @@ static const char ABOUT[] =
     "label, TAB-separated (--per-frame: a line per token, START and its label), then a\n"
     "blank line.\n"
     "Without CHECKPOINT (and --model) the model is $QKV_MODEL, else the shipped English\n"
-    "model (en.h5: UD English-EWT, segmenter, UPOS, XPOS, FEATS, LEMMA) from\n"
+    "model (en.h5: UD English-EWT, segmenter, UPOS, XPOS, FEATS, LEMMA, trees) from\n"
     "$QKV_MODEL_DIR, ../share/qkv/models or ../data/models beside the qkv program (an\n"
     "install's bin/, a build folder in the source tree), or the install's share/qkv/models;\n"
     "FILE is then raw text unless --format conllu (one argument that is not a model file is\n"
