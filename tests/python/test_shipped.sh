@@ -13,11 +13,14 @@ lib=$(run_py library) || fail "import qkv"
 [ "$lib" = "$(realpath "$installed")" ] || fail "the package loaded $lib, not its install's $installed"
 S=data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz
 run_py nolib "$SCRATCH/none.so" || fail "QKV_LIBRARY naming no file"
-# raw text: 120 sentences, paragraphs of 10
+# raw text: 120 sentences, paragraphs of 10, and multiword tokens before punctuation (SpaceAfter=No)
 gzip -dc $S | sed -n 's/^# text = //p' | head -120 | awk '{ print } NR % 10 == 0 { print "" }' >"$SCRATCH/in.txt"
+printf "Well, I can't. We won't! Don't.\n" >>"$SCRATCH/in.txt"
 env -u QKV_MODEL -u QKV_MODEL_DIR "$QKV_BIN" tag "$SCRATCH/in.txt" >"$SCRATCH/cli.conllu" 2>"$SCRATCH/err" ||
     { cat "$SCRATCH/err" >&2; fail "qkv tag"; }
 [ "$(grep -c '^# sent_id' "$SCRATCH/cli.conllu")" -ge 100 ] || fail "qkv tag wrote too few sentences"
+grep -qP '^[0-9]+-[0-9]+\t[^\t]+(\t_){7}\tSpaceAfter=No$' "$SCRATCH/cli.conllu" ||
+    fail "qkv tag wrote no multiword token with SpaceAfter=No"
 run_py raw en "$SCRATCH/in.txt" "$SCRATCH/py.conllu" || fail "nlp(text)"
 cmp -s "$SCRATCH/py.conllu" "$SCRATCH/cli.conllu" ||
     { diff "$SCRATCH/py.conllu" "$SCRATCH/cli.conllu" | head >&2; fail "nlp(text).to_conllu() and qkv tag disagree"; }
