@@ -4,7 +4,8 @@
  *
  * A model file is a training checkpoint (RUN/checkpoints/best.h5 or last.h5) or an exported
  * model (`qkv export CHECKPOINT --out model.h5`: the weights, vocabularies and config only).
- * Open it once, then tag one pre-tokenised sentence at a time (qkv_model_tag), or raw text a
+ * Open it once, then tag one pre-tokenised sentence at a time (qkv_model_tag), pre-tokenised
+ * sentences with every column the model predicts (qkv_model_tag_words), or raw text a
  * paragraph at a time through a segmenter (qkv_model_tag_text), as many as you like: the
  * model stays loaded between calls. Each word gets one tag from the model's own tag set (UPOS or XPOS
  * tags for a CoNLL-U tagger, the span tags of an NER model in its data.tag_scheme), exactly the

@@ -21,7 +21,7 @@ import threading
 
 from . import _lib
 from ._lib import QkvError
-from .doc import Doc, Sentence, Token, Word
+from .doc import Doc, Sentence, Token, Word, from_text
 
 __all__ = ["load", "Pipeline", "QkvError", "Doc", "Sentence", "Token", "Word", "library_path"]
 
@@ -109,7 +109,7 @@ class Pipeline:
         if not t:
             _lib.raise_error(error, "qkv_model_tag_text failed")
         try:
-            return _from_text(t, text if isinstance(text, str) else data.decode("utf-8"), True)
+            return _from_text(t, text if isinstance(text, str) else data.decode("utf-8"))
         finally:
             lib.qkv_text_free(t)
 
@@ -133,7 +133,7 @@ class Pipeline:
         if not t:
             _lib.raise_error(error, "qkv_model_tag_words failed")
         try:
-            return _from_text(t, None, False)
+            return _from_text(t, None)
         finally:
             lib.qkv_text_free(t)
 
@@ -161,6 +161,5 @@ class Pipeline:
         return "qkv.Pipeline(%r%s)" % (self.name, "" if self._model else ", closed")
 
 
-def _from_text(t, text, misc):
-    from .doc import from_text
-    return from_text(t.contents, text, misc)
+def _from_text(t, text):
+    return from_text(t.contents, text)

@@ -116,8 +116,8 @@ def _s(p):
     return None if p is None else p.decode("utf-8")
 
 
-def from_text(t, text, misc=True):
-    """The Doc of a qkv_text t (a ctypes _Text); misc False: every MISC "_" (pre-tokenised input)."""
+def from_text(t, text):
+    """The Doc of a qkv_text t (a ctypes _Text) of text (None: pre-tokenised input)."""
     sentences = []
     for s in range(t.n_sentences):
         q = t.sentences[s]
@@ -127,7 +127,7 @@ def from_text(t, text, misc=True):
             words = []
             for w in range(tok.word, tok.word + tok.n_words):
                 f = t.fields[w]
-                single = tok.n_words == 1 and misc and not tok.space_after
+                single = tok.n_words == 1 and not tok.space_after
                 words.append(Word(w - q.word + 1, _s(t.words[w].form), _s(f.lemma), _s(f.upos), _s(f.xpos),
                                   _s(f.feats), f.head if f.head >= 0 else None, _s(f.deprel),
                                   "SpaceAfter=No" if single else None, _s(t.words[w].tag)))

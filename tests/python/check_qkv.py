@@ -2,9 +2,11 @@
 
     check_qkv.py raw MODEL TEXT.txt OUT.conllu      nlp(text).to_conllu(), objects checked
     check_qkv.py words MODEL SENTS.tsv OUT.conllu   pre-tokenised (a sentence a line, words TAB-separated)
+    (raw-parser, words-parser: the same, and every sentence a tree with one root)
     check_qkv.py errors MISSING.h5 MODEL LOOKED     errors raise qkv.QkvError with the library's message
                                                     (LOOKED: a place the error of an unknown name names)
-    check_qkv.py several MODEL... -- TEXT.txt        models open at once, each tags as it does alone
+    check_qkv.py several MODEL... -- TEXT.txt       models open at once, each tags as it does alone
+                                                    (in turn, and from threads at the same time)
     check_qkv.py library                            the path of the loaded libqkv.so
     check_qkv.py nolib PATH                         QKV_LIBRARY=PATH, no such file: qkv.load raises QkvError
 
@@ -133,6 +135,22 @@ def cmd_several(models, text_path):
         for i, nlp in enumerate(opened):
             if nlp(text).to_conllu() != alone[i]:
                 fail("%s tags differently with %d models open (round %d)" % (models[i], len(opened), round_ + 1))
+    # each from a thread of its own, at the same time, and one of them from two threads (taking turns)
+    import threading
+    got = {}
+    def run(i, key):
+        got[key] = opened[i](text).to_conllu()
+    threads = [threading.Thread(target=run, args=(i, i)) for i in range(len(opened))]
+    threads.append(threading.Thread(target=run, args=(0, "again")))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(len(opened)):
+        if got.get(i) != alone[i]:
+            fail("%s tags differently from a thread" % models[i])
+    if got.get("again") != alone[0]:
+        fail("%s tags differently from two threads" % models[0])
     for nlp in opened:
         nlp.close()
     if len(set(alone)) < 2:

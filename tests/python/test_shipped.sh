@@ -43,5 +43,11 @@ quick_run "$SCRATCH/tagger" --set train.max_steps=10 --set train.threads=1
 "$QKV_BIN" export "$SCRATCH/tagger/checkpoints/last.h5" --out "$SCRATCH/bundle.h5" \
     --tokenizer "$SCRATCH/seg/checkpoints/last.h5" 2>/dev/null || fail "qkv export --tokenizer"
 head -30 "$SCRATCH/in.txt" >"$SCRATCH/short.txt"
+# qkv.load(MODEL, segmenter=SEG) = qkv tag MODEL --tokenizer SEG
+"$QKV_BIN" tag "$SCRATCH/tagger/checkpoints/last.h5" --format text --tokenizer "$SCRATCH/seg/checkpoints/last.h5" \
+    "$SCRATCH/short.txt" >"$SCRATCH/cli_seg.conllu" || fail "qkv tag --tokenizer"
+run_py raw "$SCRATCH/tagger/checkpoints/last.h5@$SCRATCH/seg/checkpoints/last.h5" "$SCRATCH/short.txt" \
+    "$SCRATCH/py_seg.conllu" || fail "qkv.load(MODEL, segmenter=SEG)"
+cmp -s "$SCRATCH/py_seg.conllu" "$SCRATCH/cli_seg.conllu" || fail "qkv.load(MODEL, segmenter=SEG) and qkv tag --tokenizer disagree"
 run_py several en "$SCRATCH/bundle.h5" en -- "$SCRATCH/short.txt" || fail "several models"
 echo "ok: import qkv from the install; nlp(text) and nlp(sentences) = qkv tag byte for byte; errors; several models"
