@@ -114,10 +114,10 @@ def cmd_errors(missing, model, looked):
     nlp.close()  # again: nothing
     # garbage collection frees the model
     freed = []
-    nlp = load(model)
-    free = nlp._free
-    nlp._free = lambda m: (freed.append(m), free(m))
-    del nlp
+    dropped = load(model)
+    free = dropped._free
+    dropped._free = lambda m: (freed.append(m), free(m))
+    del dropped
     gc.collect()
     if len(freed) != 1:
         fail("a model no longer referenced was not freed")
