@@ -1,5 +1,8 @@
 /* Shipped models by name (api/model_find.h). */
+#define _GNU_SOURCE /* dladdr */
 #include "api/model_find.h"
+
+#include <dlfcn.h>
 
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +12,10 @@
 
 #ifndef QKV_INSTALL_MODEL_DIR
 #define QKV_INSTALL_MODEL_DIR ""
+#endif
+/* The install's model folder relative to its library folder ("../share/qkv/models"). */
+#ifndef QKV_LIB_MODEL_DIR
+#define QKV_LIB_MODEL_DIR ""
 #endif
 
 static int name_ok(const char *name)
@@ -35,17 +42,40 @@ static void exe_dir(char *dir, size_t len)
         dir[0] = '\0';
 }
 
+/* The folder of the file that holds this code into dir[len] when it is not the running
+ * executable (libqkv.so loaded by a program elsewhere, e.g. Python), else "". */
+static const char anchor; /* an object of this file, for dladdr */
+static void lib_dir(const char *exe, char *dir, size_t len)
+{
+    Dl_info info;
+    dir[0] = '\0';
+    if (!dladdr(&anchor, &info) || !info.dli_fname || !strchr(info.dli_fname, '/') ||
+        strlen(info.dli_fname) >= len)
+        return;
+    char *real = realpath(info.dli_fname, NULL);
+    snprintf(dir, len, "%s", real ? real : info.dli_fname);
+    free(real);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (!strcmp(dir, exe))
+        dir[0] = '\0';
+}
+
 int qkv_model_find(const char *name, char *path, size_t len, qkv_error *err)
 {
     if (!name_ok(name))
         return qkv_fail(err, "'%s' is not a model name (letters, digits, '_' and '-', at most 64)",
                         name ? name : "(null)");
-    char exe[PATH_MAX], share[PATH_MAX + 32], tree[PATH_MAX + 32];
+    char exe[PATH_MAX], lib[PATH_MAX], share[PATH_MAX + 32], tree[PATH_MAX + 32], beside_lib[2 * PATH_MAX];
     exe_dir(exe, sizeof exe);
+    lib_dir(exe, lib, sizeof lib);
     snprintf(share, sizeof share, "%s/../share/qkv/models", exe);
     snprintf(tree, sizeof tree, "%s/../data/models", exe);
+    snprintf(beside_lib, sizeof beside_lib, "%s/%s", lib, QKV_LIB_MODEL_DIR);
     const char *env = getenv("QKV_MODEL_DIR");
-    const char *dirs[] = {env && env[0] ? env : "", exe[0] ? share : "", exe[0] ? tree : "", QKV_INSTALL_MODEL_DIR};
+    const char *dirs[] = {env && env[0] ? env : "", exe[0] ? share : "", exe[0] ? tree : "",
+                          lib[0] && QKV_LIB_MODEL_DIR[0] ? beside_lib : "", QKV_INSTALL_MODEL_DIR};
     char looked[sizeof err->msg] = "";
     size_t used = 0;
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {

@@ -467,3 +467,106 @@ qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **
 }
 
 void qkv_text_free(qkv_text *t) { free(t); }
+
+/* qkv_model_tag_words' sentences into b: each word its own token, a sentence's text its words
+ * joined by spaces; the columns of corpus c's words from p (add_fields). */
+static int add_words(text_builder *b, const char *const *const *sentences, const int *n_words, int n_sentences,
+                     const qkv_tagged_paragraph *p, qkv_error *err)
+{
+    int n = p->c->n_words, total = 0;
+    for (int s = 0; s < n_sentences; s++)
+        total += n_words[s];
+    if (total != n)
+        return qkv_fail(err, "qkv_model_tag_words: %d words read back, %d given", n, total);
+    if (!qkv_array_grow((void **)&b->sents, &b->cap_s, n_sentences, sizeof *b->sents) ||
+        !qkv_array_grow((void **)&b->toks, &b->cap_t, n, sizeof *b->toks) ||
+        !qkv_array_grow((void **)&b->words, &b->cap_w, n, sizeof *b->words) ||
+        !qkv_array_grow((void **)&b->fields, &b->cap_f, n, sizeof *b->fields))
+        return qkv_fail(err, "out of memory");
+    for (int s = 0; s < n_sentences; s++) {
+        if (n_words[s] == 0)
+            continue;
+        qkv_sentence *q = &b->sents[b->t.n_sentences++];
+        *q = (qkv_sentence){NULL, b->t.n_tokens, n_words[s], b->t.n_words, n_words[s]};
+        size_t len = 0;
+        for (int i = 0; i < n_words[s]; i++)
+            len += strlen(sentences[s][i]) + 1;
+        char *joined = malloc(len);
+        if (!joined)
+            return qkv_fail(err, "out of memory");
+        for (int i = 0, at = 0; i < n_words[s]; i++)
+            at += sprintf(joined + at, "%s%s", i ? " " : "", sentences[s][i]);
+        bool ok = add_string(b, joined, len - 1, &q->text);
+        free(joined);
+        for (int i = 0; ok && i < n_words[s]; i++) {
+            int w = b->t.n_words, k = b->t.n_tokens++;
+            b->toks[k] = (qkv_token){NULL, w, 1, 1};
+            ok = add_string(b, sentences[s][i], strlen(sentences[s][i]), &b->toks[k].form) &&
+                 add_string(b, sentences[s][i], strlen(sentences[s][i]), &b->words[w].form) &&
+                 add_string(b, p->tags[w], strlen(p->tags[w]), &b->words[w].tag) && add_fields(b, p, w, &b->fields[w]);
+            b->t.n_words++;
+        }
+        if (!ok)
+            return qkv_fail(err, "out of memory");
+    }
+    return QKV_OK;
+}
+
+/* The sentences as one CoNLL-U corpus *c, read as the model reads its data (qkv tag's input). */
+static int read_sentences(qkv_model *m, const char *const *const *sentences, const int *n_words, int n_sentences,
+                          qkv_corpus *c, qkv_error *err)
+{
+    size_t len = 0;
+    memset(c, 0, sizeof *c);
+    for (int s = 0; s < n_sentences; s++) {
+        if (n_words[s] < 0 || (n_words[s] > 0 && !sentences[s]))
+            return qkv_fail(err, "sentence %d: a negative word count or no words", s + 1);
+        if (n_words[s] > 0 && append_sentence(m, sentences[s], n_words[s], &len, err))
+            return qkv_fail_prefix(err, "sentence %d", s + 1);
+    }
+    qkv_read_opts opts = m->s.cfg.data.read;
+    opts.format = QKV_FORMAT_CONLLU;
+    return len ? qkv_corpus_read_mem(c, m->text, len, "sentences", &opts, err) : QKV_OK;
+}
+
+qkv_text *qkv_model_tag_words(qkv_model *m, const char *const *const *sentences, const int *n_words, int n_sentences,
+                              char **error)
+{
+    if (!m || n_sentences < 0 || (n_sentences > 0 && (!sentences || !n_words))) {
+        set_error(error, "qkv_model_tag_words: no model, a negative sentence count, or no sentences or word counts");
+        return NULL;
+    }
+    text_builder b;
+    memset(&b, 0, sizeof b);
+    qkv_error err;
+    qkv_corpus c;
+    qkv_tagged t = {0};
+    const char **tags = NULL;
+    char *tags_buf = NULL;
+    bool columns = qkv_session_predicts_columns(&m->s);
+    int status = read_sentences(m, sentences, n_words, n_sentences, &c, &err);
+    if (status == QKV_OK && c.n_words > 0)
+        status = columns ? qkv_session_tag_fields(&m->s, &c, m->s.cfg.data.batch_tokens, &t, &err)
+                         : qkv_tag_corpus(&m->s, &c, &tags, &tags_buf, &err);
+    qkv_warnings_free(&m->s.warnings);
+    if (status == QKV_OK && c.n_words > 0) {
+        qkv_tagged_paragraph p = {NULL, NULL, &c, columns ? t.values[m->s.fz.columns[0]] : tags,
+                                  columns ? (const char *const *const *)t.values : NULL, t.heads};
+        status = add_words(&b, sentences, n_words, n_sentences, &p, &err);
+    }
+    qkv_text *out = status == QKV_OK ? finish_text(&b) : NULL;
+    if (status == QKV_OK && !out)
+        qkv_fail(&err, "out of memory for the result");
+    if (!out)
+        set_error(error, err.msg);
+    qkv_tagged_free(&t);
+    free(tags);
+    free(tags_buf);
+    qkv_corpus_free(&c);
+    free(b.sents);
+    free(b.toks);
+    free(b.words);
+    free(b.fields);
+    free(b.chars);
+    return out;
+}

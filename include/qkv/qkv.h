@@ -4,7 +4,8 @@
  *
  * A model file is a training checkpoint (RUN/checkpoints/best.h5 or last.h5) or an exported
  * model (`qkv export CHECKPOINT --out model.h5`: the weights, vocabularies and config only).
- * Open it once, then tag one pre-tokenised sentence at a time (qkv_model_tag), or raw text a
+ * Open it once, then tag one pre-tokenised sentence at a time (qkv_model_tag), pre-tokenised
+ * sentences with every column the model predicts (qkv_model_tag_words), or raw text a
  * paragraph at a time through a segmenter (qkv_model_tag_text), as many as you like: the
  * model stays loaded between calls. Each word gets one tag from the model's own tag set (UPOS or XPOS
  * tags for a CoNLL-U tagger, the span tags of an NER model in its data.tag_scheme), exactly the
@@ -40,8 +41,9 @@ extern "C" {
 #endif
 
 /* The version of this API: it changes when a declaration here changes meaning or is added
- * (2: qkv_text's fields, every column a model predicts for raw text). */
-#define QKV_API_VERSION 2
+ * (2: qkv_text's fields, every column a model predicts for raw text; 3: qkv_model_tag_words,
+ * every column for pre-tokenised sentences). */
+#define QKV_API_VERSION 3
 
 /* A loaded model: its config, vocabularies and weights (opaque). */
 typedef struct qkv_model qkv_model;
@@ -56,8 +58,9 @@ qkv_model *qkv_model_open(const char *path, char **error);
 /* Opens a model shipped with qkv by its name: "en" is the English model (UD English-EWT:
  * segmenter, UPOS, XPOS, FEATS and LEMMA; CC BY-SA 4.0, see data/models/README.md). It is the
  * file NAME.h5 in the first of: $QKV_MODEL_DIR, ../share/qkv/models and ../data/models beside
- * the running executable (an install's bin/, a build folder in the source tree), the install's
- * share/qkv/models.
+ * the running executable (an install's bin/, a build folder in the source tree), the
+ * share/qkv/models of the install this libqkv.so belongs to (LIBDIR/../share/qkv/models, for
+ * any --prefix), the install's share/qkv/models as configured at build time.
  * Returns the model as qkv_model_open does, or NULL with *error: a name that is not letters,
  * digits, '_' and '-'; no such file ("no shipped model 'en': looked for ..." naming each
  * place); qkv_model_open's errors. */
@@ -181,7 +184,19 @@ typedef struct qkv_text {
  * (calls on one model must not overlap). */
 qkv_text *qkv_model_tag_text(qkv_model *model, const char *text, size_t len, char **error);
 
-/* Frees a result of qkv_model_tag_text (NULL: nothing). */
+/* Pre-tokenised sentences tagged with every column the model predicts, as a qkv_text (no
+ * segmenter needed): sentence s is n_words[s] words sentences[s][0 ..], each as for
+ * qkv_model_tag; each word is a token of its own (space_after 1), a sentence's text its words
+ * joined by single spaces, and a sentence of 0 words is left out. fields hold what
+ * `qkv tag MODEL --format conllu` writes into the columns of these words given as CoNLL-U
+ * (ID and FORM, "_" elsewhere); a word's tag is the model's first column, as for
+ * qkv_model_tag_text. Returns the result (free it with qkv_text_free), or NULL with *error:
+ * those of qkv_model_tag_sentences ("sentence 2: word 3: ..."). n_sentences 0: a qkv_text
+ * without sentences. Threads: as qkv_model_tag. */
+qkv_text *qkv_model_tag_words(qkv_model *model, const char *const *const *sentences, const int *n_words,
+                              int n_sentences, char **error);
+
+/* Frees a result of qkv_model_tag_text or qkv_model_tag_words (NULL: nothing). */
 void qkv_text_free(qkv_text *text);
 
 /* Frees the model (NULL: nothing). The tag strings it gave out go with it. */

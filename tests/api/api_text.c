@@ -1,6 +1,7 @@
 /* For tests/api/test_text.sh: raw text through the C library's segmenter.
  *
  *     api_text MODEL SEGMENTER|- TEXT.txt
+ *     api_text --words MODEL SENTS.tsv
  *     api_text --errors TAGGER SEGMENTER BAD.txt
  *
  * The first form opens MODEL (name:NAME: the shipped model NAME, qkv_model_open_named; with SEGMENTER through qkv_model_open_segmenter; "-": the one
@@ -8,7 +9,9 @@
  * each paragraph (split at empty lines) in a call of its own, checks that both give the same,
  * and writes the result as the CoNLL-U `qkv tag --format text --tokenizer` writes (sent_id,
  * text, multiword-token lines, every column of each word's qkv_word_fields: LEMMA, UPOS,
- * XPOS, FEATS, HEAD, DEPREL; SpaceAfter=No), built from the qkv_text fields alone. The second form checks the errors of bad inputs. Exits 0; on a failure prints
+ * XPOS, FEATS, HEAD, DEPREL; SpaceAfter=No), built from the qkv_text fields alone. The second
+ * form tags the sentences of SENTS.tsv (a sentence a line, words separated by TABs) with
+ * qkv_model_tag_words and writes the result the same way. The third form checks the errors of bad inputs. Exits 0; on a failure prints
  * "FAIL: ..." on stderr and exits 1. */
 #define _POSIX_C_SOURCE 200809L
 #include <qkv/qkv.h>
@@ -222,12 +225,72 @@ static int check_errors(const char *tagger, const char *seg, const char *bad_pat
     return failures ? 1 : 0;
 }
 
+/* --words: the sentences of path (a line each, words separated by TABs) through qkv_model_tag_words. */
+static int tag_words(const char *model_path, const char *path)
+{
+    char *error = NULL;
+    qkv_model *m = strncmp(model_path, "name:", 5) ? qkv_model_open(model_path, &error)
+                                                   : qkv_model_open_named(model_path + 5, &error);
+    size_t len;
+    char *text = m ? read_file(path, &len) : NULL;
+    if (!m || !text) {
+        fprintf(stderr, "FAIL: %s\n", m ? "cannot read the sentences" : error);
+        return 1;
+    }
+    int n_sent = 0, n_words = 0, cap = 16;
+    const char ***sents = malloc((size_t)cap * sizeof *sents);
+    int *counts = malloc((size_t)cap * sizeof *counts);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (n_sent == cap) {
+            cap *= 2;
+            sents = realloc(sents, (size_t)cap * sizeof *sents);
+            counts = realloc(counts, (size_t)cap * sizeof *counts);
+        }
+        int n = 1;
+        for (const char *p = line; *p; p++)
+            n += *p == '\t';
+        const char **words = malloc((size_t)n * sizeof *words);
+        for (int i = 0; i < n; i++) {
+            words[i] = line;
+            line += strcspn(line, "\t");
+            if (*line)
+                *line++ = '\0';
+        }
+        sents[n_sent] = words;
+        counts[n_sent++] = n;
+        n_words += n;
+    }
+    qkv_text *t = qkv_model_tag_words(m, (const char *const *const *)sents, counts, n_sent, &error);
+    if (!t) {
+        fprintf(stderr, "FAIL: %s\n", error);
+        return 1;
+    }
+    CHECK(t->n_sentences == n_sent && t->n_words == n_words && t->n_tokens == n_words, "the result's counts");
+    check_shape(t);
+    long sent_id = 0;
+    write_conllu(stdout, t, &sent_id);
+    qkv_text_free(t);
+    qkv_text *none = qkv_model_tag_words(m, NULL, NULL, 0, &error);
+    CHECK(none && none->n_sentences == 0 && none->n_words == 0, "no sentences");
+    qkv_text_free(none);
+    for (int s = 0; s < n_sent; s++)
+        free(sents[s]);
+    free(sents);
+    free(counts);
+    free(text);
+    qkv_model_free(m);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "--words"))
+        return tag_words(argv[2], argv[3]);
     if (argc == 5 && !strcmp(argv[1], "--errors"))
         return check_errors(argv[2], argv[3], argv[4]);
     if (argc == 4)
         return tag_file(argv[1], argv[2], argv[3]);
-    fprintf(stderr, "usage: api_text MODEL SEGMENTER|- TEXT.txt | api_text --errors TAGGER SEGMENTER BAD.txt\n");
+    fprintf(stderr, "usage: api_text MODEL SEGMENTER|- TEXT.txt | api_text --words MODEL SENTS.tsv | api_text --errors "
+                    "TAGGER SEGMENTER BAD.txt\n");
     return 2;
 }

@@ -23,6 +23,19 @@ make_model() {
     conllu_to_tsv "$SCRATCH/tagged.conllu" >"$SCRATCH/expected.tsv"
 }
 
+# words_of CONLLU N OUT: the words (FORM of the word lines) of the first N sentences of CONLLU
+# (plain or gzip) into OUT.tsv, a sentence a line, words separated by TABs, and the same as
+# CoNLL-U for qkv tag into OUT.conllu: "# sent_id = K", "# text = " the words joined by spaces,
+# ID and FORM, "_" elsewhere (what qkv_model_tag_words' sentences are).
+words_of() {
+    gzip -dcf "$1" | awk -F'\t' 'NF == 0 { if (line != "") print line; line = ""; next }
+        $1 ~ /^[0-9]+$/ { line = line == "" ? $2 : line "\t" $2 } END { if (line != "") print line }' |
+        head -"$2" >"$3.tsv"
+    awk -F'\t' '{ printf "# sent_id = %d\n# text =", NR; for (i = 1; i <= NF; i++) printf " %s", $i; print ""
+                  for (i = 1; i <= NF; i++) printf "%d\t%s\t_\t_\t_\t_\t_\t_\t_\t_\n", i, $i; print "" }' \
+        "$3.tsv" >"$3.conllu"
+}
+
 # conllu_to_tsv FILE: the FORM and UPOS of every word line, an empty line after each sentence.
 conllu_to_tsv() {
     awk -F'\t' '/^#/ { next } NF == 0 { print ""; next } { print $2 "\t" $4 }' "$1"

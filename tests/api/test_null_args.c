@@ -45,6 +45,10 @@ static void test_tag(void **state)
     assert_int_not_equal(qkv_model_tag_sentences(NULL, sentences, (const int[]){1}, 1, tags, &error), 0);
     expect_message(error, "no model");
     assert_int_not_equal(qkv_model_tag_sentences(NULL, NULL, NULL, 1, NULL, NULL), 0);
+    error = NULL;
+    assert_null(qkv_model_tag_words(NULL, sentences, (const int[]){1}, 1, &error));
+    expect_message(error, "no model");
+    assert_null(qkv_model_tag_words(NULL, NULL, NULL, 1, NULL));
     float probs[1];
     error = NULL;
     assert_int_not_equal(qkv_model_tag_probs(NULL, words, 1, 1, tags, probs, &error), 0);

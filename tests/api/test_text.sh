@@ -4,7 +4,9 @@
 # qkv export --tokenizer) and gets exactly the CoNLL-U of `qkv tag --format text --tokenizer`,
 # whole or a paragraph a call; an export with a bundled segmenter tags text as the tagger with
 # --tokenizer does, an explicit --tokenizer wins over it, a re-export keeps it; bad inputs (a
-# tagger as segmenter, a segmenter as tagger, invalid UTF-8) give clear errors.
+# tagger as segmenter, a segmenter as tagger, invalid UTF-8) give clear errors; pre-tokenised
+# sentences through qkv_model_tag_words (api_text --words) get what qkv tag writes for the same
+# words as CoNLL-U.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 BIN=${QKV_BUILD_DIR:?}/tests/api_text
 [ -x "$BIN" ] || fail "$BIN is not built"
@@ -57,4 +59,12 @@ expect_error "$SCRATCH/bad.txt" "$QKV_BIN" export "$tagger" --out "$SCRATCH/x.h5
 [ ! -e "$SCRATCH/x.h5" ] || fail "a failed export left a file"
 expect_error "$SCRATCH/bad.txt:4: invalid UTF-8 at byte 5 of the line" \
     "$QKV_BIN" tag "$SCRATCH/bundle.h5" --format text "$SCRATCH/bad.txt"
-echo "ok: qkv_model_tag_text = qkv tag --tokenizer; bundled segmenter = --tokenizer; errors"
+# pre-tokenised sentences: qkv_model_tag_words = qkv tag on the same words as CoNLL-U (a tagger of one column)
+words_of data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz 100 "$SCRATCH/words"
+"$QKV_BIN" tag "$tagger" "$SCRATCH/words.conllu" >"$SCRATCH/cli_words.conllu" || fail "qkv tag (CoNLL-U)"
+"$BIN" --words "$tagger" "$SCRATCH/words.tsv" >"$SCRATCH/api_words.conllu" 2>"$SCRATCH/api.err" ||
+    { cat "$SCRATCH/api.err" >&2; fail "api_text --words"; }
+cmp -s "$SCRATCH/api_words.conllu" "$SCRATCH/cli_words.conllu" ||
+    { diff "$SCRATCH/api_words.conllu" "$SCRATCH/cli_words.conllu" | head >&2; fail "qkv_model_tag_words and qkv tag disagree"; }
+awk -F'\t' 'NF == 10 && $4 != "_" { n++ } END { exit n < 1000 }' "$SCRATCH/cli_words.conllu" || fail "too few tagged words"
+echo "ok: qkv_model_tag_text = qkv tag --tokenizer; bundled segmenter = --tokenizer; qkv_model_tag_words = qkv tag; errors"

@@ -4,7 +4,8 @@
 # bundled by data.segmenter):
 # qkv_model_tag_text gives every column the model predicts, HEAD and DEPREL included, in
 # qkv_text's fields, exactly the CoNLL-U `qkv tag --format text --tokenizer` writes, with the
-# segmenter from its own file and bundled; a word's tag is the model's first column (DEPREL).
+# segmenter from its own file and bundled; a word's tag is the model's first column (DEPREL); and
+# pre-tokenised sentences through qkv_model_tag_words, every column as qkv tag writes it.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 BIN=${QKV_BUILD_DIR:?}/tests/api_text
 [ -x "$BIN" ] || fail "$BIN is not built"
@@ -36,4 +37,13 @@ cmp -s "$SCRATCH/api.conllu" "$SCRATCH/cli.conllu" ||
 "$BIN" "$parser" - "$SCRATCH/in.txt" >"$SCRATCH/api_bundle.conllu" 2>"$SCRATCH/api.err" ||
     { cat "$SCRATCH/api.err" >&2; fail "api_text with the bundled segmenter"; }
 cmp -s "$SCRATCH/api_bundle.conllu" "$SCRATCH/cli.conllu" || fail "the bundled segmenter's parse differs"
+# pre-tokenised sentences: qkv_model_tag_words gives every column, HEAD and DEPREL included
+words_of $S/en_ewt-sample-dev.conllu.gz 80 "$SCRATCH/words"
+"$QKV_BIN" tag "$parser" "$SCRATCH/words.conllu" >"$SCRATCH/cli_words.conllu" || fail "qkv tag (CoNLL-U)"
+check_trees "$SCRATCH/cli_words.conllu"
+"$BIN" --words "$parser" "$SCRATCH/words.tsv" >"$SCRATCH/api_words.conllu" 2>"$SCRATCH/api.err" ||
+    { cat "$SCRATCH/api.err" >&2; fail "api_text --words"; }
+cmp -s "$SCRATCH/api_words.conllu" "$SCRATCH/cli_words.conllu" ||
+    { diff "$SCRATCH/api_words.conllu" "$SCRATCH/cli_words.conllu" | head >&2; fail "qkv_model_tag_words and qkv tag disagree"; }
+echo "ok: qkv_model_tag_words of a joint parser = qkv tag, every column"
 echo "ok: qkv_model_tag_text of a joint parser = qkv tag --tokenizer, every column ($(grep -c $'^[0-9]*\t' "$SCRATCH/api.conllu") words)"
