@@ -6,10 +6,13 @@
  *   bf16      qkv's bf16 products (lib/gemm/bf16.h: A and B converted to bf16 on every call,
  *             which is counted, then oneDNN's matmul with float accumulation; builds with oneDNN).
  *
- *   usage: bench_sgemm_probe THREADS [SECONDS_PER_SHAPE [BACKENDS [SHAPES]]]
+ *   usage: bench_sgemm_probe THREADS [SECONDS_PER_SHAPE [BACKENDS [SHAPES [CLOCK]]]]
  *     BACKENDS: a comma-separated list of the names above, or "all" (the default: every one
  *     the build has; a name the build lacks is an error);
- *     SHAPES: MxNxK,... (default 1024x1024x1024,1000x512x128,1000x1024x256,1000x384x128).
+ *     SHAPES: MxNxK,... (default 1024x1024x1024,1000x512x128,1000x1024x256,1000x384x128);
+ *     CLOCK: wall (the default: GFLOP/s of elapsed time) or cpu (GFLOP/s per second of the
+ *     process's CPU time, all threads summed: with THREADS 1, a comparison of the backends that
+ *     other jobs on the machine disturb much less than the wall clock).
  *   prints lines "BACKEND M N K GFLOP/s" (C [M, N] = A [M, K] B [K, N], 2·M·N·K FLOPs each),
  *   backends in the order above, shapes in the given order. */
 #include <cblas.h>
@@ -28,10 +31,12 @@
 enum { OPENBLAS, ONEDNN, BF16, N_BACKENDS };
 static const char *const NAMES[N_BACKENDS] = {"openblas", "onednn", "bf16"};
 
+static clockid_t clock_id = CLOCK_MONOTONIC;
+
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock_id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -101,12 +106,18 @@ static void chosen(const char *list, int *on)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_sgemm_probe THREADS [SECONDS_PER_SHAPE [BACKENDS [SHAPES]]]\n");
+        fprintf(stderr, "usage: bench_sgemm_probe THREADS [SECONDS_PER_SHAPE [BACKENDS [SHAPES [CLOCK]]]]\n");
         return 2;
     }
     int threads = atoi(argv[1]), on[N_BACKENDS];
     double seconds = argc > 2 ? atof(argv[2]) : 1.0;
     chosen(argc > 3 ? argv[3] : "all", on);
+    if (argc > 5 && strcmp(argv[5], "wall") && strcmp(argv[5], "cpu")) {
+        fprintf(stderr, "bench_sgemm_probe: clock '%s': wall or cpu\n", argv[5]);
+        return 2;
+    }
+    if (argc > 5 && !strcmp(argv[5], "cpu"))
+        clock_id = CLOCK_PROCESS_CPUTIME_ID;
     openblas_set_num_threads(threads);
     omp_set_num_threads(threads); /* oneDNN's threads (its OpenMP runtime) */
     int shapes[32][3], n_shapes = 0;
