@@ -233,6 +233,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     ENUM("train", "gemm", train.gemm, QKV_GEMM_BACKEND_NAMES, "auto",
          "the library of float matrix products: onednn (dnnl_sgemm), openblas, or auto = onednn when the build "
          "has it; results agree to rounding, not bit for bit"),
+    ENUM("train", "precision", train.precision, QKV_PRECISION_NAMES, "f32",
+         "f32, or bf16: every float matrix product rounds its two inputs to bfloat16 and sums in float (oneDNN's "
+         "matmul; needs a build with oneDNN); weights, optimizer state and activations stay float"),
 
     ENUM("optim", "name", optim.optimizer.kind, QKV_OPTIM_KIND_NAMES, "adamw", "adamw, adam or sgd (with momentum)"),
     REAL("optim", "lr", optim.optimizer.lr, 1e-9, 10, "1e-3", "peak learning rate"),

@@ -80,6 +80,7 @@ typedef struct qkv_train_section {
     qkv_select_by select_by; /* the dev score best.h5 and patience follow (train/span_eval.h) */
     int threads;            /* 0: all cores */
     qkv_gemm_backend gemm;  /* float products: auto, openblas or onednn (lib/gemm/backend.h) */
+    qkv_gemm_precision precision; /* float products in f32, or bf16 inputs (lib/gemm/bf16.h) */
 } qkv_train_section;
 
 typedef struct qkv_optim_section {

@@ -1,6 +1,7 @@
 /* GEMM for qkv_real: C [M, N] = alpha · op(A) op(B) + beta · C, all row-major; lda/ldb/ldc are
  * row strides. Float products run on the backend lib/gemm/backend.h chose (oneDNN's dnnl_sgemm
- * or OpenBLAS's cblas_sgemm); double products on OpenBLAS's cblas_dgemm. */
+ * or OpenBLAS's cblas_sgemm), or in bf16 on oneDNN's matmul when train.precision is bf16
+ * (lib/gemm/bf16.h); double products on OpenBLAS's cblas_dgemm. */
 #ifndef QKV_BLAS_H
 #define QKV_BLAS_H
 
@@ -8,6 +9,7 @@
 #include <stdbool.h>
 
 #include "lib/gemm/backend.h"
+#include "lib/gemm/bf16.h"
 #include "lib/tensor.h"
 
 #if defined(QKV_HAVE_ONEDNN) && !QKV_REAL_IS_DOUBLE
@@ -23,6 +25,10 @@ static inline void qkv_gemm(bool trans_a, bool trans_b, int m, int n, int k, qkv
                 m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 #else
 #ifdef QKV_HAVE_ONEDNN
+    if (qkv_gemm_bf16_on) {
+        qkv_gemm_bf16(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
     /* dnnl_sgemm cannot fail on valid sizes; with K = 0 it leaves C as it is instead of scaling
      * it by beta, so empty sums stay with OpenBLAS. */
     if (qkv_gemm_onednn && k > 0) {

@@ -5,6 +5,7 @@
                                                [--threads 2] [--configs ref,large,ewt]
                                                [--repeats 3] [--probe-seconds 0.5]
                                                [--set section.key=value]...
+                                               [--gemm openblas,onednn,bf16] [--busy-core]
 
 Every config is configs/ud_ewt_pos.yaml with data.batch_tokens = 1000 and, for ref and large,
 the model's sizes overridden (ref: d_model 128, 4 heads, 2 layers, d_ff 512, full attention;
@@ -15,6 +16,17 @@ position biases (model.attn_rel_clip) and the parameter average (train.ema_decay
 PyTorch port builds its model from the resolved config in qkv's checkpoint. --set adds an
 override to every config (e.g. --set model.char_dim=32 to time an option the shipped config
 leaves off).
+
+--gemm runs every row once per listed backend of qkv's float products: openblas and onednn
+(train.gemm; float products), bf16 (train.precision = bf16: inputs rounded to bfloat16, float
+accumulation, on oneDNN's matmul); the row's label ends with [gemm=NAME]. Without it qkv runs
+its default (train.gemm auto: oneDNN's sgemm when the build has it). PyTorch runs beside each.
+
+--busy-core runs every row (and every --gemm variant of it) a second time beside a fixed
+background load: one busy-loop process pinned to the last core this script may use, started by
+the script before the row's first round and killed after its last (also when the script fails
+or is interrupted; the loop also dies with the script, PR_SET_PDEATHSIG). Those rows' labels end
+with [busy core]; their probes run beside the same load.
 
 The rows image, speech_banded and speech_whole (--configs) are Fashion-MNIST with
 configs/fashion_mnist.yaml and speech frames of long utterances with configs/speech/phoneme.yaml,
@@ -42,11 +54,15 @@ same thread count:
     PyTorch gets padded [B, L] batches of length-sorted sentences (little padding) and only
     real tokens count; it runs with GOMP_SPINCOUNT=1000 like qkv (train/omp_env.h), which made
     it ~4x faster on the loaded machine than libgomp's default.
-The OpenBLAS sgemm probe (tests/bench/sgemm_probe.c, --probe-seconds per shape, the same thread
-count) runs before the round's first run and after each run (qkv train, qkv eval, the PyTorch
-process); a probe's figure is the best GFLOP/s of its four shapes. A measurement's "% of sgemm"
-divides its GFLOP/s by the mean of the two probes just before and just after it (PyTorch's
-training and evaluation share one process, hence the same two probes).
+The GEMM probe (tests/bench/sgemm_probe.c, --probe-seconds per shape and backend, the same
+thread count) runs before the round's first run and after each run (qkv train, qkv eval, the
+PyTorch process). It times every backend of float products the build has: OpenBLAS's sgemm,
+oneDNN's sgemm and qkv's bf16 matmul (its conversion to bf16 counted), on four shapes each;
+a backend's peak is its best shape. A probe's f32 peak is the best of the two float backends
+(OpenBLAS, oneDNN; bf16 is reported, never divided by), and the footer says which backend gave
+it in how many probes. A measurement's "% of f32 peak" divides its GFLOP/s by the mean of the
+f32 peaks of the two probes just before and just after it (PyTorch's training and evaluation
+share one process, hence the same two probes).
 
 Tokens per second count real words. Peak RSS is the process's maximum resident set (qkv: of
 `qkv train`, /usr/bin/time; PyTorch: getrusage of its one process), data reading and the
@@ -63,13 +79,16 @@ The table gives, per config and column, the median over the rounds with the rang
 a ratio qkv/PyTorch is taken within each round, then its median and range. The footer gives
 the 1/5/15-minute load average (os.getloadavg, which counts the benchmark's own threads
 while it runs) before the run, at the start of every round and after, and the probe's
-min/median/max over the whole run.
+min/median/max of each backend's peak over the whole run and its median per shape.
 """
 import argparse
+import contextlib
+import ctypes
 import json
 import os
 import re
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -91,6 +110,12 @@ CONFIGS = {  # --set overrides of configs/ud_ewt_pos.yaml
 }
 BATCH_TOKENS = 1000
 MAIN_JOB = "quickstart"  # the README's first command: configs/quickstart.yaml on the shipped sample
+GEMMS = {  # --gemm: qkv's --set overrides for each backend of its float products
+    "openblas": {"train.gemm": "openblas", "train.precision": "f32"},
+    "onednn": {"train.gemm": "onednn", "train.precision": "f32"},
+    "bf16": {"train.precision": "bf16"},
+}
+F32_BACKENDS = ("openblas", "onednn")  # the probe's float backends: the f32 peak is the best of them
 
 
 def spec(name, a, ewt, work):
@@ -149,30 +174,83 @@ def label(name, cfg):
     return f"{name} (d{m['d_model']}/h{m['n_heads']}/L{m['n_layers']}/ff{m['d_ff']}{''.join('/' + e for e in extra)})"
 
 
+def f32_peak(probe_run):
+    """(backend, GFLOP/s) of the best float backend of one probe run (its best shape)."""
+    return max(((b, max(sg.values())) for b, sg in probe_run.items() if b in F32_BACKENDS), key=lambda x: x[1])
+
+
 class Probe:
-    """The sgemm probe; keeps every run's per-shape figures."""
+    """The GEMM probe of every backend the build has; keeps every run's per-backend, per-shape figures."""
 
     def __init__(self, path, threads, seconds):
         self.cmd = [path, str(threads), str(seconds)]
-        self.runs = []  # {(M, N, K): GFLOP/s}
+        self.runs = []  # {backend: {(M, N, K): GFLOP/s}}
 
     def __call__(self):
-        sg = {}
+        """Runs the probe; returns its f32 peak."""
+        runs = {}
         for line in run(self.cmd).stdout.splitlines():
-            _, m, n, k, g = line.split()
-            sg[(int(m), int(n), int(k))] = float(g)
-        self.runs.append(sg)
-        return max(sg.values())
+            b, m, n, k, g = line.split()
+            runs.setdefault(b, {})[(int(m), int(n), int(k))] = float(g)
+        self.runs.append(runs)
+        return f32_peak(runs)[1]
+
+    def summary(self):
+        """The footer's lines: each backend's peak over the run, the f32 peak's backend."""
+        lines = []
+        for b in self.runs[0]:
+            best = [max(r[b].values()) for r in self.runs]
+            lines.append(f"{b} probe, best shape (GFLOP/s, {len(best)} probes): min {min(best):.1f}, median "
+                         f"{statistics.median(best):.1f}, max {max(best):.1f}; median per shape (M N K): "
+                         + ", ".join(f"{m}x{n}x{k}: {statistics.median(r[b][(m, n, k)] for r in self.runs):.1f}"
+                                     for (m, n, k) in self.runs[0][b]))
+        winners = [f32_peak(r)[0] for r in self.runs]
+        lines.append("f32 peak (the divisor of % of f32 peak): the best of "
+                     + ", ".join(b for b in F32_BACKENDS if b in self.runs[0]) + "; "
+                     + ", ".join(f"{b} in {winners.count(b)} of {len(winners)} probes"
+                                 for b in F32_BACKENDS if winners.count(b)))
+        return lines
+
+
+class BusyCore:
+    """One busy-loop process pinned to one core while the with block runs; killed on leaving it,
+    whatever the reason, and by the kernel should this script die first (PR_SET_PDEATHSIG)."""
+
+    def __init__(self, cpu):
+        self.cpu, self.p = cpu, None
+
+    def _child(self):
+        os.sched_setaffinity(0, {self.cpu})
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+    def __enter__(self):
+        self.p = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=self._child)
+        return self
+
+    def __exit__(self, *exc):
+        self.p.kill()
+        self.p.wait()
+        return False
+
+
+class Variant:
+    """How a row runs: qkv's extra --set overrides (--gemm), beside a busy core or not."""
+
+    def __init__(self, gemm, busy):
+        self.gemm, self.busy = gemm, busy
+        self.sets = dict(GEMMS[gemm]) if gemm else {}
+        self.tag = (f" [gemm={gemm}]" if gemm else "") + (" [busy core]" if busy else "")
+        self.dir = (f"-{gemm}" if gemm else "") + ("-busy" if busy else "")
 
 
 class Config:
     """One config's fixed facts (FLOP counts, token counts), read from its first checkpoint."""
 
-    def __init__(self, name, a, ewt, ckpt, metrics_rows):
+    def __init__(self, name, a, ewt, ckpt, metrics_rows, variant):
         _, _, self.trn, self.dev = spec(name, a, ewt, a.work)
         ck = qkv_torch.Checkpoint(ckpt)
         m, n_tags = ck.config["model"], len(ck.tags)
-        self.label = label(name, ck.config)
+        self.label = label(name, ck.config) + variant.tag
         if name in bench_dense.CONFIGS:
             bench_dense.facts(self, name, a, ck, qkv_torch, visible_pairs)
             self.check_plan(a, metrics_rows, self.first_tokens)
@@ -202,11 +280,12 @@ class Config:
                      f"the ported batch plan {first}: the plans differ")
 
 
-def run_qkv(name, a, ewt, out):
+def run_qkv(name, a, ewt, out, variant):
     """qkv train then qkv eval; returns (train_seconds_after_warmup, rss_mb, metrics_rows, eval_json),
     calling a.probe() after each."""
     base, sets, _, dev = spec(name, a, ewt, a.work)
     sets.update(kv.split("=", 1) for kv in a.set)
+    sets.update(variant.sets)
     sets.update({"train.threads": a.threads, "train.max_steps": a.steps,
                  "log.every_steps": a.warmup, "log.progress": "off", "checkpoint.keep_best": "false"})
     cmd = ["/usr/bin/time", "-v", a.qkv, "train", os.path.join(SRC, base), "--out", out]
@@ -234,7 +313,7 @@ def run_torch(a, cfg, ckpt):
     return pt, a.probe()
 
 
-def bench_config(name, a, ewt, work):
+def bench_config(name, a, ewt, work, variant):
     """--repeats rounds of one config; returns (Config, [one dict of figures per round])."""
     cfg, ckpt, rounds = None, None, []
     for r in range(a.repeats):
@@ -243,12 +322,12 @@ def bench_config(name, a, ewt, work):
         q = t = None
         for system in ("qkv", "torch") if r % 2 == 0 else ("torch", "qkv"):
             if system == "qkv":
-                out = os.path.join(work, f"{name}-{r + 1}")
+                out = os.path.join(work, f"{name}{variant.dir}-{r + 1}")
                 g_before = t[1] if t else g0
-                q = run_qkv(name, a, ewt, out) + (g_before,)
+                q = run_qkv(name, a, ewt, out, variant) + (g_before,)
                 ckpt = os.path.join(out, "checkpoints/last.h5")
                 if cfg is None:
-                    cfg = Config(name, a, ewt, ckpt, q[2])
+                    cfg = Config(name, a, ewt, ckpt, q[2], variant)
                     if q[3]["words"] + q[3]["untagged"] != cfg.dev_tokens:
                         sys.exit(f"bench: qkv eval counted {q[3]['words'] + q[3]['untagged']} words of EWT dev, "
                                  f"the port {cfg.dev_tokens}")
@@ -271,8 +350,8 @@ def bench_config(name, a, ewt, work):
         f["pt_train_pct"] = 100 * f["pt_train_gf"] / ((g_pt0 + g_pt1) / 2)
         f["pt_eval_pct"] = 100 * f["pt_eval_gf"] / ((g_pt0 + g_pt1) / 2)
         rounds.append(f)
-        print(f"# {name} round {r + 1}/{a.repeats}: train {f['qkv_train']:.0f} vs {f['pt_train']:.0f} tok/s, "
-              f"eval {f['qkv_eval']:.0f} vs {f['pt_eval']:.0f} tok/s; % of sgemm: train {f['qkv_train_pct']:.0f} "
+        print(f"# {name}{variant.tag} round {r + 1}/{a.repeats}: train {f['qkv_train']:.0f} vs {f['pt_train']:.0f} "
+              f"tok/s, eval {f['qkv_eval']:.0f} vs {f['pt_eval']:.0f} tok/s; % of f32 peak: train {f['qkv_train_pct']:.0f} "
               f"vs {f['pt_train_pct']:.0f}, eval {f['qkv_eval_pct']:.0f} vs {f['pt_eval_pct']:.0f}", file=sys.stderr)
     return cfg, rounds
 
@@ -289,9 +368,10 @@ COLUMNS = [  # (header, key, format, unit)
     ("train tok/s qkv", "qkv_train", ".0f", ""), ("PyTorch", "pt_train", ".0f", ""), ("ratio", "train_ratio", ".2f", "x"),
     ("eval tok/s qkv", "qkv_eval", ".0f", ""), ("PyTorch", "pt_eval", ".0f", ""), ("ratio", "eval_ratio", ".2f", "x"),
     ("peak RSS MB qkv", "qkv_rss", ".0f", ""), ("PyTorch", "pt_rss", ".0f", ""),
-    ("qkv train GFLOP/s", "qkv_train_gf", ".1f", ""), ("% of sgemm", "qkv_train_pct", ".0f", "%"),
-    ("qkv eval GFLOP/s", "qkv_eval_gf", ".1f", ""), ("% of sgemm", "qkv_eval_pct", ".0f", "%"),
-    ("PyTorch train % of sgemm", "pt_train_pct", ".0f", "%"), ("PyTorch eval % of sgemm", "pt_eval_pct", ".0f", "%"),
+    ("qkv train GFLOP/s", "qkv_train_gf", ".1f", ""), ("% of f32 peak", "qkv_train_pct", ".0f", "%"),
+    ("qkv eval GFLOP/s", "qkv_eval_gf", ".1f", ""), ("% of f32 peak", "qkv_eval_pct", ".0f", "%"),
+    ("PyTorch train % of f32 peak", "pt_train_pct", ".0f", "%"),
+    ("PyTorch eval % of f32 peak", "pt_eval_pct", ".0f", "%"),
 ]
 
 
@@ -308,11 +388,19 @@ def main():
     ap.add_argument("--configs", default="ref,large,ewt")
     ap.add_argument("--repeats", type=int, default=3, help="rounds per config (default 3)")
     ap.add_argument("--probe-seconds", type=float, default=0.5,
-                    help="seconds per shape of each sgemm probe (default 0.5)")
+                    help="seconds per shape and backend of each GEMM probe (default 0.5)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="an extra qkv --set override for every config (repeatable)")
     ap.add_argument("--ewt", help="UD English-EWT folder (default: $QKV_EWT_DIR, else data/ud_english_ewt)")
+    ap.add_argument("--gemm", help="run qkv's rows once per backend of its float products, a comma-separated list "
+                                   "of " + ", ".join(GEMMS) + " (default: qkv's own default, train.gemm auto)")
+    ap.add_argument("--busy-core", action="store_true",
+                    help="run every row a second time beside one busy-loop process pinned to one core")
     a = ap.parse_args()
+    gemms = a.gemm.split(",") if a.gemm else [None]
+    for g in gemms:
+        if g is not None and g not in GEMMS:
+            sys.exit(f"bench: --gemm: unknown backend {g!r} (known: {', '.join(GEMMS)})")
     if a.warmup <= 0 or a.steps % a.warmup or a.steps <= a.warmup:
         sys.exit("bench: --steps must be a multiple of --warmup and larger")
     if a.repeats < 1:
@@ -334,26 +422,40 @@ def main():
     if not os.path.exists(a.qkv) or not os.path.exists(probe):
         sys.exit(f"bench: build qkv first: cmake -S {SRC} -B {a.build} && cmake --build {a.build} -j2")
     a.probe = Probe(probe, a.threads, a.probe_seconds)
+    have = {line.split()[0] for line in run(a.probe.cmd[:1] + ["1", "0.001", "all", "8x8x8"]).stdout.splitlines()}
+    for g in gemms:
+        if g and g != "openblas" and "onednn" not in have:
+            sys.exit(f"bench: --gemm {g} needs a build with oneDNN (apt-get install libdnnl-dev, configure, build)")
+    variants = [Variant(g, busy) for g in gemms for busy in ((False, True) if a.busy_core else (False,))]
+    busy_cpu = max(os.sched_getaffinity(0))
+    # SIGTERM (a killed job) unwinds like an exception, so that a busy core's process is stopped.
+    signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
     ewt = a.ewt or os.environ.get("QKV_EWT_DIR") or os.path.join(SRC, "data/ud_english_ewt")
     if not os.path.exists(os.path.join(ewt, "en_ewt-ud-train.conllu")):
         sys.exit(f"bench: no EWT in {ewt}: set QKV_EWT_DIR or --ewt (data/fetch-ud.sh UD_English-EWT DIR)")
     load0, start = os.getloadavg(), time.gmtime()
-    results = {}
+    results, tagging = {}, {}
     a.src = SRC
     with tempfile.TemporaryDirectory() as work:
         a.work = work
         for name in names:
-            if name == "tag":
-                ckpt = os.path.join(work, f"ewt-{a.repeats}", "checkpoints/last.h5")
-                tagging = bench_tag.bench_tag(a, ckpt, results["ewt"][0].dev, SRC, qkv_torch.read_conllu, work)
-            else:
-                results[name] = bench_config(name, a, ewt, work)
+            for v in variants:
+                with BusyCore(busy_cpu) if v.busy else contextlib.nullcontext():
+                    if name == "tag":
+                        ckpt = os.path.join(work, f"ewt{v.dir}-{a.repeats}", "checkpoints/last.h5")
+                        tagging[v.tag] = bench_tag.bench_tag(a, ckpt, results["ewt" + v.tag][0].dev, SRC,
+                                                             qkv_torch.read_conllu, work)
+                    else:
+                        results[name + v.tag] = bench_config(name, a, ewt, work, v)
     load1 = os.getloadavg()
     print(f"qkv vs PyTorch {qkv_torch.torch.__version__}, {a.threads} threads each, {a.steps} steps ({a.warmup} "
           f"warm-up); EWT rows: EWT train/dev, data.batch_tokens = {BATCH_TOKENS}; quickstart: its own config on the "
           f"shipped EWT sample; image and speech rows: "
           f"tests/reference/bench_dense.py; {a.repeats} rounds per "
           f"config, the systems taking turns; {time.strftime('%Y-%m-%d %H:%M UTC', start)}")
+    print("% of f32 peak: GFLOP/s over the f32 peak of the GEMM probes around the measurement (the best of "
+          + ", ".join(b for b in F32_BACKENDS if b in a.probe.runs[0]) + "; the footer says which)"
+          + (f"; [busy core]: beside one busy-loop process on CPU {busy_cpu}" if a.busy_core else ""))
     print("command: /usr/bin/python3 tests/reference/bench.py " + shlex.join(sys.argv[1:]))
     print("median (min–max) over the rounds; ratios per round")
     print()
@@ -361,24 +463,24 @@ def main():
     print("|---|" + "---:|" * len(COLUMNS))
     for name, (cfg, rounds) in results.items():
         print(f"| {cfg.label} | " + " | ".join(spread([f[k] for f in rounds], fm, u) for _, k, fm, u in COLUMNS) + " |")
-    if MAIN_JOB in results:
-        cfg, rounds = results[MAIN_JOB]
+    for key in (k for k in results if k.split(" [")[0] == MAIN_JOB):
+        cfg, rounds = results[key]
         print()
-        print(f"{MAIN_JOB} (the README's first command), one epoch of {cfg.epoch_tokens} words: "
+        print(f"{key} (the README's first command), one epoch of {cfg.epoch_tokens} words: "
               f"qkv {cfg.epoch_tokens / statistics.median(f['qkv_train'] for f in rounds):.1f} s, PyTorch "
               f"{cfg.epoch_tokens / statistics.median(f['pt_train'] for f in rounds):.1f} s "
               "(at the median training tokens/s)")
-    if "tag" in names:
-        bench_tag.print_tag(*tagging, spread)
+    for tag, t in tagging.items():
+        if tag:
+            print()
+            print(f"tag rows{tag}:")
+        bench_tag.print_tag(*t, spread)
     print()
     print("load average (1/5/15 min): " + f"{fmt_load(load0)} before; "
           + "; ".join(f"{name} round {i + 1} {fmt_load(f['load'])}" for name, (_, rounds) in results.items()
                       for i, f in enumerate(rounds)) + f"; {fmt_load(load1)} after")
-    best = [max(sg.values()) for sg in a.probe.runs]
-    print(f"sgemm probe, best shape (GFLOP/s, {len(best)} probes): min {min(best):.1f}, "
-          f"median {statistics.median(best):.1f}, max {max(best):.1f}; median per shape (M N K): "
-          + ", ".join(f"{m}x{n}x{k}: {statistics.median(sg[(m, n, k)] for sg in a.probe.runs):.1f}"
-                      for (m, n, k) in a.probe.runs[0]))
+    for line in a.probe.summary():
+        print(line)
     return 0
 
 

@@ -108,6 +108,8 @@ static void test_choices_are_the_library_values(void **state)
         {"train.gemm=auto", &c.train.gemm, QKV_GEMM_AUTO, false},
         {"train.gemm=openblas", &c.train.gemm, QKV_GEMM_OPENBLAS, false},
         {"train.gemm=onednn", &c.train.gemm, QKV_GEMM_ONEDNN, false},
+        {"train.precision=f32", &c.train.precision, QKV_PRECISION_F32, false},
+        {"train.precision=bf16", &c.train.precision, QKV_PRECISION_BF16, false},
     };
     int n_enum_keys = 0, n_choices = 0;
     for (int k = 0; k < QKV_RUN_SCHEMA_LEN; k++)
@@ -116,7 +118,7 @@ static void test_choices_are_the_library_values(void **state)
             for (int i = 0; QKV_RUN_SCHEMA[k].choices[i]; i++)
                 n_choices++;
         }
-    assert_int_equal(n_enum_keys, 22);
+    assert_int_equal(n_enum_keys, 23);
     assert_int_equal(n_choices, (int)(sizeof cases / sizeof cases[0])); /* every choice is a case */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         load_image(&c, cases[i].set, cases[i].image);

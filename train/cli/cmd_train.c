@@ -174,7 +174,7 @@ static int check_start(train_run *r)
     if (r->s.config_note[0] && r->writer)
         fprintf(stderr, "qkv: note: %s\n", r->s.config_note);
     qkv_set_threads(r->s.cfg.train.threads);
-    if (qkv_gemm_set_backend(r->s.cfg.train.gemm, &err))
+    if (qkv_gemm_set_backend(r->s.cfg.train.gemm, &err) || qkv_gemm_set_precision(r->s.cfg.train.precision, &err))
         return qkv_fail_report(&err);
     const char *resume = r->a.resume;
     if (resume && (qkv_checkpoint_check_resumable(resume, &err) || qkv_checkpoint_load_vocab(resume, &r->s, &err)))

@@ -23,7 +23,7 @@ int qkv_cmd_load_model(qkv_session *s, const char *path)
     if (qkv_checkpoint_load_model(path, s, &err))
         return qkv_fail_report(&err);
     qkv_set_threads(threads_override >= 0 ? (int)threads_override : s->cfg.train.threads);
-    if (qkv_gemm_set_backend(s->cfg.train.gemm, &err))
+    if (qkv_gemm_set_backend(s->cfg.train.gemm, &err) || qkv_gemm_set_precision(s->cfg.train.precision, &err))
         return qkv_fail_report(&err);
     return 0;
 }
