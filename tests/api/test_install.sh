@@ -33,6 +33,11 @@ fi
 "$P/bin/qkv" --version >/dev/null || fail "the installed qkv does not run"
 # the shipped model: installed, and found by the installed qkv beside itself (../share/qkv/models)
 cmp -s "$QKV_SOURCE_DIR/data/models/en.h5" "$P/share/qkv/models/en.h5" || fail "data/models/en.h5 is not installed"
+cmp -s "$QKV_SOURCE_DIR/data/models/LICENSE" "$P/share/qkv/models/LICENSE" ||
+    fail "the model's licence (data/models/LICENSE) is not installed beside it"
+for f in LICENSE NOTICE; do
+    [ -n "$(find "$P/share/doc" -name "$f" 2>/dev/null)" ] || fail "$f is not installed under share/doc"
+done
 echo "The end." | env -u QKV_MODEL -u QKV_MODEL_DIR "$P/bin/qkv" tag 2>"$SCRATCH/tag.err" >"$SCRATCH/tag.out" ||
     { cat "$SCRATCH/tag.err" >&2; fail "the installed qkv tag without a model"; }
 grep -qP '^1\tThe\t' "$SCRATCH/tag.out" || fail "the installed qkv tag without a model wrote no word"

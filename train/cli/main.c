@@ -6,6 +6,14 @@
 #include "train/cli/commands.h"
 #include "train/omp_env.h"
 
+/* The licence a build is distributed under (NOTICE): linking eSpeak NG (GPL-3.0-or-later) and
+ * FFTW (GPL-2.0-or-later) for qkv speech makes the program a combined work under the GPL. */
+#ifdef QKV_HAVE_SPEECH
+#define QKV_BUILD_LICENCE "GPL-3.0-or-later: links eSpeak NG and FFTW, see NOTICE; source MIT"
+#else
+#define QKV_BUILD_LICENCE "MIT"
+#endif
+
 static const qkv_command COMMANDS[] = {
     {"train", "train a tagger from a YAML config", qkv_cmd_train},
     {"eval", "evaluate a checkpoint on a tagged file", qkv_cmd_eval},
@@ -48,7 +56,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("qkv %s\n", QKV_VERSION);
+        printf("qkv %s (%s)\n", QKV_VERSION, QKV_BUILD_LICENCE);
         return 0;
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
