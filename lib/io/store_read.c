@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -543,8 +544,13 @@ int qkv_store_read_params(const qkv_store_reader *r, const char *group, qkv_para
     /* 3. load */
     for (int i = 0; i < ps->n; i++) {
         snprintf(path, sizeof path, "%s/%s", group, ps->items[i]->name);
+        const qkv_tensor *t = &ps->items[i]->t;
         if (qkv_store_read_tensor(r, path, &ps->items[i]->t, err) != QKV_OK)
             return QKV_ERR;
+        size_t bad = qkv_tensor_first_nonfinite(t);
+        if (bad < t->size)
+            return qkv_store_read_fail(r, err, path, "element %zu is %g: a model's weights must be finite", bad,
+                                       (double)t->data[bad]);
     }
     return QKV_OK;
 }
