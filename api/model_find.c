@@ -1,5 +1,8 @@
 /* Shipped models by name (api/model_find.h). */
+#define _GNU_SOURCE /* dladdr */
 #include "api/model_find.h"
+
+#include <dlfcn.h>
 
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +12,9 @@
 
 #ifndef QKV_INSTALL_MODEL_DIR
 #define QKV_INSTALL_MODEL_DIR ""
+#endif
+#ifndef QKV_LIB_TO_MODELS
+#define QKV_LIB_TO_MODELS "../share/qkv/models"
 #endif
 
 static int name_ok(const char *name)
@@ -23,15 +29,39 @@ static int name_ok(const char *name)
     return 1;
 }
 
+/* Cuts the last component of the path in dir ("" when it has none). */
+static void parent(char *dir)
+{
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        dir[0] = '\0';
+}
+
 /* The folder of the running executable into dir[len] ("" when it cannot be read). */
 static void exe_dir(char *dir, size_t len)
 {
     ssize_t n = readlink("/proc/self/exe", dir, len - 1);
     dir[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
+    parent(dir);
+}
+
+/* The models folder of the install this code was loaded from: the folder of the shared library
+ * (or program) holding this function, then QKV_LIB_TO_MODELS, the way from an install's libdir
+ * to its share/qkv/models (so an install moved with cmake --install --prefix DIR finds DIR's
+ * models). "" when unknown. */
+static void library_models(char *dir, size_t len)
+{
+    Dl_info info;
+    dir[0] = '\0';
+    if (!dladdr((void *)&qkv_model_find, &info) || !info.dli_fname || !strchr(info.dli_fname, '/'))
+        return;
+    char lib[PATH_MAX];
+    if (!realpath(info.dli_fname, lib))
+        return;
+    parent(lib);
+    if (lib[0] && (size_t)snprintf(dir, len, "%s/%s", lib, QKV_LIB_TO_MODELS) >= len)
         dir[0] = '\0';
 }
 
@@ -40,12 +70,14 @@ int qkv_model_find(const char *name, char *path, size_t len, qkv_error *err)
     if (!name_ok(name))
         return qkv_fail(err, "'%s' is not a model name (letters, digits, '_' and '-', at most 64)",
                         name ? name : "(null)");
-    char exe[PATH_MAX], share[PATH_MAX + 32], tree[PATH_MAX + 32];
+    char exe[PATH_MAX], share[PATH_MAX + 32], tree[PATH_MAX + 32], lib[PATH_MAX + 64];
     exe_dir(exe, sizeof exe);
     snprintf(share, sizeof share, "%s/../share/qkv/models", exe);
     snprintf(tree, sizeof tree, "%s/../data/models", exe);
+    library_models(lib, sizeof lib);
     const char *env = getenv("QKV_MODEL_DIR");
-    const char *dirs[] = {env && env[0] ? env : "", exe[0] ? share : "", exe[0] ? tree : "", QKV_INSTALL_MODEL_DIR};
+    const char *dirs[] = {env && env[0] ? env : "", exe[0] ? share : "", exe[0] ? tree : "", lib,
+                          QKV_INSTALL_MODEL_DIR};
     char looked[sizeof err->msg] = "";
     size_t used = 0;
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {

@@ -14,8 +14,10 @@
 /* The file of the shipped model `name` (letters, digits, '_' and '-', at most 64) into
  * path[len]: NAME.h5 in the first of these folders that holds it: $QKV_MODEL_DIR (when set),
  * ../share/qkv/models and ../data/models beside the running executable (/proc/self/exe: an
- * install's bin/, a build folder in the source tree), the install's share/qkv/models as
- * configured at build time. Errors: a bad name; no such file, naming every place looked in. */
+ * install's bin/, a build folder in the source tree), the share/qkv/models of the install that
+ * holds the library itself (found from the library's own file, so an install put elsewhere with
+ * cmake --install --prefix DIR finds DIR's), the install's share/qkv/models as configured at
+ * build time. Errors: a bad name; no such file, naming every place looked in. */
 int qkv_model_find(const char *name, char *path, size_t len, qkv_error *err);
 
 /* The default model's file into path[len]: $QKV_MODEL when set (it must exist: the error names

@@ -56,8 +56,9 @@ qkv_model *qkv_model_open(const char *path, char **error);
 /* Opens a model shipped with qkv by its name: "en" is the English model (UD English-EWT:
  * segmenter, UPOS, XPOS, FEATS and LEMMA; CC BY-SA 4.0, see data/models/README.md). It is the
  * file NAME.h5 in the first of: $QKV_MODEL_DIR, ../share/qkv/models and ../data/models beside
- * the running executable (an install's bin/, a build folder in the source tree), the install's
- * share/qkv/models.
+ * the running executable (an install's bin/, a build folder in the source tree), the
+ * share/qkv/models of the install the qkv library was loaded from (wherever its prefix), the
+ * install's share/qkv/models as configured.
  * Returns the model as qkv_model_open does, or NULL with *error: a name that is not letters,
  * digits, '_' and '-'; no such file ("no shipped model 'en': looked for ..." naming each
  * place); qkv_model_open's errors. */
