@@ -214,6 +214,21 @@ static bool blank_line(const char *s, size_t n)
     return true;
 }
 
+/* Whether line s[0..n) is a CoNLL-U word line: 10 TAB-separated fields, the first an ID (digits,
+ * a range "1-2" or an empty node "1.1"). Raw text never has one; a CoNLL-U file given as raw
+ * text does. */
+static bool conllu_word_line(const char *s, size_t n)
+{
+    size_t tabs = 0, id = 0;
+    while (id < n && ((s[id] >= '0' && s[id] <= '9') || s[id] == '-' || s[id] == '.'))
+        id++;
+    if (id == 0 || id >= n || s[id] != '\t' || s[0] < '0' || s[0] > '9')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        tabs += s[i] == '\t';
+    return tabs == 9;
+}
+
 int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
                            void *ctx, qkv_error *err)
 {
@@ -236,6 +251,11 @@ int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, con
         char problem[160];
         if (qkv_text_line_problem(s, n, problem, sizeof problem)) {
             status = qkv_fail(err, "%.200s:%d: %s", name, line_no, problem);
+            break;
+        }
+        if (conllu_word_line(s, n)) {
+            status = qkv_fail(err, "%.200s:%d: this is a CoNLL-U word line (10 TAB-separated fields), not raw text: "
+                              "to tag a CoNLL-U file, name the model before it (qkv tag MODEL FILE)", name, line_no);
             break;
         }
         if (blank_line(s, n)) {

@@ -213,6 +213,12 @@ int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds,
         if (qkv_corpus_n_heads(c) == 0)
             return qkv_fail(err, "%s: no word has a HEAD (field 7): nothing to %s the parser on", qkv_corpus_name(c),
                             training ? "train" : "score");
+        /* scores count every word, as the CoNLL 2018 scorer does, which refuses a HEAD "_" */
+        for (int w = 0; !training && w < c->n_words; w++)
+            if (c->heads[w] < 0)
+                return qkv_fail(err, "%s:%d: HEAD (field 7) is _: every word of a file a parser is scored on needs "
+                                "its HEAD (UAS and LAS count every word, as the CoNLL 2018 scorer does)",
+                                qkv_corpus_name(c), c->word_line[w]);
     }
     if (s->cfg.model.output != QKV_OUTPUT_CRF || !s->cfg.model.crf_constrained)
         return QKV_OK;

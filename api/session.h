@@ -85,7 +85,9 @@ int qkv_session_model_to_load(qkv_session *s, qkv_error *err);
 /* Checks the gold tags of c (encoded in ds), with warnings: span tags but a few
  * (qkv_corpus_warn_stray_tags), and with model.crf_constrained, gold sequences the constraints
  * forbid read for the loss as conlleval reads them (data/dataset.h: qkv_dataset_repair_spans);
- * evaluation still scores ds->tags. training: ds is the training set. Errors: out of memory. */
+ * evaluation still scores ds->tags. training: ds is the training set. A parser's gold trees are
+ * checked (data/corpus.h: qkv_corpus_check_trees); a file it is scored on (not training) needs
+ * every word's HEAD. Errors: those, out of memory. */
 int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds, bool training, qkv_error *err);
 /* Refuses data the model cannot take, before any work is done: with learned positions and
  * model.pos_overflow: error, a sentence of ds (encoded from c) longer than model.max_len is an

@@ -112,15 +112,19 @@ static int read_i32(qkv_store_reader *r, const char *file, const char *path, int
     return st;
 }
 
-/* Offsets [n + 1]: from 0, non-decreasing, ending at total (or any end when total < 0). */
-static int read_offsets(qkv_store_reader *r, const char *file, const char *path, int n, int64_t total,
-                        int64_t *v, qkv_error *err)
+/* Offsets [n + 1]: from 0, non-decreasing (increasing when what names the items, which must not
+ * be empty: "utterance"), ending at total (or any end when total < 0). */
+static int read_offsets(qkv_store_reader *r, const char *file, const char *path, const char *what, int n,
+                        int64_t total, int64_t *v, qkv_error *err)
 {
     if (qkv_store_read_i64_array(r, path, (size_t)n + 1, v, err))
         return QKV_ERR;
     for (int i = 0; i < n; i++)
         if (v[i + 1] < v[i])
             return qkv_fail(err, "%s: %s decreases at %d", file, path, i + 1);
+        else if (what && v[i + 1] == v[i])
+            return qkv_fail(err, "%s: %s %d has no frame (%s[%d] = %s[%d] = %lld)", file, what, i + 1, path, i, path,
+                            i + 1, (long long)v[i]);
     if (v[0] != 0 || (total >= 0 && v[n] != total))
         return qkv_fail(err, "%s: %s must run from 0 to %lld", file, path, (long long)total);
     return QKV_OK;
@@ -243,8 +247,8 @@ static int read_items(qkv_store_reader *r, const char *file, qkv_frame_corpus *f
     fc->n_utt = n; /* the texts are NULL until read: safe to free */
     if (read_names(r, file, "/speech/phone_names", &fc->phones, err) ||
         read_names(r, file, "/speech/upos_names", &fc->upos_names, err) || read_features(r, fc, err) ||
-        read_offsets(r, file, "/speech/utt_offsets", n, fc->n_frames, fc->utt_start, err) ||
-        read_offsets(r, file, "/speech/phone_seq_offsets", n, n_seq, fc->seq_start, err) ||
+        read_offsets(r, file, "/speech/utt_offsets", "utterance", n, fc->n_frames, fc->utt_start, err) ||
+        read_offsets(r, file, "/speech/phone_seq_offsets", NULL, n, n_seq, fc->seq_start, err) ||
         read_i32(r, file, "/speech/phone", fc->n_frames, fc->phone, 0, fc->phones.n, err) ||
         read_i32(r, file, "/speech/upos", fc->n_frames, fc->upos, 0, fc->upos_names.n, err) ||
         read_i32(r, file, "/speech/word", fc->n_frames, fc->word, -1, INT32_MAX, err) ||

@@ -1,8 +1,10 @@
 /* The CoNLL-U columns a model predicts (data.tags: upos, xpos, feats, lemma; the rows of
  * QKV_TAG_FIELDS in data/corpus.h) and how a column's values become the classes a head learns:
  *   upos, xpos: the tag itself; "_" is no tag (not learned, not scored).
- *   feats: the whole feature bundle as one class ("Number=Plur|Person=3"); "_" is a value, the
- *     empty bundle (CoNLL-U's FEATS "_" says the word has no feature).
+ *   feats: the whole feature bundle as one class ("Number=Plur|Person=3"), its features in UD's
+ *     order (sorted by name, case-insensitively: qkv_feats_canonical), so that a bundle written
+ *     in another order is the same class and predictions are written in UD's order; "_" is a
+ *     value, the empty bundle (CoNLL-U's FEATS "_" says the word has no feature).
  *   lemma: the edit script turning the form into the lemma (data/lemma_script.h); "_" is no
  *     lemma. A predicted script that does not apply to its form gives the form itself.
  * A column is read by the CoNLL-U reader into the corpus's fields (data/corpus.h:
@@ -22,11 +24,16 @@ void qkv_column_name(qkv_tag_field col, char *buf, size_t cap);
 /* Whether "_" is a value of col (feats) rather than "no value". */
 static inline bool qkv_column_underscore_is_value(qkv_tag_field col) { return col == QKV_TAG_FEATS; }
 
+/* FEATS v[0..len) with its '|'-separated features in UD's order (by name, case-insensitively;
+ * equal names by the whole feature) into out (len bytes of room); returns the length (len). */
+size_t qkv_feats_canonical(const char *v, size_t len, char *out);
+
 /* Bytes of scratch room for qkv_corpus_class over every word of c. */
 size_t qkv_corpus_class_room(const qkv_corpus *c);
 
 /* The class of word w in column i of c (0 <= i < c->n_columns): a pointer to *len bytes, into
- * the corpus text or into scratch (qkv_corpus_class_room bytes; lemma scripts); NULL when out of
+ * the corpus text or into scratch (qkv_corpus_class_room bytes; lemma scripts, feature bundles
+ * in UD's order); NULL when out of
  * memory. Call only for words whose value is not missing (qkv_corpus_value_missing). */
 const char *qkv_corpus_class(const qkv_corpus *c, int i, int w, char *scratch, size_t *len);
 

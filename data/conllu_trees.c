@@ -28,9 +28,19 @@ static int check_sentence(const qkv_corpus *c, int s, qkv_error *err)
     const int w0 = c->sent_start[s], n = qkv_corpus_sent_len(c, s);
     const int32_t *heads = c->heads + w0;
     int roots = 0, second = -1;
+    if (n == 0)
+        return QKV_OK;
+    if (heads[0] == -1) { /* no gold tree: then no word has a HEAD */
+        for (int i = 1; i < n; i++)
+            if (heads[i] != -1)
+                return qkv_fail(err, "%.200s:%d: word %d has a HEAD but word 1 has _: a sentence's HEADs are all "
+                                "word numbers (a tree) or all _", c->name, c->word_line[w0 + i], i + 1);
+        return QKV_OK;
+    }
     for (int i = 0; i < n; i++) {
         if (heads[i] == -1)
-            return QKV_OK; /* a word without HEAD: the sentence has no gold tree */
+            return qkv_fail(err, "%.200s:%d: word %d has HEAD _ but word 1 has a HEAD: a sentence's HEADs are all "
+                            "word numbers (a tree) or all _", c->name, c->word_line[w0 + i], i + 1);
         if (heads[i] == -2)
             return qkv_fail(err, "%.200s:%d: expected HEAD (field 7) to be a word number 0..%d or _", c->name,
                             c->word_line[w0 + i], n);

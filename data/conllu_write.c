@@ -1,4 +1,5 @@
 /* Writes a corpus back byte for byte, with tags substituted (see corpus.h). */
+#include "data/columns.h"
 #include "data/corpus.h"
 
 #include <errno.h>
@@ -75,6 +76,9 @@ int qkv_corpus_write_fields_parsed(const qkv_corpus *c, FILE *out, const char *c
             if (vlen == 0 || strpbrk(v, "\t\r\n"))
                 return qkv_fail(err, "%.200s:%d: expected a non-empty value without TAB, CR or LF for word %d, got "
                                 "\"%.40s\"", c->name, c->word_line[w], w, v);
+            char feats[512];
+            if (k == QKV_TAG_FIELD_INDEX[QKV_TAG_FEATS] && vlen < sizeof feats) /* in UD's order */
+                v = feats, qkv_feats_canonical(values[QKV_TAG_FEATS][w], vlen, feats);
             qkv_span f = c->fields[(size_t)w * 10 + k];
             if (fwrite(c->text + pos, 1, f.off - pos, out) != f.off - pos || fwrite(v, 1, vlen, out) != vlen)
                 return qkv_fail(err, "writing %.200s: %s", c->name, strerror(errno));

@@ -216,7 +216,9 @@ static inline int qkv_corpus_sent_len(const qkv_corpus *c, int s)
     return c->sent_start[s + 1] - c->sent_start[s];
 }
 
-/* Checks the basic dependency tree of every sentence whose words all have a HEAD (UD's rules):
+/* Checks the basic dependency tree of every sentence whose words all have a HEAD (UD's rules);
+ * a sentence's HEADs are all "_" (no tree) or none is, a mix is an error naming the first word
+ * that differs from word 1:
  * a HEAD must be a number (or "_", no head), at most the sentence's length and not the word
  * itself, exactly one word hangs from ROOT (0) and following heads from any word reaches ROOT
  * (no cycle). Errors "FILE:LINE: ..." naming the word's line (for a sentence without a root or

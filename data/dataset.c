@@ -158,8 +158,8 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
     for (int w = 0; w < c->n_words; w++) {
         size_t len, tlen;
         const char *form = qkv_corpus_form(c, w, &len);
-        const char *tag = fz->columns[0] == QKV_TAG_LEMMA && c->fields ? qkv_corpus_class(c, 0, w, cls, &tlen)
-                                                                       : qkv_corpus_tag(c, w, &tlen);
+        bool as_class = (fz->columns[0] == QKV_TAG_LEMMA && c->fields) || fz->columns[0] == QKV_TAG_FEATS;
+        const char *tag = as_class ? qkv_corpus_class(c, 0, w, cls, &tlen) : qkv_corpus_tag(c, w, &tlen);
         ds->tags[w] = qkv_corpus_untagged(c, w) ? QKV_TAG_NONE : qkv_vocab_lookup(&fz->tags, tag, tlen);
         ds->n_unknown_tags += ds->tags[w] == QKV_TAG_UNSEEN;
         ds->n_untagged += ds->tags[w] == QKV_TAG_NONE;

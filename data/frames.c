@@ -142,6 +142,9 @@ static int label_frames(qkv_frame_corpus *fc, const qkv_spoken *sp, int64_t f0, 
 
 int qkv_frame_corpus_add(qkv_frame_corpus *fc, const qkv_spoken *sp, qkv_error *err)
 {
+    if (sp->n_frames < 1)
+        return qkv_fail(err, "utterance %d (\"%.60s\"): no frame; an utterance has at least one", fc->n_utt + 1,
+                        sp->text ? sp->text : "");
     if (reserve(fc, sp->n_frames, sp->n_phone_events))
         return qkv_fail(err, "out of memory for the frames of utterance %d", fc->n_utt + 1);
     int u = fc->n_utt;

@@ -1,5 +1,6 @@
 #include "lib/tensor.h"
 
+#include <math.h>
 #include <stdio.h>
 
 size_t qkv_shape_size(int rank, const int *shape)
@@ -8,6 +9,14 @@ size_t qkv_shape_size(int rank, const int *shape)
     for (int i = 0; i < rank; i++)
         n *= (size_t)shape[i];
     return n;
+}
+
+size_t qkv_tensor_first_nonfinite(const qkv_tensor *t)
+{
+    for (size_t i = 0; i < t->size; i++)
+        if (!isfinite(t->data[i]))
+            return i;
+    return t->size;
 }
 
 bool qkv_same_shape(const qkv_tensor *a, const qkv_tensor *b)

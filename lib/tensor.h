@@ -53,6 +53,9 @@ static inline int qkv_rows(const qkv_tensor *t) { return (int)(t->size / (size_t
 /* True when a and b have the same rank and shape. */
 bool qkv_same_shape(const qkv_tensor *a, const qkv_tensor *b);
 
+/* The index of t's first element that is NaN or infinite; t->size when every one is finite. */
+size_t qkv_tensor_first_nonfinite(const qkv_tensor *t);
+
 /* Writes "[2, 3]" into buf (for error messages); returns buf. */
 const char *qkv_shape_str(const qkv_tensor *t, char *buf, size_t len);
 

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/run_config.h"
+#include "train/cli/output_file.h"
 #include "train/files.h"
 
 /* The files a run writes, relative to its folder (what --force removes). */
@@ -363,9 +365,33 @@ static int remove_later_history(const qkv_run_plan *p, qkv_error *err)
     return QKV_OK;
 }
 
+/* No run file is one of the run's data files (every PATH key of its config: data.train, data.dev,
+ * ...) under any name, a symbolic or a hard link: the one rule of train/cli/output_file.h, which
+ * --force does not lift. */
+static int check_inputs(const qkv_run_plan *p, const qkv_session *s, qkv_error *err)
+{
+    const char *inputs[QKV_RUN_SCHEMA_LEN];
+    int n = 0;
+    for (int k = 0; k < QKV_RUN_SCHEMA_LEN; k++)
+        if (QKV_RUN_SCHEMA[k].type == QKV_CFG_PATH) {
+            const char *value = (const char *)&s->cfg + QKV_RUN_SCHEMA[k].offset;
+            if (value[0])
+                inputs[n++] = value;
+        }
+    char path[4200];
+    for (int k = 0; k < N_RUN_FILES; k++) {
+        run_file(p->dir, k, path, sizeof path);
+        if (qkv_output_check(NULL, path, inputs, n, true, true, err))
+            return qkv_fail_prefix(err, "run folder %s", p->dir);
+    }
+    return QKV_OK;
+}
+
 int qkv_run_folder_prepare(const qkv_run_plan *p, const qkv_session *s, qkv_error *err)
 {
     char path[4200];
+    if (check_inputs(p, s, err))
+        return QKV_ERR;
     snprintf(path, sizeof path, "%s/checkpoints", p->dir);
     if (qkv_mkdirs(path))
         return qkv_fail(err, "%s: cannot create the run folder: %s", path, strerror(errno));

@@ -56,7 +56,7 @@ typedef struct qkv_model qkv_model;
 qkv_model *qkv_model_open(const char *path, char **error);
 
 /* Opens a model shipped with qkv by its name: "en" is the English model (UD English-EWT:
- * segmenter, UPOS, XPOS, FEATS and LEMMA; CC BY-SA 4.0, see data/models/README.md). It is the
+ * segmenter, UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL; CC BY-SA 4.0, see data/models/README.md). It is the
  * file NAME.h5 in the first of: $QKV_MODEL_DIR, ../share/qkv/models and ../data/models beside
  * the running executable (an install's bin/, a build folder in the source tree), the
  * share/qkv/models of the install this libqkv.so belongs to (LIBDIR/../share/qkv/models, for

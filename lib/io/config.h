@@ -21,8 +21,9 @@
  *   as the items joined by ',' ("upos,xpos"); written back as the bare item when there is one.
  * - STRING and PATH: any scalar; stored as char[QKV_CFG_STR_MAX], valid UTF-8, NUL-terminated.
  *   Both are expanded from the environment: "${VAR}" is VAR's value (an unset VAR is an error
- *   naming it), "${VAR:-text}" is VAR's value or text when VAR is unset or empty (text holds no
- *   '}' and is not expanded again), "$$" is a literal '$', and any other '$' is literal.
+ *   naming it), "${VAR:-text}" is VAR's value or text when VAR is unset or empty (text is
+ *   expanded the same way, so defaults nest: "${A:-${B:-x}}", at most 8 deep; its other '}'
+ *   are literal only after "$$"), "$$" is a literal '$', and any other '$' is literal.
  *   PATH values are then made absolute: a relative path is joined to the config file's
  *   directory (for --set overrides and when no file is given: the current directory), with
  *   "." components dropped and ".." resolved against that directory (the base is

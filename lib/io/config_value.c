@@ -165,9 +165,39 @@ static bool is_null_text(const char *s)
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-/* Expands ${VAR}, ${VAR:-text} and $$ from text into dst (cap bytes with the NUL). */
+/* The '}' that closes the '${' at open (nested ${...} inside it skipped), or NULL. */
+static const char *closing_brace(const char *open)
+{
+    int depth = 0;
+    for (const char *p = open; *p; p++)
+        if (p[0] == '$' && p[1] == '{')
+            depth++, p++;
+        else if (p[0] == '}' && --depth == 0)
+            return p;
+    return NULL;
+}
+
+static int expand_depth(const qkv_cfg_key *k, const char *text, char *dst, size_t cap, int depth, qkv_error *err);
+
+/* Whether s[0..n) holds "${". */
+static bool has_var(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] == '$' && s[i + 1] == '{')
+            return true;
+    return false;
+}
+
+/* Expands ${VAR}, ${VAR:-text} (text may hold ${...} itself) and $$ from text into dst (cap bytes
+ * with the NUL). */
 static int expand(const qkv_cfg_key *k, const char *text, char *dst, size_t cap, qkv_error *err)
 {
+    return expand_depth(k, text, dst, cap, 0, err);
+}
+
+static int expand_depth(const qkv_cfg_key *k, const char *text, char *dst, size_t cap, int depth, qkv_error *err)
+{
+    char nested[QKV_CFG_STR_MAX];
     char shown[80];
     size_t n = 0;
     for (const char *p = text; *p;) {
@@ -176,7 +206,7 @@ static int expand(const qkv_cfg_key *k, const char *text, char *dst, size_t cap,
         if (p[0] == '$' && p[1] == '$') {
             p += 2;
         } else if (p[0] == '$' && p[1] == '{') {
-            const char *close = strchr(p + 2, '}');
+            const char *close = closing_brace(p);
             if (!close)
                 return qkv_fail(err, "unterminated '${' in %s: '%s'", k->name,
                                 show(text, strlen(text), shown, sizeof shown));
@@ -196,6 +226,17 @@ static int expand(const qkv_cfg_key *k, const char *text, char *dst, size_t cap,
                 if (!val || !*val) {
                     val = dflt + 2;
                     plen = close - val;
+                    if (has_var(val, plen)) { /* a default with its own ${...}: expanded too */
+                        char inner[QKV_CFG_STR_MAX];
+                        if (plen >= sizeof inner || depth >= 8)
+                            return qkv_fail(err, "the default in %s is too long or nested too deep", k->name);
+                        memcpy(inner, val, plen);
+                        inner[plen] = '\0';
+                        if (expand_depth(k, inner, nested, sizeof nested, depth + 1, err))
+                            return QKV_ERR;
+                        val = nested;
+                        plen = strlen(nested);
+                    }
                 } else {
                     plen = strlen(val);
                 }

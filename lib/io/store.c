@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,8 +382,15 @@ static int write_half(qkv_store_writer *w, const char *path, int rank, const hsi
     hid_t type = buf ? (hid_t)qkv_half_h5_type() : H5I_INVALID_HID;
     int status = !buf ? writer_fail(w, err, path, "out of memory")
                  : type < 0 ? writer_fail_h5(w, err, path) : QKV_OK;
-    for (size_t i = 0; status == QKV_OK && i < n; i++)
+    for (size_t i = 0; status == QKV_OK && i < n; i++) {
         buf[i] = qkv_half_from_float((float)data[i]);
+        if ((buf[i] & 0x7c00u) == 0x7c00u && isfinite(data[i])) {
+            char what[160];
+            snprintf(what, sizeof what, "element %zu is %g, beyond float16's range (largest 65504); store it "
+                     "as float32 (without --float16)", i, (double)data[i]);
+            status = writer_fail(w, err, path, what);
+        }
+    }
     if (status == QKV_OK)
         status = write_dataset(w, err, path, type, type, rank, dims, buf);
     if (type >= 0)
@@ -434,6 +442,12 @@ int qkv_store_write_params(qkv_store_writer *w, const char *group, const qkv_par
         snprintf(path, sizeof path, "%s/%s", group ? group : "(null)", p->name);
         if (strchr(p->name, '/') || strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0 || !p->name[0])
             return writer_fail(w, err, path, "a parameter name must not be empty, '.', '..' or contain '/'");
+        size_t bad = qkv_tensor_first_nonfinite(&p->t);
+        if (bad < p->t.size) {
+            char what[120];
+            snprintf(what, sizeof what, "element %zu is %g: a model's weights must be finite", bad, (double)p->t.data[bad]);
+            return writer_fail(w, err, path, what);
+        }
         if (qkv_store_write_tensor(w, path, &p->t, err) != QKV_OK)
             return QKV_ERR;
     }

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,34 @@ static bool is_kind(hid_t type, enum qkv_store_kind kind)
 }
 
 /* Opens the dataset at path and checks its class; gets its rank and dims. */
+/* A dataset's declared size bounds what a reader allocates for it, so it must be backed by the
+ * file: the bytes its shape and type declare are at most what the file stores for it times
+ * QKV_STORE_MAX_RATIO (deflate's best ratio is about 1032:1) plus 64 KiB. A dataset declared
+ * larger (HDF5 allocates late: a 23 KB file can declare 3e9 bytes) is an error before any
+ * allocation. Variable-length data is not bounded this way. */
+#define QKV_STORE_MAX_RATIO 1100
+static bool stored_enough(const qkv_store_reader *r, const char *path, hid_t obj, hid_t type, int rank,
+                          const hsize_t *dims, qkv_error *err)
+{
+    if (H5Tget_class(type) == H5T_VLEN || H5Tis_variable_str(type) > 0)
+        return true;
+    size_t size = H5Tget_size(type);
+    hsize_t n = size, stored = H5Dget_storage_size(obj);
+    for (int k = 0; k < rank; k++) {
+        if (dims[k] && n > UINT64_MAX / dims[k]) {
+            n = UINT64_MAX;
+            break;
+        }
+        n *= dims[k];
+    }
+    if (n <= 65536 || stored > (UINT64_MAX - 65536) / QKV_STORE_MAX_RATIO ||
+        n <= stored * QKV_STORE_MAX_RATIO + 65536)
+        return true;
+    qkv_store_read_fail(r, err, path, "declares %llu bytes but the file stores %llu for it: not read",
+                        (unsigned long long)n, (unsigned long long)stored);
+    return false;
+}
+
 hid_t qkv_store_open_dataset(const qkv_store_reader *r, const char *path, enum qkv_store_kind kind, int *rank,
                           hsize_t dims[QKV_MAX_RANK], qkv_error *err)
 {
@@ -344,6 +373,8 @@ hid_t qkv_store_open_dataset(const qkv_store_reader *r, const char *path, enum q
             ok = true;
         }
     }
+    if (ok)
+        ok = stored_enough(r, path, obj, type, *rank, dims, err);
     if (space >= 0)
         H5Sclose(space);
     if (type >= 0)
@@ -543,8 +574,13 @@ int qkv_store_read_params(const qkv_store_reader *r, const char *group, qkv_para
     /* 3. load */
     for (int i = 0; i < ps->n; i++) {
         snprintf(path, sizeof path, "%s/%s", group, ps->items[i]->name);
+        const qkv_tensor *t = &ps->items[i]->t;
         if (qkv_store_read_tensor(r, path, &ps->items[i]->t, err) != QKV_OK)
             return QKV_ERR;
+        size_t bad = qkv_tensor_first_nonfinite(t);
+        if (bad < t->size)
+            return qkv_store_read_fail(r, err, path, "element %zu is %g: a model's weights must be finite", bad,
+                                       (double)t->data[bad]);
     }
     return QKV_OK;
 }

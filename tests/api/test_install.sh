@@ -10,6 +10,8 @@ for tool in cmake cc pkg-config; do
     command -v "$tool" >/dev/null || fail "$tool is not installed (install-deps.sh installs it)"
 done
 P=$SCRATCH/prefix
+QKV_SANITIZED_FLAGS=()
+[ "${QKV_SANITIZED:-0}" = 1 ] && QKV_SANITIZED_FLAGS=("-fsanitize=address,undefined")
 cmake --install "${QKV_BUILD_DIR:?}" --prefix "$P" >"$SCRATCH/install.log" 2>&1 ||
     { cat "$SCRATCH/install.log" >&2; fail "cmake --install"; }
 pc=$(find "$P" -name qkv.pc)
@@ -33,9 +35,37 @@ fi
 "$P/bin/qkv" --version >/dev/null || fail "the installed qkv does not run"
 # the shipped model: installed, and found by the installed qkv beside itself (../share/qkv/models)
 cmp -s "$QKV_SOURCE_DIR/data/models/en.h5" "$P/share/qkv/models/en.h5" || fail "data/models/en.h5 is not installed"
+cmp -s "$QKV_SOURCE_DIR/data/models/LICENSE" "$P/share/qkv/models/LICENSE" ||
+    fail "the model's licence (data/models/LICENSE) is not installed beside it"
+for f in LICENSE NOTICE; do
+    [ -n "$(find "$P/share/doc" -name "$f" 2>/dev/null)" ] || fail "$f is not installed under share/doc"
+done
 echo "The end." | env -u QKV_MODEL -u QKV_MODEL_DIR "$P/bin/qkv" tag 2>"$SCRATCH/tag.err" >"$SCRATCH/tag.out" ||
     { cat "$SCRATCH/tag.err" >&2; fail "the installed qkv tag without a model"; }
 grep -qP '^1\tThe\t' "$SCRATCH/tag.out" || fail "the installed qkv tag without a model wrote no word"
+# a program elsewhere linked with the installed library opens the shipped model by name: the
+# library finds the share/qkv/models of the prefix it was installed into (it looked only in the
+# configured prefix, /usr/local/share, once)
+cat >"$SCRATCH/named.c" <<'C'
+#include <stdio.h>
+#include <qkv/qkv.h>
+int main(void)
+{
+    char *error = NULL;
+    qkv_model *m = qkv_model_open_named("en", &error);
+    if (!m) {
+        fprintf(stderr, "named: %s\n", error);
+        return 1;
+    }
+    qkv_model_free(m);
+    return 0;
+}
+C
+PKG_CONFIG_PATH=$libdir/pkgconfig cc -std=c11 "${QKV_SANITIZED_FLAGS[@]}" "$SCRATCH/named.c" \
+    $(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs qkv) -o "$SCRATCH/named" 2>"$SCRATCH/cc.log" ||
+    { cat "$SCRATCH/cc.log" >&2; fail "compiling a program that opens the model by name"; }
+(cd / && env -u QKV_MODEL -u QKV_MODEL_DIR LD_LIBRARY_PATH="$libdir" "$SCRATCH/named") 2>"$SCRATCH/named.err" ||
+    { cat "$SCRATCH/named.err" >&2; fail "qkv_model_open_named(\"en\") from the library installed into $P"; }
 # the man pages (when the build wrote them: with help2man) land in share/man/man1, found by man
 if [ "${QKV_MAN_BUILT:-0}" = 1 ]; then
     pages=$(cd "$QKV_BUILD_DIR/man" && ls -- *.1)
@@ -46,6 +76,9 @@ if [ "${QKV_MAN_BUILT:-0}" = 1 ]; then
     if command -v man >/dev/null; then
         [ "$(man -M "$P/share/man" -w qkv-train)" = "$P/share/man/man1/qkv-train.1" ] ||
             fail "man -M PREFIX/share/man does not find qkv-train"
+        # and by `man qkv` itself once PREFIX/bin is on the PATH
+        [ "$(env -u MANPATH PATH="$P/bin:$PATH" man -w qkv)" = "$P/share/man/man1/qkv.1" ] ||
+            fail "man qkv does not find PREFIX/share/man/man1/qkv.1 with PREFIX/bin on the PATH"
     fi
 fi
 export PKG_CONFIG_PATH=$libdir/pkgconfig

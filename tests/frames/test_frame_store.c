@@ -112,12 +112,48 @@ static void test_bad_files(void **state)
     unlink(path);
 }
 
+/* Every utterance has a frame: the writer refuses one without, and so does the reader (a file
+ * that declares one once made the dataset read the label before its first frame). */
+static void test_zero_frame_utterance(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/qkv-frames-zero-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    qkv_frame_corpus fc, back;
+    qkv_error err;
+    fx_corpus(&fc);
+    qkv_spoken empty = {.text = "", .voice = "v1", .rate = 150, .pitch = 50, .n_frames = 0};
+    assert_int_equal(qkv_frame_corpus_add(&fc, &empty, &err), QKV_ERR);
+    assert_non_null(strstr(err.msg, "utterance 4"));
+    for (int u = 0; u < fc.n_utt; u++) { /* each utterance in turn without frames */
+        int64_t keep = fc.utt_start[u + 1];
+        fc.utt_start[u + 1] = fc.utt_start[u];
+        if (u + 1 == fc.n_utt) /* the last: its frames go to the one before */
+            fc.utt_start[u] = fc.utt_start[u + 1] = keep;
+        assert_int_equal(qkv_frame_corpus_save(&fc, path, &err), QKV_OK);
+        assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_ERR);
+        print_message("    (message: %s)\n", err.msg);
+        assert_non_null(strstr(err.msg, path));
+        char want[40];
+        snprintf(want, sizeof want, "utterance %d has no frame", u + 1);
+        assert_non_null(strstr(err.msg, want));
+        qkv_frame_corpus_free(&back);
+        qkv_frame_corpus_free(&fc);
+        fx_corpus(&fc);
+    }
+    qkv_frame_corpus_free(&fc);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_labels_from_events),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_zero_frame_utterance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,6 +171,13 @@ static void test_env_expansion(void **state)
                NULL, 0);
     assert_string_equal(cfg.dir, "/srv/corpora");
     assert_string_equal(cfg.name, "||");
+    /* a default may hold ${...} itself, nested at every level: ${A:-${B}}, ${A:-${B:-text}} */
+    fx_load_ok("data:\n  dir: ${QKV_TEST_UNSET:-${QKV_TEST_DATA}}/n\nlog:\n  name: ${QKV_TEST_UNSET:-${QKV_TEST_EMPTY:-"
+               "${QKV_TEST_UNSET:-deep}}}-x\n", &cfg, NULL, 0);
+    assert_string_equal(cfg.dir, "/srv/corpora/n");
+    assert_string_equal(cfg.name, "deep-x");
+    fx_load_ok("log:\n  name: ${QKV_TEST_WHO:-${QKV_TEST_UNSET:-no}}|$${QKV_TEST_WHO}\n", &cfg, NULL, 0);
+    assert_string_equal(cfg.name, "ada|${QKV_TEST_WHO}");
     /* overrides are expanded the same way */
     char *ov[] = {"data.dir=${QKV_TEST_DATA}/conll"};
     fx_load_ok("model:\n  d_model: 8\n", &cfg, ov, 1);

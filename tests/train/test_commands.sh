@@ -71,9 +71,16 @@ for cmd in train eval tag gradcheck stats synth; do "$QKV_BIN" $cmd --help >/dev
 expect_error "unknown command" "$QKV_BIN" frobnicate
 grep -q "did you mean" "$SCRATCH/err" && fail "a suggestion for a command nothing is near"
 # a typo of a command is suggested, as for options and config keys (exit 2: a usage error)
-for typo in trian:train evl:eval tga:tag polt:plot exprot:export; do
+# ... and a longer or shorter form of its name (evaluate for eval, pos for positions)
+for typo in trian:train evl:eval tga:tag polt:plot exprot:export evaluate:eval pos:positions synthesize:synth; do
     expect_error "unknown command '${typo%%:*}', did you mean '${typo#*:}'?" "$QKV_BIN" "${typo%%:*}" x
 done
+# qkv config checks that the files a config names exist (each path key), after printing it
+printf 'data:\n  train: %s/no-train.conllu\n  dev: %s/no-dev.conllu\n' "$SCRATCH" "$SCRATCH" >"$SCRATCH/paths.yaml"
+expect_error "paths.yaml: data.train: $SCRATCH/no-train.conllu: cannot open" "$QKV_BIN" config "$SCRATCH/paths.yaml"
+grep -q "data.dev: $SCRATCH/no-dev.conllu: cannot open" "$SCRATCH/err" || fail "qkv config: no line for data.dev"
+grep -qF "train: \"$SCRATCH/no-train.conllu\"" "$SCRATCH/out" || fail "qkv config: the resolved config is not printed"
+"$QKV_BIN" config configs/quickstart.yaml >/dev/null || fail "qkv config of the quick start (its data exist)"
 status=0; "$QKV_BIN" trian >/dev/null 2>&1 || status=$?
 [ "$status" = 2 ] || fail "an unknown command exited $status, expected 2"
 expect_error "missing CONFIG" "$QKV_BIN" train

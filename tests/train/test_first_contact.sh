@@ -25,4 +25,16 @@ printf '1\tThe\t_\tDET\t_\t_\t_\t_\t_\t_\nno tab here\n' >"$SCRATCH/bad.conllu"
 expect_error "bad.conllu:2: expected 10 TAB-separated fields, found 1" "$QKV_BIN" tag "$ckpt" "$SCRATCH/bad.conllu"
 grep -q "plain text" "$SCRATCH/err" && fail "plain-text hint for a CoNLL-U file"
 "$QKV_BIN" tag "$ckpt" "$SCRATCH/plain.txt" --format text >/dev/null || fail "tag --format text"
+# qkv tag with no model reads raw text: a CoNLL-U file given to it is refused with its first
+# word line, not tagged as prose (it exited 0), plain or gzip; raw text with a TAB still tags
+if [ -f data/models/en.h5 ]; then
+    gold=data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz
+    gzip -dc "$gold" >"$SCRATCH/dev.conllu"
+    first=$(grep -nP '^\d+\t' "$SCRATCH/dev.conllu" | head -1 | cut -d: -f1)
+    for f in "$SCRATCH/dev.conllu" "$gold"; do
+        expect_error "$f:$first: this is a CoNLL-U word line" env -u QKV_MODEL "$QKV_BIN" tag "$f"
+    done
+    printf 'A line\twith a TAB .\n' | env -u QKV_MODEL "$QKV_BIN" tag - >"$SCRATCH/tab.conllu" ||
+        fail "raw text with a TAB"
+fi
 echo "first contact: ok"

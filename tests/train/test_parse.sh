@@ -53,4 +53,35 @@ expect_error "t.conllu:2: word 2 is in a cycle of heads" "$QKV_BIN" train config
     --set data.train="$SCRATCH/t.conllu" --set data.dev="$SCRATCH/t.conllu" --set train.max_steps=1 --out "$SCRATCH/bad3"
 expect_error "needs data.tags = deprel" "$QKV_BIN" train configs/ud_ewt_parse.yaml --set data.tags=upos \
     --set data.train=$S/en_ewt-sample-train.conllu.gz --out "$SCRATCH/bad4"
+# a sentence whose HEADs mix "_" and numbers is refused at load with its line, as a training or
+# a dev file, by training and eval alike (`0 _ 7` once skipped the tree check and stopped
+# training at step 1 with an op's message, no file or line)
+printf '1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n2\tb\t_\tX\t_\t_\t_\tdep\t_\t_\n3\tc\t_\tX\t_\t_\t7\tdep\t_\t_\n\n' \
+    >"$SCRATCH/mix.conllu"
+printf '1\ta\t_\tX\t_\t_\t_\troot\t_\t_\n2\tb\t_\tX\t_\t_\t1\tdep\t_\t_\n\n' >"$SCRATCH/mix2.conllu"
+for f in mix mix2; do
+    line=2
+    what="word 2 has HEAD _ but word 1 has a HEAD"
+    [ $f = mix2 ] && what="word 2 has a HEAD but word 1 has _"
+    for split in train dev; do
+        other=$S/en_ewt-sample-train.conllu.gz
+        set -- --set data.train="$other" --set data.dev="$other" --set data.$split="$SCRATCH/$f.conllu"
+        expect_error "$f.conllu:$line: $what" "$QKV_BIN" train configs/ud_ewt_parse.yaml "$@" \
+            --set train.max_steps=1 --out "$SCRATCH/bad-$f-$split"
+    done
+    expect_error "$f.conllu:$line: $what" "$QKV_BIN" eval "$CK" "$SCRATCH/$f.conllu"
+done
+# scores count every word: a file where five of six words have HEAD "_" (whole sentences without
+# a tree) is refused by eval, in its text and its --json report, as the CoNLL 2018 scorer refuses
+# it (qkv eval once printed UAS 100% beside a CoNLL 2018 UAS of 16.67%)
+printf '1\tThe\t_\tDET\t_\t_\t0\troot\t_\t_\n\n' >"$SCRATCH/part.conllu"
+printf '1\tcat\t_\tNOUN\t_\t_\t_\t_\t_\t_\n2\tsat\t_\tVERB\t_\t_\t_\t_\t_\t_\n\n' >>"$SCRATCH/part.conllu"
+printf '1\ton\t_\tADP\t_\t_\t_\t_\t_\t_\n2\tthe\t_\tDET\t_\t_\t_\t_\t_\t_\n3\tmat\t_\tNOUN\t_\t_\t_\t_\t_\t_\n\n' \
+    >>"$SCRATCH/part.conllu"
+for json in "" --json; do
+    expect_error "part.conllu:3: HEAD (field 7) is _" "$QKV_BIN" eval "$CK" "$SCRATCH/part.conllu" $json
+done
+expect_error "part.conllu:3: HEAD (field 7) is _" "$QKV_BIN" train configs/ud_ewt_parse.yaml \
+    --set data.train=$S/en_ewt-sample-train.conllu.gz --set data.dev="$SCRATCH/part.conllu" --set train.max_steps=1 \
+    --out "$SCRATCH/bad-part"
 echo ok

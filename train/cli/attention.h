@@ -11,6 +11,7 @@
 typedef struct attention_args {
     const char *ckpt, *sentence, *image, *query, *out, *out_arg;
     long index;                     /* --index, -1 when not given */
+    long query_rc[2];               /* --query ROW,COL as numbers (when not cls) */
     int layer, head, width, height; /* layer, head -1: the last layer, every head */
     bool force;
 } attention_args;

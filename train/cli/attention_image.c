@@ -27,7 +27,7 @@ static const char *image_file(const qkv_session *s, const attention_args *a)
 static int query_token(const qkv_session *s, const attention_args *a, int *token)
 {
     qkv_grid g = s->model.cfg.grid;
-    int r = g.rows / 2, c = g.cols / 2, used = 0;
+    int r = g.rows / 2, c = g.cols / 2;
     if (!a->query) {
         *token = g.n_prefix > 0 ? 0 : g.n_prefix + r * g.cols + c;
         return 0;
@@ -40,16 +40,12 @@ static int query_token(const qkv_session *s, const attention_args *a, int *token
         *token = 0;
         return 0;
     }
-    if (sscanf(a->query, "%d,%d%n", &r, &c, &used) != 2 || a->query[used]) {
-        fprintf(stderr, "qkv attention: --query is ROW,COL of the model's grid (e.g. 3,4) or cls, not '%s'\n", a->query);
+    if (a->query_rc[0] < 0 || a->query_rc[1] < 0 || a->query_rc[0] >= g.rows || a->query_rc[1] >= g.cols) {
+        fprintf(stderr, "qkv attention: --query %ld,%ld is outside the model's grid of %d x %d tokens (rows 0..%d, "
+                "columns 0..%d)\n", a->query_rc[0], a->query_rc[1], g.rows, g.cols, g.rows - 1, g.cols - 1);
         return 1;
     }
-    if (r < 0 || c < 0 || r >= g.rows || c >= g.cols) {
-        fprintf(stderr, "qkv attention: --query %d,%d is outside the model's grid of %d x %d tokens (rows 0..%d, "
-                "columns 0..%d)\n", r, c, g.rows, g.cols, g.rows - 1, g.cols - 1);
-        return 1;
-    }
-    *token = g.n_prefix + r * g.cols + c;
+    *token = g.n_prefix + (int)a->query_rc[0] * g.cols + (int)a->query_rc[1];
     return 0;
 }
 

@@ -1,6 +1,5 @@
 #include "train/cli/cli.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -96,6 +95,40 @@ int qkv_cli_usage_error(const qkv_cli_spec *sp, const char *fmt, ...)
     return 2;
 }
 
+bool qkv_cli_whole(const char *text, size_t len, long lo, long hi, long *out)
+{
+    size_t i = len > 0 && text[0] == '-' ? 1 : 0;
+    if (i == len)
+        return false;
+    bool neg = i == 1;
+    /* accumulate toward the sign so that LONG_MIN is reachable */
+    long v = 0;
+    for (; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return false;
+        int d = text[i] - '0';
+        if (neg ? v < (LONG_MIN + d) / 10 : v > (LONG_MAX - d) / 10)
+            return false;
+        v = neg ? v * 10 - d : v * 10 + d;
+    }
+    if (v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool qkv_cli_wholes(const char *text, char sep, int n, long lo, long hi, long *out)
+{
+    const char *p = text;
+    for (int k = 0; k < n; k++) {
+        const char *end = k == n - 1 ? p + strlen(p) : strchr(p, sep);
+        if (!end || !qkv_cli_whole(p, (size_t)(end - p), lo, hi, &out[k]))
+            return false;
+        p = end + 1;
+    }
+    return true;
+}
+
 /* Stores value into o's field; returns -1, or 2 after a usage error. */
 static int take(const qkv_cli_spec *sp, const qkv_cli_opt *o, const char *value)
 {
@@ -107,12 +140,11 @@ static int take(const qkv_cli_spec *sp, const qkv_cli_opt *o, const char *value)
         *(const char **)o->field = value;
         return -1;
     case QKV_CLI_INT: {
-        char *end;
-        errno = 0;
-        long v = strtol(value, &end, 10);
-        if ((!*value || *end || errno || v < o->lo || v > o->hi) && o->hi >= INT_MAX)
+        long v;
+        bool ok = qkv_cli_whole(value, strlen(value), o->lo, o->hi, &v);
+        if (!ok && o->hi >= INT_MAX)
             return qkv_cli_usage_error(sp, "%s takes a whole number from %ld up, got '%s'", o->name, o->lo, value);
-        if (!*value || *end || errno || v < o->lo || v > o->hi)
+        if (!ok)
             return qkv_cli_usage_error(sp, "%s takes a whole number from %ld to %ld, got '%s'", o->name, o->lo, o->hi,
                                        value);
         *(long *)o->field = v;

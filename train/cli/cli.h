@@ -3,6 +3,7 @@
 #define QKV_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Most values a LIST row takes (--set overrides, plot's RUN_DIRs). */
 #define QKV_CLI_MAX_LIST 256
@@ -54,6 +55,16 @@ typedef struct qkv_cli_spec {
  * a missing required argument; one argument too many) prints "qkv CMD: what is wrong" and the
  * usage line on stderr and returns 2. Otherwise returns -1: go on. */
 int qkv_cli_parse(const qkv_cli_spec *spec, int argc, char **argv);
+
+/* text[0 .. len-1] as a whole number in [lo, hi] into *out: an optional '-' then decimal
+ * digits, nothing else (no space, no '+'), checked for overflow digit by digit. Every integer
+ * that enters from the command line goes through it (QKV_CLI_INT rows, the numbers inside
+ * string options). false (and *out untouched) when it is not one or out of range. */
+bool qkv_cli_whole(const char *text, size_t len, long lo, long hi, long *out);
+
+/* text as exactly n whole numbers in [lo, hi] separated by sep ("3,4", "1600x800") into out[n];
+ * false when it is not. */
+bool qkv_cli_wholes(const char *text, char sep, int n, long lo, long hi, long *out);
 
 /* A usage error found by the command itself (a check across options): prints
  * "qkv CMD: " and the formatted message and the usage line on stderr; returns 2. */

@@ -174,9 +174,13 @@ static int parse_args(attention_args *a, int argc, char **argv)
     if (a->sentence && a->image)
         return qkv_cli_usage_error(&spec, "--sentence and --image: give one (a sentence to a model of words, an "
                                    "image to an image model)");
-    char *end;
-    if (strcmp(head_arg, "all") && ((a->head = (int)strtol(head_arg, &end, 10)) < 0 || *end || end == head_arg))
+    long head = -1;
+    if (strcmp(head_arg, "all") && !qkv_cli_whole(head_arg, strlen(head_arg), 0, INT_MAX, &head))
         return qkv_cli_usage_error(&spec, "--head is a head number from 0 or 'all', not '%s'", head_arg);
+    a->head = (int)head;
+    if (a->query && strcmp(a->query, "cls") && !qkv_cli_wholes(a->query, ',', 2, INT_MIN, INT_MAX, a->query_rc))
+        return qkv_cli_usage_error(&spec, "--query is ROW,COL of the model's grid (e.g. 3,4) or cls, not '%s'",
+                                   a->query);
     if (size && !qkv_image_size_parse(size, &a->width, &a->height))
         return qkv_cli_usage_error(
             &spec, "--size is WIDTHxHEIGHT in pixels (16..20000), e.g. 1600x1600, not '%s'", size);

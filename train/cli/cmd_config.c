@@ -1,7 +1,9 @@
 /* qkv config [CONFIG] [--set section.key=value]... | qkv config --doc */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "train/fail.h"
 #include "train/cli/cli.h"
@@ -10,7 +12,25 @@
 
 static const char ABOUT[] =
     "Checks CONFIG and prints it resolved: every key, defaults filled in, paths absolute\n"
-    "(without CONFIG: the defaults).\n";
+    "(without CONFIG: the defaults). A path key (data.train, data.dev, ...) naming a file\n"
+    "that cannot be read is an error (exit 1, after the config is printed).\n";
+
+/* Every PATH key of cfg (data.train, data.dev, ...) that names a file which cannot be read:
+ * one line each on stderr ("CONFIG: data.dev: PATH: cannot open: ..."); the count. */
+static int missing_paths(const qkv_run_config *cfg, const char *config)
+{
+    int n = 0;
+    for (int k = 0; k < QKV_RUN_SCHEMA_LEN; k++) {
+        const qkv_cfg_key *key = &QKV_RUN_SCHEMA[k];
+        const char *value = (const char *)cfg + key->offset;
+        if (key->type != QKV_CFG_PATH || !value[0] || access(value, R_OK) == 0)
+            continue;
+        fprintf(stderr, "qkv config: %s: %s.%s: %s: cannot open: %s\n", config, key->section, key->name, value,
+                strerror(errno));
+        n++;
+    }
+    return n;
+}
 
 int qkv_cmd_config(int argc, char **argv)
 {
@@ -47,6 +67,8 @@ int qkv_cmd_config(int argc, char **argv)
         if (!status)
             fputs(text, stdout);
         free(text);
+        if (!status && cc.path && missing_paths(&cfg, cc.path))
+            return 1;
     }
     if (status)
         qkv_fail_report(&err);

@@ -57,7 +57,7 @@ static int parse_args(eval_args *a, int argc, char **argv)
         {"--confusion", QKV_CLI_STRING, &a->confusion, "OUT.png",
          "also draw the confusion matrix (gold x predicted tag or class, each row's\n"
          "fraction) as a heatmap OUT.png or OUT.svg, its gnuplot script beside it"},
-        {"--force", QKV_CLI_FLAG, &a->force, NULL, "replace OUT.h5 if it exists (never CHECKPOINT or FILE)"},
+        {"--force", QKV_CLI_FLAG, &a->force, NULL, "replace OUT.h5, OUT.png and OUT.gp if they exist (never CHECKPOINT\nor FILE)"},
         QKV_PROFILE_OPTION_ROW(&a->profile),
         QKV_THREADS_OPTION_ROW(&a->threads),
         {"--raw", QKV_CLI_FLAG, &a->raw, NULL,
@@ -149,6 +149,10 @@ int qkv_cmd_eval(int argc, char **argv)
         return qkv_eval_raw(a.ckpt, a.file, a.tokenizer, a.json);
     if (a.logits_path &&
         !qkv_output_ok("eval", "--logits", a.logits_path, (const char *[]){a.ckpt, a.file}, 2, a.force, false))
+        return 1;
+    char script[4300];
+    if (a.confusion && !qkv_image_output_ok("eval", "--confusion", a.confusion, script, sizeof script,
+                                            (const char *[]){a.ckpt, a.file}, 2, a.force))
         return 1;
     if (a.profile)
         qkv_profile_start();

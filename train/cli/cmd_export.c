@@ -18,7 +18,9 @@ static const char ABOUT[] =
     "FILE too (under /segmenter): qkv tag FILE --format text and the library then tag raw text\n"
     "with it. Written atomically (a temporary file renamed into place): an interrupted export\n"
     "never leaves a half-written FILE. With --float16 the weights are stored as IEEE\n"
-    "binary16 (half the size; read back as float32, so predictions may change slightly).\n";
+    "binary16 (half the size; read back as float32, so predictions may change slightly); a\n"
+    "weight beyond its range (+-65504) is an error naming it, as is any weight that is not\n"
+    "finite, whether it is exported or loaded.\n";
 
 int qkv_cmd_export(int argc, char **argv)
 {

@@ -66,8 +66,16 @@ int qkv_cmd_plot(int argc, char **argv)
     qkv_error err;
     qkv_image_kind kind;
     int status = qkv_image_kind_of(image, &kind, &err);
-    if (status == QKV_OK && (!qkv_output_ok("plot", out ? "--out" : NULL, image, runs, n_runs, force, owned) ||
-                             !qkv_output_ok("plot", NULL, script, runs, n_runs, force, owned)))
+    /* the inputs: each RUN_DIR (or metrics file) and the metrics.tsv inside a RUN_DIR */
+    static char metrics[QKV_CLI_MAX_LIST][4200];
+    const char *inputs[2 * QKV_CLI_MAX_LIST];
+    for (int k = 0; k < n_runs; k++) {
+        snprintf(metrics[k], sizeof metrics[k], "%s/metrics.tsv", runs[k]);
+        inputs[2 * k] = runs[k];
+        inputs[2 * k + 1] = metrics[k];
+    }
+    if (status == QKV_OK && (!qkv_output_ok("plot", out ? "--out" : NULL, image, inputs, 2 * n_runs, force, owned) ||
+                             !qkv_output_ok("plot", NULL, script, inputs, 2 * n_runs, force, owned)))
         return 1;
     if (status == QKV_OK)
         status = qkv_plot_metrics(runs, n_runs, image, width, height, log_loss, &err);

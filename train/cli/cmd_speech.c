@@ -63,9 +63,8 @@ static int int_list(const qkv_cli_spec *spec, const char *name, char *buf, int *
     if (*n <= 0)
         return qkv_cli_usage_error(spec, "%s: 1 to %d comma-separated whole numbers", name, QKV_SPEECH_MAX_LIST);
     for (int i = 0; i < *n; i++) {
-        char *end;
-        long v = strtol(items[i], &end, 10);
-        if (*end || v < INT_MIN || v > INT_MAX)
+        long v;
+        if (!qkv_cli_whole(items[i], strlen(items[i]), INT_MIN, INT_MAX, &v))
             return qkv_cli_usage_error(spec, "%s: \"%s\" is not a whole number", name, items[i]);
         out[i] = (int)v;
     }

@@ -1,10 +1,19 @@
 /* qkv: the command. Dispatches to one subcommand per file (train/cli/cmd_*.c). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/io/config.h"
 #include "train/cli/commands.h"
 #include "train/omp_env.h"
+
+/* The licence a build is distributed under (NOTICE): linking eSpeak NG (GPL-3.0-or-later) and
+ * FFTW (GPL-2.0-or-later) for qkv speech makes the program a combined work under the GPL. */
+#ifdef QKV_HAVE_SPEECH
+#define QKV_BUILD_LICENCE "GPL-3.0-or-later: links eSpeak NG and FFTW, see NOTICE; source MIT"
+#else
+#define QKV_BUILD_LICENCE "MIT"
+#endif
 
 static const qkv_command COMMANDS[] = {
     {"train", "train a tagger from a YAML config", qkv_cmd_train},
@@ -21,6 +30,14 @@ static const qkv_command COMMANDS[] = {
     {"positions", "draw a checkpoint's positional encoding (gnuplot)", qkv_cmd_positions},
     {"export", "write a checkpoint's model without the training state, to ship or load", qkv_cmd_export},
 };
+
+/* Whether one of a and b begins with the other, at least 3 letters ("evaluate" for "eval",
+ * "pos" for "positions"). */
+static bool same_start(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b), n = na < nb ? na : nb;
+    return n >= 3 && !strncmp(a, b, n);
+}
 
 static void usage(FILE *out)
 {
@@ -48,14 +65,14 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("qkv %s\n", QKV_VERSION);
+        printf("qkv %s (%s)\n", QKV_VERSION, QKV_BUILD_LICENCE);
         return 0;
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (COMMANDS[i].run && !strcmp(cmd, COMMANDS[i].name))
             return COMMANDS[i].run(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        if (qkv_cfg_is_near(cmd, COMMANDS[i].name)) {
+        if (qkv_cfg_is_near(cmd, COMMANDS[i].name) || same_start(cmd, COMMANDS[i].name)) {
             fprintf(stderr, "qkv: unknown command '%s', did you mean '%s'? (see qkv --help)\n", cmd, COMMANDS[i].name);
             return 2;
         }

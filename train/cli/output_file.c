@@ -1,6 +1,5 @@
 #include "train/cli/output_file.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,32 +10,37 @@
 /* stat of path, or of standard input for "-". */
 static int stat_input(const char *path, struct stat *st) { return strcmp(path, "-") ? stat(path, st) : fstat(0, st); }
 
-bool qkv_output_ok(const char *cmd, const char *opt, const char *out, const char *const *inputs, int n_inputs,
-                   bool force, bool replace_ok)
+int qkv_output_check(const char *opt, const char *out, const char *const *inputs, int n_inputs, bool force,
+                     bool replace_ok, qkv_error *err)
 {
-    struct stat so, si;
-    if (out ? stat(out, &so) != 0 : (fstat(1, &so) != 0 || !S_ISREG(so.st_mode)))
-        return true; /* nothing there (or a terminal, a pipe): nothing to lose */
-    for (int k = 0; k < n_inputs; k++) {
+    struct stat so, si, sl;
+    const char *o = opt ? opt : "", *sp = opt ? " " : "";
+    /* out itself or, for a symbolic link, what it points to: the file that would be written */
+    bool there = out ? stat(out, &so) == 0 : fstat(1, &so) == 0 && S_ISREG(so.st_mode);
+    for (int k = 0; there && k < n_inputs; k++) {
         if (!inputs[k] || stat_input(inputs[k], &si) != 0 || si.st_dev != so.st_dev || si.st_ino != so.st_ino)
             continue;
         const char *input = strcmp(inputs[k], "-") ? inputs[k] : "standard input";
         if (!out)
-            fprintf(stderr,
-                    "qkv %s: standard output is the same file as the input (%s); a '> FILE' redirection has "
-                    "already emptied it: write to another file\n",
-                    cmd, input);
-        else
-            fprintf(stderr, "qkv %s: %s%s%s is the input %s: writing it would destroy it; choose another file\n",
-                    cmd, opt ? opt : "", opt ? " " : "", out, input);
-        return false;
+            return qkv_fail(err, "standard output is the same file as the input (%s); a '> FILE' redirection has "
+                                 "already emptied it: write to another file", input);
+        return qkv_fail(err, "%s%s%s is the input %s: writing it would destroy it; choose another file", o, sp, out,
+                        input);
     }
-    if (out && !force && !replace_ok) {
-        fprintf(stderr, "qkv %s: %s%s%s already exists: choose another file, or replace it with --force\n", cmd,
-                opt ? opt : "", opt ? " " : "", out);
-        return false;
-    }
-    return true;
+    /* a name that is taken, even by a symbolic link that points nowhere, is an existing file */
+    if (out && (there || lstat(out, &sl) == 0) && !force && !replace_ok)
+        return qkv_fail(err, "%s%s%s already exists: choose another file, or replace it with --force", o, sp, out);
+    return QKV_OK;
+}
+
+bool qkv_output_ok(const char *cmd, const char *opt, const char *out, const char *const *inputs, int n_inputs,
+                   bool force, bool replace_ok)
+{
+    qkv_error err;
+    if (qkv_output_check(opt, out, inputs, n_inputs, force, replace_ok, &err) == QKV_OK)
+        return true;
+    fprintf(stderr, "qkv %s: %s\n", cmd, err.msg);
+    return false;
 }
 
 bool qkv_image_output_ok(const char *cmd, const char *opt, const char *out, char *script, size_t script_len,

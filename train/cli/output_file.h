@@ -1,11 +1,20 @@
-/* The one rule for every file a qkv command writes besides a run folder (eval --logits,
- * plot --out, attention --out and the gnuplot scripts beside their images, tag's standard
- * output): never over one of the command's inputs, and over an existing file only with --force. */
+/* The one rule for every file a qkv command writes (eval --logits and --confusion, plot,
+ * attention, positions and parse-draw --out and the gnuplot or Graphviz file beside each image,
+ * export and speech --out, tag's standard output, the files of a run folder): never over one of
+ * the command's inputs, and over an existing file only with --force. */
 #ifndef QKV_OUTPUT_FILE_H
 #define QKV_OUTPUT_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "lib/error.h"
+
+/* The rule without printing: QKV_OK when out may be written, else an error naming opt and out
+ * (below: qkv_output_ok). A name taken by a symbolic link that points nowhere is an existing
+ * file. */
+int qkv_output_check(const char *opt, const char *out, const char *const *inputs, int n_inputs, bool force,
+                     bool replace_ok, qkv_error *err);
 
 /* Whether command cmd may write out (given by option opt, e.g. "--logits"; NULL for a default
  * name). Refused, with a message on stderr:

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "train/cli/cli.h"
+
 int qkv_image_kind_of(const char *path, qkv_image_kind *kind, qkv_error *err)
 {
     const char *dot = strrchr(path, '.');
@@ -26,12 +28,11 @@ int qkv_image_kind_of(const char *path, qkv_image_kind *kind, qkv_error *err)
 
 bool qkv_image_size_parse(const char *text, int *width, int *height)
 {
-    int w, h;
-    char tail;
-    if (sscanf(text, "%dx%d%c", &w, &h, &tail) != 2 || w < 16 || h < 16 || w > 20000 || h > 20000)
+    long wh[2];
+    if (!qkv_cli_wholes(text, 'x', 2, 16, 20000, wh))
         return false;
-    *width = w;
-    *height = h;
+    *width = (int)wh[0];
+    *height = (int)wh[1];
     return true;
 }
 

@@ -1,0 +1,105 @@
+/* FEATS in UD's order (features sorted by name, case-insensitively): qkv_feats_canonical on
+ * every kind of bundle (one feature, permuted, names that differ only in case order, layered
+ * features, "_"), a corpus whose bundles are permutations of each other giving one class for
+ * them in the vocabulary and the dataset, and the writer putting predicted bundles in UD's order. */
+#include "testutil.h"
+
+#include "data/columns.h"
+#include "data/dataset.h"
+
+static void test_canonical(void **state)
+{
+    (void)state;
+    static const char *const CASES[][2] = {
+        {"_", "_"},
+        {"Number=Plur", "Number=Plur"},
+        {"Person=3|Number=Sing", "Number=Sing|Person=3"},
+        {"VerbForm=Fin|Tense=Pres|Person=3|Number=Sing|Mood=Ind", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"},
+        /* by name case-insensitively: "number" < "numtype" (bytes would put "NumType" first) */
+        {"NumType=Card|Number=Sing", "Number=Sing|NumType=Card"},
+        {"abbr=Yes|Case=Nom", "abbr=Yes|Case=Nom"},
+        {"Case=Nom|abbr=Yes", "abbr=Yes|Case=Nom"},
+        /* a layered feature after the plain one of the same name */
+        {"Number[psor]=Sing|Number=Plur|Case=Gen", "Case=Gen|Number=Plur|Number[psor]=Sing"},
+    };
+    char out[256];
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        size_t n = qkv_feats_canonical(CASES[i][0], strlen(CASES[i][0]), out);
+        out[n] = '\0';
+        if (strcmp(out, CASES[i][1]))
+            fail_msg("%s gave %s, expected %s", CASES[i][0], out, CASES[i][1]);
+    }
+}
+
+static const char TEXT[] = "1\tShe\tshe\tPRON\tPRP\tPerson=3|Case=Nom|Number=Sing\t_\t_\t_\t_\n"
+                           "2\truns\trun\tVERB\tVBZ\tVerbForm=Fin|Number=Sing|Person=3\t_\t_\t_\t_\n\n"
+                           "1\tHe\the\tPRON\tPRP\tCase=Nom|Number=Sing|Person=3\t_\t_\t_\t_\n"
+                           "2\tsits\tsit\tVERB\tVBZ\tNumber=Sing|Person=3|VerbForm=Fin\t_\t_\t_\t_\n\n";
+
+/* feats as the only column (head 0) and as a further column: one class per bundle either way */
+static void test_permuted_bundles_one_class(void **state)
+{
+    (void)state;
+    for (int layout = 0; layout < 2; layout++) {
+        qkv_error err = {0};
+        qkv_read_opts opts = QKV_READ_DEFAULTS;
+        opts.n_columns = layout ? 2 : 1;
+        opts.columns[0] = layout ? QKV_TAG_UPOS : QKV_TAG_FEATS, opts.columns[1] = QKV_TAG_FEATS;
+        opts.tag_field = opts.columns[0];
+        int col = layout ? 1 : 0;
+        qkv_corpus c;
+        assert_int_equal(qkv_corpus_read_mem(&c, TEXT, sizeof TEXT - 1, "p.conllu", &opts, &err), QKV_OK);
+        qkv_feature_config fc = QKV_FEATURE_DEFAULTS;
+        fc.word_min_count = 1;
+        fc.n_columns = opts.n_columns;
+        memcpy(fc.columns, opts.columns, sizeof fc.columns);
+        qkv_featurizer fz;
+        assert_int_equal(qkv_featurizer_build(&fz, &fc, &c, &err), QKV_OK);
+        assert_int_equal(qkv_featurizer_n_classes(&fz, col), 2);
+        qkv_dataset ds;
+        assert_int_equal(qkv_dataset_encode(&ds, &fz, &c, NULL, &err), QKV_OK);
+        const int32_t *t = col ? qkv_dataset_column_tags(&ds, col) : ds.tags;
+        assert_int_equal(t[0], t[2]);
+        assert_int_equal(t[1], t[3]);
+        assert_string_equal(qkv_featurizer_class(&fz, col, t[0]), "Case=Nom|Number=Sing|Person=3");
+        assert_string_equal(qkv_featurizer_class(&fz, col, t[1]), "Number=Sing|Person=3|VerbForm=Fin");
+        qkv_dataset_free(&ds);
+        qkv_featurizer_free(&fz);
+        qkv_corpus_free(&c);
+    }
+}
+
+/* what a model predicts is written in UD's order, whatever the order of its class */
+static void test_writer_order(void **state)
+{
+    (void)state;
+    qkv_error err = {0};
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.n_columns = 1;
+    opts.columns[0] = opts.tag_field = QKV_TAG_FEATS;
+    qkv_corpus c;
+    assert_int_equal(qkv_corpus_read_mem(&c, TEXT, sizeof TEXT - 1, "p.conllu", &opts, &err), QKV_OK);
+    const char *feats[] = {"Person=3|Case=Nom", "_", "Number=Sing|Case=Nom", "Tense=Pres|Mood=Ind"};
+    const char *const *values[QKV_TAG_FIELD_COUNT] = {0};
+    values[QKV_TAG_FEATS] = feats;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_int_equal(qkv_corpus_write_fields(&c, f, values, &err), QKV_OK);
+    fclose(f);
+    assert_non_null(strstr(out, "\tCase=Nom|Person=3\t"));
+    assert_non_null(strstr(out, "\tCase=Nom|Number=Sing\t"));
+    assert_non_null(strstr(out, "\tMood=Ind|Tense=Pres\t"));
+    free(out);
+    qkv_corpus_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_canonical),
+        cmocka_unit_test(test_permuted_bundles_one_class),
+        cmocka_unit_test(test_writer_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
