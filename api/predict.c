@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/run_iter.h"
+#include "api/task.h"
 
 int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits_out,
                 double *loss_sum, qkv_error *err)
@@ -258,7 +259,7 @@ int qkv_session_classify(qkv_session *s, const qkv_images *im, int batch_tokens,
                          qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
-    if (!qkv_session_reads_images(s))
+    if (qkv_session_task(s) != &qkv_task_images)
         return qkv_fail(err, "%.300s: the model reads words (model.input %s), not images", im->name,
                         QKV_INPUT_KIND_NAMES[s->cfg.model.input_kind]);
     if (im->rows != d->image_rows || im->cols != d->image_cols || im->channels != d->image_channels)

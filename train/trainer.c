@@ -23,6 +23,7 @@
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
 #include "api/run_iter.h"
+#include "api/task.h"
 #include "train/seg_eval.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
@@ -108,7 +109,7 @@ static void log_row(trainer *t, int epoch_label)
     qkv_trainer_clear_progress(t);
     if (t->writer)
         fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f %s/s elapsed %s eta %s\n", epoch_label,
-            t->st.step, t->total_steps, loss, lr, tps, t->s->cfg.data.task == QKV_TASK_SEGMENT ? "char" : "tok", el,
+            t->st.step, t->total_steps, loss, lr, tps, qkv_session_task(t->s)->rate_unit, el,
             eta);
     t->st.log_loss = (qkv_loss_meter){0, 0};
     t->st.log_steps = 0;
@@ -133,16 +134,13 @@ static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
     return qkv_tagger_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, qkv_batch_heads(b), NULL);
 }
 
-/* The training images of batch b randomly cropped and flipped (data.augment), under the step's
- * key; nothing for words or frames. The dev set is never augmented (evaluation does not come
- * here). */
+/* Batch b augmented as the task does it (api/task.h: the images task's random crops and flips,
+ * data.augment) under the step's key; nothing for the other tasks. The dev set is never
+ * augmented (evaluation does not come here). */
 static int augment_batch(const trainer *t, qkv_batch *b, uint64_t key, qkv_error *err)
 {
-    const qkv_session *s = t->s;
-    if (s->cfg.data.augment == QKV_AUGMENT_NONE || !qkv_session_reads_images(s))
-        return QKV_OK;
-    qkv_image_layout l = qkv_session_image_layout(s);
-    return qkv_batch_augment_images(b, &l, s->cfg.data.augment, s->cfg.data.augment_pad, key, err);
+    const qkv_task_desc *task = qkv_session_task(t->s);
+    return task->augment ? task->augment(t->s, b, key, err) : QKV_OK;
 }
 
 /* The batch's loss into *value and its gradients; an error names the sentence (file:line). */
@@ -377,7 +375,7 @@ static int load_segmenter(trainer *t)
     if (!path[0])
         return 0;
     qkv_error err;
-    if (t->s->cfg.data.task == QKV_TASK_SEGMENT)
+    if (qkv_session_task(t->s)->segments)
         return qkv_fail_reportf("data.segmenter %s: this run trains a segmenter; name it in a tagger's config", path);
     if (qkv_tokenizer_load(&t->seg, path, NULL, &err))
         return qkv_fail_reportf("data.segmenter: %s", err.msg);
