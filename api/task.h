@@ -1,7 +1,8 @@
 /* The task table: what a sequence is made of and how its data is read, one descriptor per task
  * in its own file (api/task_<name>.c), as a model's parts are one descriptor per kind
- * (models/kinds.h). The reading half lives here; what train/ prints for a task (tag output,
- * reports, attention pictures, the options that apply) is its row of train/task_view.h.
+ * (models/kinds.h). The reading half lives here; what train/ prints for a task is its row of
+ * train/task_report.h (reports) and of train/cli/task_cli.h (tag output, attention pictures,
+ * the options that apply).
  *
  *   words       tags of the words of sentences (CoNLL-U or column files, or the synthetic corpus)
  *   characters  labels of the characters of paragraphs that give tokens and sentences
@@ -10,9 +11,10 @@
  *   images      one class per image of IDX files (an input kind with a patch hook: pixels,
  *               patches; data/idx.h)
  *
- * Nothing outside the descriptors and the places that dispatch on them (qkv_session_data,
- * qkv_session_model, the model file loader, the trainer, and train/'s commands through
- * train/task_view.h) asks which task a session has. */
+ * qkv_session_data, qkv_session_read_scored, the session's model, the model file loader, the
+ * trainer and train/'s commands dispatch on the rows. What is still asked outside them: whether
+ * a model is a segmenter (`segments`: a segmenter is refused where a tagger is wanted, and bundled
+ * with one), and whether a model given images to classify reads them (qkv_session_classify). */
 #ifndef QKV_TASK_H
 #define QKV_TASK_H
 
