@@ -117,7 +117,7 @@ static void log_row(trainer *t, int epoch_label)
     t->t_log = now;
 }
 
-/* The training loss of batch b on t's tape: head 0's (qkv_tagger_loss_arcs), or with several
+/* The training loss of batch b on t's tape: head 0's (qkv_tagger_gold_loss), or with several
  * heads the weighted sum of every head's against its column's gold classes and the batch's
  * gold heads (qkv_tagger_heads_loss). */
 static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
@@ -125,7 +125,8 @@ static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
     qkv_tagger *m = &t->s->model;
     if (qkv_tagger_n_outputs(m) == 1) {
         qkv_tensor *logits = qkv_run_iter_logits(&t->it, m, -1, NULL, err);
-        return qkv_tagger_loss_arcs(&t->it.tp, m, logits, t->it.in.sentences, qkv_batch_tags(b), qkv_batch_heads(b));
+        qkv_gold gold = {qkv_batch_tags(b), qkv_batch_heads(b)};
+        return qkv_tagger_gold_loss(&t->it.tp, m, logits, t->it.in.sentences, &gold);
     }
     const int32_t *tags[QKV_TAGGER_MAX_HEADS];
     for (int i = 0; i < qkv_tagger_n_outputs(m); i++)
@@ -516,7 +517,7 @@ const char *qkv_trainer_select_name(const qkv_session *s)
 {
     if (qkv_select_by_span_f1(&s->cfg, &s->fz))
         return "span F1";
-    if (qkv_tagger_head(&s->model, 0)->desc->arc_loss)
+    if (qkv_tagger_parses(&s->model))
         return "LAS";
     return qkv_tagger_n_outputs(&s->model) > 1 ? "selection score" : "accuracy";
 }

@@ -74,8 +74,8 @@ static int predict(qkv_run_iter *it, qkv_session *s, qkv_tensor *logits, int n, 
     int32_t *heads = qkv_tape_alloc(&it->tp, (size_t)n * sizeof *heads);
     if (!heads)
         return qkv_fail(err, "out of memory");
-    if (qkv_tagger_predict_arcs(&it->tp, &s->model, logits, it->in.sentences, NULL, NULL, pred, heads, &loss_unused,
-                                NULL, err))
+    if (qkv_tagger_head_predict(&it->tp, &s->model, 0, logits, it->in.sentences, NULL,
+                                &(qkv_prediction){pred, heads, &loss_unused, NULL}, err))
         return QKV_ERR;
     qkv_tensor *sc = qkv_biaffine_head_arcs(&it->tp, qkv_tagger_head(&s->model, 0), logits, it->in.sentences);
     if (!sc)
