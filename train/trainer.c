@@ -101,7 +101,8 @@ static void log_row(trainer *t, int epoch_label)
     double loss = qkv_loss_meter_mean(&t->st.log_loss);
     double lr = qkv_lr_at(&t->sched, t->st.step);
     double tps = (double)t->st.log_tokens / fmax(now - t->t_log, 1e-9);
-    qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed, NULL, NULL);
+    qkv_metrics_row(&t->metrics, (qkv_metrics_at){t->st.step, epoch_label, "train"},
+                    &(qkv_metrics_values){loss, NAN, lr, tps, elapsed, NULL, NULL});
     char el[32], eta[32];
     qkv_format_duration(elapsed, el, sizeof el);
     qkv_format_duration(qkv_eta_seconds(elapsed, t->start_step, t->st.step, t->total_steps, t->opts->stop_at_step), eta,
@@ -186,18 +187,18 @@ static int train_step(trainer *t, int i)
         qkv_fail_report(&err);
         return 1;
     }
-    double value = 0;
-    int64_t scored = qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)), words = qkv_batch_n_tokens(b);
-    if (qkv_batch_n_sent(b) > 0 && loss_backward(t, b, &value)) /* a rank's share of a batch may be empty */
+    qkv_dist_counts c = {0, qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)), qkv_batch_n_tokens(b)};
+    if (qkv_batch_n_sent(b) > 0 && loss_backward(t, b, &c.loss)) /* a rank's share of a batch may be empty */
         return 1;
     /* After the allreduce every rank holds the gradient of the whole batch's rows: zeroing and
      * the lazy update (optim.sparse_embeddings) need their union, as one process collects it. */
     qkv_tagger_rows_collect(&t->rows, &s->model, &t->it.in);
     prof = t->dist->size > 1 ? qkv_profile_begin("allreduce", QKV_PROF_PHASE) : -1; /* no row for one process */
     failed = qkv_dist_union_rows(t->dist, t->rows.sets, t->rows.n, &err) ||
-             qkv_dist_allreduce_grads(t->dist, params, t->rows.sets, t->rows.param, t->rows.n, &value, &scored,
-                                      &words, &err);
+             qkv_dist_allreduce_grads(t->dist, params, t->rows.sets, t->rows.param, t->rows.n, &c, &err);
     qkv_profile_end(prof);
+    double value = c.loss;
+    int64_t scored = c.scored, words = c.words;
     if (failed) {
         fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, err.msg);
         return 1;
