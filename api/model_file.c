@@ -1,5 +1,6 @@
 /* Model files: what a checkpoint and an export share (api/model_file.h). */
 #include "api/model_file.h"
+#include "api/task.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,13 +235,8 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
     }
     if (status == QKV_OK)
         status = load_lexicon(r, where, group, s, err);
-    if (status == QKV_OK && s->cfg.data.task == QKV_TASK_FRAMES) { /* the frame width, from frames.w */
-        char w[80];
-        int rank, shape[QKV_MAX_RANK];
-        snprintf(w, sizeof w, "%s/frames.w", params);
-        status = qkv_store_shape(r, w, &rank, shape, err);
-        s->frames_d_input = status == QKV_OK && rank == 2 ? shape[1] : 0;
-    }
+    if (status == QKV_OK && qkv_session_task(s)->load_state)
+        status = qkv_session_task(s)->load_state(s, r, params, err);
     if (status == QKV_OK)
         status = qkv_session_model_to_load(s, err);
     if (status == QKV_OK && qkv_store_read_params(r, params, qkv_tagger_params(&s->model), err))

@@ -7,17 +7,18 @@
 #include <string.h>
 
 #include "api/run_iter.h"
+#include "api/task.h"
 
 int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits_out,
                 double *loss_sum, qkv_error *err)
 {
-    return qkv_predict_shard(m, ds, batch_tokens, 0, 1, pred, logits_out, loss_sum, err);
+    return qkv_predict_shard(m, ds, QKV_ALL_BATCHES(batch_tokens), pred, logits_out, loss_sum, err);
 }
 
-int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
-                      qkv_real *logits_out, double *loss_sum, qkv_error *err)
+int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits_out,
+                      double *loss_sum, qkv_error *err)
 {
-    return qkv_predict_marked(m, ds, batch_tokens, shard, n_shards, pred, logits_out, loss_sum, NULL, err);
+    return qkv_predict_marked(m, ds, b, pred, logits_out, loss_sum, NULL, err);
 }
 
 /* What one batch of a prediction writes, in dataset order. */
@@ -28,13 +29,15 @@ typedef struct predict_out {
     double *probs;          /* [n_words, n_tags] per-token tag probabilities (may be NULL) */
     double *loss_sum;       /* (may be NULL) */
     uint8_t *unconstrained; /* [n_sent] (may be NULL) */
+    uint8_t *flags;         /* [B] scratch of one batch */
 } predict_out;
 
-/* Batch b (with its logits) into o: tags (and loss), or probabilities; flags [B] is scratch. An
- * error about one of its sentences names it by its index in ds (err->sentence). */
+/* Batch b (with its logits) into o: tags (and loss), or probabilities. An error about one of its
+ * sentences names it by its index in ds (err->sentence). */
 static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *ds, const qkv_batch *b,
-                         qkv_packed sentences, qkv_tensor *logits, const predict_out *o, uint8_t *flags, qkv_error *err)
+                         qkv_packed sentences, qkv_tensor *logits, const predict_out *o, qkv_error *err)
 {
+    uint8_t *flags = o->flags;
     int T = qkv_batch_n_tokens(b), B = qkv_batch_n_sent(b), n_tags = m->cfg.n_tags;
     int32_t *bp = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bp) : NULL;
     int32_t *bh = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bh) : NULL;
@@ -44,8 +47,9 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
         *err = tp->err;
         return QKV_ERR;
     }
-    int status = o->pred ? qkv_tagger_predict_arcs(tp, m, logits, sentences, qkv_batch_tags(b), qkv_batch_heads(b), bp,
-                                                   bh, &batch_loss, flags, err)
+    qkv_gold gold = {qkv_batch_tags(b), qkv_batch_heads(b)};
+    int status = o->pred ? qkv_tagger_head_predict(tp, m, 0, logits, sentences, &gold,
+                                                   &(qkv_prediction){bp, bh, &batch_loss, flags}, err)
                          : qkv_tagger_probs(m, logits, sentences, pb, flags, err);
     if (status) {
         if (err->sentence >= 0 && err->sentence < B)
@@ -72,10 +76,11 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
     return QKV_OK;
 }
 
-/* Every batch of shard `shard` of n_shards of ds, longest sentences first, into o. */
-static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                           const predict_out *o, qkv_error *err)
+/* Every batch of bt's shard of ds, longest sentences first, into o. */
+static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *bt, predict_out *o,
+                           qkv_error *err)
 {
+    int batch_tokens = bt->batch_tokens, shard = bt->shard, n_shards = bt->n_shards;
     if (qkv_tagger_parses(m) && (o->logits || o->probs || !o->pred_heads))
         return qkv_fail(err, "a parser (model.output biaffine) predicts heads, not per-word tag logits");
     for (int w = 0; w < qkv_dataset_n_words(ds); w++) {
@@ -93,7 +98,7 @@ static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, int batch_token
         qkv_run_iter_free(&it);
         return QKV_ERR;
     }
-    uint8_t *flags = malloc((size_t)qkv_batch_plan_max_sent(&it.plan) + 1);
+    uint8_t *flags = o->flags = malloc((size_t)qkv_batch_plan_max_sent(&it.plan) + 1);
     int status = flags ? QKV_OK : qkv_fail(err, "out of memory for the flags of a batch");
     /* Longest sentences first: the first batch takes the most arena memory, so the arena does
      * not regrow (fresh pages, page faults) batch after batch as lengths increase. */
@@ -104,33 +109,31 @@ static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, int batch_token
         if (qkv_run_iter_fill(&it, i, err) || !(logits = qkv_run_iter_logits(&it, m, -1, NULL, err)))
             status = QKV_ERR;
         else
-            status = predict_batch(&it.tp, m, ds, &it.batch, it.in.sentences, logits, o, flags, err);
+            status = predict_batch(&it.tp, m, ds, &it.batch, it.in.sentences, logits, o, err);
     }
     free(flags);
     qkv_run_iter_free(&it);
     return status;
 }
 
-int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
-                       qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
+int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits_out,
+                       double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
-    return qkv_predict_parsed(m, ds, batch_tokens, shard, n_shards, pred, NULL, logits_out, loss_sum, unconstrained,
-                              err);
+    return qkv_predict_parsed(m, ds, b, &(qkv_prediction){pred, NULL, loss_sum, unconstrained}, logits_out, err);
 }
 
-int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
-                       int32_t *pred_heads, qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained,
-                       qkv_error *err)
+int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
+                       qkv_real *logits_out, qkv_error *err)
 {
-    predict_out o = {pred, pred_heads, logits_out, NULL, loss_sum, unconstrained};
-    return predict_batches(m, ds, batch_tokens, shard, n_shards, &o, err);
+    predict_out o = {out->tags, out->arcs, logits_out, NULL, out->loss_sum, out->unconstrained, NULL};
+    return predict_batches(m, ds, b, &o, err);
 }
 
 int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
                       qkv_error *err)
 {
-    predict_out o = {NULL, NULL, NULL, probs, NULL, unconstrained};
-    return predict_batches(m, ds, batch_tokens, 0, 1, &o, err);
+    predict_out o = {NULL, NULL, NULL, probs, NULL, unconstrained, NULL};
+    return predict_batches(m, ds, QKV_ALL_BATCHES(batch_tokens), &o, err);
 }
 
 /* One warning naming the first sentence of c decoded without the constraints, and their number. */
@@ -174,7 +177,8 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
     if (status == QKV_OK && !unconstrained)
         status = qkv_fail(err, "out of memory for %d sentences", c->n_sent);
     if (status == QKV_OK) {
-        status = qkv_predict_parsed(&s->model, &ds, batch_tokens, 0, 1, pred, ph, NULL, NULL, unconstrained, err);
+        status = qkv_predict_parsed(&s->model, &ds, QKV_ALL_BATCHES(batch_tokens),
+                                    &(qkv_prediction){pred, ph, NULL, unconstrained}, NULL, err);
         if (status)
             qkv_session_name_sentence(c, err);
     }
@@ -258,7 +262,7 @@ int qkv_session_classify(qkv_session *s, const qkv_images *im, int batch_tokens,
                          qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
-    if (!qkv_session_reads_images(s))
+    if (qkv_session_task(s) != &qkv_task_images)
         return qkv_fail(err, "%.300s: the model reads words (model.input %s), not images", im->name,
                         QKV_INPUT_KIND_NAMES[s->cfg.model.input_kind]);
     if (im->rows != d->image_rows || im->cols != d->image_cols || im->channels != d->image_channels)

@@ -5,6 +5,15 @@
 
 #include "api/session.h"
 
+/* Which batches of a dataset a prediction runs: batches of batch_tokens words (>= 1), longest
+ * sentences first, and of those the ones of shard `shard` of n_shards (batch i when i mod
+ * n_shards = shard; 0 <= shard < n_shards), for data-parallel evaluation. QKV_ALL_BATCHES(n):
+ * every batch. */
+typedef struct qkv_batching {
+    int batch_tokens, shard, n_shards;
+} qkv_batching;
+#define QKV_ALL_BATCHES(n) (&(const qkv_batching){(n), 0, 1})
+
 /* Runs m, recording no gradients, over every batchable sentence of ds (data/dataset.h) in
  * batches of batch_tokens words (>= 1; longest sentences first). pred [n_words of ds]: each
  * word's predicted tag id (qkv_tagger_predict: argmax, or the CRF's Viterbi path); -1 for the
@@ -15,11 +24,11 @@
 int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits,
                 double *loss_sum, qkv_error *err);
 
-/* qkv_predict over one shard of the batches (batch i when i mod n_shards = shard; 0 <= shard <
- * n_shards), for data-parallel evaluation: the words of the other shards' sentences keep
- * pred -1 (and their logits rows are left as they are); loss_sum covers the shard's words. */
-int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
-                      qkv_real *logits, double *loss_sum, qkv_error *err);
+/* qkv_predict over the batches of b (one shard of them): the words of the other shards'
+ * sentences keep pred -1 (and their logits rows are left as they are); loss_sum covers the
+ * shard's words. */
+int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits,
+                      double *loss_sum, qkv_error *err);
 
 /* qkv_predict_shard, and with a constrained CRF (model.crf_constrained) a sentence that has no
  * tag sequence the constraints allow is decoded without them (the CRF head's fallback,
@@ -27,8 +36,8 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, in
  * the caller zeroes it) receives 1 for each such sentence, and loss_sum is then +inf. An error
  * about one sentence names it by its index in ds (err->sentence; qkv_session_name_sentence
  * turns it into the corpus's file and line). */
-int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
-                       qkv_real *logits, double *loss_sum, uint8_t *unconstrained, qkv_error *err);
+int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits,
+                       double *loss_sum, uint8_t *unconstrained, qkv_error *err);
 
 /* The probability of every tag for every word of ds, probs [n_words of ds, n_tags] in dataset
  * order (qkv_tagger_probs: softmax of the logits, or a CRF's marginals by forward-backward); a
@@ -37,19 +46,19 @@ int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, i
  * as qkv_predict. */
 int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
                       qkv_error *err);
-/* qkv_predict_marked with each word's predicted head (a parser, model.output biaffine) into
- * pred_heads [n_words of ds] (may be NULL for a tagger; required for a parser): 0 = ROOT, k =
- * word k of the sentence, a tree per sentence; -1 for the words of sentences not predicted
- * and for every word of a tagger. A parser's logits are not per-word tag scores: logits must
- * then be NULL (an error otherwise). The loss of a parser sums its arcs' and labels' over
- * the words with a gold head and label. */
-int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards, int32_t *pred,
-                       int32_t *pred_heads, qkv_real *logits, double *loss_sum, uint8_t *unconstrained,
-                       qkv_error *err);
+/* qkv_predict_marked into out (models/kinds.h: qkv_prediction, in dataset order [n_words of
+ * ds]: tags, loss_sum, unconstrained [n_sent of ds]) with each word's predicted arc (a parser,
+ * model.output biaffine) into out->arcs (may be NULL for a tagger; required for a parser): 0 =
+ * ROOT, k = word k of the sentence, a tree per sentence; -1 for the words of sentences not
+ * predicted and for every word of a tagger. A parser's logits are not per-word tag scores:
+ * logits must then be NULL (an error otherwise). The loss of a parser sums its arcs' and
+ * labels' over the words with a gold head and label. */
+int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
+                       qkv_real *logits, qkv_error *err);
 /* Every head's predictions (a model of several heads, models/tagger.h): pred[h] [n_words of ds]
- * receives head h's class ids of the words of the batches of this shard (as qkv_predict_shard;
+ * receives head h's class ids of the words of the batches of b's shard (as qkv_predict_shard;
  * -1 elsewhere), each head decoded by its kind, against the gold classes of ds's column h;
- * pred_heads [n_words of ds] (may be NULL when no head has arcs; required for a parser) the
+ * arcs [n_words of ds] (may be NULL when no head has arcs; required for a parser) the
  * trees of the head with arcs (0 = ROOT, k = word k of the sentence; -1 elsewhere, and for
  * every word when no head has arcs), whose loss reads ds's gold heads;
  * loss_sum (may be NULL) [n_heads] each head's summed loss of its gold-tagged words. needs (may
@@ -57,9 +66,8 @@ int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, i
  * (qkv_session_class_needs: lemma scripts), so that a word whose form is too short for its best
  * class takes the best class it can (the scripts that apply to no form are never produced).
  * Errors: ds without a tag column per head, those of qkv_predict. */
-int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                      const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
-                      qkv_error *err);
+int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
+                      int32_t *const *pred, int32_t *arcs, double *loss_sum, qkv_error *err);
 /* The scores of one head that qkv_predict_heads_scores copies out, in dataset order (each may be
  * NULL; rows of sentences not predicted are left as they are). */
 typedef struct qkv_head_scores {
@@ -75,13 +83,21 @@ typedef struct qkv_head_scores {
 /* offsets [n_sent of ds + 1]: where each sentence's arc block starts in qkv_head_scores.arcs,
  * offsets[s + 1] = offsets[s] + n_s (n_s + 1), n_s its words; returns the total offsets[n_sent]. */
 int64_t qkv_arc_offsets(const qkv_dataset *ds, int64_t *offsets);
-/* qkv_predict_heads that also copies each head h's scores into scores[h] (scores [n_heads] may
- * be NULL; with arcs it needs arc_offsets from qkv_arc_offsets). The arc and label scores are
+/* What qkv_predict_heads_scores writes: pred, arcs and loss_sum as qkv_predict_heads, and each
+ * head h's scores into scores[h] (scores [n_heads] may be NULL; with arcs it needs arc_offsets
+ * from qkv_arc_offsets). */
+typedef struct qkv_heads_out {
+    int32_t *const *pred;
+    int32_t *arcs;
+    double *loss_sum;
+    const qkv_head_scores *scores;
+    const int64_t *arc_offsets;
+} qkv_heads_out;
+/* qkv_predict_heads that also copies the scores out asks for. The arc and label scores are
  * those the prediction reads, computed again from the same encoder output. Errors: as
  * qkv_predict_heads. */
-int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                             const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
-                             const qkv_head_scores *scores, const int64_t *arc_offsets, qkv_error *err);
+int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
+                             const qkv_heads_out *out, qkv_error *err);
 /* needs[h] for qkv_predict_heads: for each lemma column h of s's featurizer, malloc'd
  * [n_classes] qkv_lemma_script_needs of each script; NULL for the other columns. Errors: out of
  * memory (what is allocated stays in needs for the caller to free). */

@@ -32,17 +32,17 @@ static void applicable_argmax(const qkv_tensor *logits, const qkv_batch *b, cons
     }
 }
 
-/* Head h's prediction of the batch it->batch into bp [T] (a head with arcs: its trees into bh
- * [T]) from its *logits (made here); *loss += the summed loss of its gold-tagged words. */
-static int predict_head(qkv_run_iter *it, qkv_tagger *m, int h, qkv_tensor *hidden, int32_t *bp, int32_t *bh,
-                        qkv_tensor **logits_out, double *loss, qkv_error *err)
+/* Head h's prediction of the batch it->batch into out (batch order: tags [T], a head with arcs'
+ * trees into arcs [T], the summed loss of its gold-tagged words) from its *logits (made here). */
+static int predict_head(qkv_run_iter *it, qkv_tagger *m, int h, qkv_tensor *hidden, const qkv_prediction *out,
+                        qkv_tensor **logits_out, qkv_error *err)
 {
     const qkv_batch *b = &it->batch;
     qkv_tensor *logits = *logits_out = qkv_head_logits(&it->tp, qkv_tagger_head(m, h), hidden, it->in.sentences);
     if (!logits)
         return qkv_fail(err, "%s", it->tp.err.msg);
-    if (qkv_tagger_head_predict(&it->tp, m, h, logits, it->in.sentences, qkv_batch_column_tags(b, h),
-                                qkv_batch_heads(b), bp, bh, loss, NULL, err)) {
+    qkv_gold gold = {qkv_batch_column_tags(b, h), qkv_batch_heads(b)};
+    if (qkv_tagger_head_predict(&it->tp, m, h, logits, it->in.sentences, &gold, out, err)) {
         if (err->sentence >= 0 && err->sentence < qkv_batch_n_sent(b)) /* its index in ds */
             err->sentence = qkv_batch_sent_id(b, err->sentence);
         return QKV_ERR;
@@ -94,24 +94,14 @@ int64_t qkv_arc_offsets(const qkv_dataset *ds, int64_t *offsets)
     return offsets[ds->n_sent];
 }
 
-/* What qkv_predict_heads_scores writes (see there). */
-typedef struct heads_out {
-    const int32_t *const *needs;
-    int32_t *const *pred;
-    int32_t *pred_heads;
-    double *loss_sum;
-    const qkv_head_scores *scores; /* [n_heads] (may be NULL) */
-    const int64_t *arc_offsets;
-} heads_out;
-
-/* Head `head`'s scores of the batch it->batch into sc: a tagging head's logits [T, n_tags]; a
- * head with arcs' arc scores and label logits, from the encoder output hidden and its predicted
- * heads bh [T] (batch order). */
+/* Head `head`'s scores of the batch it->batch into sc (dataset order): a tagging head's logits
+ * [T, n_tags]; a head with arcs' arc scores and label logits, from the encoder output hidden and
+ * its predicted arcs bh [T] (batch order). */
 static int copy_scores(qkv_run_iter *it, const qkv_head *head, qkv_tensor *hidden, const qkv_tensor *logits,
-                       const int32_t *bh, const qkv_dataset *ds, const qkv_head_scores *sc, const int64_t *arc_offsets,
-                       qkv_error *err)
+                       const int32_t *bh, const qkv_head_scores *sc, const int64_t *arc_offsets, qkv_error *err)
 {
     const qkv_batch *b = &it->batch;
+    const qkv_dataset *ds = it->ds;
     if (!qkv_head_has_arcs(head)) {
         if (sc->logits)
             scatter_rows(b, ds, logits->data, logits->shape[1], sc->logits);
@@ -135,10 +125,12 @@ static int copy_scores(qkv_run_iter *it, const qkv_head *head, qkv_tensor *hidde
 }
 
 /* Every head's prediction of the batch it->batch into o->pred[h] (dataset order), a head with
- * arcs' trees into o->pred_heads, its scores into o->scores[h]; o->loss_sum[h] += the summed
- * loss of its gold-tagged words. */
-static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds, const heads_out *o, qkv_error *err)
+ * arcs' trees into o->arcs, its scores into o->scores[h]; o->loss_sum[h] += the summed loss of
+ * its gold-tagged words; needs as qkv_predict_heads. */
+static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const int32_t *const *needs, const qkv_heads_out *o,
+                         qkv_error *err)
 {
+    const qkv_dataset *ds = it->ds;
     qkv_tensor *hidden = qkv_run_iter_hidden(it, m, err);
     if (!hidden)
         return QKV_ERR;
@@ -150,34 +142,35 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const qkv_dataset *ds,
     for (int h = 0; h < qkv_tagger_n_outputs(m); h++) {
         double loss = 0;
         qkv_tensor *logits;
-        if (predict_head(it, m, h, hidden, bp, bh, &logits, &loss, err))
+        if (predict_head(it, m, h, hidden, &(qkv_prediction){bp, bh, &loss, NULL}, &logits, err))
             return QKV_ERR;
-        if (o->needs && o->needs[h] && ds->form_chars)
-            applicable_argmax(logits, b, ds, o->needs[h], bp);
+        if (needs && needs[h] && ds->form_chars)
+            applicable_argmax(logits, b, ds, needs[h], bp);
         if (o->loss_sum)
             o->loss_sum[h] += loss;
         scatter(b, ds, bp, o->pred[h]);
-        if (o->pred_heads && qkv_head_has_arcs(qkv_tagger_head(m, h)))
-            scatter(b, ds, bh, o->pred_heads);
-        if (o->scores &&
-            copy_scores(it, qkv_tagger_head(m, h), hidden, logits, bh, ds, &o->scores[h], o->arc_offsets, err))
+        if (o->arcs && qkv_head_has_arcs(qkv_tagger_head(m, h)))
+            scatter(b, ds, bh, o->arcs);
+        if (o->scores && copy_scores(it, qkv_tagger_head(m, h), hidden, logits, bh, &o->scores[h], o->arc_offsets, err))
             return QKV_ERR;
     }
     return QKV_OK;
 }
 
-int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                      const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
-                      qkv_error *err)
+int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
+                      int32_t *const *pred, int32_t *arcs, double *loss_sum, qkv_error *err)
 {
-    return qkv_predict_heads_scores(m, ds, batch_tokens, shard, n_shards, needs, pred, pred_heads, loss_sum, NULL,
-                                    NULL, err);
+    return qkv_predict_heads_scores(m, ds, b, needs, &(qkv_heads_out){pred, arcs, loss_sum, NULL, NULL}, err);
 }
 
-int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
-                             const int32_t *const *needs, int32_t *const *pred, int32_t *pred_heads, double *loss_sum,
-                             const qkv_head_scores *scores, const int64_t *arc_offsets, qkv_error *err)
+int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
+                             const qkv_heads_out *o, qkv_error *err)
 {
+    int32_t *const *pred = o->pred;
+    int32_t *pred_heads = o->arcs;
+    double *loss_sum = o->loss_sum;
+    const qkv_head_scores *scores = o->scores;
+    const int64_t *arc_offsets = o->arc_offsets;
     int n_heads = qkv_tagger_n_outputs(m), n_words = qkv_dataset_n_words(ds);
     if (qkv_dataset_n_columns(ds) != n_heads)
         return qkv_fail(err, "the model has %d heads, the data %d tag columns", n_heads, qkv_dataset_n_columns(ds));
@@ -196,12 +189,11 @@ int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, int batch_tok
     }
     if (qkv_dataset_n_batchable(ds) == 0)
         return QKV_OK;
-    heads_out o = {needs, pred, pred_heads, loss_sum, scores, arc_offsets};
     qkv_run_iter it;
-    int status = qkv_run_iter_init(&it, ds, batch_tokens, true, err) || qkv_run_iter_plan(&it, NULL, err);
+    int status = qkv_run_iter_init(&it, ds, b->batch_tokens, true, err) || qkv_run_iter_plan(&it, NULL, err);
     for (int i = qkv_run_iter_n_batches(&it) - 1; i >= 0 && status == QKV_OK; i--)
-        if (i % n_shards == shard)
-            status = qkv_run_iter_fill(&it, i, err) || predict_batch(&it, m, ds, &o, err);
+        if (i % b->n_shards == b->shard)
+            status = qkv_run_iter_fill(&it, i, err) || predict_batch(&it, m, needs, o, err);
     qkv_run_iter_free(&it);
     return status ? QKV_ERR : QKV_OK;
 }
@@ -297,8 +289,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK && qkv_tagger_parses(&s->model) && !heads)
         status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
-        status = qkv_predict_heads(&s->model, &ds, batch_tokens, 0, 1, (const int32_t *const *)needs, pred, heads,
-                                   NULL, err);
+        status = qkv_predict_heads(&s->model, &ds, QKV_ALL_BATCHES(batch_tokens), (const int32_t *const *)needs, pred,
+                                   heads, NULL, err);
     if (status != QKV_OK)
         qkv_session_name_sentence(c, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)

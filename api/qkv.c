@@ -12,6 +12,7 @@
 #include "api/model_find.h"
 #include "api/predict.h"
 #include "api/segmenter.h"
+#include "api/task.h"
 #include "data/utf8.h"
 #include "data/line_fields.h"
 
@@ -50,7 +51,7 @@ qkv_model *qkv_model_open(const char *path, char **error)
     qkv_error err;
     pthread_mutex_lock(&open_lock);
     int status = qkv_checkpoint_load_model(path, &m->s, &err);
-    if (status == QKV_OK && m->s.cfg.data.task == QKV_TASK_SEGMENT)
+    if (status == QKV_OK && qkv_session_task(&m->s)->segments)
         status = qkv_fail(&err, "%s is a segmenter (data.task: segment): open a tagger and give the segmenter to "
                                 "qkv_model_open_segmenter", path);
     if (status == QKV_OK && qkv_model_file_has(path, QKV_SEGMENTER_GROUP)) {

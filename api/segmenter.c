@@ -7,6 +7,7 @@
 
 #include "api/model_file.h"
 #include "api/predict.h"
+#include "api/task.h"
 #include "data/utf8.h"
 
 #define PARAGRAPH_MAX (64 * 1024)
@@ -25,7 +26,7 @@ int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, q
     const char *sep = group && group[0] ? ":" : "";
     if (!group)
         group = "";
-    if (tk->s.cfg.data.task != QKV_TASK_SEGMENT || n_tags > (int)sizeof tk->label)
+    if (!qkv_session_task(&tk->s)->segments || n_tags > (int)sizeof tk->label)
         return qkv_fail(err, "%s%s%s: not a segmenter (a model of data.task: segment, e.g. trained with "
                              "configs/ud_ewt_tokenize.yaml, or a model file that bundles one)", path, sep, group);
     for (int t = 0; t < n_tags; t++) {

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/segment.h"
-#include "data/synthetic.h"
+#include "api/task.h"
 
 void qkv_session_init(qkv_session *s) { memset(s, 0, sizeof *s); }
 
@@ -45,98 +44,16 @@ void qkv_session_encoder_summary(const qkv_session *s, char *buf, size_t cap)
         enc->summary(&s->model.cfg, buf, cap);
 }
 
-/* The synthetic corpus of n sentences from seed, generated in memory and read as CoNLL-U. */
-static int synthetic_corpus(qkv_corpus *c, const char *name, int n, uint64_t seed, qkv_error *err)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return qkv_fail(err, "out of memory for the synthetic corpus");
-    int status = qkv_synth_write(mem, n, seed, err);
-    fclose(mem);
-    if (status == QKV_OK)
-        status = qkv_corpus_read_mem(c, text, len, name, &QKV_READ_DEFAULTS, err);
-    free(text);
-    return status;
-}
-
-/* qkv_session_read_corpus; with lexicon (the training file of a segmenter) also the lexicon of
- * its chunks (data.lexicon_min_count > 0) into *lexicon, freed before. */
-static int read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_seg_lexicon *lexicon,
-                       qkv_error *err)
-{
-    if (s->cfg.data.task != QKV_TASK_SEGMENT)
-        return qkv_corpus_read(c, path, &s->cfg.data.read, err);
-    memset(c, 0, sizeof *c);
-    qkv_seg_text st;
-    if (qkv_seg_read(&st, path, err))
-        return QKV_ERR;
-    int status = qkv_seg_corpus(c, &st, true, err);
-    if (status == QKV_OK && lexicon && s->cfg.data.seg_lexicon_min_count > 0) {
-        qkv_seg_lexicon_free(lexicon);
-        status = qkv_seg_lexicon_build(lexicon, &st, s->cfg.data.seg_lexicon_min_count, err);
-    }
-    qkv_seg_free(&st);
-    return status;
-}
-
-int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_error *err)
-{
-    return read_corpus(s, c, path, NULL, err);
-}
+const qkv_task_desc *qkv_session_task(const qkv_session *s) { return QKV_TASK_DESCS[qkv_task_of(&s->cfg)]; }
 
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
 {
-    const qkv_data_section *d = &s->cfg.data;
-    if (d->task == QKV_TASK_FRAMES)
-        return qkv_session_frames(s, load_train, err);
-    if (qkv_session_reads_images(s))
-        return qkv_session_image_data(s, load_train, err);
-    bool synthetic = d->source == QKV_SOURCE_SYNTHETIC;
-    if (synthetic && d->task == QKV_TASK_SEGMENT)
-        return qkv_fail(err, "data.task = segment needs CoNLL-U files with # text (data.source files), not the "
-                             "synthetic corpus");
-    if (load_train) {
-        int st = synthetic ? synthetic_corpus(&s->train_c, "synthetic-train", d->synthetic_train,
-                                              (uint64_t)d->synthetic_seed, err)
-                           : read_corpus(s, &s->train_c, d->train, &s->seg_lexicon, err);
-        if (st)
-            return QKV_ERR;
-        if (!s->fz_ready) {
-            if (qkv_featurizer_build(&s->fz, &d->features, &s->train_c, err))
-                return QKV_ERR;
-            s->fz_ready = true;
-        }
-        if (qkv_dataset_encode(&s->train, &s->fz, &s->train_c, &s->warnings, err) ||
-            qkv_dataset_require_tags(&s->train, &s->train_c, &s->fz, err) ||
-            qkv_session_check_gold(s, &s->train_c, &s->train, true, err))
-            return QKV_ERR;
-        if ((d->max_train_len > 0 && qkv_dataset_keep_max_len(&s->train, d->max_train_len, err)) ||
-            qkv_session_check_lengths(s, &s->train_c, &s->train, true, err))
-            return QKV_ERR;
-        if (qkv_dataset_n_batchable(&s->train) == 0)
-            return qkv_fail(err, "%s: no sentence with words to train on", qkv_corpus_name(&s->train_c));
-        s->has_train = true;
-    }
-    if (synthetic || d->dev[0]) {
-        int st = synthetic ? synthetic_corpus(&s->dev_c, "synthetic-dev", d->synthetic_dev,
-                                              (uint64_t)d->synthetic_seed + 1000003u, err)
-                           : qkv_session_read_corpus(s, &s->dev_c, d->dev, err);
-        if (st)
-            return QKV_ERR;
-        if (!s->fz_ready)
-            return qkv_fail(err, "no vocabulary: load a checkpoint or the training data first");
-        if (qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, err) ||
-            qkv_dataset_require_tags(&s->dev, &s->dev_c, &s->fz, err) ||
-            qkv_session_check_gold(s, &s->dev_c, &s->dev, false, err) ||
-            qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, err))
-            return QKV_ERR;
-        if (qkv_dataset_n_words(&s->dev) == 0)
-            return qkv_fail(err, "%s: no words to evaluate on (data.dev)", qkv_corpus_name(&s->dev_c));
-        s->has_dev = true;
-    }
-    return QKV_OK;
+    return qkv_session_task(s)->data(s, load_train, err);
+}
+
+int qkv_session_read_scored(qkv_session *s, const char *path, qkv_error *err)
+{
+    return qkv_session_task(s)->read_scored(s, path, err);
 }
 
 /* Heads 1.. of the config's tag columns (api/run_config.h: qkv_heads_section), softmax heads
@@ -171,14 +88,8 @@ static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
     }
     tc.n_tags = qkv_featurizer_n_tags(&s->fz);
     tc.chars.n_chars = qkv_featurizer_n_chars(&s->fz);
-    if (s->cfg.data.task == QKV_TASK_FRAMES) {
-        tc.input_kind = QKV_INPUT_FRAMES;
-        tc.n_features = 0;
-        tc.d_input = s->has_train ? qkv_dataset_d_input(&s->train)
-                     : s->has_dev ? qkv_dataset_d_input(&s->dev)
-                                  : s->frames_d_input;
-    }
-    if (qkv_tagger_image_grid(&tc, s->cfg.data.image_rows, s->cfg.data.image_cols, s->cfg.data.image_channels, err))
+    const qkv_task_desc *task = qkv_session_task(s);
+    if (task->model_sizes && task->model_sizes(s, &tc, err))
         return QKV_ERR;
     const char **tag_names = malloc((size_t)(tc.n_tags > 0 ? tc.n_tags : 1) * sizeof *tag_names);
     if (!tag_names)

@@ -24,7 +24,7 @@ typedef struct qkv_session {
     qkv_corpus train_c, dev_c;
     qkv_dataset train, dev;
     bool has_train, has_dev;
-    /* data.task frames: the held-out voice's utterances of the dev file (the test), and what
+    /* the frames task: the held-out voice's utterances of the dev file (the test), and what
        the frame scores need of dev and test (data/frames.h) */
     qkv_dataset test;
     bool has_test;
@@ -42,17 +42,21 @@ void qkv_session_free(qkv_session *s);
 
 /* Loads the config file with overrides and keeps its resolved text (and config_note). */
 int qkv_session_config(qkv_session *s, const char *path, char *const *overrides, int n_overrides, qkv_error *err);
-/* Reads the corpus at path as the config's data.task wants it: tagged words (data.read), or
- * for data.task: segment the characters of a CoNLL-U file's paragraphs with their gold labels
- * (data/segment.h: qkv_seg_read, qkv_seg_corpus). Errors: the readers'. */
-int qkv_session_read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_error *err);
-/* Reads (or generates, for data.source: synthetic) the training and dev corpora, builds the
- * featurizer from the training corpus unless it is already set (from a checkpoint), and
- * encodes both. load_train false: only dev (used by commands that do not train). */
+/* The descriptor of the session's task (api/task.h: words, characters, frames or images), as
+ * its config names it. */
+const struct qkv_task_desc *qkv_session_task(const qkv_session *s);
+/* Reads (or generates, for data.source: synthetic) the training and dev data as the session's
+ * task reads them (api/task.h), builds the featurizer from the training data unless it is
+ * already set (from a model file), and encodes both. load_train false: only dev (used by
+ * commands that do not train). Errors: the readers', no data to train or score on. */
 int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err);
-/* --- api/session_images.c: image models (an input kind with a patch hook, models/kinds.h) --- */
-/* Whether the config's model reads images (model.input pixels or patches). */
-bool qkv_session_reads_images(const qkv_session *s);
+/* Reads the file at path, to be scored, as the session's dev set (s->dev_c, s->dev, a frame
+ * model's test), as the task reads it with the model's data settings: every word tagged (a gold
+ * tag of _ is not scored), every sentence within the model's length limits; a frame model's
+ * path is a frame corpus read as its dev file (its held-out voice's utterances are the test).
+ * Errors: the readers'. */
+int qkv_session_read_scored(qkv_session *s, const char *path, qkv_error *err);
+/* --- api/task_images.c: the images task --- */
 /* Reads the IDX image file at path (data/idx.h), with labels the label file beside it (its name
  * with labels-idx1 for images-idx3) checked against data.n_classes. Errors: the reader's, images
  * of another size than data.image_rows x image_cols x image_channels ("FILE: images of ..."). */
@@ -62,21 +66,9 @@ int qkv_session_read_images(const qkv_session *s, const char *path, bool labels,
 int qkv_session_image_dataset(const qkv_session *s, const qkv_images *im, qkv_dataset *ds, qkv_corpus *c,
                               qkv_error *err);
 /* The layout of an image model's tokens (data.image_*, the input's patch, the [CLS] token) for
- * data/image_augment.h. Only for a session that reads images. */
+ * data/image_augment.h. Only for a session of the images task. */
 qkv_image_layout qkv_session_image_layout(const qkv_session *s);
-/* qkv_session_data for an image model: the featurizer (unless set) with the class names as its
- * tags; the training images (load_train) and the dev set: data.dev, or with data.valid_fraction
- * that part of the training images drawn with data.valid_seed (qkv_images_split). */
-int qkv_session_image_data(qkv_session *s, bool load_train, qkv_error *err);
 
-/* (api/session_frames.c) qkv_session_data for data.task frames: the training file's utterances
- * but the held-out voice's (data.held_out_voice) as the training set, its label names (of
- * data.frame_labels) as the tags unless the featurizer is set (from a checkpoint); the dev
- * file's other voices as dev, the held-out voice's as the test (none without such a voice).
- * Without load_train (a model's evaluation), a dev file that lacks the held-out voice or has
- * only it is dev as a whole (data.held_out_voice cleared), no test.
- * Errors: the files' (api/speech_store.h), no utterance left (data/frames.h). */
-int qkv_session_frames(qkv_session *s, bool load_train, qkv_error *err);
 /* The tagger of the config with the featurizer's vocabulary sizes, initialised from seed. */
 int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
 /* The same model with its parameters allocated but not initialised, for a checkpoint to fill

@@ -84,7 +84,7 @@ static int create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv
     return QKV_OK;
 }
 
-/* x itself: the head reads the encoder output in arc_loss and arc_predict. */
+/* x itself: the head reads the encoder output in loss and predict. */
 static qkv_tensor *logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *x)
 {
     (void)tp, (void)h;
@@ -130,10 +130,11 @@ static int32_t *label_targets(qkv_tape *tp, int T, const int32_t *tags, const in
     return t;
 }
 
-static qkv_tensor *arc_loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences,
-                            const int32_t *tags, const int32_t *heads)
+/* The mean cross-entropy over the gold arcs plus that of their labels. */
+static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences, const qkv_gold *gold)
 {
     const biaffine_state *st = h->state;
+    const int32_t *tags = gold->tags, *heads = gold->arcs;
     if (tp->failed)
         return NULL;
     if (!heads)
@@ -147,10 +148,18 @@ static qkv_tensor *arc_loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_
     return qkv_add(tp, arcs, labels);
 }
 
-/* Sentence i's tree from the arc scores [T, C] into pred_heads; *nll += the gold heads' NLL. */
-static int decode_sentence(const biaffine_state *st, const qkv_tensor *s, qkv_packed sent, int i,
-                           const int32_t *gold_heads, int32_t *pred_heads, double *nll, double *buf, qkv_error *err)
+/* What decoding the sentences of a batch shares: the head, a sentence's scores (buf [C, C]) and
+ * the summed NLL of the gold arcs. */
+typedef struct decoding {
+    const biaffine_state *st;
+    double *buf, nll;
+} decoding;
+
+/* Sentence i's tree from the arc scores [T, C] into pred_heads; d->nll += the gold heads' NLL. */
+static int decode_sentence(decoding *d, const qkv_tensor *s, qkv_packed sent, int i, const int32_t *gold_heads,
+                           int32_t *pred_heads, qkv_error *err)
 {
+    double *buf = d->buf, *nll = &d->nll;
     const int o = sent.offsets[i], n = qkv_packed_len(sent, i), C = s->shape[1];
     for (int t = 0; t < n; t++) {
         const qkv_real *row = s->data + (size_t)(o + t) * C;
@@ -164,7 +173,7 @@ static int decode_sentence(const biaffine_state *st, const qkv_tensor *s, qkv_pa
         if (gold_heads && gold_heads[o + t] >= 0)
             *nll += log(sum) + mx - (double)row[gold_heads[o + t]];
     }
-    return qkv_tree_decode(st->opts.decoder, buf, n, pred_heads + o, err);
+    return qkv_tree_decode(d->st->opts.decoder, buf, n, pred_heads + o, err);
 }
 
 /* The argmax label of each row into pred; with gold, *nll += the gold labels' NLL. */
@@ -187,24 +196,27 @@ static void best_labels(const qkv_tensor *lg, const int32_t *gold, int32_t *pred
     }
 }
 
-static int arc_predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences, const int32_t *gold,
-                       const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads, double *loss_sum, qkv_error *err)
+static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences, const qkv_gold *g,
+                   const qkv_prediction *out, qkv_error *err)
 {
     const biaffine_state *st = h->state;
+    const int32_t *gold = g ? g->tags : NULL, *gold_heads = g ? g->arcs : NULL;
+    int32_t *pred = out->tags, *pred_heads = out->arcs;
     qkv_tensor *s = qkv_biaffine_head_arcs(tp, h, x, sentences);
     qkv_tensor *dep = role(tp, st, &st->rel_dep, x), *head = role(tp, st, &st->rel_head, x);
     if (!s || !dep || !head)
         return qkv_fail(err, "%s", tp->err.msg);
     const int C = s->shape[1];
-    double *buf = malloc((size_t)C * C * sizeof *buf), nll = 0;
-    if (!buf)
+    decoding d = {st, malloc((size_t)C * C * sizeof *d.buf), 0};
+    if (!d.buf)
         return qkv_fail(err, "biaffine head: out of memory for a sentence of %d words", C - 1);
     int status = QKV_OK;
     for (int i = 0; i < sentences.n && status == QKV_OK; i++)
-        status = decode_sentence(st, s, sentences, i, gold_heads, pred_heads, &nll, buf, err);
-    free(buf);
+        status = decode_sentence(&d, s, sentences, i, gold_heads, pred_heads, err);
+    free(d.buf);
     if (status)
         return QKV_ERR;
+    double nll = d.nll;
     qkv_tensor *lg = label_logits(tp, st, dep, head, sentences, pred_heads);
     if (!lg)
         return qkv_fail(err, "%s", tp->err.msg);
@@ -216,8 +228,8 @@ static int arc_predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packe
             return qkv_fail(err, "%s", tp->err.msg);
         best_labels(glg, targets, NULL, &nll);
     }
-    if (loss_sum)
-        *loss_sum = nll;
+    if (out->loss_sum)
+        *out->loss_sum = nll;
     return QKV_OK;
 }
 
@@ -232,7 +244,8 @@ const qkv_head_desc qkv_biaffine_head = {
     .param_prefixes = (const char *const[]){"arc_mlp.", "rel_mlp.", "arc.", "rel.", NULL},
     .create = create,
     .logits = logits,
-    .arc_loss = arc_loss,
-    .arc_predict = arc_predict,
+    .loss = loss,
+    .predict = predict,
+    .arcs = true,
     .free = release,
 };

@@ -70,15 +70,15 @@ static qkv_tensor *sequence_logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *
 
 /* Loss and prediction are the softmax head's over these logits (models/softmax_head.c): the mean
  * cross-entropy over the gold-tagged tokens (one per sequence), the argmax of each row. */
-static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *tags)
+static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const qkv_gold *gold)
 {
-    return qkv_softmax_head.loss(tp, h, lg, sentences, tags);
+    return qkv_softmax_head.loss(tp, h, lg, sentences, gold);
 }
 
-static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *gold,
-                   int32_t *pred, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
+static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const qkv_gold *gold,
+                   const qkv_prediction *out, qkv_error *err)
 {
-    return qkv_softmax_head.predict(tp, h, lg, sentences, gold, pred, loss_sum, unconstrained, err);
+    return qkv_softmax_head.predict(tp, h, lg, sentences, gold, out, err);
 }
 
 static int probs(const qkv_head *h, const qkv_tensor *lg, qkv_packed sentences, double *out, uint8_t *unconstrained,

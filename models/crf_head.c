@@ -108,8 +108,9 @@ static int gold_count(const int32_t *tags, int n)
 }
 
 /* The summed sentence NLL (unknown tags marginalised) over the number of gold-tagged tokens. */
-static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *tags)
+static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const qkv_gold *gold)
 {
+    const int32_t *tags = gold->tags;
     const qkv_crf_head *c = qkv_head_crf(h);
     qkv_tensor *nll = qkv_crf_nll(tp, lg, c->transitions, c->start, c->end, sentences, tags, qkv_crf_head_mask(c));
     int count = nll ? gold_count(tags, qkv_packed_rows(sentences)) : 0;
@@ -119,9 +120,13 @@ static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_pac
 /* The Viterbi path of each sentence; the summed NLL with gold. With unconstrained, a sentence
  * with no path the constraints allow is decoded without them (qkv_crf_viterbi_fallback) and
  * the batch's loss is +inf (the constraints give that sentence no path, so no likelihood). */
-static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *gold,
-                   int32_t *pred, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
+static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const qkv_gold *g,
+                   const qkv_prediction *out, qkv_error *err)
 {
+    const int32_t *gold = g ? g->tags : NULL;
+    int32_t *pred = out->tags;
+    double *loss_sum = out->loss_sum;
+    uint8_t *unconstrained = out->unconstrained;
     const qkv_crf_head *c = qkv_head_crf(h);
     int n_open = 0;
     if (unconstrained ? qkv_crf_viterbi_fallback(lg, c->transitions, c->start, c->end, sentences,

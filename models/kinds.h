@@ -114,9 +114,9 @@ typedef struct qkv_encoder_desc {
 } qkv_encoder_desc;
 
 /* --- heads: encoder output [T, d_in] -> logits [T, n_tags] -> loss, tags ---
- * A head whose targets are arcs (a dependency parser) sets arc_loss and arc_predict instead of
- * loss and predict: its logits are its input x [T, d_in] itself, and its gold and predictions
- * carry each word's head beside its tag. */
+ * A head whose targets are arcs (a dependency parser) sets .arcs: its logits are its input x
+ * [T, d_in] itself, and its gold and predictions (qkv_gold, qkv_prediction) carry each word's
+ * arc beside its tag. */
 #define QKV_HEAD_NAME_MAX 32
 
 /* The biaffine parser head's sizes (models/biaffine_head.c). */
@@ -144,6 +144,24 @@ typedef struct qkv_head_spec {
     qkv_seq_pool pool;                 /* per-sequence heads: how a sequence becomes one vector */
 } qkv_head_spec;
 
+/* What a head is scored against in a batch, position by position: tags [T] (< 0: no gold tag;
+ * a per-sequence head reads its sequence's first position), and for a head whose targets are
+ * arcs each word's gold arc, arcs [T]: the word it hangs from, 0 = ROOT, k = word k of its own
+ * sentence, < 0 = none (tags then label the arcs; may be NULL for the other heads). */
+typedef struct qkv_gold {
+    const int32_t *tags, *arcs;
+} qkv_gold;
+
+/* What a head predicts of a batch: tags [T]; arcs [T] the tree of each sentence (a head with
+ * arcs: required; the others set it to -1 when not NULL); loss_sum (may be NULL) the summed
+ * loss of the gold-tagged positions when gold is given; unconstrained [B] (may be NULL) flags
+ * the sentences a constrained CRF decoded without its constraints (0 for the others). */
+typedef struct qkv_prediction {
+    int32_t *tags, *arcs;
+    double *loss_sum;
+    uint8_t *unconstrained;
+} qkv_prediction;
+
 typedef struct qkv_head {
     const struct qkv_head_desc *desc;
     char prefix[QKV_HEAD_NAME_MAX];
@@ -168,38 +186,32 @@ typedef struct qkv_head_desc {
      * of a sequence is its first token's (the others are QKV_TAG_NONE, data/idx.h), and predict
      * gives every token its sequence's class. Call either through qkv_head_logits. */
     qkv_tensor *(*sequence_logits)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences);
-    /* Training loss [1] against tags [T] (< 0: no gold tag); NULL when the tape failed. */
+    /* Training loss [1] against gold (a head with arcs reads gold->arcs too; its logits are x
+     * [T, d_in] itself); NULL when the tape failed (a head with arcs without gold arcs). */
     qkv_tensor *(*loss)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
-                        const int32_t *tags);
-    /* pred [T]; with gold, *loss_sum = the summed loss of the gold-tagged tokens. A sentence
-     * the head cannot decode as it should (a constrained CRF: no allowed tag sequence) is an
-     * error (err->sentence: its index in sentences) when unconstrained is NULL; else the head
-     * decodes it its fallback way, unconstrained [B] flags it (0 for the others) and
-     * *loss_sum is +inf (its loss has no value). */
-    int (*predict)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
-                   const int32_t *gold, int32_t *pred, double *loss_sum, uint8_t *unconstrained, qkv_error *err);
+                        const qkv_gold *gold);
+    /* out->tags [T] (a head with arcs: out->arcs [T], a tree per sentence: heads in range, no
+     * cycle, one child of ROOT, and out->tags the label of each predicted arc); with gold (may
+     * be NULL), *out->loss_sum = the summed loss of the gold-tagged tokens (and arcs). A
+     * sentence the head cannot decode as it should (a constrained CRF: no allowed tag
+     * sequence) is an error (err->sentence: its index in sentences) when out->unconstrained is
+     * NULL; else the head decodes it its fallback way, out->unconstrained [B] flags it (0 for
+     * the others) and *out->loss_sum is +inf (its loss has no value). */
+    int (*predict)(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences, const qkv_gold *gold,
+                   const qkv_prediction *out, qkv_error *err);
     /* probs [T, n_tags] (double): each token's probability of each tag, each row summing to 1
      * (softmax: of its logits; crf: the marginals of the sentence, with unconstrained as for
      * predict). */
     int (*probs)(const qkv_head *h, const qkv_tensor *logits, qkv_packed sentences, double *probs,
                  uint8_t *unconstrained, qkv_error *err);
-    /* Heads whose targets are arcs (NULL for tagging heads). heads [T]: each word's gold head,
-     * 0 = ROOT, k = word k of the word's own sentence, < 0 = none; tags [T] then label the arcs
-     * (the label of word t is that of the arc heads[t] -> t). The training loss [1] reads x
-     * [T, d_in] (what logits returned); NULL when the tape failed. */
-    qkv_tensor *(*arc_loss)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences,
-                            const int32_t *tags, const int32_t *heads);
-    /* pred_heads [T]: a tree per sentence (heads in range, no cycle, one child of ROOT), pred
-     * [T] the label of each predicted arc; with gold and gold_heads, *loss_sum = the summed loss
-     * of the gold arcs and labels. */
-    int (*arc_predict)(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences, const int32_t *gold,
-                       const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads, double *loss_sum,
-                       qkv_error *err);
+    /* The head's targets are arcs (a dependency parser): its loss and predict read and write
+     * arcs beside the tags (the label of word t is that of the arc arcs[t] -> t). */
+    bool arcs;
     void (*free)(qkv_head *h);
 } qkv_head_desc;
 
-/* Whether h's targets are arcs (arc_loss and arc_predict). */
-static inline bool qkv_head_has_arcs(const qkv_head *h) { return h->desc && h->desc->arc_loss; }
+/* Whether h's targets are arcs (qkv_head_desc.arcs). */
+static inline bool qkv_head_has_arcs(const qkv_head *h) { return h->desc && h->desc->arcs; }
 
 /* The tables, indexed by kind (one entry per row above). */
 #define QKV_KIND_EXTERN_(e, name, desc) extern const struct QKV_KIND_TYPE_ desc;

@@ -23,17 +23,21 @@ static qkv_tensor *logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *x)
 }
 
 /* The mean cross-entropy over the tokens with a gold tag. */
-static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *tags)
+static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const qkv_gold *gold)
 {
     (void)h, (void)sentences;
-    return qkv_cross_entropy(tp, lg, tags);
+    return qkv_cross_entropy(tp, lg, gold->tags);
 }
 
 /* The argmax of each row (first on ties); the loss sum in double, max-shifted. */
-static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const int32_t *gold,
-                   int32_t *pred, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
+static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const qkv_gold *g,
+                   const qkv_prediction *out, qkv_error *err)
 {
     (void)tp, (void)err;
+    const int32_t *gold = g ? g->tags : NULL;
+    int32_t *pred = out->tags;
+    double *loss_sum = out->loss_sum;
+    uint8_t *unconstrained = out->unconstrained;
     int T = qkv_packed_rows(sentences), n_tags = h->n_tags;
     for (int b = 0; unconstrained && b < sentences.n; b++)
         unconstrained[b] = 0;

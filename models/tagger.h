@@ -149,49 +149,41 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
                               int keep_layer, qkv_attention_weights *keep);
 
 /* --- models/tagger_output.c: logits into a loss or into tags, by each head's kind --- */
-/* Head 0's training loss of a batch's logits [T, n_tags] against tags [T] (< 0: no gold tag), per token
- * with a gold tag: softmax, the mean cross-entropy over those tokens; crf, the summed sentence
- * NLL (unknown tags marginalised, the BIO mask applied when constrained) divided by their
- * number (0 when there is none); biaffine (a head with arcs), the mean cross-entropy over the
- * gold heads [T] (qkv_tagger_loss_arcs; NULL for the other kinds) plus that of the gold arcs' labels. A scalar
- * [1] on tp; NULL when the tape failed. */
+/* Head 0's training loss of a batch's logits [T, n_tags] against gold (models/kinds.h: qkv_gold;
+ * tags [T], < 0: no gold tag), per token with a gold tag: softmax, the mean cross-entropy over
+ * those tokens; crf, the summed sentence NLL (unknown tags marginalised, the BIO mask applied
+ * when constrained) divided by their number (0 when there is none); biaffine (a head with
+ * arcs), the mean cross-entropy over the gold arcs [T] plus that of the gold arcs' labels (no
+ * gold arcs: NULL). A scalar [1] on tp; NULL when the tape failed. qkv_tagger_loss is it with
+ * tags alone. */
 qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *tags);
-qkv_tensor *qkv_tagger_loss_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
-                                 const int32_t *tags, const int32_t *heads);
-/* Head 0's predicted tags pred [T] of a batch's logits: softmax, the argmax of each row (first on ties);
- * crf, the Viterbi path of each sentence (with the BIO mask when constrained); biaffine, the
- * tree of each sentence into pred_heads [T] and each arc's label into pred. With gold
- * (may be NULL), *loss_sum receives the summed loss of the tokens with a gold tag (the
- * numerator of qkv_tagger_loss). qkv_tagger_predict_arcs: gold_heads (may be NULL) and
- * pred_heads matter only to a head with arcs (pred_heads is then required; the other kinds set
- * it to -1 when given); qkv_tagger_predict is it without heads (an error for a parser). Errors: the tape's
- * or the decoder's (e.g. no allowed path). */
+qkv_tensor *qkv_tagger_gold_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
+                                 const qkv_gold *gold);
+/* Head i's prediction (0 <= i < n_outputs) of a batch's logits into out (models/kinds.h:
+ * qkv_prediction), by its kind: softmax, the argmax of each row (first on ties); crf, the
+ * Viterbi path of each sentence (with the BIO mask when constrained); biaffine (a head with
+ * arcs), the tree of each sentence into out->arcs [T] (required) and each arc's label into
+ * out->tags; the other kinds set out->arcs (may be NULL) to -1. With gold (may be NULL; head
+ * i's column's gold classes, and the batch's gold arcs), *out->loss_sum receives the summed
+ * loss of the tokens with a gold tag (the numerator of qkv_tagger_gold_loss). With
+ * out->unconstrained [B] (may be NULL) a constrained CRF decodes a sentence with no allowed tag
+ * sequence without the constraints, flags it there and gives *loss_sum +inf; without, that is
+ * the error (err->sentence: its index in sentences). Errors: the tape's or the decoder's.
+ * qkv_tagger_predict is head 0's with tags alone (an error for a parser). */
+int qkv_tagger_head_predict(qkv_tape *tp, const qkv_tagger *m, int i, qkv_tensor *logits, qkv_packed sentences,
+                            const qkv_gold *gold, const qkv_prediction *out, qkv_error *err);
 int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err);
-/* qkv_tagger_predict_arcs with unconstrained [B] (may be NULL): a constrained CRF decodes a
- * sentence with no allowed tag sequence without the constraints, flags it there and gives
- * *loss_sum +inf (models/kinds.h, the head's predict); without, that is the error
- * (err->sentence: its index in sentences). */
-int qkv_tagger_predict_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
-                            const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
-                            double *loss_sum, uint8_t *unconstrained, qkv_error *err);
-/* qkv_tagger_predict_arcs for head i of the model (0 <= i < n_outputs), by its kind: a head with
- * arcs fills pred_heads [T] (required) with a tree per sentence and pred with the arcs' labels,
- * the others set pred_heads (may be NULL) to -1; gold [T] and *loss_sum are head i's (its
- * column's gold classes). */
-int qkv_tagger_head_predict(qkv_tape *tp, const qkv_tagger *m, int i, qkv_tensor *logits, qkv_packed sentences,
-                            const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
-                            double *loss_sum, uint8_t *unconstrained, qkv_error *err);
 /* Head 0's probability of each tag for each token, probs [T, n_tags] in double: softmax, of the
  * token's logits; crf, the marginals of its sentence (forward-backward, under the constraints;
- * unconstrained as for qkv_tagger_predict_arcs). Errors: the decoder's, a head without
+ * unconstrained as for qkv_tagger_head_predict). Errors: the decoder's, a head without
  * per-word probabilities (biaffine). */
 int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,
                      uint8_t *unconstrained, qkv_error *err);
 /* The training loss of every head over hidden [T, d_out] (qkv_tagger_hidden): the sum over
- * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_tagger_loss_arcs for that
- * head's kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_loss_arcs
+ * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_tagger_gold_loss for that
+ * head's kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_gold_loss
  * exactly). heads [T] (may be NULL: an error of the tape for a head with arcs) are the gold
  * heads of the batch, read by the heads whose targets are arcs (a parser trained with tagging
  * heads over one encoder); the others ignore them. logits (may be NULL) receives each head's

@@ -5,10 +5,9 @@
 #include "lib/ops/ops.h"
 
 static qkv_tensor *head_loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
-                             const int32_t *tags, const int32_t *heads)
+                             const int32_t *tags, const int32_t *arcs)
 {
-    return qkv_head_has_arcs(h) ? h->desc->arc_loss(tp, h, logits, sentences, tags, heads)
-                                : h->desc->loss(tp, h, logits, sentences, tags);
+    return h->desc->loss(tp, h, logits, sentences, &(qkv_gold){tags, arcs});
 }
 
 qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
@@ -17,41 +16,34 @@ qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logit
     return head_loss(tp, &m->heads[0], logits, sentences, tags, NULL);
 }
 
-qkv_tensor *qkv_tagger_loss_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
-                                 const int32_t *tags, const int32_t *heads)
+qkv_tensor *qkv_tagger_gold_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
+                                 const qkv_gold *gold)
 {
-    return head_loss(tp, &m->heads[0], logits, sentences, tags, heads);
+    return head_loss(tp, &m->heads[0], logits, sentences, gold->tags, gold->arcs);
 }
 
 int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err)
 {
-    return qkv_tagger_predict_arcs(tp, m, logits, sentences, gold, NULL, pred, NULL, loss_sum, NULL, err);
-}
-
-int qkv_tagger_predict_arcs(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
-                            const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
-                            double *loss_sum, uint8_t *unconstrained, qkv_error *err)
-{
-    return qkv_tagger_head_predict(tp, m, 0, logits, sentences, gold, gold_heads, pred, pred_heads, loss_sum,
-                                   unconstrained, err);
+    qkv_gold g = {gold, NULL};
+    return qkv_tagger_head_predict(tp, m, 0, logits, sentences, gold ? &g : NULL,
+                                   &(qkv_prediction){pred, NULL, loss_sum, NULL}, err);
 }
 
 int qkv_tagger_head_predict(qkv_tape *tp, const qkv_tagger *m, int i, qkv_tensor *logits, qkv_packed sentences,
-                            const int32_t *gold, const int32_t *gold_heads, int32_t *pred, int32_t *pred_heads,
-                            double *loss_sum, uint8_t *unconstrained, qkv_error *err)
+                            const qkv_gold *gold, const qkv_prediction *out, qkv_error *err)
 {
     const qkv_head *h = &m->heads[i];
     if (qkv_head_has_arcs(h)) {
-        if (!pred_heads)
+        if (!out->arcs)
             return qkv_fail(err, "head '%s': a parser's prediction needs room for the heads", h->desc->name);
-        for (int b = 0; unconstrained && b < sentences.n; b++)
-            unconstrained[b] = 0;
-        return h->desc->arc_predict(tp, h, logits, sentences, gold, gold_heads, pred, pred_heads, loss_sum, err);
+        for (int b = 0; out->unconstrained && b < sentences.n; b++)
+            out->unconstrained[b] = 0;
+    } else {
+        for (int t = 0; out->arcs && t < qkv_packed_rows(sentences); t++)
+            out->arcs[t] = -1;
     }
-    for (int t = 0; pred_heads && t < qkv_packed_rows(sentences); t++)
-        pred_heads[t] = -1;
-    return h->desc->predict(tp, h, logits, sentences, gold, pred, loss_sum, unconstrained, err);
+    return h->desc->predict(tp, h, logits, sentences, gold, out, err);
 }
 
 int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,

@@ -246,10 +246,12 @@ static size_t pack_grads(qkv_params *ps, const qkv_row_set *sets, const int *set
 }
 
 int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, const qkv_row_set *sets, const int *set_param, int n_sets,
-                             double *loss, int64_t *scored, int64_t *words, qkv_error *err)
+                             qkv_dist_counts *c, qkv_error *err)
 {
     if (d->size <= 1)
         return QKV_OK;
+    double *loss = &c->loss;
+    int64_t *scored = &c->scored, *words = &c->words;
     double t0 = now_seconds();
     int64_t local = *scored;
     double sums[3] = {local > 0 ? *loss * (double)local : 0, (double)local, (double)*words};

@@ -55,15 +55,22 @@ static inline bool qkv_dist_writer(const qkv_dist *d) { return d->rank == 0; }
  * Errors: those of qkv_run_iter_set_plan. */
 int qkv_dist_plan(qkv_dist *d, qkv_run_iter *it, qkv_rng *rng, qkv_error *err);
 
+/* A batch's loss and counts as the allreduce reads and sets them. */
+typedef struct qkv_dist_counts {
+    double loss;    /* mean loss over the scored words */
+    int64_t scored; /* words with a gold tag (>= 0) */
+    int64_t words;
+} qkv_dist_counts;
+
 /* After backward on this rank's share of a batch, its embedding rows merged by
- * qkv_dist_union_rows: *loss its mean loss over its *scored words (gold tag >= 0), *words its
- * words. Sums scored and words over the ranks, scales this rank's gradients by its scored / all
- * scored, sums the gradients over the ranks, and sets *loss, *scored, *words to the whole
- * batch's (mean loss, counts). Parameter set_param[k] (k < n_sets) is a table whose gradient is
+ * qkv_dist_union_rows: c->loss its mean loss over its c->scored words (gold tag >= 0), c->words
+ * its words. Sums scored and words over the ranks, scales this rank's gradients by its scored /
+ * all scored, sums the gradients over the ranks, and sets *c to the whole batch's (mean loss,
+ * counts). Parameter set_param[k] (k < n_sets) is a table whose gradient is
  * zero outside the rows of sets[k] on every rank: only those rows travel. Nothing happens on one
  * rank. Errors: out of memory; MPI errors end the job (MPI's default handler). */
 int qkv_dist_allreduce_grads(qkv_dist *d, qkv_params *ps, const qkv_row_set *sets, const int *set_param, int n_sets,
-                             double *loss, int64_t *scored, int64_t *words, qkv_error *err);
+                             qkv_dist_counts *c, qkv_error *err);
 
 /* Makes each of sets[0 .. n_sets-1] the union of that set over the ranks (the rows of the
  * whole batch, not this rank's share only), its rows in the same order on every rank (rank 0's

@@ -119,16 +119,18 @@ static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, 
 {
     bool parser_scores = sc.heads && qkv_tagger_parses(&s->model); /* arcs and labels: per head */
     if (res->n_heads <= 1 && s->fz.columns[0] != QKV_TAG_LEMMA && !parser_scores)
-        return qkv_predict_parsed(&s->model, ds, batch_tokens, shard, n_shards, res->pred, res->pred_heads,
-                                  sc.heads ? sc.heads[0].logits : NULL, &res->loss, NULL, err);
+        return qkv_predict_parsed(&s->model, ds, &(qkv_batching){batch_tokens, shard, n_shards},
+                                  &(qkv_prediction){res->pred, res->pred_heads, &res->loss, NULL},
+                                  sc.heads ? sc.heads[0].logits : NULL, err);
     int32_t *pred[QKV_MAX_COLUMNS] = {res->pred};
     double loss[QKV_MAX_COLUMNS];
     for (int h = 1; h < res->n_heads; h++)
         pred[h] = res->head_pred[h];
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     int status = qkv_session_class_needs(s, needs, err) ||
-                 qkv_predict_heads_scores(&s->model, ds, batch_tokens, shard, n_shards, (const int32_t *const *)needs,
-                                          pred, res->pred_heads, loss, sc.heads, sc.arc_offsets, err);
+                 qkv_predict_heads_scores(&s->model, ds, &(qkv_batching){batch_tokens, shard, n_shards},
+                                          (const int32_t *const *)needs,
+                                          &(qkv_heads_out){pred, res->pred_heads, loss, sc.heads, sc.arc_offsets}, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
     res->loss = loss[0];

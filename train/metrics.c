@@ -47,12 +47,16 @@ int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, 
     return QKV_OK;
 }
 
-void qkv_metrics_row(qkv_metrics *m, long step, int epoch, const char *split, double loss,
-                     double accuracy, double lr, double tokens_per_sec, double elapsed_s, const double *spans,
-                     const double *heads)
+void qkv_metrics_row(qkv_metrics *m, qkv_metrics_at at, const qkv_metrics_values *v)
 {
     if (!m->f)
         return;
+    long step = at.step;
+    int epoch = at.epoch;
+    const char *split = at.split;
+    double loss = v->loss, accuracy = v->accuracy, lr = v->lr, tokens_per_sec = v->tokens_per_sec,
+           elapsed_s = v->elapsed_s;
+    const double *spans = v->spans, *heads = v->heads;
     fprintf(m->f, "%ld\t%d\t%s\t%.9g\t%.6f\t%.6g\t%.1f\t%.2f\t%.6f\t%.6f\t%.6f", step, epoch, split, loss, accuracy,
             lr, tokens_per_sec, elapsed_s, spans ? spans[0] : NAN, spans ? spans[1] : NAN, spans ? spans[2] : NAN);
     for (int h = 0; m->n_heads > 1 && h < m->n_heads; h++)

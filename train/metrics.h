@@ -25,10 +25,19 @@ typedef struct qkv_metrics {
  * resumed run) the existing rows with step <= keep_until_step are kept and later ones dropped,
  * since the resumed run writes them again. */
 int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, qkv_error *err);
-void qkv_metrics_row(qkv_metrics *m, long step, int epoch, const char *split, double loss,
-                     double accuracy, double lr, double tokens_per_sec, double elapsed_s,
-                     const double *spans /* precision, recall, F1; NULL: none */,
-                     const double *heads /* [n_heads] accuracies; NULL: nan */);
+/* One row of metrics.tsv: where in the run (step, epoch label, split "train" or "dev") and
+ * what was measured there. */
+typedef struct qkv_metrics_at {
+    long step;
+    int epoch;
+    const char *split;
+} qkv_metrics_at;
+typedef struct qkv_metrics_values {
+    double loss, accuracy, lr, tokens_per_sec, elapsed_s;
+    const double *spans; /* precision, recall, F1; NULL: none */
+    const double *heads; /* [n_heads] accuracies; NULL: nan */
+} qkv_metrics_values;
+void qkv_metrics_row(qkv_metrics *m, qkv_metrics_at at, const qkv_metrics_values *v);
 void qkv_metrics_close(qkv_metrics *m);
 
 #endif

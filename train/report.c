@@ -6,6 +6,7 @@
 #include "data/ud_tags.h"
 #include "lib/threads.h"
 #include "train/span_eval.h"
+#include "train/task_report.h"
 
 static const char *BUCKET_NAMES[QKV_N_LENGTH_BUCKETS] = {"1-10", "11-20", "21-40", "41+"};
 
@@ -133,16 +134,6 @@ static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result 
         fprintf(out, "  (the table below is %s's)\n", QKV_TAG_FIELD_NAMES[s->fz.columns[0]]);
 }
 
-const char *qkv_report_word_unit(const qkv_session *s)
-{
-    return s->cfg.data.task == QKV_TASK_SEGMENT ? "characters" : "words";
-}
-
-const char *qkv_report_sentence_unit(const qkv_session *s)
-{
-    return s->cfg.data.task == QKV_TASK_SEGMENT ? "paragraphs" : "sentences";
-}
-
 /* A segmenter's Tokens and Sentences scores, as qkv eval --raw prints them. */
 static void segments_text(FILE *out, const qkv_eval_result *res)
 {
@@ -186,11 +177,12 @@ static void tags_text(FILE *out, const qkv_session *s, const qkv_eval_result *re
 
 void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qkv_eval_result *res, bool by_length)
 {
-    if (qkv_session_reads_images(s)) {
-        qkv_report_images_text(out, s, what, res);
+    if (qkv_task_report_of(s)->text) {
+        qkv_task_report_of(s)->text(out, s, what, res);
         return;
     }
-    const char *unit = qkv_report_word_unit(s);
+    const qkv_task_desc *task = qkv_session_task(s);
+    const char *unit = task->word_unit;
     char lead[96] = "";
     if (res->spans)
         snprintf(lead, sizeof lead, "span F1 %.2f (P %.2f%%, R %.2f%%), ", 100 * res->spans->f1,
@@ -214,7 +206,7 @@ void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qk
         segments_text(out, res);
     tags_text(out, s, res);
     if (by_length) {
-        fprintf(out, "  accuracy by %s length:\n", s->cfg.data.task == QKV_TASK_SEGMENT ? "paragraph" : "sentence");
+        fprintf(out, "  accuracy by %s length:\n", task->sentence_one);
         for (int b = 0; b < QKV_N_LENGTH_BUCKETS; b++)
             fprintf(out, "    %-6s %8ld %s  %6.2f%%\n", BUCKET_NAMES[b], res->bucket_words[b], unit,
                     100 * ratio(res->bucket_correct[b], res->bucket_words[b]));
@@ -334,8 +326,8 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
                     ratio(res->bucket_correct[b], res->bucket_words[b]));
         fprintf(out, "]");
     }
-    if (qkv_session_reads_images(s))
-        qkv_report_images_json(out, res);
+    if (qkv_task_report_of(s)->json_members)
+        qkv_task_report_of(s)->json_members(out, res);
     fprintf(out, "}\n");
 }
 

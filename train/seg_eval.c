@@ -3,12 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/task.h"
 #include "data/seg_score.h"
 
 int qkv_seg_eval_read(const qkv_session *s, const char *path, qkv_seg_text *st, qkv_error *err)
 {
     memset(st, 0, sizeof *st);
-    if (s->cfg.data.task != QKV_TASK_SEGMENT)
+    if (!qkv_session_task(s)->segments)
         return QKV_OK;
     return qkv_seg_read(st, path, err);
 }

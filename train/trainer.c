@@ -23,6 +23,7 @@
 #include "train/plot/plot_metrics.h"
 #include "train/report.h"
 #include "api/run_iter.h"
+#include "api/task.h"
 #include "train/seg_eval.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
@@ -100,7 +101,8 @@ static void log_row(trainer *t, int epoch_label)
     double loss = qkv_loss_meter_mean(&t->st.log_loss);
     double lr = qkv_lr_at(&t->sched, t->st.step);
     double tps = (double)t->st.log_tokens / fmax(now - t->t_log, 1e-9);
-    qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "train", loss, NAN, lr, tps, elapsed, NULL, NULL);
+    qkv_metrics_row(&t->metrics, (qkv_metrics_at){t->st.step, epoch_label, "train"},
+                    &(qkv_metrics_values){loss, NAN, lr, tps, elapsed, NULL, NULL});
     char el[32], eta[32];
     qkv_format_duration(elapsed, el, sizeof el);
     qkv_format_duration(qkv_eta_seconds(elapsed, t->start_step, t->st.step, t->total_steps, t->opts->stop_at_step), eta,
@@ -108,7 +110,7 @@ static void log_row(trainer *t, int epoch_label)
     qkv_trainer_clear_progress(t);
     if (t->writer)
         fprintf(stderr, "epoch %d step %ld/%ld loss %.4f lr %.3g %.0f %s/s elapsed %s eta %s\n", epoch_label,
-            t->st.step, t->total_steps, loss, lr, tps, t->s->cfg.data.task == QKV_TASK_SEGMENT ? "char" : "tok", el,
+            t->st.step, t->total_steps, loss, lr, tps, qkv_session_task(t->s)->rate_unit, el,
             eta);
     t->st.log_loss = (qkv_loss_meter){0, 0};
     t->st.log_steps = 0;
@@ -116,7 +118,7 @@ static void log_row(trainer *t, int epoch_label)
     t->t_log = now;
 }
 
-/* The training loss of batch b on t's tape: head 0's (qkv_tagger_loss_arcs), or with several
+/* The training loss of batch b on t's tape: head 0's (qkv_tagger_gold_loss), or with several
  * heads the weighted sum of every head's against its column's gold classes and the batch's
  * gold heads (qkv_tagger_heads_loss). */
 static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
@@ -124,7 +126,8 @@ static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
     qkv_tagger *m = &t->s->model;
     if (qkv_tagger_n_outputs(m) == 1) {
         qkv_tensor *logits = qkv_run_iter_logits(&t->it, m, -1, NULL, err);
-        return qkv_tagger_loss_arcs(&t->it.tp, m, logits, t->it.in.sentences, qkv_batch_tags(b), qkv_batch_heads(b));
+        qkv_gold gold = {qkv_batch_tags(b), qkv_batch_heads(b)};
+        return qkv_tagger_gold_loss(&t->it.tp, m, logits, t->it.in.sentences, &gold);
     }
     const int32_t *tags[QKV_TAGGER_MAX_HEADS];
     for (int i = 0; i < qkv_tagger_n_outputs(m); i++)
@@ -133,16 +136,13 @@ static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
     return qkv_tagger_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, qkv_batch_heads(b), NULL);
 }
 
-/* The training images of batch b randomly cropped and flipped (data.augment), under the step's
- * key; nothing for words or frames. The dev set is never augmented (evaluation does not come
- * here). */
+/* Batch b augmented as the task does it (api/task.h: the images task's random crops and flips,
+ * data.augment) under the step's key; nothing for the other tasks. The dev set is never
+ * augmented (evaluation does not come here). */
 static int augment_batch(const trainer *t, qkv_batch *b, uint64_t key, qkv_error *err)
 {
-    const qkv_session *s = t->s;
-    if (s->cfg.data.augment == QKV_AUGMENT_NONE || !qkv_session_reads_images(s))
-        return QKV_OK;
-    qkv_image_layout l = qkv_session_image_layout(s);
-    return qkv_batch_augment_images(b, &l, s->cfg.data.augment, s->cfg.data.augment_pad, key, err);
+    const qkv_task_desc *task = qkv_session_task(t->s);
+    return task->augment ? task->augment(t->s, b, key, err) : QKV_OK;
 }
 
 /* The batch's loss into *value and its gradients; an error names the sentence (file:line). */
@@ -187,18 +187,18 @@ static int train_step(trainer *t, int i)
         qkv_fail_report(&err);
         return 1;
     }
-    double value = 0;
-    int64_t scored = qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)), words = qkv_batch_n_tokens(b);
-    if (qkv_batch_n_sent(b) > 0 && loss_backward(t, b, &value)) /* a rank's share of a batch may be empty */
+    qkv_dist_counts c = {0, qkv_loss_tokens(qkv_batch_tags(b), qkv_batch_n_tokens(b)), qkv_batch_n_tokens(b)};
+    if (qkv_batch_n_sent(b) > 0 && loss_backward(t, b, &c.loss)) /* a rank's share of a batch may be empty */
         return 1;
     /* After the allreduce every rank holds the gradient of the whole batch's rows: zeroing and
      * the lazy update (optim.sparse_embeddings) need their union, as one process collects it. */
     qkv_tagger_rows_collect(&t->rows, &s->model, &t->it.in);
     prof = t->dist->size > 1 ? qkv_profile_begin("allreduce", QKV_PROF_PHASE) : -1; /* no row for one process */
     failed = qkv_dist_union_rows(t->dist, t->rows.sets, t->rows.n, &err) ||
-             qkv_dist_allreduce_grads(t->dist, params, t->rows.sets, t->rows.param, t->rows.n, &value, &scored,
-                                      &words, &err);
+             qkv_dist_allreduce_grads(t->dist, params, t->rows.sets, t->rows.param, t->rows.n, &c, &err);
     qkv_profile_end(prof);
+    double value = c.loss;
+    int64_t scored = c.scored, words = c.words;
     if (failed) {
         fprintf(stderr, "qkv: step %ld: %s\n", t->st.step + 1, err.msg);
         return 1;
@@ -377,7 +377,7 @@ static int load_segmenter(trainer *t)
     if (!path[0])
         return 0;
     qkv_error err;
-    if (t->s->cfg.data.task == QKV_TASK_SEGMENT)
+    if (qkv_session_task(t->s)->segments)
         return qkv_fail_reportf("data.segmenter %s: this run trains a segmenter; name it in a tagger's config", path);
     if (qkv_tokenizer_load(&t->seg, path, NULL, &err))
         return qkv_fail_reportf("data.segmenter: %s", err.msg);
@@ -518,7 +518,7 @@ const char *qkv_trainer_select_name(const qkv_session *s)
 {
     if (qkv_select_by_span_f1(&s->cfg, &s->fz))
         return "span F1";
-    if (qkv_tagger_head(&s->model, 0)->desc->arc_loss)
+    if (qkv_tagger_parses(&s->model))
         return "LAS";
     return qkv_tagger_n_outputs(&s->model) > 1 ? "selection score" : "accuracy";
 }

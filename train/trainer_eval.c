@@ -51,8 +51,9 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     double elapsed = qkv_trainer_now() - t->t_start;
     const qkv_span_eval *sp = res.spans;
     double prf[3] = {sp ? sp->precision : 0, sp ? sp->recall : 0, sp ? sp->f1 : 0};
-    qkv_metrics_row(&t->metrics, t->st.step, epoch_label, "dev", res.loss, res.accuracy,
-                    qkv_lr_at(&t->sched, t->st.step), res.tokens_per_sec, elapsed, sp ? prf : NULL, res.head_accuracy);
+    qkv_metrics_row(&t->metrics, (qkv_metrics_at){t->st.step, epoch_label, "dev"},
+                    &(qkv_metrics_values){res.loss, res.accuracy, qkv_lr_at(&t->sched, t->st.step), res.tokens_per_sec,
+                                          elapsed, sp ? prf : NULL, res.head_accuracy});
     /* the score train.select_by follows (span F1 needs span tags: the config check) */
     bool by_f1 = qkv_select_by_span_f1(&t->s->cfg, &t->s->fz);
     double score = by_f1 && sp ? sp->f1 : qkv_eval_selection_accuracy(&res, &t->s->cfg);

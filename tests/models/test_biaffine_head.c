@@ -40,7 +40,7 @@ static void make(fixture *f, qkv_tree_decoder decoder)
 static qkv_tensor *loss_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return f->h.desc->arc_loss(tp, &f->h, f->x, (qkv_packed){B, OFFSETS}, TAGS, HEADS);
+    return f->h.desc->loss(tp, &f->h, f->x, (qkv_packed){B, OFFSETS}, &(qkv_gold){TAGS, HEADS});
 }
 
 static const qkv_real *param(const fixture *f, const char *name)
@@ -123,14 +123,14 @@ static void test_predict_trees(void **state)
         int32_t pred[T], heads[T];
         double sum = 0;
         qkv_error err;
-        assert_int_equal(f.h.desc->arc_predict(&tp, &f.h, f.x, (qkv_packed){B, OFFSETS}, NULL, NULL, pred, heads, &sum,
-                                               &err),
+        assert_int_equal(f.h.desc->predict(&tp, &f.h, f.x, (qkv_packed){B, OFFSETS}, NULL,
+                                           &(qkv_prediction){pred, heads, &sum, NULL}, &err),
                          QKV_OK);
         for (int b = 0; b < B; b++)
             assert_true(qkv_tree_is_valid(heads + OFFSETS[b], OFFSETS[b + 1] - OFFSETS[b], dec == QKV_TREE_EISNER));
         qkv_tape_reset(&tp);
         tp.no_grad = false;
-        assert_null(f.h.desc->arc_loss(&tp, &f.h, f.x, (qkv_packed){B, OFFSETS}, TAGS, NULL));
+        assert_null(f.h.desc->loss(&tp, &f.h, f.x, (qkv_packed){B, OFFSETS}, &(qkv_gold){TAGS, NULL}));
         assert_non_null(strstr(tp.err.msg, "no gold heads"));
         qkv_tape_free(&tp);
         qkv_head_free(&f.h);

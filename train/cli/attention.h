@@ -1,5 +1,5 @@
-/* qkv attention (train/cli/cmd_attention.c): its options, and what it draws for each kind of
- * input, one row each of the table in cmd_attention.c: a sentence of words (with a parser's
+/* qkv attention (train/cli/cmd_attention.c): its options, and what it draws for each task
+ * (the task's row of train/cli/task_cli.h): a sentence of words (with a parser's
  * arc probabilities beside the heads), an image (attention_image.c), speech frames (refused). */
 #ifndef QKV_CLI_ATTENTION_H
 #define QKV_CLI_ATTENTION_H
@@ -21,11 +21,12 @@ typedef struct attention_args {
  * (1 after a message on stderr). */
 typedef struct attention_source {
     const char *reads;                          /* "words", "images", ... for messages */
-    bool (*matches)(const qkv_session *s);
     int (*check)(const qkv_session *s, const attention_args *a);
     int (*draw)(qkv_session *s, const attention_args *a);
 } attention_source;
 
-extern const attention_source qkv_attention_images;
+/* A sentence of words (cmd_attention.c), an image (attention_image.c), speech frames (refused,
+ * cmd_attention.c); train/cli/task_cli.h names each task's. */
+extern const attention_source qkv_attention_words, qkv_attention_images, qkv_attention_frames;
 
 #endif

@@ -12,8 +12,6 @@
 #include "train/fail.h"
 #include "train/plot/plot_attention_image.h"
 
-static bool reads_images(const qkv_session *s) { return qkv_session_reads_images(s); }
-
 /* The image file: --image, else the model's data.dev, else its data.train. */
 static const char *image_file(const qkv_session *s, const attention_args *a)
 {
@@ -142,4 +140,4 @@ static int draw(qkv_session *s, const attention_args *a)
     return status ? qkv_fail_report(&err) : 0;
 }
 
-const attention_source qkv_attention_images = {"images", reads_images, check, draw};
+const attention_source qkv_attention_images = {"images", check, draw};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "train/cli/attention.h"
+#include "train/cli/task_cli.h"
 #include "train/cli/cli.h"
 #include "train/cli/command.h"
 #include "train/cli/commands.h"
@@ -73,8 +74,8 @@ static int predict(qkv_run_iter *it, qkv_session *s, qkv_tensor *logits, int n, 
     int32_t *heads = qkv_tape_alloc(&it->tp, (size_t)n * sizeof *heads);
     if (!heads)
         return qkv_fail(err, "out of memory");
-    if (qkv_tagger_predict_arcs(&it->tp, &s->model, logits, it->in.sentences, NULL, NULL, pred, heads, &loss_unused,
-                                NULL, err))
+    if (qkv_tagger_head_predict(&it->tp, &s->model, 0, logits, it->in.sentences, NULL,
+                                &(qkv_prediction){pred, heads, &loss_unused, NULL}, err))
         return QKV_ERR;
     qkv_tensor *sc = qkv_biaffine_head_arcs(&it->tp, qkv_tagger_head(&s->model, 0), logits, it->in.sentences);
     if (!sc)
@@ -205,11 +206,6 @@ static int sentence_text(const attention_args *a, char **conllu, size_t *len)
     return 0;
 }
 
-static bool reads_words(const qkv_session *s)
-{
-    return !qkv_session_reads_images(s) && s->cfg.data.task != QKV_TASK_FRAMES;
-}
-
 /* A model of words takes --sentence, and none of the image options. */
 static int check_words(const qkv_session *s, const attention_args *a)
 {
@@ -249,8 +245,6 @@ static int draw_words(qkv_session *s, const attention_args *a)
     return failed ? qkv_fail_report(&err) : 0;
 }
 
-static bool reads_frames(const qkv_session *s) { return s->cfg.data.task == QKV_TASK_FRAMES; }
-
 static int refuse_frames(const qkv_session *s, const attention_args *a)
 {
     fprintf(stderr, "qkv attention: %s reads speech frames (model.input %s); qkv attention draws a sentence of words "
@@ -258,10 +252,9 @@ static int refuse_frames(const qkv_session *s, const attention_args *a)
     return 1;
 }
 
-/* What qkv attention draws, by what the model reads (attention.h). */
-static const attention_source WORDS = {"words", reads_words, check_words, draw_words};
-static const attention_source FRAMES = {"speech frames", reads_frames, refuse_frames, NULL};
-static const attention_source *const SOURCES[] = {&WORDS, &qkv_attention_images, &FRAMES};
+/* What qkv attention draws of a model of words, and of speech frames (attention.h). */
+const attention_source qkv_attention_words = {"words", check_words, draw_words};
+const attention_source qkv_attention_frames = {"speech frames", refuse_frames, NULL};
 
 /* The model has attention, and a layer and head as --layer and --head ask (a->layer -1: the
  * last layer, set here). */
@@ -301,11 +294,8 @@ int qkv_cmd_attention(int argc, char **argv)
     int status = 1;
     if (qkv_cmd_load_model(&s, a.ckpt))
         goto done;
-    const attention_source *src = NULL;
-    for (size_t k = 0; !src && k < sizeof SOURCES / sizeof *SOURCES; k++)
-        if (SOURCES[k]->matches(&s))
-            src = SOURCES[k];
-    if (!src || src->check(&s, &a) || check_model(&s, &a) || src->draw(&s, &a))
+    const attention_source *src = qkv_task_cli_of(&s)->attention;
+    if (src->check(&s, &a) || check_model(&s, &a) || src->draw(&s, &a))
         goto done;
     printf("%s\n", a.out);
     status = 0;

@@ -13,7 +13,7 @@
 #include "train/evaluate.h"
 #include "train/cli/output_file.h"
 #include "train/profile_table.h"
-#include "train/frame_report.h"
+#include "train/task_report.h"
 #include "train/report.h"
 #include "train/seg_eval.h"
 #include "train/span_eval.h"
@@ -172,7 +172,8 @@ int qkv_cmd_eval(int argc, char **argv)
         qkv_fail_report(&err);
         goto done;
     }
-    if (s.cfg.data.task == QKV_TASK_FRAMES && !a.json && qkv_frame_report(&s, &s, stdout, &err)) {
+    const qkv_task_report *task = qkv_task_report_of(&s);
+    if (task->scores_after && !a.json && task->scores_after(&s, &s, stdout, &err)) {
         qkv_fail_report(&err);
         goto done;
     }

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "api/model_file.h"
+#include "api/task.h"
 #include "api/segmenter.h"
 #include "train/cli/command.h"
 #include "train/cli/cli.h"
@@ -55,7 +56,7 @@ int qkv_cmd_export(int argc, char **argv)
         seg_path = ckpt;
         seg_group = QKV_SEGMENTER_GROUP;
     }
-    if (seg_path && s.cfg.data.task == QKV_TASK_SEGMENT) {
+    if (seg_path && qkv_session_task(&s)->segments) {
         fprintf(stderr, "qkv: %s is a segmenter: bundle it with --tokenizer into the export of a tagger\n", ckpt);
         goto done;
     }

@@ -55,8 +55,8 @@ static int parse(qkv_session *s, int32_t *heads, const char **labels, double *pr
     if (status == QKV_OK && !pred)
         status = x ? qkv_fail(err, "out of memory") : QKV_ERR;
     if (status == QKV_OK)
-        status = qkv_tagger_predict_arcs(&it.tp, &s->model, x, it.in.sentences, NULL, NULL, pred, heads, &loss_unused,
-                                         NULL, err);
+        status = qkv_tagger_head_predict(&it.tp, &s->model, 0, x, it.in.sentences, NULL,
+                                         &(qkv_prediction){pred, heads, &loss_unused, NULL}, err);
     qkv_tensor *scores = status == QKV_OK ? qkv_biaffine_head_arcs(&it.tp, qkv_tagger_head(&s->model, 0), x,
                                                                    it.in.sentences)
                                           : NULL;

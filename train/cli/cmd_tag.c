@@ -14,9 +14,8 @@
 #include "api/model_find.h"
 #include "api/predict.h"
 #include "train/cli/output_file.h"
-#include "train/cli/tag_frames.h"
-#include "train/cli/tag_images.h"
 #include "train/cli/tag_raw.h"
+#include "train/cli/task_cli.h"
 #include "train/report.h"
 #include "train/span_eval.h"
 #include "train/train_state.h"
@@ -173,7 +172,7 @@ static int parse_args(tag_args *a, int argc, char **argv)
 
 /* The whole input (a->file, or standard input for "-") into *input, then read as a corpus into
  * s->dev_c (CoNLL-U with the model's data.read, or --format text). */
-static int read_input(qkv_session *s, const tag_args *a, char **input)
+static int read_input(qkv_session *s, const qkv_tag_request *a, char **input)
 {
     qkv_error err;
     size_t len = 0;
@@ -260,6 +259,50 @@ static int tag_fields(qkv_session *s)
     return status;
 }
 
+/* The input read as CoNLL-U (or text), tagged with one column (and a parser's heads), written
+ * with the tags in the input's scheme or r->scheme. */
+static int tag_column(qkv_session *s, const qkv_tag_request *r)
+{
+    const char **tags = NULL, **file_tags = NULL;
+    int32_t *heads = NULL;
+    char *file_tags_buf = NULL, *input = NULL;
+    int status = 1;
+    if (!read_input(s, r, &input) && !predict(s, r->scheme, &tags, &heads, &file_tags, &file_tags_buf) &&
+        !write_output(s, file_tags ? file_tags : tags, heads))
+        status = 0;
+    free(tags);
+    free(heads);
+    free(file_tags);
+    free(file_tags_buf);
+    free(input);
+    return status;
+}
+
+int qkv_tag_words(qkv_session *s, const qkv_tag_request *r)
+{
+    if (r->tokenizer)
+        return qkv_tag_with_tokenizer(s, r->tokenizer, NULL, r->file, r->scheme);
+    if (r->text && qkv_model_file_has(r->ckpt, QKV_SEGMENTER_GROUP))
+        return qkv_tag_with_tokenizer(s, r->ckpt, QKV_SEGMENTER_GROUP, r->file, r->scheme);
+    if (!qkv_session_predicts_columns(s))
+        return tag_column(s, r);
+    char *input = NULL;
+    int status = read_input(s, r, &input) || tag_fields(s);
+    free(input);
+    return status;
+}
+
+/* The options a task does not take are errors naming what the model reads. */
+static int check_options(const qkv_task_cli *task, const qkv_tag_request *r)
+{
+    if (r->per_frame && !(task->tag_takes & QKV_TAG_TAKES_PER_FRAME))
+        return qkv_fail_reportf("--per-frame is for a frame model (data.task frames); %s reads %s", r->ckpt,
+                                task->reads);
+    if ((r->tokenizer || r->text) && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
+        return qkv_fail_reportf("%s reads %s: --format text and --tokenizer are for words", r->ckpt, task->reads_file);
+    return 0;
+}
+
 int qkv_cmd_tag(int argc, char **argv)
 {
     tag_args a = {.threads = -1};
@@ -271,41 +314,15 @@ int qkv_cmd_tag(int argc, char **argv)
         return 1;
     qkv_session s;
     qkv_session_init(&s);
-    const char **tags = NULL, **file_tags = NULL;
-    int32_t *heads = NULL;
-    char *file_tags_buf = NULL, *input = NULL;
     int status = 1;
     int scheme;
     if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt) || (scheme = out_scheme(&s, &a)) < 0)
         goto done;
-    bool frames = s.cfg.data.task == QKV_TASK_FRAMES;
-    if (a.per_frame && !frames)
-        qkv_fail_reportf("--per-frame is for a frame model (data.task frames); %s reads %s", a.ckpt,
-                         qkv_session_reads_images(&s) ? "images" : "words");
-    else if (frames && (a.tokenizer || a.text))
-        qkv_fail_reportf("%s reads speech frames (a frame corpus made by qkv speech): --format text and --tokenizer "
-                         "are for words", a.ckpt);
-    else if (frames)
-        status = qkv_tag_frames(&s, a.file, a.per_frame);
-    else if (qkv_session_reads_images(&s) && (a.tokenizer || a.text))
-        qkv_fail_reportf("%s reads images (IDX files): --format text and --tokenizer are for words", a.ckpt);
-    else if (qkv_session_reads_images(&s))
-        status = qkv_tag_images(&s, a.file);
-    else if (a.tokenizer)
-        status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file, scheme);
-    else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
-        status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file, scheme);
-    else if (qkv_session_predicts_columns(&s))
-        status = read_input(&s, &a, &input) || tag_fields(&s);
-    else if (!read_input(&s, &a, &input) && !predict(&s, scheme, &tags, &heads, &file_tags, &file_tags_buf) &&
-             !write_output(&s, file_tags ? file_tags : tags, heads))
-        status = 0;
+    const qkv_task_cli *task = qkv_task_cli_of(&s);
+    qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, (qkv_tag_scheme)scheme};
+    if (!check_options(task, &r))
+        status = task->tag(&s, &r);
 done:
-    free(tags);
-    free(heads);
-    free(file_tags);
-    free(file_tags_buf);
-    free(input);
     qkv_session_free(&s);
     return status;
 }

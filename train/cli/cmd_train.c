@@ -10,7 +10,6 @@
 #include "lib/profile.h"
 #include "lib/gemm/backend.h"
 #include "lib/threads.h"
-#include "train/frame_report.h"
 #include "train/cli/command.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
@@ -19,6 +18,7 @@
 #include "train/report.h"
 #include "train/seg_eval.h"
 #include "train/span_eval.h"
+#include "train/task_report.h"
 #include "train/run_folder.h"
 #include "train/train_state.h"
 #include "train/trainer.h"
@@ -211,19 +211,13 @@ static void print_summary(const train_run *r)
     if (!r->writer)
         return;
     const qkv_session *s = &r->s;
-    if (qkv_session_reads_images(s)) {
-        const qkv_tagger_config *m = &s->model.cfg;
-        fprintf(stderr, "train: %s, %d images; dev: %s, %d images\n", qkv_corpus_name(&s->train_c),
-                qkv_dataset_n_batchable(&s->train), s->has_dev ? qkv_corpus_name(&s->dev_c) : "none",
-                s->has_dev ? qkv_dataset_n_batchable(&s->dev) : 0);
-        fprintf(stderr, "model: %zu parameters, %d tokens an image (%d x %d%s) of %d values, %d classes; run folder %s\n",
-                qkv_params_count(qkv_tagger_params(&s->model)), qkv_grid_len(m->grid), m->grid.rows, m->grid.cols,
-                m->grid.n_prefix ? " and [CLS]" : "", m->d_input, qkv_featurizer_n_tags(&s->fz), r->run_dir);
+    if (qkv_task_report_of(s)->train_summary) {
+        qkv_task_report_of(s)->train_summary(s, r->run_dir);
         return;
     }
     /* counts without the sentences data.max_train_len leaves out */
     long train_words = (long)(qkv_dataset_n_words(&s->train) - qkv_dataset_n_left_out_words(&s->train));
-    const char *sent = qkv_report_sentence_unit(s), *word = qkv_report_word_unit(s);
+    const char *sent = qkv_session_task(s)->sentence_unit, *word = qkv_session_task(s)->word_unit;
     fprintf(stderr, "train: %s, %d %s, %ld %s; dev: %s, %d %s, %d %s\n", qkv_corpus_name(&s->train_c),
             qkv_dataset_n_batchable(&s->train), sent, train_words, word,
             s->has_dev ? qkv_corpus_name(&s->dev_c) : "none", s->has_dev ? qkv_dataset_n_batchable(&s->dev) : 0,
@@ -284,7 +278,8 @@ static int final_report(const train_run *r)
         char what[4400];
         snprintf(what, sizeof what, "%s on %s", path, qkv_corpus_name(&r->s.dev_c));
         qkv_cmd_report(&best, what, &res, false, false);
-        if (qkv_session_reads_images(&best) && r->s.cfg.log.plot && r->writer) {
+        const qkv_task_report *task = qkv_task_report_of(&best);
+        if (task->confusion_plot && r->s.cfg.log.plot && r->writer) {
             char png[4300];
             snprintf(png, sizeof png, "%s/plots/confusion.png", r->run_dir);
             if (qkv_cmd_plot_confusion(&best, &res, what, png, &err))
@@ -292,7 +287,7 @@ static int final_report(const train_run *r)
             else
                 printf("\nconfusion plot: %s\n", png);
         }
-        if (r->s.cfg.data.task == QKV_TASK_FRAMES && qkv_frame_report(&best, &r->s, stdout, &err))
+        if (task->scores_after && task->scores_after(&best, &r->s, stdout, &err))
             failed = qkv_fail_report(&err);
     }
     qkv_eval_result_free(&res);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "api/model_file.h"
+#include "api/task.h"
 #include "lib/gemm/backend.h"
 #include "lib/threads.h"
 #include "train/plot/plot_confusion.h"
@@ -30,38 +31,15 @@ int qkv_cmd_load_model(qkv_session *s, const char *path)
 
 int qkv_cmd_refuse_segmenter(const qkv_session *s, const char *path)
 {
-    if (s->cfg.data.task == QKV_TASK_SEGMENT)
+    if (qkv_session_task(s)->segments)
         return qkv_fail_reportf("%s is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT", path);
     return 0;
-}
-
-/* An image model's scored file: IDX images and the labels beside them. */
-static int read_scored_images(qkv_session *s, const char *path)
-{
-    qkv_error err;
-    qkv_images im;
-    int failed = qkv_session_read_images(s, path, true, &im, &err) ||
-                 qkv_session_image_dataset(s, &im, &s->dev, &s->dev_c, &err);
-    qkv_images_free(&im);
-    return failed ? qkv_fail_report(&err) : 0;
 }
 
 int qkv_cmd_read_scored(qkv_session *s, const char *path)
 {
     qkv_error err;
-    if (qkv_session_reads_images(s))
-        return read_scored_images(s, path);
-    if (s->cfg.data.task == QKV_TASK_FRAMES) { /* a frame corpus: path is the dev file */
-        snprintf(s->cfg.data.dev, sizeof s->cfg.data.dev, "%s", path);
-        return qkv_session_frames(s, false, &err) ? qkv_fail_report(&err) : 0;
-    }
-    if (qkv_session_read_corpus(s, &s->dev_c, path, &err) ||
-        qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, &s->warnings, &err) ||
-        qkv_dataset_require_tags(&s->dev, &s->dev_c, &s->fz, &err) ||
-        qkv_session_check_gold(s, &s->dev_c, &s->dev, false, &err) ||
-        qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err))
-        return qkv_fail_report(&err);
-    return 0;
+    return qkv_session_read_scored(s, path, &err) ? qkv_fail_report(&err) : 0;
 }
 
 void qkv_cmd_report(const qkv_session *s, const char *what, const qkv_eval_result *res, bool json, bool by_length)

@@ -31,11 +31,8 @@ void qkv_cmd_threads(long n);
  * is a segmenter: give it with --tokenizer and a tagger as CHECKPOINT". */
 int qkv_cmd_refuse_segmenter(const qkv_session *s, const char *path);
 
-/* Reads the corpus file path with the model's data settings (data.read) as the session's dev
- * set (s->dev_c, encoded into s->dev with the warnings into s->warnings), every word tagged (a
- * gold tag of _ is not scored) and every sentence within the model's length limits. A frame
- * model's (data.task frames) path is a frame corpus, read as qkv_session_frames reads the dev
- * file (its held-out voice's utterances are the test). */
+/* Reads the file path with the model's data settings as the session's dev set, as its task
+ * reads a scored file (api/session.h: qkv_session_read_scored). */
 int qkv_cmd_read_scored(qkv_session *s, const char *path);
 
 /* The scores of the model of s on `what` (a file name, or "CHECKPOINT on CORPUS") on stdout: one

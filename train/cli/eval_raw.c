@@ -40,12 +40,20 @@ static int text_lines(const char *gold, size_t len, const char *name, char **out
     return QKV_OK;
 }
 
-/* The system's CoNLL-U for the raw text of gold into *sys: with the segmenter of tokenizer_path
- * (under group: NULL for the file's own model), else whitespace tokens. */
-static int system_output(qkv_session *tagger, const char *gold, size_t len, const char *name,
-                         const char *tokenizer_path, const char *group, char **sys, size_t *sys_len,
-                         qkv_error *err)
+/* A file's bytes in memory and its name for messages. */
+typedef struct text_file {
+    const char *text;
+    size_t len;
+    const char *name;
+} text_file;
+
+/* The system's CoNLL-U for the raw text of the gold file g into *sys: with the segmenter of
+ * tokenizer_path (under group: NULL for the file's own model), else whitespace tokens. */
+static int system_output(qkv_session *tagger, const text_file *g, const char *tokenizer_path, const char *group,
+                         char **sys, size_t *sys_len, qkv_error *err)
 {
+    const char *gold = g->text, *name = g->name;
+    size_t len = g->len;
     FILE *mem = open_memstream(sys, sys_len);
     if (!mem)
         return qkv_fail(err, "out of memory");
@@ -173,7 +181,7 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
     char shown[4200]; /* the segmenter, as output names it */
     snprintf(shown, sizeof shown, "%s%s", tokenizer_path ? tokenizer_path : "", group ? ":/segmenter" : "");
     qkv_ud_eval res;
-    if (system_output(&s, gold, gold_len, gold_path, tokenizer_path, group, &sys, &sys_len, &err) ||
+    if (system_output(&s, &(text_file){gold, gold_len, gold_path}, tokenizer_path, group, &sys, &sys_len, &err) ||
         qkv_ud_evaluate(gold, gold_len, gold_path, sys ? sys : "", sys ? sys_len : 0, "the system output", &res,
                         &err)) {
         qkv_fail_report(&err);

@@ -35,8 +35,10 @@ static void write_labels(const qkv_session *s, const qkv_frame_corpus *fc, const
     }
 }
 
-int qkv_tag_frames(qkv_session *s, const char *file, bool per_frame)
+int qkv_tag_frames(qkv_session *s, const qkv_tag_request *r)
 {
+    const char *file = r->file;
+    bool per_frame = r->per_frame;
     if (!strcmp(file, "-"))
         return qkv_fail_reportf("a frame model reads a frame corpus file (HDF5, made by qkv speech), not standard "
                                 "input: give FILE");

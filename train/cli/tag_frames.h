@@ -6,13 +6,14 @@
 #include <stdbool.h>
 
 #include "api/session.h"
+#include "train/cli/task_cli.h"
 
-/* Reads the frame corpus FILE (HDF5 made by qkv speech, api/speech_store.h; every utterance, of
+/* Reads the frame corpus r->file (HDF5 made by qkv speech, api/speech_store.h; every utterance, of
  * every voice) and writes for each utterance in order a line "# utterance U, voice V: TEXT",
  * then the runs of equal predicted labels, one a line "START<TAB>END<TAB>LABEL" (seconds, 3
  * decimals, from the corpus's hop and sample rate; a token is data.frame_stack frames), or with
- * per_frame one line per token "START<TAB>LABEL", and a blank line. Errors (printed; returns 1):
+ * r->per_frame one line per token "START<TAB>LABEL", and a blank line. Errors (printed; returns 1):
  * standard input, the corpus's, frames of another width than the model reads, the model's. */
-int qkv_tag_frames(qkv_session *s, const char *file, bool per_frame);
+int qkv_tag_frames(qkv_session *s, const qkv_tag_request *r);
 
 #endif

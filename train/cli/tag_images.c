@@ -24,8 +24,9 @@ static int read_images(const char *file, qkv_images *im, qkv_error *err)
     return status;
 }
 
-int qkv_tag_images(qkv_session *s, const char *file)
+int qkv_tag_images(qkv_session *s, const qkv_tag_request *r)
 {
+    const char *file = r->file;
     qkv_error err;
     qkv_images im;
     if (read_images(file, &im, &err))

@@ -1,7 +1,9 @@
-/* The session's data for an image model (model.input pixels or patches): IDX images and
- * labels (data/idx.h) as datasets of token vectors, the class names as the tag set, and the
- * validation split (api/session.h). */
+/* The task images (api/task.h; model.input pixels or patches, an input kind with a patch
+ * hook): IDX images and labels (data/idx.h) as datasets of token vectors, one class per image,
+ * the class names as the tag set, the validation split, and the augmentation of training
+ * batches (data/image_augment.h). */
 #include "api/session.h"
+#include "api/task.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,12 +11,6 @@
 #include <string.h>
 
 #include "data/idx.h"
-
-bool qkv_session_reads_images(const qkv_session *s)
-{
-    qkv_input_kind k = s->cfg.model.input_kind;
-    return (unsigned)k < QKV_INPUT_KIND_COUNT && QKV_INPUT_DESCS[k]->patch != NULL;
-}
 
 int qkv_session_read_images(const qkv_session *s, const char *path, bool labels, qkv_images *im, qkv_error *err)
 {
@@ -110,7 +106,10 @@ static int read_train(qkv_session *s, qkv_images *train, qkv_images *valid, qkv_
     return status;
 }
 
-int qkv_session_image_data(qkv_session *s, bool load_train, qkv_error *err)
+/* The featurizer (unless set) with the class names as its tags; the training images
+ * (load_train) and the dev set: data.dev, or with data.valid_fraction that part of the training
+ * images drawn with data.valid_seed (qkv_images_split). */
+static int images_data(qkv_session *s, bool load_train, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
     qkv_images train = {0}, dev = {0};
@@ -142,3 +141,42 @@ int qkv_session_image_data(qkv_session *s, bool load_train, qkv_error *err)
     qkv_images_free(&dev);
     return status;
 }
+
+/* A scored file: IDX images and the labels beside them. */
+static int images_scored(qkv_session *s, const char *path, qkv_error *err)
+{
+    qkv_images im;
+    int failed = qkv_session_read_images(s, path, true, &im, err) ||
+                 qkv_session_image_dataset(s, &im, &s->dev, &s->dev_c, err);
+    qkv_images_free(&im);
+    return failed ? QKV_ERR : QKV_OK;
+}
+
+/* The grid of the images in the input's patches and the width of a token (models/tagger.h:
+ * qkv_tagger_image_grid). */
+static int images_model_sizes(const qkv_session *s, qkv_tagger_config *tc, qkv_error *err)
+{
+    const qkv_data_section *d = &s->cfg.data;
+    return qkv_tagger_image_grid(tc, d->image_rows, d->image_cols, d->image_channels, err);
+}
+
+/* Random crops and flips of the training images (data.augment, data.augment_pad). */
+static int images_augment(const qkv_session *s, qkv_batch *b, uint64_t key, qkv_error *err)
+{
+    if (s->cfg.data.augment == QKV_AUGMENT_NONE)
+        return QKV_OK;
+    qkv_image_layout l = qkv_session_image_layout(s);
+    return qkv_batch_augment_images(b, &l, s->cfg.data.augment, s->cfg.data.augment_pad, key, err);
+}
+
+const qkv_task_desc qkv_task_images = {
+    .name = "images",
+    .word_unit = "words",
+    .sentence_unit = "sentences",
+    .sentence_one = "sentence",
+    .rate_unit = "tok",
+    .data = images_data,
+    .read_scored = images_scored,
+    .model_sizes = images_model_sizes,
+    .augment = images_augment,
+};

@@ -1,10 +1,15 @@
-/* A session's data for data.task frames (api/session.h: qkv_session_frames). */
+/* The task frames (api/task.h, data.task: frames): labels of the frames of speech
+ * utterances (data/frames.h, frame corpora made by qkv speech): an utterance is a sequence and
+ * a frame (or data.frame_stack stacked frames) a position; the model's input is the frames kind
+ * (models/frames_input.c), as wide as the corpus's frames. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/session.h"
 #include "api/speech_store.h"
+#include "api/task.h"
 
 /* The featurizer of a frame model: no token features are read, the tags are the corpus's
  * label names of the chosen kind. */
@@ -71,7 +76,13 @@ static int load_dev(qkv_session *s, qkv_error *err)
     return check_width(s, err);
 }
 
-int qkv_session_frames(qkv_session *s, bool load_train, qkv_error *err)
+/* The training file's utterances but the held-out voice's (data.held_out_voice) as the
+ * training set, its label names (of data.frame_labels) as the tags unless the featurizer is set
+ * (from a model file); the dev file's other voices as dev, the held-out voice's as the test
+ * (none without such a voice). Without load_train (a model's evaluation), a dev file that lacks
+ * the held-out voice or has only it is dev as a whole, no test. Errors: the files'
+ * (api/speech_store.h), no utterance left (data/frames.h). */
+static int frames_data(qkv_session *s, bool load_train, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
     if (d->source != QKV_SOURCE_FILES)
@@ -95,3 +106,46 @@ int qkv_session_frames(qkv_session *s, bool load_train, qkv_error *err)
         return qkv_fail(err, "no labels: load a checkpoint or the training data first");
     return load_dev(s, err);
 }
+
+/* A scored frame corpus is read as the dev file is. */
+static int frames_scored(qkv_session *s, const char *path, qkv_error *err)
+{
+    snprintf(s->cfg.data.dev, sizeof s->cfg.data.dev, "%s", path);
+    return frames_data(s, false, err);
+}
+
+/* The frames input, as wide as the training data's frames, the dev data's, or the model
+ * file's (frames.w [d_model, d_input]); no token features. */
+static int frames_model_sizes(const qkv_session *s, qkv_tagger_config *tc, qkv_error *err)
+{
+    (void)err;
+    tc->input_kind = QKV_INPUT_FRAMES;
+    tc->n_features = 0;
+    tc->d_input = s->has_train ? qkv_dataset_d_input(&s->train)
+                  : s->has_dev ? qkv_dataset_d_input(&s->dev)
+                               : s->frames_d_input;
+    return QKV_OK;
+}
+
+/* The frame width of a model file, from the shape of frames.w (s->frames_d_input). */
+static int frames_load_state(qkv_session *s, qkv_store_reader *r, const char *params, qkv_error *err)
+{
+    char w[80];
+    int rank, shape[QKV_MAX_RANK];
+    snprintf(w, sizeof w, "%s/frames.w", params);
+    int status = qkv_store_shape(r, w, &rank, shape, err);
+    s->frames_d_input = status == QKV_OK && rank == 2 ? shape[1] : 0;
+    return status;
+}
+
+const qkv_task_desc qkv_task_frames = {
+    .name = "frames",
+    .word_unit = "words",
+    .sentence_unit = "sentences",
+    .sentence_one = "sentence",
+    .rate_unit = "tok",
+    .data = frames_data,
+    .read_scored = frames_scored,
+    .model_sizes = frames_model_sizes,
+    .load_state = frames_load_state,
+};
