@@ -2,7 +2,13 @@
  * after the current step, save checkpoints/last.h5 and say how to resume; a second one ends the
  * process at once. Checkpoints are written to a temporary file and renamed, so a save that the
  * second signal cuts short leaves the last checkpoint whole (the next run removes the temporary
- * file). */
+ * file).
+ *
+ * The signals are taken by a thread of their own (sigwait), never by a thread that computes:
+ * oneDNN 2.x's JIT sgemm kernels (Debian 12 ships 2.6) point the stack pointer into a heap
+ * workspace while they run, so a handler that ran on such a thread would write its signal frame
+ * over the heap. qkv_interrupts_start blocks both signals in the calling thread before it starts
+ * any other, so that the threads it starts later (OpenMP's, MPI's) inherit the block. */
 #ifndef QKV_TRAIN_INTERRUPT_H
 #define QKV_TRAIN_INTERRUPT_H
 
@@ -14,10 +20,18 @@ typedef struct qkv_interrupts {
     struct sigaction old[2]; /* the dispositions of SIGINT and SIGTERM before */
 } qkv_interrupts;
 
-/* Installs the handlers (and forgets an earlier signal) when on; off: nothing is caught. */
+/* Blocks SIGINT and SIGTERM in the calling thread and starts the thread that takes them: until
+ * qkv_interrupts_catch, either one ends the process as if it had not been blocked. Call it
+ * once, first thing in the command, before a thread is started. Returns 0, or -1 (errno) when no
+ * thread could be started (the signals then stay as they were). */
+int qkv_interrupts_start(void);
+
+/* From now on the first SIGINT or SIGTERM is caught (and an earlier one forgotten) when on; off:
+ * nothing is caught. A handler is installed as well, for threads that the process had before
+ * qkv_interrupts_start (OpenBLAS starts its pool before main) or when it was never called. */
 void qkv_interrupts_catch(qkv_interrupts *in, bool on);
 
-/* Puts back the dispositions from before qkv_interrupts_catch. */
+/* Puts back the dispositions from before qkv_interrupts_catch: the signals end the process. */
 void qkv_interrupts_restore(qkv_interrupts *in);
 
 /* The number of the signal caught since qkv_interrupts_catch (SIGINT or SIGTERM), 0: none. */

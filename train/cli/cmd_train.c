@@ -14,6 +14,7 @@
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/evaluate.h"
+#include "train/interrupt.h"
 #include "train/profile_table.h"
 #include "train/report.h"
 #include "train/seg_eval.h"
@@ -330,6 +331,10 @@ int qkv_cmd_train(int argc, char **argv)
         return usage;
     if (r.a.profile)
         qkv_profile_start();
+    /* before any thread: SIGINT and SIGTERM go to a thread of their own (train/interrupt.h) */
+    if (qkv_interrupts_start())
+        fprintf(stderr, "qkv train: warning: cannot start the signal thread (%s); Ctrl-C may damage a run "
+                        "computing on oneDNN\n", strerror(errno));
     qkv_session_init(&r.s);
     qkv_error err;
     if (qkv_dist_init(&r.dist, &err)) {

@@ -1,6 +1,7 @@
 #include "train/plot/gnuplot.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -123,6 +124,9 @@ int qkv_gnuplot_run(const char *script, qkv_error *err)
     if (pid < 0)
         return qkv_fail(err, "cannot start gnuplot: %s", strerror(errno));
     if (pid == 0) {
+        sigset_t none; /* the child starts with no signal blocked (qkv train blocks two) */
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         execlp("gnuplot", "gnuplot", script, (char *)NULL);
         _exit(127);
     }

@@ -2,6 +2,7 @@
 #include "train/plot/plot_tree.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -55,6 +56,9 @@ static int run_dot(const char *format, const char *image, const char *dot_path, 
     if (pid < 0)
         return qkv_fail(err, "cannot start dot: %s", strerror(errno));
     if (pid == 0) {
+        sigset_t none; /* the child starts with no signal blocked (qkv train blocks two) */
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         execlp("dot", "dot", format, "-o", image, dot_path, (char *)NULL);
         _exit(127);
     }
