@@ -30,6 +30,14 @@
  * small piece of work: with libgomp's default spin-waiting on a busy machine, threads can cost
  * more than they save (the qkv command sets GOMP_SPINCOUNT=1000 for itself); OMP_NUM_THREADS=1
  * was fastest for one sentence at a time in docs/results/2026-12-01-c-api-speed.md.
+ *
+ * Signals: in a build with oneDNN 2.x (Debian 12's), a signal handler that runs on a thread while
+ * it computes a product can corrupt the heap (the JIT sgemm kernels point the stack pointer into
+ * a heap workspace). A program that installs handlers (SIGINT, a profiler's SIGPROF) should block
+ * those signals with pthread_sigmask in the threads that call qkv, from before the first call
+ * (the threads the library starts, OpenBLAS's and OpenMP's, inherit the mask) until after the
+ * call; the Python package does so for SIGINT and SIGTERM, and the qkv command takes them in a
+ * thread of its own.
  */
 #ifndef QKV_QKV_H
 #define QKV_QKV_H

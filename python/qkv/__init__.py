@@ -62,16 +62,19 @@ class Pipeline:
         if isinstance(name_or_path, bytes):
             name_or_path = os.fsdecode(name_or_path)
         self.name = os.fspath(name_or_path)
-        if _is_path(name_or_path):
-            m = lib.qkv_model_open(_bytes(name_or_path), ctypes.byref(error))
-        else:
-            m = lib.qkv_model_open_named(_bytes(name_or_path), ctypes.byref(error))
+        with _lib.held():
+            if _is_path(name_or_path):
+                m = lib.qkv_model_open(_bytes(name_or_path), ctypes.byref(error))
+            else:
+                m = lib.qkv_model_open_named(_bytes(name_or_path), ctypes.byref(error))
         if not m:
             _lib.raise_error(error, "cannot open the model %s" % self.name)
         self._model = m
         self._free = lib.qkv_model_free  # kept for __del__ at interpreter exit
         if segmenter is not None:
-            if lib.qkv_model_open_segmenter(m, _bytes(segmenter), ctypes.byref(error)):
+            with _lib.held():
+                failed = lib.qkv_model_open_segmenter(m, _bytes(segmenter), ctypes.byref(error))
+            if failed:
                 self.close()
                 _lib.raise_error(error, "cannot open the segmenter %s" % os.fspath(segmenter))
 
@@ -104,7 +107,7 @@ class Pipeline:
         """Raw text (paragraphs separated by blank lines) segmented and tagged: qkv_model_tag_text."""
         data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
         lib, error = _lib.library(), _lib.error_out()
-        with self._lock:
+        with self._lock, _lib.held():
             t = lib.qkv_model_tag_text(self._handle(), data, len(data), ctypes.byref(error))
         if not t:
             _lib.raise_error(error, "qkv_model_tag_text failed")
@@ -128,7 +131,7 @@ class Pipeline:
             *[ctypes.cast(a, ctypes.POINTER(ctypes.c_char_p)) for a in arrays])
         counts = (ctypes.c_int * max(len(rows), 1))(*[len(r) for r in rows])
         lib, error = _lib.library(), _lib.error_out()
-        with self._lock:
+        with self._lock, _lib.held():
             t = lib.qkv_model_tag_words(self._handle(), ptrs, counts, len(rows), ctypes.byref(error))
         if not t:
             _lib.raise_error(error, "qkv_model_tag_words failed")

@@ -7,8 +7,10 @@ the package); libqkv.so beside the package's files; libqkv.so.0 from the usual l
 (LD_LIBRARY_PATH, the ldconfig cache).
 """
 
+import contextlib
 import ctypes
 import os
+import signal
 
 ENV = "QKV_LIBRARY"
 SONAME = "libqkv.so.0"
@@ -85,6 +87,26 @@ def _declare(lib):
 _lib = None
 _libc = None
 
+# Python's handlers of these run on whatever thread the kernel picks; oneDNN 2.x's JIT sgemm
+# kernels point the stack pointer into a heap workspace while they run, so a signal frame written
+# there corrupts the heap.
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def held():
+    """SIGINT and SIGTERM wait while the library runs in this thread, and so do they forever in
+    the threads it starts meanwhile (OpenBLAS's and OpenMP's inherit the mask): a Ctrl-C during
+    a call raises KeyboardInterrupt when the call returns. No-op where there is no pthread_sigmask."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
 
 def library():
     """The loaded libqkv (loaded at the first call); QkvError when it cannot be found."""
@@ -97,7 +119,8 @@ def library():
             tried.append("%s (%s): no such file" % (path, what))
             continue
         try:
-            lib = ctypes.CDLL(path)
+            with held():
+                lib = ctypes.CDLL(path)
             _declare(lib)
         except (OSError, AttributeError) as e:
             tried.append("%s (%s): %s" % (path, what, e))

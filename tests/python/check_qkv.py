@@ -15,6 +15,7 @@ Prints "FAIL: ..." and exits 1 on a failed check.
 """
 
 import gc
+import signal
 import sys
 
 import qkv
@@ -158,6 +159,39 @@ def cmd_several(models, text_path):
     print("ok: %d models open at once" % len(opened))
 
 
+def blocked_by_thread():
+    """{thread id: whether SIGINT and SIGTERM are blocked in it} for this process's threads."""
+    import os
+    both = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        with open("/proc/self/task/%s/status" % tid) as f:
+            mask = [int(l.split()[1], 16) for l in f if l.startswith("SigBlk:")][0]
+        out[int(tid)] = mask & both == both
+    return out
+
+
+def cmd_signals(model, text_path):
+    """After loading and tagging, every thread the library started blocks SIGINT and SIGTERM
+    (none of Python's handlers runs on a thread computing in oneDNN) and this one does not."""
+    import os, threading
+    if not hasattr(signal, "pthread_sigmask"):
+        print("ok: no pthread_sigmask here")
+        return
+    with load(model) as nlp:
+        nlp(open(text_path, encoding="utf-8").read())
+        seen = blocked_by_thread()
+    main_tid = threading.get_native_id()
+    if len(seen) < 2:
+        fail("the library started no thread: the check proves nothing")
+    if seen[main_tid]:
+        fail("the calling thread still blocks SIGINT/SIGTERM after the call")
+    open_ = [t for t, b in seen.items() if t != main_tid and not b]
+    if open_:
+        fail("%d of the library's %d threads take SIGINT/SIGTERM" % (len(open_), len(seen) - 1))
+    print("ok: the library's %d threads block SIGINT and SIGTERM" % (len(seen) - 1))
+
+
 def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "library":
@@ -171,6 +205,8 @@ def main(argv):
         (cmd_raw if cmd.startswith("raw") else cmd_words)(*args, parser=cmd.endswith("parser"))
     elif cmd == "errors":
         cmd_errors(*args)
+    elif cmd == "signals":
+        cmd_signals(*args)
     elif cmd == "several":
         cut = args.index("--")
         cmd_several(args[:cut], args[cut + 1])

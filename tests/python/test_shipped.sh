@@ -5,7 +5,8 @@
 # sample, in paragraphs) gives a Doc whose to_conllu() is byte for byte what `qkv tag` without a
 # model writes for the same text, every word's attributes its CoNLL-U columns; pre-tokenised
 # sentences (the sample's words) give what `qkv tag --format conllu` writes for them; errors of
-# the library raise qkv.QkvError with its message; several models tag at once as each alone.
+# the library raise qkv.QkvError with its message; several models tag at once as each alone;
+# the threads the library starts block SIGINT and SIGTERM (no handler on a oneDNN thread).
 . "${QKV_SOURCE_DIR:?}/tests/python/common.sh"
 installed=$(find "$P" -name libqkv.so.0)
 [ -n "$installed" ] || fail "no libqkv.so.0 installed under $P"
@@ -50,4 +51,5 @@ run_py raw "$SCRATCH/tagger/checkpoints/last.h5@$SCRATCH/seg/checkpoints/last.h5
     "$SCRATCH/py_seg.conllu" || fail "qkv.load(MODEL, segmenter=SEG)"
 cmp -s "$SCRATCH/py_seg.conllu" "$SCRATCH/cli_seg.conllu" || fail "qkv.load(MODEL, segmenter=SEG) and qkv tag --tokenizer disagree"
 run_py several en "$SCRATCH/bundle.h5" en -- "$SCRATCH/short.txt" || fail "several models"
-echo "ok: import qkv from the install; nlp(text) and nlp(sentences) = qkv tag byte for byte; errors; several models"
+run_py signals en "$SCRATCH/short.txt" || fail "signals in the library's threads"
+echo "ok: import qkv from the install; nlp(text) and nlp(sentences) = qkv tag byte for byte; errors; several models; signals held"
