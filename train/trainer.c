@@ -445,16 +445,17 @@ static int stopped(trainer *t)
      * with a signal's status, which would cut rank 0's save short. */
     qkv_dist_max_int(t->dist, 0);
     int signo = t->stop_signo;
+    const char *qkv = t->opts->program ? t->opts->program : "qkv";
     if (signo) {
         if (t->writer)
-            fprintf(stderr, "interrupted by %s after step %ld: saved %s; continue with: qkv train %s/config.yaml "
-                    "--resume %s\n", signo == SIGINT ? "SIGINT" : "SIGTERM", t->st.step, t->last_path,
+            fprintf(stderr, "interrupted by %s after step %ld: saved %s; continue with: %s train %s/config.yaml "
+                    "--resume %s\n", signo == SIGINT ? "SIGINT" : "SIGTERM", t->st.step, t->last_path, qkv,
                     t->opts->run_dir, t->last_path);
         return 128 + signo;
     }
     if (t->writer)
-        fprintf(stderr, "stopped after step %ld as asked; continue with: qkv train %s/config.yaml --resume %s\n",
-                t->st.step, t->opts->run_dir, t->last_path);
+        fprintf(stderr, "stopped after step %ld as asked; continue with: %s train %s/config.yaml --resume %s\n",
+                t->st.step, qkv, t->opts->run_dir, t->last_path);
     return QKV_TRAIN_STOPPED;
 }
 

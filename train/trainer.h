@@ -8,6 +8,7 @@
 
 typedef struct qkv_trainer_opts {
     const char *run_dir;      /* holds config.yaml, metrics.tsv, checkpoints/ */
+    const char *program;      /* the qkv command as run, for the resume hint; NULL: "qkv" */
     const char *resume;       /* checkpoint to continue from, or NULL */
     long stop_at_step;        /* > 0: save and stop after this step, as if interrupted (the
                                  schedule is that of the whole run); 0: run to the end */

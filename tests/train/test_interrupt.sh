@@ -2,7 +2,9 @@
 # Ctrl-C during qkv train: the first SIGINT lets the step finish, saves checkpoints/last.h5 at
 # that step, says so with the resume command and exits 130; the resumed run's losses and
 # parameters are bit for bit those of a run never interrupted (one thread). SIGTERM does the
-# same (143). Two SIGINTs in a row end the process at once, leaving no damaged checkpoint.
+# same (143), also when it lands during a checkpoint's save (one after every step): the hint is
+# printed, with the command as the user ran it, and no temporary file is left. Two SIGINTs in a
+# row end the process at once, leaving no damaged checkpoint.
 . "$(dirname "$0")/common.sh"
 BASE=("${LONG_RUN[@]}")
 
@@ -33,10 +35,24 @@ for sig in INT TERM; do
     step=$(ckpt_step "$run/checkpoints/last.h5")
     last_row=$(awk -F'\t' '$3 == "train" { s = $1 } END { print s }' "$run/metrics.tsv")
     [ "$step" -ge 3 ] && [ "$step" = "$last_row" ] || fail "SIG$sig: checkpoint at step $step, last logged step $last_row"
-    grep -qF "interrupted by SIG$sig after step $step: saved $run/checkpoints/last.h5; continue with: qkv train $run/config.yaml --resume $run/checkpoints/last.h5" "$run.log" ||
+    grep -qF "interrupted by SIG$sig after step $step: saved $run/checkpoints/last.h5; continue with: $QKV_BIN train $run/config.yaml --resume $run/checkpoints/last.h5" "$run.log" ||
         { cat "$run.log" >&2; fail "SIG$sig: no message with the resume command"; }
     echo "SIG$sig: exit $status, last.h5 at step $step, resume command printed"
 done
+
+# a SIGINT during the saves: a checkpoint after every step, so most of the time is spent saving
+run=$SCRATCH/saving
+BASE_SAVE=("${BASE[@]}")
+BASE=("${BASE[@]}" --set checkpoint.every_steps=1)
+start_and_signal "$run" INT
+BASE=("${BASE_SAVE[@]}")
+[ "$status" -eq 130 ] || { cat "$run.log" >&2; fail "SIGINT while saving: exit status $status, expected 130"; }
+step=$(ckpt_step "$run/checkpoints/last.h5") || fail "SIGINT while saving: no whole last.h5"
+grep -qF "interrupted by SIGINT after step $step: saved $run/checkpoints/last.h5; continue with: $QKV_BIN train" "$run.log" ||
+    { cat "$run.log" >&2; fail "SIGINT while saving: no resume hint at step $step"; }
+left=$(find "$run" -name '*.tmp*')
+[ -z "$left" ] || fail "SIGINT while saving left $left"
+echo "SIGINT while saving: exit 130, hint at step $step, no temporary file"
 
 # the SIGINT run resumed, and the same run never interrupted, both stopped 10 steps later
 run=$SCRATCH/runINT

@@ -44,7 +44,7 @@ for case in rank1:TERM mpirun:INT; do
     step=$(ckpt_step "$run/checkpoints/last.h5") || { cat "$run.log" >&2; fail "SIG$sig to $who: no checkpoint"; }
     last_row=$(awk -F'\t' '$3 == "train" { s = $1 } END { print s }' "$run/metrics.tsv")
     [ "$step" -ge 3 ] && [ "$step" = "$last_row" ] || fail "SIG$sig to $who: checkpoint at step $step, last logged step $last_row"
-    grep -q "^interrupted by SIG[A-Z]* after step $step: saved $run/checkpoints/last.h5; continue with: qkv train" "$run.log" ||
+    grep -q "^interrupted by SIG[A-Z]* after step $step: saved $run/checkpoints/last.h5; continue with: .*qkv train" "$run.log" ||
         { cat "$run.log" >&2; fail "SIG$sig to $who: no message with the resume command"; }
     echo "SIG$sig to $who: both ranks stopped after step $step, last.h5 saved there"
 done

@@ -62,7 +62,7 @@ diff "$SCRATCH/A.sums" <(sums "$R/A") || fail "a refused run changed A"
 ok "$SCRATCH/b.log" $Q "${TINY[@]}" "${BSET[@]}" --out "$R/B" --stop-at-step 4
 B_ID=$(run_id "$R/B")
 hint=$(sed -n 's/^stopped after step 4 as asked; continue with: //p' "$SCRATCH/b.log")
-[ "$hint" = "qkv train $R/B/config.yaml --resume $R/B/checkpoints/last.h5" ] || { cat "$SCRATCH/b.log"; fail "hint: '$hint'"; }
+[ "$hint" = "$QKV_BIN train $R/B/config.yaml --resume $R/B/checkpoints/last.h5" ] || { cat "$SCRATCH/b.log"; fail "hint: '$hint'"; }
 cp "$R/B/checkpoints/last.h5" "$SCRATCH/B4.h5"
 # The reported case: the shipped config (seed 1) with B's checkpoint (seed 2), no --out: B's own
 # folder, where the other config is refused; A (or runs/quickstart) is never touched.
@@ -79,7 +79,7 @@ diff "$SCRATCH/A.sums" <(sums "$R/A") || fail "a refused resume changed A"
 diff "$SCRATCH/B.sums" <(sums "$R/B") || fail "a refused resume changed B"
 # The hint, run as printed (train.threads etc. as in B's config): B continues; rows not repeated.
 # A change of execution-only keys (log.every_steps) is no other config.
-(cd / && "$QKV_BIN" ${hint#qkv } --set log.every_steps=2) >"$SCRATCH/hint.log" 2>&1 || { cat "$SCRATCH/hint.log"; fail "the printed hint failed"; }
+(cd / && ${hint} --set log.every_steps=2) >"$SCRATCH/hint.log" 2>&1 || { cat "$SCRATCH/hint.log"; fail "the printed hint failed"; }
 [ "$(run_id "$R/B")" = "$B_ID" ] && [ "$(ckpt_id "$R/B/checkpoints/last.h5")" = "$B_ID" ] || fail "B's ID changed"
 [ "$(steps "$R/B")" = "1 2 3 4 6 8 10 " ] || fail "B's rows after resuming: $(steps "$R/B")"
 diff "$SCRATCH/A.sums" <(sums "$R/A") || fail "resuming B changed A"

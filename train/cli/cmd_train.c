@@ -308,7 +308,7 @@ static void print_plot_path(const train_run *r)
 /* Trains, then reports: returns the exit status. */
 static int train_and_report(train_run *r)
 {
-    qkv_trainer_opts topts = {r->run_dir, r->a.resume, r->a.stop_at_step, &r->plan, &r->dist};
+    qkv_trainer_opts topts = {r->run_dir, qkv_program, r->a.resume, r->a.stop_at_step, &r->plan, &r->dist};
     int status = qkv_trainer_run(&r->s, &topts);
     if (status == QKV_TRAIN_STOPPED) /* by --stop-at-step, or nothing left to train */
         return 0;

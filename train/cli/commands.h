@@ -9,6 +9,10 @@ typedef struct qkv_command {
     int (*run)(int argc, char **argv);
 } qkv_command;
 
+/* The qkv command as the user ran it (main's argv[0]: "qkv", "./build/qkv"), for the commands
+ * it prints to run next. */
+extern const char *qkv_program;
+
 int qkv_cmd_train(int argc, char **argv);
 int qkv_cmd_stats(int argc, char **argv);
 int qkv_cmd_eval(int argc, char **argv);

@@ -15,6 +15,8 @@
 #define QKV_BUILD_LICENCE "MIT"
 #endif
 
+const char *qkv_program = "qkv";
+
 static const qkv_command COMMANDS[] = {
     {"train", "train a tagger from a YAML config", qkv_cmd_train},
     {"eval", "evaluate a checkpoint on a tagged file", qkv_cmd_eval},
@@ -55,6 +57,8 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     qkv_omp_env_setup(argv);
+    if (argc > 0 && argv[0][0])
+        qkv_program = argv[0];
     if (argc < 2) {
         usage(stderr);
         return 2;
