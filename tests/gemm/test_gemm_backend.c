@@ -6,81 +6,10 @@
  * product inside an OpenMP parallel region the same as outside; and the choice itself. */
 #include "testutil.h"
 
-#include <float.h>
 #include <omp.h>
 
-#include "lib/blas.h"
+#include "gemm/gemm_check.h"
 #include "lib/gemm/backend.h"
-#include "lib/rng.h"
-
-static float *random_floats(qkv_rng *rng, size_t n)
-{
-    float *m = malloc((n ? n : 1) * sizeof *m);
-    assert_non_null(m);
-    for (size_t i = 0; i < n; i++)
-        m[i] = (float)(2 * qkv_rng_uniform(rng) - 1);
-    return m;
-}
-
-typedef struct {
-    bool ta, tb;
-    int m, n, k, lda, ldb, ldc;
-    float alpha, beta;
-} product;
-
-/* Stored rows and columns of op(X) = X (rows x cols) or X^T, with row stride ld >= columns. */
-static size_t stored(bool trans, int rows, int cols, int ld)
-{
-    return (size_t)(trans ? cols : rows) * (size_t)ld;
-}
-
-static double at(const float *x, bool trans, int ld, int i, int j)
-{
-    return trans ? x[(size_t)j * ld + i] : x[(size_t)i * ld + j];
-}
-
-/* Runs p on the current backend and checks every element of C against the double reference:
- * |C - ref| <= K · 2^-23 · (|alpha| sum |a b| + |beta c|) + FLT_MIN, the rounding of a float
- * sum of K terms. Elements beyond N in a row of C (ldc > N) must be left alone. */
-static void check_product(const product *p, qkv_rng *rng)
-{
-    float *a = random_floats(rng, stored(p->ta, p->m, p->k, p->lda));
-    float *b = random_floats(rng, stored(p->tb, p->k, p->n, p->ldb));
-    size_t cn = (size_t)p->m * p->ldc;
-    float *c = random_floats(rng, cn), *c0 = malloc((cn ? cn : 1) * sizeof *c0);
-    if (p->beta == 0)
-        for (size_t i = 0; i < cn; i++)
-            c[i] = NAN; /* beta 0: C is written, never read */
-    memcpy(c0, c, cn * sizeof *c);
-    qkv_gemm(p->ta, p->tb, p->m, p->n, p->k, p->alpha, a, p->lda, b, p->ldb, p->beta, c, p->ldc);
-    for (int i = 0; i < p->m; i++) {
-        for (int j = 0; j < p->n; j++) {
-            double ref = 0, mag = 0;
-            for (int t = 0; t < p->k; t++) {
-                double ab = at(a, p->ta, p->lda, i, t) * at(b, p->tb, p->ldb, t, j);
-                ref += ab;
-                mag += fabs(ab);
-            }
-            ref *= p->alpha;
-            mag *= fabs(p->alpha);
-            if (p->beta != 0) {
-                ref += (double)p->beta * c0[(size_t)i * p->ldc + j];
-                mag += fabs((double)p->beta * c0[(size_t)i * p->ldc + j]);
-            }
-            double got = c[(size_t)i * p->ldc + j], tol = (p->k + 2) * mag * FLT_EPSILON + FLT_MIN;
-            if (!(fabs(got - ref) <= tol))
-                fail_msg("%s %c%c %dx%dx%d: C[%d,%d] = %.9g, reference %.9g (tolerance %.3g)",
-                         qkv_gemm_backend_name(), p->ta ? 'T' : 'N', p->tb ? 'T' : 'N', p->m, p->n, p->k, i, j, got,
-                         ref, tol);
-        }
-        for (int j = p->n; j < p->ldc; j++) /* the padding of a row is not C's */
-            assert_memory_equal(&c[(size_t)i * p->ldc + j], &c0[(size_t)i * p->ldc + j], sizeof(float));
-    }
-    free(a);
-    free(b);
-    free(c);
-    free(c0);
-}
 
 /* The backends this build has. */
 static int backends(qkv_gemm_backend *out)
@@ -119,7 +48,7 @@ static void test_values_every_transposition(void **state)
                     p.lda = (p.ta ? p.m : p.k) + 3 * wide;
                     p.ldb = (p.tb ? p.k : p.n) + 5 * wide;
                     p.ldc = p.n + 2 * wide;
-                    check_product(&p, &rng);
+                    assert_int_equal(run_product(&p, gemm_exact, &rng), 0);
                 }
     }
     use(QKV_GEMM_AUTO);
@@ -136,7 +65,7 @@ static void test_empty_sums(void **state)
         qkv_rng rng;
         qkv_rng_seed(&rng, 5);
         product p = {.m = 4, .n = 6, .k = 0, .lda = 1, .ldb = 6, .ldc = 6, .alpha = 1, .beta = 0.5f};
-        check_product(&p, &rng);
+        assert_int_equal(run_product(&p, gemm_exact, &rng), 0);
         float c[1] = {3.0f}, a[1] = {1.0f};
         qkv_gemm(false, false, 0, 1, 1, 1, a, 1, a, 1, 0, c, 1);
         qkv_gemm(false, false, 1, 0, 1, 1, a, 1, a, 1, 0, c, 1);
@@ -161,8 +90,8 @@ static void test_model_shapes(void **state)
             int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
             product fwd = {.tb = true, .m = m, .n = n, .k = k, .lda = k, .ldb = k, .ldc = n, .alpha = 1};
             product wgrad = {.ta = true, .m = n, .n = k, .k = m, .lda = n, .ldb = k, .ldc = k, .alpha = 1, .beta = 1};
-            check_product(&fwd, &rng);
-            check_product(&wgrad, &rng);
+            assert_int_equal(run_product(&fwd, gemm_exact, &rng), 0);
+            assert_int_equal(run_product(&wgrad, gemm_exact, &rng), 0);
         }
     }
     use(QKV_GEMM_AUTO);

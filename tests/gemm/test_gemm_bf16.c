@@ -7,14 +7,12 @@
  * Without oneDNN: bf16 is refused with a message naming the package. */
 #include "testutil.h"
 
-#include <float.h>
 #include <omp.h>
 #include <stdint.h>
 
-#include "lib/blas.h"
+#include "gemm/gemm_check.h"
 #include "lib/gemm/backend.h"
 #include "lib/gemm/bf16.h"
-#include "lib/rng.h"
 
 /* x rounded to bfloat16 (8 bits of mantissa), to nearest, ties to even. */
 static double bf16_round(float x)
@@ -28,82 +26,6 @@ static double bf16_round(float x)
     float r;
     memcpy(&r, &u, sizeof r);
     return r;
-}
-
-static float *random_floats(qkv_rng *rng, size_t n)
-{
-    float *m = malloc((n ? n : 1) * sizeof *m);
-    assert_non_null(m);
-    for (size_t i = 0; i < n; i++)
-        m[i] = (float)(2 * qkv_rng_uniform(rng) - 1);
-    return m;
-}
-
-typedef struct {
-    bool ta, tb;
-    int m, n, k, lda, ldb, ldc;
-    float alpha, beta;
-} product;
-
-static size_t stored(bool trans, int rows, int cols, int ld)
-{
-    return (size_t)(trans ? cols : rows) * (size_t)ld;
-}
-
-static double at(const float *x, bool trans, int ld, int i, int j)
-{
-    return bf16_round(trans ? x[(size_t)j * ld + i] : x[(size_t)i * ld + j]);
-}
-
-/* Checks C after the product against the double reference on bf16 inputs: |C - ref| <= (K + 2)
- * · 2^-23 · (|alpha| sum |a b| + |beta c|) + FLT_MIN; the padding of C's rows is untouched.
- * Returns the number of wrong elements (0), so that threads can call it. */
-static int check_result(const product *p, const float *a, const float *b, const float *c0, const float *c)
-{
-    int wrong = 0;
-    for (int i = 0; i < p->m; i++) {
-        for (int j = 0; j < p->n; j++) {
-            double ref = 0, mag = 0;
-            for (int t = 0; t < p->k; t++) {
-                double ab = at(a, p->ta, p->lda, i, t) * at(b, p->tb, p->ldb, t, j);
-                ref += ab;
-                mag += fabs(ab);
-            }
-            ref *= p->alpha;
-            mag *= fabs(p->alpha);
-            if (p->beta != 0) {
-                ref += (double)p->beta * c0[(size_t)i * p->ldc + j];
-                mag += fabs((double)p->beta * c0[(size_t)i * p->ldc + j]);
-            }
-            double got = c[(size_t)i * p->ldc + j], tol = (p->k + 2) * mag * FLT_EPSILON + FLT_MIN;
-            if (!(fabs(got - ref) <= tol) && wrong++ == 0)
-                print_error("bf16 %c%c %dx%dx%d: C[%d,%d] = %.9g, reference %.9g (tolerance %.3g)\n", p->ta ? 'T' : 'N',
-                            p->tb ? 'T' : 'N', p->m, p->n, p->k, i, j, got, ref, tol);
-        }
-        for (int j = p->n; j < p->ldc; j++)
-            wrong += memcmp(&c[(size_t)i * p->ldc + j], &c0[(size_t)i * p->ldc + j], sizeof(float)) != 0;
-    }
-    return wrong;
-}
-
-/* Runs p through qkv_gemm on random inputs; returns the number of wrong elements. */
-static int run_product(const product *p, qkv_rng *rng)
-{
-    float *a = random_floats(rng, stored(p->ta, p->m, p->k, p->lda));
-    float *b = random_floats(rng, stored(p->tb, p->k, p->n, p->ldb));
-    size_t cn = (size_t)p->m * p->ldc;
-    float *c = random_floats(rng, cn), *c0 = malloc((cn ? cn : 1) * sizeof *c0);
-    if (p->beta == 0)
-        for (size_t i = 0; i < cn; i++)
-            c[i] = NAN; /* beta 0: C is written, never read */
-    memcpy(c0, c, cn * sizeof *c);
-    qkv_gemm(p->ta, p->tb, p->m, p->n, p->k, p->alpha, a, p->lda, b, p->ldb, p->beta, c, p->ldc);
-    int wrong = check_result(p, a, b, c0, c);
-    free(a);
-    free(b);
-    free(c);
-    free(c0);
-    return wrong;
 }
 
 static void use_bf16(void)
@@ -138,7 +60,7 @@ static void test_values_every_transposition(void **state)
                 p.lda = (p.ta ? p.m : p.k) + 3 * (wide > 0);
                 p.ldb = (p.tb ? p.k : p.n) + 5 * (wide > 0);
                 p.ldc = p.n + 2 * (wide > 0);
-                assert_int_equal(run_product(&p, &rng), 0);
+                assert_int_equal(run_product(&p, bf16_round, &rng), 0);
             }
     assert_int_equal(qkv_gemm_bf16_fallbacks(), 0);
     use_f32();
@@ -179,9 +101,9 @@ static void test_empty_sums(void **state)
     qkv_rng rng;
     qkv_rng_seed(&rng, 5);
     product p = {.m = 4, .n = 6, .k = 0, .lda = 1, .ldb = 6, .ldc = 7, .alpha = 1, .beta = 0.5f};
-    assert_int_equal(run_product(&p, &rng), 0);
+    assert_int_equal(run_product(&p, bf16_round, &rng), 0);
     p.beta = 0;
-    assert_int_equal(run_product(&p, &rng), 0);
+    assert_int_equal(run_product(&p, bf16_round, &rng), 0);
     float c[1] = {3.0f}, a[1] = {1.0f};
     qkv_gemm(false, false, 0, 1, 1, 1, a, 1, a, 1, 0, c, 1);
     qkv_gemm(false, false, 1, 0, 1, 1, a, 1, a, 1, 0, c, 1);
@@ -206,8 +128,8 @@ static void test_model_shapes(void **state)
             int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
             product fwd = {.tb = true, .m = m, .n = n, .k = k, .lda = k, .ldb = k, .ldc = n, .alpha = 1};
             product wgrad = {.ta = true, .m = n, .n = k, .k = m, .lda = n, .ldb = k, .ldc = k, .alpha = 1, .beta = 1};
-            assert_int_equal(run_product(&fwd, &rng), 0);
-            assert_int_equal(run_product(&wgrad, &rng), 0);
+            assert_int_equal(run_product(&fwd, bf16_round, &rng), 0);
+            assert_int_equal(run_product(&wgrad, bf16_round, &rng), 0);
         }
         if (rep == 1)
             assert_int_equal(qkv_gemm_bf16_plans(), plans0); /* the second time: no new primitives */
@@ -247,7 +169,7 @@ static void test_inside_parallel_region(void **state)
         p.lda = p.ta ? p.m : p.k;
         p.ldb = p.tb ? p.k : p.n;
         p.ldc = p.n;
-        wrong += run_product(&p, &r);
+        wrong += run_product(&p, bf16_round, &r);
     }
     assert_int_equal(wrong, 0);
     assert_int_equal(qkv_gemm_bf16_fallbacks(), 0);
@@ -269,7 +191,7 @@ static void test_beyond_the_table(void **state)
     qkv_rng_seed(&rng, 21);
     for (int s = 1; s <= QKV_GEMM_BF16_PLANS + 8; s++) {
         product p = {.tb = true, .m = s, .n = 3, .k = 2, .lda = 2, .ldb = 2, .ldc = 3, .alpha = 1};
-        assert_int_equal(run_product(&p, &rng), 0);
+        assert_int_equal(run_product(&p, bf16_round, &rng), 0);
     }
     assert_int_equal(qkv_gemm_bf16_plans(), QKV_GEMM_BF16_PLANS);
     assert_int_equal(qkv_gemm_bf16_fallbacks(), 0);
