@@ -36,14 +36,36 @@ static int save_vocab(qkv_store_writer *w, const char *group, const qkv_featuriz
  * nothing for an empty one. */
 static int save_lexicon(qkv_store_writer *w, const char *group, const qkv_seg_lexicon *lx, qkv_error *err)
 {
+    char path[128];
+    if (lx->n_abbrevs > 0) {
+        snprintf(path, sizeof path, "%s/lexicon/abbrevs", group);
+        if (qkv_store_write_strings(w, path, lx->n_abbrevs, lx->abbrevs, err))
+            return QKV_ERR;
+    }
     if (lx->n == 0)
         return QKV_OK;
-    char path[128];
     snprintf(path, sizeof path, "%s/lexicon/chunks", group);
     if (qkv_store_write_strings(w, path, lx->n, lx->chunks, err))
         return QKV_ERR;
     snprintf(path, sizeof path, "%s/lexicon/segs", group);
     return qkv_store_write_strings(w, path, lx->n, lx->segs, err);
+}
+
+/* GROUP/lexicon/abbrevs of the file (when it has them: files made before they were kept have
+ * none) into s->seg_lexicon. */
+static int load_abbrevs(const qkv_store_reader *r, const char *group, qkv_session *s, qkv_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/lexicon/abbrevs", group);
+    if (!qkv_store_has(r, path))
+        return QKV_OK;
+    char **abbrevs = NULL;
+    size_t n = 0;
+    int status = qkv_store_read_strings(r, path, &n, &abbrevs, err);
+    if (status == QKV_OK)
+        status = qkv_seg_lexicon_set_abbrevs(&s->seg_lexicon, n, (const char *const *)abbrevs, err);
+    free(abbrevs); /* one allocation, see lib/io/store.h */
+    return status;
 }
 
 /* GROUP/lexicon of the file (when it has one) into s->seg_lexicon; where names it in messages. */
@@ -54,8 +76,12 @@ static int load_lexicon(const qkv_store_reader *r, const char *where, const char
     snprintf(chunks_path, sizeof chunks_path, "%s/lexicon/chunks", group);
     snprintf(segs_path, sizeof segs_path, "%s/lexicon/segs", group);
     qkv_seg_lexicon_free(&s->seg_lexicon);
-    if (!qkv_store_has(r, chunks_path) && !qkv_store_has(r, segs_path))
-        return QKV_OK;
+    if (!qkv_store_has(r, chunks_path) && !qkv_store_has(r, segs_path)) {
+        if (load_abbrevs(r, group, s, err) == QKV_OK)
+            return QKV_OK;
+        qkv_fail_prefix(err, "%s: %s/lexicon", where, group);
+        return QKV_ERR;
+    }
     char **chunks = NULL, **segs = NULL;
     size_t n_chunks = 0, n_segs = 0;
     int status = qkv_store_read_strings(r, chunks_path, &n_chunks, &chunks, err);
@@ -68,6 +94,8 @@ static int load_lexicon(const qkv_store_reader *r, const char *where, const char
                                      (const char *const *)segs, err);
     free(chunks); /* one allocation each, see lib/io/store.h */
     free(segs);
+    if (status == QKV_OK)
+        status = load_abbrevs(r, group, s, err);
     if (status)
         qkv_fail_prefix(err, "%s: %s/lexicon", where, group);
     return status;

@@ -25,8 +25,9 @@ int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, q
 void qkv_tokenizer_free(qkv_tokenizer *tk);
 
 /* Labels every character of st with the model, the chunks its lexicon lists (if it has one:
- * data/seg_lexicon.h, qkv_seg_lexicon_apply) as the lexicon says, and appends each paragraph's
- * sentences to seg (qkv_seg_decode). Errors: out of memory, a model error naming st's file and line. */
+ * data/seg_lexicon.h, qkv_seg_lexicon_apply) as the lexicon says, corrects them by the decoding
+ * rules (data/seg_rules.h: e-mail addresses, URLs, emoji, abbreviations) and appends each
+ * paragraph's sentences to seg (qkv_seg_decode). Errors: out of memory, a model error naming st's file and line. */
 int qkv_tokenizer_segment(qkv_tokenizer *tk, const qkv_seg_text *st, qkv_segmentation *seg, qkv_error *err);
 
 /* Tags corpus c with tagger: *tags (malloc'd, c->n_words entries; free it and *buf) gets each

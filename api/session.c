@@ -62,7 +62,7 @@ static int synthetic_corpus(qkv_corpus *c, const char *name, int n, uint64_t see
 }
 
 /* qkv_session_read_corpus; with lexicon (the training file of a segmenter) also the lexicon of
- * its chunks (data.lexicon_min_count > 0) into *lexicon, freed before. */
+ * its chunks and its abbreviations (data.lexicon_min_count > 0) into *lexicon, freed before. */
 static int read_corpus(const qkv_session *s, qkv_corpus *c, const char *path, qkv_seg_lexicon *lexicon,
                        qkv_error *err)
 {
