@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/tag_pairs.h"
+
 /* Every vocabulary of fz (data/features.h: qkv_featurizer_vocab) as GROUP/vocab/<name>, after
  * the kinds' names as GROUP/vocab/features. */
 static int save_vocab(qkv_store_writer *w, const char *group, const qkv_featurizer *fz, qkv_error *err)
@@ -101,6 +103,40 @@ static int load_lexicon(const qkv_store_reader *r, const char *where, const char
     return status;
 }
 
+/* The UPOS/XPOS pairs of s (api/tag_pairs.h) as GROUP/tag_pairs/upos_xpos; nothing without them. */
+static int save_tag_pairs(qkv_store_writer *w, const char *group, const qkv_session *s, qkv_error *err)
+{
+    size_t n;
+    char **pairs, path[128];
+    if (qkv_tag_pairs_strings(s, &n, &pairs, err))
+        return QKV_ERR;
+    snprintf(path, sizeof path, "%s/tag_pairs/upos_xpos", group);
+    int status = n ? qkv_store_write_strings(w, path, n, (const char *const *)pairs, err) : QKV_OK;
+    free(pairs);
+    return status;
+}
+
+/* GROUP/tag_pairs/upos_xpos of the file (when it has them) into s; where names it in messages. */
+static int load_tag_pairs(const qkv_store_reader *r, const char *where, const char *group, qkv_session *s,
+                          qkv_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/tag_pairs/upos_xpos", group);
+    free(s->tag_pairs.allowed);
+    s->tag_pairs.allowed = NULL;
+    if (!qkv_store_has(r, path))
+        return QKV_OK;
+    char **pairs = NULL;
+    size_t n = 0;
+    int status = qkv_store_read_strings(r, path, &n, &pairs, err);
+    if (status == QKV_OK)
+        status = qkv_tag_pairs_set(s, n, (const char *const *)pairs, err);
+    free(pairs); /* one allocation, see lib/io/store.h */
+    if (status)
+        qkv_fail_prefix(err, "%s: %s", where, path);
+    return status;
+}
+
 /* The model of s under group ("": the file's root), with config_text as its config. */
 static int write_group(qkv_store_writer *w, const char *group, const qkv_session *s, const char *config_text,
                        qkv_error *err)
@@ -109,7 +145,7 @@ static int write_group(qkv_store_writer *w, const char *group, const qkv_session
     snprintf(params, sizeof params, "%s/params", group);
     snprintf(config, sizeof config, "%s/config", group);
     if (qkv_store_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err) ||
-        save_lexicon(w, group, &s->seg_lexicon, err))
+        save_lexicon(w, group, &s->seg_lexicon, err) || save_tag_pairs(w, group, s, err))
         return QKV_ERR;
     return qkv_store_write_text(w, config, config_text, err);
 }
@@ -262,6 +298,8 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
     }
     if (status == QKV_OK)
         status = load_lexicon(r, where, group, s, err);
+    if (status == QKV_OK)
+        status = load_tag_pairs(r, where, group, s, err);
     if (status == QKV_OK && s->cfg.data.task == QKV_TASK_FRAMES) { /* the frame width, from frames.w */
         char w[80];
         int rank, shape[QKV_MAX_RANK];

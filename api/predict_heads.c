@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/run_iter.h"
+#include "api/tag_pairs.h"
 #include "data/columns.h"
 #include "data/lemma_script.h"
 #include "models/biaffine_head.h"
@@ -297,8 +298,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK && qkv_tagger_parses(&s->model) && !heads)
         status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
-        status = qkv_predict_heads(&s->model, &ds, batch_tokens, 0, 1, (const int32_t *const *)needs, pred, heads,
-                                   NULL, err);
+        status = qkv_predict_heads_paired(s, &ds, batch_tokens, 0, 1, (const int32_t *const *)needs, pred, heads,
+                                          NULL, NULL, NULL, err);
     if (status != QKV_OK)
         qkv_session_name_sentence(c, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)

@@ -1,4 +1,5 @@
 #include "api/session.h"
+#include "api/tag_pairs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ void qkv_session_free(qkv_session *s)
         qkv_featurizer_free(&s->fz);
     qkv_warnings_free(&s->warnings);
     qkv_seg_lexicon_free(&s->seg_lexicon);
+    free(s->tag_pairs.allowed);
     free(s->config_text);
     memset(s, 0, sizeof *s);
 }
@@ -118,6 +120,8 @@ int qkv_session_data(qkv_session *s, bool load_train, qkv_error *err)
         if (qkv_dataset_n_batchable(&s->train) == 0)
             return qkv_fail(err, "%s: no sentence with words to train on", qkv_corpus_name(&s->train_c));
         s->has_train = true;
+        if (qkv_tag_pairs_build(s, err))
+            return QKV_ERR;
     }
     if (synthetic || d->dev[0]) {
         int st = synthetic ? synthetic_corpus(&s->dev_c, "synthetic-dev", d->synthetic_dev,

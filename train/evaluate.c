@@ -9,6 +9,7 @@
 
 #include "lib/ops/ops.h"
 #include "api/predict.h"
+#include "api/tag_pairs.h"
 #include "train/span_eval.h"
 
 const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS] = {10, 20, 40, INT_MAX};
@@ -127,8 +128,8 @@ static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, 
         pred[h] = res->head_pred[h];
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     int status = qkv_session_class_needs(s, needs, err) ||
-                 qkv_predict_heads_scores(&s->model, ds, batch_tokens, shard, n_shards, (const int32_t *const *)needs,
-                                          pred, res->pred_heads, loss, sc.heads, sc.arc_offsets, err);
+                 qkv_predict_heads_paired(s, ds, batch_tokens, shard, n_shards, (const int32_t *const *)needs, pred,
+                                          res->pred_heads, loss, sc.heads, sc.arc_offsets, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
     res->loss = loss[0];
