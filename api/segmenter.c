@@ -64,6 +64,8 @@ int qkv_tokenizer_segment(qkv_tokenizer *tk, const qkv_seg_text *st, qkv_segment
     if (status == QKV_OK) {
         qkv_seg_lexicon_apply(&tk->s.seg_lexicon, st, labels);
         qkv_seg_rules_apply(&tk->s.seg_lexicon, st, labels);
+        if (tk->sentence_per_line)
+            qkv_seg_lines_as_sentences(st, labels);
     }
     for (int p = 0; status == QKV_OK && p < st->n_par; p++)
         status = qkv_seg_decode(st, p, labels, seg, err);

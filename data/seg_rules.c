@@ -203,3 +203,26 @@ long qkv_seg_rules_apply(const qkv_seg_lexicon *lx, const qkv_seg_text *st, uint
     }
     return r.changed;
 }
+
+long qkv_seg_lines_as_sentences(const qkv_seg_text *st, uint8_t *labels)
+{
+    rules r = {st, labels, 0};
+    for (int p = 0; p < st->n_par; p++) {
+        int last = -1; /* the line's last non-whitespace character so far */
+        for (int i = st->par_start[p]; i <= st->par_start[p + 1]; i++) {
+            bool end = i == st->par_start[p + 1] || cp_at(st, i) == '\n';
+            if (end && last >= 0)
+                set_label(&r, last, QKV_SEG_SENT_END);
+            if (end) {
+                last = -1;
+                continue;
+            }
+            if (is_space(st, i))
+                continue;
+            if (labels[i] == QKV_SEG_SENT_END)
+                set_label(&r, i, QKV_SEG_TOKEN_END);
+            last = i;
+        }
+    }
+    return r.changed;
+}

@@ -26,4 +26,9 @@
  * abbreviations then). Returns the number of characters whose label changed. */
 long qkv_seg_rules_apply(const qkv_seg_lexicon *lx, const qkv_seg_text *st, uint8_t *labels);
 
+/* For text of one sentence a line: every sentence end the labels have becomes a token end, and
+ * the last non-whitespace character before each line break and at each paragraph's end ends a
+ * sentence (a line without final punctuation stays one sentence). Returns the changes. */
+long qkv_seg_lines_as_sentences(const qkv_seg_text *st, uint8_t *labels);
+
 #endif

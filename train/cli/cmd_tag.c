@@ -73,6 +73,7 @@ typedef struct tag_args {
     char found[4096];      /* the default model's path, when neither CHECKPOINT nor --model */
     bool text;             /* --format text */
     bool per_frame;        /* --per-frame */
+    bool per_line;         /* --sentence-per-line */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
     long threads;          /* --threads; -1: the model's */
 } tag_args;
@@ -127,6 +128,12 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "BIO for --format text), bio, iob1 or bioes (chunks read as\n"
          "conlleval reads them, then written anew); for span-tag models only",
          .choices = SCHEMES},
+        {"--sentence-per-line", QKV_CLI_FLAG, &a->per_line, NULL,
+         "raw text of one sentence a line (implies --format text): the\n"
+         "segmenter splits tokens and multiword tokens but no sentence; a\n"
+         "line is a sentence, with or without final punctuation (blank lines\n"
+         "still separate paragraphs); needs a segmenter (--tokenizer, or a\n"
+         "model that bundles one)"},
         {"--per-frame", QKV_CLI_FLAG, &a->per_frame, NULL,
          "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
         QKV_THREADS_OPTION_ROW(&a->threads),
@@ -159,7 +166,11 @@ static int parse_args(tag_args *a, int argc, char **argv)
         if (format < 0)
             format = 1;
     }
-    a->text = format == 1;
+    if (a->per_line && format == 0) {
+        fprintf(stderr, "qkv tag: --sentence-per-line reads raw text, not --format conllu\n");
+        return 2;
+    }
+    a->text = format == 1 || a->per_line;
     _Static_assert(QKV_TAG_SCHEME_BIO == 1 && QKV_TAG_SCHEME_BIOES == 3, "SCHEMES follows qkv_tag_scheme");
     a->scheme = (qkv_tag_scheme)scheme;
     if (a->tokenizer && !a->text) {
@@ -292,9 +303,11 @@ int qkv_cmd_tag(int argc, char **argv)
     else if (qkv_session_reads_images(&s))
         status = qkv_tag_images(&s, a.file);
     else if (a.tokenizer)
-        status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file, scheme);
+        status = qkv_tag_with_tokenizer(&s, a.tokenizer, NULL, a.file, scheme, a.per_line);
     else if (a.text && qkv_model_file_has(a.ckpt, QKV_SEGMENTER_GROUP))
-        status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file, scheme);
+        status = qkv_tag_with_tokenizer(&s, a.ckpt, QKV_SEGMENTER_GROUP, a.file, scheme, a.per_line);
+    else if (a.per_line)
+        qkv_fail_reportf("--sentence-per-line needs a segmenter: %s bundles none (give --tokenizer SEG.h5)", a.ckpt);
     else if (qkv_session_predicts_columns(&s))
         status = read_input(&s, &a, &input) || tag_fields(&s);
     else if (!read_input(&s, &a, &input) && !predict(&s, scheme, &tags, &heads, &file_tags, &file_tags_buf) &&
