@@ -289,6 +289,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
+        qkv_dataset_forget_heads(&ds); /* tagging replaces the input's HEAD: no gold to read */
+    if (status == QKV_OK)
         status = qkv_session_check_lengths(s, c, &ds, false, err);
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     if (status == QKV_OK)
