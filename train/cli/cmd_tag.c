@@ -72,6 +72,7 @@ typedef struct tag_args {
     char found[4096];      /* the default model's path, when neither CHECKPOINT nor --model */
     bool text;             /* --format text */
     bool per_frame;        /* --per-frame */
+    bool per_line;         /* --sentence-per-line */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
     long threads;          /* --threads; -1: the model's */
 } tag_args;
@@ -126,6 +127,12 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "BIO for --format text), bio, iob1 or bioes (chunks read as\n"
          "conlleval reads them, then written anew); for span-tag models only",
          .choices = SCHEMES},
+        {"--sentence-per-line", QKV_CLI_FLAG, &a->per_line, NULL,
+         "raw text of one sentence a line (implies --format text): the\n"
+         "segmenter splits tokens and multiword tokens but no sentence; a\n"
+         "line is a sentence, with or without final punctuation (blank lines\n"
+         "still separate paragraphs); needs a segmenter (--tokenizer, or a\n"
+         "model that bundles one)"},
         {"--per-frame", QKV_CLI_FLAG, &a->per_frame, NULL,
          "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
         QKV_THREADS_OPTION_ROW(&a->threads),
@@ -158,7 +165,11 @@ static int parse_args(tag_args *a, int argc, char **argv)
         if (format < 0)
             format = 1;
     }
-    a->text = format == 1;
+    if (a->per_line && format == 0) {
+        fprintf(stderr, "qkv tag: --sentence-per-line reads raw text, not --format conllu\n");
+        return 2;
+    }
+    a->text = format == 1 || a->per_line;
     _Static_assert(QKV_TAG_SCHEME_BIO == 1 && QKV_TAG_SCHEME_BIOES == 3, "SCHEMES follows qkv_tag_scheme");
     a->scheme = (qkv_tag_scheme)scheme;
     if (a->tokenizer && !a->text) {
@@ -281,9 +292,12 @@ static int tag_column(qkv_session *s, const qkv_tag_request *r)
 int qkv_tag_words(qkv_session *s, const qkv_tag_request *r)
 {
     if (r->tokenizer)
-        return qkv_tag_with_tokenizer(s, r->tokenizer, NULL, r->file, r->scheme);
+        return qkv_tag_with_tokenizer(s, r->tokenizer, NULL, r->file, r->scheme, r->per_line);
     if (r->text && qkv_model_file_has(r->ckpt, QKV_SEGMENTER_GROUP))
-        return qkv_tag_with_tokenizer(s, r->ckpt, QKV_SEGMENTER_GROUP, r->file, r->scheme);
+        return qkv_tag_with_tokenizer(s, r->ckpt, QKV_SEGMENTER_GROUP, r->file, r->scheme, r->per_line);
+    if (r->per_line)
+        return qkv_fail_reportf("--sentence-per-line needs a segmenter: %s bundles none (give --tokenizer SEG.h5)",
+                                r->ckpt);
     if (!qkv_session_predicts_columns(s))
         return tag_column(s, r);
     char *input = NULL;
@@ -319,7 +333,7 @@ int qkv_cmd_tag(int argc, char **argv)
     if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt) || (scheme = out_scheme(&s, &a)) < 0)
         goto done;
     const qkv_task_cli *task = qkv_task_cli_of(&s);
-    qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, (qkv_tag_scheme)scheme};
+    qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, a.per_line, (qkv_tag_scheme)scheme};
     if (!check_options(task, &r))
         status = task->tag(&s, &r);
 done:
