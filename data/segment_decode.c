@@ -202,13 +202,8 @@ static void word_line(FILE *out, const qkv_seg_text *st, const char *id, int b, 
     fprintf(out, "\t_\t_\t_\t_\t_\t_\t_\t%s\n", misc);
 }
 
-/* The MISC of token t of sentence s into buf (cap bytes): the whitespace after it up to the next
- * token or the paragraph's end: none before another token "SpaceAfter=No", one space (or none at
- * the paragraph's end) "_", any other "SpacesAfter=" with \s, \t, \n, \r for space, TAB, LF,
- * CR and any other whitespace character as it is (UDPipe's convention, so the text is rebuilt
- * from the tokens). */
-static const char *token_misc(const qkv_seg_text *st, const qkv_segmentation *seg, int s, int t, char *buf,
-                              size_t cap)
+const char *qkv_seg_token_misc(const qkv_seg_text *st, const qkv_segmentation *seg, int s, int t, char *buf,
+                               size_t cap)
 {
     int end = st->par_start[seg->sent_par[s] + 1], k = seg->tok_end[t];
     while (k < end && char_is_space(st, k))
@@ -245,7 +240,7 @@ int qkv_seg_write_sentence(FILE *out, const qkv_seg_text *st, const qkv_segmenta
     for (int t = t0; t < t1; t++) {
         int w0 = seg->tok_word[t], w1 = seg->tok_word[t + 1];
         char buf[160];
-        const char *misc = token_misc(st, seg, s, t, buf, sizeof buf);
+        const char *misc = qkv_seg_token_misc(st, seg, s, t, buf, sizeof buf);
         if (w1 - w0 > 1) {
             snprintf(idbuf, sizeof idbuf, "%d-%d", id, id + (w1 - w0) - 1);
             word_line(out, st, idbuf, seg->tok_start[t], seg->tok_end[t], misc);

@@ -40,10 +40,3 @@ words_of() {
 conllu_to_tsv() {
     awk -F'\t' '/^#/ { next } NF == 0 { print ""; next } { print $2 "\t" $4 }' "$1"
 }
-
-# api_view CONLLU: qkv tag's raw-text output as the C API's fields give it (tests/api/api_text.c
-# writes them): without the "# newpar" lines, and with MISC "_" where it is SpacesAfter= (the
-# API tells only whether a token is followed by whitespace).
-api_view() {
-    awk -F'\t' -v OFS='\t' '$0 == "# newpar" { next } NF == 10 && $10 ~ /^SpacesAfter=/ { $10 = "_" } { print }' "$1"
-}

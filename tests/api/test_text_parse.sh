@@ -31,8 +31,8 @@ awk -F'\t' '$1 ~ /^[0-9]+$/ && $4 != "_" && $5 != "_" && $7 ~ /^[0-9]+$/ && $8 !
 grep -q $'^[0-9]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t0\troot\t' "$SCRATCH/cli.conllu" || fail "no word on the root"
 "$BIN" "$parser" "$seg" "$SCRATCH/in.txt" >"$SCRATCH/api.conllu" 2>"$SCRATCH/api.err" ||
     { cat "$SCRATCH/api.err" >&2; fail "api_text"; }
-cmp -s "$SCRATCH/api.conllu" <(api_view "$SCRATCH/cli.conllu") ||
-    { diff "$SCRATCH/api.conllu" <(api_view "$SCRATCH/cli.conllu") | head >&2; fail "qkv_model_tag_text and qkv tag --tokenizer disagree"; }
+cmp -s "$SCRATCH/api.conllu" "$SCRATCH/cli.conllu" ||
+    { diff "$SCRATCH/api.conllu" "$SCRATCH/cli.conllu" | head >&2; fail "qkv_model_tag_text and qkv tag --tokenizer disagree"; }
 # the segmenter the checkpoint bundles (data.segmenter)
 "$BIN" "$parser" - "$SCRATCH/in.txt" >"$SCRATCH/api_bundle.conllu" 2>"$SCRATCH/api.err" ||
     { cat "$SCRATCH/api.err" >&2; fail "api_text with the bundled segmenter"; }
