@@ -38,7 +38,8 @@ static const char ABOUT[] =
     "$QKV_MODEL_DIR, ../share/qkv/models or ../data/models beside the qkv program (an\n"
     "install's bin/, a build folder in the source tree), or the install's share/qkv/models;\n"
     "FILE is then raw text unless --format conllu (one argument that is not a model file is\n"
-    "FILE):\n"
+    "FILE). The input format follows how the model is named: CoNLL-U with CHECKPOINT, raw\n"
+    "text with --model, $QKV_MODEL or the shipped model; --format chooses either way:\n"
     "  echo \"Some raw text. Another sentence!\" | qkv tag\n";
 
 /* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
@@ -70,7 +71,8 @@ static void plain_text_hint(const char *input, size_t len, const char *name, qkv
 typedef struct tag_args {
     const char *ckpt, *file, *tokenizer, *model;
     char found[4096];      /* the default model's path, when neither CHECKPOINT nor --model */
-    bool text;             /* --format text */
+    bool text;             /* --format text, or raw text by default (parse_args) */
+    bool text_by_default;  /* text without --format text: a task that reads no text reads its own */
     bool per_frame;        /* --per-frame */
     bool per_line;         /* --sentence-per-line */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
@@ -102,17 +104,19 @@ static int parse_args(tag_args *a, int argc, char **argv)
         {"FILE", QKV_CLI_STRING, &a->file, "FILE|-"},
         {"--model", QKV_CLI_STRING, &a->model, "MODEL",
          "the model (a checkpoint or export) in place of CHECKPOINT: the one\n"
-         "positional argument is then FILE"},
+         "positional argument is then FILE, read as raw text as with the\n"
+         "shipped model (--format conllu for CoNLL-U)"},
         {"--format", QKV_CLI_CHOICE, &format, NULL,
-         "conllu (default when a model is named): CoNLL-U in, the same\n"
+         "conllu (default with CHECKPOINT): CoNLL-U in, the same\n"
          "bytes out with the predicted tags in the columns the model was\n"
          "trained on (data.tags: UPOS,\n"
          "XPOS, FEATS, LEMMA; DEPREL and HEAD for a parser: one tree per\n"
          "sentence);\n"
          "text: one sentence per line, tokens separated by spaces; CoNLL-U\n"
          "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
-         "is an error); with --tokenizer: raw text, see there (the default\n"
-         "without a model named)",
+         "is an error); with --tokenizer or a model that bundles a segmenter:\n"
+         "raw text, see there (the default with --model, $QKV_MODEL or the\n"
+         "shipped model)",
          .choices = FORMATS},
         {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
          "with --format text: a segmenter (data.task: segment, or a model\n"
@@ -146,6 +150,7 @@ static int parse_args(tag_args *a, int argc, char **argv)
         fprintf(stderr, "qkv tag: --model and CHECKPOINT both name a model: give one\n");
         return 2;
     }
+    bool named_first = a->ckpt && !a->model; /* CHECKPOINT, not --model, $QKV_MODEL or the shipped model */
     if (a->model) { /* the one positional argument is FILE */
         a->file = a->ckpt;
         a->ckpt = a->model;
@@ -154,6 +159,7 @@ static int parse_args(tag_args *a, int argc, char **argv)
         /* one argument, not a model (a damaged model stays CHECKPOINT: its error is the one to see) */
         a->file = a->ckpt;
         a->ckpt = NULL;
+        named_first = false;
     }
     if (!a->ckpt) {
         qkv_error err;
@@ -162,14 +168,14 @@ static int parse_args(tag_args *a, int argc, char **argv)
             return 1;
         }
         a->ckpt = a->found;
-        if (format < 0)
-            format = 1;
     }
     if (a->per_line && format == 0) {
         fprintf(stderr, "qkv tag: --sentence-per-line reads raw text, not --format conllu\n");
         return 2;
     }
-    a->text = format == 1 || a->per_line;
+    /* without --format: raw text for a model named by --model, $QKV_MODEL or the shipped one */
+    a->text_by_default = format < 0 && !named_first && !a->per_line && !a->tokenizer;
+    a->text = format == 1 || a->per_line || (format < 0 && !named_first);
     _Static_assert(QKV_TAG_SCHEME_BIO == 1 && QKV_TAG_SCHEME_BIOES == 3, "SCHEMES follows qkv_tag_scheme");
     a->scheme = (qkv_tag_scheme)scheme;
     if (a->tokenizer && !a->text) {
@@ -333,6 +339,8 @@ int qkv_cmd_tag(int argc, char **argv)
     if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt) || (scheme = out_scheme(&s, &a)) < 0)
         goto done;
     const qkv_task_cli *task = qkv_task_cli_of(&s);
+    if (a.text_by_default && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
+        a.text = false; /* images, frames: the model's own input */
     qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, a.per_line, (qkv_tag_scheme)scheme};
     if (!check_options(task, &r))
         status = task->tag(&s, &r);
