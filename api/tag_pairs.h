@@ -30,9 +30,11 @@ int qkv_tag_pairs_strings(const qkv_session *s, size_t *n, char ***strings, qkv_
  * know is an error, as is a string without a TAB. Errors: out of memory. */
 int qkv_tag_pairs_set(qkv_session *s, size_t n, const char *const *strings, qkv_error *err);
 
-/* qkv_predict_heads_scores (api/predict.h) of s's model over ds, then, when qkv_tag_pairs_active,
- * each word whose UPOS and XPOS classes make an unseen pair gets the seen pair of the highest
- * summed log-probability (scores may be NULL or ask for any head's scores, as there). */
+/* qkv_predict_heads_scores (api/predict.h) of s's model over the batches b of ds into out, then,
+ * when qkv_tag_pairs_active, each word whose UPOS and XPOS classes in out->pred make an unseen
+ * pair gets the seen pair of the highest summed log-probability (out->scores may be NULL or ask
+ * for any head's scores, as there; the UPOS and XPOS logits are computed either way). Errors:
+ * those of qkv_predict_heads_scores, out of memory. */
 int qkv_predict_heads_paired(qkv_session *s, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
                              const qkv_heads_out *out, qkv_error *err);
 

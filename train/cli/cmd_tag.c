@@ -93,6 +93,37 @@ static bool store_file(const char *path)
            (got >= sizeof hdf5 - 1 && !memcmp(head, hdf5, sizeof hdf5 - 1));
 }
 
+/* The model and the input of a (CHECKPOINT, FILE, --model; the default model when none is
+ * named) into a->ckpt and a->file; *named_first: the model is the positional CHECKPOINT. Returns
+ * -1 (go on) or the exit status. */
+static int resolve_model(tag_args *a, bool *named_first)
+{
+    if (a->model && a->ckpt && a->file) {
+        fprintf(stderr, "qkv tag: --model and CHECKPOINT both name a model: give one\n");
+        return 2;
+    }
+    *named_first = a->ckpt && !a->model;
+    if (a->model) { /* the one positional argument is FILE */
+        a->file = a->ckpt;
+        a->ckpt = a->model;
+    }
+    if (a->ckpt && !a->file && !a->model && !qkv_model_file_has(a->ckpt, "") && !store_file(a->ckpt)) {
+        /* one argument, not a model (a damaged model stays CHECKPOINT: its error is the one to see) */
+        a->file = a->ckpt;
+        a->ckpt = NULL;
+        *named_first = false;
+    }
+    if (!a->ckpt) {
+        qkv_error err;
+        if (qkv_model_find_default(a->found, sizeof a->found, &err)) {
+            fprintf(stderr, "qkv tag: no model given, and %s\n", err.msg);
+            return 1;
+        }
+        a->ckpt = a->found;
+    }
+    return -1;
+}
+
 /* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
 static int parse_args(tag_args *a, int argc, char **argv)
 {
@@ -146,29 +177,10 @@ static int parse_args(tag_args *a, int argc, char **argv)
     if (usage >= 0)
         return usage;
     qkv_cmd_threads(a->threads);
-    if (a->model && a->ckpt && a->file) {
-        fprintf(stderr, "qkv tag: --model and CHECKPOINT both name a model: give one\n");
-        return 2;
-    }
-    bool named_first = a->ckpt && !a->model; /* CHECKPOINT, not --model, $QKV_MODEL or the shipped model */
-    if (a->model) { /* the one positional argument is FILE */
-        a->file = a->ckpt;
-        a->ckpt = a->model;
-    }
-    if (a->ckpt && !a->file && !a->model && !qkv_model_file_has(a->ckpt, "") && !store_file(a->ckpt)) {
-        /* one argument, not a model (a damaged model stays CHECKPOINT: its error is the one to see) */
-        a->file = a->ckpt;
-        a->ckpt = NULL;
-        named_first = false;
-    }
-    if (!a->ckpt) {
-        qkv_error err;
-        if (qkv_model_find_default(a->found, sizeof a->found, &err)) {
-            fprintf(stderr, "qkv tag: no model given, and %s\n", err.msg);
-            return 1;
-        }
-        a->ckpt = a->found;
-    }
+    bool named_first; /* CHECKPOINT, not --model, $QKV_MODEL or the shipped model */
+    int status = resolve_model(a, &named_first);
+    if (status >= 0)
+        return status;
     if (a->per_line && format == 0) {
         fprintf(stderr, "qkv tag: --sentence-per-line reads raw text, not --format conllu\n");
         return 2;
