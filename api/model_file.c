@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/tag_pairs.h"
+
 /* Every vocabulary of fz (data/features.h: qkv_featurizer_vocab) as GROUP/vocab/<name>, after
  * the kinds' names as GROUP/vocab/features. */
 static int save_vocab(qkv_store_writer *w, const char *group, const qkv_featurizer *fz, qkv_error *err)
@@ -37,14 +39,36 @@ static int save_vocab(qkv_store_writer *w, const char *group, const qkv_featuriz
  * nothing for an empty one. */
 static int save_lexicon(qkv_store_writer *w, const char *group, const qkv_seg_lexicon *lx, qkv_error *err)
 {
+    char path[128];
+    if (lx->n_abbrevs > 0) {
+        snprintf(path, sizeof path, "%s/lexicon/abbrevs", group);
+        if (qkv_store_write_strings(w, path, lx->n_abbrevs, lx->abbrevs, err))
+            return QKV_ERR;
+    }
     if (lx->n == 0)
         return QKV_OK;
-    char path[128];
     snprintf(path, sizeof path, "%s/lexicon/chunks", group);
     if (qkv_store_write_strings(w, path, lx->n, lx->chunks, err))
         return QKV_ERR;
     snprintf(path, sizeof path, "%s/lexicon/segs", group);
     return qkv_store_write_strings(w, path, lx->n, lx->segs, err);
+}
+
+/* GROUP/lexicon/abbrevs of the file (when it has them: files made before they were kept have
+ * none) into s->seg_lexicon. */
+static int load_abbrevs(const qkv_store_reader *r, const char *group, qkv_session *s, qkv_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/lexicon/abbrevs", group);
+    if (!qkv_store_has(r, path))
+        return QKV_OK;
+    char **abbrevs = NULL;
+    size_t n = 0;
+    int status = qkv_store_read_strings(r, path, &n, &abbrevs, err);
+    if (status == QKV_OK)
+        status = qkv_seg_lexicon_set_abbrevs(&s->seg_lexicon, n, (const char *const *)abbrevs, err);
+    free(abbrevs); /* one allocation, see lib/io/store.h */
+    return status;
 }
 
 /* GROUP/lexicon of the file (when it has one) into s->seg_lexicon; where names it in messages. */
@@ -55,8 +79,12 @@ static int load_lexicon(const qkv_store_reader *r, const char *where, const char
     snprintf(chunks_path, sizeof chunks_path, "%s/lexicon/chunks", group);
     snprintf(segs_path, sizeof segs_path, "%s/lexicon/segs", group);
     qkv_seg_lexicon_free(&s->seg_lexicon);
-    if (!qkv_store_has(r, chunks_path) && !qkv_store_has(r, segs_path))
-        return QKV_OK;
+    if (!qkv_store_has(r, chunks_path) && !qkv_store_has(r, segs_path)) {
+        if (load_abbrevs(r, group, s, err) == QKV_OK)
+            return QKV_OK;
+        qkv_fail_prefix(err, "%s: %s/lexicon", where, group);
+        return QKV_ERR;
+    }
     char **chunks = NULL, **segs = NULL;
     size_t n_chunks = 0, n_segs = 0;
     int status = qkv_store_read_strings(r, chunks_path, &n_chunks, &chunks, err);
@@ -69,8 +97,44 @@ static int load_lexicon(const qkv_store_reader *r, const char *where, const char
                                      (const char *const *)segs, err);
     free(chunks); /* one allocation each, see lib/io/store.h */
     free(segs);
+    if (status == QKV_OK)
+        status = load_abbrevs(r, group, s, err);
     if (status)
         qkv_fail_prefix(err, "%s: %s/lexicon", where, group);
+    return status;
+}
+
+/* The UPOS/XPOS pairs of s (api/tag_pairs.h) as GROUP/tag_pairs/upos_xpos; nothing without them. */
+static int save_tag_pairs(qkv_store_writer *w, const char *group, const qkv_session *s, qkv_error *err)
+{
+    size_t n;
+    char **pairs, path[128];
+    if (qkv_tag_pairs_strings(s, &n, &pairs, err))
+        return QKV_ERR;
+    snprintf(path, sizeof path, "%s/tag_pairs/upos_xpos", group);
+    int status = n ? qkv_store_write_strings(w, path, n, (const char *const *)pairs, err) : QKV_OK;
+    free(pairs);
+    return status;
+}
+
+/* GROUP/tag_pairs/upos_xpos of the file (when it has them) into s; where names it in messages. */
+static int load_tag_pairs(const qkv_store_reader *r, const char *where, const char *group, qkv_session *s,
+                          qkv_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/tag_pairs/upos_xpos", group);
+    free(s->tag_pairs.allowed);
+    s->tag_pairs.allowed = NULL;
+    if (!qkv_store_has(r, path))
+        return QKV_OK;
+    char **pairs = NULL;
+    size_t n = 0;
+    int status = qkv_store_read_strings(r, path, &n, &pairs, err);
+    if (status == QKV_OK)
+        status = qkv_tag_pairs_set(s, n, (const char *const *)pairs, err);
+    free(pairs); /* one allocation, see lib/io/store.h */
+    if (status)
+        qkv_fail_prefix(err, "%s: %s", where, path);
     return status;
 }
 
@@ -82,7 +146,7 @@ static int write_group(qkv_store_writer *w, const char *group, const qkv_session
     snprintf(params, sizeof params, "%s/params", group);
     snprintf(config, sizeof config, "%s/config", group);
     if (qkv_store_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err) ||
-        save_lexicon(w, group, &s->seg_lexicon, err))
+        save_lexicon(w, group, &s->seg_lexicon, err) || save_tag_pairs(w, group, s, err))
         return QKV_ERR;
     return qkv_store_write_text(w, config, config_text, err);
 }
@@ -235,6 +299,8 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
     }
     if (status == QKV_OK)
         status = load_lexicon(r, where, group, s, err);
+    if (status == QKV_OK)
+        status = load_tag_pairs(r, where, group, s, err);
     if (status == QKV_OK && qkv_session_task(s)->load_state)
         status = qkv_session_task(s)->load_state(s, r, params, err);
     if (status == QKV_OK)

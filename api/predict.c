@@ -172,6 +172,8 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
+        qkv_dataset_forget_heads(&ds); /* tagging replaces the input's HEAD: no gold to read */
+    if (status == QKV_OK)
         status = qkv_session_check_lengths(s, c, &ds, false, err);
     uint8_t *unconstrained = status == QKV_OK ? calloc((size_t)c->n_sent + 1, 1) : NULL;
     if (status == QKV_OK && !unconstrained)

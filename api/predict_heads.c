@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/run_iter.h"
+#include "api/tag_pairs.h"
 #include "data/columns.h"
 #include "data/lemma_script.h"
 #include "models/biaffine_head.h"
@@ -280,6 +281,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
+        qkv_dataset_forget_heads(&ds); /* tagging replaces the input's HEAD: no gold to read */
+    if (status == QKV_OK)
         status = qkv_session_check_lengths(s, c, &ds, false, err);
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     if (status == QKV_OK)
@@ -289,8 +292,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK && qkv_tagger_parses(&s->model) && !heads)
         status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
-        status = qkv_predict_heads(&s->model, &ds, QKV_ALL_BATCHES(batch_tokens), (const int32_t *const *)needs, pred,
-                                   heads, NULL, err);
+        status = qkv_predict_heads_paired(s, &ds, QKV_ALL_BATCHES(batch_tokens), (const int32_t *const *)needs,
+                                          &(qkv_heads_out){.pred = pred, .arcs = heads}, err);
     if (status != QKV_OK)
         qkv_session_name_sentence(c, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)

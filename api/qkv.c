@@ -13,6 +13,7 @@
 #include "api/predict.h"
 #include "api/segmenter.h"
 #include "api/task.h"
+#include "api/text_builder.h"
 #include "data/utf8.h"
 #include "data/line_fields.h"
 
@@ -284,152 +285,6 @@ int qkv_model_open_segmenter(qkv_model *m, const char *path, char **error)
 
 int qkv_model_has_segmenter(const qkv_model *m) { return m && m->has_tk; }
 
-/* A qkv_text being built, paragraph by paragraph: while it grows, its string fields hold
- * offsets into chars (made pointers at the end, when chars no longer moves); offset 0 is no
- * string (NULL): chars begins with a NUL no string uses. */
-typedef struct text_builder {
-    qkv_sentence *sents;
-    qkv_token *toks;
-    qkv_word *words;
-    qkv_word_fields *fields;
-    size_t cap_s, cap_t, cap_w, cap_f;
-    qkv_text t;
-    char *chars;
-    size_t n_chars, cap_chars;
-} text_builder;
-
-/* Appends s[0..n) and a NUL to b->chars, each TAB, CR or LF as a space (as CoNLL-U writes
- * them: qkv_seg_write_sentence); *off gets its offset (never 0). */
-static bool add_string(text_builder *b, const char *s, size_t n, const char **off)
-{
-    size_t at = b->n_chars ? b->n_chars : 1;
-    if (at + n + 1 > b->cap_chars) {
-        size_t c = b->cap_chars ? b->cap_chars : 1024;
-        while (c < at + n + 1)
-            c *= 2;
-        char *q = realloc(b->chars, c);
-        if (!q)
-            return false;
-        b->chars = q;
-        b->cap_chars = c;
-    }
-    b->chars[0] = '\0';
-    b->n_chars = at;
-    *off = (const char *)(uintptr_t)b->n_chars;
-    for (size_t i = 0; i < n; i++)
-        b->chars[b->n_chars++] = s[i] == '\t' || s[i] == '\r' || s[i] == '\n' ? ' ' : s[i];
-    b->chars[b->n_chars++] = '\0';
-    return true;
-}
-
-/* Characters b .. e-1 of st as a string of the builder. */
-static bool add_chars(text_builder *b, const qkv_seg_text *st, int from, int to, const char **off)
-{
-    return add_string(b, st->text + st->char_off[from], st->char_off[to] - st->char_off[from], off);
-}
-
-/* Word w of paragraph p's columns into f (strings as offsets of b; 0 for a column the model
- * does not predict): every column of a model of several (or of a parser), else its one tag
- * in the column it tags. */
-static bool add_fields(text_builder *b, const qkv_tagged_paragraph *p, int w, qkv_word_fields *f)
-{
-    const char **to[QKV_TAG_FIELD_COUNT] = {[QKV_TAG_LEMMA] = &f->lemma, [QKV_TAG_UPOS] = &f->upos,
-                                            [QKV_TAG_XPOS] = &f->xpos, [QKV_TAG_FEATS] = &f->feats,
-                                            [QKV_TAG_DEPREL] = &f->deprel};
-    memset(f, 0, sizeof *f);
-    f->head = p->heads && p->heads[w] >= 0 ? (int)p->heads[w] : -1;
-    for (int k = 0; k < QKV_TAG_FIELD_COUNT; k++) {
-        const char *v = p->values ? (p->values[k] ? p->values[k][w] : NULL)
-                                  : (k == (int)p->c->tag_field ? p->tags[w] : NULL);
-        if (v && !add_string(b, v, strlen(v), to[k]))
-            return false;
-    }
-    return true;
-}
-
-/* qkv_paragraph_fn of qkv_model_tag_text: the paragraph's sentences, tokens and words. */
-static int add_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *err)
-{
-    text_builder *b = ctx;
-    const qkv_segmentation *seg = p->seg;
-    int w_base = b->t.n_words, t_base = b->t.n_tokens;
-    if (!qkv_array_grow((void **)&b->sents, &b->cap_s, b->t.n_sentences + seg->n_sent, sizeof *b->sents) ||
-        !qkv_array_grow((void **)&b->toks, &b->cap_t, t_base + seg->n_tokens, sizeof *b->toks) ||
-        !qkv_array_grow((void **)&b->words, &b->cap_w, w_base + seg->n_words, sizeof *b->words) ||
-        !qkv_array_grow((void **)&b->fields, &b->cap_f, w_base + seg->n_words, sizeof *b->fields))
-        return qkv_fail(err, "out of memory");
-    for (int s = 0; s < seg->n_sent; s++) {
-        int t0 = seg->sent_start[s], t1 = seg->sent_start[s + 1];
-        qkv_sentence *q = &b->sents[b->t.n_sentences++];
-        q->token = t_base + t0;
-        q->n_tokens = t1 - t0;
-        q->word = w_base + seg->tok_word[t0];
-        q->n_words = seg->tok_word[t1] - seg->tok_word[t0];
-        if (!add_chars(b, p->st, seg->tok_start[t0], seg->tok_end[t1 - 1], &q->text))
-            return qkv_fail(err, "out of memory");
-    }
-    for (int t = 0; t < seg->n_tokens; t++) {
-        qkv_token *q = &b->toks[b->t.n_tokens++];
-        q->word = w_base + seg->tok_word[t];
-        q->n_words = seg->tok_word[t + 1] - seg->tok_word[t];
-        q->space_after = seg->space_after[t] != 0;
-        if (!add_chars(b, p->st, seg->tok_start[t], seg->tok_end[t], &q->form))
-            return qkv_fail(err, "out of memory");
-    }
-    if (p->c->n_words != seg->n_words)
-        return qkv_fail(err, "%s: %d words segmented, %d tagged", p->st->name, seg->n_words, p->c->n_words);
-    for (int w = 0; w < seg->n_words; w++) {
-        qkv_word_fields *f = &b->fields[b->t.n_words];
-        qkv_word *q = &b->words[b->t.n_words++];
-        size_t n;
-        const char *form = qkv_corpus_form(p->c, w, &n);
-        if (!add_string(b, form, n, &q->form) || !add_string(b, p->tags[w], strlen(p->tags[w]), &q->tag) ||
-            !add_fields(b, p, w, f))
-            return qkv_fail(err, "out of memory");
-    }
-    return QKV_OK;
-}
-
-/* The result: one allocation holding the qkv_text, its arrays and its strings. */
-static qkv_text *finish_text(text_builder *b)
-{
-    size_t ns = (size_t)b->t.n_sentences * sizeof *b->sents, nt = (size_t)b->t.n_tokens * sizeof *b->toks,
-           nw = (size_t)b->t.n_words * sizeof *b->words, nf = (size_t)b->t.n_words * sizeof *b->fields;
-    char *block = malloc(sizeof(qkv_text) + ns + nt + nw + nf + b->n_chars + 1);
-    if (!block)
-        return NULL;
-    qkv_sentence *sents = (qkv_sentence *)(block + sizeof(qkv_text));
-    qkv_token *toks = (qkv_token *)((char *)sents + ns);
-    qkv_word *words = (qkv_word *)((char *)toks + nt);
-    qkv_word_fields *fields = (qkv_word_fields *)((char *)words + nw);
-    char *chars = (char *)fields + nf;
-    if (b->n_chars)
-        memcpy(chars, b->chars, b->n_chars);
-#define AT(off) ((uintptr_t)(off) ? chars + (uintptr_t)(off) : NULL)
-    for (int s = 0; s < b->t.n_sentences; s++) {
-        sents[s] = b->sents[s];
-        sents[s].text = AT(sents[s].text);
-    }
-    for (int t = 0; t < b->t.n_tokens; t++) {
-        toks[t] = b->toks[t];
-        toks[t].form = AT(toks[t].form);
-    }
-    for (int w = 0; w < b->t.n_words; w++) {
-        const qkv_word_fields *f = &b->fields[w];
-        words[w].form = AT(b->words[w].form);
-        words[w].tag = AT(b->words[w].tag);
-        fields[w] = (qkv_word_fields){AT(f->lemma), AT(f->upos), AT(f->xpos), AT(f->feats), f->head, AT(f->deprel)};
-    }
-#undef AT
-    qkv_text *t = (qkv_text *)block;
-    *t = b->t;
-    t->sentences = sents;
-    t->tokens = toks;
-    t->words = words;
-    t->fields = fields;
-    return t;
-}
-
 qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **error)
 {
     if (!m || (!text && len > 0)) {
@@ -443,6 +298,7 @@ qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **
     }
     text_builder b;
     memset(&b, 0, sizeof b);
+    b.has_paragraphs = true;
     qkv_error err;
     int status = QKV_OK;
     if (len > 0) {
@@ -450,68 +306,20 @@ qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **
         if (!in)
             status = qkv_fail(&err, "out of memory for the text");
         else {
-            status = qkv_tag_raw_paragraphs(&m->s, &m->tk, in, "text", add_paragraph, &b, &err);
+            status = qkv_tag_raw_paragraphs(&m->s, &m->tk, in, "text", qkv_text_builder_paragraph, &b, &err);
             fclose(in);
         }
     }
-    qkv_text *t = status == QKV_OK ? finish_text(&b) : NULL;
+    qkv_text *t = status == QKV_OK ? qkv_text_builder_finish(&b) : NULL;
     if (status == QKV_OK && !t)
         qkv_fail(&err, "out of memory for the result");
     if (!t)
         set_error(error, err.msg);
-    free(b.sents);
-    free(b.toks);
-    free(b.words);
-    free(b.fields);
-    free(b.chars);
+    qkv_text_builder_free(&b);
     return t;
 }
 
 void qkv_text_free(qkv_text *t) { free(t); }
-
-/* qkv_model_tag_words' sentences into b: each word its own token, a sentence's text its words
- * joined by spaces; the columns of corpus c's words from p (add_fields). */
-static int add_words(text_builder *b, const char *const *const *sentences, const int *n_words, int n_sentences,
-                     const qkv_tagged_paragraph *p, qkv_error *err)
-{
-    int n = p->c->n_words, total = 0;
-    for (int s = 0; s < n_sentences; s++)
-        total += n_words[s];
-    if (total != n)
-        return qkv_fail(err, "qkv_model_tag_words: %d words read back, %d given", n, total);
-    if (!qkv_array_grow((void **)&b->sents, &b->cap_s, n_sentences, sizeof *b->sents) ||
-        !qkv_array_grow((void **)&b->toks, &b->cap_t, n, sizeof *b->toks) ||
-        !qkv_array_grow((void **)&b->words, &b->cap_w, n, sizeof *b->words) ||
-        !qkv_array_grow((void **)&b->fields, &b->cap_f, n, sizeof *b->fields))
-        return qkv_fail(err, "out of memory");
-    for (int s = 0; s < n_sentences; s++) {
-        if (n_words[s] == 0)
-            continue;
-        qkv_sentence *q = &b->sents[b->t.n_sentences++];
-        *q = (qkv_sentence){NULL, b->t.n_tokens, n_words[s], b->t.n_words, n_words[s]};
-        size_t len = 0;
-        for (int i = 0; i < n_words[s]; i++)
-            len += strlen(sentences[s][i]) + 1;
-        char *joined = malloc(len);
-        if (!joined)
-            return qkv_fail(err, "out of memory");
-        for (int i = 0, at = 0; i < n_words[s]; i++)
-            at += sprintf(joined + at, "%s%s", i ? " " : "", sentences[s][i]);
-        bool ok = add_string(b, joined, len - 1, &q->text);
-        free(joined);
-        for (int i = 0; ok && i < n_words[s]; i++) {
-            int w = b->t.n_words, k = b->t.n_tokens++;
-            b->toks[k] = (qkv_token){NULL, w, 1, 1};
-            ok = add_string(b, sentences[s][i], strlen(sentences[s][i]), &b->toks[k].form) &&
-                 add_string(b, sentences[s][i], strlen(sentences[s][i]), &b->words[w].form) &&
-                 add_string(b, p->tags[w], strlen(p->tags[w]), &b->words[w].tag) && add_fields(b, p, w, &b->fields[w]);
-            b->t.n_words++;
-        }
-        if (!ok)
-            return qkv_fail(err, "out of memory");
-    }
-    return QKV_OK;
-}
 
 /* The sentences as one CoNLL-U corpus *c, read as the model reads its data (qkv tag's input). */
 static int read_sentences(qkv_model *m, const char *const *const *sentences, const int *n_words, int n_sentences,
@@ -553,9 +361,9 @@ qkv_text *qkv_model_tag_words(qkv_model *m, const char *const *const *sentences,
     if (status == QKV_OK && c.n_words > 0) {
         qkv_tagged_paragraph p = {NULL, NULL, &c, columns ? t.values[m->s.fz.columns[0]] : tags,
                                   columns ? (const char *const *const *)t.values : NULL, t.heads};
-        status = add_words(&b, sentences, n_words, n_sentences, &p, &err);
+        status = qkv_text_builder_words(&b, sentences, n_words, n_sentences, &p, &err);
     }
-    qkv_text *out = status == QKV_OK ? finish_text(&b) : NULL;
+    qkv_text *out = status == QKV_OK ? qkv_text_builder_finish(&b) : NULL;
     if (status == QKV_OK && !out)
         qkv_fail(&err, "out of memory for the result");
     if (!out)
@@ -564,10 +372,6 @@ qkv_text *qkv_model_tag_words(qkv_model *m, const char *const *const *sentences,
     free(tags);
     free(tags_buf);
     qkv_corpus_free(&c);
-    free(b.sents);
-    free(b.toks);
-    free(b.words);
-    free(b.fields);
-    free(b.chars);
+    qkv_text_builder_free(&b);
     return out;
 }

@@ -8,6 +8,7 @@
 #include "api/model_file.h"
 #include "api/predict.h"
 #include "api/task.h"
+#include "data/seg_rules.h"
 #include "data/utf8.h"
 
 #define PARAGRAPH_MAX (64 * 1024)
@@ -61,8 +62,12 @@ int qkv_tokenizer_segment(qkv_tokenizer *tk, const qkv_seg_text *st, qkv_segment
         status = QKV_ERR;
     for (int i = 0; status == QKV_OK && i < st->n_chars; i++)
         labels[i] = pred[i] >= 0 ? tk->label[pred[i]] : QKV_SEG_OUTSIDE;
-    if (status == QKV_OK)
+    if (status == QKV_OK) {
         qkv_seg_lexicon_apply(&tk->s.seg_lexicon, st, labels);
+        qkv_seg_rules_apply(&tk->s.seg_lexicon, st, labels);
+        if (tk->sentence_per_line)
+            qkv_seg_lines_as_sentences(st, labels);
+    }
     for (int p = 0; status == QKV_OK && p < st->n_par; p++)
         status = qkv_seg_decode(st, p, labels, seg, err);
     free(labels);

@@ -13,6 +13,7 @@
 typedef struct qkv_tokenizer {
     qkv_session s;
     uint8_t label[64]; /* label[t]: the qkv_seg_label of the model's tag t */
+    bool sentence_per_line; /* a line is a sentence (qkv_seg_lines_as_sentences); false after load */
 } qkv_tokenizer;
 
 /* Loads the segmenter stored in the model file at path under group (QKV_SEGMENTER_GROUP: the
@@ -25,8 +26,10 @@ int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, q
 void qkv_tokenizer_free(qkv_tokenizer *tk);
 
 /* Labels every character of st with the model, the chunks its lexicon lists (if it has one:
- * data/seg_lexicon.h, qkv_seg_lexicon_apply) as the lexicon says, and appends each paragraph's
- * sentences to seg (qkv_seg_decode). Errors: out of memory, a model error naming st's file and line. */
+ * data/seg_lexicon.h, qkv_seg_lexicon_apply) as the lexicon says, corrects them by the decoding
+ * rules (data/seg_rules.h: e-mail addresses, URLs, emoji, abbreviations; with sentence_per_line
+ * each line one sentence) and appends each
+ * paragraph's sentences to seg (qkv_seg_decode). Errors: out of memory, a model error naming st's file and line. */
 int qkv_tokenizer_segment(qkv_tokenizer *tk, const qkv_seg_text *st, qkv_segmentation *seg, qkv_error *err);
 
 /* Tags corpus c with tagger: *tags (malloc'd, c->n_words entries; free it and *buf) gets each

@@ -23,6 +23,7 @@ void qkv_session_free(qkv_session *s)
         qkv_featurizer_free(&s->fz);
     qkv_warnings_free(&s->warnings);
     qkv_seg_lexicon_free(&s->seg_lexicon);
+    free(s->tag_pairs.allowed);
     free(s->config_text);
     memset(s, 0, sizeof *s);
 }

@@ -33,6 +33,10 @@ typedef struct qkv_session {
     qkv_warnings warnings;      /* printed by the command */
     qkv_seg_lexicon seg_lexicon; /* a segmenter's lexicon: from the training file
                                     (data.lexicon_min_count) or the model file's /lexicon */
+    struct {                    /* the UPOS/XPOS pairs of the training file (api/tag_pairs.h) */
+        int n_upos, n_xpos;     /* the two heads' classes when they were collected */
+        uint8_t *allowed;       /* [n_upos * n_xpos] 1: seen; NULL: none kept */
+    } tag_pairs;
     qkv_tagger model;
     bool model_ready;
 } qkv_session;

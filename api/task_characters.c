@@ -1,7 +1,7 @@
 /* The task characters (api/task.h, data.task: segment): labels of the characters of a CoNLL-U
  * file's paragraphs that give its tokens, multiword tokens and sentences (data/segment.h: a
  * paragraph is a sequence, a character a position), with the lexicon of the training file's
- * chunks (data.lexicon_min_count, data/seg_lexicon.h). */
+ * chunks and abbreviations (data.lexicon_min_count, data/seg_lexicon.h). */
 #include <string.h>
 
 #include "api/task.h"
@@ -9,7 +9,8 @@
 #include "data/segment.h"
 
 /* The characters of the paragraphs of path with their gold labels; with lexicon (the training
- * file) also the lexicon of its chunks when data.lexicon_min_count > 0, freed before. */
+ * file) also the lexicon of its chunks and abbreviations when data.lexicon_min_count > 0, freed
+ * before. */
 static int read_characters(const qkv_session *s, qkv_corpus *c, const char *path, qkv_seg_lexicon *lexicon,
                            qkv_error *err)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/tag_pairs.h"
 #include "api/task.h"
 #include "api/task_internal.h"
 #include "data/synthetic.h"
@@ -26,7 +27,7 @@ static int synthetic_corpus(qkv_corpus *c, const char *name, int n, uint64_t see
 }
 
 /* The training corpus read (or generated), the featurizer built from it unless set, encoded,
- * checked and cut to data.max_train_len. */
+ * checked and cut to data.max_train_len; the UPOS/XPOS pairs it shows (api/tag_pairs.h). */
 static int train_data(qkv_session *s, qkv_task_read_fn read, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
@@ -50,7 +51,7 @@ static int train_data(qkv_session *s, qkv_task_read_fn read, qkv_error *err)
     if (qkv_dataset_n_batchable(&s->train) == 0)
         return qkv_fail(err, "%s: no sentence with words to train on", qkv_corpus_name(&s->train_c));
     s->has_train = true;
-    return QKV_OK;
+    return qkv_tag_pairs_build(s, err);
 }
 
 /* s->dev_c (read already) encoded into s->dev against the featurizer and checked. */

@@ -5,6 +5,7 @@
 #define QKV_DATA_DATASET_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "data/corpus.h"
 #include "data/features.h"
@@ -105,6 +106,13 @@ static inline int qkv_dataset_has_chars(const qkv_dataset *ds) { return ds->char
 /* The width of the dense token vectors (0: the dataset has none). */
 static inline int qkv_dataset_d_input(const qkv_dataset *ds) { return ds->dense ? ds->d_input : 0; }
 /* Tag columns (data/columns.h); column i's gold class ids [n_words] (0: tags). */
+/* Drops ds's gold heads (as if its corpus had none): for tagging, where the input's HEAD column,
+ * filled or not, valid or not, is replaced by the prediction and never read. */
+static inline void qkv_dataset_forget_heads(qkv_dataset *ds)
+{
+    free(ds->heads);
+    ds->heads = NULL;
+}
 static inline int qkv_dataset_n_columns(const qkv_dataset *ds) { return ds->n_columns > 1 ? ds->n_columns : 1; }
 static inline const int32_t *qkv_dataset_column_tags(const qkv_dataset *ds, int i) { return i == 0 ? ds->tags : ds->col_tags[i]; }
 /* Sentence s's first word (its index among all words) and its number of words. */

@@ -32,20 +32,49 @@ static size_t put_code_points(const uint32_t *cp, size_t n, char *out)
     return len;
 }
 
-/* The case runs of lemma[0..n): "U0L1", ... */
+static bool has_case(uint32_t c) { return uc_tolower(c) != c || uc_toupper(c) != c; }
+
+/* The case runs of lemma[0..n): "U0L1", ... A character without case (".", "-", a digit)
+ * continues the run it is in, and those before the first cased letter are in its run, so that
+ * "U.S." is "U0" as "IBM" is, not "U0L1U2L3" (a class of its own, and a title-case script,
+ * "U0L1", predicted in its place gives "U.s."). */
 static size_t put_casing(const uint32_t *lemma, size_t n, char *out)
 {
     size_t len = 0;
     int state = -1;
     for (size_t i = 0; i < n; i++) {
+        if (!has_case(lemma[i]))
+            continue;
         int up = uc_tolower(lemma[i]) != lemma[i];
         if (up != state)
-            len += (size_t)sprintf(out + len, "%c%zu", up ? 'U' : 'L', i);
+            len += (size_t)sprintf(out + len, "%c%zu", up ? 'U' : 'L', state < 0 ? (size_t)0 : i);
         state = up;
     }
-    if (n == 0)
+    if (state < 0)
         len += (size_t)sprintf(out + len, "L0");
     return len;
+}
+
+/* For a form without lower case letters: an upper case letter of lemma[0..n), then characters
+ * without case (not white space), then a letter lowered by the casing is raised again ("U.s."
+ * -> "U.S.", "D.c." -> "D.C."): a title-case script of a model whose scripts split runs at
+ * characters without case, applied to an initialism. */
+static void keep_initialism(const char *form, size_t flen, uint32_t *lemma, size_t n)
+{
+    for (size_t i = 0; i < flen;) {
+        int k;
+        uint32_t c = qkv_utf8_decode(form + i, flen - i, &k);
+        if (uc_toupper(c) != c)
+            return;
+        i += (size_t)k;
+    }
+    for (size_t i = 1, prev = (size_t)-1; i < n; i++) {
+        if (has_case(lemma[i - 1]))
+            prev = i - 1;
+        bool gap = prev != (size_t)-1 && prev + 1 < i && !has_case(lemma[i - 1]) && !qkv_utf8_is_space(lemma[i - 1]);
+        if (gap && uc_toupper(lemma[prev]) == lemma[prev] && has_case(lemma[prev]) && uc_toupper(lemma[i]) != lemma[i])
+            lemma[i] = uc_toupper(lemma[i]);
+    }
 }
 
 /* The edits turning f[0..nf) into l[0..nl) (see the header), written at out; returns their length. */
@@ -215,8 +244,10 @@ long qkv_lemma_apply(const char *script, size_t slen, const char *form, size_t f
         memcpy(out, mid, mlen);
         out[mlen] = '\0';
         len = (long)mlen;
-    } else if ((cp = code_points(mid, mlen, &n)) && apply_casing(script, clen, cp, n))
+    } else if ((cp = code_points(mid, mlen, &n)) && apply_casing(script, clen, cp, n)) {
+        keep_initialism(form, flen, cp, n);
         len = (long)put_code_points(cp, n, out);
+    }
 done:
     free(base);
     free(mid);

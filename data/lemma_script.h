@@ -6,7 +6,10 @@
  * A script is two parts, "CASING;EDITS", computed on code points:
  *   CASING: the lemma's case as runs from a position, "L0" (all lower), "U0L1" (first upper, the
  *     rest lower), "U0" (all upper), ...; a character is upper when its lowercase differs from
- *     it (libunistring uc_tolower), and is written back with uc_toupper. "K" instead: the edits
+ *     it (libunistring uc_tolower), and is written back with uc_toupper; a character without
+ *     case continues the run it is in ("U.S." is "U0"). Applied to a form without lower case
+ *     letters, no letter after an upper case letter and characters without case is lowered
+ *     (an initialism stays one: "U.S.", never "U.s."). "K" instead: the edits
  *     work on the form as written and the case is the one they give.
  *   EDITS: on the lowercased form and lemma (as written, with K), the longest common substring
  *     is kept; "-P+A;-S+B" deletes P characters at the start and adds A, deletes S at the end and

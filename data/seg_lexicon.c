@@ -11,6 +11,8 @@ void qkv_seg_lexicon_free(qkv_seg_lexicon *lx)
     free(lx->chunks);
     free(lx->segs);
     free(lx->buf);
+    free(lx->abbrevs);
+    free(lx->abbrev_buf);
     memset(lx, 0, sizeof *lx);
 }
 
@@ -114,7 +116,7 @@ int qkv_seg_lexicon_build(qkv_seg_lexicon *lx, const qkv_seg_text *st, int min_c
         free(segbuf);
         return qkv_fail(err, "out of memory for the segmenter's lexicon");
     }
-    size_t n = collect(st, occ, segbuf);
+    size_t n = min_count > 0 ? collect(st, occ, segbuf) : 0;
     qsort(occ, n, sizeof *occ, cmp_occurrence);
     /* kept: groups of one chunk with one segmentation, at least min_count long */
     size_t kept = 0, bytes = 0;
@@ -142,6 +144,10 @@ int qkv_seg_lexicon_build(qkv_seg_lexicon *lx, const qkv_seg_text *st, int min_c
     }
     free(occ);
     free(segbuf);
+    if (qkv_seg_lexicon_build_abbrevs(lx, st, err)) {
+        qkv_seg_lexicon_free(lx);
+        return QKV_ERR;
+    }
     return QKV_OK;
 }
 

@@ -113,12 +113,23 @@ typedef struct qkv_segmentation {
 int qkv_seg_decode(const qkv_seg_text *st, int p, const uint8_t *labels, qkv_segmentation *seg, qkv_error *err);
 void qkv_segmentation_free(qkv_segmentation *seg);
 
-/* Writes sentence s of seg (of st) as CoNLL-U: "# sent_id = SENT_ID", "# text = ..." (the
- * sentence's characters from its first token to its last, each TAB, CR or LF as a space), then
- * a multiword-token line "N-M FORM _ ... MISC" before the words of each token of several
- * words, and a line "N FORM _ _ _ _ _ _ _ MISC" for each word, MISC "SpaceAfter=No" on the
- * token (its multiword line, or its word) when the next token follows without space in the
- * same sentence, else "_"; then a blank line. Errors: a write error. */
+/* The MISC qkv_seg_write_sentence gives token t of sentence s (of st): from the whitespace after it
+ * up to the next token or the paragraph's end, "SpaceAfter=No" for none before another token,
+ * "_" for one space (or none at the paragraph's end), else "SpacesAfter=" and the whitespace
+ * with \s, \t, \n, \r for space, TAB, LF, CR and any other whitespace character as it is
+ * (UDPipe's convention: the text is rebuilt from the tokens). Returns a string literal or buf
+ * (cap bytes, at least 16; a longer run of whitespace is cut to fit). */
+const char *qkv_seg_token_misc(const qkv_seg_text *st, const qkv_segmentation *seg, int s, int t, char *buf,
+                               size_t cap);
+
+/* Writes sentence s of seg (of st) as CoNLL-U: "# newpar" when it is its paragraph's first
+ * sentence, "# sent_id = SENT_ID", "# text = ..." (the sentence's characters from its first
+ * token to its last, each TAB, CR or LF as a space), then a multiword-token line "N-M FORM _ ...
+ * MISC" before the words of each token of several words, and a line "N FORM _ _ _ _ _ _ _ MISC"
+ * for each word, MISC on the token (its multiword line, or its word): "SpaceAfter=No" when the
+ * next token of the paragraph follows without whitespace (in this sentence or the next),
+ * "SpacesAfter=..." when the whitespace after it is not one space (\s, \t, \n, \r for space,
+ * TAB, LF, CR; other whitespace as it is), else "_"; then a blank line. Errors: a write error. */
 int qkv_seg_write_sentence(FILE *out, const qkv_seg_text *st, const qkv_segmentation *seg, int s,
                            const char *sent_id, qkv_error *err);
 

@@ -202,10 +202,36 @@ static void word_line(FILE *out, const qkv_seg_text *st, const char *id, int b, 
     fprintf(out, "\t_\t_\t_\t_\t_\t_\t_\t%s\n", misc);
 }
 
+const char *qkv_seg_token_misc(const qkv_seg_text *st, const qkv_segmentation *seg, int s, int t, char *buf,
+                               size_t cap)
+{
+    int end = st->par_start[seg->sent_par[s] + 1], k = seg->tok_end[t];
+    while (k < end && char_is_space(st, k))
+        k++;
+    int n = k - seg->tok_end[t];
+    if (n == 0)
+        return k < end ? "SpaceAfter=No" : "_";
+    if (n == 1 && k < end && st->text[st->char_off[k - 1]] == ' ')
+        return "_";
+    size_t len = (size_t)snprintf(buf, cap, "SpacesAfter=");
+    for (uint32_t b = st->char_off[seg->tok_end[t]]; b < st->char_off[k] && len + 8 < cap; b++) {
+        char ch = st->text[b];
+        const char *esc = ch == ' ' ? "\\s" : ch == '\t' ? "\\t" : ch == '\n' ? "\\n" : ch == '\r' ? "\\r" : NULL;
+        if (esc)
+            len += (size_t)snprintf(buf + len, cap - len, "%s", esc);
+        else
+            buf[len++] = ch;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
 int qkv_seg_write_sentence(FILE *out, const qkv_seg_text *st, const qkv_segmentation *seg, int s,
                            const char *sent_id, qkv_error *err)
 {
     int t0 = seg->sent_start[s], t1 = seg->sent_start[s + 1];
+    if (s == 0 || seg->sent_par[s] != seg->sent_par[s - 1])
+        fputs("# newpar\n", out);
     fprintf(out, "# sent_id = %s\n# text = ", sent_id);
     put_chars(out, st, seg->tok_start[t0], seg->tok_end[t1 - 1]);
     fputc('\n', out);
@@ -213,7 +239,8 @@ int qkv_seg_write_sentence(FILE *out, const qkv_seg_text *st, const qkv_segmenta
     char idbuf[32];
     for (int t = t0; t < t1; t++) {
         int w0 = seg->tok_word[t], w1 = seg->tok_word[t + 1];
-        const char *misc = seg->space_after[t] ? "_" : "SpaceAfter=No";
+        char buf[160];
+        const char *misc = qkv_seg_token_misc(st, seg, s, t, buf, sizeof buf);
         if (w1 - w0 > 1) {
             snprintf(idbuf, sizeof idbuf, "%d-%d", id, id + (w1 - w0) - 1);
             word_line(out, st, idbuf, seg->tok_start[t], seg->tok_end[t], misc);

@@ -258,7 +258,7 @@ def compare_frames(ck, model, a):
 def cmd_compare(a):
     ck, model = load_checkpoint(a.checkpoint, torch.float64)
     if is_multi_head(ck.config):
-        return compare_heads(ck, model, a.conllu, a.qkv_logits, a.atol)
+        return compare_heads(ck, model, a.conllu, a.qkv_logits, a.atol, a.checkpoint)
     if input_kind(ck.config) in IMAGE_INPUTS:
         return compare_images(ck, model, a)
     if input_kind(ck.config) == "frames":

@@ -231,10 +231,48 @@ def _check_parser(col, ref, f, starts, atol):
     return ok and trees == len(starts) - 1
 
 
-def compare_heads(ck, model, conllu, qkv_logits, atol):
+def tag_pairs(path, cols):
+    """The UPOS/XPOS pairs a model keeps to (api/tag_pairs.h): a boolean [n_upos, n_xpos] of the
+    pairs /tag_pairs/upos_xpos of the checkpoint at path lists ("UPOS<TAB>XPOS", the classes of
+    the columns' vocabularies: /vocab/tags for column 0, /vocab/tags.<column> for the others),
+    with the heads of the two columns; None when the model has no pairs or not both columns."""
+    if "upos" not in cols or "xpos" not in cols:
+        return None
+    with h5py.File(path, "r") as f:
+        if "/tag_pairs/upos_xpos" not in f:
+            return None
+
+        def strings(p):
+            return bytes(f[p][()]).decode("utf-8").split("\0")[:-1]
+
+        hu, hx = cols.index("upos"), cols.index("xpos")
+        vu, vx = (strings("/vocab/tags" if h == 0 else f"/vocab/tags.{cols[h]}") for h in (hu, hx))
+        allowed = np.zeros((len(vu), len(vx)), dtype=bool)
+        for pair in strings("/tag_pairs/upos_xpos"):
+            u, x = pair.split("\t")
+            allowed[vu.index(u), vx.index(x)] = True
+    return hu, hx, allowed
+
+
+def keep_to_pairs(pu, px, lu, lx, allowed):
+    """Predictions pu, px [n_words] of the UPOS and XPOS heads kept to the seen pairs: a word whose
+    pair is unseen takes the seen pair of the highest log_softmax(lu) + log_softmax(lx) (logits
+    [n_words, n_upos], [n_words, n_xpos]; the first such pair by UPOS, then XPOS, on a tie), as
+    api/tag_pairs.c decodes."""
+    pu, px = np.array(pu), np.array(px)
+    su = F.log_softmax(torch.as_tensor(lu, dtype=torch.float64), dim=1).numpy()
+    sx = F.log_softmax(torch.as_tensor(lx, dtype=torch.float64), dim=1).numpy()
+    for w in np.nonzero(~allowed[pu, px])[0]:
+        score = np.where(allowed, su[w][:, None] + sx[w][None, :], -np.inf)
+        pu[w], px[w] = np.unravel_index(int(np.argmax(score)), score.shape)
+    return pu, px
+
+
+def compare_heads(ck, model, conllu, qkv_logits, atol, ckpt_path):
     """compare for the /heads layout: every head's scores of the port (float64) against qkv's,
     max |difference| <= atol, and the same predictions (the lemma head's excepted: qkv takes the
-    best script the form can take, api/predict_heads.c). Returns the exit status."""
+    best script the form can take, api/predict_heads.c), UPOS and XPOS kept to the pairs of the
+    checkpoint at ckpt_path as qkv keeps them (tag_pairs). Returns the exit status."""
     sents = read_conllu(conllu)  # the words (their UPOS is not read)
     data = encode(ck, [[(form, "_") for form, _ in s] for s in sents])
     gold = read_heads(conllu)
@@ -252,6 +290,7 @@ def compare_heads(ck, model, conllu, qkv_logits, atol):
         parser = hasattr(model, "arc_mlp")
         pred_heads = np.asarray(f[f"/heads/{model.columns[0]}/pred_heads"][()]) if parser else None
         ref = run_heads(model, data, ck.config["data"]["batch_tokens"], gold, pred_heads)
+        preds = {}
         for h, col in enumerate(model.columns):
             if h == 0 and parser:
                 ok &= _check_parser(col, ref[col], f, data.starts, atol)
@@ -262,9 +301,16 @@ def compare_heads(ck, model, conllu, qkv_logits, atol):
                 continue
             if h == 0 and model.crf is not None:
                 s = data.starts
-                pred = np.concatenate([model.crf.viterbi(lg[s[i]:s[i + 1]]) for i in range(len(s) - 1)])
+                preds[col] = np.concatenate([model.crf.viterbi(lg[s[i]:s[i + 1]]) for i in range(len(s) - 1)])
             else:
-                pred = lg.numpy().argmax(1)
+                preds[col] = lg.numpy().argmax(1)
+        pairs = tag_pairs(ckpt_path, model.columns)
+        if pairs is not None and not (parser and 0 in pairs[:2]):
+            hu, hx, allowed = pairs
+            preds["upos"], preds["xpos"] = keep_to_pairs(preds["upos"], preds["xpos"], ref["upos"]["logits"],
+                                                         ref["xpos"]["logits"], allowed)
+            print(f"upos/xpos: kept to the {int(allowed.sum())} pairs seen in training")
+        for col, pred in preds.items():
             ok &= _same_pred(f"{col}/pred", pred, f[f"/heads/{col}/pred"][()])
     print("ok" if ok else "FAIL: PyTorch and qkv disagree")
     return 0 if ok else 1

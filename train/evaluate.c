@@ -9,6 +9,7 @@
 
 #include "lib/ops/ops.h"
 #include "api/predict.h"
+#include "api/tag_pairs.h"
 #include "train/span_eval.h"
 
 const int QKV_LENGTH_BUCKET_MAX[QKV_N_LENGTH_BUCKETS] = {10, 20, 40, INT_MAX};
@@ -128,7 +129,7 @@ static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, 
         pred[h] = res->head_pred[h];
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     int status = qkv_session_class_needs(s, needs, err) ||
-                 qkv_predict_heads_scores(&s->model, ds, &(qkv_batching){batch_tokens, shard, n_shards},
+                 qkv_predict_heads_paired(s, ds, &(qkv_batching){batch_tokens, shard, n_shards},
                                           (const int32_t *const *)needs,
                                           &(qkv_heads_out){pred, res->pred_heads, loss, sc.heads, sc.arc_offsets}, err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/task.h"
+#include "data/seg_rules.h"
 #include "data/seg_score.h"
 
 int qkv_seg_eval_read(const qkv_session *s, const char *path, qkv_seg_text *st, qkv_error *err)
@@ -39,6 +40,7 @@ int qkv_eval_add_segments(qkv_eval_result *res, const qkv_featurizer *fz, const 
     for (int i = 0; i < st->n_chars; i++)
         labels[i] = res->pred[i] >= 0 && res->pred[i] < n_tags ? label_of[res->pred[i]] : QKV_SEG_INSIDE;
     qkv_seg_lexicon_apply(lexicon, st, labels);
+    qkv_seg_rules_apply(lexicon, st, labels);
     int status = qkv_seg_score(st, labels, &res->seg_tokens, &res->seg_sentences, err);
     free(labels);
     res->has_segments = status == QKV_OK;

@@ -141,8 +141,9 @@ int qkv_model_has_segmenter(const qkv_model *model);
  * n_words - 1; token t is words tokens[t].word .. + n_words - 1 (n_words > 1: a multiword
  * token). Every string is NUL-terminated UTF-8 owned by the qkv_text (freed with it). These
  * are the CoNLL-U lines `qkv tag MODEL --format text --tokenizer SEG.h5` writes for the same
- * text: a sentence's "# text", a multiword token's line, a word's FORM and every column the
- * model predicts (fields; tag: the first of them), SpaceAfter=No as space_after 0. */
+ * text: "# newpar" before the first sentence of each paragraph (paragraph), a sentence's
+ * "# text", a multiword token's line, a word's FORM and every column the model predicts (fields;
+ * tag: the first of them), and each token's MISC (misc; SpaceAfter=No also as space_after 0). */
 typedef struct qkv_word {
     const char *form;    /* the word (CoNLL-U FORM) */
     const char *tag;     /* its tag, as qkv tag writes it: the model's first column (data.tags' first;
@@ -178,6 +179,14 @@ typedef struct qkv_text {
     const qkv_token *tokens;       /* [n_tokens] */
     const qkv_word *words;         /* [n_words] */
     const qkv_word_fields *fields; /* [n_words]: fields[w] are words[w]'s columns */
+    const char *const *misc;       /* [n_tokens]: token t's MISC as qkv tag writes it (on its multiword
+                                      line, else on its word): "SpaceAfter=No" (space_after 0), "_"
+                                      (one space after it, or the paragraph's end), or "SpacesAfter="
+                                      and the whitespace after it, \s \t \n \r for space, TAB, LF, CR */
+    const int *paragraph;          /* [n_sentences]: the paragraph of sentence s, 0, 1, ... in the text's
+                                      order; qkv tag writes "# newpar" before sentence 0 and each sentence
+                                      whose paragraph is not the previous one's. NULL from
+                                      qkv_model_tag_words (no paragraphs, no "# newpar") */
 } qkv_text;
 
 /* Segments and tags len bytes of raw UTF-8 text with model's segmenter and tagger: a
@@ -194,7 +203,7 @@ qkv_text *qkv_model_tag_text(qkv_model *model, const char *text, size_t len, cha
 
 /* Pre-tokenised sentences tagged with every column the model predicts, as a qkv_text (no
  * segmenter needed): sentence s is n_words[s] words sentences[s][0 ..], each as for
- * qkv_model_tag; each word is a token of its own (space_after 1), a sentence's text its words
+ * qkv_model_tag; each word is a token of its own (space_after 1, misc "_"), a sentence's text its words
  * joined by single spaces, and a sentence of 0 words is left out. fields hold what
  * `qkv tag MODEL --format conllu` writes into the columns of these words given as CoNLL-U
  * (ID and FORM, "_" elsewhere); a word's tag is the model's first column, as for

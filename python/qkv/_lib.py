@@ -42,7 +42,8 @@ class _Sentence(ctypes.Structure):
 class _Text(ctypes.Structure):
     _fields_ = [("n_sentences", ctypes.c_int), ("n_tokens", ctypes.c_int), ("n_words", ctypes.c_int),
                 ("sentences", ctypes.POINTER(_Sentence)), ("tokens", ctypes.POINTER(_Token)),
-                ("words", ctypes.POINTER(_Word)), ("fields", ctypes.POINTER(_WordFields))]
+                ("words", ctypes.POINTER(_Word)), ("fields", ctypes.POINTER(_WordFields)),
+                ("misc", ctypes.POINTER(ctypes.c_char_p)), ("paragraph", ctypes.POINTER(ctypes.c_int))]
 
 
 def _candidates():

@@ -35,13 +35,14 @@ class Word:
 
 class Token:
     """One token as it stands in the text: id (first, last) of its words, form, its words (more
-    than one: a multiword token, "don't" = "do" "n't"), space_after, misc."""
+    than one: a multiword token, "don't" = "do" "n't"), space_after, misc (None, "SpaceAfter=No"
+    or "SpacesAfter=" and the whitespace after it, as `qkv tag` writes it)."""
 
     __slots__ = ("id", "form", "words", "space_after", "misc")
 
-    def __init__(self, id, form, words, space_after):
+    def __init__(self, id, form, words, space_after, misc=None):
         self.id, self.form, self.words, self.space_after = id, form, words, space_after
-        self.misc = None if space_after else "SpaceAfter=No"
+        self.misc = misc if misc is not None else None if space_after else "SpaceAfter=No"
 
     @property
     def text(self):
@@ -60,16 +61,20 @@ class Token:
 
 
 class Sentence:
-    """One sentence: sent_id (its number in the Doc, from 1, as a string), text, tokens, words."""
+    """One sentence: sent_id (its number in the Doc, from 1, as a string), text, tokens, words,
+    paragraph (the number of its paragraph in the Doc, from 0; None for pre-tokenised input) and
+    newpar (whether it begins a paragraph: written "# newpar")."""
 
-    __slots__ = ("sent_id", "text", "tokens", "words")
+    __slots__ = ("sent_id", "text", "tokens", "words", "paragraph", "newpar")
 
-    def __init__(self, sent_id, text, tokens):
+    def __init__(self, sent_id, text, tokens, paragraph=None, newpar=False):
         self.sent_id, self.text, self.tokens = sent_id, text, tokens
+        self.paragraph, self.newpar = paragraph, newpar
         self.words = [w for t in tokens for w in t.words]
 
     def to_conllu(self):
-        head = "# sent_id = %s\n# text = %s\n" % (self.sent_id, self.text)
+        head = "# newpar\n" if self.newpar else ""
+        head += "# sent_id = %s\n# text = %s\n" % (self.sent_id, self.text)
         return head + "\n".join(t.to_conllu() for t in self.tokens) + "\n\n"
 
     def __iter__(self):
@@ -124,13 +129,16 @@ def from_text(t, text):
         tokens = []
         for k in range(q.token, q.token + q.n_tokens):
             tok = t.tokens[k]
+            misc = _s(t.misc[k])
+            misc = None if misc == "_" else misc
             words = []
             for w in range(tok.word, tok.word + tok.n_words):
                 f = t.fields[w]
-                single = tok.n_words == 1 and not tok.space_after
                 words.append(Word(w - q.word + 1, _s(t.words[w].form), _s(f.lemma), _s(f.upos), _s(f.xpos),
                                   _s(f.feats), f.head if f.head >= 0 else None, _s(f.deprel),
-                                  "SpaceAfter=No" if single else None, _s(t.words[w].tag)))
-            tokens.append(Token((words[0].id, words[-1].id), _s(tok.form), words, bool(tok.space_after)))
-        sentences.append(Sentence(str(s + 1), _s(q.text), tokens))
+                                  misc if tok.n_words == 1 else None, _s(t.words[w].tag)))
+            tokens.append(Token((words[0].id, words[-1].id), _s(tok.form), words, bool(tok.space_after), misc))
+        par = t.paragraph[s] if t.paragraph else None
+        newpar = par is not None and (s == 0 or par != t.paragraph[s - 1])
+        sentences.append(Sentence(str(s + 1), _s(q.text), tokens, par, newpar))
     return Doc(text, sentences)

@@ -9,7 +9,7 @@
  * each paragraph (split at empty lines) in a call of its own, checks that both give the same,
  * and writes the result as the CoNLL-U `qkv tag --format text --tokenizer` writes (sent_id,
  * text, multiword-token lines, every column of each word's qkv_word_fields: LEMMA, UPOS,
- * XPOS, FEATS, HEAD, DEPREL; SpaceAfter=No), built from the qkv_text fields alone. The second
+ * XPOS, FEATS, HEAD, DEPREL; each token's MISC, "# newpar"), built from the qkv_text fields alone. The second
  * form tags the sentences of SENTS.tsv (a sentence a line, words separated by TABs) with
  * qkv_model_tag_words and writes the result the same way. The third form checks the errors of bad inputs. Exits 0; on a failure prints
  * "FAIL: ..." on stderr and exits 1. */
@@ -61,11 +61,15 @@ static void write_conllu(FILE *out, const qkv_text *t, long *sent_id)
 {
     for (int s = 0; s < t->n_sentences; s++) {
         const qkv_sentence *q = &t->sentences[s];
+        if (t->paragraph && (s == 0 || t->paragraph[s] != t->paragraph[s - 1]))
+            fputs("# newpar\n", out);
         fprintf(out, "# sent_id = %ld\n# text = %s\n", ++*sent_id, q->text);
         int id = 1;
         for (int k = q->token; k < q->token + q->n_tokens; k++) {
             const qkv_token *tok = &t->tokens[k];
-            const char *misc = tok->space_after ? "_" : "SpaceAfter=No";
+            const char *misc = t->misc[k];
+            CHECK(!strcmp(misc, "SpaceAfter=No") == !tok->space_after, "token %d: misc %s, space_after %d", k, misc,
+                  tok->space_after);
             if (tok->n_words > 1)
                 fprintf(out, "%d-%d\t%s\t_\t_\t_\t_\t_\t_\t_\t%s\n", id, id + tok->n_words - 1, tok->form, misc);
             for (int w = tok->word; w < tok->word + tok->n_words; w++)

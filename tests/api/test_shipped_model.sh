@@ -3,7 +3,8 @@
 # the shipped places), and reads raw text with its bundled segmenter; --model names one in place
 # of CHECKPOINT; qkv_model_open_named opens en.h5 the same way; a missing model is an error that
 # names where it looked; the build compiles no path of the source tree in, and a build folder in
-# the source tree finds data/models/en.h5 beside its program.
+# the source tree finds data/models/en.h5 beside its program. The input is raw text with --model,
+# $QKV_MODEL and the shipped model, CoNLL-U with CHECKPOINT.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 BIN=${QKV_BUILD_DIR:?}/tests/api_text
 [ -x "$BIN" ] || fail "$BIN is not built"
@@ -30,6 +31,16 @@ cmp -s "$SCRATCH/env.conllu" "$SCRATCH/plain.conllu" || fail "QKV_MODEL does not
 QKV_MODEL=$tagger "$QKV_BIN" tag --model "$SCRATCH/models/en.h5" --format text "$SCRATCH/in.txt" >"$SCRATCH/flag.conllu" ||
     fail "qkv tag --model"
 cmp -s "$SCRATCH/flag.conllu" "$SCRATCH/want.conllu" || fail "--model does not win over QKV_MODEL"
+# the input format follows how the model is named: --model reads raw text as $QKV_MODEL and the
+# shipped model do, CHECKPOINT CoNLL-U; --format chooses either way
+"$QKV_BIN" tag --model "$SCRATCH/models/en.h5" <"$SCRATCH/in.txt" >"$SCRATCH/model_stdin.conllu" ||
+    fail "qkv tag --model on raw text from standard input"
+cmp -s "$SCRATCH/model_stdin.conllu" "$SCRATCH/want.conllu" || fail "qkv tag --model does not read raw text"
+"$QKV_BIN" tag --model "$SCRATCH/models/en.h5" --format conllu "$SCRATCH/want.conllu" >"$SCRATCH/again.conllu" ||
+    fail "qkv tag --model --format conllu"
+cmp -s "$SCRATCH/again.conllu" "$SCRATCH/want.conllu" || fail "qkv tag --model --format conllu does not read CoNLL-U"
+"$QKV_BIN" tag "$SCRATCH/models/en.h5" "$SCRATCH/want.conllu" | cmp -s - "$SCRATCH/want.conllu" ||
+    fail "qkv tag CHECKPOINT does not read CoNLL-U"
 expect_error "give one" "$QKV_BIN" tag "$tagger" "$SCRATCH/in.txt" --model "$tagger"
 QKV_MODEL=$SCRATCH/none.h5 expect_error "QKV_MODEL=$SCRATCH/none.h5" "$QKV_BIN" tag "$SCRATCH/in.txt"
 

@@ -50,6 +50,26 @@ static void test_casing(void **state)
     assert_script("IBM", "IBM", "U0;-0+;-0+");
     assert_script("iPhones", "iPhone", "L0U1L2;-0+;-1+");
     assert_script("Ölen", "Öl", "U0L1;-0+;-2+");        /* non-ASCII upper case */
+    /* characters without case continue the run they are in: "U.S." is all upper, as "IBM" */
+    assert_script("U.S.", "U.S.", "U0;-0+;-0+");
+    assert_script("3D", "3D", "U0;-0+;-0+");
+    assert_script("p.m.", "p.m.", "L0;-0+;-0+");
+    assert_script("Jean-Pierre", "Jean-Pierre", "U0L1U5L6;-0+;-0+");
+}
+
+/* A form without lower case letters never gets a lemma in which an upper case letter is
+ * followed by characters without case and then a lower case letter ("U.s." for "U.S."), as a
+ * title-case script of a model trained before the runs above gives it. */
+static void test_initialisms(void **state)
+{
+    (void)state;
+    assert_apply("U0L1;-0+;-0+", "U.S.", "U.S.");
+    assert_apply("U0L1;-0+;-0+", "D.C.", "D.C.");
+    assert_apply("U0L1;-0+;-1+", "U.S.", "U.S");
+    assert_apply("U0L1U2L3;-0+;-0+", "U.S.", "U.S.");
+    assert_apply("L0;-0+;-0+", "A.M.", "a.m.");
+    assert_apply("U0L1;-0+;-0+", "CHERNOBYL", "Chernobyl");
+    assert_apply("U0L1;-0+;-0+", "Ph.D.", "Ph.d."); /* the form has lower case: the script's */
 }
 
 static void test_whole_lemma(void **state)
@@ -101,6 +121,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_suffix_and_prefix_edits),
         cmocka_unit_test(test_casing),
+        cmocka_unit_test(test_initialisms),
         cmocka_unit_test(test_whole_lemma),
         cmocka_unit_test(test_scripts_generalise),
         cmocka_unit_test(test_scripts_that_do_not_apply),

@@ -166,7 +166,8 @@ static char *write_all(const qkv_seg_text *st, const qkv_segmentation *seg)
     return buf;
 }
 
-/* The gold labels read back give the sentences, tokens, multiword tokens and SpaceAfter. */
+/* The gold labels read back give the sentences (# newpar before a paragraph's first), tokens,
+ * multiword tokens and SpaceAfter. */
 static void test_decode_gold(void **state)
 {
     (void)state;
@@ -180,14 +181,14 @@ static void test_decode_gold(void **state)
     assert_int_equal(seg.sent_par[1], 0);
     assert_int_equal(seg.sent_par[2], 1);
     char *out = write_all(&st, &seg);
-    assert_string_equal(out, "# sent_id = 1\n# text = I don't know, she said.\n"
+    assert_string_equal(out, "# newpar\n# sent_id = 1\n# text = I don't know, she said.\n"
                              W10("1", "I", "_") W10("2-3", "don't", "_") W10("2", "do", "_") W10("3", "n't", "_")
                              W10("4", "know", "SpaceAfter=No") W10("5", ",", "_") W10("6", "she", "_")
                              W10("7", "said", "SpaceAfter=No") W10("8", ".", "_") "\n"
                              "# sent_id = 2\n# text = It costs $1,234.50!\n"
                              W10("1", "It", "_") W10("2", "costs", "_") W10("3", "$", "SpaceAfter=No")
                              W10("4", "1,234.50", "SpaceAfter=No") W10("5", "!", "_") "\n"
-                             "# sent_id = 3\n# text = Cannot.\n"
+                             "# newpar\n# sent_id = 3\n# text = Cannot.\n"
                              W10("1-2", "Cannot", "SpaceAfter=No") W10("1", "Can", "_") W10("2", "not", "_")
                              W10("3", ".", "_") "\n");
     free(out);
@@ -196,7 +197,8 @@ static void test_decode_gold(void **state)
 }
 
 /* Raw text with predicted labels: whitespace labelled I inside a token stays in it, other
- * whitespace separates; a newline is written as a space; the paragraph's end ends the sentence. */
+ * whitespace separates; a newline is written as a space in # text, and in SpacesAfter (\n, \s for
+ * a space) when the whitespace after a token is not one space; the paragraph's end ends the sentence. */
 static void test_decode_raw(void **state)
 {
     (void)state;
@@ -216,7 +218,8 @@ static void test_decode_raw(void **state)
     memset(&seg, 0, sizeof seg);
     assert_int_equal(qkv_seg_decode(&st, 0, labels, &seg, &err), QKV_OK);
     char *out = write_all(&st, &seg);
-    assert_string_equal(out, "# sent_id = 1\n# text = New York is  big\n" W10("1", "New York", "_") W10("2", "is", "_")
+    assert_string_equal(out, "# newpar\n# sent_id = 1\n# text = New York is  big\n" W10("1", "New York", "SpacesAfter=\\n")
+                             W10("2", "is", "SpacesAfter=\\s\\s")
                              W10("3", "big", "_") "\n");
     free(out);
     qkv_segmentation_free(&seg);

@@ -5,7 +5,8 @@
 # python/qkv_torch_parse.py, loading the same checkpoint with h5py, must give each of them
 # within 1e-4 (max |difference|, the port in float64): the parser's arc scores, the label logits
 # of the predicted and of the gold arcs, every tagging head's logits, with the same predicted
-# labels and tags (the CRF head's Viterbi paths), and qkv's predicted heads must be trees.
+# labels and tags (the CRF head's Viterbi paths; UPOS and XPOS kept to the pairs seen in training,
+# api/tag_pairs.h), and qkv's predicted heads must be trees.
 # Models: configs/ud_ewt_joint.yaml's BiLSTM under a parser and UPOS and XPOS heads (the sample
 # has no LEMMA or FEATS; all five columns on the excerpt tests/data/files/ewt_all_columns/),
 # configs/ud_ewt_parse.yaml's parser alone over a Transformer with the

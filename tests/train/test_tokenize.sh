@@ -36,6 +36,8 @@ blocks = open(sys.argv[2], encoding="utf-8").read().split("\n\n")
 assert blocks[-1] == "", "the output ends with a blank line"
 for block in blocks[:-1]:
     lines = block.split("\n")
+    if lines[0] == "# newpar":  # a paragraph's first sentence
+        lines = lines[1:]
     assert lines[0].startswith("# sent_id = "), lines
     sent_ids.append(int(lines[0][12:]))
     assert lines[1].startswith("# text = "), lines

@@ -38,7 +38,8 @@ static const char ABOUT[] =
     "$QKV_MODEL_DIR, ../share/qkv/models or ../data/models beside the qkv program (an\n"
     "install's bin/, a build folder in the source tree), or the install's share/qkv/models;\n"
     "FILE is then raw text unless --format conllu (one argument that is not a model file is\n"
-    "FILE):\n"
+    "FILE). The input format follows how the model is named: CoNLL-U with CHECKPOINT, raw\n"
+    "text with --model, $QKV_MODEL or the shipped model; --format chooses either way:\n"
     "  echo \"Some raw text. Another sentence!\" | qkv tag\n";
 
 /* The reader failed on err's "NAME:LINE:": when that line and every line before it has no TAB,
@@ -70,8 +71,10 @@ static void plain_text_hint(const char *input, size_t len, const char *name, qkv
 typedef struct tag_args {
     const char *ckpt, *file, *tokenizer, *model;
     char found[4096];      /* the default model's path, when neither CHECKPOINT nor --model */
-    bool text;             /* --format text */
+    bool text;             /* --format text, or raw text by default (parse_args) */
+    bool text_by_default;  /* text without --format text: a task that reads no text reads its own */
     bool per_frame;        /* --per-frame */
+    bool per_line;         /* --sentence-per-line */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
     long threads;          /* --threads; -1: the model's */
 } tag_args;
@@ -90,6 +93,37 @@ static bool store_file(const char *path)
            (got >= sizeof hdf5 - 1 && !memcmp(head, hdf5, sizeof hdf5 - 1));
 }
 
+/* The model and the input of a (CHECKPOINT, FILE, --model; the default model when none is
+ * named) into a->ckpt and a->file; *named_first: the model is the positional CHECKPOINT. Returns
+ * -1 (go on) or the exit status. */
+static int resolve_model(tag_args *a, bool *named_first)
+{
+    if (a->model && a->ckpt && a->file) {
+        fprintf(stderr, "qkv tag: --model and CHECKPOINT both name a model: give one\n");
+        return 2;
+    }
+    *named_first = a->ckpt && !a->model;
+    if (a->model) { /* the one positional argument is FILE */
+        a->file = a->ckpt;
+        a->ckpt = a->model;
+    }
+    if (a->ckpt && !a->file && !a->model && !qkv_model_file_has(a->ckpt, "") && !store_file(a->ckpt)) {
+        /* one argument, not a model (a damaged model stays CHECKPOINT: its error is the one to see) */
+        a->file = a->ckpt;
+        a->ckpt = NULL;
+        *named_first = false;
+    }
+    if (!a->ckpt) {
+        qkv_error err;
+        if (qkv_model_find_default(a->found, sizeof a->found, &err)) {
+            fprintf(stderr, "qkv tag: no model given, and %s\n", err.msg);
+            return 1;
+        }
+        a->ckpt = a->found;
+    }
+    return -1;
+}
+
 /* Parses argv into a and checks the options together; returns -1 (go on) or the exit status. */
 static int parse_args(tag_args *a, int argc, char **argv)
 {
@@ -101,17 +135,19 @@ static int parse_args(tag_args *a, int argc, char **argv)
         {"FILE", QKV_CLI_STRING, &a->file, "FILE|-"},
         {"--model", QKV_CLI_STRING, &a->model, "MODEL",
          "the model (a checkpoint or export) in place of CHECKPOINT: the one\n"
-         "positional argument is then FILE"},
+         "positional argument is then FILE, read as raw text as with the\n"
+         "shipped model (--format conllu for CoNLL-U)"},
         {"--format", QKV_CLI_CHOICE, &format, NULL,
-         "conllu (default when a model is named): CoNLL-U in, the same\n"
+         "conllu (default with CHECKPOINT): CoNLL-U in, the same\n"
          "bytes out with the predicted tags in the columns the model was\n"
          "trained on (data.tags: UPOS,\n"
          "XPOS, FEATS, LEMMA; DEPREL and HEAD for a parser: one tree per\n"
          "sentence);\n"
          "text: one sentence per line, tokens separated by spaces; CoNLL-U\n"
          "out (every other byte is in a token; a NUL byte or invalid UTF-8\n"
-         "is an error); with --tokenizer: raw text, see there (the default\n"
-         "without a model named)",
+         "is an error); with --tokenizer or a model that bundles a segmenter:\n"
+         "raw text, see there (the default with --model, $QKV_MODEL or the\n"
+         "shipped model)",
          .choices = FORMATS},
         {"--tokenizer", QKV_CLI_STRING, &a->tokenizer, "SEG.h5",
          "with --format text: a segmenter (data.task: segment, or a model\n"
@@ -126,6 +162,12 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "BIO for --format text), bio, iob1 or bioes (chunks read as\n"
          "conlleval reads them, then written anew); for span-tag models only",
          .choices = SCHEMES},
+        {"--sentence-per-line", QKV_CLI_FLAG, &a->per_line, NULL,
+         "raw text of one sentence a line (implies --format text): the\n"
+         "segmenter splits tokens and multiword tokens but no sentence; a\n"
+         "line is a sentence, with or without final punctuation (blank lines\n"
+         "still separate paragraphs); needs a segmenter (--tokenizer, or a\n"
+         "model that bundles one)"},
         {"--per-frame", QKV_CLI_FLAG, &a->per_frame, NULL,
          "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
         QKV_THREADS_OPTION_ROW(&a->threads),
@@ -135,30 +177,17 @@ static int parse_args(tag_args *a, int argc, char **argv)
     if (usage >= 0)
         return usage;
     qkv_cmd_threads(a->threads);
-    if (a->model && a->ckpt && a->file) {
-        fprintf(stderr, "qkv tag: --model and CHECKPOINT both name a model: give one\n");
+    bool named_first; /* CHECKPOINT, not --model, $QKV_MODEL or the shipped model */
+    int status = resolve_model(a, &named_first);
+    if (status >= 0)
+        return status;
+    if (a->per_line && format == 0) {
+        fprintf(stderr, "qkv tag: --sentence-per-line reads raw text, not --format conllu\n");
         return 2;
     }
-    if (a->model) { /* the one positional argument is FILE */
-        a->file = a->ckpt;
-        a->ckpt = a->model;
-    }
-    if (a->ckpt && !a->file && !a->model && !qkv_model_file_has(a->ckpt, "") && !store_file(a->ckpt)) {
-        /* one argument, not a model (a damaged model stays CHECKPOINT: its error is the one to see) */
-        a->file = a->ckpt;
-        a->ckpt = NULL;
-    }
-    if (!a->ckpt) {
-        qkv_error err;
-        if (qkv_model_find_default(a->found, sizeof a->found, &err)) {
-            fprintf(stderr, "qkv tag: no model given, and %s\n", err.msg);
-            return 1;
-        }
-        a->ckpt = a->found;
-        if (format < 0)
-            format = 1;
-    }
-    a->text = format == 1;
+    /* without --format: raw text for a model named by --model, $QKV_MODEL or the shipped one */
+    a->text_by_default = format < 0 && !named_first && !a->per_line && !a->tokenizer;
+    a->text = format == 1 || a->per_line || (format < 0 && !named_first);
     _Static_assert(QKV_TAG_SCHEME_BIO == 1 && QKV_TAG_SCHEME_BIOES == 3, "SCHEMES follows qkv_tag_scheme");
     a->scheme = (qkv_tag_scheme)scheme;
     if (a->tokenizer && !a->text) {
@@ -281,9 +310,12 @@ static int tag_column(qkv_session *s, const qkv_tag_request *r)
 int qkv_tag_words(qkv_session *s, const qkv_tag_request *r)
 {
     if (r->tokenizer)
-        return qkv_tag_with_tokenizer(s, r->tokenizer, NULL, r->file, r->scheme);
+        return qkv_tag_with_tokenizer(s, r->tokenizer, NULL, r->file, r->scheme, r->per_line);
     if (r->text && qkv_model_file_has(r->ckpt, QKV_SEGMENTER_GROUP))
-        return qkv_tag_with_tokenizer(s, r->ckpt, QKV_SEGMENTER_GROUP, r->file, r->scheme);
+        return qkv_tag_with_tokenizer(s, r->ckpt, QKV_SEGMENTER_GROUP, r->file, r->scheme, r->per_line);
+    if (r->per_line)
+        return qkv_fail_reportf("--sentence-per-line needs a segmenter: %s bundles none (give --tokenizer SEG.h5)",
+                                r->ckpt);
     if (!qkv_session_predicts_columns(s))
         return tag_column(s, r);
     char *input = NULL;
@@ -319,7 +351,9 @@ int qkv_cmd_tag(int argc, char **argv)
     if (qkv_cmd_load_model(&s, a.ckpt) || qkv_cmd_refuse_segmenter(&s, a.ckpt) || (scheme = out_scheme(&s, &a)) < 0)
         goto done;
     const qkv_task_cli *task = qkv_task_cli_of(&s);
-    qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, (qkv_tag_scheme)scheme};
+    if (a.text_by_default && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
+        a.text = false; /* images, frames: the model's own input */
+    qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, a.per_line, (qkv_tag_scheme)scheme};
     if (!check_options(task, &r))
         status = task->tag(&s, &r);
 done:

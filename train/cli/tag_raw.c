@@ -10,7 +10,7 @@
 #include "train/fail.h"
 
 int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, const char *group, const char *file,
-                           qkv_tag_scheme scheme)
+                           qkv_tag_scheme scheme, bool sentence_per_line)
 {
     qkv_tokenizer tk;
     qkv_error err;
@@ -19,6 +19,7 @@ int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, cons
         qkv_tokenizer_free(&tk);
         return 1;
     }
+    tk.sentence_per_line = sentence_per_line;
     bool std_in = !strcmp(file, "-");
     qkv_text_stream in;
     if (qkv_text_stream_open(&in, std_in ? NULL : file, std_in ? "<stdin>" : file, &err)) {

@@ -12,11 +12,11 @@
 #include "train/cli/attention.h"
 
 /* What qkv tag was asked: the model (ckpt, a path) and the input (file, "-": standard input),
- * --tokenizer (NULL: none), --format text, --per-frame, and the scheme span tags are written in
- * (NONE: the file's own). */
+ * --tokenizer (NULL: none), --format text, --per-frame, --sentence-per-line (text is then true),
+ * and the scheme span tags are written in (NONE: the file's own). */
 typedef struct qkv_tag_request {
     const char *ckpt, *file, *tokenizer;
-    bool text, per_frame;
+    bool text, per_frame, per_line;
     qkv_tag_scheme scheme;
 } qkv_tag_request;
 
