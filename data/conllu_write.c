@@ -44,6 +44,9 @@ int qkv_corpus_write_parsed(const qkv_corpus *c, FILE *out, const char *const *t
             return QKV_ERR;
         if (hlen && !head_first && splice(c, out, &pos, c->head_fields[w], num, (size_t)hlen, err))
             return QKV_ERR;
+        /* the enhanced graph (DEPS, field 9) of another tree would contradict the new one */
+        if (hlen && c->fields && splice(c, out, &pos, c->fields[(size_t)w * 10 + 8], "_", 1, err))
+            return QKV_ERR;
     }
     if (fwrite(c->text + pos, 1, c->text_len - pos, out) != c->text_len - pos || fflush(out) != 0 || ferror(out))
         return qkv_fail(err, "writing %.200s: %s", c->name, strerror(errno));
@@ -70,6 +73,8 @@ int qkv_corpus_write_fields_parsed(const qkv_corpus *c, FILE *out, const char *c
                     v = values[col][w];
             if (k == 6 && heads && heads[w] >= 0) /* HEAD */
                 v = (snprintf(num, sizeof num, "%d", (int)heads[w]), num);
+            if (k == 8 && heads && heads[w] >= 0) /* DEPS: the enhanced graph of another tree */
+                v = "_";
             if (!v)
                 continue;
             size_t vlen = strlen(v);

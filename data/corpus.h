@@ -232,15 +232,16 @@ int qkv_corpus_n_heads(const qkv_corpus *c);
  * contain no TAB, CR or LF, else an error naming the word's line. */
 int qkv_corpus_write(const qkv_corpus *c, FILE *out, const char *const *tags, qkv_error *err);
 /* The same, and with heads (may be NULL; CoNLL-U only) each word's HEAD written as heads[w]
- * (0..the sentence's length; < 0 keeps the HEAD as read). Multiword-token lines, empty nodes,
- * DEPS and every other byte stay as read. Errors: those of qkv_corpus_write. */
+ * (0..the sentence's length; < 0 keeps the HEAD as read) and its DEPS "_" (the enhanced graph
+ * of the tree read would contradict the new one). Multiword-token lines, empty nodes and every
+ * other byte stay as read. Errors: those of qkv_corpus_write. */
 int qkv_corpus_write_parsed(const qkv_corpus *c, FILE *out, const char *const *tags, const int32_t *heads,
                             qkv_error *err);
 /* The same for a CoNLL-U corpus with columns substituted: values[k][w] (k < QKV_TAG_FIELD_COUNT;
  * values[k] or values[k][w] NULL: as read) replaces word w's value in column k (qkv_tag_field).
  * Errors as qkv_corpus_write; a corpus in the columns format. */
 int qkv_corpus_write_fields(const qkv_corpus *c, FILE *out, const char *const *const *values, qkv_error *err);
-/* The same with heads (may be NULL; < 0: as read) written in HEAD. */
+/* The same with heads (may be NULL; < 0: as read) written in HEAD, DEPS "_" beside them. */
 int qkv_corpus_write_fields_parsed(const qkv_corpus *c, FILE *out, const char *const *const *values,
                                    const int32_t *heads, qkv_error *err);
 

@@ -89,11 +89,11 @@ static void test_write_heads(void **state)
     fclose(f);
     const char *want = "# text = Don't go.\n"
                        "1-2\tDon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
-                       "1\tDo\tdo\tAUX\tVBP\t_\t2\tnsubj\t3:aux\t_\n"
+                       "1\tDo\tdo\tAUX\tVBP\t_\t2\tnsubj\t_\t_\n" /* a new HEAD: DEPS cleared */
                        "2\tn't\tnot\tPART\tRB\t_\t3\tadvmod\t3:advmod\t_\n"
-                       "3\tgo\tgo\tVERB\tVB\t_\t0\troot\t0:root\t_\n"
+                       "3\tgo\tgo\tVERB\tVB\t_\t0\troot\t_\t_\n"
                        "3.1\tgo\tgo\tVERB\tVB\t_\t_\t_\t3:conj\t_\n"
-                       "4\t.\t.\tPUNCT\t.\t_\t1\tpunct\t3:punct\t_\n"
+                       "4\t.\t.\tPUNCT\t.\t_\t1\tpunct\t_\t_\n"
                        "\n"
                        "1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n"
                        "\n";
@@ -106,7 +106,7 @@ static void test_write_heads(void **state)
     const char *upos[5] = {"VERB", NULL, NULL, NULL, NULL};
     assert_int_equal(qkv_corpus_write_parsed(&c, f, upos, heads, &err), QKV_OK);
     fclose(f);
-    assert_non_null(strstr(buf, "1\tDo\tdo\tVERB\tVBP\t_\t2\taux\t3:aux\t_\n"));
+    assert_non_null(strstr(buf, "1\tDo\tdo\tVERB\tVBP\t_\t2\taux\t_\t_\n"));
     free(buf);
     qkv_corpus_free(&c);
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # CoNLL-U given to qkv tag with HEAD and DEPREL already filled: a parser replaces them whatever
 # they were (a cycle, a HEAD out of range or not a number, two roots: the input's tree is never
-# read) and writes one tree per sentence (one root, no cycle, heads in range); a model without a
+# read) and writes one tree per sentence (one root, no cycle, heads in range) with DEPS "_" (the
+# input's enhanced graph belongs to another tree); a model without a
 # parser (a tagger of every column but the tree) writes HEAD, DEPREL and DEPS as read.
 source "$(dirname "$0")/common.sh"
 S=data/ud_english_ewt_sample
@@ -19,6 +20,12 @@ w() { printf '%s\t%s\t_\t_\t_\t_\t%s\t%s\t%s\t_\n' "$@"; }
     { cat "$SCRATCH/err" >&2; fail "qkv tag with a parser on filled HEAD and DEPREL"; }
 check_trees "$SCRATCH/pred.conllu"
 [ "$(grep -c '^[0-9]' "$SCRATCH/pred.conllu")" = 7 ] || fail "words lost"
+[ "$(grep '^[0-9]' "$SCRATCH/pred.conllu" | cut -f9 | sort -u)" = _ ] || fail "the input's DEPS kept beside a new tree"
+# the shipped model (several columns and a parser) likewise
+env -u QKV_MODEL -u QKV_MODEL_DIR "$QKV_BIN" tag --format conllu "$SCRATCH/filled.conllu" >"$SCRATCH/en.conllu" ||
+    fail "qkv tag with the shipped model on filled HEAD and DEPREL"
+check_trees "$SCRATCH/en.conllu"
+[ "$(grep '^[0-9]' "$SCRATCH/en.conllu" | cut -f9 | sort -u)" = _ ] || fail "the shipped model kept the input's DEPS"
 T=$SCRATCH/tagger
 "$QKV_BIN" train configs/ud_ewt_full.yaml --set data.train=$S/en_ewt-sample-train.conllu.gz \
     --set data.dev=$S/en_ewt-sample-dev.conllu.gz --set train.max_steps=4 --set train.eval_every=4 \

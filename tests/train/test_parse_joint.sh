@@ -19,11 +19,14 @@ grep -q "dev UAS [0-9.]*% LAS [0-9.]*% (deprel [0-9.]*%, upos [0-9.]*%, xpos [0-
 CK=$SCRATCH/run/checkpoints/last.h5
 gzip -dc $F/en_ewt-all-dev.conllu.gz >"$SCRATCH/gold.conllu"
 
-# every column the model predicts blanked, then filled by qkv tag; ID, FORM, DEPS and MISC as read
+# every column the model predicts blanked, then filled by qkv tag; ID, FORM and MISC as read, DEPS
+# "_" on word lines (the enhanced graph of the gold tree would contradict the predicted one)
 awk -F'\t' -v OFS='\t' 'NF == 10 && $1 ~ /^[0-9]+$/ { $3 = $4 = $5 = $6 = $7 = $8 = "_" } { print }' \
     "$SCRATCH/gold.conllu" >"$SCRATCH/bare.conllu"
 "$QKV_BIN" tag "$CK" "$SCRATCH/bare.conllu" >"$SCRATCH/pred.conllu" || fail "qkv tag"
-cmp -s <(cut -f1-2,9- "$SCRATCH/bare.conllu") <(cut -f1-2,9- "$SCRATCH/pred.conllu") || fail "tag changed other columns"
+cmp -s <(cut -f1-2,10- "$SCRATCH/bare.conllu") <(cut -f1-2,10- "$SCRATCH/pred.conllu") || fail "tag changed other columns"
+[ "$(awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ { print $9 }' "$SCRATCH/pred.conllu" | sort -u)" = _ ] ||
+    fail "the gold DEPS kept beside a predicted tree"
 awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ && ($4 == "_" || $5 == "_" || $7 !~ /^[0-9]+$/ || $8 == "_") { bad++ }
             END { exit bad > 0 }' "$SCRATCH/pred.conllu" || fail "tag left UPOS, XPOS, HEAD or DEPREL empty"
 [ "$(awk -F'\t' 'NF == 10 && $1 ~ /^[0-9]+$/ && $3 != "_" && $6 != "_"' "$SCRATCH/pred.conllu" | wc -l)" -gt 0 ] ||
