@@ -100,6 +100,21 @@ static int read_job(serve_ctx *sc, const qkv_http_params *p, serve_job *job, ser
     return 0;
 }
 
+/* Drops each CR before an LF of the data parameter: a multipart form (a browser's, UDPipe's
+ * client's) sends text lines ending in CRLF; the text is the same with LF. */
+static void data_lines(qkv_http_params *p)
+{
+    qkv_http_param *d = (qkv_http_param *)qkv_http_param_get(p, "data");
+    if (!d)
+        return;
+    size_t o = 0;
+    for (size_t i = 0; i < d->value_len; i++)
+        if (!(d->value[i] == '\r' && i + 1 < d->value_len && d->value[i + 1] == '\n'))
+            d->value[o++] = d->value[i];
+    d->value[o] = '\0';
+    d->value_len = o;
+}
+
 static void process_route(serve_ctx *sc, const qkv_http_request *req, qkv_http_response *res)
 {
     qkv_http_params p = {0};
@@ -109,6 +124,7 @@ static void process_route(serve_ctx *sc, const qkv_http_request *req, qkv_http_r
         status = qkv_http_parse_body(&p, req->content_type, req->body, req->body_len, msg, sizeof msg);
     serve_job job = {0};
     serve_model *m = NULL;
+    data_lines(&p);
     if (!status)
         status = read_job(sc, &p, &job, &m, msg, sizeof msg);
     qkv_buf result = {0};
