@@ -340,7 +340,7 @@ static bool add_fields(text_builder *b, const qkv_tagged_paragraph *p, int w, qk
     f->head = p->heads && p->heads[w] >= 0 ? (int)p->heads[w] : -1;
     for (int k = 0; k < QKV_TAG_FIELD_COUNT; k++) {
         const char *v = p->values ? (p->values[k] ? p->values[k][w] : NULL)
-                                  : (k == (int)p->c->tag_field ? p->tags[w] : NULL);
+                                  : (k == (int)p->c->tag_field && p->tags ? p->tags[w] : NULL);
         if (v && !add_string(b, v, strlen(v), to[k]))
             return false;
     }
@@ -383,7 +383,8 @@ static int add_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *er
         qkv_word *q = &b->words[b->t.n_words++];
         size_t n;
         const char *form = qkv_corpus_form(p->c, w, &n);
-        if (!add_string(b, form, n, &q->form) || !add_string(b, p->tags[w], strlen(p->tags[w]), &q->tag) ||
+        q->tag = NULL; /* segmented only: no tag */
+        if (!add_string(b, form, n, &q->form) || (p->tags && !add_string(b, p->tags[w], strlen(p->tags[w]), &q->tag)) ||
             !add_fields(b, p, w, f))
             return qkv_fail(err, "out of memory");
     }
@@ -430,15 +431,19 @@ static qkv_text *finish_text(text_builder *b)
     return t;
 }
 
-qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **error)
+/* qkv_model_tag_text (tag) and qkv_model_segment_text (!tag); fn names the function in errors. */
+static qkv_text *text_of(qkv_model *m, const char *text, size_t len, bool tag, const char *fn, char **error)
 {
+    char msg[256];
     if (!m || (!text && len > 0)) {
-        set_error(error, "qkv_model_tag_text: no model or no text");
+        snprintf(msg, sizeof msg, "%s: no model or no text", fn);
+        set_error(error, msg);
         return NULL;
     }
     if (!m->has_tk) {
-        set_error(error, "qkv_model_tag_text: the model has no segmenter: export it with qkv export --tokenizer "
-                         "SEG.h5, or give one to qkv_model_open_segmenter");
+        snprintf(msg, sizeof msg, "%s: the model has no segmenter: export it with qkv export --tokenizer SEG.h5, or "
+                                  "give one to qkv_model_open_segmenter", fn);
+        set_error(error, msg);
         return NULL;
     }
     text_builder b;
@@ -450,7 +455,8 @@ qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **
         if (!in)
             status = qkv_fail(&err, "out of memory for the text");
         else {
-            status = qkv_tag_raw_paragraphs(&m->s, &m->tk, in, "text", add_paragraph, &b, &err);
+            status = (tag ? qkv_tag_raw_paragraphs : qkv_segment_raw_paragraphs)(&m->s, &m->tk, in, "text",
+                                                                               add_paragraph, &b, &err);
             fclose(in);
         }
     }
@@ -465,6 +471,16 @@ qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **
     free(b.fields);
     free(b.chars);
     return t;
+}
+
+qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **error)
+{
+    return text_of(m, text, len, true, "qkv_model_tag_text", error);
+}
+
+qkv_text *qkv_model_segment_text(qkv_model *m, const char *text, size_t len, char **error)
+{
+    return text_of(m, text, len, false, "qkv_model_segment_text", error);
 }
 
 void qkv_text_free(qkv_text *t) { free(t); }

@@ -118,6 +118,7 @@ bad 400 -H 'Content-Type: multipart/form-data; boundary=XyZ' --data-binary $'--X
 bad 400 -H 'Content-Type: multipart/form-data' --data-binary 'x' "$URL/process" # multipart without boundary
 bad 415 -H 'Content-Type: text/plain' --data-binary 'hello' "$URL/process"   # not a form
 bad 400 --data-raw "input=horizontal&tagger=&data=$(printf 'w%.0s+' $(seq 101))" "$URL/process" # > --max-words
+bad 400 --data-raw "tokenizer=&tagger=&parser=&data=$(printf 'word%.0s+' $(seq 150))" "$URL/process" # raw text, > --max-words
 head -c 1048576 /dev/zero | tr '\0' 'a' >"$SCRATCH/long.txt"
 bad 400 -F tokenizer= -F data="<$SCRATCH/long.txt" "$URL/process"         # a 1 MB line without spaces
 head -c 1200000 /dev/zero | tr '\0' 'a' >"$SCRATCH/huge.txt"

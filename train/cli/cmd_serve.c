@@ -49,7 +49,8 @@ static int parse_args(serve_args *a, int argc, char **argv)
         {"--timeout", QKV_CLI_INT, &a->timeout, "SECONDS",
          "a connection idle this long is closed (default 60)", .lo = 1, .hi = 86400},
         {"--max-words", QKV_CLI_INT, &a->max_words, "N",
-         "the most words a sentence of CoNLL-U, horizontal or vertical input\nmay have (default 250); more: 400",
+         "the most words a sentence may have (raw text: as segmented, before\nthe tagger and parser see it; "
+         "default 250); more: 400",
          .lo = 1, .hi = 100000},
     };
     const qkv_cli_spec spec = {"serve", ABOUT, NULL, rows, QKV_CLI_N(rows)};

@@ -196,19 +196,22 @@ static int write_columns(const qkv_corpus *c, const qkv_text *t, const serve_job
     return status;
 }
 
-/* Raw text segmented (and tagged) through an instance of m into *t, and as CoNLL-U into skel. */
-static int segment(serve_model *m, const serve_job *job, qkv_text **t, qkv_buf *skel, char *msg, size_t msg_len)
+/* Raw text segmented (not tagged) through an instance of m, as CoNLL-U into skel: its sentences
+ * are checked against --max-words before the tagger and parser see them. */
+static int segment(serve_model *m, const serve_job *job, qkv_buf *skel, char *msg, size_t msg_len)
 {
     char *error = NULL;
+    qkv_text *t = NULL;
     qkv_model *q = serve_model_acquire(m, &error);
     if (q) {
-        *t = qkv_model_tag_text(q, job->data, job->len, &error);
+        t = qkv_model_segment_text(q, job->data, job->len, &error);
         serve_model_release(m, q);
     }
-    int status = *t ? 0 : FAIL(400, "%s", error ? error : "the segmenter failed");
+    int status = t ? 0 : FAIL(400, "%s", error ? error : "the segmenter failed");
     free(error);
-    if (*t)
-        segmented_conllu(*t, skel);
+    if (t)
+        segmented_conllu(t, skel);
+    qkv_text_free(t);
     return status;
 }
 
@@ -217,8 +220,8 @@ static int check_lengths(const qkv_corpus *c, int max, char *msg, size_t msg_len
 {
     for (int s = 0; s < c->n_sent; s++)
         if (qkv_corpus_sent_len(c, s) > max)
-            return FAIL(400, "sentence %d (line %d) has %d words, more than the server takes (--max-words %d)",
-                        s + 1, (int)c->sent_line[s], qkv_corpus_sent_len(c, s), max);
+            return FAIL(400, "sentence %d has %d words, more than the server takes (--max-words %d)", s + 1,
+                        qkv_corpus_sent_len(c, s), max);
     return 0;
 }
 
@@ -230,7 +233,7 @@ int serve_process(serve_model *m, const serve_job *job, qkv_buf *out, long *n_wo
     memset(&c, 0, sizeof c);
     int status = check_tokens(job->data, job->len, msg, msg_len);
     if (!status && job->tokenize)
-        status = segment(m, job, &t, &skel, msg, msg_len);
+        status = segment(m, job, &skel, msg, msg_len);
     else if (!status && job->input != SERVE_INPUT_CONLLU)
         pretokenized_conllu(job, &skel);
     if (!status && skel.failed)
@@ -243,9 +246,9 @@ int serve_process(serve_model *m, const serve_job *job, qkv_buf *out, long *n_wo
     if (!status && qkv_corpus_read_mem(&c, text ? text : "", len, "data", &opts, &err))
         status = FAIL(400, "cannot read the input as %s: %s",
                       job->input == SERVE_INPUT_CONLLU ? "CoNLL-U" : "words", err.msg);
-    if (!status && !job->tokenize)
+    if (!status)
         status = check_lengths(&c, job->max_words, msg, msg_len);
-    if (!status && !job->tokenize && (job->tag || job->parse) && c.n_words > 0)
+    if (!status && (job->tag || job->parse) && c.n_words > 0)
         status = tag_words(m, &c, &t, msg, msg_len);
     if (!status && t && t->n_words != c.n_words)
         status = FAIL(500, "%d words read, %d tagged", c.n_words, t->n_words);

@@ -24,7 +24,7 @@ typedef struct serve_job {
                           (U+00A0 inside a token is a space); vertical: a token a line (up to a
                           TAB), a blank line ends a sentence */
     bool tag, parse;   /* the columns to fill */
-    int max_words;     /* the most words a sentence of pre-tokenised input may have */
+    int max_words;     /* the most words a sentence may have (raw text: as segmented) */
 } serve_job;
 
 /* Processes job with model m: the CoNLL-U into out, the words into *n_words. Returns 0, or an
