@@ -21,10 +21,13 @@ static const char ABOUT[] =
     "4xx status and {\"error\": \"...\"}. Each MODEL (default: en, the shipped English\n"
     "model) is a shipped model's name or a model file (its name in the API: the file's\n"
     "name without .h5; the first is the default). Nothing is written to disk. SIGTERM or\n"
-    "SIGINT stops it: the requests in flight finish, then it exits with status 0.\n"
+    "SIGINT stops it: the requests in flight finish (within 60 s), then it exits with\nstatus 0.\n"
     "  qkv serve --port 8080 &\n"
     "  curl -F tokenizer= -F tagger= -F parser= -F data='Some raw text.' \\\n"
     "      http://127.0.0.1:8080/process\n";
+
+/* Seconds a stop waits for the requests in flight. */
+#define SERVE_STOP_GRACE 60
 
 typedef struct serve_args {
     char *models[QKV_CLI_MAX_LIST];
@@ -103,7 +106,7 @@ int qkv_cmd_serve(int argc, char **argv)
     int sig = 0;
     sigwait(&stop, &sig);
     fprintf(stderr, "qkv serve: %s: finishing the requests in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    qkv_http_stop(server, (unsigned)a.timeout);
+    qkv_http_stop(server, SERVE_STOP_GRACE);
     serve_models_free(&sc.models);
     qkv_http_stats_free(&sc.stats);
     fprintf(stderr, "qkv serve: stopped\n");
