@@ -285,15 +285,19 @@ int qkv_model_open_segmenter(qkv_model *m, const char *path, char **error)
 
 int qkv_model_has_segmenter(const qkv_model *m) { return m && m->has_tk; }
 
-qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **error)
+/* qkv_model_tag_text (tag) and qkv_model_segment_text (!tag); fn names the function in errors. */
+static qkv_text *text_of(qkv_model *m, const char *text, size_t len, bool tag, const char *fn, char **error)
 {
+    char msg[256];
     if (!m || (!text && len > 0)) {
-        set_error(error, "qkv_model_tag_text: no model or no text");
+        snprintf(msg, sizeof msg, "%s: no model or no text", fn);
+        set_error(error, msg);
         return NULL;
     }
     if (!m->has_tk) {
-        set_error(error, "qkv_model_tag_text: the model has no segmenter: export it with qkv export --tokenizer "
-                         "SEG.h5, or give one to qkv_model_open_segmenter");
+        snprintf(msg, sizeof msg, "%s: the model has no segmenter: export it with qkv export --tokenizer SEG.h5, or "
+                                  "give one to qkv_model_open_segmenter", fn);
+        set_error(error, msg);
         return NULL;
     }
     text_builder b;
@@ -306,7 +310,8 @@ qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **
         if (!in)
             status = qkv_fail(&err, "out of memory for the text");
         else {
-            status = qkv_tag_raw_paragraphs(&m->s, &m->tk, in, "text", qkv_text_builder_paragraph, &b, &err);
+            status = (tag ? qkv_tag_raw_paragraphs : qkv_segment_raw_paragraphs)(&m->s, &m->tk, in, "text",
+                                                                               qkv_text_builder_paragraph, &b, &err);
             fclose(in);
         }
     }
@@ -317,6 +322,16 @@ qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **
         set_error(error, err.msg);
     qkv_text_builder_free(&b);
     return t;
+}
+
+qkv_text *qkv_model_tag_text(qkv_model *m, const char *text, size_t len, char **error)
+{
+    return text_of(m, text, len, true, "qkv_model_tag_text", error);
+}
+
+qkv_text *qkv_model_segment_text(qkv_model *m, const char *text, size_t len, char **error)
+{
+    return text_of(m, text, len, false, "qkv_model_segment_text", error);
 }
 
 void qkv_text_free(qkv_text *t) { free(t); }

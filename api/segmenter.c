@@ -171,6 +171,7 @@ typedef struct paragraph_reader {
     long sent_id;
     qkv_paragraph_fn fn;
     void *ctx;
+    bool tag; /* false: segmented only (qkv_segment_raw_paragraphs) */
 } paragraph_reader;
 
 /* Segments and tags the paragraph buf[0..len) that begins on line first_line, and hands it
@@ -195,10 +196,13 @@ static int flush_paragraph(paragraph_reader *pr, const char *buf, size_t len, in
         status = qkv_segmentation_corpus(pr->tagger, &st, &seg, &pr->sent_id, &c, err);
     qkv_tagged t = {0};
     bool columns = qkv_session_predicts_columns(pr->tagger);
-    if (status == QKV_OK)
+    if (status == QKV_OK && pr->tag)
         status = columns ? qkv_session_tag_fields(pr->tagger, &c, pr->tagger->cfg.data.batch_tokens, &t, err)
                          : qkv_tag_corpus(pr->tagger, &c, &tags, &tags_buf, err);
-    if (status == QKV_OK) {
+    if (status == QKV_OK && !pr->tag) {
+        qkv_tagged_paragraph p = {&st, &seg, &c, NULL, NULL, NULL};
+        status = pr->fn(pr->ctx, &p, err);
+    } else if (status == QKV_OK) {
         qkv_tagged_paragraph p = {&st, &seg, &c, columns ? t.values[pr->tagger->fz.columns[0]] : tags,
                                   columns ? (const char *const *const *)t.values : NULL, t.heads};
         status = pr->fn(pr->ctx, &p, err);
@@ -235,10 +239,24 @@ static bool conllu_word_line(const char *s, size_t n)
     return tabs == 9;
 }
 
+static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err);
+
 int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
                            void *ctx, qkv_error *err)
 {
-    paragraph_reader pr = {tagger, tk, name, 0, fn, ctx};
+    return read_paragraphs((paragraph_reader){tagger, tk, name, 0, fn, ctx, true}, in, err);
+}
+
+int qkv_segment_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
+                               void *ctx, qkv_error *err)
+{
+    return read_paragraphs((paragraph_reader){tagger, tk, name, 0, fn, ctx, false}, in, err);
+}
+
+/* The paragraphs of in, each segmented (and tagged when pr.tag) and handed to pr.fn. */
+static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err)
+{
+    const char *name = pr.name;
     char *line = NULL, *par = NULL;
     size_t line_cap = 0, par_len = 0, par_cap = 0;
     int status = QKV_OK, par_line = 0;

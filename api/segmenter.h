@@ -76,6 +76,11 @@ typedef int (*qkv_paragraph_fn)(void *ctx, const qkv_tagged_paragraph *p, qkv_er
 int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
                            void *ctx, qkv_error *err);
 
+/* qkv_tag_raw_paragraphs without the tagging: each paragraph segmented only (its corpus read
+ * with tagger's data settings), handed to fn with tags, values and heads NULL. */
+int qkv_segment_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
+                               void *ctx, qkv_error *err);
+
 /* qkv_tag_raw_paragraphs writing each paragraph to out as CoNLL-U ("# sent_id = N", "# text =
  * ...", multiword tokens, SpaceAfter=No), flushed after each one; the tags rewritten in scheme
  * (data/corpus.h qkv_corpus_tags_in_scheme; NONE: as the model predicts them). */

@@ -51,7 +51,7 @@ static bool add_fields(text_builder *b, const qkv_tagged_paragraph *p, int w, qk
     f->head = p->heads && p->heads[w] >= 0 ? (int)p->heads[w] : -1;
     for (int k = 0; k < QKV_TAG_FIELD_COUNT; k++) {
         const char *v = p->values ? (p->values[k] ? p->values[k][w] : NULL)
-                                  : (k == (int)p->c->tag_field ? p->tags[w] : NULL);
+                                  : (k == (int)p->c->tag_field && p->tags ? p->tags[w] : NULL);
         if (v && !add_string(b, v, strlen(v), to[k]))
             return false;
     }
@@ -115,7 +115,8 @@ int qkv_text_builder_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_err
         qkv_word *q = &b->words[b->t.n_words++];
         size_t n;
         const char *form = qkv_corpus_form(p->c, w, &n);
-        if (!add_string(b, form, n, &q->form) || !add_string(b, p->tags[w], strlen(p->tags[w]), &q->tag) ||
+        q->tag = NULL; /* segmented only: no tag */
+        if (!add_string(b, form, n, &q->form) || (p->tags && !add_string(b, p->tags[w], strlen(p->tags[w]), &q->tag)) ||
             !add_fields(b, p, w, f))
             return qkv_fail(err, "out of memory");
     }

@@ -50,8 +50,8 @@ extern "C" {
 
 /* The version of this API: it changes when a declaration here changes meaning or is added
  * (2: qkv_text's fields, every column a model predicts for raw text; 3: qkv_model_tag_words,
- * every column for pre-tokenised sentences). */
-#define QKV_API_VERSION 3
+ * every column for pre-tokenised sentences; 4: qkv_model_segment_text, raw text segmented only). */
+#define QKV_API_VERSION 4
 
 /* A loaded model: its config, vocabularies and weights (opaque). */
 typedef struct qkv_model qkv_model;
@@ -201,6 +201,13 @@ typedef struct qkv_text {
  * (calls on one model must not overlap). */
 qkv_text *qkv_model_tag_text(qkv_model *model, const char *text, size_t len, char **error);
 
+/* Raw text segmented only, without tagging: the sentences, tokens and words qkv_model_tag_text
+ * gives for the same text (the same errors, but those of the tagger), each word's tag NULL and
+ * its fields NULL (head -1). Faster when only the tokens are wanted, and a way to look at the
+ * sentences before tagging them with qkv_model_tag_words (which then gives each word the
+ * columns qkv_model_tag_text gives it). Free it with qkv_text_free. */
+qkv_text *qkv_model_segment_text(qkv_model *model, const char *text, size_t len, char **error);
+
 /* Pre-tokenised sentences tagged with every column the model predicts, as a qkv_text (no
  * segmenter needed): sentence s is n_words[s] words sentences[s][0 ..], each as for
  * qkv_model_tag; each word is a token of its own (space_after 1, misc "_"), a sentence's text its words
@@ -213,7 +220,8 @@ qkv_text *qkv_model_tag_text(qkv_model *model, const char *text, size_t len, cha
 qkv_text *qkv_model_tag_words(qkv_model *model, const char *const *const *sentences, const int *n_words,
                               int n_sentences, char **error);
 
-/* Frees a result of qkv_model_tag_text or qkv_model_tag_words (NULL: nothing). */
+/* Frees a result of qkv_model_tag_text, qkv_model_segment_text or qkv_model_tag_words (NULL:
+ * nothing). */
 void qkv_text_free(qkv_text *text);
 
 /* Frees the model (NULL: nothing). The tag strings it gave out go with it. */

@@ -164,6 +164,25 @@ static int tag_file(const char *model_path, const char *seg_path, const char *te
     CHECK(n_calls > 1, "expected several paragraphs, got %d", n_calls);
     CHECK(whole_len == parts_len && !memcmp(whole, parts, whole_len),
           "tagging paragraph by paragraph differs from tagging the whole text");
+    /* segmented only: the same sentences, tokens and words, no columns */
+    qkv_text *seg = qkv_model_segment_text(m, text, len, &error);
+    CHECK(seg != NULL, "qkv_model_segment_text: %s", seg ? "" : error);
+    if (seg) {
+        CHECK(seg->n_sentences == all->n_sentences && seg->n_tokens == all->n_tokens && seg->n_words == all->n_words,
+              "qkv_model_segment_text: %d sentences, %d tokens, %d words; tagged %d, %d, %d", seg->n_sentences,
+              seg->n_tokens, seg->n_words, all->n_sentences, all->n_tokens, all->n_words);
+        for (int s = 0; s < seg->n_sentences && s < all->n_sentences; s++)
+            CHECK(!strcmp(seg->sentences[s].text, all->sentences[s].text) &&
+                  seg->sentences[s].n_words == all->sentences[s].n_words, "segmented sentence %d differs", s + 1);
+        for (int t = 0; t < seg->n_tokens && t < all->n_tokens; t++)
+            CHECK(!strcmp(seg->tokens[t].form, all->tokens[t].form) &&
+                  seg->tokens[t].space_after == all->tokens[t].space_after, "segmented token %d differs", t + 1);
+        for (int w = 0; w < seg->n_words && w < all->n_words; w++)
+            CHECK(!strcmp(seg->words[w].form, all->words[w].form) && !seg->words[w].tag && !seg->fields[w].upos &&
+                  !seg->fields[w].lemma && !seg->fields[w].deprel && seg->fields[w].head == -1,
+                  "segmented word %d: another form, or a column", w + 1);
+    }
+    qkv_text_free(seg);
     qkv_text *empty = qkv_model_tag_text(m, "", 0, &error);
     CHECK(empty && empty->n_sentences == 0 && empty->n_words == 0, "empty text");
     qkv_text_free(empty);

@@ -81,6 +81,10 @@ static void test_segmenter_and_text(void **state)
     assert_null(qkv_model_tag_text(NULL, "Some text.", 10, &error));
     expect_message(error, "no model");
     assert_null(qkv_model_tag_text(NULL, NULL, 0, NULL));
+    error = NULL;
+    assert_null(qkv_model_segment_text(NULL, "Some text.", 10, &error));
+    expect_message(error, "no model");
+    assert_null(qkv_model_segment_text(NULL, NULL, 0, NULL));
 }
 
 static void test_frees(void **state)
