@@ -67,7 +67,7 @@ fi
 expect_error "frame corpus $SCRATCH/none/x.h5: cannot create" "$QKV_BIN" speech $S/en_ewt-sample-dev.conllu.gz \
     --max-sentences 1 --voices en-us --out "$SCRATCH/none/x.h5"
 expect_error "not standard input: give FILE" "$QKV_BIN" tag "$ck" - </dev/null
-expect_error "reads speech frames (a frame corpus made by qkv speech): --format text and --tokenizer are for words" \
+expect_error "reads speech frames (a frame corpus made by qkv speech, or a recording): --format text and --tokenizer are for words" \
     "$QKV_BIN" tag "$ck" --format text - </dev/null
 quick_run "$SCRATCH/words" --set train.max_steps=2
 expect_error "--per-frame is for a frame model (data.task frames)" "$QKV_BIN" tag "$SCRATCH/words/checkpoints/last.h5" \
