@@ -70,12 +70,16 @@ int qkv_audio_read(qkv_audio *a, const char *path, qkv_error *err)
     FILE *probe = fopen(path, "rb");
     if (!probe)
         return qkv_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    int first = fgetc(probe);
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, sizeof magic, probe);
     fclose(probe);
-    if (first == EOF)
+    if (got == 0)
         return qkv_fail(err, "%s: an empty file (0 bytes: no audio header)", path);
     SF_INFO info = {0};
     SNDFILE *f = sf_open(path, SFM_READ, &info);
+    if (!f && got == sizeof magic && (!memcmp(magic, "RIFF", 4) || !memcmp(magic, "fLaC", 4)))
+        return qkv_fail(err, "%s: a truncated or damaged %s file: %s", path, magic[0] == 'R' ? "WAV" : "FLAC",
+                        sf_strerror(NULL));
     if (!f)
         return qkv_fail(err, "%s: not an audio file libsndfile reads (WAV, FLAC, ...): %s", path, sf_strerror(NULL));
     long long promised, held;

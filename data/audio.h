@@ -22,9 +22,11 @@ typedef struct qkv_audio {
 } qkv_audio;
 
 /* Reads the audio file at path into a (zeroed first). Errors ("PATH: what is wrong"): it cannot
- * be opened, it is empty (0 bytes), it is not audio libsndfile reads (its message), a WAV whose header promises more
- * samples than the file holds or a read that stops early ("truncated"), no sample at all ("an
- * empty recording"), out of memory. On error a is empty (safe to free). */
+ * be opened, it is empty (0 bytes), a WAV or FLAC libsndfile cannot open ("a truncated or
+ * damaged WAV file: " and libsndfile's message), any other file libsndfile does not read ("not
+ * an audio file libsndfile reads"), a WAV whose header promises more samples than the file holds
+ * or a read that stops early ("truncated"), no sample at all ("an empty recording"), out of
+ * memory. On error a is empty (safe to free). */
 int qkv_audio_read(qkv_audio *a, const char *path, qkv_error *err);
 void qkv_audio_free(qkv_audio *a);
 

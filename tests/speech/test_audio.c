@@ -2,8 +2,8 @@
  * 16-bit WAV and FLAC by libsndfile, reads back as the same samples and gives the same log-mel
  * frames as the synthesized path (qkv_mel_frames of eSpeak's samples, as qkv speech computes
  * them); two channels are mixed down to their mean; a rate other than the model's is refused;
- * a file that is not audio, an empty file, a truncated WAV and a WAV of no sample are errors
- * naming the file. Skips (77) without libsndfile. */
+ * a file that is not audio, an empty file, a WAV truncated in its samples or in its header and a
+ * WAV of no sample are errors naming the file. Skips (77) without libsndfile. */
 #include "testutil.h"
 
 #ifdef QKV_HAVE_SNDFILE
@@ -176,11 +176,15 @@ static void bad_files_are_errors(void **state)
     f = fopen(path_of("cut.wav"), "wb");
     fwrite(bytes, 1, 1000, f); /* the header and 478 of 2000 samples */
     fclose(f);
+    f = fopen(path_of("head.wav"), "wb");
+    fwrite(bytes, 1, 30, f); /* cut inside the header */
+    fclose(f);
     write_audio(path_of("none.wav"), SF_FORMAT_WAV | SF_FORMAT_PCM_16, QKV_SPEECH_SAMPLE_RATE, 1, x, 0);
     write_text(path_of("text.wav"), "1\tHello\thello\tINTJ\n");
     write_text(path_of("empty.wav"), "");
     expect_read_error(path_of("cut.wav"), ": truncated: its header promises 4000 bytes of samples, the file holds");
     expect_read_error(path_of("none.wav"), ": an empty recording (no sample)");
+    expect_read_error(path_of("head.wav"), ": a truncated or damaged WAV file: ");
     expect_read_error(path_of("text.wav"), ": not an audio file libsndfile reads");
     expect_read_error(path_of("empty.wav"), ": an empty file");
     expect_read_error(path_of("missing.wav"), ": cannot open");

@@ -5,7 +5,8 @@
 # contiguous from 0 to the end of the recording, whose expansion is the --per-frame output (one
 # line per 10 ms frame); the same samples in two equal channels label the same. Errors, each
 # naming the file with a non-zero exit: 44,100 Hz audio, a file that is not audio, an empty
-# file, a truncated WAV, a WAV of no sample, standard input. Skips without libsndfile.
+# file, a WAV truncated in its samples or its header, a WAV of no sample, standard input.
+# Skips without libsndfile.
 . "$QKV_SOURCE_DIR/tests/train/common.sh"
 [ "${QKV_SNDFILE_BUILT:-0}" = 1 ] || { echo "skipped: this build reads no audio files (libsndfile1-dev)"; exit 77; }
 S=data/ud_english_ewt_sample
@@ -35,6 +36,7 @@ write("fast.wav", 44100, 1, pcm)
 write("none.wav", 22050, 1, [])
 data = open(f"{d}/rec.wav", "rb").read()
 open(f"{d}/cut.wav", "wb").write(data[:len(data) // 2])
+open(f"{d}/head.wav", "wb").write(data[:30])
 open(f"{d}/empty.wav", "wb").close()
 open(f"{d}/text.wav", "w").write("1\tHello\thello\tINTJ\t_\t_\t0\troot\t_\t_\n")
 PY
@@ -70,6 +72,7 @@ expect_error "$SCRATCH/fast.wav: 44100 Hz audio; the model reads 22050 Hz" "$QKV
 expect_error "$SCRATCH/text.wav: not an audio file libsndfile reads" "$QKV_BIN" tag "$ck" "$SCRATCH/text.wav"
 expect_error "$SCRATCH/empty.wav: an empty file" "$QKV_BIN" tag "$ck" "$SCRATCH/empty.wav"
 expect_error "$SCRATCH/cut.wav: truncated" "$QKV_BIN" tag "$ck" "$SCRATCH/cut.wav"
+expect_error "$SCRATCH/head.wav: a truncated or damaged WAV file" "$QKV_BIN" tag "$ck" "$SCRATCH/head.wav"
 expect_error "$SCRATCH/none.wav: an empty recording (no sample)" "$QKV_BIN" tag "$ck" "$SCRATCH/none.wav"
 expect_error "$SCRATCH/missing.wav: cannot open" "$QKV_BIN" tag "$ck" "$SCRATCH/missing.wav"
 expect_error "not standard input: give FILE" "$QKV_BIN" tag "$ck" - </dev/null
