@@ -43,8 +43,8 @@ typedef enum {
 typedef struct qkv_task_desc {
     const char *name;          /* "words", "characters", "frames", "images" */
     /* What the reports call a position and a sequence, plural, and a sequence singular ("by
-       sentence length"), and the short unit of the training progress line ("tok/s"). A frame
-       model's reports count "words" and "sentences" as a word model's do. */
+       sentence length"), and the unit of the training progress line ("tok/s"): a frame model's
+       count "frames" (tokens: data.frame_stack frames each) and "utterances". */
     const char *word_unit, *sentence_unit, *sentence_one, *rate_unit;
     /* The training (load_train) and dev data of the session's config into s->train, s->dev
        (and their corpora), the featurizer first unless it is set (from a model file).

@@ -140,10 +140,10 @@ static int frames_load_state(qkv_session *s, qkv_store_reader *r, const char *pa
 
 const qkv_task_desc qkv_task_frames = {
     .name = "frames",
-    .word_unit = "words",
-    .sentence_unit = "sentences",
-    .sentence_one = "sentence",
-    .rate_unit = "tok",
+    .word_unit = "frames",
+    .sentence_unit = "utterances",
+    .sentence_one = "utterance",
+    .rate_unit = "frames",
     .data = frames_data,
     .read_scored = frames_scored,
     .model_sizes = frames_model_sizes,

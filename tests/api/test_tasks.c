@@ -32,28 +32,30 @@ static const char SEG_CONLLU[] = "# newpar\n# text = Hi there.\n1\tHi\thi\tINTJ\
 static const char MODEL[] = "model: {d_model: 8, n_heads: 2, n_layers: 1, d_ff: 16%s}\n";
 
 /* A task's case: its config's data section (%1$s: the scratch folder, %2$s: the source tree),
- * the model keys beyond MODEL's, the input kind its model gets and its dev file. */
+ * the model keys beyond MODEL's, the input kind its model gets and its dev file, and what its
+ * reports count (NULL: not checked). */
 typedef struct task_case {
     const char *name, *data, *model_keys;
     qkv_input_kind input;
     const char *dev; /* relative to the scratch folder (%s) or the source tree (%2$s) */
+    const char *word_unit, *sentence_unit;
 } task_case;
 
 static const task_case CASES[] = {
     {"words",
      "data: {train: %2$s/data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz, "
      "dev: %2$s/data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz}\n",
-     "", QKV_INPUT_WORDS, "%2$s/data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz"},
+     "", QKV_INPUT_WORDS, "%2$s/data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz", "words", "sentences"},
     {"characters", "data: {task: segment, train: %1$s/seg.conllu, dev: %1$s/seg.conllu}\n", "", QKV_INPUT_WORDS,
-     "%1$s/seg.conllu"},
+     "%1$s/seg.conllu", "characters", "paragraphs"},
     {"frames", "data: {task: frames, frame_labels: phoneme, train: %1$s/frames.h5, dev: %1$s/frames.h5}\n", "",
-     QKV_INPUT_FRAMES, "%1$s/frames.h5"},
+     QKV_INPUT_FRAMES, "%1$s/frames.h5", "frames", "utterances"},
     {"images",
      "data: {train: %2$s/data/fashion_mnist_sample/t10k-images-idx3-ubyte.gz, "
      "dev: %2$s/data/fashion_mnist_sample/t10k-images-idx3-ubyte.gz, image_rows: 28, image_cols: 28, "
      "n_classes: 10}\n",
      ", input: patches, patch_size: 7, output: class, positional: learned2d", QKV_INPUT_PATCHES,
-     "%2$s/data/fashion_mnist_sample/t10k-images-idx3-ubyte.gz"},
+     "%2$s/data/fashion_mnist_sample/t10k-images-idx3-ubyte.gz", NULL, NULL},
 };
 
 static int setup(void **state)
@@ -148,6 +150,9 @@ static void one_task(qkv_task_kind k)
     assert_non_null(t->sentence_unit);
     assert_non_null(t->sentence_one);
     assert_non_null(t->rate_unit);
+    if (c->word_unit && (strcmp(t->word_unit, c->word_unit) || strcmp(t->sentence_unit, c->sentence_unit)))
+        fail_msg("task %s counts %s and %s, not %s and %s", t->name, t->word_unit, t->sentence_unit, c->word_unit,
+                 c->sentence_unit);
     char yaml[2048], model[512];
     snprintf(model, sizeof model, MODEL, c->model_keys);
     int n = snprintf(yaml, sizeof yaml, c->data, dir, cwd);

@@ -4,7 +4,7 @@
 # predicted labels, contiguous from 0 s, labels of the model's phone set; --per-frame one line
 # per token, whose runs are the runs and whose count is the tokens eval scores. eval of a corpus
 # without the held-out voice, or with only it, scores it whole. Errors: a CoNLL-U file for a
-# frame corpus, or a corpus qkv speech cannot write, names it a frame corpus (not a checkpoint),
+# frame corpus (tag: as audio), or a corpus qkv speech cannot write, names it a frame corpus (not a checkpoint),
 # standard input, --format text, and
 # --per-frame with a word model.
 . "$QKV_SOURCE_DIR/tests/train/common.sh"
@@ -59,11 +59,15 @@ grep -q "^frames dev: 2 utterances" "$SCRATCH/029.out" || { cat "$SCRATCH/029.ou
 conllu=$S/en_ewt-sample-dev.conllu.gz
 expect_error "frame corpus $conllu: not an HDF5 file" "$QKV_BIN" eval "$ck" "$conllu"
 grep -q "checkpoint $conllu" "$SCRATCH/err" && fail "eval calls the data file a checkpoint"
-expect_error "frame corpus $conllu: not an HDF5 file" "$QKV_BIN" tag "$ck" "$conllu"
+if [ "${QKV_SNDFILE_BUILT:-0}" = 1 ]; then # tag reads a file that is not HDF5 as audio
+    expect_error "$conllu: not an audio file libsndfile reads" "$QKV_BIN" tag "$ck" "$conllu"
+else
+    expect_error "$conllu: not a frame corpus (HDF5), and this qkv reads no audio files" "$QKV_BIN" tag "$ck" "$conllu"
+fi
 expect_error "frame corpus $SCRATCH/none/x.h5: cannot create" "$QKV_BIN" speech $S/en_ewt-sample-dev.conllu.gz \
     --max-sentences 1 --voices en-us --out "$SCRATCH/none/x.h5"
 expect_error "not standard input: give FILE" "$QKV_BIN" tag "$ck" - </dev/null
-expect_error "reads speech frames (a frame corpus made by qkv speech): --format text and --tokenizer are for words" \
+expect_error "reads speech frames (a frame corpus made by qkv speech, or a recording): --format text and --tokenizer are for words" \
     "$QKV_BIN" tag "$ck" --format text - </dev/null
 quick_run "$SCRATCH/words" --set train.max_steps=2
 expect_error "--per-frame is for a frame model (data.task frames)" "$QKV_BIN" tag "$SCRATCH/words/checkpoints/last.h5" \

@@ -28,7 +28,7 @@ diff <(grep "^frames" "$SCRATCH/ph.out") <(grep "^frames" "$SCRATCH/eval.out") |
 run up --set data.frame_labels=upos --set data.frame_stack=3
 grep -q "^frames test (held-out voice en-029): .*word accuracy (majority of its frames) [0-9.]*%" "$SCRATCH/up.out" ||
     { cat "$SCRATCH/up.out"; fail "no upos scores"; }
-grep -q "dev: .*dev.h5, 3 sentences" "$SCRATCH/up.log" || fail "the held-out voice is in dev"
+grep -q "dev: .*dev.h5, 3 utterances" "$SCRATCH/up.log" || fail "the held-out voice is in dev"
 # errors: a held-out voice absent from dev, a CoNLL-U file where a frame corpus is expected
 expect_error 'dev.h5: no utterance of voice "en-gb-x-rp"' "$QKV_BIN" train "$SCRATCH/tiny.yaml" --out "$SCRATCH/z" \
     --set data.held_out_voice=en-gb-x-rp

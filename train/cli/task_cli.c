@@ -6,7 +6,8 @@
 
 static const qkv_task_cli WORDS = {"words", "words", QKV_TAG_TAKES_TEXT, qkv_tag_words, &qkv_attention_words};
 static const qkv_task_cli CHARACTERS = {"characters", "characters", 0, NULL, &qkv_attention_words};
-static const qkv_task_cli FRAMES = {"speech frames", "speech frames (a frame corpus made by qkv speech)",
+static const qkv_task_cli FRAMES = {"speech frames", "speech frames (a frame corpus made by qkv speech, or a "
+                                    "recording)",
                                     QKV_TAG_TAKES_PER_FRAME, qkv_tag_frames, &qkv_attention_frames};
 static const qkv_task_cli IMAGES = {"images", "images (IDX files)", 0, qkv_tag_images, &qkv_attention_images};
 
