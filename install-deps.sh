@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages qkv needs to build, test and plot, and the Fashion-MNIST images,
 # speech synthesis (espeak-ng), FFTs (FFTW), audio files (libsndfile), graph drawing (Graphviz)
-# and the HTTP server of qkv serve (libmicrohttpd) it reads or calls
+# the HTTP server of qkv serve (libmicrohttpd) it reads or calls, and curl for the tests
 # (as root, or through sudo).
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
@@ -12,6 +12,6 @@ apt-get update
 apt-get install -y --no-install-recommends \
     build-essential cmake pkg-config \
     libopenblas-dev libhdf5-dev libyaml-dev libcmocka-dev zlib1g-dev libunistring-dev \
-    gnuplot-nox clang openmpi-bin libopenmpi-dev help2man \
+    gnuplot-nox clang openmpi-bin libopenmpi-dev help2man curl \
     python3 python3-numpy python3-h5py python3-yaml python3-torch \
     dataset-fashion-mnist libespeak-ng-dev libfftw3-dev libsndfile1-dev graphviz libdnnl-dev libmicrohttpd-dev
