@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian 12 packages qkv needs to build, test and plot, and the Fashion-MNIST images,
-# speech synthesis (espeak-ng), FFTs (FFTW), audio files (libsndfile), graph drawing (Graphviz)
+# speech synthesis (espeak-ng), FFTs (FFTW), audio files (libsndfile), graph drawing (Graphviz),
 # the HTTP server of qkv serve (libmicrohttpd) it reads or calls, and curl for the tests
 # (as root, or through sudo).
 set -eu
