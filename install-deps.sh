@@ -12,5 +12,5 @@ apt-get install -y --no-install-recommends \
     build-essential cmake pkg-config \
     libopenblas-dev libhdf5-dev libyaml-dev libcmocka-dev zlib1g-dev libunistring-dev \
     gnuplot-nox clang openmpi-bin libopenmpi-dev help2man \
-    python3 python3-numpy python3-h5py python3-yaml python3-torch \
+    python3 python3-numpy python3-h5py python3-yaml python3-torch python3-protobuf \
     dataset-fashion-mnist libespeak-ng-dev libfftw3-dev graphviz libdnnl-dev
