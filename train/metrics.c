@@ -9,8 +9,40 @@
 
 #include "train/tfevents.h"
 
-/* The rows of an existing metrics file with step <= keep (in memory; NULL: none). */
-static char *kept_rows(const char *path, long keep, size_t *len)
+/* Splits line (its newline removed) at tabs into at most cap fields; returns their number. */
+static int split_tabs(char *line, char **fields, int cap)
+{
+    line[strcspn(line, "\r\n")] = '\0';
+    int n = 0;
+    for (char *p = line; p && n < cap; n++) {
+        fields[n] = p;
+        p = strchr(p, '\t');
+        if (p)
+            *p++ = '\0';
+    }
+    return n;
+}
+
+/* A kept row of the old header's layout written in the new one (header names new[0..n_new)):
+ * each column by its name, column 5 (head 0's score, whatever its name was) as column 5, a
+ * column the old file did not have "nan". */
+static void remap_row(FILE *mem, char *line, char **old, int n_old, char **new, int n_new)
+{
+    char *f[64];
+    int n = split_tabs(line, f, 64);
+    for (int j = 0; j < n_new; j++) {
+        const char *v = j == 4 && n > 4 ? f[4] : "nan";
+        for (int i = 0; j != 4 && i < n_old && i < n; i++)
+            if (i != 4 && !strcmp(old[i], new[j]))
+                v = f[i];
+        fprintf(mem, "%s%s", j ? "\t" : "", v);
+    }
+    fputc('\n', mem);
+}
+
+/* The rows of an existing metrics file with step <= keep (in memory; NULL: none), in the
+ * layout of the header `header` (rows of another layout are rewritten by column name). */
+static char *kept_rows(const char *path, long keep, const char *header, size_t *len)
 {
     char *kept = NULL;
     *len = 0;
@@ -18,12 +50,24 @@ static char *kept_rows(const char *path, long keep, size_t *len)
     if (!old)
         return NULL;
     FILE *mem = open_memstream(&kept, len);
-    char line[2048];
+    static char line[4096], old_head[4096], new_head[4096];
+    char *old_names[64], *new_names[64];
+    snprintf(new_head, sizeof new_head, "%s", header);
+    int n_new = split_tabs(new_head, new_names, 64), n_old = 0;
+    bool same = true;
+    if (fgets(old_head, sizeof old_head, old)) {
+        same = !strcmp(old_head, header);
+        n_old = split_tabs(old_head, old_names, 64);
+    }
     while (mem && fgets(line, sizeof line, old)) {
         char *end;
         long step = strtol(line, &end, 10);
-        if (end != line && *end == '\t' && step <= keep)
+        if (end == line || *end != '\t' || step > keep)
+            continue;
+        if (same)
             fputs(line, mem);
+        else
+            remap_row(mem, line, old_names, n_old, new_names, n_new);
     }
     fclose(old);
     if (mem)
@@ -34,18 +78,21 @@ static char *kept_rows(const char *path, long keep, size_t *len)
 int qkv_metrics_open(qkv_metrics *m, const char *run_dir, long keep_until_step, qkv_error *err)
 {
     snprintf(m->path, sizeof m->path, "%s/metrics.tsv", run_dir);
+    char header[4096];
+    size_t n = (size_t)snprintf(header, sizeof header, "step\tepoch\tsplit\tloss\t%s\tlr\ttokens_per_sec\telapsed_s",
+                                m->score_name[0] ? m->score_name : "accuracy");
+    for (int k = 0; k < m->n_extra && n < sizeof header; k++)
+        n += (size_t)snprintf(header + n, sizeof header - n, "\t%s", m->extra_names[k]);
+    if (n + 1 < sizeof header)
+        strcat(header, "\n");
     size_t kept_len = 0;
-    char *kept = keep_until_step >= 0 ? kept_rows(m->path, keep_until_step, &kept_len) : NULL;
+    char *kept = keep_until_step >= 0 ? kept_rows(m->path, keep_until_step, header, &kept_len) : NULL;
     m->f = fopen(m->path, "w");
     if (!m->f) {
         free(kept);
         return qkv_fail(err, "%s: cannot write: %s", m->path, strerror(errno));
     }
-    fprintf(m->f, "step\tepoch\tsplit\tloss\t%s\tlr\ttokens_per_sec\telapsed_s",
-            m->score_name[0] ? m->score_name : "accuracy");
-    for (int k = 0; k < m->n_extra; k++)
-        fprintf(m->f, "\t%s", m->extra_names[k]);
-    fputc('\n', m->f);
+    fputs(header, m->f);
     if (kept)
         fwrite(kept, 1, kept_len, m->f);
     free(kept);

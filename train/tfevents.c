@@ -1,6 +1,7 @@
 #include "train/tfevents.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,16 +127,25 @@ static void write_record(qkv_tfevents *tb, const unsigned char *data, size_t n)
     free(rec);
 }
 
-int qkv_tfevents_open(qkv_tfevents *tb, const char *dir, qkv_error *err)
+int qkv_tfevents_open(qkv_tfevents *tb, const char *dir, long resume_step, qkv_error *err)
 {
     char host[256] = "localhost";
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "localhost");
     host[sizeof host - 1] = '\0';
     double now = wall_now();
-    snprintf(tb->path, sizeof tb->path, "%s/events.out.tfevents.%lld.%s", dir, (long long)now, host);
     tb->failed = 0;
-    tb->f = fopen(tb->path, "wb");
+    tb->f = NULL;
+    /* never over another file: a run resumed within the same second gets ".1", ".2", ... */
+    for (int k = 0; !tb->f && k < 100; k++) {
+        int n = snprintf(tb->path, sizeof tb->path, "%s/events.out.tfevents.%lld.%s", dir, (long long)now, host);
+        if (k && n > 0 && (size_t)n < sizeof tb->path)
+            snprintf(tb->path + n, sizeof tb->path - (size_t)n, ".%d", k);
+        int fd = open(tb->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+        tb->f = fd < 0 ? NULL : fdopen(fd, "wb");
+    }
     if (!tb->f)
         return qkv_fail(err, "%s: cannot write: %s", tb->path, strerror(errno));
     unsigned char buf[64];
@@ -143,6 +153,13 @@ int qkv_tfevents_open(qkv_tfevents *tb, const char *dir, qkv_error *err)
     event_head(&b, now, 0);
     pb_len_field(&b, 3, "brain.Event:2", 13); /* Event.file_version */
     write_record(tb, buf, b.n);
+    if (resume_step >= 0) {
+        b = (pb){buf, 0, sizeof buf, false};
+        event_head(&b, now, resume_step + 1);
+        static const unsigned char start[] = {0x08, 1}; /* SessionLog.status (1, varint): START */
+        pb_len_field(&b, 6, start, sizeof start);      /* Event.session_log */
+        write_record(tb, buf, b.n);
+    }
     qkv_tfevents_flush(tb);
     if (tb->failed) {
         int e = tb->failed;

@@ -3,12 +3,16 @@
  *   uint64 length (little-endian), uint32 masked CRC-32C of those 8 bytes,
  *   length bytes of data, uint32 masked CRC-32C of the data (train/crc32c.h),
  * whose data is one `Event` protobuf (tensorflow/core/util/event.proto), encoded here by hand:
- *   Event   { double wall_time = 1; int64 step = 2; string file_version = 3; Summary summary = 5; }
+ *   Event   { double wall_time = 1; int64 step = 2; string file_version = 3; Summary summary = 5;
+ *             SessionLog session_log = 6; }
+ *   SessionLog { SessionStatus status = 1; }   (START = 1)
  *   Summary { repeated Value value = 1; }
  *   Value   { string tag = 1; float simple_value = 2; Image image = 4; }
  *   Image   { int32 height = 1; int32 width = 2; int32 colorspace = 3; bytes encoded_image_string = 4; }
  * The first record is the Event with file_version "brain.Event:2"; then one Event per scalar
- * (wall_time in seconds since the epoch, the training step). */
+ * (wall_time in seconds since the epoch, the training step). A resumed run's file has a
+ * SessionLog START at the step after its checkpoint's second: TensorBoard then drops the
+ * points of earlier files at or after that step, which the resumed run logs again. */
 #ifndef QKV_TFEVENTS_H
 #define QKV_TFEVENTS_H
 
@@ -24,9 +28,10 @@ typedef struct qkv_tfevents {
     int failed; /* a write failed: nothing more is written (qkv_tfevents_close reports it) */
 } qkv_tfevents;
 
-/* Creates dir/events.out.tfevents.<seconds>.<host> and writes the file_version event.
- * Errors: the file cannot be created or written. */
-int qkv_tfevents_open(qkv_tfevents *tb, const char *dir, qkv_error *err);
+/* Creates dir/events.out.tfevents.<seconds>.<host> and writes the file_version event, and for
+ * a run resumed at step resume_step (>= 0; < 0: a new run) the SessionLog START at
+ * resume_step + 1. Errors: the file cannot be created or written. */
+int qkv_tfevents_open(qkv_tfevents *tb, const char *dir, long resume_step, qkv_error *err);
 /* One Event at step with a Summary of one Value {tag, simple_value} (a float). */
 void qkv_tfevents_scalar(qkv_tfevents *tb, const char *tag, long step, double value);
 /* One Event at step with a Summary of one Value {tag, image}: a PNG of width x height pixels

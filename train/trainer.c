@@ -363,7 +363,7 @@ static int prepare_run_folder(trainer *t, long keep)
     if (qkv_metrics_open(&t->metrics, t->opts->run_dir, keep, &err))
         return qkv_fail_report(&err);
     if (t->s->cfg.log.tensorboard) {
-        if (qkv_tfevents_open(&t->tb, t->opts->run_dir, &err))
+        if (qkv_tfevents_open(&t->tb, t->opts->run_dir, keep, &err))
             return qkv_fail_report(&err);
         t->metrics.tb = &t->tb;
     }

@@ -8,7 +8,10 @@ python3-protobuf, against the messages of tensorflow/core/util/event.proto and s
 written out below as a descriptor (no TensorFlow, no network). Checks: the first Event's
 file_version is "brain.Event:2"; every other Event holds one scalar; the (tag, step, value) set
 is exactly the one metrics.tsv gives: train/loss and train/lr of each train row, dev/loss and
-dev/<column> of every score column of each dev row (values as float32; nan left out)."""
+dev/<column> of every score column of each dev row (values as float32; nan left out). A resumed
+run's files (several, read in name order as TensorBoard does) each begin with file_version, the
+later ones then with a SessionLog START, after which points at or after its step are dropped
+(TensorBoard's purge of orphaned data) before the file's own are read."""
 import glob
 import math
 import struct
@@ -35,8 +38,10 @@ def messages():
     msg("Value", [("tag", 1, F.TYPE_STRING, opt, None), ("simple_value", 2, F.TYPE_FLOAT, opt, None),
                   ("image", 4, F.TYPE_MESSAGE, opt, ".qkvtest.Image")])
     msg("Summary", [("value", 1, F.TYPE_MESSAGE, rep, ".qkvtest.Value")])
+    msg("SessionLog", [("status", 1, F.TYPE_INT32, opt, None)])  # an enum on the wire: START = 1
     msg("Event", [("wall_time", 1, F.TYPE_DOUBLE, opt, None), ("step", 2, F.TYPE_INT64, opt, None),
-                  ("file_version", 3, F.TYPE_STRING, opt, None), ("summary", 5, F.TYPE_MESSAGE, opt, ".qkvtest.Summary")])
+                  ("file_version", 3, F.TYPE_STRING, opt, None), ("summary", 5, F.TYPE_MESSAGE, opt, ".qkvtest.Summary"),
+                  ("session_log", 6, F.TYPE_MESSAGE, opt, ".qkvtest.SessionLog")])
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fd)
     desc = pool.FindMessageTypeByName("qkvtest.Event")
@@ -91,25 +96,36 @@ def expected(run):
 
 
 def main(run):
-    files = glob.glob(f"{run}/events.out.tfevents.*")
-    assert len(files) == 1, f"{run}: {len(files)} event files"
+    files = sorted(glob.glob(f"{run}/events.out.tfevents.*"))
+    assert files, f"{run}: no event file"
     Event = messages()
-    events = [Event.FromString(body) for body in records(files[0])]
-    assert events and events[0].file_version == "brain.Event:2", "the first Event is not file_version brain.Event:2"
-    got = {}
-    for e in events[1:]:
-        assert e.wall_time > 1.6e9, f"wall_time {e.wall_time} is not seconds since 1970"
-        assert len(e.summary.value) == 1, f"an Event of {len(e.summary.value)} values"
-        v = e.summary.value[0]
-        assert (v.tag, e.step) not in got, f"{v.tag} twice at step {e.step}"
-        got[(v.tag, e.step)] = v.simple_value
+    got, n_events, n_starts = {}, 0, 0
+    for k, path in enumerate(files):
+        events = [Event.FromString(body) for body in records(path)]
+        n_events += len(events)
+        mine = set()
+        assert events and events[0].file_version == "brain.Event:2", f"{path}: the first Event is not brain.Event:2"
+        for e in events[1:]:
+            assert e.wall_time > 1.6e9, f"wall_time {e.wall_time} is not seconds since 1970"
+            if e.HasField("session_log"):
+                assert k > 0 and e.session_log.status == 1, f"{path}: a SessionLog other than a resumed run's START"
+                got = {key: v for key, v in got.items() if key[1] < e.step}
+                n_starts += 1
+                continue
+            assert len(e.summary.value) == 1, f"an Event of {len(e.summary.value)} values"
+            v = e.summary.value[0]
+            # within a file a point once; a resumed run may log its checkpoint's step again
+            assert (v.tag, e.step) not in mine, f"{path}: {v.tag} twice at step {e.step}"
+            mine.add((v.tag, e.step))
+            got[(v.tag, e.step)] = v.simple_value
+    assert n_starts == len(files) - 1, f"{len(files)} files, {n_starts} SessionLog START"
     want, scores = expected(run)
     assert set(got) == set(want), f"tags and steps differ: only in events {sorted(set(got) - set(want))[:5]}, " \
                                   f"only in metrics.tsv {sorted(set(want) - set(got))[:5]}"
     for key, v in want.items():
         f32 = struct.unpack("<f", struct.pack("<f", v))[0]
         assert abs(got[key] - f32) <= 1e-6 * max(1.0, abs(f32)), f"{key}: {got[key]} in the events, {v} in metrics.tsv"
-    print(f"{len(events)} events; dev scores: {', '.join(scores)}")
+    print(f"{len(files)} file(s), {n_events} events; dev scores: {', '.join(scores)}")
 
 
 if __name__ == "__main__":

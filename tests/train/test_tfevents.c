@@ -85,7 +85,7 @@ static void test_file(void **state)
     assert_non_null(mkdtemp(dir));
     qkv_tfevents tb;
     qkv_error err;
-    assert_int_equal(qkv_tfevents_open(&tb, dir, &err), QKV_OK);
+    assert_int_equal(qkv_tfevents_open(&tb, dir, -1, &err), QKV_OK);
     assert_non_null(strstr(tb.path, "/events.out.tfevents."));
     qkv_tfevents_scalar(&tb, "train/loss", 7, 2.5);
     qkv_tfevents_scalar(&tb, "dev/las", 7, 0.0 / 0.0);
