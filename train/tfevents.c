@@ -180,42 +180,6 @@ void qkv_tfevents_scalar(qkv_tfevents *tb, const char *tag, long step, double va
         write_record(tb, buf, n);
 }
 
-void qkv_tfevents_image(qkv_tfevents *tb, const char *tag, long step, const void *png, size_t n, int width,
-                        int height)
-{
-    if (!tb)
-        return;
-    size_t tag_n = strlen(tag);
-    size_t image_n = 1 + varint_len((uint64_t)height) + 1 + varint_len((uint64_t)width) + 2 + 1 + varint_len(n) + n;
-    size_t value_n = 1 + varint_len(tag_n) + tag_n + 1 + varint_len(image_n) + image_n;
-    size_t summary_n = 1 + varint_len(value_n) + value_n;
-    size_t cap = 32 + summary_n + 16;
-    unsigned char *buf = malloc(cap);
-    if (!buf) {
-        tb->failed = ENOMEM;
-        return;
-    }
-    pb b = {buf, 0, cap, false};
-    event_head(&b, wall_now(), step);
-    pb_key(&b, 5, 2);
-    pb_varint(&b, summary_n);
-    pb_key(&b, 1, 2);
-    pb_varint(&b, value_n);
-    pb_len_field(&b, 1, tag, tag_n);
-    pb_key(&b, 4, 2); /* Value.image */
-    pb_varint(&b, image_n);
-    pb_key(&b, 1, 0);
-    pb_varint(&b, (uint64_t)height);
-    pb_key(&b, 2, 0);
-    pb_varint(&b, (uint64_t)width);
-    pb_key(&b, 3, 0);
-    pb_varint(&b, 3); /* RGB */
-    pb_len_field(&b, 4, png, n);
-    if (!b.full)
-        write_record(tb, buf, b.n);
-    free(buf);
-}
-
 void qkv_tfevents_flush(qkv_tfevents *tb)
 {
     if (tb && tb->f && fflush(tb->f) != 0 && !tb->failed)

@@ -7,8 +7,7 @@
  *             SessionLog session_log = 6; }
  *   SessionLog { SessionStatus status = 1; }   (START = 1)
  *   Summary { repeated Value value = 1; }
- *   Value   { string tag = 1; float simple_value = 2; Image image = 4; }
- *   Image   { int32 height = 1; int32 width = 2; int32 colorspace = 3; bytes encoded_image_string = 4; }
+ *   Value   { string tag = 1; float simple_value = 2; }
  * The first record is the Event with file_version "brain.Event:2"; then one Event per scalar
  * (wall_time in seconds since the epoch, the training step). A resumed run's file has a
  * SessionLog START at the step after its checkpoint's second: TensorBoard then drops the
@@ -34,10 +33,6 @@ typedef struct qkv_tfevents {
 int qkv_tfevents_open(qkv_tfevents *tb, const char *dir, long resume_step, qkv_error *err);
 /* One Event at step with a Summary of one Value {tag, simple_value} (a float). */
 void qkv_tfevents_scalar(qkv_tfevents *tb, const char *tag, long step, double value);
-/* One Event at step with a Summary of one Value {tag, image}: a PNG of width x height pixels
- * (colorspace 3: RGB). */
-void qkv_tfevents_image(qkv_tfevents *tb, const char *tag, long step, const void *png, size_t n, int width,
-                        int height);
 void qkv_tfevents_flush(qkv_tfevents *tb);
 /* Closes the file. Errors: a write failed (naming the file). */
 int qkv_tfevents_close(qkv_tfevents *tb, qkv_error *err);

@@ -33,10 +33,7 @@ def messages():
                 f.type_name = type_name
 
     opt, rep = F.LABEL_OPTIONAL, F.LABEL_REPEATED
-    msg("Image", [("height", 1, F.TYPE_INT32, opt, None), ("width", 2, F.TYPE_INT32, opt, None),
-                  ("colorspace", 3, F.TYPE_INT32, opt, None), ("encoded_image_string", 4, F.TYPE_BYTES, opt, None)])
-    msg("Value", [("tag", 1, F.TYPE_STRING, opt, None), ("simple_value", 2, F.TYPE_FLOAT, opt, None),
-                  ("image", 4, F.TYPE_MESSAGE, opt, ".qkvtest.Image")])
+    msg("Value", [("tag", 1, F.TYPE_STRING, opt, None), ("simple_value", 2, F.TYPE_FLOAT, opt, None)])
     msg("Summary", [("value", 1, F.TYPE_MESSAGE, rep, ".qkvtest.Value")])
     msg("SessionLog", [("status", 1, F.TYPE_INT32, opt, None)])  # an enum on the wire: START = 1
     msg("Event", [("wall_time", 1, F.TYPE_DOUBLE, opt, None), ("step", 2, F.TYPE_INT64, opt, None),
