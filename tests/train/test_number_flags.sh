@@ -22,12 +22,12 @@ declare -A BAD_VALUES=(
 )
 # metavariable -> form of number ("-" for an option whose value is not a number)
 declare -A FORM=(
-    [N]=whole [S]=whole [K]=whole [L]=whole [D]=whole [TOKENS]=whole
+    [N]=whole [S]=whole [K]=whole [L]=whole [D]=whole [TOKENS]=whole [BYTES]=whole [SECONDS]=whole
     ["ROW,COL|cls"]=pair [WxH]=size [WIDTHxHEIGHT]=size ["H|all"]=head
     ["R,.."]=list ["P,.."]=list [DB]=real
     [FILE]=- [RUN_DIR]=- [CHECKPOINT]=- ["section.key=value"]=- [OUT.h5]=- [OUT.png]=- [SEG.h5]=-
     [MODEL]=- [TEXT]=- [TRAIN]=- [F]=- ["V,.."]=- ["FILE.png|FILE.svg"]=- [DIR]=- [NAME]=- [RUN]=-
-    [CONFIG]=- [FILE.h5]=- [PATH]=- [LIST]=- [COLUMNS]=- [KEY]=-
+    [CONFIG]=- [FILE.h5]=- [PATH]=- [LIST]=- [COLUMNS]=- [KEY]=- [ADDR]=-
 )
 # command -> the arguments it needs besides the option (files that do not exist: a number that
 # is accepted by mistake then fails on them with exit 1, not the usage error's 2)
@@ -36,7 +36,7 @@ declare -A ARGS=(
     [tag]="$SCRATCH/none.h5 $SCRATCH/none.conllu" [gradcheck]="$SCRATCH/none.yaml" [config]="$SCRATCH/none.yaml"
     [synth]="" [speech]="$SCRATCH/none.conllu --out $SCRATCH/out.h5" [stats]="$SCRATCH/none.conllu"
     [plot]="$SCRATCH/norun" [attention]="$SCRATCH/none.h5" [parse-draw]="$SCRATCH/none.h5 --sentence a"
-    [positions]="$SCRATCH/none.h5" [export]="$SCRATCH/none.h5 --out $SCRATCH/out.h5"
+    [positions]="$SCRATCH/none.h5" [export]="$SCRATCH/none.h5 --out $SCRATCH/out.h5" [serve]="$SCRATCH/none.h5"
 )
 commands=$("$QKV_BIN" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 [ "$(echo "$commands" | wc -l)" -ge 13 ] || fail "qkv --help lists too few commands: $commands"

@@ -29,6 +29,7 @@ static const qkv_command COMMANDS[] = {
     {"parse-draw", "draw a parser's dependency tree of a sentence (Graphviz)", qkv_cmd_parse_draw},
     {"positions", "draw a checkpoint's positional encoding (gnuplot)", qkv_cmd_positions},
     {"export", "write a checkpoint's model without the training state, to ship or load", qkv_cmd_export},
+    {"serve", "serve models over HTTP with UDPipe's REST API (libmicrohttpd)", qkv_cmd_serve},
 };
 
 /* Whether one of a and b begins with the other, at least 3 letters ("evaluate" for "eval",
