@@ -38,7 +38,7 @@ get("/")
 runs = json.loads(get("/api/runs"))["runs"]
 with concurrent.futures.ThreadPoolExecutor(6) as ex:
     bodies = list(ex.map(lambda r: get("/api/metrics?run=%s&offset=0" % r["id"]), runs))
-rows = sum(len(json.loads(b)["rows"]) for b in bodies)
+rows = sum(json.loads(b)["n"] for b in bodies)
 print("first load: %d runs, %d rows, %.1f MB of JSON in %.3f s" % (len(runs), rows, sum(map(len, bodies)) / 1e6, time.time() - t))
 t = time.time()
 get("/api/runs")

@@ -36,6 +36,11 @@ def api(path):
     assert status == 200, (path, status, body)
     return json.loads(body)
 
+def rows(m):
+    """The rows of a metrics answer (it holds one array per column)."""
+    assert len(m["data"]) in (0, len(m.get("columns") or m["data"])) and all(len(c) == m["n"] for c in m["data"]), m
+    return [list(r) for r in zip(*m["data"])]
+
 def wait_for(what, test, seconds=60):
     end = time.time() + seconds
     while time.time() < end:
@@ -56,21 +61,21 @@ assert "notes" in skipped and "linked" in skipped, skipped
 
 # the half-written line is left for later; once whole, it comes from the offset on
 m = api("/api/metrics?run=" + ids["half"] + "&offset=0")
-assert m["columns"][:3] == ["step", "epoch", "split"] and len(m["rows"]) == 2, m
-assert m["rows"][1] == [2, 1, "dev", 2.0, 0.5, 0.001] and m["rows"][0][4] is None, m["rows"]
+assert m["columns"][:3] == ["step", "epoch", "split"] and len(rows(m)) == 2, m
+assert rows(m)[1] == [2, 1, "dev", 2.0, 0.5, 0.001] and rows(m)[0][4] is None, m
 with open(os.path.join(runs, "half", "metrics.tsv"), "a") as f:
     f.write("ain\t1.5\tnan\t0.002\n")
 m2 = api("/api/metrics?run=%s&offset=%d&ino=%d" % (ids["half"], m["offset"], m["ino"]))
-assert [r[0] for r in m2["rows"]] == [3] and not m2["reset"] and "columns" not in m2, m2
+assert [r[0] for r in rows(m2)] == [3] and not m2["reset"] and "columns" not in m2, m2
 
 # the live run: its first rows, then more of them from the offset on
 live = wait_for("the live run", lambda: next((r["id"] for r in api("/api/runs")["runs"] if r["name"] == "live"), None))
-first = wait_for("a first row", lambda: (lambda m: m if m["columns"] and m["rows"] else None)(
+first = wait_for("a first row", lambda: (lambda m: m if m["columns"] and m["n"] else None)(
     api("/api/metrics?run=" + live + "&offset=0")))
-steps = [r[0] for r in first["rows"]]
-more = wait_for("more rows", lambda: (lambda m: m if m["rows"] else None)(
+steps = [r[0] for r in rows(first)]
+more = wait_for("more rows", lambda: (lambda m: m if m["n"] else None)(
     api("/api/metrics?run=%s&offset=%d&ino=%d" % (live, first["offset"], first["ino"]))))
-assert more["rows"][0][0] > steps[-1], (steps, more["rows"][0])
+assert rows(more)[0][0] > steps[-1], (steps, rows(more)[0])
 
 # its loss plot, once drawn, byte for byte
 png = wait_for("plots/loss.png", lambda: next((r for r in api("/api/runs")["runs"] if r["name"] == "live"
@@ -99,7 +104,7 @@ os.remove(os.path.join(runs, "half", "metrics.tsv"))
 os.rmdir(os.path.join(runs, "half"))
 assert "half" not in {r["name"] for r in api("/api/runs")["runs"]}
 assert get("/api/metrics?run=" + ids["half"])[0] == 404
-print("board: %d rows first, %d more; %d runs" % (len(steps), len(more["rows"]), len(api("/api/runs")["runs"])))
+print("board: %d rows first, %d more; %d runs" % (len(steps), more["n"], len(api("/api/runs")["runs"])))
 PY
 wait "$TRAIN_PID" || fail "qkv train: $(tail -3 "$SCRATCH/train.log")"
 TRAIN_PID=

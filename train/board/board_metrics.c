@@ -35,10 +35,11 @@ static void field_json(const char *s, size_t n, qkv_buf *out)
         qkv_buf_json_string(out, s, n);
 }
 
-/* The tab-separated fields of line[0..n) as a JSON array of strings (header) or of fields. */
-static void line_json(const char *line, size_t n, bool header, qkv_buf *out)
+/* The tab-separated fields of line[0..n): their count, and each field's start and length in
+ * at[] (up to max of them). */
+static int split_fields(const char *line, size_t n, size_t at[][2], int max)
 {
-    qkv_buf_adds(out, "[");
+    int k = 0;
     size_t start = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && line[i] != '\t')
@@ -46,15 +47,65 @@ static void line_json(const char *line, size_t n, bool header, qkv_buf *out)
         size_t len = i - start;
         if (len && line[start + len - 1] == '\r')
             len--;
-        if (start)
-            qkv_buf_adds(out, ",");
-        if (header)
-            qkv_buf_json_string(out, line + start, len);
-        else
-            field_json(line + start, len, out);
+        if (k < max)
+            at[k][0] = start, at[k][1] = len;
+        k++;
         start = i + 1;
     }
-    qkv_buf_adds(out, "]");
+    return k;
+}
+
+/* The rows of data[pos..end) with exactly n_cols fields, as one JSON array per column. */
+static void columns_json(const char *data, size_t pos, size_t end, int n_cols, qkv_buf *out)
+{
+    qkv_buf *cols = calloc((size_t)n_cols, sizeof *cols);
+    size_t(*at)[2] = malloc((size_t)n_cols * sizeof *at);
+    int rows = 0;
+    for (; cols && at && pos < end;) {
+        const char *nl = memchr(data + pos, '\n', end - pos);
+        size_t len = (size_t)(nl - (data + pos));
+        if (split_fields(data + pos, len, at, n_cols) == n_cols) {
+            for (int c = 0; c < n_cols; c++) {
+                qkv_buf_adds(&cols[c], rows ? "," : "");
+                field_json(data + pos + at[c][0], at[c][1], &cols[c]);
+            }
+            rows++;
+        }
+        pos += len + 1;
+    }
+    qkv_buf_addf(out, "\"n\": %d, \"data\": [", rows);
+    for (int c = 0; cols && c < n_cols; c++) {
+        qkv_buf_adds(out, c ? "],\n[" : "\n[");
+        if (cols[c].len)
+            qkv_buf_add(out, cols[c].data, cols[c].len);
+        out->failed |= cols[c].failed;
+        qkv_buf_free(&cols[c]);
+    }
+    qkv_buf_adds(out, n_cols ? "]]" : "]");
+    out->failed |= !cols || !at;
+    free(cols);
+    free(at);
+}
+
+/* The header of f (its first line, whole): its columns as a JSON array into out when out is
+ * not NULL; their count, or 0 when the header is not whole yet. */
+static int header(FILE *f, qkv_buf *out)
+{
+    char line[8192];
+    size_t at[256][2];
+    if (!fgets(line, sizeof line, f) || !strchr(line, '\n'))
+        return 0;
+    size_t n = strcspn(line, "\n");
+    int k = split_fields(line, n, at, 256);
+    if (k > 256)
+        return 0;
+    for (int c = 0; out && c < k; c++) {
+        qkv_buf_adds(out, c ? ", " : "[");
+        qkv_buf_json_string(out, line + at[c][0], at[c][1]);
+    }
+    if (out)
+        qkv_buf_adds(out, "]");
+    return k;
 }
 
 /* The bytes of f from offset to its end (at most MAX_READ), malloc'd; *n of them. */
@@ -87,36 +138,31 @@ bool board_metrics_json(const char *run, long long offset, unsigned long long in
     bool reset = offset < 0 || offset > (long long)st.st_size || (ino && ino != (unsigned long long)st.st_ino);
     if (reset)
         offset = 0;
+    qkv_buf head = {0};
+    int n_cols = header(f, &head);
     size_t n = 0;
-    char *data = read_from(f, offset, (long long)st.st_size, &n);
+    char *data = n_cols ? read_from(f, offset, (long long)st.st_size, &n) : NULL;
     fclose(f);
     size_t end = n; /* just after the last newline: a line being written is left for later */
     while (end > 0 && data[end - 1] != '\n')
         end--;
+    size_t pos = 0;
+    if (offset == 0 && end) /* the header's line */
+        pos = (size_t)((char *)memchr(data, '\n', end) - data) + 1;
     qkv_buf_addf(out, "{\"ino\": %llu, \"reset\": %s, \"size\": %lld, ", (unsigned long long)st.st_ino,
                  reset ? "true" : "false", (long long)st.st_size);
-    size_t pos = 0;
     if (offset == 0) {
         qkv_buf_adds(out, "\"columns\": ");
-        const char *nl = end ? memchr(data, '\n', end) : NULL;
-        if (nl) {
-            line_json(data, (size_t)(nl - data), true, out);
-            pos = (size_t)(nl - data) + 1;
-        } else {
-            qkv_buf_adds(out, "null");
-            end = 0; /* no whole header yet: nothing read */
-        }
+        qkv_buf_adds(out, n_cols && head.data ? head.data : "null");
         qkv_buf_adds(out, ", ");
     }
-    qkv_buf_adds(out, "\"rows\": [");
-    for (bool first = true; pos < end; first = false) {
-        const char *nl = memchr(data + pos, '\n', end - pos);
-        size_t len = (size_t)(nl - (data + pos));
-        qkv_buf_adds(out, first ? "\n" : ",\n");
-        line_json(data + pos, len, false, out);
-        pos += len + 1;
-    }
-    qkv_buf_addf(out, "], \"offset\": %lld}\n", offset + (long long)end);
+    out->failed |= head.failed;
+    qkv_buf_free(&head);
+    if (n_cols)
+        columns_json(data, pos, end, n_cols, out);
+    else
+        qkv_buf_adds(out, "\"n\": 0, \"data\": []");
+    qkv_buf_addf(out, ", \"offset\": %lld}\n", offset + (long long)end);
     free(data);
     return true;
 }
