@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian 12 packages qkv needs to build, test and plot, and the Fashion-MNIST images,
 # speech synthesis (espeak-ng), FFTs (FFTW), graph drawing (Graphviz) and the HTTP server of
-# qkv serve (libmicrohttpd) it reads or calls
+# qkv serve and qkv board (libmicrohttpd), and the headless browser of qkv board's page test
+# (chromium) it reads or calls
 # (as root, or through sudo).
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
@@ -14,4 +15,4 @@ apt-get install -y --no-install-recommends \
     libopenblas-dev libhdf5-dev libyaml-dev libcmocka-dev zlib1g-dev libunistring-dev \
     gnuplot-nox clang openmpi-bin libopenmpi-dev help2man \
     python3 python3-numpy python3-h5py python3-yaml python3-torch python3-protobuf \
-    dataset-fashion-mnist libespeak-ng-dev libfftw3-dev graphviz libdnnl-dev libmicrohttpd-dev
+    dataset-fashion-mnist libespeak-ng-dev libfftw3-dev graphviz libdnnl-dev libmicrohttpd-dev chromium
