@@ -1,4 +1,8 @@
-// The time from `qkv train` starting to the first curve on an open qkv board page (CDP).
+// The time from `qkv train` starting to the first curve on an open qkv board page, through
+// headless Chromium's DevTools protocol (node 20 or later; not in ctest):
+//   node --experimental-websocket tests/board/latency.js http://127.0.0.1:8090/ build/qkv runs/live
+// with `qkv board runs --port 8090` running; it trains tests/train/synthetic.yaml for 2 epochs
+// into the run folder given (which must not exist).
 const {spawn} = require("child_process");
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 const ch = spawn("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=9334", "about:blank"], {stdio: "ignore"});
@@ -10,10 +14,11 @@ const ch = spawn("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--
   let id = 0; const pending = {};
   ws.onmessage = m => { const d = JSON.parse(m.data); if (pending[d.id]) pending[d.id](d.result); };
   const send = (method, params) => new Promise(r => { pending[++id] = r; ws.send(JSON.stringify({id, method, params})); });
-  await send("Page.navigate", {url: "http://127.0.0.1:8393/"});
+  const [url, qkv, out] = process.argv.slice(2);
+  await send("Page.navigate", {url});
   await sleep(3000);
   const t0 = Date.now();
-  const tr = spawn("/work/wt-board/build/qkv", ["train", "/work/wt-board/tests/train/synthetic.yaml", "--out", "/tmp/lat/runs/live", "--set", "train.epochs=2", "--set", "log.progress=off"], {stdio: "ignore"});
+  const tr = spawn(qkv, ["train", "tests/train/synthetic.yaml", "--out", out, "--set", "train.epochs=2", "--set", "log.progress=off"], {stdio: "ignore"});
   for (;;) {
     await sleep(20);
     const r = await send("Runtime.evaluate", {expression: "document.querySelectorAll('#charts polyline').length"});

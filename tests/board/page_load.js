@@ -1,5 +1,7 @@
-// node --experimental-websocket cdp.js URL: opens URL in headless chromium (remote debugging),
-// waits for the page's data-drawn-ms and prints it (real time from navigation to first drawing).
+// The load time of a qkv board page, through headless Chromium's DevTools protocol (node 20
+// or later; not in ctest): opens the page three times and prints, each time, the page's
+// data-drawn-ms (from navigation to its first drawing of curves) and the curves drawn.
+//   node --experimental-websocket tests/board/page_load.js http://127.0.0.1:8090/
 const {spawn} = require("child_process");
 const url = process.argv[2];
 const ch = spawn("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=9333", "about:blank"], {stdio: "ignore"});
