@@ -28,5 +28,6 @@ assert "config of short" in dom and "model.d_model" in dom, "the config is not s
 PY
 chrome --screenshot="$SCRATCH/board.png" --window-size=1280,900 >/dev/null || fail "chromium --screenshot"
 [ "$(head -c 4 "$SCRATCH/board.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "the screenshot is no PNG"
+# QKV_BOARD_SCREENSHOT=FILE keeps the screenshot (docs/guide/board.png is one, of two runs)
 [ -z "${QKV_BOARD_SCREENSHOT:-}" ] || cp "$SCRATCH/board.png" "$QKV_BOARD_SCREENSHOT"
 stop_board INT

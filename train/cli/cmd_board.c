@@ -18,9 +18,10 @@ static const char ABOUT[] =
     "the dev loss, the learning rate and every dev score under its metrics.tsv name,\n"
     "with the epochs marked; each run's config and the keys in which the chosen runs\n"
     "differ; each run's PNG pictures, full size on click. The page asks for new rows\n"
-    "every 2 s. A folder that is not a run is listed as skipped; no file outside the\n"
-    "folders given is served. It listens on this machine only unless --host says\n"
-    "otherwise (for another machine: an SSH tunnel, ssh -L 8090:127.0.0.1:8090 HOST).\n"
+    "every 2 s (every second while a run is being written). A folder that is not a\n"
+    "run is listed as skipped; no file outside the folders given is served. It\n"
+    "listens on this machine only unless --host says otherwise (for another machine:\n"
+    "an SSH tunnel, ssh -L 8090:127.0.0.1:8090 HOST).\n"
     "SIGTERM or SIGINT stops it with status 0.\n"
     "  qkv board runs --port 8090     # then open http://127.0.0.1:8090/\n";
 
