@@ -1,5 +1,5 @@
 /* qkv board: a local web page over run folders (train/cli/cmd_board.c). The server's routes
- * (board.c) answer the page (board_page.c), the list of runs and their pictures, a run's
+ * (board.c) answer the page (board_page.html), the list of runsand their pictures, a run's
  * config and its metrics.tsv rows from a byte offset on (board_runs.c, board_metrics.c). Every
  * answer is read from the folders at the time of the request: nothing is kept between
  * requests, so a run that grows, changes or disappears is seen as it is now. */
@@ -22,7 +22,8 @@ typedef struct board_ctx {
 /* The handler of every request (qkv_http_handler). */
 void board_handle(void *ctx, const qkv_http_request *req, qkv_http_response *res);
 
-/* The page: one HTML document with its CSS and script (board_page.c). */
+/* The page: one HTML document with its CSS and script (board_page.html, built into qkv as this
+ * array by embed.cmake). */
 extern const char BOARD_PAGE[];
 
 /* The runs under the folders and the folders skipped, as JSON (board_runs.c). */
