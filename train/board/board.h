@@ -1,5 +1,5 @@
 /* qkv board: a local web page over run folders (train/cli/cmd_board.c). The server's routes
- * (board.c) answer the page (board_page.html), the list of runsand their pictures, a run's
+ * (board.c) answer the page (board_page.html), the list of runs and their pictures, a run's
  * config and its metrics.tsv rows from a byte offset on (board_runs.c, board_metrics.c). Every
  * answer is read from the folders at the time of the request: nothing is kept between
  * requests, so a run that grows, changes or disappears is seen as it is now. */
