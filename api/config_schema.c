@@ -261,6 +261,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "draw plots/loss.png (gnuplot) at the end of each epoch and of the run; a failure only warns"),
     BOOL("log", "plot_log_loss", log.plot_log_loss, "false",
          "plots/loss.png: the loss axis on a log scale (as qkv plot --log-loss)"),
+    BOOL("log", "tensorboard", log.tensorboard, "false",
+         "also write events.out.tfevents.<time>.<host> (TensorBoard): training loss and lr, every dev score by "
+         "its metrics.tsv name, at their steps"),
 };
 
 const int QKV_RUN_SCHEMA_LEN = (int)(sizeof QKV_RUN_SCHEMA / sizeof QKV_RUN_SCHEMA[0]);

@@ -100,6 +100,7 @@ typedef struct qkv_log_section {
     qkv_progress progress;
     bool plot;              /* refresh RUN_DIR/plots/loss.png (train/plot/plot_metrics.h) */
     bool plot_log_loss;     /* its loss axis on a log scale */
+    bool tensorboard;       /* also RUN_DIR/events.out.tfevents.* (train/tfevents.h) */
 } qkv_log_section;
 
 /* The heads over the encoder, one per tag column of data.tags (data/columns.h): head i predicts

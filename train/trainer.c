@@ -102,7 +102,7 @@ static void log_row(trainer *t, int epoch_label)
     double lr = qkv_lr_at(&t->sched, t->st.step);
     double tps = (double)t->st.log_tokens / fmax(now - t->t_log, 1e-9);
     qkv_metrics_row(&t->metrics, (qkv_metrics_at){t->st.step, epoch_label, "train"},
-                    &(qkv_metrics_values){loss, NAN, lr, tps, elapsed, NULL, NULL});
+                    &(qkv_metrics_values){loss, NAN, lr, tps, elapsed, NULL});
     char el[32], eta[32];
     qkv_format_duration(elapsed, el, sizeof el);
     qkv_format_duration(qkv_eta_seconds(elapsed, t->start_step, t->st.step, t->total_steps, t->opts->stop_at_step), eta,
@@ -359,11 +359,14 @@ static int prepare_run_folder(trainer *t, long keep)
         else if (removed)
             fprintf(stderr, "removed %d temporary file(s) of an interrupted save of %s\n", removed, p);
     }
-    t->metrics.n_heads = qkv_featurizer_n_columns(&t->s->fz);
-    for (int h = 0; h < t->metrics.n_heads && h < 16; h++)
-        snprintf(t->metrics.head_names[h], sizeof t->metrics.head_names[h], "%s", QKV_TAG_FIELD_NAMES[t->s->fz.columns[h]]);
+    qkv_trainer_metric_columns(t);
     if (qkv_metrics_open(&t->metrics, t->opts->run_dir, keep, &err))
         return qkv_fail_report(&err);
+    if (t->s->cfg.log.tensorboard) {
+        if (qkv_tfevents_open(&t->tb, t->opts->run_dir, keep, &err))
+            return qkv_fail_report(&err);
+        t->metrics.tb = &t->tb;
+    }
     qkv_progress progress = t->s->cfg.log.progress;
     t->progress_bar = progress == QKV_PROGRESS_ON || (progress == QKV_PROGRESS_AUTO && isatty(STDERR_FILENO));
     return 0;
@@ -418,6 +421,10 @@ static int setup(trainer *t, qkv_session *s, const qkv_trainer_opts *opts)
 static void teardown(trainer *t)
 {
     qkv_metrics_close(&t->metrics);
+    qkv_error err;
+    if (t->metrics.tb && qkv_tfevents_close(&t->tb, &err))
+        fprintf(stderr, "qkv: warning: %s\n", err.msg);
+    t->metrics.tb = NULL;
     qkv_run_iter_free(&t->it);
     qkv_optim_free(&t->opt);
     qkv_tagger_rows_free(&t->rows);

@@ -2,10 +2,12 @@
  * best.h5 when better, early stopping. */
 #include "train/trainer_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/session.h"
+#include "api/task.h"
 #include "train/dist.h"
 #include "train/evaluate.h"
 #include "train/metrics.h"
@@ -23,6 +25,54 @@ static void heads_text(const trainer *t, const qkv_eval_result *res, double scor
                               100 * res->head_accuracy[h]);
     if (n < cap)
         snprintf(buf + n, cap - n, "; selection score %.2f%%)", 100 * score);
+}
+
+void qkv_trainer_metric_columns(trainer *t)
+{
+    qkv_metrics *m = &t->metrics;
+    const qkv_session *s = t->s;
+    const char *task = qkv_session_task(s)->name;
+    bool spans = qkv_tags_are_spans(&s->fz);
+    int n_heads = qkv_featurizer_n_columns(&s->fz);
+    if (qkv_tagger_parses(&s->model))
+        snprintf(m->score_name, sizeof m->score_name, "las");
+    else if (!strcmp(task, "frames"))
+        snprintf(m->score_name, sizeof m->score_name, "frame_accuracy");
+    else if (qkv_session_task(s)->segments)
+        snprintf(m->score_name, sizeof m->score_name, "char_accuracy");
+    else if (!strcmp(task, "words") && !spans)
+        snprintf(m->score_name, sizeof m->score_name, "accuracy_%s", QKV_TAG_FIELD_NAMES[s->fz.columns[0]]);
+    else
+        snprintf(m->score_name, sizeof m->score_name, "accuracy");
+    m->n_extra = 0;
+    static const char *const NAMES[] = {"uas", "span_precision", "span_recall", "span_f1", "tokens_f1", "sentences_f1"};
+    bool has[] = {qkv_tagger_parses(&s->model), spans, spans, spans, t->dev_st.n_chars > 0, t->dev_st.n_chars > 0};
+    for (int k = 0; k < 6; k++)
+        if (has[k])
+            snprintf(m->extra_names[m->n_extra++], QKV_METRICS_NAME_LEN, "%s", NAMES[k]);
+    for (int h = 1; h < n_heads && m->n_extra < QKV_METRICS_MAX_EXTRA; h++)
+        snprintf(m->extra_names[m->n_extra++], QKV_METRICS_NAME_LEN, "accuracy_%s", QKV_TAG_FIELD_NAMES[s->fz.columns[h]]);
+}
+
+/* The values of the further score columns (qkv_trainer_metric_columns' order) of res. */
+static void metric_extras(const trainer *t, const qkv_eval_result *res, double *out)
+{
+    const qkv_session *s = t->s;
+    const qkv_span_eval *sp = res->spans;
+    int n = 0;
+    if (qkv_tagger_parses(&s->model))
+        out[n++] = res->uas;
+    if (qkv_tags_are_spans(&s->fz)) {
+        out[n++] = sp ? sp->precision : NAN;
+        out[n++] = sp ? sp->recall : NAN;
+        out[n++] = sp ? sp->f1 : NAN;
+    }
+    if (t->dev_st.n_chars > 0) {
+        out[n++] = res->has_segments ? res->seg_tokens.f1 : NAN;
+        out[n++] = res->has_segments ? res->seg_sentences.f1 : NAN;
+    }
+    for (int h = 1; n < t->metrics.n_extra; h++)
+        out[n++] = h < res->n_heads ? res->head_accuracy[h] : NAN;
 }
 
 /* One dev evaluation of the parameters as they are now; see evaluate_dev. */
@@ -50,10 +100,11 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     }
     double elapsed = qkv_trainer_now() - t->t_start;
     const qkv_span_eval *sp = res.spans;
-    double prf[3] = {sp ? sp->precision : 0, sp ? sp->recall : 0, sp ? sp->f1 : 0};
+    double extra[QKV_METRICS_MAX_EXTRA];
+    metric_extras(t, &res, extra);
     qkv_metrics_row(&t->metrics, (qkv_metrics_at){t->st.step, epoch_label, "dev"},
                     &(qkv_metrics_values){res.loss, res.accuracy, qkv_lr_at(&t->sched, t->st.step), res.tokens_per_sec,
-                                          elapsed, sp ? prf : NULL, res.head_accuracy});
+                                          elapsed, extra});
     /* the score train.select_by follows (span F1 needs span tags: the config check) */
     bool by_f1 = qkv_select_by_span_f1(&t->s->cfg, &t->s->fz);
     double score = by_f1 && sp ? sp->f1 : qkv_eval_selection_accuracy(&res, &t->s->cfg);

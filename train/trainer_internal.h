@@ -15,6 +15,7 @@
 #include "train/dist.h"
 #include "train/dropout_streams.h"
 #include "train/metrics.h"
+#include "train/tfevents.h"
 #include "train/train_state.h"
 #include "train/trainer.h"
 
@@ -45,6 +46,7 @@ typedef struct trainer {
     int stop_signo;           /* the signal every rank stops on (stop_signal), 0: none */
     qkv_tokenizer seg;        /* data.segmenter, saved into every checkpoint when has_seg */
     bool has_seg;
+    qkv_tfevents tb;          /* log.tensorboard: the run's event file (t->metrics.tb points here) */
 } trainer;
 
 /* Monotonic seconds. */
@@ -65,5 +67,8 @@ int qkv_trainer_evaluate_dev(trainer *t, int epoch_label, bool *stop);
 /* What best.h5 is chosen by, as the progress lines name it: "span F1", "LAS" (a parser), "selection
  * score" (several heads) or "accuracy". */
 const char *qkv_trainer_select_name(const qkv_session *s);
+/* Names t->metrics' score columns for what the run's dev evaluations measure (train/metrics.h):
+ * column 5 (head 0's score) and the run's further scores. */
+void qkv_trainer_metric_columns(trainer *t);
 
 #endif

@@ -9,7 +9,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exptools import gp_block, md_table, paired, pct  # noqa: E402
+from exptools import md_table, paired, pct  # noqa: E402
+from pe_figure import pe_length_gp  # noqa: E402
 
 out, results, size, minutes, load, kinds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
 LABEL = {"relative": "relative (clip 8)"}
@@ -86,29 +87,9 @@ lines += ["", f"Reproduce (this run: {minutes} min): `configs/experiments/run_pe
 open(f"{results}/pe_results.md", "w").write("\n".join(lines) + "\n")
 
 num = lambda x: "NaN" if x is None else f"{100 * x:.2f}"  # noqa: E731
-gp = ["# Written by configs/experiments/run_pe_experiment.sh (pe_report.py). Edit and rerun from this",
-      "# folder: gnuplot pe_length.gp"]
-gp += gp_block("ewt", ["bucket_index", "bucket"] + kinds,
-               [[i, b] + [num(ewt[k]["by_length"][i]["accuracy"]) for k in kinds] for i, b in enumerate(buckets)])
-for grp in "SE":
-    gp += gp_block(f"ends{grp}", ["bucket_index", "bucket"] + kinds,
-                   [[i, b] + [num(ends_acc[k][0][i][grp]) for k in kinds] for i, b in enumerate(bucket_names)])
-plots = lambda block: "plot " + ", \\\n     ".join(  # noqa: E731
-    f"${block} using 1:{3 + i} with linespoints lw 2 pt 7 dt {1 + i // 4} title '{LABEL.get(k, k)}'"
-    for i, k in enumerate(kinds))
-gp += ["set terminal pngcairo size 1260,400 noenhanced font 'sans,9' background '#ffffff'",
-       "set output 'pe_length.png'", "set multiplot layout 1,3", "set grid",
-       "set ylabel 'accuracy (%)'", "set xlabel 'sentence length (words)'",
-       f"set xrange [-0.3:{len(buckets) - 1}.3]",
-       "set xtics (" + ", ".join(f"'{b}' {i}" for i, b in enumerate(buckets)) + ")",
-       "set key bottom left",
-       "set arrow 1 from 1.5, graph 0 to 1.5, graph 1 nohead dt 3 lc rgb '#888888'",
-       "set title 'EWT UPOS dev (trained on <= 20 words)'", plots("ewt"),
-       "set xtics (" + ", ".join(f"'{b}' {i}" for i, b in enumerate(bucket_names)) + ")",
-       f"set xrange [-0.3:{len(bucket_names) - 1}.3]", "set yrange [0:105]",
-       "set arrow 1 from 0.5, graph 0 to 0.5, graph 1 nohead dt 3 lc rgb '#888888'",
-       "set key off",
-       "set title 'ends task: first 4 words (S, from the start)'", plots("endsS"),
-       "set title 'ends task: last 4 words (E, from the end)'", plots("endsE"),
-       "unset multiplot"]
+gp = pe_length_gp(kinds, buckets,
+                  [[i, b] + [num(ewt[k]["by_length"][i]["accuracy"]) for k in kinds] for i, b in enumerate(buckets)],
+                  bucket_names,
+                  {grp: [[i, b] + [num(ends_acc[k][0][i][grp]) for k in kinds] for i, b in enumerate(bucket_names)]
+                   for grp in "SE"})
 open(f"{results}/pe_length.gp", "w").write("\n".join(gp) + "\n")

@@ -14,10 +14,11 @@ out=$("$QKV_BIN" train configs/ud_ewt_full.yaml "${SMALL[@]}" --out "$SCRATCH/ru
     { echo "$out" >&2; fail "training four heads"; }
 grep -q "dev accuracy .*(upos .*, xpos .*, feats .*, lemma .*; selection score" <<<"$out" ||
     { echo "$out" >&2; fail "no per-head dev accuracies in the progress"; }
-head -1 "$SCRATCH/run/metrics.tsv" | grep -q $'span_f1\taccuracy_upos\taccuracy_xpos\taccuracy_feats\taccuracy_lemma$' ||
-    fail "metrics.tsv: no per-head columns"
+head -1 "$SCRATCH/run/metrics.tsv" |
+    grep -q $'^step\tepoch\tsplit\tloss\taccuracy_upos\tlr\ttokens_per_sec\telapsed_s\taccuracy_xpos\taccuracy_feats\taccuracy_lemma$' ||
+    fail "metrics.tsv: no per-head columns named for their columns"
 # the selection score is the mean of the four heads' accuracies
-awk -F'\t' '$3 == "dev" { m = ($12 + $13 + $14 + $15) / 4; if (m > best) best = m } END { printf "%.2f\n", 100 * best }' \
+awk -F'\t' '$3 == "dev" { m = ($5 + $9 + $10 + $11) / 4; if (m > best) best = m } END { printf "%.2f\n", 100 * best }' \
     "$SCRATCH/run/metrics.tsv" >"$SCRATCH/best"
 grep -qF "best dev selection score $(cat "$SCRATCH/best")%" <<<"$out" || { echo "$out" >&2; fail "selection score is not the mean"; }
 CKPT=$SCRATCH/run/checkpoints/best.h5

@@ -66,7 +66,7 @@ grep -qxF "last dev span F1 over 2 runs: mean 35.00, spread 0.00 (max - min), sd
 printf 'a\tDT\nb\tNN\n\n' >"$SCRATCH/pos.tsv"
 "$QKV_BIN" train "$SCRATCH/ner.yaml" --out "$SCRATCH/pos" --set data.train="$SCRATCH/pos.tsv" --set data.dev="$SCRATCH/pos.tsv" \
     --set train.epochs=1 --set log.plot=false --set log.progress=off >/dev/null 2>&1 || fail "train on POS tags"
-expect_error "$SCRATCH/pos/metrics.tsv:2: a dev row without a span F1" "$PY" configs/experiments/ner/report.py x "$SCRATCH/pos"
+expect_error "$SCRATCH/pos/metrics.tsv:1: no span_f1 column" "$PY" configs/experiments/ner/report.py x "$SCRATCH/pos"
 expect_error "$SCRATCH/none/metrics.tsv: cannot read" "$PY" configs/experiments/ner/report.py x "$SCRATCH/none"
 expect_error "usage: configs/experiments/ner/seeds.sh NAME" configs/experiments/ner/seeds.sh
 echo "ner_seeds: ok"

@@ -16,6 +16,13 @@ out=$("$QKV_BIN" train configs/ud_ewt_joint.yaml "${SMALL[@]}" --out "$SCRATCH/r
     { echo "$out" >&2; fail "training the parser with four tagging heads"; }
 grep -q "dev UAS [0-9.]*% LAS [0-9.]*% (deprel [0-9.]*%, upos [0-9.]*%, xpos [0-9.]*%, feats [0-9.]*%, lemma " <<<"$out" ||
     { echo "$out" >&2; fail "no per-head dev accuracies beside UAS and LAS"; }
+# metrics.tsv names each score: LAS in column 5, UAS, then the further heads' accuracies; the
+# values are those of the progress line
+head -1 "$SCRATCH/run/metrics.tsv" |
+    grep -q $'^step\tepoch\tsplit\tloss\tlas\tlr\ttokens_per_sec\telapsed_s\tuas\taccuracy_upos\taccuracy_xpos\taccuracy_feats\taccuracy_lemma$' ||
+    { head -1 "$SCRATCH/run/metrics.tsv"; fail "metrics.tsv: the parser's columns are not las, uas, accuracy_<column>"; }
+row=$(awk -F'\t' '$3 == "dev" { printf "dev UAS %.2f%% LAS %.2f%% (deprel", 100 * $9, 100 * $5 }' "$SCRATCH/run/metrics.tsv")
+grep -qF "$row" <<<"$out" || { echo "$out" >&2; fail "metrics.tsv: not the progress line's UAS and LAS ($row)"; }
 CK=$SCRATCH/run/checkpoints/last.h5
 gzip -dc $F/en_ewt-all-dev.conllu.gz >"$SCRATCH/gold.conllu"
 

@@ -43,7 +43,7 @@ out=$("$QKV_BIN" plot "$D/b" --size 640x480) || fail "plot b exited $?"
 [ "$(png_size "$D/b/plots/loss.png")" = 640x480 ] || fail "plot --size 640x480: $(png_size "$D/b/plots/loss.png")"
 "$QKV_BIN" plot "$D/a" "$D/b/" --out "$D/cmp/both.png" >/dev/null || fail "plot of two runs exited $?"
 [ "$(png_size "$D/cmp/both.png")" = 960x720 ] || fail "two runs: $(png_size "$D/cmp/both.png")"
-grep -qF '"a: train (smoothed)"' "$D/cmp/both.gp" && grep -qF '"b: dev accuracy"' "$D/cmp/both.gp" ||
+grep -qF '"a: train (smoothed)"' "$D/cmp/both.gp" && grep -qF '"b: dev UPOS accuracy"' "$D/cmp/both.gp" ||
     { cat "$D/cmp/both.gp"; fail "legend lacks the run names"; }
 [ "$(stat -c %s "$D/cmp/both.png")" -gt 5000 ] || fail "two runs: a suspiciously small PNG"
 "$QKV_BIN" plot "$D/a/metrics.tsv" --out "$D/a.svg" >/dev/null || fail "plot svg exited $?"
@@ -92,7 +92,32 @@ mkdir -p "$D/epochs" "$D/zero"
 [ "$(grep -c '^set arrow from' "$D/epochs.gp")" = 2 ] && grep -q '^set arrow from 30, graph 0 to 30, graph 1 nohead' "$D/epochs.gp" &&
     grep -q '^set arrow from 55, graph 0 to 55, graph 1 nohead' "$D/epochs.gp" && grep -q "^set label 'epoch 2' at 55," "$D/epochs.gp" ||
     { cat "$D/epochs.gp"; fail "epoch marks: expected lines at steps 30 and 55"; }
+grep -q "^set label 'epoch 3' at 70," "$D/epochs.gp" || { cat "$D/epochs.gp"; fail "the last epoch is not labelled"; }
 grep -q "^set logscale y" "$D/epochs.gp" && fail "a log scale without --log-loss"
+# 25 epochs: labels thinned to every 5th (5, 10, ..., 25), a line at every epoch end but the last.
+mkdir -p "$D/e25"
+{ printf 'step\tepoch\tsplit\tloss\taccuracy\tlr\ttokens_per_sec\telapsed_s\n'
+  for e in $(seq 1 25); do printf '%d\t%d\ttrain\t0.5\tnan\t0.001\t1000\t1\n' $((10 * e)) $e; done; } >"$D/e25/metrics.tsv"
+"$QKV_BIN" plot "$D/e25" --out "$D/e25.png" >/dev/null 2>"$D/e25.err" || { cat "$D/e25.err"; fail "plot of 25 epochs"; }
+[ "$(grep "^set label 'epoch" "$D/e25.gp" | sed "s/' at .*//; s/.*epoch //" | tr '\n' ' ')" = "5 10 15 20 25 " ] ||
+    { grep "^set label" "$D/e25.gp"; fail "25 epochs: not labelled at 5, 10, 15, 20, 25"; }
+[ "$(grep -c '^set arrow from' "$D/e25.gp")" = 24 ] || fail "25 epochs: not 24 epoch lines"
+# A wider figure has room for every label.
+"$QKV_BIN" plot "$D/e25" --out "$D/e25w.png" --size 2400x720 >/dev/null 2>&1 || fail "plot --size 2400x720"
+[ "$(grep -c "^set label 'epoch" "$D/e25w.gp")" = 25 ] || fail "2400 pixels wide: not every epoch labelled"
+# Every dev score under its own name: a parser's LAS and UAS, no "accuracy"; columns without a
+# value (an older file's span columns, all nan) not drawn.
+mkdir -p "$D/parse"
+{ printf 'step\tepoch\tsplit\tloss\tlas\tlr\ttokens_per_sec\telapsed_s\tuas\tspan_f1\n'
+  printf '10\t1\ttrain\t2\tnan\t0.001\t1000\t1\tnan\tnan\n20\t1\tdev\t1.5\t0.5\t0.001\t1000\t1\t0.6\tnan\n'
+  printf '30\t2\tdev\t1.2\t0.55\t0.001\t1000\t1\t0.7\tnan\n'; } >"$D/parse/metrics.tsv"
+"$QKV_BIN" plot "$D/parse" --out "$D/parse.png" >/dev/null 2>"$D/parse.err" || { cat "$D/parse.err"; fail "plot parse"; }
+grep -q "using 1:(split('dev') ? 100 \* \$5 : NaN).*title \"dev LAS\"" "$D/parse.gp" &&
+    grep -q "using 1:(split('dev') ? 100 \* \$9 : NaN).*title \"dev UAS\"" "$D/parse.gp" ||
+    { cat "$D/parse.gp"; fail "parser: no LAS (column 5) and UAS (column 9) lines"; }
+grep -qi "accuracy\|span" "$D/parse.gp" && fail "parser: a line named accuracy or span F1"
+grep -qF 'set ylabel "dev scores (%)"' "$D/parse.gp" || fail "parser: the panel is not 'dev scores'"
+grep -qF 'set ylabel "dev accuracy (%)"' "$D/epochs.gp" || fail "one score: the panel is not named for it"
 [ -s "$D/smooth.gp" ] || fail "no smooth.gp"
 ! grep -q "^set arrow" "$D/smooth.gp" || fail "epoch marks in a run of one epoch"
 "$QKV_BIN" plot "$D/epochs" --out "$D/log.png" --log-loss 2>"$D/log.err" >/dev/null || { cat "$D/log.err"; fail "plot --log-loss"; }

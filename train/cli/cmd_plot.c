@@ -15,7 +15,8 @@ static const char ABOUT[] =
     "Draws the training curves of one or more runs from their metrics.tsv with gnuplot:\n"
     "training loss per step (faint) with a smoothed line (a local line fit over about a tenth\n"
     "of each run's rows, without lag) and dev loss per evaluation on top,\n"
-    "dev accuracy below; a dotted line marks the end of each epoch (the last step logged in it).\n"
+    "every dev score below under its name (LAS, UAS, UPOS accuracy, span F1, ...); a dotted\n"
+    "line marks the end of each epoch (the last step logged in it), labelled as often as fits.\n"
     "Several runs overlay, named by their folders. The gnuplot script is\n"
     "written beside the image (FILE.gp): edit it and rerun 'gnuplot FILE.gp'.\n";
 

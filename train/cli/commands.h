@@ -27,5 +27,6 @@ int qkv_cmd_parse_draw(int argc, char **argv);
 int qkv_cmd_positions(int argc, char **argv);
 int qkv_cmd_export(int argc, char **argv);
 int qkv_cmd_serve(int argc, char **argv);
+int qkv_cmd_board(int argc, char **argv);
 
 #endif

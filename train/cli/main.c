@@ -32,6 +32,7 @@ static const qkv_command COMMANDS[] = {
     {"positions", "draw a checkpoint's positional encoding (gnuplot)", qkv_cmd_positions},
     {"export", "write a checkpoint's model without the training state, to ship or load", qkv_cmd_export},
     {"serve", "serve models over HTTP with UDPipe's REST API (libmicrohttpd)", qkv_cmd_serve},
+    {"board", "a web page of the runs of folders, updating while they train (libmicrohttpd)", qkv_cmd_board},
 };
 
 /* Whether one of a and b begins with the other, at least 3 letters ("evaluate" for "eval",

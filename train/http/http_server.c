@@ -83,7 +83,8 @@ static enum MHD_Result queue(qkv_http_server *s, struct MHD_Connection *c, conn_
     if (!res->body.len)
         qkv_buf_free(&res->body);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type ? res->content_type : "text/plain");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    if (!s->o.same_origin)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, "*");
     if (res->allow)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
     pthread_mutex_lock(&s->lock);

@@ -46,6 +46,8 @@ typedef struct qkv_http_options {
     size_t max_body;         /* bytes; a larger body is answered 413 */
     unsigned timeout;        /* seconds a connection may stay idle */
     qkv_http_stats *stats;   /* every answered request is recorded there (may be NULL) */
+    bool same_origin;        /* true: no Access-Control-Allow-Origin header, so that pages of
+                                other sites cannot read the answers (false: "*", any site may) */
 } qkv_http_options;
 
 typedef struct qkv_http_server qkv_http_server;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "train/files.h"
+#include "train/metrics.h"
 #include "train/plot/gnuplot.h"
 
 static const char *const COLORS[] = {"1f77b4", "d62728", "2ca02c", "9467bd", "ff7f0e", "8c564b", "e377c2", "17becf"};
@@ -19,8 +20,13 @@ typedef struct run_info {
     char name[256];      /* legend name */
     long n_train, n_dev; /* rows of each split */
     long max_step;
-    double loss_lo, loss_hi, acc_lo, acc_hi; /* ranges of the finite values (acc: dev accuracy and span F1) */
-    long n_span;                             /* dev rows with a span F1 (column 11) */
+    double loss_lo, loss_hi, acc_lo, acc_hi; /* ranges of the finite values (acc: every dev score) */
+    /* the dev score columns of its header (train/metrics.h: column 5 and those after column 8)
+       and whether a dev row has a value in each */
+    int n_scores;
+    int score_col[QKV_METRICS_MAX_EXTRA + 1]; /* 1-based column */
+    char score_name[QKV_METRICS_MAX_EXTRA + 1][QKV_METRICS_NAME_LEN];
+    bool score_seen[QKV_METRICS_MAX_EXTRA + 1];
     double *step, *loss;                     /* [n_loss]: the train rows with a finite loss */
     long n_loss, cap_loss;
     long *epoch_last;                        /* [n_epochs]: the last step of a row of epoch e + 1 */
@@ -154,27 +160,44 @@ static int scan_row(run_info *ri, char *line, const char *path, qkv_error *err)
     if (add_epoch_step(ri, strtol(tab1 + 1, NULL, 10), step, path, err))
         return QKV_ERR;
     char *p = strchr(tab2 + 1, '\t') + 1;
-    double loss = strtod(p, &p), acc = strtod(p, NULL);
+    double loss = strtod(p, NULL);
     if (!dev && isfinite(loss) && add_loss(ri, step, loss, path, err))
         return QKV_ERR;
     if (isfinite(loss)) {
         ri->loss_lo = fmin(ri->loss_lo, loss);
         ri->loss_hi = fmax(ri->loss_hi, loss);
     }
-    if (dev && isfinite(acc)) {
-        ri->acc_lo = fmin(ri->acc_lo, acc);
-        ri->acc_hi = fmax(ri->acc_hi, acc);
-    }
-    char *f11 = line; /* span_f1, the 11th column (metrics files before it have 8) */
-    for (int k = 0; k < 10 && f11; k++)
-        f11 = strchr(f11, '\t') ? strchr(f11, '\t') + 1 : NULL;
-    double f1 = f11 ? strtod(f11, NULL) : NAN;
-    if (dev && isfinite(f1)) {
-        ri->n_span++;
-        ri->acc_lo = fmin(ri->acc_lo, f1);
-        ri->acc_hi = fmax(ri->acc_hi, f1);
+    /* the dev scores: field k (1-based) of the row */
+    const char *field = line;
+    int col = 1;
+    for (int k = 0; dev && k < ri->n_scores; k++) {
+        while (field && col < ri->score_col[k]) {
+            field = strchr(field, '\t');
+            field = field ? field + 1 : NULL;
+            col++;
+        }
+        double v = field ? strtod(field, NULL) : NAN;
+        if (isfinite(v)) {
+            ri->score_seen[k] = true;
+            ri->acc_lo = fmin(ri->acc_lo, v);
+            ri->acc_hi = fmax(ri->acc_hi, v);
+        }
     }
     return QKV_OK;
+}
+
+/* The dev score columns of a metrics header (train/metrics.h): column 5 and any after column 8. */
+static void scan_header(run_info *ri, char *line)
+{
+    line[strcspn(line, "\r\n")] = '\0';
+    int col = 1;
+    ri->n_scores = 0;
+    for (char *save = NULL, *name = strtok_r(line, "\t", &save); name; name = strtok_r(NULL, "\t", &save), col++)
+        if ((col == 5 || col > 8) && ri->n_scores < QKV_METRICS_MAX_EXTRA + 1) {
+            ri->score_col[ri->n_scores] = col;
+            ri->score_seen[ri->n_scores] = false;
+            snprintf(ri->score_name[ri->n_scores++], QKV_METRICS_NAME_LEN, "%s", name);
+        }
 }
 
 /* Finds the metrics file and counts its rows by split. */
@@ -190,7 +213,7 @@ static int scan_run(const char *run, run_info *ri, qkv_error *err)
     FILE *f = fopen(path, "r");
     if (!f)
         return qkv_fail(err, "%s: cannot read the run's metrics: %s", path, strerror(errno));
-    char line[1024];
+    char line[2048];
     ri->n_train = ri->n_dev = ri->max_step = 0;
     ri->loss_lo = ri->acc_lo = INFINITY;
     ri->loss_hi = ri->acc_hi = -INFINITY;
@@ -202,6 +225,7 @@ static int scan_run(const char *run, run_info *ri, qkv_error *err)
             header = !strncmp(line, "step\tepoch\tsplit\tloss\t", 22);
             if (!header)
                 break;
+            scan_header(ri, line);
             continue;
         }
         if (scan_row(ri, line, path, err)) {
@@ -247,20 +271,19 @@ static void dev_percent_line(FILE *f, const run_info *x, int n_runs, int r, int 
 
 /* What the panels of all runs together span. */
 typedef struct runs_extent {
-    long n_dev, n_span, max_step;
+    long n_dev, max_step;
     double loss_lo, loss_hi, acc_lo, acc_hi;
 } runs_extent;
 
 static runs_extent extent_of(const run_info *ri, int n_runs)
 {
-    runs_extent e = {0, 0, 1, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    runs_extent e = {0, 1, INFINITY, -INFINITY, INFINITY, -INFINITY};
     for (int r = 0; r < n_runs; r++) {
         e.loss_lo = fmin(e.loss_lo, ri[r].loss_lo);
         e.loss_hi = fmax(e.loss_hi, ri[r].loss_hi);
         e.acc_lo = fmin(e.acc_lo, ri[r].acc_lo);
         e.acc_hi = fmax(e.acc_hi, ri[r].acc_hi);
         e.n_dev += ri[r].n_dev;
-        e.n_span += ri[r].n_span;
         if (ri[r].max_step > e.max_step)
             e.max_step = ri[r].max_step;
     }
@@ -302,11 +325,18 @@ static void write_smoothed(FILE *f, const run_info *x, int r)
 static void write_settings(FILE *f, const run_info *ri, int n_runs, const runs_extent *e, qkv_image_kind kind,
                            const char *image, int width, int height)
 {
-    size_t longest = 0;
-    for (int r = 0; r < n_runs; r++)
+    size_t longest = 0, title_len = strlen("train (smoothed)"); /* the longest legend text */
+    for (int r = 0; r < n_runs; r++) {
         if (strlen(ri[r].name) > longest)
             longest = strlen(ri[r].name);
-    int rmargin = (int)(n_runs == 1 ? 0 : longest + 2) + 24;
+        for (int k = 0; k < ri[r].n_scores; k++) {
+            char label[64];
+            qkv_metrics_label(ri[r].score_name[k], label, sizeof label);
+            if (ri[r].score_seen[k] && strlen(label) + 4 > title_len)
+                title_len = strlen(label) + 4;
+        }
+    }
+    int rmargin = (int)(n_runs == 1 ? 0 : longest + 2) + (int)title_len + 10;
     if (rmargin > 64)
         rmargin = 64;
     qkv_gnuplot_terminal(f, kind, image, width, height);
@@ -332,34 +362,56 @@ static void write_settings(FILE *f, const run_info *ri, int n_runs, const runs_e
     qkv_gnuplot_quote(f, head);
 }
 
+/* Every k-th epoch is labelled, k the first of 1, 2, 5, 10, 20, 50, ... that leaves at most
+ * max_labels labels. */
+static int epoch_stride(int n_epochs, int max_labels)
+{
+    static const int MANTISSA[] = {1, 2, 5};
+    for (int decade = 1; decade < 100000000; decade *= 10)
+        for (int i = 0; i < 3; i++)
+            if ((n_epochs + MANTISSA[i] * decade - 1) / (MANTISSA[i] * decade) <= max_labels)
+                return MANTISSA[i] * decade;
+    return n_epochs;
+}
+
 /* A dotted vertical line (in both panels) at the end of each epoch but the last of every run:
  * the last step of a row of that epoch, which is the epoch's last step when the dev set is
- * evaluated at epoch ends (train.eval_every: 0), else within log.every_steps of it; labelled
- * with the epoch number for one run. */
-static void write_epoch_marks(FILE *f, const run_info *ri, int n_runs)
+ * evaluated at epoch ends (train.eval_every: 0), else within log.every_steps of it. For one
+ * run, "epoch N" labels at the end of every k-th epoch and of the last (epoch_stride: no more
+ * than fit side by side in a plot width pixels wide, about 55 pixels a label); with more
+ * epochs than four times that, the lines too only at the labelled epochs. */
+static void write_epoch_marks(FILE *f, const run_info *ri, int n_runs, int width)
 {
+    int max_labels = (width - 300) / 55; /* the plot area: the width less the margins and legend */
+    max_labels = max_labels < 2 ? 2 : max_labels;
     int n = 0;
-    for (int r = 0; r < n_runs; r++)
-        for (int e = 0; e + 1 < ri[r].n_epochs; e++) {
+    for (int r = 0; r < n_runs; r++) {
+        int stride = epoch_stride(ri[r].n_epochs, max_labels);
+        bool all_lines = ri[r].n_epochs <= 4 * max_labels;
+        for (int e = 0; e < ri[r].n_epochs; e++) {
             long at = ri[r].epoch_last[e];
-            if (at < 0 || ri[r].epoch_last[e + 1] < 0)
+            bool last = e + 1 == ri[r].n_epochs, labelled = (e + 1) % stride == 0 || last;
+            if (at < 0 || (!last && ri[r].epoch_last[e + 1] < 0))
                 continue;
             if (!n++)
-                fputs("# epoch ends: the last step logged in each epoch but the last\n", f);
-            fprintf(f, "set arrow from %ld, graph 0 to %ld, graph 1 nohead dt 3 lw 1 lc rgb '#%s' back\n", at, at,
-                    n_runs == 1 ? "999999" : COLORS[r % N_COLORS]);
-            if (n_runs == 1)
+                fputs("# epoch ends: the last step logged in each epoch\n", f);
+            if (!last && (all_lines || labelled))
+                fprintf(f, "set arrow from %ld, graph 0 to %ld, graph 1 nohead dt 3 lw 1 lc rgb '#%s' back\n", at, at,
+                        n_runs == 1 ? "999999" : COLORS[r % N_COLORS]);
+            if (n_runs == 1 && labelled)
                 fprintf(f, "set label 'epoch %d' at %ld, graph 1 right offset -0.5, -1 font ',8' tc rgb '#777777'\n",
                         e + 1, at);
         }
+    }
 }
 
 /* The upper panel: each run's training loss (raw and smoothed) and dev loss; on a log scale
  * with log_loss (when every loss is positive). */
-static void write_loss_panel(FILE *f, const run_info *ri, int n_runs, const runs_extent *e, bool log_loss)
+static void write_loss_panel(FILE *f, const run_info *ri, int n_runs, const runs_extent *e, const qkv_plot_opts *o)
 {
+    bool log_loss = o->log_loss;
     fputs("\nset xlabel 'step'\nset ylabel 'loss (cross-entropy)'\n", f);
-    write_epoch_marks(f, ri, n_runs);
+    write_epoch_marks(f, ri, n_runs, o->width);
     bool log_scale = log_loss && isfinite(e->loss_lo) && e->loss_lo > 0;
     if (log_scale)
         fputs("set logscale y  # log.plot_log_loss / qkv plot --log-loss\n", f);
@@ -397,26 +449,54 @@ static void write_loss_panel(FILE *f, const run_info *ri, int n_runs, const runs
     fputs("  NaN notitle\n", f);
 }
 
-/* The lower panel (runs with dev rows): dev accuracy and span F1 in percent. */
+/* The y label of the lower panel: "dev LAS (%)" when every run's dev scores are one and the
+ * same, else "dev scores (%)". */
+static void dev_ylabel(FILE *f, const run_info *ri, int n_runs)
+{
+    const char *one = NULL;
+    bool same = true;
+    for (int r = 0; r < n_runs; r++)
+        for (int k = 0; k < ri[r].n_scores; k++)
+            if (ri[r].score_seen[k]) {
+                same = same && (!one || !strcmp(one, ri[r].score_name[k]));
+                one = one ? one : ri[r].score_name[k];
+            }
+    char label[64], text[96];
+    if (one && same) {
+        qkv_metrics_label(one, label, sizeof label);
+        snprintf(text, sizeof text, "dev %s (%%)", label);
+    } else
+        snprintf(text, sizeof text, "dev scores (%%)");
+    fputs("unset title\nset ylabel ", f);
+    qkv_gnuplot_quote(f, text);
+    fputc('\n', f);
+}
+
+/* The lower panel (runs with dev rows): every dev score of every run in percent, each under
+ * its name (qkv_metrics_label), each with a dash and point type of its own. */
 static void write_dev_panel(FILE *f, const run_info *ri, int n_runs, const runs_extent *e)
 {
     if (!e->n_dev)
         return;
     fputs("unset logscale y\n", f);
-    fputs(e->n_span ? "unset title\nset ylabel 'dev accuracy, span F1 (%)'\n" : "unset title\nset ylabel 'dev accuracy (%)'\n",
-          f);
+    dev_ylabel(f, ri, n_runs);
     if (isfinite(e->acc_lo) && e->acc_hi - e->acc_lo < 1e-9)
         fprintf(f, "set yrange [%g:%g]\n", 100 * e->acc_lo - 1, 100 * e->acc_hi + 1);
     else
         fputs("set autoscale y\n", f);
     fputs("plot \\\n", f);
-    for (int r = 0; r < n_runs; r++) {
-        if (!ri[r].n_dev)
-            continue;
-        dev_percent_line(f, &ri[r], n_runs, r, 5, "pt 7", "dev accuracy");
-        if (ri[r].n_span)
-            dev_percent_line(f, &ri[r], n_runs, r, 11, "dt 3 pt 5", "dev span F1");
-    }
+    static const int POINTS[] = {7, 5, 9, 11, 13, 4, 6, 8};
+    for (int r = 0; r < n_runs; r++)
+        for (int k = 0, n = 0; ri[r].n_dev && k < ri[r].n_scores; k++) {
+            if (!ri[r].score_seen[k])
+                continue;
+            char style[64], label[64], what[96];
+            snprintf(style, sizeof style, "dt %d pt %d", 1 + n % 5, POINTS[n % 8]);
+            n++;
+            qkv_metrics_label(ri[r].score_name[k], label, sizeof label);
+            snprintf(what, sizeof what, "dev %s", label);
+            dev_percent_line(f, &ri[r], n_runs, r, ri[r].score_col[k], style, what);
+        }
     fputs("  NaN notitle\nunset multiplot\n", f);
 }
 
@@ -440,7 +520,7 @@ static void write_script(FILE *f, qkv_image_kind kind, const char *image, const 
     for (int r = 0; r < n_runs; r++)
         write_smoothed(f, &ri[r], r);
     write_settings(f, ri, n_runs, &e, kind, image, o->width, o->height);
-    write_loss_panel(f, ri, n_runs, &e, o->log_loss);
+    write_loss_panel(f, ri, n_runs, &e, o);
     write_dev_panel(f, ri, n_runs, &e);
 }
 

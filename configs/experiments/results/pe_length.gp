@@ -1,5 +1,5 @@
-# Written by configs/experiments/run_pe_experiment.sh (pe_report.py). Edit and rerun from this
-# folder: gnuplot pe_length.gp
+# Written by configs/experiments/run_pe_experiment.sh (pe_report.py, pe_figure.py). Edit and
+# rerun from this folder: gnuplot pe_length.gp
 $ewt << EOD
 # bucket_index bucket none sinusoidal learned rope alibi floater relative
 0 1-10 87.40 87.39 87.37 87.73 87.60 87.37 87.49
@@ -33,31 +33,34 @@ set key bottom left
 set arrow 1 from 1.5, graph 0 to 1.5, graph 1 nohead dt 3 lc rgb '#888888'
 set title 'EWT UPOS dev (trained on <= 20 words)'
 plot $ewt using 1:3 with linespoints lw 2 pt 7 dt 1 title 'none', \
-     $ewt using 1:4 with linespoints lw 2 pt 7 dt 1 title 'sinusoidal', \
-     $ewt using 1:5 with linespoints lw 2 pt 7 dt 1 title 'learned', \
-     $ewt using 1:6 with linespoints lw 2 pt 7 dt 1 title 'rope', \
-     $ewt using 1:7 with linespoints lw 2 pt 7 dt 2 title 'alibi', \
-     $ewt using 1:8 with linespoints lw 2 pt 7 dt 2 title 'floater', \
-     $ewt using 1:9 with linespoints lw 2 pt 7 dt 2 title 'relative (clip 8)'
+     $ewt using 1:4 with linespoints lw 2 pt 5 dt 1 title 'sinusoidal', \
+     $ewt using 1:5 with linespoints lw 2 pt 9 dt 1 title 'learned', \
+     $ewt using 1:6 with linespoints lw 2 pt 11 dt 1 title 'rope', \
+     $ewt using 1:7 with linespoints lw 2 pt 13 dt 2 title 'alibi', \
+     $ewt using 1:8 with linespoints lw 2 pt 4 dt 2 title 'floater', \
+     $ewt using 1:9 with linespoints lw 2 pt 6 dt 2 title 'relative (clip 8)'
 set xtics ('8-20' 0, '21-32' 1, '33-48' 2, '49-64' 3)
 set xrange [-0.3:3.3]
-set yrange [0:105]
+set yrange [-15:105]
+set ytics 0, 20, 100
 set arrow 1 from 0.5, graph 0 to 0.5, graph 1 nohead dt 3 lc rgb '#888888'
 set key off
 set title 'ends task: first 4 words (S, from the start)'
+set label 1 'at 0 at every length: none, alibi, relative (clip 8)' at graph 0.03, first -8 front
 plot $endsS using 1:3 with linespoints lw 2 pt 7 dt 1 title 'none', \
-     $endsS using 1:4 with linespoints lw 2 pt 7 dt 1 title 'sinusoidal', \
-     $endsS using 1:5 with linespoints lw 2 pt 7 dt 1 title 'learned', \
-     $endsS using 1:6 with linespoints lw 2 pt 7 dt 1 title 'rope', \
-     $endsS using 1:7 with linespoints lw 2 pt 7 dt 2 title 'alibi', \
-     $endsS using 1:8 with linespoints lw 2 pt 7 dt 2 title 'floater', \
-     $endsS using 1:9 with linespoints lw 2 pt 7 dt 2 title 'relative (clip 8)'
+     $endsS using 1:4 with linespoints lw 2 pt 5 dt 1 title 'sinusoidal', \
+     $endsS using 1:5 with linespoints lw 2 pt 9 dt 1 title 'learned', \
+     $endsS using 1:6 with linespoints lw 2 pt 11 dt 1 title 'rope', \
+     $endsS using 1:7 with linespoints lw 2 pt 13 dt 2 title 'alibi', \
+     $endsS using 1:8 with linespoints lw 2 pt 4 dt 2 title 'floater', \
+     $endsS using 1:9 with linespoints lw 2 pt 6 dt 2 title 'relative (clip 8)'
 set title 'ends task: last 4 words (E, from the end)'
+set label 1 'at 0 at every length: none, alibi, relative (clip 8)' at graph 0.03, first -8 front
 plot $endsE using 1:3 with linespoints lw 2 pt 7 dt 1 title 'none', \
-     $endsE using 1:4 with linespoints lw 2 pt 7 dt 1 title 'sinusoidal', \
-     $endsE using 1:5 with linespoints lw 2 pt 7 dt 1 title 'learned', \
-     $endsE using 1:6 with linespoints lw 2 pt 7 dt 1 title 'rope', \
-     $endsE using 1:7 with linespoints lw 2 pt 7 dt 2 title 'alibi', \
-     $endsE using 1:8 with linespoints lw 2 pt 7 dt 2 title 'floater', \
-     $endsE using 1:9 with linespoints lw 2 pt 7 dt 2 title 'relative (clip 8)'
+     $endsE using 1:4 with linespoints lw 2 pt 5 dt 1 title 'sinusoidal', \
+     $endsE using 1:5 with linespoints lw 2 pt 9 dt 1 title 'learned', \
+     $endsE using 1:6 with linespoints lw 2 pt 11 dt 1 title 'rope', \
+     $endsE using 1:7 with linespoints lw 2 pt 13 dt 2 title 'alibi', \
+     $endsE using 1:8 with linespoints lw 2 pt 4 dt 2 title 'floater', \
+     $endsE using 1:9 with linespoints lw 2 pt 6 dt 2 title 'relative (clip 8)'
 unset multiplot
