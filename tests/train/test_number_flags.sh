@@ -36,7 +36,7 @@ declare -A ARGS=(
     [tag]="$SCRATCH/none.h5 $SCRATCH/none.conllu" [gradcheck]="$SCRATCH/none.yaml" [config]="$SCRATCH/none.yaml"
     [synth]="" [speech]="$SCRATCH/none.conllu --out $SCRATCH/out.h5" [stats]="$SCRATCH/none.conllu"
     [plot]="$SCRATCH/norun" [attention]="$SCRATCH/none.h5" [parse-draw]="$SCRATCH/none.h5 --sentence a"
-    [positions]="$SCRATCH/none.h5" [export]="$SCRATCH/none.h5 --out $SCRATCH/out.h5" [serve]="$SCRATCH/none.h5"
+    [positions]="$SCRATCH/none.h5" [export]="$SCRATCH/none.h5 --out $SCRATCH/out.h5" [serve]="$SCRATCH/none.h5" [board]="$SCRATCH/norun"
 )
 commands=$("$QKV_BIN" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 [ "$(echo "$commands" | wc -l)" -ge 13 ] || fail "qkv --help lists too few commands: $commands"
