@@ -18,7 +18,8 @@ static int capabilities(serve_model *m, qkv_model *q, qkv_error *err)
     char *error = NULL;
     qkv_text *t = qkv_model_tag_words(q, &sentence, &n_words, 1, &error);
     if (!t) {
-        qkv_fail(err, "%s: %s", m->source, error ? error : "cannot tag a word");
+        qkv_fail(err, "%s: cannot tag a word with it (qkv serve serves models of words; image and frame models are "
+                      "tagged with qkv tag): %s", m->source, error ? error : "no message");
         free(error);
         return QKV_ERR;
     }
