@@ -156,5 +156,5 @@ stop_server TERM
 wait "$client" || fail "the request in flight at SIGTERM was not answered"
 "$PY" -c 'import json, sys; assert json.load(open(sys.argv[1]))["result"].count("# sent_id") == 45' \
     "$SCRATCH/last.json" || fail "the answer in flight at SIGTERM is not whole"
-grep -q "stopped" "$SCRATCH/server.log" || fail "no 'stopped' line"
+grep -q "stopped" "$SCRATCH/serve.log" || fail "no 'stopped' line"
 echo "ok"
