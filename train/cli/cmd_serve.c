@@ -102,8 +102,9 @@ int qkv_cmd_serve(int argc, char **argv)
         serve_models_free(&sc.models);
         return qkv_fail_report(&err);
     }
-    fprintf(stderr, "qkv serve: listening on http://%s%s%s:%d/ (%ld threads; SIGTERM or Ctrl-C stops)\n",
-            strchr(a.host, ':') ? "[" : "", a.host, strchr(a.host, ':') ? "]" : "", qkv_http_port(server), a.threads);
+    fprintf(stderr, "qkv serve: listening on http://%s%s%s:%d/ (%ld thread%s; SIGTERM or Ctrl-C stops)\n",
+            strchr(a.host, ':') ? "[" : "", a.host, strchr(a.host, ':') ? "]" : "", qkv_http_port(server), a.threads,
+            a.threads == 1 ? "" : "s");
     int sig = 0;
     sigwait(&stop, &sig);
     fprintf(stderr, "qkv serve: %s: finishing the requests in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

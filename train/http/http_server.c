@@ -34,6 +34,22 @@ int qkv_http_query(const qkv_http_request *req, struct qkv_http_params *p) { ret
 #include <time.h>
 #include <unistd.h>
 
+/* One request on a connection, from its first call to its completion. A whole request is
+ * handed to a worker with its connection suspended (libmicrohttpd neither reads it nor times it
+ * out meanwhile); the worker fills res and resumes it, and the polling thread queues res. */
+typedef struct conn_state {
+    struct timespec start;
+    qkv_buf body;
+    bool too_large;
+    int status;        /* of the response queued; 0: none */
+    const char *route;
+    struct MHD_Connection *c;
+    qkv_http_request req;
+    qkv_http_response res;
+    bool answered;     /* res is filled */
+    struct conn_state *next; /* in the queue of requests waiting for a worker */
+} conn_state;
+
 struct qkv_http_server {
     struct MHD_Daemon *d;
     qkv_http_options o;
@@ -41,19 +57,15 @@ struct qkv_http_server {
     void *ctx;
     pthread_mutex_t lock;
     pthread_cond_t idle; /* signalled when in_flight drops to 0 */
+    pthread_cond_t work; /* signalled when a request is queued or the workers are to quit */
+    conn_state *head, *tail; /* requests waiting for a worker, oldest first */
+    pthread_t *workers;
+    int n_workers;
+    bool quit;           /* the workers return once their request is answered */
     int in_flight;       /* requests begun and not yet completed */
     bool stopping;       /* answers then close their connection */
     int port;
 };
-
-/* One request on a connection, from its first call to its completion. */
-typedef struct conn_state {
-    struct timespec start;
-    qkv_buf body;
-    bool too_large;
-    int status;        /* of the response queued; 0: none */
-    const char *route;
-} conn_state;
 
 bool qkv_http_available(void) { return true; }
 
@@ -82,6 +94,7 @@ static enum MHD_Result queue(qkv_http_server *s, struct MHD_Connection *c, conn_
     }
     if (!res->body.len)
         qkv_buf_free(&res->body);
+    res->body = (qkv_buf){0}; /* the response's now */
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type ? res->content_type : "text/plain");
     if (!s->o.same_origin)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, "*");
@@ -99,14 +112,20 @@ static enum MHD_Result queue(qkv_http_server *s, struct MHD_Connection *c, conn_
     return ok;
 }
 
-/* A JSON error answer {"error": msg}. */
+/* res: a JSON error answer {"error": msg}. */
+static void error_response(qkv_http_response *res, int status, const char *msg)
+{
+    *res = (qkv_http_response){status, "application/json", {0}, NULL, NULL};
+    qkv_buf_adds(&res->body, "{\"error\": ");
+    qkv_buf_json_string(&res->body, msg, strlen(msg));
+    qkv_buf_adds(&res->body, "}\n");
+}
+
 static enum MHD_Result queue_error(qkv_http_server *s, struct MHD_Connection *c, conn_state *st, int status,
                                    const char *msg)
 {
-    qkv_http_response res = {status, "application/json", {0}, NULL, NULL};
-    qkv_buf_adds(&res.body, "{\"error\": ");
-    qkv_buf_json_string(&res.body, msg, strlen(msg));
-    qkv_buf_adds(&res.body, "}\n");
+    qkv_http_response res;
+    error_response(&res, status, msg);
     return queue(s, c, st, &res);
 }
 
@@ -155,11 +174,52 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (st->body.failed)
         return queue_error(s, c, st, 500, "out of memory for the request body");
-    qkv_http_request req = {method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE),
-                            st->body.data ? st->body.data : "", st->body.len, c};
-    qkv_http_response res = {0};
-    s->handler(s->ctx, &req, &res);
-    return queue(s, c, st, &res);
+    if (st->answered)
+        return queue(s, c, st, &st->res);
+    st->req = (qkv_http_request){method, url,
+                                 MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE),
+                                 st->body.data ? st->body.data : "", st->body.len, c};
+    st->c = c;
+    pthread_mutex_lock(&s->lock);
+    if (s->quit) {
+        pthread_mutex_unlock(&s->lock);
+        return queue_error(s, c, st, 503, "the server is stopping");
+    }
+    MHD_suspend_connection(c);
+    *(s->tail ? &s->tail->next : &s->head) = st;
+    s->tail = st;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->lock);
+    return MHD_YES;
+}
+
+/* A worker: answers the queued requests one at a time; told to quit, it answers those still
+ * queued 503 and returns (every suspended connection is resumed before the daemon stops). */
+static void *work(void *arg)
+{
+    qkv_http_server *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (!s->head && !s->quit)
+            pthread_cond_wait(&s->work, &s->lock);
+        if (!s->head)
+            break;
+        conn_state *st = s->head;
+        s->head = st->next;
+        if (!s->head)
+            s->tail = NULL;
+        bool quit = s->quit;
+        pthread_mutex_unlock(&s->lock);
+        if (quit)
+            error_response(&st->res, 503, "the server is stopping");
+        else
+            s->handler(s->ctx, &st->req, &st->res);
+        st->answered = true;
+        MHD_resume_connection(st->c);
+        pthread_mutex_lock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -172,6 +232,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     if (st->status && s->o.stats)
         qkv_http_stats_record(s->o.stats, st->route, st->status, seconds_since(&st->start));
     qkv_buf_free(&st->body);
+    qkv_buf_free(&st->res.body);
     free(st);
     *con_cls = NULL;
     pthread_mutex_lock(&s->lock);
@@ -200,14 +261,40 @@ int qkv_http_query(const qkv_http_request *req, struct qkv_http_params *p)
     return n < 0 ? -1 : 0;
 }
 
+/* Tells the workers to quit and waits for them: the requests they answer finish, those queued
+ * are answered 503. */
+static void stop_workers(qkv_http_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->quit = true;
+    pthread_cond_broadcast(&s->work);
+    pthread_mutex_unlock(&s->lock);
+    for (int i = 0; i < s->n_workers; i++)
+        pthread_join(s->workers[i], NULL);
+    free(s->workers);
+    s->workers = NULL;
+    s->n_workers = 0;
+}
+
+/* Starts o.threads workers; false when not one could start. */
+static bool start_workers(qkv_http_server *s)
+{
+    int n = s->o.threads > 1 ? s->o.threads : 1;
+    s->workers = calloc((size_t)n, sizeof *s->workers);
+    if (!s->workers)
+        return false;
+    while (s->n_workers < n && !pthread_create(&s->workers[s->n_workers], NULL, work, s))
+        s->n_workers++;
+    return s->n_workers > 0;
+}
+
 /* The daemon of s on address a. */
 static struct MHD_Daemon *start_daemon(qkv_http_server *s, const struct addrinfo *a)
 {
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
                      (a->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
                             MHD_OPTION_SOCK_ADDR, a->ai_addr,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(s->o.threads > 1 ? s->o.threads : 0),
                             MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024), MHD_OPTION_END);
 }
@@ -231,6 +318,13 @@ qkv_http_server *qkv_http_start(const qkv_http_options *o, qkv_http_handler hand
     *s = (qkv_http_server){.o = *o, .handler = handler, .ctx = ctx};
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->idle, NULL);
+    pthread_cond_init(&s->work, NULL);
+    if (!start_workers(s)) {
+        freeaddrinfo(addr);
+        qkv_fail(err, "cannot start a thread to answer requests");
+        qkv_http_stop(s, 0);
+        return NULL;
+    }
     errno = 0;
     s->d = start_daemon(s, addr);
     freeaddrinfo(addr);
@@ -265,8 +359,11 @@ void qkv_http_stop(qkv_http_server *s, unsigned grace)
         while (s->in_flight > 0 && pthread_cond_timedwait(&s->idle, &s->lock, &until) != ETIMEDOUT)
             ;
         pthread_mutex_unlock(&s->lock);
-        MHD_stop_daemon(s->d);
     }
+    stop_workers(s);
+    if (s->d)
+        MHD_stop_daemon(s->d);
+    pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->idle);
     pthread_mutex_destroy(&s->lock);
     free(s);

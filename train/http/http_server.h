@@ -1,8 +1,10 @@
 /* A small HTTP/1.1 server over libmicrohttpd, for the qkv commands that serve (qkv serve):
- * requests are answered on a pool of threads (at most `threads` at the same time), each body
- * gathered whole up to a maximum size (a larger one is answered 413 without being kept), idle
- * connections closed after a timeout, and a stop that lets the requests in flight finish. The
- * handler sees one whole request and fills one response; nothing is written to disk.
+ * one thread reads and writes every connection; whole requests wait in a queue for a pool of
+ * `threads` workers that answer them. Each body is gathered whole up to a maximum size (a larger
+ * one is answered 413 without being kept). A connection is closed after `timeout` seconds idle,
+ * and only while idle: a request waiting for a worker or being answered never times out. A stop
+ * lets the requests in flight finish. The handler sees one whole request and fills one
+ * response; nothing is written to disk.
  *
  * Built only with libmicrohttpd (QKV_HAVE_MHD; Debian: libmicrohttpd-dev); without it
  * qkv_http_start fails saying so. */
