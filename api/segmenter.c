@@ -8,10 +8,27 @@
 #include "api/model_file.h"
 #include "api/predict.h"
 #include "api/task.h"
+#include "data/textfile.h"
 #include "data/seg_rules.h"
 #include "data/utf8.h"
 
 #define PARAGRAPH_MAX (64 * 1024)
+#define LINE_MAX_BYTES (1 << 20) /* a longer line of raw text is an error */
+/* The segmenter reads a paragraph longer than SEG_PIECE + 2 context characters in pieces of
+ * SEG_PIECE (data/segment.h: qkv_seg_corpus_pieces): its memory stays bounded and its batches
+ * full whatever the text's layout. The context is what the model sees on either side (layers ×
+ * window of local self-attention), else SEG_CONTEXT. */
+#define SEG_PIECE 1024
+#define SEG_CONTEXT 128
+
+/* How far the segmenter m sees on either side of a character, in characters. */
+static int seg_context(const qkv_tagger_config *m)
+{
+    if (m->encoder_kind == QKV_ENCODER_TRANSFORMER && m->encoder.attn.window > 0 &&
+        m->n_layers * m->encoder.attn.window <= SEG_CONTEXT)
+        return m->n_layers * m->encoder.attn.window;
+    return SEG_CONTEXT;
+}
 
 int qkv_tokenizer_load(qkv_tokenizer *tk, const char *path, const char *group, qkv_error *err)
 {
@@ -50,18 +67,22 @@ int qkv_tokenizer_segment(qkv_tokenizer *tk, const qkv_seg_text *st, qkv_segment
     qkv_corpus c;
     qkv_dataset ds;
     memset(&ds, 0, sizeof ds);
-    int32_t *pred = NULL;
+    int32_t *pred = NULL, *src = NULL;
     uint8_t *labels = NULL;
     if (qkv_seg_corpus(&c, st, false, err))
         return QKV_ERR;
-    size_t n = (size_t)(st->n_chars ? st->n_chars : 1);
-    int status = (pred = malloc(n * sizeof *pred)) && (labels = malloc(n)) ? QKV_OK : qkv_fail(err, "out of memory");
+    int status = qkv_seg_corpus_pieces(&c, tk->piece > 0 ? tk->piece : SEG_PIECE, seg_context(&tk->s.cfg.model),
+                                       &src, err);
+    size_t n = (size_t)(c.n_words > st->n_chars ? c.n_words : st->n_chars) + 1;
+    if (status == QKV_OK && (!(pred = malloc(n * sizeof *pred)) || !(labels = malloc(n))))
+        status = qkv_fail(err, "out of memory");
     if (status == QKV_OK && (qkv_dataset_encode(&ds, &tk->s.fz, &c, NULL, err) ||
                              qkv_session_check_lengths(&tk->s, &c, &ds, false, err) ||
                              qkv_predict(&tk->s.model, &ds, tk->s.cfg.data.batch_tokens, pred, NULL, NULL, err)))
         status = QKV_ERR;
-    for (int i = 0; status == QKV_OK && i < st->n_chars; i++)
-        labels[i] = pred[i] >= 0 ? tk->label[pred[i]] : QKV_SEG_OUTSIDE;
+    for (int i = 0; status == QKV_OK && i < c.n_words; i++)
+        if (src[i] >= 0)
+            labels[src[i]] = pred[i] >= 0 ? tk->label[pred[i]] : QKV_SEG_OUTSIDE;
     if (status == QKV_OK) {
         qkv_seg_lexicon_apply(&tk->s.seg_lexicon, st, labels);
         qkv_seg_rules_apply(&tk->s.seg_lexicon, st, labels);
@@ -72,6 +93,7 @@ int qkv_tokenizer_segment(qkv_tokenizer *tk, const qkv_seg_text *st, qkv_segment
         status = qkv_seg_decode(st, p, labels, seg, err);
     free(labels);
     free(pred);
+    free(src);
     qkv_dataset_free(&ds);
     qkv_corpus_free(&c);
     return status;
@@ -260,8 +282,9 @@ static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err)
     char *line = NULL, *par = NULL;
     size_t line_cap = 0, par_len = 0, par_cap = 0;
     int status = QKV_OK, par_line = 0;
-    ssize_t got;
-    for (int line_no = 1; status == QKV_OK && (got = getline(&line, &line_cap, in)) >= 0; line_no++) {
+    long got = 0;
+    int line_no = 1;
+    for (; status == QKV_OK && (got = qkv_text_getline(&line, &line_cap, in, LINE_MAX_BYTES)) >= 0; line_no++) {
         char *s = line;
         size_t n = (size_t)got;
         if (n > 0 && s[n - 1] == '\n')
@@ -310,6 +333,11 @@ static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err)
             par_len = 0;
         }
     }
+    if (status == QKV_OK && got == -2)
+        status = qkv_fail(err, "%.200s:%d: a line longer than %d bytes: raw text is read in lines of at most "
+                          "1 MiB (its memory is bounded so); break the text into lines", name, line_no, LINE_MAX_BYTES);
+    if (status == QKV_OK && got == -3)
+        status = qkv_fail(err, "%.200s:%d: out of memory", name, line_no);
     if (status == QKV_OK && ferror(in))
         status = qkv_fail(err, "%.200s: read error: %s", name, strerror(errno));
     if (status == QKV_OK)

@@ -14,6 +14,9 @@ typedef struct qkv_tokenizer {
     qkv_session s;
     uint8_t label[64]; /* label[t]: the qkv_seg_label of the model's tag t */
     bool sentence_per_line; /* a line is a sentence (qkv_seg_lines_as_sentences); false after load */
+    int piece;              /* a paragraph longer than this many characters (and twice the model's
+                               reach) is read in pieces of this size (data/segment.h:
+                               qkv_seg_corpus_pieces); 0 after load: 1024 */
 } qkv_tokenizer;
 
 /* Loads the segmenter stored in the model file at path under group (QKV_SEGMENTER_GROUP: the

@@ -83,6 +83,16 @@ void qkv_seg_free(qkv_seg_text *st);
  * tag_column "segment labels". */
 int qkv_seg_corpus(qkv_corpus *c, const qkv_seg_text *st, bool with_labels, qkv_error *err);
 
+/* Cuts the paragraphs of c (a qkv_seg_corpus) that are longer than piece + 2·context characters
+ * into pieces of `piece` characters, each read with up to `context` characters of its paragraph
+ * on either side, so that a model's memory is bounded whatever the layout of the text; shorter
+ * paragraphs stay whole. Each piece becomes a sentence of c; (*src)[i] (malloc'd, [c->n_words])
+ * is the character of the original c whose prediction word i of the new c gives, or -1 for a
+ * context character (its prediction is left unused). A model that sees no further than context
+ * characters on either side (a segmenter of local attention: layers × window) predicts the same
+ * labels as on the whole paragraph. Errors: out of memory, over 2^31 characters. */
+int qkv_seg_corpus_pieces(qkv_corpus *c, int piece, int context, int32_t **src, qkv_error *err);
+
 /* The labels read back: sentences of tokens, tokens of words, as character ranges of st.
  * Sentence s is tokens sent_start[s] .. sent_start[s+1]-1; token t is characters
  * tok_start[t] .. tok_end[t]-1 and words tok_word[t] .. tok_word[t+1]-1; word w is characters

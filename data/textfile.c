@@ -291,3 +291,30 @@ int qkv_text_stream_close(qkv_text_stream *ts, qkv_error *err)
     memset(ts, 0, sizeof *ts);
     return status;
 }
+
+long qkv_text_getline(char **line, size_t *cap, FILE *in, size_t max)
+{
+    size_t n = 0;
+    int ch = EOF;
+    while (n <= max && (ch = getc_unlocked(in)) != EOF) {
+        if (n + 2 > *cap) {
+            size_t room = *cap ? *cap : 256;
+            while (room < n + 2)
+                room *= 2;
+            if (room > max + 2)
+                room = max + 2;
+            char *p = realloc(*line, room);
+            if (!p)
+                return -3;
+            *line = p;
+            *cap = room;
+        }
+        (*line)[n++] = (char)ch;
+        if (ch == '\n')
+            break;
+    }
+    if (n == 0)
+        return -1;
+    (*line)[n] = '\0';
+    return n > max && (*line)[n - 1] != '\n' ? -2 : (long)n;
+}

@@ -50,4 +50,10 @@ int qkv_text_stream_open(qkv_text_stream *ts, const char *path, const char *name
  * reports that and not a bare read error. */
 int qkv_text_stream_close(qkv_text_stream *ts, qkv_error *err);
 
+/* Reads one line of in into *line (realloc'd as getline does; *cap its room), its '\n' kept.
+ * Returns the line's length in bytes; -1 at the end of the input or on a read error (ferror
+ * says which); -2 when the line is longer than max bytes ('\n' not counted): then max + 1 of its bytes have been
+ * read and the memory used stays within max + 2 bytes, whatever the input; -3 out of memory. */
+long qkv_text_getline(char **line, size_t *cap, FILE *in, size_t max);
+
 #endif

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Raw text's memory is bounded whatever its layout: the segmenter reads a long paragraph in
+# pieces, so 64 KB of sentences one a line (one paragraph, the longest read at once) is tagged
+# within 500 MB (read whole, it took over 1 GB); a line longer than 1 MiB is refused, naming the
+# file and line, after the paragraphs before it are written.
+. "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
+model=$QKV_SOURCE_DIR/data/models/en.h5
+[ -s "$model" ] || fail "$model is missing"
+sample=$QKV_SOURCE_DIR/data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz
+
+# the sample's sentences one a line, repeated to 64 KB: one paragraph
+zcat "$sample" | sed -n 's/^# text = //p' >"$SCRATCH/lines.txt"
+while [ "$(wc -c <"$SCRATCH/lines.txt")" -lt 64000 ]; do
+    cat "$SCRATCH/lines.txt" "$SCRATCH/lines.txt" >"$SCRATCH/more.txt"
+    mv "$SCRATCH/more.txt" "$SCRATCH/lines.txt"
+done
+head -c 64000 "$SCRATCH/lines.txt" | sed '$d' >"$SCRATCH/par.txt"
+# peak memory (MB) of qkv tag --model en.h5 on a file
+peak() {
+    "$PY" - "$QKV_BIN" "$model" "$1" <<'PY'
+import resource, subprocess, sys
+qkv, model, text = sys.argv[1:]
+subprocess.run([qkv, "tag", "--model", model, text], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+PY
+}
+if [ "${QKV_SANITIZED:-0}" != 1 ]; then
+    mb=$(peak "$SCRATCH/par.txt") || fail "qkv tag on a 64 KB paragraph"
+    echo "peak memory of a 64 KB paragraph: $mb MB"
+    [ "$mb" -le 500 ] || fail "a 64 KB paragraph took $mb MB"
+fi
+
+# a line over 1 MiB: an error naming its line, the paragraph before it written
+{
+    printf 'A first paragraph.\n\n'
+    head -c 1048577 /dev/zero | tr '\0' 'a'
+    printf '\n'
+} >"$SCRATCH/long_line.txt"
+status=0
+"$QKV_BIN" tag --model "$model" "$SCRATCH/long_line.txt" >"$SCRATCH/out.conllu" 2>"$SCRATCH/err" || status=$?
+[ "$status" -ne 0 ] || fail "a line over 1 MiB was taken"
+grep -q "long_line.txt:3: a line longer than 1048576 bytes" "$SCRATCH/err" || { cat "$SCRATCH/err" >&2; fail "no file:line"; }
+grep -q '^# text = A first paragraph\.$' "$SCRATCH/out.conllu" || fail "the paragraph before it was not written"
+echo ok
