@@ -36,9 +36,12 @@ static void print_usage(const qkv_cli_spec *sp, FILE *out)
                 continue;
             char mv[256], word[400];
             metavar_of(o, mv, sizeof mv);
-            bool optional = !o->required && !(pass == 0 && o->kind == QKV_CLI_LIST);
-            snprintf(word, sizeof word, "%s%s%s%s%s%s", optional ? "[" : "", pass ? o->name : "", pass && *mv ? " " : "",
-                     mv, optional ? "]" : "", o->kind == QKV_CLI_LIST ? "..." : "");
+            bool optional = !o->required, list = o->kind == QKV_CLI_LIST;
+            if (pass == 0 && list && optional) /* "[MODEL...]" */
+                snprintf(word, sizeof word, "[%s...]", mv);
+            else
+                snprintf(word, sizeof word, "%s%s%s%s%s%s", optional ? "[" : "", pass ? o->name : "",
+                         pass && *mv ? " " : "", mv, optional ? "]" : "", list ? "..." : "");
             if (col + 1 + (int)strlen(word) > QKV_CLI_WIDTH) {
                 fprintf(out, "\n%*s", indent, "");
                 col = indent;

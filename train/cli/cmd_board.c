@@ -51,12 +51,12 @@ static int resolve_dirs(board_ctx *b, const board_args *a)
     const char *def = "runs";
     int n = a->n_dirs ? a->n_dirs : 1;
     if (n > BOARD_MAX_ROOTS)
-        return qkv_fail_reportf("qkv board: at most %d folders", BOARD_MAX_ROOTS);
+        return qkv_fail_reportf("at most %d folders", BOARD_MAX_ROOTS);
     for (int i = 0; i < n; i++) {
         const char *d = a->n_dirs ? a->dirs[i] : def;
         char real[PATH_MAX];
         if (!realpath(d, real))
-            return qkv_fail_reportf("qkv board: %s: no such folder", d);
+            return qkv_fail_reportf("%s: no such folder (give run folders, or folders of runs)", d);
         b->roots[b->n_roots++] = strdup(real);
     }
     return 0;
@@ -75,7 +75,7 @@ int qkv_cmd_board(int argc, char **argv)
     if (usage >= 0)
         return usage;
     if (!qkv_http_available())
-        return qkv_fail_reportf("qkv board: this qkv was built without libmicrohttpd: install it (Debian: "
+        return qkv_fail_reportf("this qkv was built without libmicrohttpd: install it (Debian: "
                                 "apt-get install libmicrohttpd-dev), then run cmake and build again");
     static board_ctx b;
     int rc = resolve_dirs(&b, &a);

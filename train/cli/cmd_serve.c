@@ -78,7 +78,7 @@ int qkv_cmd_serve(int argc, char **argv)
     if (usage >= 0)
         return usage;
     if (!qkv_http_available())
-        return qkv_fail_reportf("qkv serve: this qkv was built without libmicrohttpd: install it (Debian: "
+        return qkv_fail_reportf("this qkv was built without libmicrohttpd: install it (Debian: "
                                 "apt-get install libmicrohttpd-dev), then run cmake and build again");
     /* SIGINT and SIGTERM are taken here by sigwait, never by a thread that computes (see
        train/interrupt.h): blocked before any thread starts, so every thread inherits the block */

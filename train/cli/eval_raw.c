@@ -150,7 +150,7 @@ static const char *raw_segmenter(const char *ckpt, const char *tokenizer_path, c
         *group = QKV_SEGMENTER_GROUP;
         return ckpt;
     }
-    qkv_fail_reportf("qkv eval --raw: %s bundles no segmenter (data.segmenter, qkv export --tokenizer): give one "
+    qkv_fail_reportf("--raw: %s bundles no segmenter (data.segmenter, qkv export --tokenizer): give one "
                      "with --tokenizer SEG.h5, or --tokenizer " QKV_EVAL_WHITESPACE " for whitespace tokens and a # text "
                      "line a sentence", ckpt);
     return NULL;
