@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unictype.h>
 
+#include "data/sorted_strings.h"
 #include "data/utf8.h"
 
 /* One token of the training file that may be an abbreviation, and whether it ends a sentence. */
@@ -15,16 +16,10 @@ typedef struct token_ref {
     bool final;
 } token_ref;
 
-static int cmp_bytes(const char *a, size_t na, const char *b, size_t nb)
-{
-    int c = memcmp(a, b, na < nb ? na : nb);
-    return c ? c : (na > nb) - (na < nb);
-}
-
 static int cmp_token(const void *pa, const void *pb)
 {
     const token_ref *a = pa, *b = pb;
-    return cmp_bytes(a->bytes, a->len, b->bytes, b->len);
+    return qkv_bytes_cmp(a->bytes, a->len, b->bytes, b->len);
 }
 
 /* Whether bytes[0..len) has the form of an abbreviation: 2 or more characters, the last ".",
@@ -137,7 +132,7 @@ int qkv_seg_lexicon_set_abbrevs(qkv_seg_lexicon *lx, size_t n, const char *const
         if (len < 2 || abbrevs[i][len - 1] != '.')
             return qkv_fail(err, "abbreviation %zu: \"%.40s\" does not end with \".\" after a character", i + 1,
                             abbrevs[i]);
-        if (i > 0 && cmp_bytes(abbrevs[i - 1], strlen(abbrevs[i - 1]), abbrevs[i], len) >= 0)
+        if (i > 0 && qkv_bytes_cmp(abbrevs[i - 1], strlen(abbrevs[i - 1]), abbrevs[i], len) >= 0)
             return qkv_fail(err, "abbreviation %zu: \"%.40s\" is not after \"%.40s\" in byte order", i + 1,
                             abbrevs[i], abbrevs[i - 1]);
         bytes += len + 1;
@@ -152,30 +147,13 @@ int qkv_seg_lexicon_set_abbrevs(qkv_seg_lexicon *lx, size_t n, const char *const
     return QKV_OK;
 }
 
-/* The index of bytes[0..len) in the sorted strings list[0..n), or -1. */
-static long find_string(const char *const *list, size_t n, const char *bytes, size_t len)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_bytes(list[mid], strlen(list[mid]), bytes, len);
-        if (c == 0)
-            return (long)mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
-
 bool qkv_seg_lexicon_is_abbrev(const qkv_seg_lexicon *lx, const char *bytes, size_t len)
 {
     if (!lx || !abbrev_shape(bytes, len))
         return false;
     if (lx->n_abbrevs > 0)
-        return find_string(lx->abbrevs, lx->n_abbrevs, bytes, len) >= 0;
-    long e = find_string(lx->chunks, lx->n, bytes, len);
+        return qkv_sorted_find((const char *const *)lx->abbrevs, lx->n_abbrevs, bytes, len) >= 0;
+    long e = qkv_sorted_find((const char *const *)lx->chunks, lx->n, bytes, len);
     if (e < 0)
         return false;
     const char *seg = lx->segs[e];

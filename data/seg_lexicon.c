@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/sorted_strings.h"
 #include "data/utf8.h"
 
 void qkv_seg_lexicon_free(qkv_seg_lexicon *lx)
@@ -17,12 +18,6 @@ void qkv_seg_lexicon_free(qkv_seg_lexicon *lx)
 }
 
 /* Byte order, a prefix first. */
-static int cmp_bytes(const char *a, size_t na, const char *b, size_t nb)
-{
-    int c = memcmp(a, b, na < nb ? na : nb);
-    return c ? c : (na > nb) - (na < nb);
-}
-
 static bool is_space(const qkv_seg_text *st, int i)
 {
     int n;
@@ -48,8 +43,8 @@ typedef struct occurrence {
 static int cmp_occurrence(const void *pa, const void *pb)
 {
     const occurrence *a = pa, *b = pb;
-    int c = cmp_bytes(a->bytes, a->len, b->bytes, b->len);
-    return c ? c : cmp_bytes(a->seg, a->n, b->seg, b->n);
+    int c = qkv_bytes_cmp(a->bytes, a->len, b->bytes, b->len);
+    return c ? c : qkv_bytes_cmp(a->seg, a->n, b->seg, b->n);
 }
 
 /* The next chunk at or after *i in a paragraph ending at end: skips blanks (moving *i to the
@@ -130,8 +125,8 @@ int qkv_seg_lexicon_build(qkv_seg_lexicon *lx, const qkv_seg_text *st, int min_c
         size_t at = 0;
         for (size_t g = 0, h; g < n; g = h) {
             bool same = true;
-            for (h = g + 1; h < n && !cmp_bytes(occ[h].bytes, occ[h].len, occ[g].bytes, occ[g].len); h++)
-                same = same && !cmp_bytes(occ[h].seg, occ[h].n, occ[g].seg, occ[g].n);
+            for (h = g + 1; h < n && !qkv_bytes_cmp(occ[h].bytes, occ[h].len, occ[g].bytes, occ[g].len); h++)
+                same = same && !qkv_bytes_cmp(occ[h].seg, occ[h].n, occ[g].seg, occ[g].n);
             if (!same || h - g < (size_t)min_count)
                 continue;
             if (pass == 0) {
@@ -162,7 +157,7 @@ int qkv_seg_lexicon_set(qkv_seg_lexicon *lx, size_t n, const char *const *chunks
         if (ns != n_chars || ns < 2 || strspn(segs[i], "IWT") != ns || segs[i][ns - 1] != 'T')
             return qkv_fail(err, "pair %zu: segmentation \"%.40s\" is not one of I, W, T for each of the %zu "
                                  "characters of \"%.40s\", ending with T", i + 1, segs[i], n_chars, chunks[i]);
-        if (i > 0 && cmp_bytes(chunks[i - 1], strlen(chunks[i - 1]), chunks[i], len) >= 0)
+        if (i > 0 && qkv_bytes_cmp(chunks[i - 1], strlen(chunks[i - 1]), chunks[i], len) >= 0)
             return qkv_fail(err, "pair %zu: chunk \"%.40s\" is not after \"%.40s\" in byte order", i + 1, chunks[i],
                             chunks[i - 1]);
         bytes += len + ns + 2;
@@ -175,23 +170,6 @@ int qkv_seg_lexicon_set(qkv_seg_lexicon *lx, size_t n, const char *const *chunks
     for (size_t i = 0; i < n; i++)
         add_entry(lx, &at, chunks[i], strlen(chunks[i]), segs[i], strlen(segs[i]));
     return QKV_OK;
-}
-
-/* The entry of chunk bytes[0..len), or -1. */
-static long find(const qkv_seg_lexicon *lx, const char *bytes, size_t len)
-{
-    size_t lo = 0, hi = lx->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_bytes(lx->chunks[mid], strlen(lx->chunks[mid]), bytes, len);
-        if (c == 0)
-            return (long)mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
 }
 
 /* Sets the labels of characters i .. j-1 from the segmentation seg; returns the changes. */
@@ -224,7 +202,9 @@ long qkv_seg_lexicon_apply(const qkv_seg_lexicon *lx, const qkv_seg_text *st, ui
     for (int p = 0; p < st->n_par; p++) {
         int end = st->par_start[p + 1];
         for (int i = st->par_start[p], j; (j = next_chunk(st, &i, end)) >= 0; i = j) {
-            long e = j - i >= 2 ? find(lx, st->text + st->char_off[i], st->char_off[j] - st->char_off[i]) : -1;
+            const char *chunk = st->text + st->char_off[i];
+            size_t len = st->char_off[j] - st->char_off[i];
+            long e = j - i >= 2 ? qkv_sorted_find((const char *const *)lx->chunks, lx->n, chunk, len) : -1;
             if (e >= 0)
                 changed += set_chunk(labels, i, j, lx->segs[e]);
         }
