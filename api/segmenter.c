@@ -8,11 +8,15 @@
 #include "api/model_file.h"
 #include "api/predict.h"
 #include "api/task.h"
+#include "data/line_fields.h"
 #include "data/textfile.h"
 #include "data/seg_rules.h"
 #include "data/utf8.h"
 
 #define PARAGRAPH_MAX (64 * 1024)
+/* Paragraphs are tagged in groups of this many bytes or more (batches of many sentences), unless
+ * the input streams (qkv_tokenizer.stream: each paragraph as soon as it is read). */
+#define GROUP_BYTES (16 * 1024)
 #define LINE_MAX_BYTES (1 << 20) /* a longer line of raw text is an error */
 /* The segmenter reads a paragraph longer than SEG_PIECE + 2 context characters in pieces of
  * SEG_PIECE (data/segment.h: qkv_seg_corpus_pieces): its memory stays bounded and its batches
@@ -186,6 +190,16 @@ int qkv_tag_segmentation(qkv_session *tagger, const qkv_seg_text *st, const qkv_
     return status;
 }
 
+/* Paragraphs read and not yet tagged: their text one after the other in buf. */
+typedef struct paragraph_group {
+    char *buf;
+    size_t len, cap;
+    int n;
+    size_t *start;   /* [n] where paragraph k begins in buf (it ends where k + 1 begins, or at len) */
+    int *first_line; /* [n] its first line in the input */
+    size_t cap_start, cap_lines;
+} paragraph_group;
+
 typedef struct paragraph_reader {
     qkv_session *tagger;
     qkv_tokenizer *tk;
@@ -194,13 +208,38 @@ typedef struct paragraph_reader {
     qkv_paragraph_fn fn;
     void *ctx;
     bool tag; /* false: segmented only (qkv_segment_raw_paragraphs) */
+    paragraph_group group;
 } paragraph_reader;
 
-/* Segments and tags the paragraph buf[0..len) that begins on line first_line, and hands it
- * to the reader's fn. */
-static int flush_paragraph(paragraph_reader *pr, const char *buf, size_t len, int first_line, qkv_error *err)
+/* Appends the paragraph s[0..n) that begins on line first_line to the group; false: out of memory. */
+static bool group_add(paragraph_group *g, const char *s, size_t n, int first_line)
 {
-    if (len == 0)
+    if (!qkv_array_grow((void **)&g->start, &g->cap_start, (size_t)g->n + 1, sizeof *g->start) ||
+        !qkv_array_grow((void **)&g->first_line, &g->cap_lines, (size_t)g->n + 1, sizeof *g->first_line))
+        return false;
+    if (g->len + n > g->cap) {
+        size_t cap = g->cap ? g->cap : 4096;
+        while (cap < g->len + n)
+            cap *= 2;
+        char *p = realloc(g->buf, cap);
+        if (!p)
+            return false;
+        g->buf = p;
+        g->cap = cap;
+    }
+    memcpy(g->buf + g->len, s, n);
+    g->start[g->n] = g->len;
+    g->first_line[g->n++] = first_line;
+    g->len += n;
+    return true;
+}
+
+/* Segments and tags the paragraphs of the reader's group, hands them to its fn in one call, and
+ * empties the group. */
+static int flush_group(paragraph_reader *pr, qkv_error *err)
+{
+    paragraph_group *g = &pr->group;
+    if (g->n == 0)
         return QKV_OK;
     qkv_seg_text st;
     qkv_segmentation seg;
@@ -211,7 +250,13 @@ static int flush_paragraph(paragraph_reader *pr, const char *buf, size_t len, in
     char *tags_buf = NULL;
     if (qkv_seg_init(&st, pr->name, err))
         return QKV_ERR;
-    int status = qkv_seg_add_raw(&st, buf, len, first_line, err);
+    int status = QKV_OK;
+    for (int k = 0; k < g->n && status == QKV_OK; k++) {
+        size_t end = k + 1 < g->n ? g->start[k + 1] : g->len;
+        status = qkv_seg_add_raw(&st, g->buf + g->start[k], end - g->start[k], g->first_line[k], err);
+    }
+    g->n = 0;
+    g->len = 0;
     if (status == QKV_OK)
         status = qkv_tokenizer_segment(pr->tk, &st, &seg, err);
     if (status == QKV_OK)
@@ -263,16 +308,25 @@ static bool conllu_word_line(const char *s, size_t n)
 
 static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err);
 
+/* The paragraph par[0..len) from line first_line is complete: into the group, which is tagged
+ * when the input streams (tk->stream) or when it holds GROUP_BYTES. */
+static int end_paragraph(paragraph_reader *pr, const char *par, size_t len, int first_line, qkv_error *err)
+{
+    if (len > 0 && !group_add(&pr->group, par, len, first_line))
+        return qkv_fail(err, "%.200s:%d: out of memory", pr->name, first_line);
+    return pr->tk->stream || pr->group.len >= GROUP_BYTES ? flush_group(pr, err) : QKV_OK;
+}
+
 int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
                            void *ctx, qkv_error *err)
 {
-    return read_paragraphs((paragraph_reader){tagger, tk, name, 0, fn, ctx, true}, in, err);
+    return read_paragraphs((paragraph_reader){tagger, tk, name, 0, fn, ctx, true, {0}}, in, err);
 }
 
 int qkv_segment_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
                                void *ctx, qkv_error *err)
 {
-    return read_paragraphs((paragraph_reader){tagger, tk, name, 0, fn, ctx, false}, in, err);
+    return read_paragraphs((paragraph_reader){tagger, tk, name, 0, fn, ctx, false, {0}}, in, err);
 }
 
 /* The paragraphs of in, each segmented (and tagged when pr.tag) and handed to pr.fn. */
@@ -306,7 +360,7 @@ static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err)
             break;
         }
         if (blank_line(s, n)) {
-            status = flush_paragraph(&pr, par, par_len, par_line, err);
+            status = end_paragraph(&pr, par, par_len, par_line, err);
             par_len = 0;
             continue;
         }
@@ -329,7 +383,7 @@ static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err)
         memcpy(par + par_len, s, n);
         par_len += n;
         if (par_len > PARAGRAPH_MAX) {
-            status = flush_paragraph(&pr, par, par_len, par_line, err);
+            status = end_paragraph(&pr, par, par_len, par_line, err);
             par_len = 0;
         }
     }
@@ -340,10 +394,17 @@ static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err)
         status = qkv_fail(err, "%.200s:%d: out of memory", name, line_no);
     if (status == QKV_OK && ferror(in))
         status = qkv_fail(err, "%.200s: read error: %s", name, strerror(errno));
-    if (status == QKV_OK)
-        status = flush_paragraph(&pr, par, par_len, par_line, err);
+    if (status == QKV_OK && (status = end_paragraph(&pr, par, par_len, par_line, err)) == QKV_OK)
+        status = flush_group(&pr, err);
+    else if (pr.group.n > 0) { /* the paragraphs before a bad line are written all the same */
+        qkv_error later;
+        flush_group(&pr, &later);
+    }
     free(line);
     free(par);
+    free(pr.group.buf);
+    free(pr.group.start);
+    free(pr.group.first_line);
     return status;
 }
 

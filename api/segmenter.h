@@ -17,6 +17,10 @@ typedef struct qkv_tokenizer {
     int piece;              /* a paragraph longer than this many characters (and twice the model's
                                reach) is read in pieces of this size (data/segment.h:
                                qkv_seg_corpus_pieces); 0 after load: 1024 */
+    bool stream;            /* raw text read a paragraph at a time (qkv_tag_raw_paragraphs): true,
+                               each is tagged and handed on as soon as it is read (input typed or
+                               piped in); false after load: paragraphs are tagged in groups of
+                               16 KiB, many sentences a batch (faster) */
 } qkv_tokenizer;
 
 /* Loads the segmenter stored in the model file at path under group (QKV_SEGMENTER_GROUP: the
@@ -53,9 +57,10 @@ int qkv_segmentation_corpus(const qkv_session *tagger, const qkv_seg_text *st, c
 int qkv_tag_segmentation(qkv_session *tagger, const qkv_seg_text *st, const qkv_segmentation *seg, long *sent_id,
                      FILE *out, qkv_error *err);
 
-/* One paragraph of raw text, segmented and tagged: st its characters, seg its sentences,
- * tokens and words, c the same as CoNLL-U (sentences numbered on across paragraphs; word w of
- * c is word w of seg), tags[w] word w's tag (qkv_tag_corpus). */
+/* Paragraphs of raw text (one, or a group of them: seg->sent_par says whose each sentence is),
+ * segmented and tagged: st their characters, seg their sentences, tokens and words, c the same
+ * as CoNLL-U (sentences numbered on across paragraphs; word w of c is word w of seg), tags[w]
+ * word w's tag (qkv_tag_corpus). */
 typedef struct qkv_tagged_paragraph {
     const qkv_seg_text *st;
     const qkv_segmentation *seg;
@@ -73,7 +78,9 @@ typedef int (*qkv_paragraph_fn)(void *ctx, const qkv_tagged_paragraph *p, qkv_er
  * tagger: paragraphs are separated by lines holding only blanks (data/utf8.h: qkv_utf8_blank_len,
  * Unicode White_Space but for control characters other than TAB and CR; a paragraph of
  * more than 64 KiB is also cut at a line end); each is segmented by tk, its sentences numbered
- * from 1 across the input, tagged and handed to fn before the next one is read. A UTF-8
+ * from 1 across the input, tagged and handed to fn: at once when tk->stream, else in groups of
+ * paragraphs (16 KiB or more, and the rest at the end; fn then gets several paragraphs in one
+ * call, their sentences' paragraphs in seg->sent_par). A UTF-8
  * byte-order mark at the start is skipped, a CR before each LF dropped. Errors "NAME:LINE: ..."
  * name the input's line: invalid UTF-8, a NUL byte, a model error; a read error; fn's. */
 int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,

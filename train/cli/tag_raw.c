@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/segmenter.h"
 #include "data/textfile.h"
@@ -21,6 +23,10 @@ int qkv_tag_with_tokenizer(qkv_session *tagger, const char *tokenizer_path, cons
     }
     tk.sentence_per_line = sentence_per_line;
     bool std_in = !strcmp(file, "-");
+    /* typed or piped in: each paragraph is written as soon as it is read; from a file (also
+       standard input redirected from one), paragraphs are tagged in groups, faster */
+    struct stat sb;
+    tk.stream = std_in && (fstat(STDIN_FILENO, &sb) || !S_ISREG(sb.st_mode));
     qkv_text_stream in;
     if (qkv_text_stream_open(&in, std_in ? NULL : file, std_in ? "<stdin>" : file, &err)) {
         qkv_fail_report(&err);
