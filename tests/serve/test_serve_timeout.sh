@@ -1,11 +1,12 @@
 # qkv serve --timeout closes a connection only while it is idle: a request that takes longer
 # than the timeout to answer, and one waiting behind it for the one thread, are both answered;
-# a connection that sends nothing is closed after the timeout and the server answers on.
+# with that one waiting (--max-queue 1) another is answered 503 at once; a connection that sends
+# nothing is closed after the timeout and the server answers on.
 . "$QKV_SOURCE_DIR/tests/serve/common.sh"
-start_server --threads 1 --timeout 1 --max-words 100000 --max-body 10000000
+start_server --threads 1 --timeout 1 --max-queue 1 --max-words 100000 --max-body 10000000
 
-"$PY" - "$URL" "$PORT" <<'PY' || fail "a request was lost while another took longer than --timeout"
-import json, socket, sys, threading, time, urllib.parse, urllib.request
+"$PY" - "$URL" "$PORT" <<'PY' || fail "a request was lost while another took longer than --timeout, or --max-queue was not kept"
+import json, socket, sys, threading, time, urllib.error, urllib.parse, urllib.request
 url, port = sys.argv[1], int(sys.argv[2])
 def post(lines):
     data = urllib.parse.urlencode({"input": "horizontal", "tagger": "", "parser": "", "data": "".join(lines)})
@@ -22,6 +23,12 @@ long_request = threading.Thread(target=post, args=(["Sentence %d is one of many 
 long_request.start()
 time.sleep(0.5)
 waiting.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+time.sleep(0.3)
+try:  # the queue holds one request: this one is refused at once
+    urllib.request.urlopen(url + "/health", timeout=60)
+    raise AssertionError("a request beyond --max-queue was taken")
+except urllib.error.HTTPError as e:
+    assert e.code == 503 and "busy" in json.loads(e.read())["error"], e.code
 waiting.settimeout(900)
 answer = b""
 while chunk := waiting.recv(4096):

@@ -89,7 +89,8 @@ int qkv_cmd_board(int argc, char **argv)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    qkv_http_options o = {a.host, (int)a.port, 4, 4096, 30, NULL, .same_origin = true};
+    qkv_http_options o = {.host = a.host, .port = (int)a.port, .threads = 4, .max_body = 4096, .timeout = 30,
+                          .max_queue = 256, .same_origin = true};
     qkv_error err;
     qkv_http_server *server = qkv_http_start(&o, board_handle, &b, &err);
     if (!server) {

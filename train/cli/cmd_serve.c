@@ -34,7 +34,7 @@ typedef struct serve_args {
     char *models[QKV_CLI_MAX_LIST];
     int n_models;
     const char *host;
-    long port, threads, max_body, timeout, max_words;
+    long port, threads, max_body, timeout, max_words, max_queue;
 } serve_args;
 
 static int parse_args(serve_args *a, int argc, char **argv)
@@ -52,6 +52,8 @@ static int parse_args(serve_args *a, int argc, char **argv)
          "the largest request body taken (default 1048576); larger: 413", .lo = 1024, .hi = 1L << 30},
         {"--timeout", QKV_CLI_INT, &a->timeout, "SECONDS",
          "a connection idle this long is closed (default 60)", .lo = 1, .hi = 86400},
+        {"--max-queue", QKV_CLI_INT, &a->max_queue, "N",
+         "the most requests waiting for a thread (default 256); more: 503", .lo = 1, .hi = 1000000},
         {"--max-words", QKV_CLI_INT, &a->max_words, "N",
          "the most words a sentence may have (raw text: as segmented, before\nthe tagger and parser see it; "
          "default 250); more: 400",
@@ -73,7 +75,7 @@ static void print_models(const serve_models *ms)
 int qkv_cmd_serve(int argc, char **argv)
 {
     serve_args a = {.host = "127.0.0.1", .port = 8080, .threads = 2, .max_body = 1 << 20, .timeout = 60,
-                    .max_words = 250};
+                    .max_words = 250, .max_queue = 256};
     int usage = parse_args(&a, argc, argv);
     if (usage >= 0)
         return usage;
@@ -96,7 +98,8 @@ int qkv_cmd_serve(int argc, char **argv)
         return qkv_fail_report(&err);
     }
     print_models(&sc.models);
-    qkv_http_options o = {a.host, (int)a.port, (int)a.threads, (size_t)a.max_body, (unsigned)a.timeout, &sc.stats};
+    qkv_http_options o = {.host = a.host, .port = (int)a.port, .threads = (int)a.threads, .max_body = (size_t)a.max_body,
+                          .timeout = (unsigned)a.timeout, .max_queue = (int)a.max_queue, .stats = &sc.stats};
     qkv_http_server *server = qkv_http_start(&o, serve_handle, &sc, &err);
     if (!server) {
         serve_models_free(&sc.models);

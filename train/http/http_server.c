@@ -59,6 +59,7 @@ struct qkv_http_server {
     pthread_cond_t idle; /* signalled when in_flight drops to 0 */
     pthread_cond_t work; /* signalled when a request is queued or the workers are to quit */
     conn_state *head, *tail; /* requests waiting for a worker, oldest first */
+    int n_queued;            /* their number */
     pthread_t *workers;
     int n_workers;
     bool quit;           /* the workers return once their request is answered */
@@ -181,10 +182,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                  st->body.data ? st->body.data : "", st->body.len, c};
     st->c = c;
     pthread_mutex_lock(&s->lock);
-    if (s->quit) {
+    if (s->quit || (s->o.max_queue > 0 && s->n_queued >= s->o.max_queue)) {
+        bool quit = s->quit;
         pthread_mutex_unlock(&s->lock);
-        return queue_error(s, c, st, 503, "the server is stopping");
+        return queue_error(s, c, st, 503, quit ? "the server is stopping" : "the server is busy: try again");
     }
+    s->n_queued++;
     MHD_suspend_connection(c);
     *(s->tail ? &s->tail->next : &s->head) = st;
     s->tail = st;
@@ -206,6 +209,7 @@ static void *work(void *arg)
             break;
         conn_state *st = s->head;
         s->head = st->next;
+        s->n_queued--;
         if (!s->head)
             s->tail = NULL;
         bool quit = s->quit;

@@ -1,6 +1,6 @@
 /* A small HTTP/1.1 server over libmicrohttpd, for the qkv commands that serve (qkv serve):
  * one thread reads and writes every connection; whole requests wait in a queue for a pool of
- * `threads` workers that answer them. Each body is gathered whole up to a maximum size (a larger
+ * `threads` workers that answer them (at most `max_queue` wait; more are answered 503). Each body is gathered whole up to a maximum size (a larger
  * one is answered 413 without being kept). A connection is closed after `timeout` seconds idle,
  * and only while idle: a request waiting for a worker or being answered never times out. A stop
  * lets the requests in flight finish. The handler sees one whole request and fills one
@@ -47,6 +47,8 @@ typedef struct qkv_http_options {
     int threads;             /* requests answered at the same time (>= 1) */
     size_t max_body;         /* bytes; a larger body is answered 413 */
     unsigned timeout;        /* seconds a connection may stay idle */
+    int max_queue;           /* whole requests waiting for a worker at most; one more is answered
+                                503 at once (0: no bound) */
     qkv_http_stats *stats;   /* every answered request is recorded there (may be NULL) */
     bool same_origin;        /* true: no Access-Control-Allow-Origin header, so that pages of
                                 other sites cannot read the answers (false: "*", any site may) */
