@@ -108,6 +108,7 @@ bad 400 --data-raw 'input=xml&data=a' "$URL/process"                         # u
 bad 400 --data-raw 'output=matxin&data=a' "$URL/process"                     # unknown output
 bad 400 --data-raw 'tagger=use_lemma%3D0&data=a' "$URL/process"              # tagger options
 bad 400 --data-raw 'tokenizer=presegmented&data=a' "$URL/process"            # tokenizer options
+bad 400 --data-raw 'tokenizer=normalized_spaces&data=a' "$URL/process"       # not what it writes
 bad 400 --data-raw 'data=a%2' "$URL/process"                                 # a broken escape
 bad 400 -X POST "$URL/process"                                               # no body, no data
 bad 400 --data-raw 'tagger=&data=1%09foo%0A' "$URL/process"                  # broken CoNLL-U

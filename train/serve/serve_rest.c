@@ -55,14 +55,13 @@ static int check_params(const qkv_http_params *p, char *msg, size_t msg_len)
 }
 
 /* Whether a step's parameter (tokenizer, tagger, parser) asks for it: given and not "none".
- * 400 with msg for options this server does not have (any value but "" and "none"; for the
- * tokenizer also normalized_spaces, which is what it writes). */
+ * 400 with msg for options this server does not have (any value but "" and "none"; UDPipe's
+ * tokenizer=normalized_spaces too: the output keeps SpacesAfter= as qkv tag writes it). */
 static int step(const qkv_http_params *p, const char *name, bool *on, char *msg, size_t msg_len)
 {
     const qkv_http_param *q = qkv_http_param_get(p, name);
     *on = q && strcmp(q->value, "none");
-    if (!q || !*q->value || !strcmp(q->value, "none") ||
-        (!strcmp(name, "tokenizer") && !strcmp(q->value, "normalized_spaces")))
+    if (!q || !*q->value || !strcmp(q->value, "none"))
         return 0;
     return snprintf(msg, msg_len, "%s options '%.60s' are not supported: give %s empty (or none)", name, q->value,
                     name), 400;
