@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const QKV_TASK_NAMES[] = {"tag", "segment", "frames", NULL};
+const char *const QKV_TASK_NAMES[] = {"tag", "segment", "frames", "images", NULL};
 _Static_assert(sizeof QKV_TASK_NAMES / sizeof QKV_TASK_NAMES[0] == QKV_TASK_COUNT + 1, "one name per qkv_task");
 const char *const QKV_SOURCE_NAMES[] = {"files", "synthetic", NULL};
 _Static_assert(sizeof QKV_SOURCE_NAMES / sizeof QKV_SOURCE_NAMES[0] == QKV_SOURCE_COUNT + 1, "one name per qkv_source");
@@ -30,7 +30,8 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
  * enum, a long or an int flag as declared. */
 #define FIELD(f) (((qkv_run_config *)0)->f)
 #define OFF(f) offsetof(qkv_run_config, f)
-/* The _IN forms take first the kinds that read the key: ALL, or ENC(the model.encoder kinds). */
+/* The _IN forms take first the kinds that read the key: ALL, ENC(the model.encoder kinds),
+ * OUT(the model.output kinds) or TASK(the data.task values). */
 #define INT_IN(in, sec, key, f, lo, hi, def, doc) \
     {sec, key, QKV_CFG_INT, _Generic(FIELD(f), int: OFF(f), long: OFF(f)), lo, hi, NULL, def, doc, sizeof FIELD(f), in}
 #define REAL_IN(in, sec, key, f, lo, hi, def, doc) \
@@ -47,7 +48,8 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
 #define REAL(...) REAL_IN(ALL, __VA_ARGS__)
 #define BOOL(...) BOOL_IN(ALL, __VA_ARGS__)
 #define ENUM(...) ENUM_IN(ALL, __VA_ARGS__)
-#define STRING(sec, key, f, def, doc) {sec, key, QKV_CFG_STRING, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
+#define STRING_IN(in, sec, key, f, def, doc) {sec, key, QKV_CFG_STRING, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), in}
+#define STRING(...) STRING_IN(ALL, __VA_ARGS__)
 #define LIST(sec, key, f, ch, def, doc) \
     {sec, key, QKV_CFG_LIST, _Generic(FIELD(f), char *: OFF(f)), 0, 0, ch, def, doc, sizeof FIELD(f), ALL}
 #define PATH(sec, key, f, def, doc) {sec, key, QKV_CFG_PATH, OFF(f), 0, 0, NULL, def, doc, sizeof FIELD(f), ALL}
@@ -57,6 +59,10 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
 #define L (1u << QKV_ENCODER_BILSTM)
 #define C (1u << QKV_ENCODER_CNN)
 #define C2 (1u << QKV_ENCODER_CNN2D)
+/* Read only by these values of model.output (the head kind of data.tags' first column). */
+#define OUT(kinds) "output", (kinds)
+/* Read only by these values of data.task. */
+#define TASK(kinds) "task", (kinds)
 
 const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "d_model", model.encoder.d_model, 1, 4096, "128", "width of token representations"),
@@ -110,11 +116,11 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "output layer: softmax per token, crf (linear-chain CRF: NLL per gold-tagged token, Viterbi decoding), or "
          "biaffine (a dependency parser, Dozat and Manning 2017: predicts HEAD, with DEPREL as its tags), or "
          "class (one class per image, for the image inputs)"),
-    INT("model", "arc_dim", model.biaffine.arc_dim, 1, 4096, "256", "biaffine: width of the arc MLPs (dependent and head roles)"),
-    INT("model", "label_dim", model.biaffine.label_dim, 1, 1024, "64", "biaffine: width of the label MLPs"),
-    ENUM("model", "tree_decoder", model.biaffine.decoder, QKV_TREE_DECODER_NAMES, "mst",
+    INT_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "arc_dim", model.biaffine.arc_dim, 1, 4096, "256", "biaffine: width of the arc MLPs (dependent and head roles)"),
+    INT_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "label_dim", model.biaffine.label_dim, 1, 1024, "64", "biaffine: width of the label MLPs"),
+    ENUM_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "tree_decoder", model.biaffine.decoder, QKV_TREE_DECODER_NAMES, "mst",
          "biaffine: mst (Chu-Liu/Edmonds, any tree) or eisner (projective trees); both give one child of ROOT"),
-    BOOL("model", "crf_constrained", model.crf_constrained, "false",
+    BOOL_IN(OUT(1u << QKV_OUTPUT_CRF), "model", "crf_constrained", model.crf_constrained, "false",
          "crf: forbid transitions that make an invalid BIO sequence (I-x only after B-x or I-x, never first; "
          "with E-/S- tags the BIOES rules too), in training and decoding; a gold sequence they forbid is read "
          "for the loss as conlleval reads it (I-x starting a chunk as B-x), with a warning"),
@@ -131,7 +137,7 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "patch_size", model.patch_size, 1, 1024, "4", "input patches: side of a square patch in pixels"),
     BOOL("model", "cls_token", model.cls_token, "false",
          "image inputs: a learned [CLS] token before each image's tokens (for model.pool cls)"),
-    ENUM("model", "pool", model.pool, QKV_SEQ_POOL_NAMES, "mean",
+    ENUM_IN(OUT(1u << QKV_OUTPUT_CLASS), "model", "pool", model.pool, QKV_SEQ_POOL_NAMES, "mean",
          "output class: one vector per image from the mean of its tokens, or its [CLS] token"),
     INT_IN(ENC(C | C2), "model", "cnn_kernel", model.cnn_kernel, 1, 63, "3",
         "cnn: convolution width over words (odd); cnn2d: the k x k of the image convolutions (odd)"),
@@ -147,7 +153,9 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     ENUM("data", "task", data.task, QKV_TASK_NAMES, "tag",
          "tag: a tag per word; segment: a label per character of each paragraph of CoNLL-U files (from # text, "
          "SpaceAfter=No and multiword tokens), a tokenizer and sentence splitter for qkv tag --tokenizer; frames: a "
-         "label per speech frame of HDF5 frame corpora (qkv speech), the model's input being the frames"),
+         "label per speech frame of HDF5 frame corpora (qkv speech), the model's input being the frames; images: one "
+         "class per image of IDX files (model.input pixels or patches; a config of an image input that says tag, "
+         "or says no task, is read as images)"),
     ENUM("data", "source", data.source, QKV_SOURCE_NAMES, "files",
          "files (train/dev paths) or synthetic (the built-in generated corpus)"),
     PATH("data", "train", data.train, "", "training file (source: files)"),
@@ -174,7 +182,7 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("data", "synthetic_seed", data.synthetic_seed, 0, INT_MAX, "1", "seed of the synthetic grammar"),
     INT("data", "max_train_len", data.max_train_len, 0, 1000000, "0",
         "train only on sentences of at most this many words; 0 = all"),
-    INT("data", "lexicon_min_count", data.seg_lexicon_min_count, 0, 1000000, "1",
+    INT_IN(TASK(1u << QKV_TASK_SEGMENT), "data", "lexicon_min_count", data.seg_lexicon_min_count, 0, 1000000, "1",
         "data.task segment: each whitespace-delimited chunk of the training text that is segmented the "
         "same way each of the at least this many times it occurs is stored with the segmenter and segmented "
         "that way (its characters' labels overridden; data/seg_lexicon.h); 0 = no lexicon"),
@@ -204,11 +212,11 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "padded with augment_pad black pixels, then mirrored left-right with probability 1/2)"),
     INT("data", "augment_pad", data.augment_pad, 0, 1024, "2",
         "data.augment crop_flip: padding of the random crops in pixels (shifts of up to this many pixels)"),
-    ENUM("data", "frame_labels", data.frame_labels, QKV_FRAME_LABEL_NAMES, "phoneme",
+    ENUM_IN(TASK(1u << QKV_TASK_FRAMES), "data", "frame_labels", data.frame_labels, QKV_FRAME_LABEL_NAMES, "phoneme",
          "task frames: label each frame with the phoneme or the UPOS of the word being spoken"),
-    STRING("data", "held_out_voice", data.held_out_voice, "",
+    STRING_IN(TASK(1u << QKV_TASK_FRAMES), "data", "held_out_voice", data.held_out_voice, "",
            "task frames: the test voice: its utterances are left out of training and dev and scored at the end"),
-    INT("data", "frame_stack", data.frame_stack, 1, 64, "1",
+    INT_IN(TASK(1u << QKV_TASK_FRAMES), "data", "frame_stack", data.frame_stack, 1, 64, "1",
         "task frames: k consecutive frames (non-overlapping) make one token, labelled by its middle frame"),
 
     INT("train", "seed", train.seed, 0, INT_MAX, "1", "seed of initialisation, shuffling and dropout"),
@@ -323,8 +331,16 @@ static int derive_heads(qkv_run_config *cfg, const char *where, qkv_error *err)
     return QKV_OK;
 }
 
+static bool image_input(const qkv_tagger_config *m)
+{
+    return (unsigned)m->input_kind < QKV_INPUT_KIND_COUNT && QKV_INPUT_DESCS[m->input_kind]->patch;
+}
+
 static int derive(qkv_run_config *cfg, const char *where, qkv_error *err)
 {
+    /* Configs and checkpoints from before data.task named images said tag (the default). */
+    if (cfg->data.task == QKV_TASK_TAG && image_input(&cfg->model))
+        cfg->data.task = QKV_TASK_IMAGES;
     qkv_feature_config *f = &cfg->data.features;
     f->word = 1;
     f->shape_min_count = f->affix_min_count;
@@ -353,11 +369,6 @@ static int rope_pairs(const void *c, const char *where, qkv_error *err)
     return QKV_OK;
 }
 
-static bool image_input(const qkv_tagger_config *m)
-{
-    return (unsigned)m->input_kind < QKV_INPUT_KIND_COUNT && QKV_INPUT_DESCS[m->input_kind]->patch;
-}
-
 /* An image input goes with the class head, a patch that tiles the images and no word options;
  * the class head and 2-D positions with an image input. */
 static int image_keys(const void *c, const char *where, qkv_error *err)
@@ -366,6 +377,10 @@ static int image_keys(const void *c, const char *where, qkv_error *err)
     const qkv_tagger_config *m = &r->model;
     const char *input = QKV_INPUT_KIND_NAMES[m->input_kind];
     bool img = image_input(m);
+    if (img != (r->data.task == QKV_TASK_IMAGES))
+        return qkv_fail(err, "%s: data.task = %s and model.input = %s: the images task reads an image input (pixels "
+                        "or patches), and an image input is read by the images task only", where,
+                        QKV_TASK_NAMES[r->data.task], input);
     if (img && m->output != QKV_OUTPUT_CLASS)
         return qkv_fail(err, "%s: model.input = %s needs model.output = class (one class per image), got %s", where,
                         input, QKV_OUTPUT_NAMES[m->output]);
@@ -474,7 +489,8 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      "are BIO's or BIOES's)",
      span_constraints},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
-     "an image input (`model.input` pixels or patches) needs `model.output=class`, a `model.patch_size` that divides "
+     "an image input (`model.input` pixels or patches) goes with `data.task=images` (a config of an image input that "
+     "says `tag` is read as images) and needs `model.output=class`, a `model.patch_size` that divides "
      "`data.image_rows` and `data.image_cols`, and `model.char_dim` 0; `model.output=class`, the 2-D positional kinds, "
      "`data.valid_fraction` and `data.augment` need an image input; `data.valid_fraction` and `data.dev` exclude each other",
      image_keys},

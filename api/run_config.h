@@ -24,14 +24,13 @@ typedef enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC, QKV_SOURCE_COUNT } qkv_so
 /* "files", "synthetic" (index = value), then NULL. */
 extern const char *const QKV_SOURCE_NAMES[];
 
-/* What the model learns: tags of words (tag), or labels of characters that give tokens,
- * multiword tokens and sentences (segment, data/segment.h: the corpora are CoNLL-U files read
- * with qkv_seg_read, a paragraph being a sequence and a character a position). */
-typedef enum { QKV_TASK_TAG, QKV_TASK_SEGMENT, QKV_TASK_FRAMES, QKV_TASK_COUNT } qkv_task;
-/* frames: the corpora are speech frame corpora (data/frames.h, made by qkv speech), an
- * utterance being a sequence and a frame (or k stacked frames) a position; the model's input
- * is the frames kind (models/frames_input.c). */
-/* "tag", "segment", "frames" (index = value), then NULL. */
+/* What the model learns, data.task; each value is a row of the task table (api/task.h): tags
+ * of words (tag: the words task), labels of characters that give tokens, multiword tokens and
+ * sentences (segment: the characters task, data/segment.h), labels of speech frames (frames:
+ * corpora made by qkv speech, data/frames.h, read by the frames input kind), one class per image
+ * (images: IDX files, read by an image input kind). */
+typedef enum { QKV_TASK_TAG, QKV_TASK_SEGMENT, QKV_TASK_FRAMES, QKV_TASK_IMAGES, QKV_TASK_COUNT } qkv_task;
+/* "tag", "segment", "frames", "images" (index = value), then NULL. */
 extern const char *const QKV_TASK_NAMES[];
 
 typedef enum { QKV_PROGRESS_AUTO, QKV_PROGRESS_ON, QKV_PROGRESS_OFF, QKV_PROGRESS_COUNT } qkv_progress;

@@ -7,12 +7,11 @@ const qkv_task_desc *const QKV_TASK_DESCS[QKV_TASK_KIND_COUNT] = {QKV_TASK_KINDS
 
 qkv_task_kind qkv_task_of(const qkv_run_config *cfg)
 {
-    if (cfg->data.task == QKV_TASK_SEGMENT)
-        return QKV_TASK_KIND_CHARACTERS;
-    if (cfg->data.task == QKV_TASK_FRAMES)
-        return QKV_TASK_KIND_FRAMES;
-    qkv_input_kind k = cfg->model.input_kind;
-    if ((unsigned)k < QKV_INPUT_KIND_COUNT && QKV_INPUT_DESCS[k]->patch)
-        return QKV_TASK_KIND_IMAGES;
-    return QKV_TASK_KIND_WORDS;
+    static const qkv_task_kind KIND[QKV_TASK_COUNT] = {
+        [QKV_TASK_TAG] = QKV_TASK_KIND_WORDS,
+        [QKV_TASK_SEGMENT] = QKV_TASK_KIND_CHARACTERS,
+        [QKV_TASK_FRAMES] = QKV_TASK_KIND_FRAMES,
+        [QKV_TASK_IMAGES] = QKV_TASK_KIND_IMAGES,
+    };
+    return (unsigned)cfg->data.task < QKV_TASK_COUNT ? KIND[cfg->data.task] : QKV_TASK_KIND_WORDS;
 }

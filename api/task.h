@@ -8,7 +8,7 @@
  *   characters  labels of the characters of paragraphs that give tokens and sentences
  *               (data.task: segment, data/segment.h)
  *   frames      labels of the frames of utterances (data.task: frames, data/frames.h)
- *   images      one class per image of IDX files (an input kind with a patch hook: pixels,
+ *   images      one class per image of IDX files (data.task: images; an input kind with a patch hook: pixels,
  *               patches; data/idx.h)
  *
  * qkv_session_data, qkv_session_read_scored, the session's model, the model file loader, the
@@ -70,8 +70,8 @@ extern const qkv_task_desc qkv_task_words, qkv_task_characters, qkv_task_frames,
 /* Indexed by qkv_task_kind. */
 extern const qkv_task_desc *const QKV_TASK_DESCS[QKV_TASK_KIND_COUNT];
 
-/* The task of a resolved config: data.task segment or frames, else images when model.input is
- * an image kind, else words. */
+/* The row of a resolved config's data.task: tag words, segment characters, frames frames,
+ * images images (a config of an image input that says tag is resolved as images). */
 qkv_task_kind qkv_task_of(const qkv_run_config *cfg);
 
 #endif

@@ -124,8 +124,8 @@ class Tagger(QkvParams):
 def load_checkpoint(ckpt_path, dtype=torch.float32):
     """(Checkpoint, Tagger) of a qkv model file: the file's data side and the model in eval mode."""
     ck = Checkpoint(ckpt_path)
-    if ck.config["data"]["task"] not in ("tag", "frames"):
-        raise ValueError(f"{ckpt_path} is a {ck.config['data']['task']}er (data.task: {ck.config['data']['task']}), "
+    if ck.config["data"]["task"] == "segment":
+        raise ValueError(f"{ckpt_path} is a segmenter (data.task: segment), "
                          "not a tagger: its labels are per character (qkv tag --tokenizer takes it)")
     kind = input_kind(ck.config)
     if is_multi_head(ck.config):  # a parser, or several columns: qkv_torch_parse.py

@@ -29,6 +29,15 @@ check "c.yaml:2:15: positional must be one of 'none', 'sinusoidal', 'learned', '
 check "c.yaml:2:12: encoder must be one of 'transformer', 'bilstm', 'cnn', 'cnn2d', got 'gru'" $'model:\n  encoder: gru'
 check "c.yaml: model.positional does not apply to model.encoder: bilstm (it is read by transformer only)" $'model:\n  encoder: bilstm\n  positional: rope'
 check "c.yaml: model.attn_rel_clip does not apply to model.encoder: cnn (it is read by transformer only)" $'model:\n  encoder: cnn\n  attn_rel_clip: 4'
+# keys of a head kind (model.output) and of a task (data.task), as the encoders' keys
+check "c.yaml: model.arc_dim does not apply to model.output: crf (it is read by biaffine only)" $'model:\n  output: crf\n  arc_dim: 100'
+check "c.yaml: model.crf_constrained does not apply to model.output: softmax (it is read by crf only)" $'model:\n  crf_constrained: true'
+check "c.yaml: data.frame_stack does not apply to data.task: tag (it is read by frames only)" $'data:\n  frame_stack: 3'
+check "c.yaml: data.lexicon_min_count does not apply to data.task: frames (it is read by segment only)" \
+    $'data:\n  task: frames\n  lexicon_min_count: 3'
+check "c.yaml: data.task = images and model.input = words: the images task reads an image input" $'data:\n  task: images\n  source: synthetic'
+check "c.yaml: data.task = segment and model.input = patches: the images task reads an image input" \
+    $'data:\n  task: segment\n  source: synthetic\nmodel:\n  input: patches\n  output: class'
 check "c.yaml: model.positional = rope2d needs d_head = model.d_model / model.n_heads a multiple of 4, got 24 / 4 = 6" \
     $'model:\n  d_model: 24\n  n_heads: 4\n  positional: rope2d'
 check "c.yaml: model.attn_window_2d needs model.attn_normalize = softmax" $'model:\n  attn_window_2d: 2\n  attn_normalize: relu'
@@ -48,6 +57,13 @@ expect_error "missing.yaml: cannot open" "$QKV_BIN" train "$SCRATCH/missing.yaml
 # a data file that does not exist: named, before training starts
 printf 'data:\n  train: nowhere.conllu\n' >"$cfg"
 expect_error "nowhere.conllu" "$QKV_BIN" train "$cfg" --out "$SCRATCH/run2"
+# --set switching the head kind away: the file's biaffine key is noted and reset, not an error
+printf 'model:\n  output: biaffine\n  arc_dim: 100\ndata:\n  tags: deprel\n  source: synthetic\n' >"$cfg"
+"$QKV_BIN" config "$cfg" --set model.output=softmax >"$SCRATCH/switch.yaml" 2>"$SCRATCH/switch.err" ||
+    fail "switching model.output away from a file's biaffine keys failed: $(cat "$SCRATCH/switch.err")"
+grep -q "note: .*--set model.output=softmax: ignoring model.arc_dim from the file" "$SCRATCH/switch.err" ||
+    fail "no note for the ignored model.arc_dim: $(cat "$SCRATCH/switch.err")"
+grep -qx "  arc_dim: 256" "$SCRATCH/switch.yaml" || fail "the ignored model.arc_dim does not resolve to its default"
 diff <("$QKV_BIN" config --doc) <(sed -n '/^| section |/,$p' configs/README.md) ||
     fail "configs/README.md is not the output of 'qkv config --doc': regenerate its table"
 echo "config errors: ok"

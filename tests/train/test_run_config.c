@@ -8,21 +8,36 @@
 
 #include "api/run_config.h"
 
+/* The key another key needs before it applies (a scoped key reads only some kinds). */
+static const char *needed_by(const char *set)
+{
+    static const struct {
+        const char *prefix, *needs;
+    } scope[] = {
+        {"model.cnn2d_", "model.encoder=cnn2d"},        /* keys of the cnn2d encoder */
+        {"model.input=frames", "data.task=frames"},     /* which data.task frames needs */
+        {"model.tree_decoder", "model.output=biaffine"}, /* keys of the biaffine head */
+        {"data.frame_labels", "data.task=frames"},      /* keys of the frames task */
+    };
+    for (size_t i = 0; set && i < sizeof scope / sizeof scope[0]; i++)
+        if (!strncmp(set, scope[i].prefix, strlen(scope[i].prefix)))
+            return scope[i].needs;
+    return NULL;
+}
+
 static void load_image(qkv_run_config *cfg, const char *set, bool image)
 {
-    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins); a key of the cnn2d
-     * encoder only applies with that encoder */
-    bool cnn2d = set && strncmp(set, "model.cnn2d_", 12) == 0;
-    bool frames = set && strcmp(set, "model.input=frames") == 0; /* which data.task frames needs */
+    /* DEPREL tags, which model.output=biaffine needs (a later --set data.tags wins) */
+    const char *needs = needed_by(set);
     char *ov[] = {(char *)"data.source=synthetic", (char *)"data.train=train.conllu", (char *)"data.tags=deprel",
-                  (char *)(frames ? "data.task=frames" : "model.encoder=cnn2d"), (char *)set};
-    if (!cnn2d && !frames)
+                  (char *)needs, (char *)set};
+    if (!needs)
         ov[3] = ov[4];
     char *ov_image[] = {(char *)"data.train=train-images-idx3-ubyte.gz", (char *)"model.input=patches",
                         (char *)"model.output=class", (char *)"model.cls_token=true", (char *)set};
     qkv_error err = {0};
     if (image ? qkv_run_config_load(NULL, ov_image, 5, cfg, &err)
-              : qkv_run_config_load(NULL, ov, (set ? 4 : 3) + (cnn2d || frames), cfg, &err))
+              : qkv_run_config_load(NULL, ov, (set ? 4 : 3) + (needs != NULL), cfg, &err))
         fail_msg("--set %s: %s", set ? set : "(none)", err.msg);
 }
 
@@ -80,6 +95,7 @@ static void test_choices_are_the_library_values(void **state)
         {"data.task=tag", &c.data.task, QKV_TASK_TAG, false},
         {"data.task=segment", &c.data.task, QKV_TASK_SEGMENT, false},
         {"data.task=frames", &c.data.task, QKV_TASK_FRAMES, false},
+        {"data.task=images", &c.data.task, QKV_TASK_IMAGES, true},
         {"data.augment=none", &c.data.augment, QKV_AUGMENT_NONE, true},
         {"data.augment=crop_flip", &c.data.augment, QKV_AUGMENT_CROP_FLIP, true},
         {"data.frame_labels=phoneme", &c.data.frame_labels, QKV_FRAME_PHONEME, false},
@@ -162,6 +178,12 @@ static void test_fields_other_keys_decide(void **state)
     load(&c, "model.char_dim=8");
     assert_int_equal(c.data.features.chars, 1);
     assert_int_equal(c.model.chars.char_dim, 8);
+    /* an image input whose config says data.task tag (the default: configs and checkpoints from
+       before the images task was named) is read as images */
+    load_image(&c, "model.pool=mean", true);
+    assert_int_equal(c.data.task, QKV_TASK_IMAGES);
+    load_image(&c, "data.task=tag", true);
+    assert_int_equal(c.data.task, QKV_TASK_IMAGES);
 }
 
 static void test_dump_parses_back_to_the_same_struct(void **state)
