@@ -1,4 +1,4 @@
-/* Private to the attention op (lib/ops/attention.c, lib/ops/attention_tiled.c): the state one
+/* Private to the attention op (lib/ops/attention.c, attention_tiled.c, attention_check.c): the state one
  * call saves for its backward pass, the bands of a block, and the tiled kernel's two block
  * functions. See lib/ops/attention.h for the formulas and shapes. */
 #ifndef QKV_ATTENTION_IMPL_H
@@ -55,5 +55,14 @@ void attn_tiled_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_rea
  * node's output and its gradient [T, D]. st: scratch of ATTN_TILED_BWD_SCRATCH. */
 void attn_tiled_backward(const attn_saved *sv, int b, int h, const qkv_real *o, const qkv_real *dout,
                          qkv_real *dqkv, qkv_real *st, qkv_real *const *dbias);
+
+/* (lib/ops/attention_check.c) Checks x, the projections, the options and the score biases
+ * (the sentences are checked by qkv_tape_packed); false after failing the tape. */
+bool attn_check_inputs(qkv_tape *tp, qkv_tensor *x, const qkv_attention_proj *proj, const qkv_score_bias *biases,
+                       int n_biases, const qkv_attention_opts *opts);
+/* (lib/ops/attention_check.c) With rope_2d or a score bias on a grid, every sentence has the
+ * grid's length; false after failing the tape. */
+bool attn_check_grid_lengths(qkv_tape *tp, qkv_packed sent, const qkv_score_bias *biases, int n_biases,
+                             const qkv_attention_opts *opts);
 
 #endif
