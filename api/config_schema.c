@@ -387,8 +387,8 @@ static int image_keys(const void *c, const char *where, qkv_error *err)
     if (!img && m->output == QKV_OUTPUT_CLASS)
         return qkv_fail(err, "%s: model.output = class needs an image input (model.input pixels or patches), got %s",
                         where, input);
-    if (m->encoder_kind == QKV_ENCODER_TRANSFORMER && qkv_pos_kinds[m->positional]->needs_grid &&
-        qkv_pos_kinds[m->positional]->group == QKV_POS_ADDITIVE && !img)
+    if (m->encoder_kind == QKV_ENCODER_TRANSFORMER && QKV_POS_DESCS[m->positional]->needs_grid &&
+        QKV_POS_DESCS[m->positional]->group == QKV_POS_ADDITIVE && !img)
         return qkv_fail(err, "%s: model.positional = %s is a 2-D encoding: it needs an image input (model.input "
                         "pixels or patches), got %s", where, QKV_POS_KIND_NAMES[m->positional], input);
     int p = img ? QKV_INPUT_DESCS[m->input_kind]->patch(m) : 1;

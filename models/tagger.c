@@ -33,7 +33,7 @@ static int check_grid(const qkv_tagger_config *cfg, qkv_error *err)
         return QKV_OK;
     const char *none = "needs a 2-D grid of tokens (an image input); this model's input has none";
     bool attention = cfg->encoder_kind == QKV_ENCODER_TRANSFORMER;
-    if (attention && (unsigned)cfg->positional < QKV_POS_COUNT && qkv_pos_kinds[cfg->positional]->needs_grid)
+    if (attention && (unsigned)cfg->positional < QKV_POS_COUNT && QKV_POS_DESCS[cfg->positional]->needs_grid)
         return qkv_fail(err, "model.positional = %s %s", QKV_POS_KIND_NAMES[cfg->positional], none);
     if (attention && cfg->encoder.attn.window_2d > 0)
         return qkv_fail(err, "model.attn_window_2d = %d %s", cfg->encoder.attn.window_2d, none);

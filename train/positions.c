@@ -31,7 +31,7 @@ static int relative_panel(const qkv_tagger *m, int n, int H, int R, qkv_position
  * one), panel 1 their mean. */
 static int grid_panels(const qkv_tagger *m, int H, qkv_position_pictures *pp, qkv_error *err)
 {
-    const qkv_pos_kind_desc *kind = qkv_pos_kinds[m->pos.kind];
+    const qkv_pos_desc *kind = QKV_POS_DESCS[m->pos.kind];
     const qkv_attention_opts *o = &qkv_tagger_block(m, 0)->attn.opts;
     qkv_position_panel *heads = &pp->panels[pp->n_panels++], *mean = &pp->panels[pp->n_panels++];
     if (kind->draw_grid(o, qkv_tagger_block(m, 0)->attn.pos_param, H, m->cfg.encoder.d_model / H, heads, mean, err))
@@ -49,7 +49,7 @@ int qkv_position_pictures_make(const qkv_tagger *m, int n, qkv_position_pictures
 {
     memset(pp, 0, sizeof *pp);
     const qkv_tagger_config *cfg = &m->cfg;
-    const qkv_pos_kind_desc *kind = qkv_pos_kinds[m->pos.kind];
+    const qkv_pos_desc *kind = QKV_POS_DESCS[m->pos.kind];
     int H = cfg->encoder.attn.n_heads;
     int R = cfg->n_layers > 0 ? cfg->encoder.attn.rel_clip : 0;
     if (kind->draw_grid && cfg->n_layers > 0 && qkv_tagger_block(m, 0))

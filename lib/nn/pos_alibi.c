@@ -38,7 +38,7 @@ static int alibi_draw(const qkv_positional *pos, int n, int n_heads, qkv_pos_pan
     return QKV_OK;
 }
 
-const qkv_pos_kind_desc qkv_pos_alibi = {
+const qkv_pos_desc qkv_pos_alibi = {
     .name = "alibi",
     .group = QKV_POS_SCORE_BIAS,
     .params = "",

@@ -13,7 +13,7 @@ static qkv_tensor *floater_pe(qkv_tape *tp, const qkv_positional *pos, int longe
     return longest > 0 ? qkv_floater_positions(tp, &pos->floater, longest) : NULL;
 }
 
-const qkv_pos_kind_desc qkv_pos_floater = {
+const qkv_pos_desc qkv_pos_floater = {
     .name = "floater",
     .group = QKV_POS_ADDITIVE,
     .params = "",

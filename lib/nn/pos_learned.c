@@ -30,7 +30,7 @@ static int learned_drawable(const qkv_positional *pos, int n)
     return pos->overflow != QKV_POS_OVERFLOW_CLAMP && n > pos->max_len ? pos->max_len : n;
 }
 
-const qkv_pos_kind_desc qkv_pos_learned = {
+const qkv_pos_desc qkv_pos_learned = {
     .name = "learned",
     .group = QKV_POS_ADDITIVE,
     .params = "model.max_len, model.pos_overflow",

@@ -56,7 +56,7 @@ static int grid_drawable(const qkv_positional *pos, int n)
     return n < L ? n : L;
 }
 
-const qkv_pos_kind_desc qkv_pos_learned2d = {
+const qkv_pos_desc qkv_pos_learned2d = {
     .name = "learned2d",
     .group = QKV_POS_ADDITIVE,
     .params = "",

@@ -2,4 +2,4 @@
  * to draw. See lib/nn/positional.h. */
 #include "lib/nn/positional.h"
 
-const qkv_pos_kind_desc qkv_pos_none = {.name = "none", .group = QKV_POS_ADDITIVE, .params = ""};
+const qkv_pos_desc qkv_pos_none = {.name = "none", .group = QKV_POS_ADDITIVE, .params = ""};

@@ -10,7 +10,7 @@ static void quadratic2d_attention(const qkv_positional *pos, qkv_attention_opts 
     opts->pos_bias = &qkv_quadratic_bias_kind;
 }
 
-const qkv_pos_kind_desc qkv_pos_quadratic2d = {
+const qkv_pos_desc qkv_pos_quadratic2d = {
     .name = "quadratic2d",
     .needs_grid = true,
     .group = QKV_POS_SCORE_BIAS,

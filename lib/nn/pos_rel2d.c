@@ -10,7 +10,7 @@ static void rel2d_attention(const qkv_positional *pos, qkv_attention_opts *opts)
     opts->pos_bias_clip = pos->clip_2d;
 }
 
-const qkv_pos_kind_desc qkv_pos_rel2d = {
+const qkv_pos_desc qkv_pos_rel2d = {
     .name = "rel2d",
     .needs_grid = true,
     .group = QKV_POS_SCORE_BIAS,

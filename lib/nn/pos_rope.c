@@ -38,7 +38,7 @@ static int rope_draw(const qkv_positional *pos, int n, int n_heads, qkv_pos_pane
     return QKV_OK;
 }
 
-const qkv_pos_kind_desc qkv_pos_rope = {
+const qkv_pos_desc qkv_pos_rope = {
     .name = "rope",
     .group = QKV_POS_ROTATION,
     .params = "model.rope_base",

@@ -45,7 +45,7 @@ static int rope2d_draw_grid(const qkv_attention_opts *opts, qkv_tensor *param, i
     return QKV_OK;
 }
 
-const qkv_pos_kind_desc qkv_pos_rope2d = {
+const qkv_pos_desc qkv_pos_rope2d = {
     .name = "rope2d",
     .needs_grid = true,
     .group = QKV_POS_ROTATION,

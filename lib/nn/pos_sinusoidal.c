@@ -28,7 +28,7 @@ static qkv_tensor *sinusoidal_pe(qkv_tape *tp, const qkv_positional *pos, int lo
     return pe;
 }
 
-const qkv_pos_kind_desc qkv_pos_sinusoidal = {
+const qkv_pos_desc qkv_pos_sinusoidal = {
     .name = "sinusoidal",
     .group = QKV_POS_ADDITIVE,
     .params = "",

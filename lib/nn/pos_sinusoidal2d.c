@@ -35,7 +35,7 @@ static int grid_drawable(const qkv_positional *pos, int n)
     return n < L ? n : L;
 }
 
-const qkv_pos_kind_desc qkv_pos_sinusoidal2d = {
+const qkv_pos_desc qkv_pos_sinusoidal2d = {
     .name = "sinusoidal2d",
     .group = QKV_POS_ADDITIVE,
     .params = "",

@@ -16,13 +16,13 @@ const char *const QKV_POS_KIND_NAMES[] = {QKV_POS_KINDS(QKV_POS_NAME_ROW) NULL};
 _Static_assert(sizeof QKV_POS_KIND_NAMES / sizeof QKV_POS_KIND_NAMES[0] == QKV_POS_COUNT + 1,
                "one name per qkv_pos_kind");
 
-#define QKV_POS_DECLARE_ROW(id, name) extern const qkv_pos_kind_desc qkv_pos_##name;
+#define QKV_POS_DECLARE_ROW(id, name) extern const qkv_pos_desc qkv_pos_##name;
 QKV_POS_KINDS(QKV_POS_DECLARE_ROW)
 #undef QKV_POS_DECLARE_ROW
 #define QKV_POS_TABLE_ROW(id, name) &qkv_pos_##name,
-const qkv_pos_kind_desc *const qkv_pos_kinds[] = {QKV_POS_KINDS(QKV_POS_TABLE_ROW)};
+const qkv_pos_desc *const QKV_POS_DESCS[] = {QKV_POS_KINDS(QKV_POS_TABLE_ROW)};
 #undef QKV_POS_TABLE_ROW
-_Static_assert(sizeof qkv_pos_kinds / sizeof qkv_pos_kinds[0] == QKV_POS_COUNT, "one descriptor per qkv_pos_kind");
+_Static_assert(sizeof QKV_POS_DESCS / sizeof QKV_POS_DESCS[0] == QKV_POS_COUNT, "one descriptor per qkv_pos_kind");
 
 const char *const QKV_POS_OVERFLOW_NAMES[] = {"error", "clamp", NULL};
 _Static_assert(sizeof QKV_POS_OVERFLOW_NAMES / sizeof QKV_POS_OVERFLOW_NAMES[0] == QKV_POS_OVERFLOW_COUNT + 1,
@@ -48,7 +48,7 @@ int qkv_positional_create_grid(qkv_positional *pos, qkv_pos_kind kind, int d_mod
     pos->d_model = d_model;
     pos->max_len = max_len;
     pos->scale_input = scale_input;
-    const qkv_pos_kind_desc *k = qkv_pos_kinds[kind];
+    const qkv_pos_desc *k = QKV_POS_DESCS[kind];
     if (k->needs_grid && !qkv_grid_is_2d(grid))
         return qkv_fail(err, "%s: positional kind %s needs tokens on a 2-D grid (an image input), the input is 1-D",
                         prefix, k->name);
@@ -68,7 +68,7 @@ qkv_tensor *qkv_positional_apply(qkv_tape *tp, const qkv_positional *pos, qkv_te
     for (int b = 0; sentences.offsets && b < sentences.n; b++)
         if (qkv_packed_len(sentences, b) > longest)
             longest = qkv_packed_len(sentences, b);
-    const qkv_pos_kind_desc *k = qkv_pos_kinds[pos->kind];
+    const qkv_pos_desc *k = QKV_POS_DESCS[pos->kind];
     qkv_tensor *pe = k->pe ? k->pe(tp, pos, longest) : NULL;
     if (tp->failed)
         return NULL;
@@ -81,7 +81,7 @@ void qkv_positional_attention(const qkv_positional *pos, qkv_attention_opts *opt
     opts->rope_2d = false;
     opts->pos_bias = NULL;
     opts->pos_bias_clip = 0;
-    const qkv_pos_kind_desc *k = qkv_pos_kinds[pos->kind];
+    const qkv_pos_desc *k = QKV_POS_DESCS[pos->kind];
     if (k->attention)
         k->attention(pos, opts);
 }
@@ -118,7 +118,7 @@ int qkv_pos_draw_additive(const qkv_positional *pos, int n, int n_heads, qkv_pos
                           qkv_error *err)
 {
     (void)n_heads;
-    const qkv_pos_kind_desc *k = qkv_pos_kinds[pos->kind];
+    const qkv_pos_desc *k = QKV_POS_DESCS[pos->kind];
     int d = pos->d_model;
     qkv_tape tp;
     if (qkv_tape_init(&tp, 0) != 0)

@@ -88,7 +88,7 @@ typedef struct qkv_pos_panel {
 typedef enum { QKV_POS_ADDITIVE = 0, QKV_POS_ROTATION, QKV_POS_SCORE_BIAS } qkv_pos_group;
 
 /* A positional kind. Every hook may be NULL (then: nothing to do). */
-typedef struct qkv_pos_kind_desc {
+typedef struct qkv_pos_desc {
     const char *name;   /* its QKV_POS_KIND_NAMES entry */
     qkv_pos_group group;
     const char *params; /* the config keys it reads besides model.positional, e.g. "model.rope_base", or "" */
@@ -121,10 +121,10 @@ typedef struct qkv_pos_kind_desc {
      * error are the caller's to free. */
     int (*draw_grid)(const qkv_attention_opts *opts, qkv_tensor *param, int n_heads, int d_head, qkv_pos_panel *heads,
                      qkv_pos_panel *mean, qkv_error *err);
-} qkv_pos_kind_desc;
+} qkv_pos_desc;
 
 /* The table of kinds [QKV_POS_COUNT] (index = value), built from QKV_POS_KINDS. */
-extern const qkv_pos_kind_desc *const qkv_pos_kinds[];
+extern const qkv_pos_desc *const QKV_POS_DESCS[];
 
 /* Fills pe [d_model] with the sinusoidal encoding of position p (computed in double). */
 void qkv_sinusoidal(int p, int d_model, qkv_real *pe);

@@ -257,7 +257,7 @@ static void reference(const fixture *f, const kind_ref *r, double *y)
 }
 
 /* The kind's two pictures: finite, n × n similarity with the expected diagonal. */
-static void check_draw(const fixture *f, const qkv_pos_kind_desc *k, const kind_ref *r)
+static void check_draw(const fixture *f, const qkv_pos_desc *k, const kind_ref *r)
 {
     if (!k->draw) {
         assert_true(isnan(r->sim_diag));
@@ -287,7 +287,7 @@ static void check_kind(const char *name, uint64_t seed)
     while (QKV_POS_KIND_NAMES[kind] && strcmp(QKV_POS_KIND_NAMES[kind], name) != 0)
         kind++;
     assert_in_range(kind, 0, QKV_POS_COUNT - 1);
-    const qkv_pos_kind_desc *k = qkv_pos_kinds[kind];
+    const qkv_pos_desc *k = QKV_POS_DESCS[kind];
     const kind_ref *r = ref_of(name);
     if (!r)
         fail_msg("positional kind %s has no reference in tests/lib/test_pos_kinds.c", name);

@@ -17,7 +17,7 @@
 static size_t kind_lines(char *buf, size_t len, size_t at, bool grid)
 {
     for (int k = 0; k < QKV_POS_COUNT && at < len; k++) {
-        const qkv_pos_kind_desc *d = qkv_pos_kinds[k];
+        const qkv_pos_desc *d = QKV_POS_DESCS[k];
         if (grid ? d->draw_grid != NULL : d->draw != NULL)
             at += (size_t)snprintf(buf + at, len - at, "  %s%s%s%s:\n    %s\n", d->name, *d->params ? " (" : "",
                                    d->params, *d->params ? ")" : "", d->draws);
