@@ -113,7 +113,10 @@ typedef struct qkv_segmentation {
  * give a valid segmentation: a token is a run of characters that ends at T, S or before O
  * (whitespace labelled O; any non-whitespace character is in a token whatever its label); a
  * token never begins or ends with whitespace; W ends a word inside its token; S ends the
- * sentence, and so does the paragraph's end. Nothing ends inside an extended grapheme cluster
+ * sentence, and so does the paragraph's end, and the token that brings a sentence to
+ * QKV_SEG_MAX_SENTENCE_WORDS words (text without sentence ends gives sentences of bounded
+ * length, so that a parser's memory, which grows with a sentence's words squared, is bounded
+ * too). Nothing ends inside an extended grapheme cluster
  * (UAX #29, libunistring's u8_grapheme_breaks: a letter and its combining marks, a ZWJ emoji
  * sequence, a variation selector, a flag): a label W, T or S on a character that its cluster
  * continues past counts as I, so sentences, tokens and words begin and end at cluster
@@ -121,6 +124,8 @@ typedef struct qkv_segmentation {
  * sentences, tokens and words exactly (except the n_unsplit multiword tokens' words).
  * Errors: out of memory. */
 int qkv_seg_decode(const qkv_seg_text *st, int p, const uint8_t *labels, qkv_segmentation *seg, qkv_error *err);
+/* The most words qkv_seg_decode gives a sentence: as `qkv serve --max-words` takes by default. */
+#define QKV_SEG_MAX_SENTENCE_WORDS 250
 void qkv_segmentation_free(qkv_segmentation *seg);
 
 /* The MISC qkv_seg_write_sentence gives token t of sentence s (of st): from the whitespace after it

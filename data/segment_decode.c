@@ -90,6 +90,8 @@ typedef struct decoder {
     int sent_tokens; /* tokens of the open sentence */
 } decoder;
 
+static bool close_sentence(decoder *d);
+
 static bool close_word(decoder *d)
 {
     qkv_segmentation *seg = d->seg;
@@ -118,6 +120,9 @@ static bool close_token(decoder *d)
     seg->space_after[t] = d->tok_e >= d->par_end || char_is_space(d->st, d->tok_e);
     d->tok_open = false;
     d->sent_tokens++;
+    /* a sentence that reaches QKV_SEG_MAX_SENTENCE_WORDS ends there */
+    if (seg->n_words - seg->tok_word[seg->sent_start[seg->n_sent]] >= QKV_SEG_MAX_SENTENCE_WORDS)
+        return close_sentence(d);
     return true;
 }
 

@@ -52,17 +52,21 @@ typedef struct {
     double *w2;                     /* [M, M] */
 } contraction;
 
-static int cle(const double *w, int N, int *head);
+static int cle(double *w, int N, int *head);
 
-/* Contracts the cycle into node M-1, solves the smaller problem and expands its answer. */
-static int contract(const double *w, int N, int *head, const bool *in_cycle, int size)
+/* Contracts the cycle into node M-1, solves the smaller problem and expands its answer. Frees
+ * w as soon as the smaller problem is built, so that the levels of a deep recursion hold two
+ * matrices at a time, not one each (memory O(N²), not O(N³)). */
+static int contract(double *w, int N, int *head, const bool *in_cycle, int size)
 {
     const int M = N - size + 1, c = M - 1;
     contraction k = {malloc((size_t)N * sizeof(int)), malloc((size_t)N * sizeof(int)), malloc((size_t)N * sizeof(int)),
                      malloc((size_t)N * sizeof(int)), malloc((size_t)M * M * sizeof(double))};
     int *head2 = malloc((size_t)M * sizeof *head2), status = -1;
-    if (!k.map || !k.inv || !k.enter || !k.leave || !k.w2 || !head2)
+    if (!k.map || !k.inv || !k.enter || !k.leave || !k.w2 || !head2) {
+        free(w);
         goto done;
+    }
     for (int v = 0, m = 0; v < N; v++) {
         k.map[v] = in_cycle[v] ? c : m;
         if (!in_cycle[v])
@@ -92,7 +96,10 @@ static int contract(const double *w, int N, int *head, const bool *in_cycle, int
                 best = w[(size_t)u * N + v], k.leave[v] = u;
         k.w2[(size_t)c * M + k.map[v]] = best;
     }
-    if (cle(k.w2, M, head2))
+    free(w);
+    double *w2 = k.w2;
+    k.w2 = NULL; /* cle frees it */
+    if (cle(w2, M, head2))
         goto done;
     for (int v = 1; v < N; v++)
         if (!in_cycle[v])
@@ -105,8 +112,9 @@ done:
     return status;
 }
 
-/* The maximum arborescence of w [N, N] rooted at 0 into head [N]; -1: out of memory. */
-static int cle(const double *w, int N, int *head)
+/* The maximum arborescence of w [N, N] rooted at 0 into head [N]; -1: out of memory. Takes
+ * w (malloc'd) and frees it. */
+static int cle(double *w, int N, int *head)
 {
     head[0] = -1;
     for (int d = 1; d < N; d++) {
@@ -123,6 +131,8 @@ static int cle(const double *w, int N, int *head)
     free(mark);
     if (size > 0)
         status = contract(w, N, head, in_cycle, size);
+    else
+        free(w);
     free(in_cycle);
     return status;
 }
@@ -146,10 +156,10 @@ int qkv_tree_mst(const double *scores, int n, int32_t *heads, qkv_error *err)
     for (int h = 0; h < N; h++)
         for (int d = 0; d < N; d++)
             w[(size_t)h * N + d] = d == 0 ? -INFINITY : scores[(size_t)(d - 1) * N + h] - (h == 0 ? penalty : 0);
-    int status = cle(w, N, head);
+    int status = cle(w, N, head); /* frees w */
     for (int d = 1; d <= n && !status; d++)
         heads[d - 1] = head[d];
-    free(w), free(head);
+    free(head);
     return status ? qkv_fail(err, "tree decoding: out of memory for %d words", n) : QKV_OK;
 }
 

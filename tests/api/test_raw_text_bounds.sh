@@ -1,8 +1,10 @@
 #!/bin/bash
 # Raw text's memory is bounded whatever its layout: the segmenter reads a long paragraph in
 # pieces, so 64 KB of sentences one a line (one paragraph, the longest read at once) is tagged
-# within 500 MB (read whole, it took over 1 GB); a line longer than 1 MiB is refused, naming the
-# file and line, after the paragraphs before it are written.
+# within 500 MB (read whole, it took over 1 GB); text without sentence ends gives sentences of
+# at most 250 words, tagged and parsed within 500 MB (as one sentence, a 300 KB line without
+# punctuation was killed at 24 GB); a line longer than 1 MiB is refused, naming the file and
+# line, after the paragraphs before it are written.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 model=$QKV_SOURCE_DIR/data/models/en.h5
 [ -s "$model" ] || fail "$model is missing"
@@ -28,6 +30,20 @@ if [ "${QKV_SANITIZED:-0}" != 1 ]; then
     mb=$(peak "$SCRATCH/par.txt") || fail "qkv tag on a 64 KB paragraph"
     echo "peak memory of a 64 KB paragraph: $mb MB"
     [ "$mb" -le 500 ] || fail "a 64 KB paragraph took $mb MB"
+fi
+
+# 4,000 words without punctuation on one line: sentences of 250 words, each a tree
+for i in $(seq 4000); do printf 'word%d ' $((i % 50)); done >"$SCRATCH/run_on.txt"
+echo >>"$SCRATCH/run_on.txt"
+"$QKV_BIN" tag --model "$model" "$SCRATCH/run_on.txt" >"$SCRATCH/run_on.conllu" || fail "qkv tag on a run-on line"
+awk -F'\t' '/^[0-9]+\t/ { n++; w++ } /^$/ { if (n > max) max = n; n = 0 } END { print w, max }' \
+    "$SCRATCH/run_on.conllu" >"$SCRATCH/counts"
+read -r n_words longest <"$SCRATCH/counts"
+[ "$n_words" -eq 4000 ] && [ "$longest" -eq 250 ] || fail "4,000 words gave $n_words words, the longest sentence $longest"
+if [ "${QKV_SANITIZED:-0}" != 1 ]; then
+    mb=$(peak "$SCRATCH/run_on.txt") || fail "qkv tag on a run-on line"
+    echo "peak memory of 4,000 words without sentence ends: $mb MB"
+    [ "$mb" -le 500 ] || fail "4,000 words without sentence ends took $mb MB"
 fi
 
 # a line over 1 MiB: an error naming its line, the paragraph before it written
