@@ -4,7 +4,8 @@
 # within 500 MB (read whole, it took over 1 GB); text without sentence ends gives sentences of
 # at most 250 words, tagged and parsed within 500 MB (as one sentence, a 300 KB line without
 # punctuation was killed at 24 GB); a line longer than 1 MiB is refused, naming the file and
-# line, after the paragraphs before it are written.
+# line, after the paragraphs before it are written; a sentence given already tokenized that is
+# longer than --max-words is refused, naming its line.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 model=$QKV_SOURCE_DIR/data/models/en.h5
 [ -s "$model" ] || fail "$model is missing"
@@ -45,6 +46,17 @@ if [ "${QKV_SANITIZED:-0}" != 1 ]; then
     echo "peak memory of 4,000 words without sentence ends: $mb MB"
     [ "$mb" -le 500 ] || fail "4,000 words without sentence ends took $mb MB"
 fi
+
+# a sentence given as CoNLL-U longer than --max-words (1,000 by default): an error naming its line
+{
+    printf '# text = run on\n'
+    for i in $(seq 1001); do printf '%d\tw\t_\t_\t_\t_\t_\t_\t_\t_\n' "$i"; done
+    printf '\n'
+} >"$SCRATCH/long.conllu"
+expect_error "long.conllu:2: a sentence of 1001 words, more than --max-words 1000" \
+    "$QKV_BIN" tag --model "$model" --format conllu "$SCRATCH/long.conllu"
+expect_error "long.conllu:2: a sentence of 1001 words, more than --max-words 7" \
+    "$QKV_BIN" tag --model "$model" --format conllu --max-words 7 "$SCRATCH/long.conllu"
 
 # a line over 1 MiB: an error naming its line, the paragraph before it written
 {

@@ -69,6 +69,8 @@ expect_error "frame corpus $SCRATCH/none/x.h5: cannot create" "$QKV_BIN" speech 
 expect_error "not standard input: give FILE" "$QKV_BIN" tag "$ck" - </dev/null
 expect_error "reads speech frames (a frame corpus made by qkv speech, or a recording): --format text and --tokenizer are for words" \
     "$QKV_BIN" tag "$ck" --format text - </dev/null
+expect_error "reads speech frames (a frame corpus made by qkv speech, or a recording): --max-words is for words" \
+    "$QKV_BIN" tag "$ck" --max-words 10 "$SCRATCH/dev.h5"
 quick_run "$SCRATCH/words" --set train.max_steps=2
 expect_error "--per-frame is for a frame model (data.task frames)" "$QKV_BIN" tag "$SCRATCH/words/checkpoints/last.h5" \
     $S/en_ewt-sample-dev.conllu.gz --per-frame

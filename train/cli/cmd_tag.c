@@ -80,6 +80,7 @@ typedef struct tag_args {
     bool per_line;         /* --sentence-per-line */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
     long threads;          /* --threads; -1: the model's */
+    long max_words;        /* --max-words; -1: not given (QKV_TAG_MAX_WORDS) */
 } tag_args;
 
 /* Whether path begins as a model file does (a qkv checkpoint's header or HDF5's signature). */
@@ -173,6 +174,10 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "model that bundles one)"},
         {"--per-frame", QKV_CLI_FLAG, &a->per_frame, NULL,
          "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
+        {"--max-words", QKV_CLI_INT, &a->max_words, "N",
+         "the most words a sentence given as CoNLL-U or --format text may\n"
+         "have (default 1000; raw text: the segmenter ends a sentence at 250)",
+         .lo = 1, .hi = 1000000000},
         QKV_THREADS_OPTION_ROW(&a->threads),
     };
     const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
@@ -220,6 +225,12 @@ static int read_input(qkv_session *s, const qkv_tag_request *a, char **input)
             plain_text_hint(*input, len, name, &err);
         return qkv_fail_report(&err);
     }
+    for (int k = 0; k < s->dev_c.n_sent; k++)
+        if (qkv_corpus_sent_len(&s->dev_c, k) > a->max_words)
+            return qkv_fail_reportf("%s:%d: a sentence of %d words, more than --max-words %d (a parser's memory "
+                                    "grows with a sentence's words squared; give a larger --max-words to tag it)",
+                                    name, qkv_corpus_first_word_line(&s->dev_c, k), qkv_corpus_sent_len(&s->dev_c, k),
+                                    a->max_words);
     return 0;
 }
 
@@ -328,19 +339,21 @@ int qkv_tag_words(qkv_session *s, const qkv_tag_request *r)
 }
 
 /* The options a task does not take are errors naming what the model reads. */
-static int check_options(const qkv_task_cli *task, const qkv_tag_request *r)
+static int check_options(const qkv_task_cli *task, const qkv_tag_request *r, bool max_words_given)
 {
     if (r->per_frame && !(task->tag_takes & QKV_TAG_TAKES_PER_FRAME))
         return qkv_fail_reportf("--per-frame is for a frame model (data.task frames); %s reads %s", r->ckpt,
                                 task->reads);
     if ((r->tokenizer || r->text) && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
         return qkv_fail_reportf("%s reads %s: --format text and --tokenizer are for words", r->ckpt, task->reads_file);
+    if (max_words_given && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
+        return qkv_fail_reportf("%s reads %s: --max-words is for words", r->ckpt, task->reads_file);
     return 0;
 }
 
 int qkv_cmd_tag(int argc, char **argv)
 {
-    tag_args a = {.threads = -1};
+    tag_args a = {.threads = -1, .max_words = -1};
     int usage = parse_args(&a, argc, argv);
     if (usage >= 0)
         return usage;
@@ -356,8 +369,9 @@ int qkv_cmd_tag(int argc, char **argv)
     const qkv_task_cli *task = qkv_task_cli_of(&s);
     if (a.text_by_default && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
         a.text = false; /* images, frames: the model's own input */
-    qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, a.per_line, (qkv_tag_scheme)scheme};
-    if (!check_options(task, &r))
+    qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, a.per_line, (qkv_tag_scheme)scheme,
+                         a.max_words > 0 ? (int)a.max_words : QKV_TAG_MAX_WORDS};
+    if (!check_options(task, &r, a.max_words > 0))
         status = task->tag(&s, &r);
 done:
     qkv_session_free(&s);
