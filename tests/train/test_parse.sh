@@ -31,6 +31,31 @@ grep -qF "$want" "$SCRATCH/eval" || fail "qkv eval says '$(head -1 "$SCRATCH/eva
 "$QKV_BIN" eval "$CK" "$SCRATCH/gold.conllu" --json | $PY -c 'import json,sys; r = json.load(sys.stdin); assert 0 <= r["uas"] <= 1 and r["las"] == r["accuracy"]' ||
     fail "qkv eval --json: no uas/las"
 
+# the decoder chosen at export: the file's config says it, its trees are projective (Eisner) and
+# valid; a model that does not parse refuses the option
+"$QKV_BIN" export "$CK" --out "$SCRATCH/eisner.h5" --tree-decoder eisner 2>/dev/null || fail "qkv export --tree-decoder"
+$PY -c 'import h5py, sys; t = h5py.File(sys.argv[1])["config"][()].decode(); assert "tree_decoder: eisner" in t, t' \
+    "$SCRATCH/eisner.h5" || fail "the export's config does not say tree_decoder: eisner"
+"$QKV_BIN" tag "$SCRATCH/eisner.h5" "$SCRATCH/gold.conllu" >"$SCRATCH/eisner.conllu" || fail "qkv tag (eisner)"
+check_trees "$SCRATCH/eisner.conllu"
+$PY - "$SCRATCH/eisner.conllu" <<'PY' || fail "an Eisner tree is not projective"
+import sys
+heads = []
+def projective(h):
+    arcs = [(min(d, x), max(d, x)) for d, x in enumerate(h, 1)]
+    return not any(a < c < b < d for a, b in arcs for c, d in arcs)
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    if len(f) == 10 and f[0].isdigit():
+        heads.append(int(f[6]))
+    elif not line.strip() and heads:
+        assert projective(heads), heads
+        heads = []
+PY
+quick_run "$SCRATCH/tagger" --set train.max_steps=2
+expect_error "--tree-decoder is for a parser (model.output biaffine)" \
+    "$QKV_BIN" export "$SCRATCH/tagger/checkpoints/last.h5" --out "$SCRATCH/t.h5" --tree-decoder eisner
+
 # the tree of a sentence through Graphviz: an SVG, and a DOT file with one labelled arc a word
 "$QKV_BIN" parse-draw "$CK" --sentence "The cat sat on the mat ." --out "$SCRATCH/tree.svg" >/dev/null ||
     fail "qkv parse-draw"

@@ -1,4 +1,4 @@
-/* qkv export CHECKPOINT --out FILE [--tokenizer SEG.h5] [--float16] [--force] */
+/* qkv export CHECKPOINT --out FILE [--tokenizer SEG.h5] [--float16] [--tree-decoder mst|eisner] [--force] */
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -27,6 +27,7 @@ int qkv_cmd_export(int argc, char **argv)
 {
     const char *ckpt = NULL, *out = NULL, *tokenizer = NULL;
     bool force = false, float16 = false;
+    int decoder = -1;
     const qkv_cli_opt rows[] = {
         {"CHECKPOINT", QKV_CLI_STRING, &ckpt, .required = true},
         {"--out", QKV_CLI_STRING, &out, "FILE", "the exported model (.h5), required", .required = true},
@@ -34,6 +35,11 @@ int qkv_cmd_export(int argc, char **argv)
          "a segmenter (data.task: segment) to bundle with the tagger;\n"
          "without it, the segmenter CHECKPOINT bundles (if any) is kept"},
         {"--float16", QKV_CLI_FLAG, &float16, NULL, "store the weights (the segmenter's too) as float16"},
+        {"--tree-decoder", QKV_CLI_CHOICE, &decoder, NULL,
+         "a parser: the decoder FILE's trees are read with, mst or eisner\n"
+         "(model.tree_decoder; default: CHECKPOINT's): it does not enter\n"
+         "training, so it may be chosen on dev after it",
+         .choices = QKV_TREE_DECODER_NAMES},
         {"--force", QKV_CLI_FLAG, &force, NULL, "replace FILE if it exists"},
     };
     const qkv_cli_spec spec = {"export", ABOUT, NULL, rows, QKV_CLI_N(rows)};
@@ -50,6 +56,13 @@ int qkv_cmd_export(int argc, char **argv)
     int status = 1;
     if (qkv_cmd_load_model(&s, ckpt))
         goto done;
+    if (decoder >= 0 && s.cfg.model.output != QKV_OUTPUT_BIAFFINE) {
+        fprintf(stderr, "qkv: --tree-decoder is for a parser (model.output biaffine); %s is a %s model\n", ckpt,
+                QKV_OUTPUT_NAMES[s.cfg.model.output]);
+        goto done;
+    }
+    if (decoder >= 0)
+        s.cfg.model.biaffine.decoder = (qkv_tree_decoder)decoder;
     /* a bundled segmenter: the one given, or the one the checkpoint carries */
     const char *seg_path = tokenizer, *seg_group = NULL;
     if (!seg_path && qkv_model_file_has(ckpt, QKV_SEGMENTER_GROUP)) {
