@@ -78,7 +78,8 @@ int qkv_seg_add_raw(qkv_seg_text *st, const char *s, size_t len, int first_line,
 void qkv_seg_free(qkv_seg_text *st);
 
 /* The characters as a corpus for the tagger of data.task: segment: word i is character i
- * (TAB, CR and LF read as a space), sentence p is paragraph p, the tag of word i its label's
+ * (every Unicode White_Space character, TAB, CR, LF, U+2028 and NBSP among them, reads as a
+ * space), sentence p is paragraph p, the tag of word i its label's
  * name (with_labels) or "_" (no tag: raw text to label), word_line the character's line;
  * tag_column "segment labels". */
 int qkv_seg_corpus(qkv_corpus *c, const qkv_seg_text *st, bool with_labels, qkv_error *err);

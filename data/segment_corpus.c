@@ -1,5 +1,6 @@
 /* Characters as the words of a corpus, for the segmenter (segment.h, qkv_seg_corpus). */
 #include "data/segment.h"
+#include "data/utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,7 +9,8 @@
 int qkv_seg_corpus(qkv_corpus *c, const qkv_seg_text *st, bool with_labels, qkv_error *err)
 {
     memset(c, 0, sizeof *c);
-    /* the characters (TAB, CR, LF as spaces), then each label name and "_", NUL-terminated */
+    /* the characters (TAB, CR, LF and every other White_Space character as spaces), then each
+     * label name and "_", NUL-terminated */
     size_t label_off[QKV_SEG_COUNT + 1], extra = 0;
     for (int l = 0; l <= QKV_SEG_COUNT; l++) {
         label_off[l] = st->text_len + extra;
@@ -46,6 +48,11 @@ int qkv_seg_corpus(qkv_corpus *c, const qkv_seg_text *st, bool with_labels, qkv_
     c->n_words = n;
     for (int i = 0; i < n; i++) {
         c->forms[i] = (qkv_span){st->char_off[i], st->char_off[i + 1] - st->char_off[i]};
+        int n_bytes;
+        if (qkv_utf8_is_space(qkv_utf8_decode(st->text + st->char_off[i], c->forms[i].len, &n_bytes))) {
+            c->text[st->char_off[i]] = ' '; /* any White_Space character reads as a space */
+            c->forms[i].len = 1;
+        }
         int l = with_labels && st->labels[i] < QKV_SEG_COUNT ? st->labels[i] : QKV_SEG_COUNT;
         size_t len = strlen(l < QKV_SEG_COUNT ? QKV_SEG_LABEL_NAMES[l] : QKV_NO_TAG);
         c->tags[i] = (qkv_span){(uint32_t)label_off[l], (uint32_t)len};

@@ -190,12 +190,24 @@ int qkv_seg_decode(const qkv_seg_text *st, int p, const uint8_t *labels, qkv_seg
     return QKV_OK;
 }
 
-/* Writes characters b .. e-1 of st, each TAB, CR or LF as a space. */
+/* Whether code point cp ends a line where Unicode says a line must end (LF, CR, VT, FF, NEL,
+ * U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR), or is a TAB. */
+static bool breaks_line(uint32_t cp)
+{
+    return (cp >= '\t' && cp <= '\r') || cp == 0x85 || cp == 0x2028 || cp == 0x2029;
+}
+
+/* Writes characters b .. e-1 of st, each TAB and each character that breaks a line as a space
+ * (a # text line stays one line for every reader, Python's splitlines included). */
 static void put_chars(FILE *out, const qkv_seg_text *st, int b, int e)
 {
-    for (uint32_t k = st->char_off[b]; k < st->char_off[e]; k++) {
-        char ch = st->text[k];
-        fputc(ch == '\t' || ch == '\r' || ch == '\n' ? ' ' : ch, out);
+    for (int i = b; i < e; i++) {
+        uint32_t k = st->char_off[i], n = st->char_off[i + 1] - k;
+        int n_bytes;
+        if (breaks_line(qkv_utf8_decode(st->text + k, n, &n_bytes)))
+            fputc(' ', out);
+        else
+            fwrite(st->text + k, 1, n, out);
     }
 }
 

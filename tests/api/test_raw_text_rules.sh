@@ -2,7 +2,9 @@
 # The decoding rules of the segmenter (data/seg_rules.h) on the shipped English model's raw-text
 # output: an e-mail address and a URL are one token each with no sentence end inside (the
 # sentence's final period after them is a token of its own), and an emoji, attached to a word or
-# not, is one token of its own.
+# not, is one token of its own. Every Unicode White_Space character between two sentences reads
+# as a space (U+2028 once hid the sentence end before it), and none that breaks a line is written
+# into a # text line.
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 model=$QKV_SOURCE_DIR/data/models/en.h5
 [ -s "$model" ] || fail "$model is missing"
@@ -29,5 +31,31 @@ for s in sents:  # no sentence ends inside an address
     assert s[-1] not in ("jane.", "jane", "https", "bob@mail."), s
 i = forms.index("https://example.com/a_b.html")
 assert forms[i + 1] == ".", forms
+PY
+# "Hello world.<SEP>Second line here." with each separator, a paragraph each: the tokens and
+# sentences a space gives, and # text lines without a line break
+"$PY" - "$SCRATCH/seps.txt" <<'PY'
+import sys
+seps = [" ", "\u2028", "\u2029", "\u0085", "\f", "\v", "\u3000", "\u00a0", "\u1680"]
+with open(sys.argv[1], "w", encoding="utf-8", newline="\n") as f:
+    f.write("\n\n".join("Hello world." + sep + "Second line here." for sep in seps) + "\n")
+PY
+"$QKV_BIN" tag --model "$model" "$SCRATCH/seps.txt" >"$SCRATCH/seps.conllu" || fail "qkv tag (separators)"
+"$PY" - "$SCRATCH/seps.conllu" <<'PY' || { cat "$SCRATCH/seps.conllu" >&2; fail "separators"; }
+import sys
+pars = []
+for line in open(sys.argv[1], encoding="utf-8", newline="\n"):
+    line = line.rstrip("\n")
+    if line == "# newpar":
+        pars.append([])
+    elif line.startswith("# text = "):
+        assert len(line.splitlines()) == 1, repr(line)  # no line break inside
+        pars[-1].append([])
+    elif line and not line.startswith("#"):
+        pars[-1][-1].append(line.split("\t")[1])
+assert len(pars) == 9, len(pars)
+for k, p in enumerate(pars[1:], 1):
+    assert p == pars[0], (k, p, pars[0])  # as with a space: the same sentences and tokens
+assert len(pars[0]) == 2, pars[0]
 PY
 echo ok
