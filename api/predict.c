@@ -24,7 +24,7 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *
 /* What one batch of a prediction writes, in dataset order. */
 typedef struct predict_out {
     int32_t *pred;          /* [n_words] tag ids (may be NULL) */
-    int32_t *pred_heads;    /* [n_words] a parser's heads (may be NULL) */
+    int32_t *pred_heads;    /* [n_words] the arcs of a head with arcs, -1 for the others (may be NULL) */
     qkv_real *logits;       /* [n_words, n_tags] (may be NULL) */
     double *probs;          /* [n_words, n_tags] per-token tag probabilities (may be NULL) */
     double *loss_sum;       /* (may be NULL) */
@@ -81,7 +81,7 @@ static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, const qkv_batch
                            qkv_error *err)
 {
     int batch_tokens = bt->batch_tokens, shard = bt->shard, n_shards = bt->n_shards;
-    if (qkv_tagger_parses(m) && (o->logits || o->probs || !o->pred_heads))
+    if ((o->logits || o->probs) && !qkv_tagger_tag_scores(m))
         return qkv_fail(err, "a parser (model.output biaffine) predicts heads, not per-word tag logits");
     for (int w = 0; w < qkv_dataset_n_words(ds); w++) {
         if (o->pred)
@@ -220,7 +220,7 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
                           qkv_error *err)
 {
     int n_tags = s->model.cfg.n_tags, n_words = c->n_words;
-    if (qkv_tagger_parses(&s->model))
+    if (!qkv_tagger_tag_scores(&s->model))
         return qkv_fail(err, "per-word tag probabilities need model.output softmax or crf: a biaffine model's labels "
                              "belong to the arcs of its trees");
     if (k < 1 || k > n_tags)

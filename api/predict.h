@@ -48,19 +48,19 @@ int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, do
                       qkv_error *err);
 /* qkv_predict_marked into out (models/kinds.h: qkv_prediction, in dataset order [n_words of
  * ds]: tags, loss_sum, unconstrained [n_sent of ds]) with each word's predicted arc (a parser,
- * model.output biaffine) into out->arcs (may be NULL for a tagger; required for a parser): 0 =
- * ROOT, k = word k of the sentence, a tree per sentence; -1 for the words of sentences not
- * predicted and for every word of a tagger. A parser's logits are not per-word tag scores:
- * logits must then be NULL (an error otherwise). The loss of a parser sums its arcs' and
+ * model.output biaffine) into out->arcs (may be NULL): 0 = ROOT, k = word k of the sentence, a
+ * tree per sentence; -1 for the words of sentences not predicted and for every word of a
+ * tagger. A parser's logits are not per-word tag scores (qkv_tagger_tag_scores): logits must
+ * then be NULL (an error otherwise). The loss of a parser sums its arcs' and
  * labels' over the words with a gold head and label. */
 int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
                        qkv_real *logits, qkv_error *err);
 /* Every head's predictions (a model of several heads, models/tagger.h): pred[h] [n_words of ds]
  * receives head h's class ids of the words of the batches of b's shard (as qkv_predict_shard;
  * -1 elsewhere), each head decoded by its kind, against the gold classes of ds's column h;
- * arcs [n_words of ds] (may be NULL when no head has arcs; required for a parser) the
- * trees of the head with arcs (0 = ROOT, k = word k of the sentence; -1 elsewhere, and for
- * every word when no head has arcs), whose loss reads ds's gold heads;
+ * arcs [n_words of ds] (may be NULL) the trees of the head with arcs (0 = ROOT, k = word k of
+ * the sentence; -1 elsewhere, and for every word when no head has arcs), whose loss reads ds's
+ * gold heads;
  * loss_sum (may be NULL) [n_heads] each head's summed loss of its gold-tagged words. needs (may
  * be NULL; needs[h] NULL: none) [n_heads][n_tags_h]: the characters a form needs for class c
  * (qkv_session_class_needs: lemma scripts), so that a word whose form is too short for its best
@@ -110,7 +110,8 @@ typedef struct qkv_tagged {
                                                  NULL for a column the model does not predict and
                                                  for words never batched */
     int32_t *heads;                           /* [n_words] a parser's heads (0 = ROOT, k = word k of the
-                                                 sentence, -1: none); NULL for a model without one */
+                                                 sentence, -1: none, every word of a model without a head
+                                                 with arcs); NULL where no prediction made them */
     char *lemmas;                             /* the lemmas' strings */
     int n_lemma_fallback;                     /* words whose predicted script did not apply to the form */
     int first_fallback;                       /* the first of them */
@@ -118,7 +119,7 @@ typedef struct qkv_tagged {
 
 /* Tags every word of corpus c with every head of the session's model (qkv_predict_heads) into out
  * (free with qkv_tagged_free; the values of columns other than lemma are strings of the
- * featurizer; a parser's heads in out->heads). A lemma script that does not apply to its form gives the form, counted in out and
+ * featurizer; a parser's heads in out->heads, -1 without one). A lemma script that does not apply to its form gives the form, counted in out and
  * named in one warning in s->warnings. Errors: those of qkv_session_tag's steps. */
 int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err);
 /* The same from predictions made already: pred[h] [n_words of c] head h's class ids (-1: none). */

@@ -61,6 +61,19 @@ static void scatter(const qkv_batch *b, const qkv_dataset *ds, const int32_t *sr
     }
 }
 
+/* Copies the batch's arcs src [T] that are set (>= 0) into dst [n_words of ds] (dataset order):
+ * the heads without arcs give -1 and leave the arcs of the head with them. */
+static void scatter_arcs_set(const qkv_batch *b, const qkv_dataset *ds, const int32_t *src, int32_t *dst)
+{
+    const int32_t *offsets = qkv_batch_offsets(b);
+    for (int s = 0; s < qkv_batch_n_sent(b); s++) {
+        int w0 = qkv_dataset_sent_first(ds, qkv_batch_sent_id(b, s)) - offsets[s];
+        for (int t = offsets[s]; t < offsets[s + 1]; t++)
+            if (src[t] >= 0)
+                dst[w0 + t] = src[t];
+    }
+}
+
 /* Copies the batch's rows src [T, C] into dst [n_words of ds, C] (dataset order). */
 static void scatter_rows(const qkv_batch *b, const qkv_dataset *ds, const qkv_real *src, int C, qkv_real *dst)
 {
@@ -103,7 +116,7 @@ static int copy_scores(qkv_run_iter *it, const qkv_head *head, qkv_tensor *hidde
 {
     const qkv_batch *b = &it->batch;
     const qkv_dataset *ds = it->ds;
-    if (!qkv_head_has_arcs(head)) {
+    if (!qkv_head_scored_by(head, QKV_SCORE_ATTACHMENT)) { /* tags: their logits */
         if (sc->logits)
             scatter_rows(b, ds, logits->data, logits->shape[1], sc->logits);
         return QKV_OK;
@@ -150,8 +163,8 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const int32_t *const *
         if (o->loss_sum)
             o->loss_sum[h] += loss;
         scatter(b, ds, bp, o->pred[h]);
-        if (o->arcs && qkv_head_has_arcs(qkv_tagger_head(m, h)))
-            scatter(b, ds, bh, o->arcs);
+        if (o->arcs)
+            scatter_arcs_set(b, ds, bh, o->arcs);
         if (o->scores && copy_scores(it, qkv_tagger_head(m, h), hidden, logits, bh, &o->scores[h], o->arc_offsets, err))
             return QKV_ERR;
     }
@@ -175,8 +188,6 @@ int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, const qkv_bat
     int n_heads = qkv_tagger_n_outputs(m), n_words = qkv_dataset_n_words(ds);
     if (qkv_dataset_n_columns(ds) != n_heads)
         return qkv_fail(err, "the model has %d heads, the data %d tag columns", n_heads, qkv_dataset_n_columns(ds));
-    if (qkv_tagger_parses(m) && !pred_heads)
-        return qkv_fail(err, "a parser (model.output biaffine) predicts heads: room for them is needed");
     for (int h = 0; scores && h < n_heads; h++)
         if (scores[h].arcs && !arc_offsets)
             return qkv_fail(err, "head %d: arc scores asked for without their offsets (qkv_arc_offsets)", h);
@@ -287,9 +298,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     if (status == QKV_OK)
         status = qkv_session_class_needs(s, needs, err);
-    int32_t *heads = status == QKV_OK && qkv_tagger_parses(&s->model) ? malloc(((size_t)n_words + 1) * sizeof *heads)
-                                                                       : NULL;
-    if (status == QKV_OK && qkv_tagger_parses(&s->model) && !heads)
+    int32_t *heads = status == QKV_OK ? malloc(((size_t)n_words + 1) * sizeof *heads) : NULL;
+    if (status == QKV_OK && !heads)
         status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
         status = qkv_predict_heads_paired(s, &ds, QKV_ALL_BATCHES(batch_tokens), (const int32_t *const *)needs,

@@ -25,8 +25,8 @@ bool qkv_tag_pairs_active(const qkv_session *s)
     int hu, hx;
     pair_heads(s, &hu, &hx);
     return s->tag_pairs.allowed && hu >= 0 && hx >= 0 && s->tag_pairs.n_upos == qkv_featurizer_n_classes(&s->fz, hu) &&
-           s->tag_pairs.n_xpos == qkv_featurizer_n_classes(&s->fz, hx) && !qkv_head_has_arcs(qkv_tagger_head(&s->model, hu)) &&
-           !qkv_head_has_arcs(qkv_tagger_head(&s->model, hx));
+           s->tag_pairs.n_xpos == qkv_featurizer_n_classes(&s->fz, hx) && qkv_head_tag_scores(qkv_tagger_head(&s->model, hu)) &&
+           qkv_head_tag_scores(qkv_tagger_head(&s->model, hx));
 }
 
 /* Room for s's pairs, all unseen. */

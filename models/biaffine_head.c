@@ -247,5 +247,6 @@ const qkv_head_desc qkv_biaffine_head = {
     .loss = loss,
     .predict = predict,
     .arcs = true,
+    .scores = QKV_SCORE_ACCURACY | QKV_SCORE_ATTACHMENT,
     .free = release,
 };

@@ -101,5 +101,6 @@ const qkv_head_desc qkv_class_head = {
     .loss = loss,
     .predict = predict,
     .probs = probs,
+    .scores = QKV_SCORE_ACCURACY,
     .free = release,
 };

@@ -175,6 +175,7 @@ const qkv_head_desc qkv_crf_head_kind = {
     .loss = loss,
     .predict = predict,
     .probs = probs,
+    .scores = QKV_SCORE_ACCURACY,
     .free = release,
 };
 

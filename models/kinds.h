@@ -152,6 +152,12 @@ typedef struct qkv_gold {
     const int32_t *tags, *arcs;
 } qkv_gold;
 
+/* What a head's predictions are scored by (qkv_head_desc.scores, a set of these bits): the
+ * accuracy of its tags (for a head with arcs, of the labels of its arcs), and the attachment
+ * scores of its arcs, UAS and LAS (arc, and arc and label, right; LAS is then the model's
+ * score). F1 over spans of tags is the tag scheme's (data/), not a head's. */
+typedef enum { QKV_SCORE_ACCURACY = 1u << 0, QKV_SCORE_ATTACHMENT = 1u << 1 } qkv_score_kind;
+
 /* What a head predicts of a batch: tags [T]; arcs [T] the tree of each sentence (a head with
  * arcs: required; the others set it to -1 when not NULL); loss_sum (may be NULL) the summed
  * loss of the gold-tagged positions when gold is given; unconstrained [B] (may be NULL) flags
@@ -207,11 +213,21 @@ typedef struct qkv_head_desc {
     /* The head's targets are arcs (a dependency parser): its loss and predict read and write
      * arcs beside the tags (the label of word t is that of the arc arcs[t] -> t). */
     bool arcs;
+    /* What its predictions are scored by (qkv_score_kind bits). */
+    unsigned scores;
     void (*free)(qkv_head *h);
 } qkv_head_desc;
 
 /* Whether h's targets are arcs (qkv_head_desc.arcs). */
 static inline bool qkv_head_has_arcs(const qkv_head *h) { return h->desc && h->desc->arcs; }
+/* Whether h's predictions are scored by `score` (its descriptor's scores). */
+static inline bool qkv_head_scored_by(const qkv_head *h, qkv_score_kind score)
+{
+    return h->desc && (h->desc->scores & (unsigned)score);
+}
+/* Whether h scores each word's tags: logits [T, n_tags] and their probabilities (its descriptor's
+ * probs); a head with arcs scores arcs and their labels instead. */
+static inline bool qkv_head_tag_scores(const qkv_head *h) { return h->desc && h->desc->probs; }
 
 /* The tables, indexed by kind (one entry per row above). */
 #define QKV_KIND_EXTERN_(e, name, desc) extern const struct QKV_KIND_TYPE_ desc;

@@ -96,5 +96,6 @@ const qkv_head_desc qkv_softmax_head = {
     .loss = loss,
     .predict = predict,
     .probs = probs,
+    .scores = QKV_SCORE_ACCURACY,
     .free = release,
 };

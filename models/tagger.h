@@ -191,8 +191,20 @@ int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed s
  * failed. */
 qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
                                   const int32_t *const *tags, const int32_t *heads, qkv_tensor **logits);
-/* Whether head 0 predicts arcs (a dependency parser). */
+/* Whether head 0 predicts arcs (a dependency parser): the one question of what a model can do
+ * that commands ask (a tree to draw, heads to return); what it is scored by is
+ * qkv_tagger_scored_by. */
 static inline bool qkv_tagger_parses(const qkv_tagger *m) { return qkv_head_has_arcs(&m->heads[0]); }
+/* Whether head 0 scores each word's tags: logits [T, n_tags] and their probabilities (its
+ * descriptor's probs: softmax, crf, class; a parser's logits are its input, its labels belong to
+ * its arcs). */
+static inline bool qkv_tagger_tag_scores(const qkv_tagger *m) { return qkv_head_tag_scores(&m->heads[0]); }
+/* Whether the model is scored by `score` (models/kinds.h: qkv_score_kind): head 0's scores
+ * (QKV_SCORE_ATTACHMENT: UAS and LAS, LAS the model's score). */
+static inline bool qkv_tagger_scored_by(const qkv_tagger *m, qkv_score_kind score)
+{
+    return qkv_head_scored_by(&m->heads[0], score);
+}
 
 /* The parameters (names above; like strchr, a const model gives them writable: the caller
  * decides); layers and heads per layer. */

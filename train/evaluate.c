@@ -114,15 +114,11 @@ double qkv_eval_selection_accuracy(const qkv_eval_result *res, const qkv_run_con
 }
 
 /* The model's predictions of ds into res->pred (head 0) and res->head_pred (the others), with
- * head 0's summed loss in res->loss and the scores sc asks for. */
+ * head 0's summed loss in res->loss and the scores sc asks for: one path for any number of
+ * heads of any kind. */
 static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
                        qkv_eval_result *res, eval_scores sc, qkv_error *err)
 {
-    bool parser_scores = sc.heads && qkv_tagger_parses(&s->model); /* arcs and labels: per head */
-    if (res->n_heads <= 1 && s->fz.columns[0] != QKV_TAG_LEMMA && !parser_scores)
-        return qkv_predict_parsed(&s->model, ds, &(qkv_batching){batch_tokens, shard, n_shards},
-                                  &(qkv_prediction){res->pred, res->pred_heads, &res->loss, NULL},
-                                  sc.heads ? sc.heads[0].logits : NULL, err);
     int32_t *pred[QKV_MAX_COLUMNS] = {res->pred};
     double loss[QKV_MAX_COLUMNS];
     for (int h = 1; h < res->n_heads; h++)
@@ -170,9 +166,9 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
     res->n_heads = qkv_tagger_n_outputs(&s->model);
     for (int h = 1; h < res->n_heads && ok; h++)
         ok = (res->head_pred[h] = calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t))) != NULL;
-    bool parser = qkv_tagger_parses(&s->model);
-    res->pred_heads = parser ? calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t)) : NULL;
-    if (!ok || (parser && !res->pred_heads))
+    bool attachment = qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT); /* UAS and LAS */
+    res->pred_heads = attachment ? calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t)) : NULL;
+    if (!ok || (attachment && !res->pred_heads))
         return qkv_fail(err, "out of memory for evaluation");
     if (n_words == 0)
         return QKV_OK; /* nothing to tag: all counts stay 0 */

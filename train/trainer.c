@@ -526,7 +526,7 @@ const char *qkv_trainer_select_name(const qkv_session *s)
 {
     if (qkv_select_by_span_f1(&s->cfg, &s->fz))
         return "span F1";
-    if (qkv_tagger_parses(&s->model))
+    if (qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT))
         return "LAS";
     return qkv_tagger_n_outputs(&s->model) > 1 ? "selection score" : "accuracy";
 }

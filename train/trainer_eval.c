@@ -34,7 +34,8 @@ void qkv_trainer_metric_columns(trainer *t)
     const char *task = qkv_session_task(s)->name;
     bool spans = qkv_tags_are_spans(&s->fz);
     int n_heads = qkv_featurizer_n_columns(&s->fz);
-    if (qkv_tagger_parses(&s->model))
+    bool attachment = qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT); /* UAS and LAS */
+    if (attachment)
         snprintf(m->score_name, sizeof m->score_name, "las");
     else if (!strcmp(task, "frames"))
         snprintf(m->score_name, sizeof m->score_name, "frame_accuracy");
@@ -46,7 +47,7 @@ void qkv_trainer_metric_columns(trainer *t)
         snprintf(m->score_name, sizeof m->score_name, "accuracy");
     m->n_extra = 0;
     static const char *const NAMES[] = {"uas", "span_precision", "span_recall", "span_f1", "tokens_f1", "sentences_f1"};
-    bool has[] = {qkv_tagger_parses(&s->model), spans, spans, spans, t->dev_st.n_chars > 0, t->dev_st.n_chars > 0};
+    bool has[] = {attachment, spans, spans, spans, t->dev_st.n_chars > 0, t->dev_st.n_chars > 0};
     for (int k = 0; k < 6; k++)
         if (has[k])
             snprintf(m->extra_names[m->n_extra++], QKV_METRICS_NAME_LEN, "%s", NAMES[k]);
@@ -60,7 +61,7 @@ static void metric_extras(const trainer *t, const qkv_eval_result *res, double *
     const qkv_session *s = t->s;
     const qkv_span_eval *sp = res->spans;
     int n = 0;
-    if (qkv_tagger_parses(&s->model))
+    if (qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT))
         out[n++] = res->uas;
     if (qkv_tags_are_spans(&s->fz)) {
         out[n++] = sp ? sp->precision : NAN;

@@ -18,13 +18,13 @@ bool qkv_eval_predicts_column(const qkv_session *s, qkv_tag_field col)
 
 bool qkv_eval_scores_mlas(const qkv_session *s)
 {
-    return qkv_tagger_parses(&s->model) && qkv_eval_predicts_column(s, QKV_TAG_UPOS) &&
+    return qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT) && qkv_eval_predicts_column(s, QKV_TAG_UPOS) &&
            qkv_eval_predicts_column(s, QKV_TAG_FEATS);
 }
 
 bool qkv_eval_scores_blex(const qkv_session *s)
 {
-    return qkv_tagger_parses(&s->model) && qkv_eval_predicts_column(s, QKV_TAG_LEMMA);
+    return qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT) && qkv_eval_predicts_column(s, QKV_TAG_LEMMA);
 }
 
 /* res->deps: the CoNLL 2018 scorer (data/ud_eval.h) over c as read against c with the

@@ -204,6 +204,9 @@ static void test_head_kinds(void **state)
     static const char *const prefixes[2] = {"", "aux."};
     for (int k = 0; k < QKV_OUTPUT_COUNT; k++) {
         assert_string_equal(QKV_HEAD_DESCS[k]->name, QKV_OUTPUT_NAMES[k]);
+        /* scored by the accuracy of its tags; a head whose targets are arcs by UAS and LAS too */
+        assert_true(QKV_HEAD_DESCS[k]->scores & QKV_SCORE_ACCURACY);
+        assert_int_equal((QKV_HEAD_DESCS[k]->scores & QKV_SCORE_ATTACHMENT) != 0, QKV_HEAD_DESCS[k]->arcs);
         qkv_params ps, xs;
         qkv_params_init(&ps);
         qkv_params_init(&xs);

@@ -63,20 +63,21 @@ static char *sentence_conllu(const char *text, size_t *len, int *n_words)
 
 /* The tags the model predicts of the batch's logits (Viterbi under a CRF output layer), as qkv
  * tag writes them, into pred [n]. A parser (model.output biaffine) gives the labels of its
- * predicted arcs, and arcs [n, n + 1] the probability of each candidate head (column 0 ROOT,
- * column j word j) of each word: the softmax over its row of arc scores. */
+ * predicted arcs, and with arcs (NULL: not asked for) [n, n + 1] the probability of each
+ * candidate head (column 0 ROOT, column j word j) of each word: the softmax over its row of arc
+ * scores. */
 static int predict(qkv_run_iter *it, qkv_session *s, qkv_tensor *logits, int n, int32_t *pred, double *arcs,
                    qkv_error *err)
 {
     double loss_unused = 0;
-    if (!qkv_tagger_parses(&s->model))
-        return qkv_tagger_predict(&it->tp, &s->model, logits, it->in.sentences, NULL, pred, &loss_unused, err);
     int32_t *heads = qkv_tape_alloc(&it->tp, (size_t)n * sizeof *heads);
     if (!heads)
         return qkv_fail(err, "out of memory");
     if (qkv_tagger_head_predict(&it->tp, &s->model, 0, logits, it->in.sentences, NULL,
                                 &(qkv_prediction){pred, heads, &loss_unused, NULL}, err))
         return QKV_ERR;
+    if (!arcs)
+        return QKV_OK;
     qkv_tensor *sc = qkv_biaffine_head_arcs(&it->tp, qkv_tagger_head(&s->model, 0), logits, it->in.sentences);
     if (!sc)
         return qkv_fail(err, "%s", it->tp.err.msg);

@@ -22,12 +22,12 @@ int qkv_eval_logits_alloc(qkv_eval_logits *l, const qkv_session *s, const qkv_da
     l->n_heads = qkv_tagger_n_outputs(m);
     if (l->n_heads > QKV_MAX_COLUMNS)
         return qkv_fail(err, "%d heads, at most %d", l->n_heads, QKV_MAX_COLUMNS);
-    l->per_head = l->n_heads > 1 || qkv_tagger_parses(m);
+    l->per_head = l->n_heads > 1 || qkv_tagger_scored_by(m, QKV_SCORE_ATTACHMENT); /* arcs: per head */
     for (int h = 0; h < l->n_heads; h++) {
         const qkv_head *head = qkv_tagger_head(m, h);
         size_t n = n_words * (size_t)head->n_tags;
         qkv_head_scores *sc = &l->heads[h];
-        if (!qkv_head_has_arcs(head)) {
+        if (!qkv_head_scored_by(head, QKV_SCORE_ATTACHMENT)) { /* tags: their logits */
             if (!(sc->logits = zeros(n)))
                 return qkv_fail(err, "out of memory for the logits of %zu words", n_words);
             continue;
@@ -102,7 +102,7 @@ static int write_head(qkv_store_writer *w, const qkv_eval_logits *l, const qkv_s
     char p[96];
     if (write_ids(w, head_path(p, col, "pred"), pred, n_words, err))
         return QKV_ERR;
-    if (!qkv_head_has_arcs(head))
+    if (!qkv_head_scored_by(head, QKV_SCORE_ATTACHMENT))
         return qkv_store_write_real(w, head_path(p, col, "logits"), 2, shape, sc->logits, err);
     int n_arcs = (int)l->arc_offsets[ds->n_sent];
     if (qkv_store_write_real(w, head_path(p, col, "arcs"), 1, &n_arcs, sc->arcs, err) ||

@@ -125,7 +125,7 @@ static bool predicts(const qkv_session *s, int k)
                qkv_eval_predicts_column(s, QKV_TAG_FEATS);
     case 3: return qkv_eval_predicts_column(s, QKV_TAG_LEMMA);
     case 4:
-    case 5: return qkv_tagger_parses(&s->model);
+    case 5: return qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT);
     case 6: return qkv_eval_scores_mlas(s);
     default: return qkv_eval_scores_blex(s);
     }
