@@ -331,7 +331,7 @@ int qkv_cmd_train(int argc, char **argv)
         return usage;
     if (r.a.profile)
         qkv_profile_start();
-    /* before any thread: SIGINT and SIGTERM go to a thread of their own (train/interrupt.h) */
+    /* before any thread: SIGINT, SIGTERM and SIGHUP go to a thread of their own (train/interrupt.h) */
     if (qkv_interrupts_start())
         fprintf(stderr, "qkv train: warning: cannot start the signal thread (%s); Ctrl-C may damage a run "
                         "computing on oneDNN\n", strerror(errno));
