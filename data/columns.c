@@ -55,6 +55,55 @@ static bool feat_after(const char *a, size_t alen, const char *b, size_t blen)
     return d > 0;
 }
 
+/* Whether value a (alen bytes) comes after b in UD's order: case-insensitively, then as bytes. */
+static bool value_after(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen;
+    int d = strncasecmp(a, b, n);
+    if (d == 0 && alen != blen)
+        return alen > blen;
+    if (d == 0)
+        d = memcmp(a, b, n);
+    return d > 0;
+}
+
+/* Feature f[0..len) ("Case=Nom,Acc") into out with its ','-separated values in UD's order
+ * ("Case=Acc,Nom"); returns len. A feature of more values than any has is left as written. */
+static size_t feat_canonical(const char *f, size_t len, char *out)
+{
+    enum { MAX_VALUES = 64 };
+    size_t name = feat_name_len(f, len), off[MAX_VALUES], vlen[MAX_VALUES];
+    int n = 0;
+    if (name == len || !memchr(f + name, ',', len - name)) {
+        memcpy(out, f, len);
+        return len;
+    }
+    for (size_t a = name + 1; a <= len; n++) {
+        if (n == MAX_VALUES) {
+            memcpy(out, f, len);
+            return len;
+        }
+        const char *comma = memchr(f + a, ',', len - a);
+        size_t e = comma ? (size_t)(comma - f) : len;
+        off[n] = a, vlen[n] = e - a;
+        for (int k = n; k > 0 && value_after(f + off[k - 1], vlen[k - 1], f + off[k], vlen[k]); k--) {
+            size_t o = off[k], l = vlen[k];
+            off[k] = off[k - 1], vlen[k] = vlen[k - 1];
+            off[k - 1] = o, vlen[k - 1] = l;
+        }
+        a = e + 1;
+    }
+    size_t m = name + 1;
+    memcpy(out, f, m);
+    for (int k = 0; k < n; k++) {
+        if (k)
+            out[m++] = ',';
+        memcpy(out + m, f + off[k], vlen[k]);
+        m += vlen[k];
+    }
+    return m;
+}
+
 size_t qkv_feats_canonical(const char *v, size_t len, char *out)
 {
     enum { MAX_FEATS = 256 };
@@ -81,8 +130,7 @@ size_t qkv_feats_canonical(const char *v, size_t len, char *out)
     for (int k = 0; k < n; k++) {
         if (k)
             out[m++] = '|';
-        memcpy(out + m, v + off[k], flen[k]);
-        m += flen[k];
+        m += feat_canonical(v + off[k], flen[k], out + m);
     }
     return m;
 }

@@ -1,9 +1,10 @@
 /* The CoNLL-U columns a model predicts (data.tags: upos, xpos, feats, lemma; the rows of
  * QKV_TAG_FIELDS in data/corpus.h) and how a column's values become the classes a head learns:
  *   upos, xpos: the tag itself; "_" is no tag (not learned, not scored).
- *   feats: the whole feature bundle as one class ("Number=Plur|Person=3"), its features in UD's
- *     order (sorted by name, case-insensitively: qkv_feats_canonical), so that a bundle written
- *     in another order is the same class and predictions are written in UD's order; "_" is a
+ *   feats: the whole feature bundle as one class ("Number=Plur|Person=3"), in UD's order
+ *     (features sorted by name and the values of one feature sorted, both case-insensitively:
+ *     qkv_feats_canonical), so that a bundle written in another order ("Person=3|Number=Plur",
+ *     "Case=Nom,Acc") is the same class and predictions are written in UD's order; "_" is a
  *     value, the empty bundle (CoNLL-U's FEATS "_" says the word has no feature).
  *   lemma: the edit script turning the form into the lemma (data/lemma_script.h); "_" is no
  *     lemma. A predicted script that does not apply to its form gives the form itself.
@@ -24,8 +25,10 @@ void qkv_column_name(qkv_tag_field col, char *buf, size_t cap);
 /* Whether "_" is a value of col (feats) rather than "no value". */
 static inline bool qkv_column_underscore_is_value(qkv_tag_field col) { return col == QKV_TAG_FEATS; }
 
-/* FEATS v[0..len) with its '|'-separated features in UD's order (by name, case-insensitively;
- * equal names by the whole feature) into out (len bytes of room); returns the length (len). */
+/* FEATS v[0..len) in UD's order into out (len bytes of room; not v): its '|'-separated features
+ * by name, case-insensitively (equal names by the whole feature as written), and the
+ * ','-separated values of each feature ("Case=Acc,Nom") case-insensitively, then by bytes.
+ * Returns the length (len). */
 size_t qkv_feats_canonical(const char *v, size_t len, char *out);
 
 /* Bytes of scratch room for qkv_corpus_class over every word of c. */

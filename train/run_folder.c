@@ -290,8 +290,40 @@ static int plan_own_run(qkv_run_plan *p, const folder *fo, const qkv_session *s,
                     dir, fo->id, fo->last_step, resume, p->resume_step, p->resume_step, p->resume_step);
 }
 
-int qkv_run_plan_make(qkv_run_plan *p, const char *dir, const char *resume, bool force, const qkv_session *s,
-                      qkv_error *err)
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The run's config.yaml is never the config file the run was given (p->config, under any name)
+ * unless the run continues there and that file is its own record (its first line names the
+ * run): a new run, or --force, would replace it with the resolved config and lose the user's
+ * file. Errors: the refusal, naming the file. */
+static int check_config_input(const qkv_run_plan *p, qkv_error *err)
+{
+    char path[4200], id[QKV_RUN_ID_LEN + 1];
+    run_file(p->dir, F_CONFIG, path, sizeof path);
+    if (!same_file(path, p->config))
+        return QKV_OK;
+    char named[4300] = "";
+    if (strcmp(path, p->config) != 0)
+        snprintf(named, sizeof named, " (%s)", p->config);
+    if (p->action == QKV_RUN_CONTINUE || p->action == QKV_RUN_REWIND) {
+        config_id(path, id, NULL, 0);
+        if (!strcmp(id, p->id))
+            return QKV_OK;
+        return qkv_fail(err, "%s is the input config%s, and its first line does not name run %s: continuing the run "
+                             "there would replace it with the run's resolved config; give another --out",
+                        path, named, p->id);
+    }
+    return qkv_fail(err, "%s is the input config%s: writing the run's config would replace it; give another --out",
+                    path, named);
+}
+
+/* What qkv_run_plan_make decides, before the input config is checked. */
+static int plan_make(qkv_run_plan *p, const char *dir, const char *resume, bool force, const qkv_session *s,
+                     qkv_error *err)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->dir, sizeof p->dir, "%s", dir);
@@ -315,10 +347,15 @@ int qkv_run_plan_make(qkv_run_plan *p, const char *dir, const char *resume, bool
     return plan_own_run(p, &fo, s, force, err);
 }
 
-static bool same_file(const char *a, const char *b)
+int qkv_run_plan_make(qkv_run_plan *p, const char *dir, const char *config, const char *resume, bool force,
+                      const qkv_session *s, qkv_error *err)
 {
-    struct stat sa, sb;
-    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    int status = plan_make(p, dir, resume, force, s, err);
+    p->config = config;
+    /* before a refusal that would suggest --force */
+    if (check_config_input(p, err))
+        return QKV_ERR;
+    return status;
 }
 
 static int remove_file(const char *path, qkv_error *err)
@@ -390,7 +427,7 @@ static int check_inputs(const qkv_run_plan *p, const qkv_session *s, qkv_error *
 int qkv_run_folder_prepare(const qkv_run_plan *p, const qkv_session *s, qkv_error *err)
 {
     char path[4200];
-    if (check_inputs(p, s, err))
+    if (check_inputs(p, s, err) || check_config_input(p, err))
         return QKV_ERR;
     snprintf(path, sizeof path, "%s/checkpoints", p->dir);
     if (qkv_mkdirs(path))

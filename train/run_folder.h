@@ -22,7 +22,10 @@
  *   --force       what the folder holds that is not CKPT's history is removed first: for
  *                 another run (or another config) all its run files (never CKPT itself), and a
  *                 new run starts; for CKPT's own run with a later last.h5, the metrics rows
- *                 after CKPT's step and a best.h5 saved after it, and the run continues. */
+ *                 after CKPT's step and a best.h5 saved after it, and the run continues.
+ * Neither --force nor anything else lets a run's files replace its inputs: its data files
+ * (train/cli/output_file.h), and the config file given, which only a run continuing in its own
+ * folder from that folder's config.yaml rewrites. */
 #ifndef QKV_RUN_FOLDER_H
 #define QKV_RUN_FOLDER_H
 
@@ -41,6 +44,7 @@ typedef enum {
 
 typedef struct qkv_run_plan {
     char dir[4096];                      /* the run folder */
+    const char *config;                  /* the config file given, or NULL */
     const char *resume;                  /* the checkpoint resumed from, or NULL */
     long resume_step;                    /* its /train/step (resume only) */
     qkv_run_action action;
@@ -53,11 +57,14 @@ typedef struct qkv_run_plan {
 int qkv_run_folder_of_checkpoint(const char *ckpt, char *dir, size_t len, qkv_error *err);
 
 /* Decides what `qkv train` does with folder dir (see above) for a run of session s's config
- * (s->cfg, s->config_text), resuming from resume (NULL: a fresh run), with --force or not.
- * Reads only. Errors: a refusal (naming the folder, what it holds, and --out/--force), a
- * checkpoint or config.yaml that cannot be read, dir not a folder. */
-int qkv_run_plan_make(qkv_run_plan *p, const char *dir, const char *resume, bool force, const qkv_session *s,
-                      qkv_error *err);
+ * (s->cfg, s->config_text, read from the file config), resuming from resume (NULL: a fresh
+ * run), with --force or not. Reads only. Errors: a refusal (naming the folder, what it holds,
+ * and --out/--force), a checkpoint or config.yaml that cannot be read, dir not a folder; and,
+ * --force or not, dir/config.yaml being the file config (under any name, a link too) when it
+ * would be replaced: always, except for a run that continues in dir from a config.yaml whose
+ * first line names that run (qkv train RUN/config.yaml --resume RUN/checkpoints/last.h5). */
+int qkv_run_plan_make(qkv_run_plan *p, const char *dir, const char *config, const char *resume, bool force,
+                      const qkv_session *s, qkv_error *err);
 
 /* Carries the plan out, once everything else is ready: creates dir/checkpoints, removes what
  * --force replaces (saying so on stderr), writes config.yaml (the run's ID line and the

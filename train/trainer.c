@@ -456,7 +456,7 @@ static int stopped(trainer *t)
     if (signo) {
         if (t->writer)
             fprintf(stderr, "interrupted by %s after step %ld: saved %s; continue with: %s train %s/config.yaml "
-                    "--resume %s\n", signo == SIGINT ? "SIGINT" : "SIGTERM", t->st.step, t->last_path, qkv,
+                    "--resume %s\n", qkv_interrupt_name(signo), t->st.step, t->last_path, qkv,
                     t->opts->run_dir, t->last_path);
         return 128 + signo;
     }

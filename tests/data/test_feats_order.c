@@ -1,7 +1,9 @@
-/* FEATS in UD's order (features sorted by name, case-insensitively): qkv_feats_canonical on
- * every kind of bundle (one feature, permuted, names that differ only in case order, layered
- * features, "_"), a corpus whose bundles are permutations of each other giving one class for
- * them in the vocabulary and the dataset, and the writer putting predicted bundles in UD's order. */
+/* FEATS in UD's order (features sorted by name, the values of a feature sorted, both
+ * case-insensitively): qkv_feats_canonical on every kind of bundle (one feature, permuted, names
+ * that differ only in case order, layered features, several values of a feature, "_"), a corpus
+ * whose bundles are permutations of each other (of features or of one feature's values) giving
+ * one class for them in the vocabulary and the dataset, and the writer putting predicted bundles
+ * in UD's order. */
 #include "testutil.h"
 
 #include "data/columns.h"
@@ -21,6 +23,16 @@ static void test_canonical(void **state)
         {"Case=Nom|abbr=Yes", "abbr=Yes|Case=Nom"},
         /* a layered feature after the plain one of the same name */
         {"Number[psor]=Sing|Number=Plur|Case=Gen", "Case=Gen|Number=Plur|Number[psor]=Sing"},
+        /* the values of one feature, sorted as UD has them */
+        {"Case=Nom,Acc", "Case=Acc,Nom"},
+        {"Case=Acc,Nom", "Case=Acc,Nom"},
+        {"Person=3,1,2", "Person=1,2,3"},
+        {"PronType=Rel,Int|Case=Nom,Acc|Number=Sing", "Case=Acc,Nom|Number=Sing|PronType=Int,Rel"},
+        /* case-insensitively (bytes would put "B" first) */
+        {"Xx=B,a", "Xx=a,B"},
+        {"Xx=a,B", "Xx=a,B"},
+        /* a value that begins another */
+        {"Xx=Ab,A", "Xx=A,Ab"},
     };
     char out[256];
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
@@ -69,6 +81,39 @@ static void test_permuted_bundles_one_class(void **state)
     }
 }
 
+static const char VALUES[] = "1\twho\twho\tPRON\tWP\tPronType=Rel,Int|Case=Nom,Acc\t_\t_\t_\t_\n\n"
+                             "1\twho\twho\tPRON\tWP\tCase=Acc,Nom|PronType=Int,Rel\t_\t_\t_\t_\n"
+                             "2\tit\tit\tPRON\tPRP\tCase=Acc,Nom|Number=Sing\t_\t_\t_\t_\n\n"
+                             "1\tit\tit\tPRON\tPRP\tNumber=Sing|Case=Nom,Acc\t_\t_\t_\t_\n\n";
+
+/* a feature's values in two orders: one class, named in UD's order */
+static void test_permuted_values_one_class(void **state)
+{
+    (void)state;
+    qkv_error err = {0};
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.n_columns = 1;
+    opts.columns[0] = opts.tag_field = QKV_TAG_FEATS;
+    qkv_corpus c;
+    assert_int_equal(qkv_corpus_read_mem(&c, VALUES, sizeof VALUES - 1, "v.conllu", &opts, &err), QKV_OK);
+    qkv_feature_config fc = QKV_FEATURE_DEFAULTS;
+    fc.word_min_count = 1;
+    fc.n_columns = 1;
+    memcpy(fc.columns, opts.columns, sizeof fc.columns);
+    qkv_featurizer fz;
+    assert_int_equal(qkv_featurizer_build(&fz, &fc, &c, &err), QKV_OK);
+    assert_int_equal(qkv_featurizer_n_classes(&fz, 0), 2);
+    qkv_dataset ds;
+    assert_int_equal(qkv_dataset_encode(&ds, &fz, &c, NULL, &err), QKV_OK);
+    assert_int_equal(ds.tags[0], ds.tags[1]);
+    assert_int_equal(ds.tags[2], ds.tags[3]);
+    assert_string_equal(qkv_featurizer_class(&fz, 0, ds.tags[0]), "Case=Acc,Nom|PronType=Int,Rel");
+    assert_string_equal(qkv_featurizer_class(&fz, 0, ds.tags[2]), "Case=Acc,Nom|Number=Sing");
+    qkv_dataset_free(&ds);
+    qkv_featurizer_free(&fz);
+    qkv_corpus_free(&c);
+}
+
 /* what a model predicts is written in UD's order, whatever the order of its class */
 static void test_writer_order(void **state)
 {
@@ -79,7 +124,7 @@ static void test_writer_order(void **state)
     opts.columns[0] = opts.tag_field = QKV_TAG_FEATS;
     qkv_corpus c;
     assert_int_equal(qkv_corpus_read_mem(&c, TEXT, sizeof TEXT - 1, "p.conllu", &opts, &err), QKV_OK);
-    const char *feats[] = {"Person=3|Case=Nom", "_", "Number=Sing|Case=Nom", "Tense=Pres|Mood=Ind"};
+    const char *feats[] = {"Person=3|Case=Nom", "_", "Number=Sing|Case=Nom,Acc", "Tense=Pres|Mood=Ind"};
     const char *const *values[QKV_TAG_FIELD_COUNT] = {0};
     values[QKV_TAG_FEATS] = feats;
     char *out = NULL;
@@ -88,7 +133,7 @@ static void test_writer_order(void **state)
     assert_int_equal(qkv_corpus_write_fields(&c, f, values, &err), QKV_OK);
     fclose(f);
     assert_non_null(strstr(out, "\tCase=Nom|Person=3\t"));
-    assert_non_null(strstr(out, "\tCase=Nom|Number=Sing\t"));
+    assert_non_null(strstr(out, "\tCase=Acc,Nom|Number=Sing\t"));
     assert_non_null(strstr(out, "\tMood=Ind|Tense=Pres\t"));
     free(out);
     qkv_corpus_free(&c);
@@ -99,6 +144,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_canonical),
         cmocka_unit_test(test_permuted_bundles_one_class),
+        cmocka_unit_test(test_permuted_values_one_class),
         cmocka_unit_test(test_writer_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,57 +2,95 @@
 # Ctrl-C during qkv train: the first SIGINT lets the step finish, saves checkpoints/last.h5 at
 # that step, says so with the resume command and exits 130; the resumed run's losses and
 # parameters are bit for bit those of a run never interrupted (one thread). SIGTERM does the
-# same (143), also when it lands during a checkpoint's save (one after every step): the hint is
+# same (143), and so does SIGHUP (129: the terminal closed), also when they land during a
+# checkpoint's save (one after every step, or at every epoch's end with best.h5): the hint is
 # printed, with the command as the user ran it, and no temporary file is left. Two SIGINTs in a
-# row end the process at once, leaving no damaged checkpoint.
+# row end the process at once, leaving no damaged checkpoint; two SIGHUPs (a closed terminal may
+# send two) do not. A SIGHUP ignored from the start (nohup) leaves the run training.
 . "$(dirname "$0")/common.sh"
 BASE=("${LONG_RUN[@]}")
 
-# start_and_signal DIR SIGNAL...: a run into DIR, the signals sent once it has logged 3 steps;
-# sets $status to its exit status.
+# start_and_signal DIR SIGNAL...: a run into DIR (started through $WRAP when set), the signals
+# sent once it has logged 3 steps; sets $status to its exit status.
+WRAP=()
 start_and_signal() {
     local dir=$1
     shift
     set -m # the run in its own process group, with the signal dispositions of a foreground one
-    "$QKV_BIN" train tests/train/synthetic.yaml --out "$dir" "${BASE[@]}" >"$dir.log" 2>&1 &
+    "${WRAP[@]}" "$QKV_BIN" train tests/train/synthetic.yaml --out "$dir" "${BASE[@]}" >"$dir.log" 2>&1 &
     local pid=$! k
     set +m
     for k in $(seq 1 1200); do
         [ "$(train_rows "$dir")" -ge 3 ] && break
         sleep 0.05
     done
-    for sig in "$@"; do kill -s "$sig" "$pid"; done
+    for sig in "$@"; do
+        if [ "$sig" = AFTER3 ]; then # 3 more steps logged first
+            local now
+            now=$(train_rows "$dir")
+            for k in $(seq 1 1200); do
+                [ "$(train_rows "$dir")" -ge $((now + 3)) ] && break
+                sleep 0.05
+            done
+            continue
+        fi
+        kill -s "$sig" "$pid"
+    done
     status=0
     wait "$pid" || status=$?
 }
 
-for sig in INT TERM; do
+for sig in INT TERM HUP; do
     run=$SCRATCH/run$sig
     start_and_signal "$run" "$sig"
-    want=$([ "$sig" = INT ] && echo 130 || echo 143)
+    want=$((128 + $(kill -l "$sig")))
     [ "$status" -eq "$want" ] || { cat "$run.log" >&2; fail "SIG$sig: exit status $status, expected $want"; }
     [ -e "$run/checkpoints/last.h5" ] || fail "SIG$sig: no checkpoints/last.h5 saved"
     step=$(ckpt_step "$run/checkpoints/last.h5")
     last_row=$(awk -F'\t' '$3 == "train" { s = $1 } END { print s }' "$run/metrics.tsv")
     [ "$step" -ge 3 ] && [ "$step" = "$last_row" ] || fail "SIG$sig: checkpoint at step $step, last logged step $last_row"
-    grep -qF "interrupted by SIG$sig after step $step: saved $run/checkpoints/last.h5; continue with: $QKV_BIN train $run/config.yaml --resume $run/checkpoints/last.h5" "$run.log" ||
+    grep -qF "after step $step: saved $run/checkpoints/last.h5; continue with: $QKV_BIN train $run/config.yaml --resume $run/checkpoints/last.h5" "$run.log" ||
         { cat "$run.log" >&2; fail "SIG$sig: no message with the resume command"; }
+    grep -qF "interrupted by SIG$sig after step $step: saved" "$run.log" ||
+        { cat "$run.log" >&2; fail "SIG$sig: the message does not name the signal"; }
     echo "SIG$sig: exit $status, last.h5 at step $step, resume command printed"
 done
 
-# a SIGINT during the saves: a checkpoint after every step, so most of the time is spent saving
-run=$SCRATCH/saving
+# signals during the saves: a checkpoint after every step, or an epoch of one step (each ending
+# with a dev evaluation, best.h5 and last.h5), so most of the time is spent saving
 BASE_SAVE=("${BASE[@]}")
-BASE=("${BASE[@]}" --set checkpoint.every_steps=1)
-start_and_signal "$run" INT
+for c in "INT every_step" "HUP every_step" "HUP epoch_end" "HUP HUP epoch_end"; do
+    read -ra sigs <<<"${c% *}"
+    case ${c##* } in
+    every_step) BASE=("${BASE_SAVE[@]}" --set checkpoint.every_steps=1) ;;
+    epoch_end) BASE=("${BASE_SAVE[@]}" --set data.synthetic_train=12) ;;
+    esac
+    what="${sigs[*]/#/SIG} during the saves (${c##* })"
+    run=$SCRATCH/saving_${c// /_}
+    start_and_signal "$run" "${sigs[@]}"
+    want=$((128 + $(kill -l "${sigs[0]}")))
+    [ "$status" -eq "$want" ] || { cat "$run.log" >&2; fail "$what: exit status $status, expected $want"; }
+    step=$(ckpt_step "$run/checkpoints/last.h5") || { cat "$run.log" >&2; fail "$what: no whole last.h5"; }
+    grep -qE "^interrupted by SIG[A-Z]+ after step $step: saved " "$run.log" &&
+        grep -qF "after step $step: saved $run/checkpoints/last.h5; continue with: $QKV_BIN train" "$run.log" ||
+        { cat "$run.log" >&2; fail "$what: no resume hint at step $step"; }
+    [ "${sigs[0]}" != INT ] || grep -qF "interrupted by SIGINT after step $step" "$run.log" || fail "$what: not named"
+    left=$(find "$run" -name '*.tmp*')
+    [ -z "$left" ] || fail "$what left $left"
+    echo "$what: exit $status, hint at step $step, no temporary file"
+done
 BASE=("${BASE_SAVE[@]}")
-[ "$status" -eq 130 ] || { cat "$run.log" >&2; fail "SIGINT while saving: exit status $status, expected 130"; }
-step=$(ckpt_step "$run/checkpoints/last.h5") || fail "SIGINT while saving: no whole last.h5"
-grep -qF "interrupted by SIGINT after step $step: saved $run/checkpoints/last.h5; continue with: $QKV_BIN train" "$run.log" ||
-    { cat "$run.log" >&2; fail "SIGINT while saving: no resume hint at step $step"; }
-left=$(find "$run" -name '*.tmp*')
-[ -z "$left" ] || fail "SIGINT while saving left $left"
-echo "SIGINT while saving: exit 130, hint at step $step, no temporary file"
+
+# SIGHUP ignored from the start (nohup): the run goes on training; a SIGINT later stops it
+run=$SCRATCH/nohup
+WRAP=(nohup)
+start_and_signal "$run" HUP AFTER3 INT
+WRAP=()
+[ "$status" -eq 130 ] || { cat "$run.log" >&2; fail "nohup, SIGHUP then SIGINT: exit status $status, expected 130"; }
+step=$(ckpt_step "$run/checkpoints/last.h5")
+[ "$step" -ge 6 ] && grep -qF "interrupted by SIGINT after step $step" "$run.log" ||
+    { cat "$run.log" >&2; fail "nohup: SIGHUP stopped the run (last.h5 at step $step)"; }
+echo "nohup: SIGHUP ignored, SIGINT stopped the run at step $step"
 
 # the SIGINT run resumed, and the same run never interrupted, both stopped 10 steps later
 run=$SCRATCH/runINT

@@ -1,7 +1,8 @@
-/* The signal thread of qkv train (train/interrupt.h): after qkv_interrupts_start, SIGINT and
- * SIGTERM are blocked in the threads that compute (the caller and the OpenMP and POSIX threads
- * it starts later), so no handler runs on a stack that oneDNN's kernels moved into the heap; a
- * SIGINT sent to the process is still caught, once, by the thread of its own. */
+/* The signal thread of qkv train (train/interrupt.h): after qkv_interrupts_start, SIGINT,
+ * SIGTERM and SIGHUP are blocked in the threads that compute (the caller and the OpenMP and
+ * POSIX threads it starts later), so no handler runs on a stack that oneDNN's kernels moved into
+ * the heap; a signal sent to the process is still caught, once, by the thread of its own, and a
+ * second SIGHUP (a closed terminal may send two) does not end the process. */
 #include "testutil.h"
 
 #include <omp.h>
@@ -16,7 +17,7 @@ static bool both_blocked(void)
 {
     sigset_t now;
     pthread_sigmask(SIG_BLOCK, NULL, &now);
-    return sigismember(&now, SIGINT) == 1 && sigismember(&now, SIGTERM) == 1;
+    return sigismember(&now, SIGINT) == 1 && sigismember(&now, SIGTERM) == 1 && sigismember(&now, SIGHUP) == 1;
 }
 
 static void *report_mask(void *out)
@@ -68,6 +69,15 @@ static void test_signal_to_the_process_is_caught_by_the_signal_thread(void **sta
     assert_int_equal(qkv_interrupted(), 0);
     assert_int_equal(kill(getpid(), SIGINT), 0);
     assert_true(caught_within(SIGINT));
+    qkv_interrupts_restore(&in);
+    /* the terminal closed: caught, named, and a second SIGHUP is no "again" */
+    qkv_interrupts_catch(&in, true);
+    assert_int_equal(kill(getpid(), SIGHUP), 0);
+    assert_true(caught_within(SIGHUP));
+    assert_int_equal(kill(getpid(), SIGHUP), 0);
+    nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
+    assert_int_equal(qkv_interrupted(), SIGHUP); /* still here */
+    assert_string_equal(qkv_interrupt_name(qkv_interrupted()), "SIGHUP");
     qkv_interrupts_restore(&in);
 }
 

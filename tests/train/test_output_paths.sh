@@ -5,7 +5,8 @@
 # only with --force. The test is a table: one row per writer (each output option, the
 # gnuplot script or Graphviz file beside each image, a run folder's files, tag's standard
 # output); each row is tried against each of its inputs and each way of reaching it, and every
-# refusal must leave the inputs and the existing file as they were.
+# refusal must leave the inputs and the existing file as they were. A run folder's config.yaml is
+# never the config file given either.
 . "${QKV_SOURCE_DIR:?}/tests/train/common.sh"
 
 quick_run "$SCRATCH/run" --set train.max_steps=4 --set train.eval_every=2
@@ -136,6 +137,29 @@ for file in metrics.tsv config.yaml checkpoints/last.h5; do
             --force --set data.train="$d/train.conllu" --set data.dev="$dev" --set train.max_steps=1 \
             --set log.progress=off
         cmp -s "$d/train.conllu" "$dev" || fail "train wrote over its data.train through $file ($via)"
+        checked=$((checked + 1))
+    done
+done
+# train: the run's config.yaml is never the config file given (the same name, a symbolic or a
+# hard link to it), --force or not; the user's file stays as it was and nothing is written
+for via in same symlink hardlink; do
+    for force in "" --force; do
+        rm -rf "$d" && mkdir -p "$d/r"
+        mine=$d/r/config.yaml
+        [ $via = same ] || mine=$d/mine.yaml
+        { echo "# my notes, kept"; cat tests/train/synthetic.yaml; } >"$mine"
+        cp "$mine" "$d/copy"
+        [ $via = symlink ] && ln -s "$mine" "$d/r/config.yaml"
+        [ $via = hardlink ] && ln "$mine" "$d/r/config.yaml"
+        status=0
+        "$QKV_BIN" train "$mine" --out "$d/r" $force --set train.max_steps=1 --set log.progress=off \
+            >"$SCRATCH/out" 2>"$SCRATCH/err" || status=$?
+        [ "$status" -ne 0 ] && [ "$status" -lt 128 ] ||
+            { cat "$SCRATCH/err" >&2; fail "train: config.yaml as its own input ($via $force): exit $status"; }
+        grep -qF "$d/r/config.yaml is the input config" "$SCRATCH/err" && grep -qF "give another --out" "$SCRATCH/err" ||
+            { cat "$SCRATCH/err" >&2; fail "train: config.yaml as its own input ($via $force): no reason"; }
+        cmp -s "$mine" "$d/copy" || fail "train replaced its input config ($via $force)"
+        [ ! -e "$d/r/checkpoints" ] || fail "train wrote into the run folder of its input config ($via $force)"
         checked=$((checked + 1))
     done
 done

@@ -5,7 +5,8 @@
 # into another run's folder (refused; --force), into a new folder (a branch), with another
 # config (refused), from an earlier checkpoint of the run (refused; --force drops the later
 # history); starts that fail (missing data file, unusable checkpoint) leave no folder; qkv plot
-# and qkv attention outputs leave the run's files alone.
+# and qkv attention outputs leave the run's files alone; a config.yaml that is not the run's own
+# record is never replaced when it is the config given.
 . "$(dirname "$0")/common.sh"
 R=$SCRATCH/runs
 TINY=(--set data.synthetic_train=300 --set data.synthetic_dev=40 --set model.d_model=16 --set model.d_ff=32
@@ -153,7 +154,21 @@ else
     echo "not checked: plot and attention beside a run (no gnuplot on PATH; install-deps.sh installs it)"
 fi
 diff <(grep -v ' ./plots/' "$SCRATCH/P.sums") <(sums "$R/P" | grep -v ' ./plots/') || fail "plot or attention changed P's run files"
-ok "$SCRATCH/p.log" "$R/P/config.yaml" --resume "$R/P/checkpoints/last.h5"
+# resumed as data/make-english-model.sh does: the run's own config.yaml, --out its folder
+P_ID=$(run_id "$R/P")
+ok "$SCRATCH/p.log" "$R/P/config.yaml" --resume "$R/P/checkpoints/last.h5" --out "$R/P"
+[ "$(run_id "$R/P")" = "$P_ID" ] && [ "$(steps "$R/P")" = "1 2 3 " ] || fail "P resumed from its config.yaml: $(steps "$R/P")"
+
+# 8b. A config.yaml of the user's in a run's folder (its first line does not name the run) is
+# never replaced by the run it configures: a resume there, or a fresh run with --force, is
+# refused and names the file.
+ok "$SCRATCH/u.log" $Q "${TINY[@]}" --set train.max_steps=3 --out "$R/U" --stop-at-step 2
+sed -i '1c # my own copy of the config, with my notes' "$R/U/config.yaml"
+cp "$R/U/config.yaml" "$SCRATCH/u.yaml"
+sums "$R/U" >"$SCRATCH/U.sums"
+refused "$R/U/config.yaml is the input config" "$SCRATCH/x.log" "$R/U/config.yaml" --resume "$R/U/checkpoints/last.h5"
+refused "$R/U/config.yaml is the input config" "$SCRATCH/x.log" "$R/U/config.yaml" --out "$R/U" --force
+diff "$SCRATCH/U.sums" <(sums "$R/U") || fail "a refused run changed U"
 
 # 9. Resuming a run that is already complete does nothing (exit 0, no row, no file touched);
 # a --resume checkpoint that does not exist is named as missing.

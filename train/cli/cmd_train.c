@@ -180,7 +180,7 @@ static int check_start(train_run *r)
     const char *resume = r->a.resume;
     if (resume && (qkv_checkpoint_check_resumable(resume, &err) || qkv_checkpoint_load_vocab(resume, &r->s, &err)))
         return qkv_fail_reportf("--resume: %s", err.msg);
-    if (qkv_run_plan_make(&r->plan, r->run_dir, resume, r->a.force, &r->s, &err))
+    if (qkv_run_plan_make(&r->plan, r->run_dir, cc->path, resume, r->a.force, &r->s, &err))
         return qkv_fail_report(&err);
     return missing_data(&r->s, cc);
 }
@@ -331,7 +331,7 @@ int qkv_cmd_train(int argc, char **argv)
         return usage;
     if (r.a.profile)
         qkv_profile_start();
-    /* before any thread: SIGINT and SIGTERM go to a thread of their own (train/interrupt.h) */
+    /* before any thread: SIGINT, SIGTERM and SIGHUP go to a thread of their own (train/interrupt.h) */
     if (qkv_interrupts_start())
         fprintf(stderr, "qkv train: warning: cannot start the signal thread (%s); Ctrl-C may damage a run "
                         "computing on oneDNN\n", strerror(errno));
