@@ -48,36 +48,53 @@ static const char TEXT[] = "1\tShe\tshe\tPRON\tPRP\tPerson=3|Case=Nom|Number=Sin
                            "1\tHe\the\tPRON\tPRP\tCase=Nom|Number=Sing|Person=3\t_\t_\t_\t_\n"
                            "2\tsits\tsit\tVERB\tVBZ\tNumber=Sing|Person=3|VerbForm=Fin\t_\t_\t_\t_\n\n";
 
+/* text read with columns [0, n) of cols (FEATS among them), its featurizer and dataset built
+ * as training builds them (every word kept). */
+typedef struct {
+    qkv_corpus c;
+    qkv_featurizer fz;
+    qkv_dataset ds;
+} encoded;
+
+static void encode(encoded *e, const char *text, size_t len, int n, const qkv_tag_field *cols)
+{
+    qkv_error err = {0};
+    qkv_read_opts opts = QKV_READ_DEFAULTS;
+    opts.n_columns = n;
+    memcpy(opts.columns, cols, (size_t)n * sizeof *cols);
+    opts.tag_field = cols[0];
+    assert_int_equal(qkv_corpus_read_mem(&e->c, text, len, "f.conllu", &opts, &err), QKV_OK);
+    qkv_feature_config fc = QKV_FEATURE_DEFAULTS;
+    fc.word_min_count = 1;
+    fc.n_columns = n;
+    memcpy(fc.columns, opts.columns, sizeof fc.columns);
+    assert_int_equal(qkv_featurizer_build(&e->fz, &fc, &e->c, &err), QKV_OK);
+    assert_int_equal(qkv_dataset_encode(&e->ds, &e->fz, &e->c, NULL, &err), QKV_OK);
+}
+
+static void encoded_free(encoded *e)
+{
+    qkv_dataset_free(&e->ds);
+    qkv_featurizer_free(&e->fz);
+    qkv_corpus_free(&e->c);
+}
+
 /* feats as the only column (head 0) and as a further column: one class per bundle either way */
 static void test_permuted_bundles_one_class(void **state)
 {
     (void)state;
     for (int layout = 0; layout < 2; layout++) {
-        qkv_error err = {0};
-        qkv_read_opts opts = QKV_READ_DEFAULTS;
-        opts.n_columns = layout ? 2 : 1;
-        opts.columns[0] = layout ? QKV_TAG_UPOS : QKV_TAG_FEATS, opts.columns[1] = QKV_TAG_FEATS;
-        opts.tag_field = opts.columns[0];
+        encoded e;
         int col = layout ? 1 : 0;
-        qkv_corpus c;
-        assert_int_equal(qkv_corpus_read_mem(&c, TEXT, sizeof TEXT - 1, "p.conllu", &opts, &err), QKV_OK);
-        qkv_feature_config fc = QKV_FEATURE_DEFAULTS;
-        fc.word_min_count = 1;
-        fc.n_columns = opts.n_columns;
-        memcpy(fc.columns, opts.columns, sizeof fc.columns);
-        qkv_featurizer fz;
-        assert_int_equal(qkv_featurizer_build(&fz, &fc, &c, &err), QKV_OK);
-        assert_int_equal(qkv_featurizer_n_classes(&fz, col), 2);
-        qkv_dataset ds;
-        assert_int_equal(qkv_dataset_encode(&ds, &fz, &c, NULL, &err), QKV_OK);
-        const int32_t *t = col ? qkv_dataset_column_tags(&ds, col) : ds.tags;
+        encode(&e, TEXT, sizeof TEXT - 1, col + 1, layout ? (qkv_tag_field[]){QKV_TAG_UPOS, QKV_TAG_FEATS}
+                                                          : (qkv_tag_field[]){QKV_TAG_FEATS});
+        assert_int_equal(qkv_featurizer_n_classes(&e.fz, col), 2);
+        const int32_t *t = col ? qkv_dataset_column_tags(&e.ds, col) : e.ds.tags;
         assert_int_equal(t[0], t[2]);
         assert_int_equal(t[1], t[3]);
-        assert_string_equal(qkv_featurizer_class(&fz, col, t[0]), "Case=Nom|Number=Sing|Person=3");
-        assert_string_equal(qkv_featurizer_class(&fz, col, t[1]), "Number=Sing|Person=3|VerbForm=Fin");
-        qkv_dataset_free(&ds);
-        qkv_featurizer_free(&fz);
-        qkv_corpus_free(&c);
+        assert_string_equal(qkv_featurizer_class(&e.fz, col, t[0]), "Case=Nom|Number=Sing|Person=3");
+        assert_string_equal(qkv_featurizer_class(&e.fz, col, t[1]), "Number=Sing|Person=3|VerbForm=Fin");
+        encoded_free(&e);
     }
 }
 
@@ -90,28 +107,14 @@ static const char VALUES[] = "1\twho\twho\tPRON\tWP\tPronType=Rel,Int|Case=Nom,A
 static void test_permuted_values_one_class(void **state)
 {
     (void)state;
-    qkv_error err = {0};
-    qkv_read_opts opts = QKV_READ_DEFAULTS;
-    opts.n_columns = 1;
-    opts.columns[0] = opts.tag_field = QKV_TAG_FEATS;
-    qkv_corpus c;
-    assert_int_equal(qkv_corpus_read_mem(&c, VALUES, sizeof VALUES - 1, "v.conllu", &opts, &err), QKV_OK);
-    qkv_feature_config fc = QKV_FEATURE_DEFAULTS;
-    fc.word_min_count = 1;
-    fc.n_columns = 1;
-    memcpy(fc.columns, opts.columns, sizeof fc.columns);
-    qkv_featurizer fz;
-    assert_int_equal(qkv_featurizer_build(&fz, &fc, &c, &err), QKV_OK);
-    assert_int_equal(qkv_featurizer_n_classes(&fz, 0), 2);
-    qkv_dataset ds;
-    assert_int_equal(qkv_dataset_encode(&ds, &fz, &c, NULL, &err), QKV_OK);
-    assert_int_equal(ds.tags[0], ds.tags[1]);
-    assert_int_equal(ds.tags[2], ds.tags[3]);
-    assert_string_equal(qkv_featurizer_class(&fz, 0, ds.tags[0]), "Case=Acc,Nom|PronType=Int,Rel");
-    assert_string_equal(qkv_featurizer_class(&fz, 0, ds.tags[2]), "Case=Acc,Nom|Number=Sing");
-    qkv_dataset_free(&ds);
-    qkv_featurizer_free(&fz);
-    qkv_corpus_free(&c);
+    encoded e;
+    encode(&e, VALUES, sizeof VALUES - 1, 1, (qkv_tag_field[]){QKV_TAG_FEATS});
+    assert_int_equal(qkv_featurizer_n_classes(&e.fz, 0), 2);
+    assert_int_equal(e.ds.tags[0], e.ds.tags[1]);
+    assert_int_equal(e.ds.tags[2], e.ds.tags[3]);
+    assert_string_equal(qkv_featurizer_class(&e.fz, 0, e.ds.tags[0]), "Case=Acc,Nom|PronType=Int,Rel");
+    assert_string_equal(qkv_featurizer_class(&e.fz, 0, e.ds.tags[2]), "Case=Acc,Nom|Number=Sing");
+    encoded_free(&e);
 }
 
 /* what a model predicts is written in UD's order, whatever the order of its class */
