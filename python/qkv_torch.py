@@ -128,6 +128,9 @@ def load_checkpoint(ckpt_path, dtype=torch.float32):
         raise ValueError(f"{ckpt_path} is a segmenter (data.task: segment), "
                          "not a tagger: its labels are per character (qkv tag --tokenizer takes it)")
     kind = input_kind(ck.config)
+    if kind == "conv_patches":
+        raise ValueError(f"{ckpt_path}: the PyTorch port does not read model.input conv_patches (a convolutional "
+                         "stem); it reads pixels and patches")
     if is_multi_head(ck.config):  # a parser, or several columns: qkv_torch_parse.py
         return ck, heads_tagger(ck).to(dtype).eval()
     if kind in IMAGE_INPUTS or kind == "frames":  # dense token vectors: their width from the input's matrix
