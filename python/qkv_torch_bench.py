@@ -93,12 +93,35 @@ def cmd_bench(a):
     cfg = ck.config
     if input_kind(cfg) in IMAGE_INPUTS or input_kind(cfg) == "frames":
         return bench_dense(a, ck, model)
+    if hasattr(model, "columns"):  # a parser or several heads: qkv_torch_parse_bench.py
+        from qkv_torch_parse_bench import bench_heads  # it imports this module: loaded when needed
+        return bench_heads(a, ck, model)
     t0 = time.perf_counter()
     train = encode(ck, read_conllu(a.train, cfg["data"]["tags"]))
     dev = encode(ck, read_conllu(a.dev, cfg["data"]["tags"]))
     t_read = time.perf_counter() - t0
     budget = cfg["data"]["batch_tokens"]
     batches = plan(train.starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
+
+    def loss_of(bt, batch):
+        logits = model(bt.ids, bt.pad, bt.chars, bt.char_lens)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), bt.tags.reshape(-1), ignore_index=-1)
+
+    out = train_steps(a, ck, model, train, batches, loss_of)
+    t0 = time.perf_counter()
+    run_logits(model, dev, budget)
+    t_eval = time.perf_counter() - t0
+    print(json.dumps(dict(out, read_seconds=t_read, eval_tokens_per_sec=dev.feats.shape[1] / t_eval,
+                          peak_rss_mb=peak_rss_mb())))
+    return 0
+
+
+def train_steps(a, ck, model, train, batches, loss_of):
+    """Trains model (qkv_torch.Tagger or a model of several heads) on the Encoded `train` over
+    `batches` as qkv trains, the loss of a step loss_of(bt, batch) (bt: the padded batch after
+    word dropout, batch: its sentence indices); leaves the model in eval mode holding the
+    parameter average when train.ema_decay > 0. Returns the JSON fields of the training."""
+    cfg = ck.config
     o, tr = cfg["optim"], cfg["train"]
     named = list(model.named_parameters())
     # optim.sparse_embeddings: the tables get the lazy update (lazy_adamw), the rest AdamW
@@ -128,8 +151,7 @@ def cmd_bench(a):
             drop = (torch.rand(bt.ids.shape[1:]) < p_word) & ~bt.pad
             for k in word_kinds:
                 bt.ids[k].masked_fill_(drop, 0)
-        logits = model(bt.ids, bt.pad, bt.chars, bt.char_lens)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), bt.tags.reshape(-1), ignore_index=-1)
+        loss = loss_of(bt, batch)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if clip > 0 and sparse:
@@ -157,18 +179,10 @@ def cmd_bench(a):
         with torch.no_grad():
             for p, v in zip(params, avg):
                 p.copy_(v)
-    t0 = time.perf_counter()
-    run_logits(model, dev, budget)
-    t_eval = time.perf_counter() - t0
-    print(json.dumps({
-        "system": "pytorch", "torch": torch.__version__, "threads": a.threads, "steps": len(batches),
-        "warmup": a.warmup, "train_tokens_after_warmup": tokens_after,
-        "train_seconds_after_warmup": t_end - t_warm,
-        "train_tokens_per_sec": tokens_after / (t_end - t_warm),
-        "total_train_seconds": t_end - t_start, "read_seconds": t_read, "final_loss": float(loss),
-        "eval_tokens_per_sec": dev.feats.shape[1] / t_eval, "peak_rss_mb": peak_rss_mb()}))
-    return 0
-
+    return {"system": "pytorch", "torch": torch.__version__, "threads": a.threads, "steps": len(batches),
+            "warmup": a.warmup, "train_tokens_after_warmup": tokens_after,
+            "train_seconds_after_warmup": t_end - t_warm, "train_tokens_per_sec": tokens_after / (t_end - t_warm),
+            "total_train_seconds": t_end - t_start, "final_loss": float(loss)}
 
 
 def dense_sequences(ck, path, train):
