@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """`qkv_torch.py bench` (the PyTorch side of tests/reference/bench.py): the port trained as qkv
-trains (AdamW with qkv's weight-decay groups, or the lazy update of the embedding rows a batch
+trains (AdamW or Adam, optim.name, with qkv's weight-decay groups, or the lazy update of the embedding rows a batch
 touches with optim.sparse_embeddings; the config's lr schedule, dropout, word dropout, clipping
-and parameter average) on qkv's batches, then evaluated; one JSON line."""
+and parameter average) on qkv's batches, then evaluated; one JSON line. A parser or a model of
+several heads: qkv_torch_parse_bench.py, on the same training loop (train_steps)."""
 import json
 import math
 import resource
@@ -36,10 +37,11 @@ def lr_at(step, o, total):
 
 
 def decays(name, p):
-    """AdamW's weight decay applies to matrices that mix features (models/tagger.c): not to
-    rank-1 parameters, embedding tables (embed.*, chars.embed), learned positions (pos.*) or
-    relative position biases (lib/ops/attention.c qkv_mha_create)."""
-    return p.dim() == 2 and not (name.startswith(("embed.", "pos.")) or name == "chars.embed"
+    """The weight decay applies to parameters of rank 2 or more that mix features (models/tagger.c
+    no_decay_vectors; the biaffine head's rel.U [n_tags, l, l] too): not to rank-1 parameters,
+    embedding tables (embed.*, chars.embed), learned positions (pos.*) or relative position
+    biases (lib/ops/attention.c qkv_mha_create)."""
+    return p.dim() >= 2 and not (name.startswith(("embed.", "pos.")) or name == "chars.embed"
                                  or name.endswith((".rel_bias", ".rel2d_bias", ".quadratic")))
 
 
@@ -132,9 +134,13 @@ def train_steps(a, ck, model, train, batches, loss_of):
     tables = {id(p) for p in model.embed.values()} | ({id(model.chars.embed)} if model.chars is not None else set())
     dense = [(n, p) for n, p in named if not (sparse and id(p) in tables)]
     lazy_state = {}
-    opt = torch.optim.AdamW([{"params": [p for n, p in dense if decays(n, p)], "weight_decay": o["weight_decay"]},
-                             {"params": [p for n, p in dense if not decays(n, p)], "weight_decay": 0.0}],
-                            lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"])
+    # optim.name adam: the decay is L2, added to the gradient (lib/optim/optim.h), as torch.optim.Adam's
+    if o["name"] not in ("adamw", "adam"):
+        raise ValueError(f"the port's bench trains with optim.name adamw or adam, not {o['name']}")
+    opt = (torch.optim.Adam if o["name"] == "adam" else torch.optim.AdamW)(
+        [{"params": [p for n, p in dense if decays(n, p)], "weight_decay": o["weight_decay"]},
+         {"params": [p for n, p in dense if not decays(n, p)], "weight_decay": 0.0}],
+        lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"])
     # train.ema_decay > 0: qkv updates an average of the parameters after every step (lib/optim/ema.c)
     # and evaluates with it; the port does the same work
     ema_decay = tr["ema_decay"]

@@ -7,10 +7,10 @@
                                                [--set section.key=value]...
                                                [--gemm openblas,onednn,bf16] [--busy-core]
 
-Every config is configs/ud_ewt_pos.yaml with data.batch_tokens = 1000 and, for ref and large,
-the model's sizes overridden (ref: d_model 128, 4 heads, 2 layers, d_ff 512, full attention;
-large: d_model 256, 8 heads, 4 layers, d_ff 1024, full attention); ewt is the shipped model
-unchanged. Everything else comes from the shipped config, in both systems: its features, GELU,
+The rows ref, large and ewt are configs/ud_ewt_pos.yaml with data.batch_tokens = 1000 and, for
+ref and large, the model's sizes overridden (ref: d_model 128, 4 heads, 2 layers, d_ff 512, full
+attention; large: d_model 256, 8 heads, 4 layers, d_ff 1024, full attention); ewt is the shipped
+model unchanged. Everything else comes from the shipped config, in both systems: its features, GELU,
 pre-LN, dropout, and whatever it turns on of the character CNN (model.char_dim), relative
 position biases (model.attn_rel_clip) and the parameter average (train.ema_decay) -- the
 PyTorch port builds its model from the resolved config in qkv's checkpoint. --set adds an
@@ -33,6 +33,14 @@ configs/fashion_mnist.yaml and speech frames of long utterances with configs/spe
 banded and whole-utterance attention: tests/reference/bench_dense.py says what each trains and
 evaluates on. Their tokens are image patches (with the [CLS] token) and frames; their FLOPs count
 the input projection too, and the class head once per image.
+
+The row joint (--configs joint) is the shipped English model's tagger and parser,
+configs/ud_ewt_english.yaml unchanged (its own batches of data.batch_tokens, a BiLSTM under the
+biaffine parser and softmax heads for UPOS, XPOS, FEATS and LEMMA) on EWT train and dev; the
+port trains it on every head's loss (python/qkv_torch_parse_bench.py). Its FLOPs count the
+BiLSTM and the heads (tests/reference/bench_parse.py: the formulas, and where the port's
+evaluation does less than qkv's: each word's best head, no tree). Measured on an idle machine:
+  QKV_EWT_DIR=/path/to/ud_english_ewt /usr/bin/python3 tests/reference/bench.py --configs joint --repeats 3
 
 The row quickstart is the README's first command, configs/quickstart.yaml unchanged (its own
 batches of 500 tokens) on the shipped EWT sample (train and dev); under the table, the seconds
