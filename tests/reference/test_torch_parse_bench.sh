@@ -42,7 +42,8 @@ for script, form, want in [("U0L1;-0+;-0+", "U.S.", "U.S."), ("U0L1;-0+;-1+", "U
     if got != want:
         print(f"{script!r} applied to {form}: {got!r}, expected {want!r}")
         bad += 1
-for v, want in [("Person=3|Number=Sing", "Number=Sing|Person=3"), ("NumType=Card|Number=Sing", "Number=Sing|NumType=Card"),
+for v, want in [("Person=3|Number=Sing", "Number=Sing|Person=3"),
+                ("NumType=Card|Number=Sing", "Number=Sing|NumType=Card"),
                 ("Case=Nom|abbr=Yes", "abbr=Yes|Case=Nom"),
                 ("Number[psor]=Sing|Number=Plur|Case=Gen", "Case=Gen|Number=Plur|Number[psor]=Sing"),
                 ("PronType=Rel,Int|Case=Nom,Acc|Number=Sing", "Case=Acc,Nom|Number=Sing|PronType=Int,Rel"), ("_", "_")]:
@@ -73,7 +74,8 @@ for c in cols:
     port = {v for v in classes[c] if v is not None}
     print(f"{c}: {len(port)} classes in the port, {len(vocabs[c])} in the checkpoint")
     if port != set(vocabs[c]):
-        print(f"  only in the port: {sorted(port - set(vocabs[c]))[:5]}; only in qkv: {sorted(set(vocabs[c]) - port)[:5]}")
+        print(f"  only in the port: {sorted(port - set(vocabs[c]))[:5]}; "
+              f"only in qkv: {sorted(set(vocabs[c]) - port)[:5]}")
         bad += 1
 raise SystemExit(bad)
 EOF
