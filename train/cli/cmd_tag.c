@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/segment.h"
 #include "data/textfile.h"
 #include "train/cli/cli.h"
 #include "train/cli/command.h"
@@ -176,7 +177,8 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
         {"--max-words", QKV_CLI_INT, &a->max_words, "N",
          "the most words a sentence given as CoNLL-U or --format text may\n"
-         "have (default 1000; raw text: the segmenter ends a sentence at 250)",
+         "have (default " QKV_CLI_STR(QKV_TAG_MAX_WORDS) "; raw text: the segmenter ends a sentence at "
+         QKV_CLI_STR(QKV_SEG_MAX_SENTENCE_WORDS) ")",
          .lo = 1, .hi = 1000000000},
         QKV_THREADS_OPTION_ROW(&a->threads),
     };
