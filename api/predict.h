@@ -133,9 +133,19 @@ static inline bool qkv_session_predicts_columns(const qkv_session *s)
     return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA || qkv_tagger_parses(&s->model);
 }
 
+/* The most words a sentence tagged by qkv_session_tag, _parse, _tag_fields and _tag_probs may
+ * have: s->max_words, or QKV_MAX_WORDS (include/qkv/qkv.h) when it is 0. A parser's memory
+ * grows with the square of a sentence's words; the bound keeps one sentence from taking it all. */
+int qkv_session_max_words(const qkv_session *s);
+/* Checks every sentence of c against qkv_session_max_words: the first longer one is an error
+ * about it (err->sentence its index in c; qkv_session_name_sentence names its line) "a sentence
+ * of N words, more than the M a sentence may have ...". Returns QKV_OK or QKV_ERR. */
+int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error *err);
+
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take
- * (qkv_session_check_lengths), predicts in batches of batch_tokens words and sets tags[w]
+ * (qkv_session_check_words, qkv_session_check_lengths), predicts in batches of batch_tokens
+ * words and sets tags[w]
  * (n_words of c entries) to word w's tag name, a string owned by the session's featurizer.
  * The tags are in the model's own tag set (converting them back to a file's tag scheme is the
  * caller's: qkv_corpus_tags_as_file). With several columns (data.tags a list) the tags are

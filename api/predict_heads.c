@@ -289,6 +289,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     for (int h = 0; h < n_heads && status == QKV_OK; h++)
         if (!(pred[h] = malloc(((size_t)n_words + 1) * sizeof *pred[h])))
             status = qkv_fail(err, "out of memory for %d words", n_words);
+    if (status == QKV_OK && qkv_session_check_words(s, c, err))
+        status = qkv_session_name_sentence(c, err);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)

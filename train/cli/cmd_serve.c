@@ -94,7 +94,7 @@ int qkv_cmd_serve(int argc, char **argv)
     qkv_error err;
     qkv_http_stats_init(&sc.stats);
     sc.max_words = (int)a.max_words;
-    if (serve_models_open(&sc.models, a.models, a.n_models, (int)a.threads, &err)) {
+    if (serve_models_open(&sc.models, a.models, a.n_models, (int)a.threads, (int)a.max_words, &err)) {
         serve_models_free(&sc.models);
         return qkv_fail_report(&err);
     }
