@@ -137,8 +137,8 @@ int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, do
     return predict_batches(m, ds, QKV_ALL_BATCHES(batch_tokens), &o, err);
 }
 
-/* One warning naming the first sentence of c decoded without the constraints, and their number. */
-static int warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t *unconstrained, qkv_error *err)
+int qkv_session_warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t *unconstrained,
+                                   qkv_error *err)
 {
     int n = 0, first = -1;
     for (int i = 0; i < c->n_sent; i++)
@@ -201,7 +201,7 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
             qkv_session_name_sentence(c, err);
     }
     if (status == QKV_OK)
-        status = warn_unconstrained(s, c, unconstrained, err);
+        status = qkv_session_warn_unconstrained(s, c, unconstrained, err);
     free(unconstrained);
     for (int w = 0; status == QKV_OK && w < n_words; w++) {
         tags[w] = pred[w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[w]) : NULL;
@@ -255,7 +255,7 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
     if (status == QKV_OK)
         status = qkv_predict_probs(&s->model, &ds, batch_tokens, p, unconstrained, err);
     if (status == QKV_OK)
-        status = warn_unconstrained(s, c, unconstrained, err);
+        status = qkv_session_warn_unconstrained(s, c, unconstrained, err);
     else
         qkv_session_name_sentence(c, err);
     for (int w = 0; status == QKV_OK && w < n_words; w++)
