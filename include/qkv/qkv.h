@@ -20,7 +20,7 @@
  * NULL stands for nothing (error: no message wanted; qkv_text_free and qkv_model_free: nothing
  * to free; text with len 0) it is fine; anywhere else (no model, path, words, tags or text) a
  * function that can fail fails with its error, and the others answer for no model:
- * qkv_model_n_tags 0, qkv_model_tag_name NULL, qkv_model_has_segmenter 0.
+ * qkv_model_n_tags 0, qkv_model_tag_name NULL, qkv_model_has_segmenter 0, qkv_model_max_words 0.
  *
  * Threads: a qkv_model is not safe for concurrent calls. Calls on one model must not overlap
  * (each call reuses the model's own working memory); guard it with a mutex, or open one
