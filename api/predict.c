@@ -8,6 +8,7 @@
 
 #include "api/run_iter.h"
 #include "api/task.h"
+#include "qkv/qkv.h"
 
 int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits_out,
                 double *loss_sum, qkv_error *err)
@@ -136,8 +137,8 @@ int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, do
     return predict_batches(m, ds, QKV_ALL_BATCHES(batch_tokens), &o, err);
 }
 
-/* One warning naming the first sentence of c decoded without the constraints, and their number. */
-static int warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t *unconstrained, qkv_error *err)
+int qkv_session_warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t *unconstrained,
+                                   qkv_error *err)
 {
     int n = 0, first = -1;
     for (int i = 0; i < c->n_sent; i++)
@@ -150,6 +151,19 @@ static int warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t
                             "model may start, continue or end %s), the first here; tagged without the constraints",
                             qkv_corpus_name(c), qkv_corpus_first_word_line(c, first), n,
                             n == 1 ? " has" : "s have", n == 1 ? "it" : "them");
+}
+
+int qkv_session_max_words(const qkv_session *s) { return s->max_words > 0 ? s->max_words : QKV_MAX_WORDS; }
+
+int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error *err)
+{
+    int max = qkv_session_max_words(s);
+    for (int k = 0; k < c->n_sent; k++)
+        if (qkv_corpus_sent_len(c, k) > max)
+            return qkv_fail_sentence(err, k, "a sentence of %d words, more than the %d a sentence may have (a "
+                                             "parser's memory grows with a sentence's words squared)",
+                                     qkv_corpus_sent_len(c, k), max);
+    return QKV_OK;
 }
 
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err)
@@ -169,6 +183,8 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
     int32_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
     int32_t *ph = malloc((size_t)(n_words ? n_words : 1) * sizeof *ph);
     int status = pred && ph ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
+    if (status == QKV_OK && qkv_session_check_words(s, c, err))
+        status = qkv_session_name_sentence(c, err);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
@@ -185,7 +201,7 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
             qkv_session_name_sentence(c, err);
     }
     if (status == QKV_OK)
-        status = warn_unconstrained(s, c, unconstrained, err);
+        status = qkv_session_warn_unconstrained(s, c, unconstrained, err);
     free(unconstrained);
     for (int w = 0; status == QKV_OK && w < n_words; w++) {
         tags[w] = pred[w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[w]) : NULL;
@@ -231,13 +247,15 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
     uint8_t *unconstrained = calloc((size_t)c->n_sent + 1, 1);
     int status = p && unconstrained ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
+        status = qkv_session_check_words(s, c, err);
+    if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
         status = qkv_session_check_lengths(s, c, &ds, false, err);
     if (status == QKV_OK)
         status = qkv_predict_probs(&s->model, &ds, batch_tokens, p, unconstrained, err);
     if (status == QKV_OK)
-        status = warn_unconstrained(s, c, unconstrained, err);
+        status = qkv_session_warn_unconstrained(s, c, unconstrained, err);
     else
         qkv_session_name_sentence(c, err);
     for (int w = 0; status == QKV_OK && w < n_words; w++)

@@ -55,9 +55,11 @@ int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, do
  * labels' over the words with a gold head and label. */
 int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
                        qkv_real *logits, qkv_error *err);
-/* Every head's predictions (a model of several heads, models/tagger.h): pred[h] [n_words of ds]
- * receives head h's class ids of the words of the batches of b's shard (as qkv_predict_shard;
- * -1 elsewhere), each head decoded by its kind, against the gold classes of ds's column h;
+/* Every head's predictions (a model of one head or several, models/tagger.h): pred[h] [n_words
+ * of ds] receives head h's class ids of the words of the batches of b's shard (as
+ * qkv_predict_shard; -1 elsewhere), each head decoded by its kind, against the gold classes of
+ * ds's column h; a sentence a constrained CRF head has no allowed tag sequence for is decoded
+ * without the constraints (as qkv_predict_marked) and its loss_sum[h] is +inf;
  * arcs [n_words of ds] (may be NULL) the trees of the head with arcs (0 = ROOT, k = word k of
  * the sentence; -1 elsewhere, and for every word when no head has arcs), whose loss reads ds's
  * gold heads;
@@ -92,6 +94,8 @@ typedef struct qkv_heads_out {
     double *loss_sum;
     const qkv_head_scores *scores;
     const int64_t *arc_offsets;
+    uint8_t *unconstrained; /* [n_sent of ds] (may be NULL; the caller zeroes it): 1 for each sentence
+                               a head decoded without its constraints */
 } qkv_heads_out;
 /* qkv_predict_heads that also copies the scores out asks for. The arc and label scores are
  * those the prediction reads, computed again from the same encoder output. Errors: as
@@ -119,8 +123,10 @@ typedef struct qkv_tagged {
 
 /* Tags every word of corpus c with every head of the session's model (qkv_predict_heads) into out
  * (free with qkv_tagged_free; the values of columns other than lemma are strings of the
- * featurizer; a parser's heads in out->heads, -1 without one). A lemma script that does not apply to its form gives the form, counted in out and
- * named in one warning in s->warnings. Errors: those of qkv_session_tag's steps. */
+ * featurizer; a parser's heads in out->heads, -1 without one). A lemma script that does not
+ * apply to its form gives the form, counted in out and named in one warning in s->warnings; so
+ * are the sentences a constrained CRF tagged without its constraints, as in qkv_session_tag.
+ * Errors: those of qkv_session_tag's steps. */
 int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err);
 /* The same from predictions made already: pred[h] [n_words of c] head h's class ids (-1: none). */
 int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, qkv_tagged *out,
@@ -133,9 +139,24 @@ static inline bool qkv_session_predicts_columns(const qkv_session *s)
     return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA || qkv_tagger_parses(&s->model);
 }
 
+/* One warning in s->warnings naming the line of the first sentence of c that unconstrained
+ * [n_sent of c] flags (decoded without model.crf_constrained's constraints) and their number;
+ * nothing when none is flagged. Errors: out of memory. */
+int qkv_session_warn_unconstrained(qkv_session *s, const qkv_corpus *c, const uint8_t *unconstrained,
+                                   qkv_error *err);
+/* The most words a sentence tagged by qkv_session_tag, _parse, _tag_fields and _tag_probs may
+ * have: s->max_words, or QKV_MAX_WORDS (include/qkv/qkv.h) when it is 0. A parser's memory
+ * grows with the square of a sentence's words; the bound keeps one sentence from taking it all. */
+int qkv_session_max_words(const qkv_session *s);
+/* Checks every sentence of c against qkv_session_max_words: the first longer one is an error
+ * about it (err->sentence its index in c; qkv_session_name_sentence names its line) "a sentence
+ * of N words, more than the M a sentence may have ...". Returns QKV_OK or QKV_ERR. */
+int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error *err);
+
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take
- * (qkv_session_check_lengths), predicts in batches of batch_tokens words and sets tags[w]
+ * (qkv_session_check_words, qkv_session_check_lengths), predicts in batches of batch_tokens
+ * words and sets tags[w]
  * (n_words of c entries) to word w's tag name, a string owned by the session's featurizer.
  * The tags are in the model's own tag set (converting them back to a file's tag scheme is the
  * caller's: qkv_corpus_tags_as_file). With several columns (data.tags a list) the tags are

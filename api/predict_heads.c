@@ -140,7 +140,8 @@ static int copy_scores(qkv_run_iter *it, const qkv_head *head, qkv_tensor *hidde
 
 /* Every head's prediction of the batch it->batch into o->pred[h] (dataset order), a head with
  * arcs' trees into o->arcs, its scores into o->scores[h]; o->loss_sum[h] += the summed loss of
- * its gold-tagged words; needs as qkv_predict_heads. */
+ * its gold-tagged words (+inf for a batch with a sentence a constrained CRF decoded without its
+ * constraints, flagged in o->unconstrained); needs as qkv_predict_heads. */
 static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const int32_t *const *needs, const qkv_heads_out *o,
                          qkv_error *err)
 {
@@ -149,15 +150,19 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const int32_t *const *
     if (!hidden)
         return QKV_ERR;
     const qkv_batch *b = &it->batch;
-    size_t T = (size_t)qkv_batch_n_tokens(b);
+    size_t T = (size_t)qkv_batch_n_tokens(b), B = (size_t)qkv_batch_n_sent(b);
     int32_t *bp = qkv_tape_alloc(&it->tp, T * sizeof *bp), *bh = qkv_tape_alloc(&it->tp, T * sizeof *bh);
-    if (!bp || !bh)
+    uint8_t *flags = qkv_tape_alloc(&it->tp, B); /* sentences a head decoded without its constraints */
+    if (!bp || !bh || !flags)
         return qkv_fail(err, "%s", it->tp.err.msg);
     for (int h = 0; h < qkv_tagger_n_outputs(m); h++) {
         double loss = 0;
         qkv_tensor *logits;
-        if (predict_head(it, m, h, hidden, &(qkv_prediction){bp, bh, &loss, NULL}, &logits, err))
+        if (predict_head(it, m, h, hidden, &(qkv_prediction){bp, bh, &loss, flags}, &logits, err))
             return QKV_ERR;
+        for (size_t i = 0; o->unconstrained && i < B; i++)
+            if (flags[i])
+                o->unconstrained[qkv_batch_sent_id(b, (int)i)] = 1;
         if (needs && needs[h] && ds->form_chars)
             applicable_argmax(logits, b, ds, needs[h], bp);
         if (o->loss_sum)
@@ -174,7 +179,7 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const int32_t *const *
 int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
                       int32_t *const *pred, int32_t *arcs, double *loss_sum, qkv_error *err)
 {
-    return qkv_predict_heads_scores(m, ds, b, needs, &(qkv_heads_out){pred, arcs, loss_sum, NULL, NULL}, err);
+    return qkv_predict_heads_scores(m, ds, b, needs, &(qkv_heads_out){pred, arcs, loss_sum, NULL, NULL, NULL}, err);
 }
 
 int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
@@ -289,6 +294,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     for (int h = 0; h < n_heads && status == QKV_OK; h++)
         if (!(pred[h] = malloc(((size_t)n_words + 1) * sizeof *pred[h])))
             status = qkv_fail(err, "out of memory for %d words", n_words);
+    if (status == QKV_OK && qkv_session_check_words(s, c, err))
+        status = qkv_session_name_sentence(c, err);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
@@ -299,13 +306,18 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK)
         status = qkv_session_class_needs(s, needs, err);
     int32_t *heads = status == QKV_OK ? malloc(((size_t)n_words + 1) * sizeof *heads) : NULL;
-    if (status == QKV_OK && !heads)
+    uint8_t *unconstrained = status == QKV_OK ? calloc((size_t)c->n_sent + 1, 1) : NULL;
+    if (status == QKV_OK && (!heads || !unconstrained))
         status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
         status = qkv_predict_heads_paired(s, &ds, QKV_ALL_BATCHES(batch_tokens), (const int32_t *const *)needs,
-                                          &(qkv_heads_out){.pred = pred, .arcs = heads}, err);
+                                          &(qkv_heads_out){.pred = pred, .arcs = heads, .unconstrained = unconstrained},
+                                          err);
     if (status != QKV_OK)
         qkv_session_name_sentence(c, err);
+    if (status == QKV_OK)
+        status = qkv_session_warn_unconstrained(s, c, unconstrained, err);
+    free(unconstrained);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
     if (status == QKV_OK)

@@ -122,11 +122,36 @@ static int append_sentence(qkv_model *m, const char *const *words, int n_words, 
     return QKV_OK;
 }
 
+/* Sentence s (0-based) of n words against the model's bound (qkv_model_set_max_words), before
+ * any memory is taken for it. */
+static int check_words(const qkv_model *m, int s, int n, qkv_error *err)
+{
+    int max = qkv_session_max_words(&m->s);
+    if (n <= max)
+        return QKV_OK;
+    return qkv_fail(err, "sentence %d: %d words, more than the %d a sentence may have (a parser's memory grows with "
+                         "a sentence's words squared; qkv_model_set_max_words sets the bound)", s + 1, n, max);
+}
+
+int qkv_model_set_max_words(qkv_model *m, int max_words, char **error)
+{
+    if (!m || max_words < 1) {
+        set_error(error, "qkv_model_set_max_words: no model, or a bound below 1 word");
+        return 1;
+    }
+    m->s.max_words = max_words;
+    return 0;
+}
+
+int qkv_model_max_words(const qkv_model *m) { return m ? qkv_session_max_words(&m->s) : 0; }
+
 /* The n_words words of one sentence read into c as the CoNLL-U the model reads. */
 static int read_sentence(qkv_model *m, const char *const *words, int n_words, qkv_corpus *c, qkv_error *err)
 {
     size_t len = 0;
     memset(c, 0, sizeof *c);
+    if (check_words(m, 0, n_words, err))
+        return QKV_ERR;
     qkv_read_opts opts = QKV_READ_DEFAULTS;
     opts.format = QKV_FORMAT_CONLLU;
     if (sentence_text(m, words, n_words, &len, err))
@@ -198,6 +223,8 @@ int qkv_model_tag_sentences(qkv_model *m, const char *const *const *sentences, c
     for (int s = 0; s < n_sentences && status == QKV_OK; s++) {
         if (n_words[s] < 0 || (n_words[s] > 0 && !sentences[s]))
             status = qkv_fail(&err, "sentence %d: a negative word count or no words", s + 1);
+        else if (check_words(m, s, n_words[s], &err))
+            status = QKV_ERR;
         else if (append_sentence(m, sentences[s], n_words[s], &len, &err))
             status = qkv_fail_prefix(&err, "sentence %d", s + 1);
         total += n_words[s] > 0 ? n_words[s] : 0;
@@ -345,6 +372,8 @@ static int read_sentences(qkv_model *m, const char *const *const *sentences, con
     for (int s = 0; s < n_sentences; s++) {
         if (n_words[s] < 0 || (n_words[s] > 0 && !sentences[s]))
             return qkv_fail(err, "sentence %d: a negative word count or no words", s + 1);
+        if (check_words(m, s, n_words[s], err))
+            return QKV_ERR;
         if (n_words[s] > 0 && append_sentence(m, sentences[s], n_words[s], &len, err))
             return qkv_fail_prefix(err, "sentence %d", s + 1);
     }

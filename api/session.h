@@ -39,6 +39,8 @@ typedef struct qkv_session {
     } tag_pairs;
     qkv_tagger model;
     bool model_ready;
+    int max_words;              /* the most words a sentence the session tags may have (api/predict.h:
+                                   qkv_session_max_words); 0: QKV_MAX_WORDS of include/qkv/qkv.h */
 } qkv_session;
 
 void qkv_session_init(qkv_session *s);

@@ -115,26 +115,21 @@ double qkv_eval_selection_accuracy(const qkv_eval_result *res, const qkv_run_con
 
 /* The model's predictions of ds into res->pred (head 0) and res->head_pred (the others), with
  * head 0's summed loss in res->loss and the scores sc asks for: one path for any number of
- * heads, but for one head without arc scores asked for (see there). */
+ * heads (a constrained CRF decodes a sentence it has no allowed path for without its
+ * constraints, and its loss is then +inf). */
 static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int shard, int n_shards,
                        qkv_eval_result *res, eval_scores sc, qkv_error *err)
 {
-    /* one head without arc scores asked for: the one-head path, whose constrained CRF decodes a
-       sentence it has no allowed path for without its constraints (with a warning) */
-    bool arc_scores = sc.heads && qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT);
-    if (res->n_heads <= 1 && s->fz.columns[0] != QKV_TAG_LEMMA && !arc_scores)
-        return qkv_predict_parsed(&s->model, ds, &(qkv_batching){batch_tokens, shard, n_shards},
-                                  &(qkv_prediction){res->pred, res->pred_heads, &res->loss, NULL},
-                                  sc.heads ? sc.heads[0].logits : NULL, err);
     int32_t *pred[QKV_MAX_COLUMNS] = {res->pred};
-    double loss[QKV_MAX_COLUMNS];
+    double loss[QKV_MAX_COLUMNS] = {0};
     for (int h = 1; h < res->n_heads; h++)
         pred[h] = res->head_pred[h];
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     int status = qkv_session_class_needs(s, needs, err) ||
                  qkv_predict_heads_paired(s, ds, &(qkv_batching){batch_tokens, shard, n_shards},
                                           (const int32_t *const *)needs,
-                                          &(qkv_heads_out){pred, res->pred_heads, loss, sc.heads, sc.arc_offsets}, err);
+                                          &(qkv_heads_out){pred, res->pred_heads, loss, sc.heads, sc.arc_offsets, NULL},
+                                          err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
     res->loss = loss[0];

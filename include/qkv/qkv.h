@@ -20,7 +20,7 @@
  * NULL stands for nothing (error: no message wanted; qkv_text_free and qkv_model_free: nothing
  * to free; text with len 0) it is fine; anywhere else (no model, path, words, tags or text) a
  * function that can fail fails with its error, and the others answer for no model:
- * qkv_model_n_tags 0, qkv_model_tag_name NULL, qkv_model_has_segmenter 0.
+ * qkv_model_n_tags 0, qkv_model_tag_name NULL, qkv_model_has_segmenter 0, qkv_model_max_words 0.
  *
  * Threads: a qkv_model is not safe for concurrent calls. Calls on one model must not overlap
  * (each call reuses the model's own working memory); guard it with a mutex, or open one
@@ -50,8 +50,9 @@ extern "C" {
 
 /* The version of this API: it changes when a declaration here changes meaning or is added
  * (2: qkv_text's fields, every column a model predicts for raw text; 3: qkv_model_tag_words,
- * every column for pre-tokenised sentences; 4: qkv_model_segment_text, raw text segmented only). */
-#define QKV_API_VERSION 4
+ * every column for pre-tokenised sentences; 4: qkv_model_segment_text, raw text segmented only; 5:
+ * the bound on a sentence's words, qkv_model_set_max_words). */
+#define QKV_API_VERSION 5
 
 /* A loaded model: its config, vocabularies and weights (opaque). */
 typedef struct qkv_model qkv_model;
@@ -74,11 +75,28 @@ qkv_model *qkv_model_open(const char *path, char **error);
  * place); qkv_model_open's errors. */
 qkv_model *qkv_model_open_named(const char *name, char **error);
 
+/* The most words a sentence may have by default, in every function that tags words (a
+ * sentence given as words, and raw text's sentences as segmented): a parser's memory and time
+ * grow with the square of a sentence's words (one of 1,200 words took 190 MB and 6 s with the
+ * shipped model, one of 4,000 words 810 MB and 4 minutes), so a longer sentence is an error
+ * rather than an unbounded allocation. The segmenter ends raw text's sentences at 250 words.
+ * qkv_model_set_max_words sets another bound; `qkv tag --max-words` is the same bound. */
+#define QKV_MAX_WORDS 1000
+
+/* Sets the most words a sentence tagged with model may have (1 <= max_words; a model opens
+ * with QKV_MAX_WORDS). Returns 0, or non-zero with *error: no model, max_words out of range.
+ * Not while another call uses model. */
+int qkv_model_set_max_words(qkv_model *model, int max_words, char **error);
+
+/* The bound of qkv_model_set_max_words (0 for no model). */
+int qkv_model_max_words(const qkv_model *model);
+
 /* Tags one sentence of n_words words (UTF-8 strings; each non-empty, without TAB, CR, LF or NUL
  * bytes; spaces inside a word are fine). Sets tags[i] (the caller's array of n_words pointers)
  * to word i's tag: a string owned by the model, valid until qkv_model_free. n_words 0 is an
  * empty sentence (nothing to do). Returns 0, or non-zero with *error: a word that breaks the
- * rules above or is not valid UTF-8 ("word 3: ..."), a sentence longer than the model takes
+ * rules above or is not valid UTF-8 ("word 3: ..."), more words than qkv_model_max_words
+ * ("sentence 1: 1001 words, more than the 1000 ..."), a sentence longer than the model takes
  * (learned positions with model.pos_overflow: error), out of memory. */
 int qkv_model_tag(qkv_model *model, const char *const *words, int n_words, const char **tags, char **error);
 
@@ -87,7 +105,8 @@ int qkv_model_tag(qkv_model *model, const char *const *words, int n_words, const
  * sentence of 0 words is fine). tags, the caller's array of n_words[0] + ... + n_words[n-1]
  * pointers, receives the tags of all words in order (sentence 0's words, then sentence 1's,
  * ...), strings owned by the model; they are the tags qkv_model_tag gives each sentence alone.
- * Returns 0, or non-zero with *error ("sentence 2: word 3: ..."), as qkv_model_tag. */
+ * Returns 0, or non-zero with *error ("sentence 2: word 3: ...", "sentence 2: 1001 words, ..."),
+ * as qkv_model_tag. */
 int qkv_model_tag_sentences(qkv_model *model, const char *const *const *sentences, const int *n_words,
                             int n_sentences, const char **tags, char **error);
 
@@ -197,8 +216,8 @@ typedef struct qkv_text {
  * before an LF dropped). Returns the result (free it with qkv_text_free; it does not depend
  * on model staying open), or NULL with *error: no segmenter, text that is not valid UTF-8 or
  * holds a NUL byte ("text:LINE: invalid UTF-8 at byte 5 of the line"), a sentence longer than
- * a model takes, out of memory. len 0: a qkv_text without sentences. Threads: as qkv_model_tag
- * (calls on one model must not overlap). */
+ * a model takes or than qkv_model_max_words ("text:LINE: ..."), out of memory. len 0: a
+ * qkv_text without sentences. Threads: as qkv_model_tag (calls on one model must not overlap). */
 qkv_text *qkv_model_tag_text(qkv_model *model, const char *text, size_t len, char **error);
 
 /* Raw text segmented only, without tagging: the sentences, tokens and words qkv_model_tag_text

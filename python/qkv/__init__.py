@@ -94,6 +94,26 @@ class Pipeline:
         lib, m = _lib.library(), self._handle()
         return [lib.qkv_model_tag_name(m, t).decode("utf-8") for t in range(lib.qkv_model_n_tags(m))]
 
+    @property
+    def max_words(self):
+        """The most words a sentence may have (qkv_model_max_words: QKV_MAX_WORDS of the library's
+        include/qkv/qkv.h until set): a longer one, given as words or segmented from raw text,
+        raises QkvError naming it, since a parser's memory grows with the square of a sentence's
+        words. Settable: nlp.max_words = 5000."""
+        return _lib.library().qkv_model_max_words(self._handle())
+
+    @max_words.setter
+    def max_words(self, n):
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError("qkv: max_words is a whole number, not %s" % type(n).__name__)
+        if not 1 <= n <= 2**31 - 1:
+            raise ValueError("qkv: max_words %d is out of range (1 to 2147483647)" % n)
+        lib, error = _lib.library(), _lib.error_out()
+        with self._lock:
+            failed = lib.qkv_model_set_max_words(self._handle(), n, ctypes.byref(error))
+        if failed:
+            _lib.raise_error(error, "qkv_model_set_max_words failed")
+
     def __call__(self, text):
         """A Doc of text: raw text (str or UTF-8 bytes) through the segmenter, or pre-tokenised
         sentences (a list or tuple of lists of words)."""

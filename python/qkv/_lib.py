@@ -75,6 +75,8 @@ def _declare(lib):
         ("qkv_model_has_segmenter", ctypes.c_int, [P]),
         ("qkv_model_n_tags", ctypes.c_int, [P]),
         ("qkv_model_tag_name", ctypes.c_char_p, [P, ctypes.c_int]),
+        ("qkv_model_set_max_words", ctypes.c_int, [P, ctypes.c_int, err]),
+        ("qkv_model_max_words", ctypes.c_int, [P]),
         ("qkv_model_tag_text", ctypes.POINTER(_Text), [P, ctypes.c_char_p, ctypes.c_size_t, err]),
         ("qkv_model_tag_words", ctypes.POINTER(_Text), [P, words, ctypes.POINTER(ctypes.c_int), ctypes.c_int, err]),
         ("qkv_text_free", None, [ctypes.POINTER(_Text)]),

@@ -68,6 +68,11 @@ static void test_queries(void **state)
     assert_null(qkv_model_tag_name(NULL, 0));
     assert_null(qkv_model_tag_name(NULL, -1));
     assert_int_equal(qkv_model_has_segmenter(NULL), 0);
+    assert_int_equal(qkv_model_max_words(NULL), 0);
+    char *error = NULL;
+    assert_int_not_equal(qkv_model_set_max_words(NULL, 5, &error), 0);
+    expect_message(error, "no model");
+    assert_int_not_equal(qkv_model_set_max_words(NULL, 5, NULL), 0);
 }
 
 static void test_segmenter_and_text(void **state)

@@ -4,7 +4,8 @@
     check_qkv.py words MODEL SENTS.tsv OUT.conllu   pre-tokenised (a sentence a line, words TAB-separated)
     (raw-parser, words-parser: the same, and every sentence a tree with one root)
     check_qkv.py errors MISSING.h5 MODEL LOOKED     errors raise qkv.QkvError with the library's message
-                                                    (LOOKED: a place the error of an unknown name names)
+                                                    (LOOKED: a place the error of an unknown name names),
+                                                    a sentence over Pipeline.max_words among them
     check_qkv.py several MODEL... -- TEXT.txt       models open at once, each tags as it does alone
                                                     (in turn, and from threads at the same time)
     check_qkv.py library                            the path of the loaded libqkv.so
@@ -108,6 +109,20 @@ def cmd_errors(missing, model, looked):
     expect(qkv.QkvError, "sentence 1: word 1: empty", lambda: nlp([[""]]), "an empty word")
     expect(qkv.QkvError, "text:2: invalid UTF-8", lambda: nlp(b"Fine.\nbad \xff here\n"), "invalid UTF-8")
     expect(TypeError, "not a list of words", lambda: nlp(["a", "b"]), "a list of strings")
+    # the library's bound on a sentence's words: a longer sentence fails before any work
+    bound = nlp.max_words
+    if bound < 1:
+        fail("max_words is %d" % bound)
+    expect(qkv.QkvError, "sentence 2: %d words, more than the %d" % (bound + 1, bound),
+           lambda: nlp([["Fine", "."], ["w"] * (bound + 1)]), "a sentence over the bound")
+    expect(qkv.QkvError, "sentence 1: 100000 words, more than the %d" % bound, lambda: nlp([["w"] * 100000]),
+           "a sentence of 100,000 words")
+    nlp.max_words = 3
+    expect(qkv.QkvError, "sentence 1: 4 words, more than the 3", lambda: nlp([["a", "b", "c", "d"]]), "max_words 3")
+    if len(nlp([["a", "b", "c"]]).words) != 3 or nlp.max_words != 3:
+        fail("max_words 3: a sentence of 3 words")
+    expect(ValueError, "out of range", lambda: setattr(nlp, "max_words", 0), "max_words 0")
+    nlp.max_words = bound
     if not nlp("It still works.").words:
         fail("no words after the errors")
     nlp.close()

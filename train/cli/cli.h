@@ -47,6 +47,11 @@ typedef struct qkv_cli_spec {
 
 #define QKV_CLI_N(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
+/* A whole-number macro's digits as a string literal, so that a help line states the default the
+ * code uses: "default " QKV_CLI_STR(QKV_SEG_MAX_SENTENCE_WORDS). */
+#define QKV_CLI_STR(x) QKV_CLI_STR_(x)
+#define QKV_CLI_STR_(x) #x
+
 /* Parses argv[1 .. argc-1] (argv[0] is the command's name) into the table's fields:
  * `--opt value`, `--opt=value`, flags, positional arguments ("-" is one; after "--" every
  * argument is one). --help or -h prints the help (usage line, about, one line per option,

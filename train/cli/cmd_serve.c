@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "data/segment.h"
 #include "train/cli/cli.h"
 #include "train/cli/commands.h"
 #include "train/fail.h"
@@ -56,7 +57,7 @@ static int parse_args(serve_args *a, int argc, char **argv)
          "the most requests waiting for a thread (default 256); more: 503", .lo = 1, .hi = 1000000},
         {"--max-words", QKV_CLI_INT, &a->max_words, "N",
          "the most words a sentence may have (raw text: as segmented, before\nthe tagger and parser see it; "
-         "default 250); more: 400",
+         "default " QKV_CLI_STR(QKV_SEG_MAX_SENTENCE_WORDS) "); more: 400",
          .lo = 1, .hi = 100000},
     };
     const qkv_cli_spec spec = {"serve", ABOUT, NULL, rows, QKV_CLI_N(rows)};
@@ -75,7 +76,7 @@ static void print_models(const serve_models *ms)
 int qkv_cmd_serve(int argc, char **argv)
 {
     serve_args a = {.host = "127.0.0.1", .port = 8080, .threads = 2, .max_body = 1 << 20, .timeout = 60,
-                    .max_words = 250, .max_queue = 256};
+                    .max_words = QKV_SEG_MAX_SENTENCE_WORDS, .max_queue = 256};
     int usage = parse_args(&a, argc, argv);
     if (usage >= 0)
         return usage;
@@ -93,7 +94,7 @@ int qkv_cmd_serve(int argc, char **argv)
     qkv_error err;
     qkv_http_stats_init(&sc.stats);
     sc.max_words = (int)a.max_words;
-    if (serve_models_open(&sc.models, a.models, a.n_models, (int)a.threads, &err)) {
+    if (serve_models_open(&sc.models, a.models, a.n_models, (int)a.threads, (int)a.max_words, &err)) {
         serve_models_free(&sc.models);
         return qkv_fail_report(&err);
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/segment.h"
 #include "data/textfile.h"
 #include "train/cli/cli.h"
 #include "train/cli/command.h"
@@ -13,6 +14,7 @@
 #include "api/model_file.h"
 #include "api/model_find.h"
 #include "api/predict.h"
+#include "qkv/qkv.h"
 #include "train/cli/output_file.h"
 #include "train/cli/tag_raw.h"
 #include "train/cli/task_cli.h"
@@ -80,7 +82,7 @@ typedef struct tag_args {
     bool per_line;         /* --sentence-per-line */
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
     long threads;          /* --threads; -1: the model's */
-    long max_words;        /* --max-words; -1: not given (QKV_TAG_MAX_WORDS) */
+    long max_words;        /* --max-words; -1: not given (QKV_MAX_WORDS) */
 } tag_args;
 
 /* Whether path begins as a model file does (a qkv checkpoint's header or HDF5's signature). */
@@ -176,7 +178,8 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "a frame model: one line per token (START and its label) instead\nof one per run of equal labels"},
         {"--max-words", QKV_CLI_INT, &a->max_words, "N",
          "the most words a sentence given as CoNLL-U or --format text may\n"
-         "have (default 1000; raw text: the segmenter ends a sentence at 250)",
+         "have (default " QKV_CLI_STR(QKV_MAX_WORDS) "; raw text: the segmenter ends a sentence at "
+         QKV_CLI_STR(QKV_SEG_MAX_SENTENCE_WORDS) ")",
          .lo = 1, .hi = 1000000000},
         QKV_THREADS_OPTION_ROW(&a->threads),
     };
@@ -225,12 +228,14 @@ static int read_input(qkv_session *s, const qkv_tag_request *a, char **input)
             plain_text_hint(*input, len, name, &err);
         return qkv_fail_report(&err);
     }
-    for (int k = 0; k < s->dev_c.n_sent; k++)
-        if (qkv_corpus_sent_len(&s->dev_c, k) > a->max_words)
-            return qkv_fail_reportf("%s:%d: a sentence of %d words, more than --max-words %d (a parser's memory "
-                                    "grows with a sentence's words squared; give a larger --max-words to tag it)",
-                                    name, qkv_corpus_first_word_line(&s->dev_c, k), qkv_corpus_sent_len(&s->dev_c, k),
-                                    a->max_words);
+    s->max_words = a->max_words; /* the library's bound on a tagged sentence (api/predict.h) */
+    if (qkv_session_check_words(s, &s->dev_c, &err)) {
+        int k = err.sentence;
+        return qkv_fail_reportf("%s:%d: a sentence of %d words, more than --max-words %d (a parser's memory "
+                                "grows with a sentence's words squared; give a larger --max-words to tag it)",
+                                name, qkv_corpus_first_word_line(&s->dev_c, k), qkv_corpus_sent_len(&s->dev_c, k),
+                                a->max_words);
+    }
     return 0;
 }
 
@@ -370,7 +375,7 @@ int qkv_cmd_tag(int argc, char **argv)
     if (a.text_by_default && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
         a.text = false; /* images, frames: the model's own input */
     qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, a.per_line, (qkv_tag_scheme)scheme,
-                         a.max_words > 0 ? (int)a.max_words : QKV_TAG_MAX_WORDS};
+                         a.max_words > 0 ? (int)a.max_words : QKV_MAX_WORDS};
     if (!check_options(task, &r, a.max_words > 0))
         status = task->tag(&s, &r);
 done:

@@ -18,11 +18,9 @@ typedef struct qkv_tag_request {
     const char *ckpt, *file, *tokenizer;
     bool text, per_frame, per_line;
     qkv_tag_scheme scheme;
-    int max_words; /* the most words of a sentence given as CoNLL-U or text (--max-words) */
+    int max_words; /* the most words of a sentence given as CoNLL-U or text (--max-words; default
+                      QKV_MAX_WORDS of include/qkv/qkv.h, the library's bound) */
 } qkv_tag_request;
-
-/* qkv tag's default --max-words. */
-#define QKV_TAG_MAX_WORDS 1000
 
 /* The options of qkv tag beyond the model and the input that a task takes. */
 enum { QKV_TAG_TAKES_TEXT = 1, /* --format text and --tokenizer */

@@ -7,7 +7,12 @@
 
 static qkv_model *open_one(const serve_model *m, char **error)
 {
-    return m->named ? qkv_model_open_named(m->source, error) : qkv_model_open(m->source, error);
+    qkv_model *q = m->named ? qkv_model_open_named(m->source, error) : qkv_model_open(m->source, error);
+    if (q && qkv_model_set_max_words(q, m->max_words, error)) {
+        qkv_model_free(q);
+        return NULL;
+    }
+    return q;
 }
 
 /* What m can do, asked of its instance q: a segmenter, and the columns one word gets. */
@@ -32,8 +37,9 @@ static int capabilities(serve_model *m, qkv_model *q, qkv_error *err)
 }
 
 /* Model m from spec: its source, id, first instance and what it can do. */
-static int open_model(serve_model *m, const char *spec, int max_open, qkv_error *err)
+static int open_model(serve_model *m, const char *spec, int max_open, int max_words, qkv_error *err)
 {
+    m->max_words = max_words;
     size_t n = strlen(spec);
     m->named = !strchr(spec, '/') && !(n > 3 && !strcmp(spec + n - 3, ".h5"));
     snprintf(m->source, sizeof m->source, "%s", spec);
@@ -58,7 +64,7 @@ static int open_model(serve_model *m, const char *spec, int max_open, qkv_error 
     return capabilities(m, q, err);
 }
 
-int serve_models_open(serve_models *ms, char *const *specs, int n, int max_open, qkv_error *err)
+int serve_models_open(serve_models *ms, char *const *specs, int n, int max_open, int max_words, qkv_error *err)
 {
     static char *const EN[] = {"en"};
     if (n == 0)
@@ -68,7 +74,7 @@ int serve_models_open(serve_models *ms, char *const *specs, int n, int max_open,
         return qkv_fail(err, "out of memory");
     for (int i = 0; i < n; i++) {
         ms->n = i + 1;
-        if (open_model(&ms->m[i], specs[i], max_open, err))
+        if (open_model(&ms->m[i], specs[i], max_open, max_words, err))
             return QKV_ERR;
         for (int j = 0; j < i; j++)
             if (!strcmp(ms->m[j].id, ms->m[i].id))

@@ -24,6 +24,7 @@ typedef struct serve_model {
     pthread_cond_t freed;
     qkv_model **idle;   /* instances not in use */
     int n_idle, n_open, max_open;
+    int max_words;      /* each instance's bound on a sentence's words (qkv_model_set_max_words) */
     uint64_t words;     /* words answered */
 } serve_model;
 
@@ -33,9 +34,9 @@ typedef struct serve_models {
 } serve_models;
 
 /* Opens each of specs[0 .. n) (n 0: "en", the shipped English model): a path (it holds a '/'
- * or ends in .h5) or a shipped model's name. Errors: a model that does not open, two models of
- * one id. */
-int serve_models_open(serve_models *ms, char *const *specs, int n, int max_open, qkv_error *err);
+ * or ends in .h5) or a shipped model's name, each instance taking sentences of up to max_words
+ * words (the server's --max-words). Errors: a model that does not open, two models of one id. */
+int serve_models_open(serve_models *ms, char *const *specs, int n, int max_open, int max_words, qkv_error *err);
 void serve_models_free(serve_models *ms);
 
 /* The model a request names: its id, or a hyphen-separated prefix of an id ("english" for
