@@ -117,7 +117,8 @@ int qkv_session_model_to_load(qkv_session *s, qkv_error *err) { return build_mod
 
 int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds, bool training, qkv_error *err)
 {
-    if (qkv_corpus_warn_stray_tags(c, &s->warnings, err))
+    qkv_tag_scheme own; /* a file's span tags are in one scheme: BIOES's chunk ends or BIO's */
+    if (qkv_corpus_warn_stray_tags(c, &s->warnings, err) || qkv_corpus_own_scheme(c, &own, err))
         return QKV_ERR;
     if (s->cfg.model.output == QKV_OUTPUT_BIAFFINE) { /* a parser's gold trees */
         if (qkv_corpus_check_trees(c, err))
