@@ -127,7 +127,8 @@ int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char 
  * other character ends up in a token, the other control characters included. The corpus holds
  * the text as minimal CoNLL-U (ID, FORM, "_" elsewhere; format CONLLU), for writing it back
  * tagged, but its line numbers (sent_line, word_line) are those of the text. Errors
- * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped). */
+ * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped), a
+ * line plainly of a CoNLL-U or a column file (data/text_format.h). */
 int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err);
 /* The same with the tags of the CoNLL-U made here in tag_field's column (DEPREL for a parser). */
 int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_tag_field tag_field,
