@@ -9,6 +9,7 @@
 #include "api/predict.h"
 #include "api/task.h"
 #include "data/line_fields.h"
+#include "data/text_format.h"
 #include "data/textfile.h"
 #include "data/seg_rules.h"
 #include "data/utf8.h"
@@ -291,21 +292,6 @@ static bool blank_line(const char *s, size_t n)
     return true;
 }
 
-/* Whether line s[0..n) is a CoNLL-U word line: 10 TAB-separated fields, the first an ID (digits,
- * a range "1-2" or an empty node "1.1"). Raw text never has one; a CoNLL-U file given as raw
- * text does. */
-static bool conllu_word_line(const char *s, size_t n)
-{
-    size_t tabs = 0, id = 0;
-    while (id < n && ((s[id] >= '0' && s[id] <= '9') || s[id] == '-' || s[id] == '.'))
-        id++;
-    if (id == 0 || id >= n || s[id] != '\t' || s[0] < '0' || s[0] > '9')
-        return false;
-    for (size_t i = 0; i < n; i++)
-        tabs += s[i] == '\t';
-    return tabs == 9;
-}
-
 static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err);
 
 /* The paragraph par[0..len) from line first_line is complete: into the group, which is tagged
@@ -338,6 +324,7 @@ static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err)
     int status = QKV_OK, par_line = 0;
     long got = 0;
     int line_no = 1;
+    qkv_text_format_run run = {0, 0};
     for (; status == QKV_OK && (got = qkv_text_getline(&line, &line_cap, in, LINE_MAX_BYTES)) >= 0; line_no++) {
         char *s = line;
         size_t n = (size_t)got;
@@ -354,11 +341,8 @@ static int read_paragraphs(paragraph_reader pr, FILE *in, qkv_error *err)
             status = qkv_fail(err, "%.200s:%d: %s", name, line_no, problem);
             break;
         }
-        if (conllu_word_line(s, n)) {
-            status = qkv_fail(err, "%.200s:%d: this is a CoNLL-U word line (10 TAB-separated fields), not raw text: "
-                              "to tag a CoNLL-U file, name the model before it (qkv tag MODEL FILE)", name, line_no);
+        if ((status = qkv_text_other_format(s, n, name, line_no, &run, err)) != QKV_OK)
             break;
-        }
         if (blank_line(s, n)) {
             status = end_paragraph(&pr, par, par_len, par_line, err);
             par_len = 0;

@@ -82,7 +82,8 @@ typedef int (*qkv_paragraph_fn)(void *ctx, const qkv_tagged_paragraph *p, qkv_er
  * paragraphs (16 KiB or more, and the rest at the end; fn then gets several paragraphs in one
  * call, their sentences' paragraphs in seg->sent_par). A UTF-8
  * byte-order mark at the start is skipped, a CR before each LF dropped. Errors "NAME:LINE: ..."
- * name the input's line: invalid UTF-8, a NUL byte, a model error; a read error; fn's. */
+ * name the input's line: invalid UTF-8, a NUL byte, a line plainly of a CoNLL-U or a column
+ * file (data/text_format.h), a model error; a read error; fn's. */
 int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
                            void *ctx, qkv_error *err);
 

@@ -117,7 +117,8 @@ int qkv_session_model_to_load(qkv_session *s, qkv_error *err) { return build_mod
 
 int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds, bool training, qkv_error *err)
 {
-    if (qkv_corpus_warn_stray_tags(c, &s->warnings, err))
+    qkv_tag_scheme own; /* a file's span tags are in one scheme: BIOES's chunk ends or BIO's */
+    if (qkv_corpus_warn_stray_tags(c, &s->warnings, err) || qkv_corpus_own_scheme(c, &own, err))
         return QKV_ERR;
     if (s->cfg.model.output == QKV_OUTPUT_BIAFFINE) { /* a parser's gold trees */
         if (qkv_corpus_check_trees(c, err))
@@ -125,12 +126,14 @@ int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds,
         if (qkv_corpus_n_heads(c) == 0)
             return qkv_fail(err, "%s: no word has a HEAD (field 7): nothing to %s the parser on", qkv_corpus_name(c),
                             training ? "train" : "score");
-        /* scores count every word, as the CoNLL 2018 scorer does, which refuses a HEAD "_" */
+        /* scores count every word, as the CoNLL 2018 scorer does, which refuses a HEAD "_": qkv's
+           UAS and LAS and the CoNLL 2018 line score the same words, all of them */
         for (int w = 0; !training && w < c->n_words; w++)
-            if (c->heads[w] < 0)
-                return qkv_fail(err, "%s:%d: HEAD (field 7) is _: every word of a file a parser is scored on needs "
-                                "its HEAD (UAS and LAS count every word, as the CoNLL 2018 scorer does)",
-                                qkv_corpus_name(c), c->word_line[w]);
+            if (c->heads[w] < 0 || ds->tags[w] == QKV_TAG_NONE)
+                return qkv_fail(err, "%s:%d: %s is _: every word of a file a parser is scored on needs "
+                                "its HEAD and DEPREL (UAS and LAS count every word, as the CoNLL 2018 scorer does)",
+                                qkv_corpus_name(c), c->word_line[w],
+                                c->heads[w] < 0 ? "HEAD (field 7)" : "DEPREL (field 8)");
     }
     if (s->cfg.model.output != QKV_OUTPUT_CRF || !s->cfg.model.crf_constrained)
         return QKV_OK;

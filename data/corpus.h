@@ -127,7 +127,8 @@ int qkv_corpus_read_mem(qkv_corpus *c, const char *data, size_t len, const char 
  * other character ends up in a token, the other control characters included. The corpus holds
  * the text as minimal CoNLL-U (ID, FORM, "_" elsewhere; format CONLLU), for writing it back
  * tagged, but its line numbers (sent_line, word_line) are those of the text. Errors
- * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped). */
+ * "NAME:LINE: ..." name the text's line: a NUL byte or invalid UTF-8 (nothing is dropped), a
+ * line plainly of a CoNLL-U or a column file (data/text_format.h). */
 int qkv_corpus_read_text(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_error *err);
 /* The same with the tags of the CoNLL-U made here in tag_field's column (DEPREL for a parser). */
 int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const char *name, qkv_tag_field tag_field,
@@ -139,7 +140,8 @@ void qkv_corpus_free(qkv_corpus *c);
  * (data/spans.h, conlleval's rules) encoded anew; "_" stays. qkv_corpus_tag then gives the
  * converted tags, file_scheme the scheme the file's own tags are in, and qkv_corpus_write still
  * writes the file's bytes. NONE does nothing. Errors: a tag that is not a span tag ("FILE:LINE:
- * data.tag_scheme bioes needs span tags ..."), out of memory. */
+ * data.tag_scheme bioes needs span tags ..."), tags mixing the schemes (qkv_corpus_own_scheme),
+ * out of memory. */
 int qkv_corpus_convert_scheme(qkv_corpus *c, qkv_tag_scheme scheme, qkv_error *err);
 
 /* Span tags but a few: when under 5% of c's tagged words have a tag that is not a span tag
@@ -160,9 +162,13 @@ int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char *
 int qkv_corpus_tags_in_scheme(const qkv_corpus *c, const char *const *tags, qkv_tag_scheme scheme, char **buf,
                               const char ***out, qkv_error *err);
 
-/* The scheme c's own tags are written in: file_scheme when it was converted, else the vote of
- * qkv_scheme_vote_result over its tags ("_" reads as O: BIO for a file without tags). */
-qkv_tag_scheme qkv_corpus_own_scheme(const qkv_corpus *c);
+/* The scheme c's own tags are written in, into *scheme: file_scheme when it was converted, else
+ * the vote of qkv_scheme_vote_result over its tags ("_" reads as O: BIO for a file without
+ * tags). Errors (also of qkv_corpus_convert_scheme): a file whose chunks mix the schemes, some
+ * ending with E- or S- (BIOES only), some with B- or I- (BIO, IOB1; BIOES forbids it), naming
+ * the line of the first chunk end of the fewer kind ("FILE:LINE: tag "S-PER" ends a chunk as
+ * only BIOES ends one ..."; E-/S- on a tie); out of memory. */
+int qkv_corpus_own_scheme(const qkv_corpus *c, qkv_tag_scheme *scheme, qkv_error *err);
 
 /* Word w's FORM / tag (the converted tag after qkv_corpus_convert_scheme): pointer into the corpus text (not NUL-terminated) and its length. */
 static inline const char *qkv_corpus_form(const qkv_corpus *c, int w, size_t *len)

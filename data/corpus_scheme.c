@@ -21,6 +21,26 @@ static void sentence_parts(const qkv_corpus *c, int s, const char *const *tags, 
     }
 }
 
+/* An error naming the first chunk end of the fewer kind when v (the vote of c's own tags) mixes
+ * BIOES's ends with BIO's and IOB1's (qkv_scheme_vote_mixed). */
+static int check_vote(const qkv_corpus *c, const qkv_scheme_vote *v, qkv_error *err)
+{
+    long w;
+    int bioes;
+    if (!qkv_scheme_vote_mixed(v, &w, &bioes))
+        return QKV_OK;
+    size_t len;
+    const char *tag = qkv_corpus_tag(c, (int)w, &len);
+    long others = bioes ? v->n_end_bi : v->n_end_es;
+    return qkv_fail(err,
+                    "%.200s:%d: tag \"%.*s\" ends a chunk %s, but %ld chunk%s of this file end%s %s: a file's span "
+                    "tags are in one scheme (BIO, IOB1 or BIOES), so this tag or those are wrong",
+                    c->name, (int)c->word_line[w], len > 40 ? 40 : (int)len, tag,
+                    bioes ? "as only BIOES ends one (E- or S-)" : "with B- or I- (BIO, IOB1), which BIOES forbids",
+                    others, others == 1 ? "" : "s", others == 1 ? "s" : "",
+                    bioes ? "with B- or I- (BIO, IOB1), which BIOES forbids" : "as only BIOES ends one (E- or S-)");
+}
+
 static int longest_sentence(const qkv_corpus *c)
 {
     int m = 1;
@@ -79,17 +99,22 @@ int qkv_corpus_convert_scheme(qkv_corpus *c, qkv_tag_scheme scheme, qkv_error *e
         free(spans);
         return qkv_fail(err, "%.200s: out of memory converting the tags", c->name);
     }
-    qkv_scheme_vote vote = {0};
+    qkv_scheme_vote vote = QKV_SCHEME_VOTE_INIT;
     size_t pos = 0;
     for (int s = 0; s < c->n_sent; s++) {
         int n = qkv_corpus_sent_len(c, s);
         sentence_parts(c, s, NULL, parts);
-        qkv_scheme_vote_add(&vote, parts, n);
+        qkv_scheme_vote_add(&vote, parts, n, c->sent_start[s]);
         qkv_tags_convert(parts, n, scheme, scratch);
         put_sentence(c, s, parts, true, text, &pos, spans, NULL);
     }
     free(parts);
     free(scratch);
+    if (check_vote(c, &vote, err)) {
+        free(text);
+        free(spans);
+        return QKV_ERR;
+    }
     c->file_scheme = qkv_scheme_vote_result(&vote);
     c->conv_text = text;
     c->conv_tags = spans;
@@ -104,19 +129,24 @@ int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char *
     return c->conv_tags ? qkv_corpus_tags_in_scheme(c, tags, c->file_scheme, buf, out, err) : QKV_OK;
 }
 
-qkv_tag_scheme qkv_corpus_own_scheme(const qkv_corpus *c)
+int qkv_corpus_own_scheme(const qkv_corpus *c, qkv_tag_scheme *scheme, qkv_error *err)
 {
-    if (c->conv_tags)
-        return c->file_scheme;
+    if (c->conv_tags) { /* checked when converted */
+        *scheme = c->file_scheme;
+        return QKV_OK;
+    }
     int m = longest_sentence(c);
     qkv_tag_part *parts = malloc((size_t)m * sizeof *parts);
-    qkv_scheme_vote vote = {0};
-    for (int s = 0; parts && s < c->n_sent; s++) {
+    if (!parts)
+        return qkv_fail(err, "%.200s: out of memory reading the tag scheme", c->name);
+    qkv_scheme_vote vote = QKV_SCHEME_VOTE_INIT;
+    for (int s = 0; s < c->n_sent; s++) {
         sentence_parts(c, s, NULL, parts);
-        qkv_scheme_vote_add(&vote, parts, qkv_corpus_sent_len(c, s));
+        qkv_scheme_vote_add(&vote, parts, qkv_corpus_sent_len(c, s), c->sent_start[s]);
     }
     free(parts);
-    return qkv_scheme_vote_result(&vote);
+    *scheme = qkv_scheme_vote_result(&vote);
+    return check_vote(c, &vote, err);
 }
 
 int qkv_corpus_tags_in_scheme(const qkv_corpus *c, const char *const *tags, qkv_tag_scheme scheme, char **buf,

@@ -123,18 +123,38 @@ size_t qkv_tag_part_format(const qkv_tag_part *p, char *buf, size_t cap)
     return need;
 }
 
-void qkv_scheme_vote_add(qkv_scheme_vote *v, const qkv_tag_part *tags, int n)
+/* Counts the end of a chunk at word (corpus index) by its last tag's kind. */
+static void vote_end(qkv_scheme_vote *v, char kind, long word)
+{
+    bool es = kind == 'E' || kind == 'S';
+    long *n = es ? &v->n_end_es : &v->n_end_bi, *first = es ? &v->first_end_es : &v->first_end_bi;
+    if ((*n)++ == 0)
+        *first = word;
+}
+
+void qkv_scheme_vote_add(qkv_scheme_vote *v, const qkv_tag_part *tags, int n, long first)
 {
     static const qkv_tag_part outside = {'O', "", 0};
     for (int i = 0; i < n; i++) {
-        const qkv_tag_part *prev = i ? &tags[i - 1] : &outside;
+        const qkv_tag_part *prev = i ? &tags[i - 1] : &outside, *next = i + 1 < n ? &tags[i + 1] : &outside;
         if (tags[i].kind == 'E' || tags[i].kind == 'S')
             v->n_e_s++;
         else if (chunk_starts(prev, &tags[i]) && tags[i].kind == 'B')
             v->n_start_b++;
         else if (chunk_starts(prev, &tags[i]) && tags[i].kind == 'I')
             v->n_start_i++;
+        if (tags[i].type_len > 0 && strchr("BIES", tags[i].kind) && chunk_ends(&tags[i], next))
+            vote_end(v, tags[i].kind, first + i);
     }
+}
+
+int qkv_scheme_vote_mixed(const qkv_scheme_vote *v, long *word, int *bioes)
+{
+    if (!v->n_end_es || !v->n_end_bi)
+        return 0;
+    *bioes = v->n_end_es <= v->n_end_bi;
+    *word = *bioes ? v->first_end_es : v->first_end_bi;
+    return 1;
 }
 
 qkv_tag_scheme qkv_scheme_vote_result(const qkv_scheme_vote *v)

@@ -73,14 +73,24 @@ void qkv_tags_convert(qkv_tag_part *tags, int n, qkv_tag_scheme scheme, qkv_chun
 size_t qkv_tag_part_format(const qkv_tag_part *p, char *buf, size_t cap);
 
 /* The scheme a corpus is written in, from its sentences' tags: qkv_scheme_vote_add on each
- * sentence, then qkv_scheme_vote_result: BIOES when a tag has the prefix E or S, IOB1 when more
- * chunks start with I- than with B- (in BIO only an invalid sequence starts one with I-, in
- * IOB1 only a chunk right after one of its type starts with B-), else BIO (also for no chunks). */
+ * sentence (first: the index of its first word in the corpus), then qkv_scheme_vote_result:
+ * BIOES when a tag has the prefix E or S, IOB1 when more chunks start with I- than with B- (in
+ * BIO only an invalid sequence starts one with I-, in IOB1 only a chunk right after one of its
+ * type starts with B-), else BIO (also for no chunks). The vote also counts how chunks of span
+ * tags end: as only BIOES ends them (E-, S-) or with B- or I- (BIO and IOB1; BIOES forbids it),
+ * with the word of the first of each (-1: none yet; start a vote with QKV_SCHEME_VOTE_INIT). */
 typedef struct qkv_scheme_vote {
     long n_e_s, n_start_b, n_start_i;
+    long n_end_es, n_end_bi;     /* chunks ending with E- or S- / with B- or I- */
+    long first_end_es, first_end_bi; /* the corpus index of the first such end, or -1 */
 } qkv_scheme_vote;
-void qkv_scheme_vote_add(qkv_scheme_vote *v, const qkv_tag_part *tags, int n);
+#define QKV_SCHEME_VOTE_INIT {0, 0, 0, 0, 0, -1, -1}
+void qkv_scheme_vote_add(qkv_scheme_vote *v, const qkv_tag_part *tags, int n, long first);
 qkv_tag_scheme qkv_scheme_vote_result(const qkv_scheme_vote *v);
+/* Whether the vote's chunks mix the schemes (some end with E- or S-, some with B- or I-); then
+ * *word is the corpus index of the first end of the fewer kind (E-/S- on a tie) and *bioes
+ * whether that kind is BIOES's. */
+int qkv_scheme_vote_mixed(const qkv_scheme_vote *v, long *word, int *bioes);
 
 /* Entity-level counts, overall and per type: a predicted chunk is correct when a gold chunk has
  * the same type, start and end (conlleval's "correct chunk"). Types are kept in their order of

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/text_format.h"
 #include "data/utf8.h"
 
 /* Appends the CoNLL-U line number -> text line number entry. */
@@ -42,6 +43,7 @@ int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const c
         return qkv_fail(err, "%.200s: out of memory", name);
     int status = QKV_OK;
     bool room = true;
+    qkv_text_format_run run = {0, 0};
     for (int32_t line = 1; pos < len && status == QKV_OK; line++) {
         const char *s = data + pos, *nl = memchr(s, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - s) : len - pos;
@@ -51,6 +53,9 @@ int qkv_corpus_read_text_as(qkv_corpus *c, const char *data, size_t len, const c
             status = qkv_fail(err, "%.200s:%d: %s", name, (int)line, problem);
             break;
         }
+        size_t shown = n > 0 && s[n - 1] == '\r' ? n - 1 : n;
+        if ((status = qkv_text_other_format(s, shown, name, (int)line, &run, err)) != QKV_OK)
+            break;
         int id = 0;
         for (size_t i = 0; i < n;) {
             size_t sp;

@@ -1,6 +1,5 @@
 #define _GNU_SOURCE /* fopencookie */
-/* Whole-file reading through zlib's gzread, which decompresses gzip and passes other bytes
- * through unchanged (see textfile.h). */
+/* Reading text, gzip-compressed or not, as a stream or a whole file (see textfile.h). */
 #include "data/textfile.h"
 
 #include <errno.h>
@@ -22,38 +21,15 @@ static bool ends_with_gz(const char *name)
     return n >= 3 && !strcmp(name + n - 3, ".gz");
 }
 
-/* The message for a failed read from g; errno_after is errno right after the failing call. */
-static int stream_error(gzFile g, int zstatus, int errno_after, const char *name, qkv_error *err)
-{
-    int code = zstatus;
-    const char *zmsg = gzerror(g, &code);
-    const char *fd_prefix = zmsg && !strncmp(zmsg, "<fd:", 4) ? strstr(zmsg, ">: ") : NULL;
-    if (fd_prefix) /* zlib says "<fd:N>: reason": the reason alone */
-        zmsg = fd_prefix + 3;
-    if (zstatus != Z_OK)
-        code = zstatus;
-    switch (code) {
-    case Z_ERRNO:
-        return qkv_fail(err, "%.200s: read error: %s", name, strerror(errno_after));
-    case Z_BUF_ERROR:
-        return qkv_fail(err, "%.200s: truncated gzip stream (it ends before its end marker: "
-                             "an incomplete download or copy?)", name);
-    case Z_MEM_ERROR:
-        return qkv_fail(err, "%.200s: out of memory", name);
-    default:
-        return qkv_fail(err, "%.200s: corrupt gzip stream: %s", name, zmsg && *zmsg ? zmsg : "unknown zlib error");
-    }
-}
+static int stream_open_fd(qkv_text_stream *ts, int fd, bool own_fd, const char *name, qkv_error *err);
 
-/* Reads all of g into *text; closes g. */
-static int read_stream(gzFile g, const char *name, char **text, size_t *len, qkv_error *err)
+/* Reads all of the stream ts (open) into *text; closes ts. */
+static int read_all(qkv_text_stream *ts, char **text, size_t *len, qkv_error *err)
 {
+    const char *name = ts->name;
     size_t cap = (size_t)1 << 16, n = 0;
     char *buf = malloc(cap);
-    int status = QKV_OK;
-    if (!buf)
-        status = qkv_fail(err, "%.200s: out of memory", name);
-    gzbuffer(g, 1 << 17);
+    int status = buf ? QKV_OK : qkv_fail(err, "%.200s: out of memory", name);
     while (status == QKV_OK) {
         if (cap - n < 2) {
             if (cap - 1 >= MAX_TEXT) {
@@ -69,33 +45,14 @@ static int read_stream(gzFile g, const char *name, char **text, size_t *len, qkv
             buf = nb;
             cap = bigger;
         }
-        size_t want = cap - n - 1;
-        if (want > (size_t)1 << 30)
-            want = (size_t)1 << 30;
-        errno = 0;
-        int got = gzread(g, buf + n, (unsigned)want);
-        int errno_after = errno;
-        if (got < 0) {
-            status = stream_error(g, Z_OK, errno_after, name, err);
-        } else if (got == 0) { /* the end, or a stream cut short (gzread then returns 0) */
-            int code;
-            gzerror(g, &code);
-            if (code != Z_OK)
-                status = stream_error(g, code, errno_after, name, err);
-            break;
-        } else {
-            n += (size_t)got;
-        }
+        size_t got = fread(buf + n, 1, cap - n - 1, ts->file);
+        n += got;
+        if (got == 0)
+            break; /* the end, or an error the stream keeps for close */
     }
-    if (status == QKV_OK && ends_with_gz(name) && gzdirect(g))
-        status = qkv_fail(err, "%.200s: not a gzip stream (the name ends in .gz, but the file %s)", name,
-                          n ? "does not begin with the gzip bytes 1F 8B" : "is empty");
-    int closed = gzclose_r(g);
-    if (status == QKV_OK && closed != Z_OK)
-        status = closed == Z_BUF_ERROR
-                     ? qkv_fail(err, "%.200s: truncated gzip stream (it ends before its end marker: "
-                                     "an incomplete download or copy?)", name)
-                     : qkv_fail(err, "%.200s: read error (zlib status %d)", name, closed);
+    int closed = qkv_text_stream_close(ts, err);
+    if (status == QKV_OK)
+        status = closed;
     if (status != QKV_OK) {
         free(buf);
         return status;
@@ -109,12 +66,16 @@ static int read_stream(gzFile g, const char *name, char **text, size_t *len, qkv
 /* Takes ownership of fd. */
 static int read_fd_owned(int fd, const char *name, char **text, size_t *len, qkv_error *err)
 {
-    gzFile g = gzdopen(fd, "rb");
-    if (!g) {
+    qkv_text_stream *ts = malloc(sizeof *ts);
+    if (!ts) {
         close(fd);
         return qkv_fail(err, "%.200s: out of memory", name);
     }
-    return read_stream(g, name, text, len, err);
+    int status = stream_open_fd(ts, fd, true, name, err);
+    if (status == QKV_OK)
+        status = read_all(ts, text, len, err);
+    free(ts);
+    return status;
 }
 
 int qkv_text_read(const char *path, char **text, size_t *len, qkv_error *err)
@@ -191,12 +152,19 @@ static ssize_t gzip_read(qkv_text_stream *ts, char *buf, size_t size)
         int ret = inflate(z, Z_NO_FLUSH);
         ts->in_at = ts->in_len - z->avail_in;
         size_t made = before - z->avail_out;
-        if (ret == Z_STREAM_END) { /* another member may follow; other bytes are ignored */
-            if (ts->in_len - ts->in_at < 2 && !ts->eof && stream_fill(ts) < 0)
-                return -1;
+        if (ret == Z_STREAM_END) { /* the end, or another member; any other byte is an error */
+            while (ts->in_len - ts->in_at < 2 && !ts->eof) {
+                ssize_t got = stream_fill(ts);
+                if (got < 0)
+                    return -1;
+                ts->eof = got == 0;
+            }
             if (ts->in_len - ts->in_at >= 2 && (unsigned char)ts->in[ts->in_at] == 0x1F &&
                 (unsigned char)ts->in[ts->in_at + 1] == 0x8B)
                 inflateReset(z);
+            else if (ts->in_at < ts->in_len)
+                return stream_fail(ts, "bytes after the last gzip member are not gzip data (something appended to "
+                                       "the file, or a damaged copy?)");
             else
                 ts->mode = STREAM_DONE;
         } else if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT || ret == Z_STREAM_ERROR) {
@@ -257,12 +225,21 @@ static ssize_t cookie_read(void *cookie, char *buf, size_t size)
 
 int qkv_text_stream_open(qkv_text_stream *ts, const char *path, const char *name, qkv_error *err)
 {
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+    if (fd < 0) {
+        memset(ts, 0, sizeof *ts);
+        return qkv_fail(err, "%.200s: cannot open: %s", name, strerror(errno));
+    }
+    return stream_open_fd(ts, fd, path != NULL, name, err);
+}
+
+/* ts reading fd (closed by qkv_text_stream_close when own_fd, and here on an error). */
+static int stream_open_fd(qkv_text_stream *ts, int fd, bool own_fd, const char *name, qkv_error *err)
+{
     memset(ts, 0, sizeof *ts);
     snprintf(ts->name, sizeof ts->name, "%s", name);
-    ts->fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-    ts->own_fd = path != NULL;
-    if (ts->fd < 0)
-        return qkv_fail(err, "%.200s: cannot open: %s", name, strerror(errno));
+    ts->fd = fd;
+    ts->own_fd = own_fd;
     ts->file = fopencookie(ts, "r", (cookie_io_functions_t){.read = cookie_read});
     if (!ts->file) {
         if (ts->own_fd)

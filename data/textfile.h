@@ -5,8 +5,8 @@
  * row, as `cat a.gz b.gz` makes) is decompressed, anything else is read as it is. A name ending
  * in ".gz" must hold a gzip stream. A stream that is truncated or corrupt (bad compressed data,
  * a CRC or length that does not match) is an error; no partial text is ever returned. Bytes
- * after a complete member that do not begin another member are ignored, as `gzip -d` does
- * (with a warning there). */
+ * after a complete member that do not begin another member (appended text, zero padding, a
+ * damaged member header) are an error too, where `gzip -d` ignores them with a warning. */
 #ifndef QKV_DATA_TEXTFILE_H
 #define QKV_DATA_TEXTFILE_H
 
@@ -20,7 +20,8 @@
  * length in bytes (the NUL not counted) into *len; at most 4 GiB - 2 bytes of text.
  * Errors (*text NULL, *len 0): "PATH: cannot open: <reason>", "PATH: read error: <reason>",
  * "PATH: not a gzip stream ...", "PATH: truncated gzip stream ...", "PATH: corrupt gzip
- * stream: <zlib's reason>", "PATH: text too large ...", "PATH: out of memory". */
+ * stream: <zlib's reason>", "PATH: bytes after the last gzip member are not gzip data ...",
+ * "PATH: text too large ...", "PATH: out of memory". */
 int qkv_text_read(const char *path, char **text, size_t *len, qkv_error *err);
 
 /* The same for an open file descriptor (e.g. 0, standard input), which stays open; name is

@@ -47,6 +47,8 @@ typedef struct ud_file {
     size_t lower_len, cap_lower;
     char *feats;
     size_t feats_len, cap_feats;
+    size_t n_heads;   /* words whose HEAD is a number */
+    int no_head_line; /* the line of the first word whose HEAD is not (0: none) */
 } ud_file;
 
 static void file_free(ud_file *f)
@@ -103,11 +105,13 @@ static bool add_feats(ud_file *f, ud_field feats, uint32_t *off)
     return true;
 }
 
-/* Word fields of line s beyond FORM and UPOS; first: the file's index of the sentence's first word. */
+/* Word fields of line s beyond FORM and UPOS; first: the file's index of the sentence's first
+ * word; line: its line number. */
 typedef struct ud_line {
     const char *s;
     size_t n;
     size_t first;
+    int line;
 } ud_line;
 
 static bool add_word(ud_file *f, ud_span span, bool multiword, const char *form, size_t len, const char *upos,
@@ -130,8 +134,12 @@ static bool add_word(ud_file *f, ud_span span, bool multiword, const char *form,
         w->deprel.len = (size_t)(colon - w->deprel.s);
     size_t i = 0;
     long h = qkv_line_number(head.s, head.len, &i);
-    if (h >= 0 && i == head.len)
+    if (h >= 0 && i == head.len) {
         w->head = h == 0 ? -1 : (int32_t)(ln->first + (size_t)h - 1);
+        f->n_heads++;
+    } else if (!f->no_head_line) {
+        f->no_head_line = ln->line;
+    }
     return add_feats(f, feats, &w->feats_off);
 }
 
@@ -187,7 +195,7 @@ static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
             continue; /* empty nodes are no words of the surface */
         ud_span span;
         bool ok = true;
-        const ud_line ln = {s, n, word_first};
+        const ud_line ln = {s, n, word_first, line};
         if (kind == '-') {
             if (mw_left)
                 return fail_line(err, f->name, line, "a multiword token before the words of the previous one");
@@ -465,6 +473,12 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
     int status = read_file(&g, gold, gold_len, err);
     if (status == QKV_OK)
         status = read_file(&s, sys, sys_len, err);
+    for (ud_file *f = &g; status == QKV_OK && f; f = f == &g ? &s : NULL)
+        if (f->n_heads && f->no_head_line) /* UAS and LAS count every word: no word can go without */
+            status = fail_line(err, f->name, f->no_head_line,
+                               "HEAD (field 7) is no word number where other words have one: UAS and LAS count "
+                               "every word (the CoNLL 2018 scorer refuses such a HEAD)");
+    res->gold_heads = (long)g.n_heads;
     if (status == QKV_OK) {
         size_t k = 0;
         while (k < g.n_chars && k < s.n_chars && g.chars[k] == s.chars[k])

@@ -20,7 +20,7 @@ qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself woul
   gives qkv's batches of an epoch; `padded(...)` lays one out as [B, L] with a padding mask.
 """
 import collections
-import gzip
+import io
 import os
 import re
 import unicodedata
@@ -90,13 +90,40 @@ def feature_string(name, form):
 # ---------------------------------------------------------------- CoNLL-U (data/conllu.c)
 
 
+def gunzip(raw, path):
+    """The bytes of the gzip members of raw in a row, as qkv reads them (data/textfile.h): bytes
+    after the last member that begin no other member, or a member cut short, are a ValueError
+    naming path."""
+    out = []
+    while raw:
+        if raw[:2] != b"\x1f\x8b":
+            raise ValueError(f"{path}: bytes after the last gzip member are not gzip data")
+        d = zlib.decompressobj(wbits=31)
+        out.append(d.decompress(raw))
+        if not d.eof:
+            raise ValueError(f"{path}: truncated gzip stream")
+        raw = d.unused_data
+    return b"".join(out)
+
+
+def open_text(path):
+    """The text of path (gzip when its name ends in .gz or it begins with 1F 8B) as a file of
+    lines, their line ends kept, as qkv reads it."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if path.endswith(".gz") or raw[:2] == b"\x1f\x8b":
+        if raw[:2] != b"\x1f\x8b":
+            raise ValueError(f"{path}: not a gzip stream")
+        raw = gunzip(raw, path)
+    return io.StringIO(raw.decode("utf-8-sig"), newline="")
+
+
 def read_conllu(path, tag_field="upos"):
-    """Sentences as lists of (form, tag); multiword tokens and empty nodes are not words. A path
-    ending in .gz is read through gzip, as qkv reads it."""
+    """Sentences as lists of (form, tag); multiword tokens and empty nodes are not words. Plain
+    or gzip, as qkv reads it (open_text)."""
     col = 3 if tag_field == "upos" else 4
     sents, cur = [], []
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+    with open_text(path) as f:
         for line in f:
             line = line.rstrip("\n").rstrip("\r")
             if not line.strip(" \t"):

@@ -19,12 +19,12 @@ or |dx| > w hidden, never a prefix token's pairs. The class head (models/class_h
 sequence's [CLS] row or the mean of its rows (model.pool) -> classifier, every token given its
 sequence's logits. The other heads are the tagger's (softmax, crf).
 """
-import gzip
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from qkv_torch_data import gunzip
 from qkv_torch_layers import CRF, Attention, Encoder, LayerNorm, Positional, QkvParams, sinusoidal
 
 IMAGE_INPUTS = ("pixels", "patches")
@@ -210,7 +210,7 @@ def read_idx(path):
     with open(path, "rb") as f:
         raw = f.read()
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        raw = gunzip(raw, path)
     if len(raw) < 4 or raw[:2] != b"\0\0" or raw[2] != 0x08:
         raise ValueError(f"{path}: not an IDX file of unsigned bytes")
     n = raw[3]

@@ -22,14 +22,13 @@ and label logits of word t with head j (g = rel.root for ROOT, r_head of word j,
 head)
     y[t, l] = r_dep_t^T rel.U[l] g + rel.w_dep[l] . r_dep_t + rel.w_head[l] . g + rel.b[l].
 """
-import gzip
 
 import h5py
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from qkv_torch_data import encode, padded, plan, read_conllu
+from qkv_torch_data import encode, open_text, padded, plan, read_conllu
 from qkv_torch_layers import CRF, bio_mask
 
 
@@ -188,8 +187,7 @@ def _parser_batch(model, x, bt, batch, starts, o, gold_heads, pred_heads):
 def read_heads(path):
     """Each word's HEAD in a CoNLL-U file (-1 for "_"), words as qkv_torch_data.read_conllu reads them."""
     heads = []
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+    with open_text(path) as f:
         for line in f:
             fields = line.rstrip("\r\n").split("\t")
             if len(fields) != 10 or line.startswith("#") or "-" in fields[0] or "." in fields[0]:

@@ -125,8 +125,8 @@ static qkv_tag_scheme detect(const char *seq)
 {
     char buf[256];
     qkv_tag_part parts[MAX];
-    qkv_scheme_vote v = {0};
-    qkv_scheme_vote_add(&v, parts, parse(seq, buf, parts));
+    qkv_scheme_vote v = QKV_SCHEME_VOTE_INIT;
+    qkv_scheme_vote_add(&v, parts, parse(seq, buf, parts), 0);
     return qkv_scheme_vote_result(&v);
 }
 
@@ -139,6 +139,36 @@ static void test_detect(void **state)
     assert_int_equal(detect("B-PER E-PER O"), QKV_TAG_SCHEME_BIOES);
     assert_int_equal(detect("O S-PER"), QKV_TAG_SCHEME_BIOES);
     assert_int_equal(detect("O O"), QKV_TAG_SCHEME_BIO);
+}
+
+/* Whether seq's chunks mix BIOES's ends (E-, S-) with BIO's (B-, I-): the word of the first end of
+ * the fewer kind (E-/S- on a tie), and whether it is BIOES's; -1 when they do not mix. */
+static long mixed(const char *seq, int *bioes)
+{
+    char buf[256];
+    qkv_tag_part parts[MAX];
+    qkv_scheme_vote v = QKV_SCHEME_VOTE_INIT;
+    qkv_scheme_vote_add(&v, parts, parse(seq, buf, parts), 10);
+    long w = -1;
+    return qkv_scheme_vote_mixed(&v, &w, bioes) ? w : -1;
+}
+
+static void test_mixed(void **state)
+{
+    (void)state;
+    int bioes = -1;
+    assert_int_equal(mixed("B-PER I-PER O B-LOC", &bioes), -1);
+    assert_int_equal(mixed("I-PER I-PER O I-LOC B-LOC", &bioes), -1); /* IOB1 */
+    assert_int_equal(mixed("B-PER E-PER O S-LOC O B-ORG I-ORG E-ORG", &bioes), -1);
+    assert_int_equal(mixed("NN VB DT . NN", &bioes), -1); /* no span tags */
+    /* one stray S- among BIO chunks: the S- (word 10 + 4) */
+    assert_int_equal(mixed("B-PER I-PER O B-LOC S-ORG O B-LOC", &bioes), 14);
+    assert_true(bioes);
+    /* one chunk ending with B- among BIOES chunks: that B- (word 10 + 3) */
+    assert_int_equal(mixed("B-PER E-PER O B-LOC O S-ORG", &bioes), 13);
+    assert_false(bioes);
+    assert_int_equal(mixed("B-PER O E-LOC", &bioes), 12); /* a tie: the E- */
+    assert_true(bioes);
 }
 
 /* Adds gold and predicted sequences (one sentence each, |-separated) to counts. */
@@ -263,13 +293,26 @@ static void test_corpus_scheme(void **state)
     assert_int_equal(qkv_corpus_read_mem(&c, "a\tO\nb\tNN\n", 9, "pos.tsv", &o, &err), QKV_ERR);
     assert_string_equal(err.msg, "pos.tsv:2: data.tag_scheme bioes needs span tags (O, B-, I-, E-, S- and a type), "
                                  "found \"NN\"");
+
+    /* a BIO file with one stray S-: an error naming it, converted or not */
+    const char *mix = "a\tB-PER\nb\tO\n\nc\tB-LOC\nd\tI-LOC\n\ne\tS-ORG\n";
+    const char *want_mix = "mix.tsv:7: tag \"S-ORG\" ends a chunk as only BIOES ends one (E- or S-), but 2 chunks "
+                           "of this file end with B- or I- (BIO, IOB1), which BIOES forbids: a file's span tags are "
+                           "in one scheme (BIO, IOB1 or BIOES), so this tag or those are wrong";
+    assert_int_equal(qkv_corpus_read_mem(&c, mix, strlen(mix), "mix.tsv", &o, &err), QKV_ERR);
+    assert_string_equal(err.msg, want_mix);
+    assert_int_equal(qkv_corpus_read_mem(&c, mix, strlen(mix), "mix.tsv", NULL, &err), QKV_OK);
+    qkv_tag_scheme own;
+    assert_int_equal(qkv_corpus_own_scheme(&c, &own, &err), QKV_ERR);
+    assert_string_equal(err.msg, want_mix);
+    qkv_corpus_free(&c);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split),   cmocka_unit_test(test_chunks), cmocka_unit_test(test_convert),
-        cmocka_unit_test(test_detect),  cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_detect),  cmocka_unit_test(test_mixed), cmocka_unit_test(test_counts),
         cmocka_unit_test(test_corpus_scheme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* Whole-file reading (data/textfile.h): plain bytes as they are, gzip streams decompressed
  * (one member or several), and every damaged stream an error naming the file, with no text:
  * cut short (in the data, in the trailer, after the header), corrupt data or checksum, a .gz
- * name on plain text or on an empty file. The corpus reader and a file descriptor go the same
+ * name on plain text or on an empty file, bytes after the last member (streams too). The corpus reader and a file descriptor go the same
  * way. The compressed input is the committed EWT sample; the expected text comes from gzip. */
 #include "testutil.h"
 
@@ -164,11 +164,57 @@ static void test_damaged_gzip(void **state)
     assert_read_fails(tmpdir, "read error: Is a directory");
 }
 
+/* Reading path as a stream (qkv_text_stream: raw text for a segmenter) fails with the message of
+ * assert_read_fails, after handing on at most the text before the failure. */
+static void assert_stream_fails(const char *path, const char *expected)
+{
+    qkv_text_stream *ts = malloc(sizeof *ts);
+    qkv_error err = {0};
+    assert_int_equal(qkv_text_stream_open(ts, path, path, &err), QKV_OK);
+    char buf[4096];
+    while (fread(buf, 1, sizeof buf, ts->file) > 0)
+        ;
+    assert_int_equal(qkv_text_stream_close(ts, &err), QKV_ERR);
+    free(ts);
+    char want[512];
+    snprintf(want, sizeof want, "%s: %s", path, expected);
+    if (strncmp(err.msg, want, strlen(want)))
+        fail_msg("stream: got \"%s\", expected it to begin with \"%s\"", err.msg, want);
+}
+
+/* Bytes after the last member that begin no other member (text, zero padding, a lone 1F byte)
+ * are an error for every reader: whole files (corpora, IDX), the corpus reader, streams. */
+static void test_trailing_bytes(void **state)
+{
+    (void)state;
+    size_t gz_len;
+    char *gz = file_bytes(EWT_SAMPLE_DEV, &gz_len);
+    static const struct {
+        const char *name, *bytes;
+        size_t len;
+    } TAILS[] = {{"text.conllu.gz", "1\tx\t_\tX\t_\t_\t_\t_\t_\t_\n", 20},
+                 {"zeros.conllu.gz", "\0\0\0\0\0\0\0\0", 8},
+                 {"lone.conllu.gz", "\x1f", 1}};
+    const char *msg = "bytes after the last gzip member are not gzip data";
+    for (size_t k = 0; k < sizeof TAILS / sizeof TAILS[0]; k++) {
+        char *bytes = malloc(2 * gz_len + TAILS[k].len);
+        memcpy(bytes, gz, gz_len);
+        memcpy(bytes + gz_len, gz, gz_len); /* two members, then the tail */
+        memcpy(bytes + 2 * gz_len, TAILS[k].bytes, TAILS[k].len);
+        const char *path = write_tmp(TAILS[k].name, bytes, 2 * gz_len + TAILS[k].len);
+        assert_read_fails(path, msg);
+        assert_stream_fails(path, msg);
+        free(bytes);
+    }
+    free(gz);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_and_gzip),
         cmocka_unit_test(test_damaged_gzip),
+        cmocka_unit_test(test_trailing_bytes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

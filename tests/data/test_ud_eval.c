@@ -143,6 +143,31 @@ static void test_dependencies(void **state)
     assert_score(&r.ufeats, 4, 4, 4);
 }
 
+/* UAS and LAS count every word: a file where some words have a HEAD and others "_" is refused
+ * (gold or system), naming its line; a file with no HEAD at all is scored, gold_heads 0. */
+static void test_heads_missing(void **state)
+{
+    (void)state;
+    const char *gold = D("1", "The", "the", "DET", F_THE, "2", "det") D("2", "cat", "cat", "NOUN", "Number=Sing", "0", "root")
+        "\n" D("1", "Cats", "cat", "NOUN", "_", "_", "_") D("2", "sleep", "sleep", "VERB", "_", "_", "_") "\n";
+    qkv_ud_eval r;
+    qkv_error err = {0};
+    assert_int_equal(qkv_ud_evaluate(gold, strlen(gold), "g", gold, strlen(gold), "s", &r, &err), QKV_ERR);
+    assert_string_equal(err.msg, "g:4: HEAD (field 7) is no word number where other words have one: UAS and LAS "
+                                 "count every word (the CoNLL 2018 scorer refuses such a HEAD)");
+    const char *none = D("1", "The", "the", "DET", F_THE, "_", "_") D("2", "cat", "cat", "NOUN", "_", "_", "_") "\n";
+    const char *full = D("1", "The", "the", "DET", F_THE, "2", "det") D("2", "cat", "cat", "NOUN", "_", "0", "root") "\n";
+    const char *part = D("1", "The", "the", "DET", F_THE, "2", "det") D("2", "cat", "cat", "NOUN", "_", "x", "root") "\n";
+    assert_int_equal(qkv_ud_evaluate(full, strlen(full), "g", part, strlen(part), "s", &r, &err), QKV_ERR);
+    assert_string_equal(err.msg, "s:2: HEAD (field 7) is no word number where other words have one: UAS and LAS "
+                                 "count every word (the CoNLL 2018 scorer refuses such a HEAD)");
+    r = eval_deps(none, full);
+    assert_int_equal(r.gold_heads, 0);
+    r = eval_deps(full, none);
+    assert_int_equal(r.gold_heads, 2);
+    assert_score(&r.uas, 2, 2, 0);
+}
+
 /* XPOS, UFeats, AllTags and Lemmas of aligned words: a gold of one sentence "Cats sleep ." with
  * every column, a system that tokenizes it alike and differs in some columns. */
 #define F(id, form, lemma, upos, xpos, feats) id "\t" form "\t" lemma "\t" upos "\t" xpos "\t" feats "\t_\t_\t_\t_\n"
@@ -186,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_multiword_lcs),
         cmocka_unit_test(test_split_differs),
         cmocka_unit_test(test_dependencies),
+        cmocka_unit_test(test_heads_missing),
         cmocka_unit_test(test_tag_columns),
         cmocka_unit_test(test_errors),
     };

@@ -16,7 +16,8 @@ EOC
     { cat "$SCRATCH/train.log"; fail "qkv train"; }
 ckpt=$SCRATCH/run/checkpoints/last.h5
 # sentences of 2, 1, 2 and 3 words: the 2nd (line 4) and the 4th have no allowed path
-printf 'x\tB-a\ny\tE-a\n\nlone\tB-a\n\nz\tB-a\nw\tE-a\n\nt\tB-a\nh\tB-a\nr\tE-a\n\n' >"$SCRATCH/in.conll"
+# (their gold tags valid BIOES: a file's tags are in one scheme)
+printf 'x\tB-a\ny\tE-a\n\nlone\tS-a\n\nz\tB-a\nw\tE-a\n\nt\tB-a\nh\tE-a\nr\tS-a\n\n' >"$SCRATCH/in.conll"
 "$QKV_BIN" tag "$ckpt" "$SCRATCH/in.conll" >"$SCRATCH/out.conll" 2>"$SCRATCH/tag.err" ||
     { cat "$SCRATCH/tag.err"; fail "qkv tag lost the output"; }
 [ "$(grep -c . "$SCRATCH/out.conll")" = 8 ] || { cat "$SCRATCH/out.conll"; fail "not every word tagged"; }
@@ -28,10 +29,11 @@ grep -qF "in.conll:4: 2 sentences have no tag sequence model.crf_constrained all
 grep -qF "tagged without the constraints" "$SCRATCH/tag.err" || fail "the warning does not say how they were tagged"
 "$QKV_BIN" eval "$ckpt" "$SCRATCH/in.conll" >"$SCRATCH/eval.txt" 2>&1 || { cat "$SCRATCH/eval.txt"; fail "qkv eval"; }
 grep -q "of 8 words" "$SCRATCH/eval.txt" || { cat "$SCRATCH/eval.txt"; fail "eval did not score every word"; }
-# training on such a sentence: the error names its file and line (not its place in a batch)
+# training on such a sentence (its B- ends a chunk, which the file's BIOES forbids): the error
+# names its file and line (not its place in a batch)
 { cat "$SCRATCH/train.conll"; printf 'lone\tB-a\n\n'; } >"$SCRATCH/bad.conll"
 line=$(grep -n '^lone' "$SCRATCH/bad.conll" | cut -d: -f1)
-expect_error "bad.conll:$line: crf: the sentence has no tag sequence the transition mask allows" \
+expect_error "bad.conll:$line: tag \"B-a\" ends a chunk with B- or I- (BIO, IOB1), which BIOES forbids" \
     "$QKV_BIN" train "$SCRATCH/be.yaml" --out "$SCRATCH/bad" --set data.train="$SCRATCH/bad.conll"
 grep -q "tokens\|sentence [0-9]" "$SCRATCH/err" && { cat "$SCRATCH/err"; fail "the error names a place in a batch"; }
 # qkv attention decodes one sentence: the same error, without an index

@@ -27,7 +27,8 @@ static const char ABOUT[] =
     "Span tags (a model whose tags are all O, B-, I-, E-, S- and a type) are written in\n"
     "one scheme: --scheme, else the scheme of FILE's own tags (BIOES when it has E-/S-\n"
     "tags, IOB1 when more chunks start with I- than B-, else BIO; BIO for a file of \"_\"\n"
-    "tags), and BIO for --format text.\n"
+    "tags; a file with chunks ending in E-/S- and others in B-/I- is an error naming the\n"
+    "line of the first of the fewer kind), and BIO for --format text.\n"
     "With an image model (model.input pixels, patches or conv_patches) FILE is an IDX\n"
     "image file and each image gets one line: its class and the class's probability.\n"
     "With a frame model (data.task frames, speech) FILE is a frame corpus (HDF5, made by\n"
@@ -271,8 +272,9 @@ static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, in
     if (qkv_session_parse(s, &s->dev_c, s->cfg.data.batch_tokens, *tags, *heads, &err))
         return qkv_fail_report(&err);
     qkv_report_warnings(s);
-    if (qkv_tags_are_spans(&s->fz) && scheme == QKV_TAG_SCHEME_NONE)
-        scheme = qkv_corpus_own_scheme(&s->dev_c);
+    if (qkv_tags_are_spans(&s->fz) && scheme == QKV_TAG_SCHEME_NONE &&
+        qkv_corpus_own_scheme(&s->dev_c, &scheme, &err))
+        return qkv_fail_report(&err);
     if (qkv_corpus_tags_in_scheme(&s->dev_c, *tags, scheme, out_buf, out_tags, &err))
         return qkv_fail_report(&err);
     return 0;

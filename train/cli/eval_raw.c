@@ -187,6 +187,10 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
         qkv_fail_report(&err);
         goto done;
     }
+    if (res.gold_heads == 0 && qkv_tagger_scored_by(&s.model, QKV_SCORE_ATTACHMENT)) {
+        qkv_fail_reportf("%s: no word has a HEAD (field 7): nothing to score the parser on", gold_path);
+        goto done;
+    }
     if (json) {
         printf("{\"file\": \"%s\", \"tokenizer\": %s%s%s, ", gold_path, tokenizer_path ? "\"" : "",
                tokenizer_path ? shown : "null", tokenizer_path ? "\"" : "");
