@@ -325,7 +325,7 @@ static qkv_tensor *heads_loss(qkv_tape *tp, void *user)
     fixture *f = user;
     const int32_t *tags[2] = {TAGS, TAGS2};
     return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags, NULL,
-                                 NULL);
+                                 0, NULL);
 }
 
 /* The sum of head 0's loss and 0.5 · head 1's, which names its parameters xpos.*; the
@@ -380,7 +380,7 @@ static void test_one_head_loss_is_the_tagger_loss(void **state)
     tp.no_grad = true;
     const int32_t *tags[1] = {TAGS};
     qkv_tensor *a = qkv_tagger_heads_loss(&tp, &f.m, qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
-                                          tags, NULL, NULL);
+                                          tags, NULL, 0, NULL);
     qkv_tensor *b = qkv_tagger_loss(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences, TAGS);
     assert_memory_equal(a->data, b->data, sizeof(qkv_real));
     qkv_tape_free(&tp);
@@ -392,7 +392,7 @@ static qkv_tensor *parser_heads_loss(qkv_tape *tp, void *user)
     fixture *f = user;
     const int32_t *tags[2] = {TAGS, TAGS2};
     return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
-                                 HEADS, NULL);
+                                 HEADS, 0, NULL);
 }
 
 /* A parser (biaffine head 0) with a softmax head of weight 0.5 over one encoder, trained
@@ -423,7 +423,7 @@ static void test_parser_with_tagging_head(void **state)
     double tagger = h1->desc->loss(&tp, h1, l1, f.in.sentences, &(qkv_gold){TAGS2, NULL})->data[0];
     tu_assert_close(parser_heads_loss(&tp, &f)->data[0], parser + 0.5 * tagger, 1e-12);
     const int32_t *tags[2] = {TAGS, TAGS2};
-    assert_null(qkv_tagger_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, NULL, NULL));
+    assert_null(qkv_tagger_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, NULL, 0, NULL));
     assert_non_null(strstr(tp.err.msg, "no gold heads"));
     qkv_tape_free(&tp);
 
