@@ -63,6 +63,10 @@ _Static_assert(sizeof QKV_PROGRESS_NAMES / sizeof QKV_PROGRESS_NAMES[0] == QKV_P
 #define OUT(kinds) "output", (kinds)
 /* Read only by these values of data.task. */
 #define TASK(kinds) "task", (kinds)
+/* Read only by these values of model.input. */
+#define INPUT(kinds) "input", (kinds)
+/* The image input kinds, as the docs and messages name them. */
+#define IMAGE_INPUTS "pixels, patches or conv_patches"
 
 const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("model", "d_model", model.encoder.d_model, 1, 4096, "128", "width of token representations"),
@@ -132,9 +136,17 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT_IN(ENC(L), "model", "lstm_hidden", model.lstm_hidden, 0, 65536, "0",
         "bilstm: hidden size per direction (output 2x this); 0 = d_model / 2"),
     ENUM("model", "input", model.input_kind, QKV_INPUT_KIND_NAMES, "words",
-         "token vectors: words (word features, models/word_input.c), pixels (each pixel of an image a token) or "
-         "patches (patch_size x patch_size squares of an image, flattened and projected: ViT)"),
-    INT("model", "patch_size", model.patch_size, 1, 1024, "4", "input patches: side of a square patch in pixels"),
+         "token vectors: words (word features, models/word_input.c), pixels (each pixel of an image a token), "
+         "patches (patch_size x patch_size squares of an image, flattened and projected: ViT) or conv_patches "
+         "(stem_layers 3x3 convolutions over the image, then its patch_size x patch_size patches projected: a "
+         "convolutional stem, the hybrid ViT)"),
+    INT("model", "patch_size", model.patch_size, 1, 1024, "4",
+        "input patches, conv_patches: side of a square patch in pixels"),
+    INT_IN(INPUT(1u << QKV_INPUT_CONV_PATCHES), "model", "stem_layers", model.stem_layers, 0, 16, "2",
+        "conv_patches: 3x3 convolution blocks (stride 1, padding 1, layer norm, model.activation) before the patch "
+        "embedding; 0 = the patch embedding over the image"),
+    INT_IN(INPUT(1u << QKV_INPUT_CONV_PATCHES), "model", "stem_channels", model.stem_channels, 1, 1024, "32",
+        "conv_patches: channels of each stem convolution"),
     BOOL("model", "cls_token", model.cls_token, "false",
          "image inputs: a learned [CLS] token before each image's tokens (for model.pool cls)"),
     ENUM_IN(OUT(1u << QKV_OUTPUT_CLASS), "model", "pool", model.pool, QKV_SEQ_POOL_NAMES, "mean",
@@ -154,7 +166,7 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "tag: a tag per word; segment: a label per character of each paragraph of CoNLL-U files (from # text, "
          "SpaceAfter=No and multiword tokens), a tokenizer and sentence splitter for qkv tag --tokenizer; frames: a "
          "label per speech frame of HDF5 frame corpora (qkv speech), the model's input being the frames; images: one "
-         "class per image of IDX files (model.input pixels or patches; a config of an image input that says tag, "
+         "class per image of IDX files (model.input " IMAGE_INPUTS "; a config of an image input that says tag, "
          "or says no task, is read as images)"),
     ENUM("data", "source", data.source, QKV_SOURCE_NAMES, "files",
          "files (train/dev paths) or synthetic (the built-in generated corpus)"),
@@ -383,19 +395,19 @@ static int image_keys(const void *c, const char *where, qkv_error *err)
     const char *input = QKV_INPUT_KIND_NAMES[m->input_kind];
     bool img = image_input(m);
     if (img != (r->data.task == QKV_TASK_IMAGES))
-        return qkv_fail(err, "%s: data.task = %s and model.input = %s: the images task reads an image input (pixels "
-                        "or patches), and an image input is read by the images task only", where,
+        return qkv_fail(err, "%s: data.task = %s and model.input = %s: the images task reads an image input ("
+                        IMAGE_INPUTS "), and an image input is read by the images task only", where,
                         QKV_TASK_NAMES[r->data.task], input);
     if (img && m->output != QKV_OUTPUT_CLASS)
         return qkv_fail(err, "%s: model.input = %s needs model.output = class (one class per image), got %s", where,
                         input, QKV_OUTPUT_NAMES[m->output]);
     if (!img && m->output == QKV_OUTPUT_CLASS)
-        return qkv_fail(err, "%s: model.output = class needs an image input (model.input pixels or patches), got %s",
+        return qkv_fail(err, "%s: model.output = class needs an image input (model.input " IMAGE_INPUTS "), got %s",
                         where, input);
     if (m->encoder_kind == QKV_ENCODER_TRANSFORMER && QKV_POS_DESCS[m->positional]->needs_grid &&
         QKV_POS_DESCS[m->positional]->group == QKV_POS_ADDITIVE && !img)
         return qkv_fail(err, "%s: model.positional = %s is a 2-D encoding: it needs an image input (model.input "
-                        "pixels or patches), got %s", where, QKV_POS_KIND_NAMES[m->positional], input);
+                        IMAGE_INPUTS "), got %s", where, QKV_POS_KIND_NAMES[m->positional], input);
     int p = img ? QKV_INPUT_DESCS[m->input_kind]->patch(m) : 1;
     if (img && (r->data.image_rows % p || r->data.image_cols % p))
         return qkv_fail(err, "%s: model.patch_size = %d does not divide the images' data.image_rows x "
@@ -404,9 +416,9 @@ static int image_keys(const void *c, const char *where, qkv_error *err)
         return qkv_fail(err, "%s: model.char_dim = %d is for words: an image input has no characters", where,
                         m->chars.char_dim);
     if (!img && r->data.valid_fraction > 0)
-        return qkv_fail(err, "%s: data.valid_fraction is for image inputs (model.input pixels or patches)", where);
+        return qkv_fail(err, "%s: data.valid_fraction is for image inputs (model.input " IMAGE_INPUTS ")", where);
     if (!img && r->data.augment != QKV_AUGMENT_NONE)
-        return qkv_fail(err, "%s: data.augment = %s is for image inputs (model.input pixels or patches)", where,
+        return qkv_fail(err, "%s: data.augment = %s is for image inputs (model.input " IMAGE_INPUTS ")", where,
                         QKV_AUGMENT_NAMES[r->data.augment]);
     if (img && r->data.valid_fraction > 0 && r->data.dev[0])
         return qkv_fail(err, "%s: data.valid_fraction and data.dev both give a dev set: choose one", where);
@@ -508,7 +520,7 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      "softmax over each word's tags)",
      crf_smoothing},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
-     "an image input (`model.input` pixels or patches) goes with `data.task=images` (a config of an image input that "
+     "an image input (`model.input` " IMAGE_INPUTS ") goes with `data.task=images` (a config of an image input that "
      "says `tag` is read as images) and needs `model.output=class`, a `model.patch_size` that divides "
      "`data.image_rows` and `data.image_cols`, and `model.char_dim` 0; `model.output=class`, the 2-D positional kinds, "
      "`data.valid_fraction` and `data.augment` need an image input; `data.valid_fraction` and `data.dev` exclude each other",

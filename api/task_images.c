@@ -1,4 +1,4 @@
-/* The task images (api/task.h; model.input pixels or patches, an input kind with a patch
+/* The task images (api/task.h; model.input pixels, patches or conv_patches, an input kind with a patch
  * hook): IDX images and labels (data/idx.h) as datasets of token vectors, one class per image,
  * the class names as the tag set, the validation split, and the augmentation of training
  * batches (data/image_augment.h). */

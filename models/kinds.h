@@ -29,7 +29,8 @@
     X(WORDS, "words", qkv_words_input)                                                                \
     X(FRAMES, "frames", qkv_frames_input)                                                               \
     X(PIXELS, "pixels", qkv_pixels_input)                                                             \
-    X(PATCHES, "patches", qkv_patches_input)
+    X(PATCHES, "patches", qkv_patches_input)                                                          \
+    X(CONV_PATCHES, "conv_patches", qkv_conv_patches_input)
 #define QKV_ENCODER_KINDS(X)                                                                          \
     X(TRANSFORMER, "transformer", qkv_transformer_encoder)                                            \
     X(BILSTM, "bilstm", qkv_bilstm_encoder)                                                           \
@@ -51,7 +52,8 @@ typedef enum { QKV_ENCODER_KINDS(QKV_ENCODER_ENUM_) QKV_ENCODER_KIND_COUNT } qkv
  * biaffine dependency parser (its targets are arcs: HEAD, with DEPREL as its tags), or one class
  * per sequence (an image). */
 typedef enum { QKV_HEAD_KINDS(QKV_HEAD_ENUM_) QKV_OUTPUT_COUNT } qkv_output_kind;
-/* The kinds' names (index = value), then NULL: "words", "frames", "pixels", "patches"; "transformer",
+/* The kinds' names (index = value), then NULL: "words", "frames", "pixels", "patches",
+ * "conv_patches"; "transformer",
  * "bilstm", "cnn", "cnn2d"; "softmax", "crf", "biaffine", "class". */
 extern const char *const QKV_INPUT_KIND_NAMES[];
 extern const char *const QKV_ENCODER_KIND_NAMES[];

@@ -73,14 +73,17 @@ typedef struct qkv_tagger_config {
     qkv_output_kind output;
     bool crf_constrained;            /* crf: BIO (BIOES) constraints from tag_names, training and decoding */
     const char *const *tag_names;    /* [n_tags]; read by qkv_tagger_init only */
-    qkv_input_kind input_kind;       /* words (default), frames, or pixels and patches (images) */
+    qkv_input_kind input_kind;       /* words (default), frames, or pixels, patches and conv_patches
+                                        (images) */
     int d_input;                     /* frames: width of a dense token vector */
     qkv_grid grid;                   /* the 2-D layout of every sequence (lib/grid.h): set by an image
                                         input, rows 0 for words; the tagger copies it into every
                                         attention layer's options (encoder.attn.grid) */
     int rel2d_clip;                  /* positional rel2d: the clip R of the 2-D offsets */
     qkv_cnn2d_pool cnn2d_pool;       /* cnn2d: pooling after each block (lib/nn/conv2d_block.h) */
-    int patch_size;                  /* patches: side of a patch in pixels */
+    int patch_size;                  /* patches, conv_patches: side of a patch in pixels */
+    int stem_layers, stem_channels;  /* conv_patches: 3 x 3 convolution blocks under the patch
+                                        embedding, and their channels */
     bool cls_token;                  /* image inputs: a learned [CLS] token before the grid */
     qkv_seq_pool pool;                   /* class head: a sequence's mean, or its [CLS] token */
     qkv_biaffine_opts biaffine;      /* output biaffine: MLP widths and the tree decoder (its

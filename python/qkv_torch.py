@@ -32,7 +32,8 @@ and causal masks, softmax or relu normalisation.
 
 The data side (features, characters, CoNLL-U, checkpoint reading, qkv's batch plan) is in
 qkv_torch_data.py, the layers in qkv_torch_layers.py, the bench command in qkv_torch_bench.py,
-the biaffine parser head and models of several heads (data.tags a list) in qkv_torch_parse.py:
+the biaffine parser head and models of several heads (data.tags a list) in qkv_torch_parse.py
+(their bench in qkv_torch_parse_bench.py, the classes of their columns in qkv_torch_columns.py):
 load() of such a checkpoint gives that model (no tag(); qkv_torch_parse.run_heads scores it).
 
 Commands:
@@ -52,7 +53,9 @@ Commands:
       trains N steps (AdamW, or with optim.sparse_embeddings AdamW plus the lazy update of the
       embedding rows a batch touches as lib/optim/optim.h; the config's lr schedule, dropout, word dropout, clipping and the
       parameter average of train.ema_decay) on
-      qkv's batches of TRAIN's first epoch, then evaluates DEV; prints one JSON line.
+      qkv's batches of TRAIN's first epoch, then evaluates DEV; prints one JSON line. A parser or
+      a model of several heads trains on the weighted sum of every head's loss
+      (qkv_torch_parse_bench.py).
 """
 import argparse
 import math
@@ -128,6 +131,9 @@ def load_checkpoint(ckpt_path, dtype=torch.float32):
         raise ValueError(f"{ckpt_path} is a segmenter (data.task: segment), "
                          "not a tagger: its labels are per character (qkv tag --tokenizer takes it)")
     kind = input_kind(ck.config)
+    if kind == "conv_patches":
+        raise ValueError(f"{ckpt_path}: the PyTorch port does not read model.input conv_patches (a convolutional "
+                         "stem); it reads pixels and patches")
     if is_multi_head(ck.config):  # a parser, or several columns: qkv_torch_parse.py
         return ck, heads_tagger(ck).to(dtype).eval()
     if kind in IMAGE_INPUTS or kind == "frames":  # dense token vectors: their width from the input's matrix

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """`qkv_torch.py bench` (the PyTorch side of tests/reference/bench.py): the port trained as qkv
-trains (AdamW with qkv's weight-decay groups, or the lazy update of the embedding rows a batch
+trains (AdamW or Adam, optim.name, with qkv's weight-decay groups, or the lazy update of the embedding rows a batch
 touches with optim.sparse_embeddings; the config's lr schedule, dropout, word dropout, clipping
-and parameter average) on qkv's batches, then evaluated; one JSON line."""
+and parameter average) on qkv's batches, then evaluated; one JSON line. A parser or a model of
+several heads: qkv_torch_parse_bench.py, on the same training loop (train_steps)."""
 import json
 import math
 import resource
@@ -36,10 +37,11 @@ def lr_at(step, o, total):
 
 
 def decays(name, p):
-    """AdamW's weight decay applies to matrices that mix features (models/tagger.c): not to
-    rank-1 parameters, embedding tables (embed.*, chars.embed), learned positions (pos.*) or
-    relative position biases (lib/ops/attention.c qkv_mha_create)."""
-    return p.dim() == 2 and not (name.startswith(("embed.", "pos.")) or name == "chars.embed"
+    """The weight decay applies to parameters of rank 2 or more that mix features (models/tagger.c
+    no_decay_vectors; the biaffine head's rel.U [n_tags, l, l] too): not to rank-1 parameters,
+    embedding tables (embed.*, chars.embed), learned positions (pos.*) or relative position
+    biases (lib/ops/attention.c qkv_mha_create)."""
+    return p.dim() >= 2 and not (name.startswith(("embed.", "pos.")) or name == "chars.embed"
                                  or name.endswith((".rel_bias", ".rel2d_bias", ".quadratic")))
 
 
@@ -93,14 +95,39 @@ def cmd_bench(a):
     cfg = ck.config
     if input_kind(cfg) in IMAGE_INPUTS or input_kind(cfg) == "frames":
         return bench_dense(a, ck, model)
+    if hasattr(model, "columns"):  # a parser or several heads: qkv_torch_parse_bench.py
+        from qkv_torch_parse_bench import bench_heads  # it imports this module: loaded when needed
+        return bench_heads(a, ck, model)
     t0 = time.perf_counter()
     train = encode(ck, read_conllu(a.train, cfg["data"]["tags"]))
     dev = encode(ck, read_conllu(a.dev, cfg["data"]["tags"]))
     t_read = time.perf_counter() - t0
     budget = cfg["data"]["batch_tokens"]
     batches = plan(train.starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
+
+    smoothing = float(cfg["train"].get("label_smoothing", 0))  # train.label_smoothing (lib/ops/loss.c)
+
+    def loss_of(bt, batch):
+        logits = model(bt.ids, bt.pad, bt.chars, bt.char_lens)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), bt.tags.reshape(-1), ignore_index=-1,
+                               label_smoothing=smoothing)
+
+    out = train_steps(a, ck, model, train, batches, loss_of)
+    t0 = time.perf_counter()
+    run_logits(model, dev, budget)
+    t_eval = time.perf_counter() - t0
+    print(json.dumps(dict(out, read_seconds=t_read, eval_tokens_per_sec=dev.feats.shape[1] / t_eval,
+                          peak_rss_mb=peak_rss_mb())))
+    return 0
+
+
+def train_steps(a, ck, model, train, batches, loss_of):
+    """Trains model (qkv_torch.Tagger or a model of several heads) on the Encoded `train` over
+    `batches` as qkv trains, the loss of a step loss_of(bt, batch) (bt: the padded batch after
+    word dropout, batch: its sentence indices); leaves the model in eval mode holding the
+    parameter average when train.ema_decay > 0. Returns the JSON fields of the training."""
+    cfg = ck.config
     o, tr = cfg["optim"], cfg["train"]
-    smoothing = float(tr.get("label_smoothing", 0))  # train.label_smoothing (lib/ops/loss.c)
     named = list(model.named_parameters())
     # optim.sparse_embeddings: the tables get the lazy update (lazy_adamw), the rest AdamW
     sparse = bool(o["sparse_embeddings"])
@@ -110,9 +137,13 @@ def cmd_bench(a):
     tables = {id(p) for p in model.embed.values()} | ({id(model.chars.embed)} if model.chars is not None else set())
     dense = [(n, p) for n, p in named if not (sparse and id(p) in tables)]
     lazy_state = {}
-    opt = torch.optim.AdamW([{"params": [p for n, p in dense if decays(n, p)], "weight_decay": o["weight_decay"]},
-                             {"params": [p for n, p in dense if not decays(n, p)], "weight_decay": 0.0}],
-                            lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"])
+    # optim.name adam: the decay is L2, added to the gradient (lib/optim/optim.h), as torch.optim.Adam's
+    if o["name"] not in ("adamw", "adam"):
+        raise ValueError(f"the port's bench trains with optim.name adamw or adam, not {o['name']}")
+    opt = (torch.optim.Adam if o["name"] == "adam" else torch.optim.AdamW)(
+        [{"params": [p for n, p in dense if decays(n, p)], "weight_decay": o["weight_decay"]},
+         {"params": [p for n, p in dense if not decays(n, p)], "weight_decay": 0.0}],
+        lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"])
     # train.ema_decay > 0: qkv updates an average of the parameters after every step (lib/optim/ema.c)
     # and evaluates with it; the port does the same work
     ema_decay = tr["ema_decay"]
@@ -129,9 +160,7 @@ def cmd_bench(a):
             drop = (torch.rand(bt.ids.shape[1:]) < p_word) & ~bt.pad
             for k in word_kinds:
                 bt.ids[k].masked_fill_(drop, 0)
-        logits = model(bt.ids, bt.pad, bt.chars, bt.char_lens)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), bt.tags.reshape(-1), ignore_index=-1,
-                               label_smoothing=smoothing)
+        loss = loss_of(bt, batch)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if clip > 0 and sparse:
@@ -159,18 +188,10 @@ def cmd_bench(a):
         with torch.no_grad():
             for p, v in zip(params, avg):
                 p.copy_(v)
-    t0 = time.perf_counter()
-    run_logits(model, dev, budget)
-    t_eval = time.perf_counter() - t0
-    print(json.dumps({
-        "system": "pytorch", "torch": torch.__version__, "threads": a.threads, "steps": len(batches),
-        "warmup": a.warmup, "train_tokens_after_warmup": tokens_after,
-        "train_seconds_after_warmup": t_end - t_warm,
-        "train_tokens_per_sec": tokens_after / (t_end - t_warm),
-        "total_train_seconds": t_end - t_start, "read_seconds": t_read, "final_loss": float(loss),
-        "eval_tokens_per_sec": dev.feats.shape[1] / t_eval, "peak_rss_mb": peak_rss_mb()}))
-    return 0
-
+    return {"system": "pytorch", "torch": torch.__version__, "threads": a.threads, "steps": len(batches),
+            "warmup": a.warmup, "train_tokens_after_warmup": tokens_after,
+            "train_seconds_after_warmup": t_end - t_warm, "train_tokens_per_sec": tokens_after / (t_end - t_warm),
+            "total_train_seconds": t_end - t_start, "final_loss": float(loss)}
 
 
 def dense_sequences(ck, path, train):

@@ -11,7 +11,8 @@ for data.tags a list of columns): one encoder, as qkv_torch.Tagger's, whose norm
 columns.
 
 The biaffine head (models/biaffine_head.c, lib/ops/biaffine.h; Dozat and Manning 2017, "Deep
-Biaffine Attention for Neural Dependency Parsing"): four one-layer ReLU MLPs over x,
+Biaffine Attention for Neural Dependency Parsing"): four one-layer ReLU MLPs over x (in
+training with dropout after each),
     a_dep, a_head = relu(arc_mlp.{dep,head}.w x + b)  [arc_dim]
     r_dep, r_head = relu(rel_mlp.{dep,head}.w x + b)  [label_dim]
 arc scores of word t over candidate heads j = 0 (ROOT: h_0 = arc.root) and j = 1..n (word j of
@@ -72,8 +73,10 @@ def add_biaffine(owner, d_in, n_tags, arc_dim, label_dim):
     owner.rel = _params(root=(l,), U=(L, l, l), w_dep=(L, l), w_head=(L, l), b=(L,))
 
 
-def _role(lin, x):
-    return torch.relu(F.linear(x, lin.w, lin.b))
+def _role(owner, lin, x):
+    """relu(lin.w x + lin.b), then in training the dropout of model.dropout (models/tagger.c gives
+    the head the encoder's)."""
+    return F.dropout(torch.relu(F.linear(x, lin.w, lin.b)), owner.p, owner.training)
 
 
 def _with_root(root, h):
@@ -84,18 +87,27 @@ def _with_root(root, h):
 def biaffine_arcs(owner, x):
     """Arc scores [B, L, L + 1] of x [B, L, d_in]: [b, t, j] = s[t, j] of sentence b (columns
     past the sentence's n + 1 are padding, not read)."""
-    dep, H = _role(owner.arc_mlp.dep, x), _with_root(owner.arc.root, _role(owner.arc_mlp.head, x))
+    dep, H = _role(owner, owner.arc_mlp.dep, x), _with_root(owner.arc.root, _role(owner, owner.arc_mlp.head, x))
     return torch.matmul(torch.matmul(dep, owner.arc.U), H.transpose(1, 2)) + torch.matmul(H, owner.arc.u)[:, None, :]
+
+
+def label_roles(owner, x):
+    """(r_dep [B, L, label_dim], G [B, L + 1, label_dim]: row 0 rel.root, row j r_head of word j)."""
+    return _role(owner, owner.rel_mlp.dep, x), _with_root(owner.rel.root, _role(owner, owner.rel_mlp.head, x))
+
+
+def labels_at(owner, dep, G, heads):
+    """Label logits [B, L, n_tags] of the roles of label_roles with each word's head heads [B, L]
+    (0 = ROOT, j = word j, < 0: a zero head vector)."""
+    g = torch.gather(G, 1, heads.clamp(min=0)[..., None].expand(-1, -1, G.shape[-1]))
+    g = g * (heads >= 0)[..., None].to(g.dtype)
+    return F.bilinear(dep, g, owner.rel.U) + F.linear(dep, owner.rel.w_dep, owner.rel.b) + F.linear(g, owner.rel.w_head)
 
 
 def biaffine_labels(owner, x, heads):
     """Label logits [B, L, n_tags] of x [B, L, d_in] with each word's head heads [B, L] (0 = ROOT,
     j = word j, < 0: a zero head vector)."""
-    dep = _role(owner.rel_mlp.dep, x)
-    G = _with_root(owner.rel.root, _role(owner.rel_mlp.head, x))
-    g = torch.gather(G, 1, heads.clamp(min=0)[..., None].expand(-1, -1, G.shape[-1]))
-    g = g * (heads >= 0)[..., None].to(g.dtype)
-    return F.bilinear(dep, g, owner.rel.U) + F.linear(dep, owner.rel.w_dep, owner.rel.b) + F.linear(g, owner.rel.w_head)
+    return labels_at(owner, *label_roles(owner, x), heads)
 
 
 def heads_tagger(ck):

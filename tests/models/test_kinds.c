@@ -104,6 +104,9 @@ static void test_input_kinds(void **state)
         if (desc->patch) { /* an image input reads dense vectors of a grid's tokens */
             cfg.grid = IMAGE_GRID;
             cfg.d_input = DI;
+            cfg.patch_size = 2; /* conv_patches: patches of 2 x 2 pixels of one channel, a stem */
+            cfg.stem_layers = 1;
+            cfg.stem_channels = 2;
             for (int i = 0; i < T * DI; i++)
                 IMAGE_DENSE[i] = (float)(i % 5) - 2;
             b.sentences = (qkv_packed){1, IMAGE_OFFSETS};

@@ -7,10 +7,10 @@
                                                [--set section.key=value]...
                                                [--gemm openblas,onednn,bf16] [--busy-core]
 
-Every config is configs/ud_ewt_pos.yaml with data.batch_tokens = 1000 and, for ref and large,
-the model's sizes overridden (ref: d_model 128, 4 heads, 2 layers, d_ff 512, full attention;
-large: d_model 256, 8 heads, 4 layers, d_ff 1024, full attention); ewt is the shipped model
-unchanged. Everything else comes from the shipped config, in both systems: its features, GELU,
+The rows ref, large and ewt are configs/ud_ewt_pos.yaml with data.batch_tokens = 1000 and, for
+ref and large, the model's sizes overridden (ref: d_model 128, 4 heads, 2 layers, d_ff 512, full
+attention; large: d_model 256, 8 heads, 4 layers, d_ff 1024, full attention); ewt is the shipped
+model unchanged. Everything else comes from the shipped config, in both systems: its features, GELU,
 pre-LN, dropout, and whatever it turns on of the character CNN (model.char_dim), relative
 position biases (model.attn_rel_clip) and the parameter average (train.ema_decay) -- the
 PyTorch port builds its model from the resolved config in qkv's checkpoint. --set adds an
@@ -33,6 +33,14 @@ configs/fashion_mnist.yaml and speech frames of long utterances with configs/spe
 banded and whole-utterance attention: tests/reference/bench_dense.py says what each trains and
 evaluates on. Their tokens are image patches (with the [CLS] token) and frames; their FLOPs count
 the input projection too, and the class head once per image.
+
+The row joint (--configs joint) is the shipped English model's tagger and parser,
+configs/ud_ewt_english.yaml unchanged (its own batches of data.batch_tokens, a BiLSTM under the
+biaffine parser and softmax heads for UPOS, XPOS, FEATS and LEMMA) on EWT train and dev; the
+port trains it on every head's loss (python/qkv_torch_parse_bench.py). Its FLOPs count the
+BiLSTM and the heads (tests/reference/bench_parse.py: the formulas, and where the port's
+evaluation does less than qkv's: each word's best head, no tree). Measured on an idle machine:
+  QKV_EWT_DIR=/path/to/ud_english_ewt /usr/bin/python3 tests/reference/bench.py --configs joint --repeats 3
 
 The row quickstart is the README's first command, configs/quickstart.yaml unchanged (its own
 batches of 500 tokens) on the shipped EWT sample (train and dev); under the table, the seconds
@@ -100,6 +108,7 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "python"))
 import qkv_torch  # noqa: E402
 import bench_dense  # noqa: E402  (beside this file)
+import bench_parse  # noqa: E402  (beside this file)
 import bench_tag  # noqa: E402  (beside this file)
 
 CONFIGS = {  # --set overrides of configs/ud_ewt_pos.yaml
@@ -122,6 +131,8 @@ def spec(name, a, ewt, work):
     """(base config, --set overrides, training file, evaluation file) of a row."""
     if name in bench_dense.CONFIGS:
         return bench_dense.spec(name, a, ewt, work)
+    if name in bench_parse.CONFIGS:
+        return bench_parse.spec(name, ewt)
     if name == MAIN_JOB:
         sample = os.path.join(SRC, "data/ud_english_ewt_sample")
         return ("configs/quickstart.yaml", {}, os.path.join(sample, "en_ewt-sample-train.conllu.gz"),
@@ -250,7 +261,11 @@ class Config:
         _, _, self.trn, self.dev = spec(name, a, ewt, a.work)
         ck = qkv_torch.Checkpoint(ckpt)
         m, n_tags = ck.config["model"], len(ck.tags)
-        self.label = label(name, ck.config) + variant.tag
+        self.label = (bench_parse.label if name in bench_parse.CONFIGS else label)(name, ck.config) + variant.tag
+        if name in bench_parse.CONFIGS:
+            bench_parse.facts(self, a, ck, qkv_torch, char_ids)
+            self.check_plan(a, metrics_rows, self.first_tokens)
+            return
         if name in bench_dense.CONFIGS:
             bench_dense.facts(self, name, a, ck, qkv_torch, visible_pairs)
             self.check_plan(a, metrics_rows, self.first_tokens)
@@ -412,9 +427,10 @@ def main():
             sys.exit(f"bench: --set {kv!r}: expected section.key=value")
     names = a.configs.split(",")
     for name in names:
-        if name not in CONFIGS and name not in bench_dense.CONFIGS and name not in (MAIN_JOB, "tag"):
+        if name not in CONFIGS and name not in bench_dense.CONFIGS and name not in bench_parse.CONFIGS \
+                and name not in (MAIN_JOB, "tag"):
             sys.exit(f"bench: --configs: unknown config {name!r} (known: {', '.join(CONFIGS)}, "
-                     f"{', '.join(bench_dense.CONFIGS)}, {MAIN_JOB}, tag)")
+                     f"{', '.join(bench_dense.CONFIGS)}, {', '.join(bench_parse.CONFIGS)}, {MAIN_JOB}, tag)")
     if "tag" in names and ("ewt" not in names or names.index("ewt") > names.index("tag")):
         sys.exit("bench: --configs: tag times qkv tag on the ewt row's model: name ewt before it")
     a.qkv = os.path.join(a.build, "qkv")
@@ -449,7 +465,8 @@ def main():
                         results[name + v.tag] = bench_config(name, a, ewt, work, v)
     load1 = os.getloadavg()
     print(f"qkv vs PyTorch {qkv_torch.torch.__version__}, {a.threads} threads each, {a.steps} steps ({a.warmup} "
-          f"warm-up); EWT rows: EWT train/dev, data.batch_tokens = {BATCH_TOKENS}; quickstart: its own config on the "
+          f"warm-up); EWT rows: EWT train/dev, data.batch_tokens = {BATCH_TOKENS}; joint: the shipped English "
+          f"model's config on EWT train/dev (its own data.batch_tokens); quickstart: its own config on the "
           f"shipped EWT sample; image and speech rows: "
           f"tests/reference/bench_dense.py; {a.repeats} rounds per "
           f"config, the systems taking turns; {time.strftime('%Y-%m-%d %H:%M UTC', start)}")

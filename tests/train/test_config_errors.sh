@@ -32,6 +32,7 @@ check "c.yaml: model.attn_rel_clip does not apply to model.encoder: cnn (it is r
 # keys of a head kind (model.output) and of a task (data.task), as the encoders' keys
 check "c.yaml: model.arc_dim does not apply to model.output: crf (it is read by biaffine only)" $'model:\n  output: crf\n  arc_dim: 100'
 check "c.yaml: model.crf_constrained does not apply to model.output: softmax (it is read by crf only)" $'model:\n  crf_constrained: true'
+check "c.yaml: model.stem_layers does not apply to model.input: words (it is read by conv_patches only)" $'model:\n  stem_layers: 3'
 check "c.yaml: data.frame_stack does not apply to data.task: tag (it is read by frames only)" $'data:\n  frame_stack: 3'
 check "c.yaml: data.lexicon_min_count does not apply to data.task: frames (it is read by segment only)" \
     $'data:\n  task: frames\n  lexicon_min_count: 3'

@@ -27,10 +27,11 @@ static const char ABOUT[] =
     "biaffine) labels the queries with their predicted DEPREL and adds a panel: the\n"
     "probability of each candidate head (ROOT or a word) of each word, the softmax over\n"
     "the word's arc scores.\n"
-    "An image model (model.input pixels or patches) draws one image instead (--image and\n"
-    "--index; default: the first image of the model's own data): the image, then for each\n"
-    "head where one query (--query ROW,COL of the grid, or cls; default: the [CLS] token, or\n"
-    "the grid's centre) attends, in red over the image, its weight to [CLS] in the title.\n"
+    "An image model (model.input pixels, patches or conv_patches) draws one image instead\n"
+    "(--image and --index; default: the first image of the model's own data): the image,\n"
+    "then for each head where one query (--query ROW,COL of the grid, or cls; default: the\n"
+    "[CLS] token, or the grid's centre) attends, in red over the image, its weight to [CLS]\n"
+    "in the title.\n"
     "A model of speech frames is refused. The gnuplot script, with the weights in it (-1 for\n"
     "masked), is written beside the image (FILE.gp).\n";
 

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""`qkv_torch.py bench` for a parser or a model of several heads (qkv_torch_parse.py): the port
+trained as qkv trains it on qkv's batches (qkv_torch_bench.train_steps), then EWT dev evaluated;
+one JSON line, the fields of the tagger's bench.
+
+The training loss (models/tagger_output.c qkv_tagger_heads_loss) is the sum over the heads of
+model.head_weights times each head's loss: the biaffine head's is the mean cross-entropy of
+each word's gold head over ROOT and its sentence's words plus the mean cross-entropy of the
+labels (DEPREL) of the gold arcs (models/biaffine_head.c); a softmax head's is the mean
+cross-entropy of its column's classes (qkv_torch_columns.py); words without a class are not
+targets. Evaluation computes what qkv's evaluation computes per batch (models/biaffine_head.c
+predict): every head's logits and best class, the arc scores, each word's head, the label logits
+of the predicted and of the gold arcs and the losses of the gold arcs and labels, with one
+difference: the port takes each word's best-scoring head, qkv decodes a tree per sentence
+(Chu-Liu/Edmonds or Eisner, lib/tree_decode.h); and qkv keeps the lemma head to the scripts
+the form can take and UPOS and XPOS to the pairs seen in training, the port takes the argmax.
+"""
+import json
+import time
+
+import h5py
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from qkv_torch_bench import peak_rss_mb, train_steps
+from qkv_torch_columns import read_columns
+from qkv_torch_data import NO_TAG, Rng, encode, padded, plan
+from qkv_torch_parse import _padded_heads, biaffine_arcs, label_roles, labels_at
+
+
+def column_vocabs(path, cols):
+    """{column: {class string: id}}: /vocab/tags for column 0, /vocab/tags.<column> after."""
+    with h5py.File(path, "r") as f:
+        def strings(p):
+            return bytes(f[p][()]).decode("utf-8").split("\0")[:-1]
+        return {c: {s: i for i, s in enumerate(strings("/vocab/tags" if h == 0 else f"/vocab/tags.{c}"))}
+                for h, c in enumerate(cols)}
+
+
+class Gold:
+    """A CoNLL-U file under a checkpoint: data (qkv_torch_data.Encoded of the words), tags
+    {column: [n_words] class ids, -1: no class or one unseen in training}, heads [n_words]."""
+
+    def __init__(self, ck, vocabs, path):
+        sents, classes, heads = read_columns(path, list(vocabs))
+        self.data = encode(ck, [[(w, "_") for w in s] for s in sents])
+        self.tags = {c: np.array([NO_TAG if v is None else vocabs[c].get(v, -1) for v in classes[c]], dtype=np.int64)
+                     for c in vocabs}
+        self.heads = np.array(heads, dtype=np.int64)
+
+    def batch(self, batch, L):
+        """(tags {column: [B, L]}, heads [B, L]) of a batch, -1 on padding and where none."""
+        s = self.data.starts
+        return ({c: _padded_heads(np.maximum(t, -1), s, batch, L) for c, t in self.tags.items()},
+                _padded_heads(self.heads, s, batch, L))
+
+
+def mean_ce(logits, targets):
+    """qkv_cross_entropy: mean over the targets >= 0 of logits [..., C], 0 without any."""
+    t = targets.reshape(-1)
+    if not bool((t >= 0).any()):
+        return logits.sum() * 0
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), t, ignore_index=-1)
+
+
+def arc_scores(model, x, lens):
+    """Arc scores [B, L, L + 1] with the columns past each sentence's ROOT and words at -inf."""
+    s = biaffine_arcs(model, x)
+    cols = torch.arange(s.shape[-1])[None, :] > torch.as_tensor(lens)[:, None]
+    return s.masked_fill(cols[:, None, :], float("-inf"))
+
+
+def heads_loss(model, weights, x, bt, tags, heads):
+    """The summed weighted loss of every head (the module's docstring)."""
+    total = 0
+    for h, col in enumerate(model.columns):
+        if h == 0 and hasattr(model, "arc_mlp"):
+            arcs = arc_scores(model, x, bt.lens)
+            labels = labels_at(model, *label_roles(model, x), heads)
+            loss = mean_ce(arcs, heads) + mean_ce(labels, tags[col].masked_fill(heads < 0, -1))
+        else:
+            c = model.classifier if h == 0 else getattr(model, col).classifier
+            loss = mean_ce(F.linear(x, c.w, c.b), tags[col])
+        total = total + weights[h] * loss
+    return total
+
+
+@torch.no_grad()
+def evaluate(model, gold, budget):
+    """qkv's evaluation of the dev set, batch by batch (the module's docstring); its seconds."""
+    t0 = time.perf_counter()
+    for batch in plan(gold.data.starts, budget):
+        bt = padded(gold.data, batch)
+        tags, heads = gold.batch(batch, max(bt.lens))
+        x = model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens)
+        for h, col in enumerate(model.columns):
+            if h == 0 and hasattr(model, "arc_mlp"):
+                arcs = arc_scores(model, x, bt.lens)
+                pred = arcs.argmax(-1).masked_fill(bt.pad, -1)
+                dep, G = label_roles(model, x)
+                labels_at(model, dep, G, pred).argmax(-1)
+                mean_ce(arcs, heads) + mean_ce(labels_at(model, dep, G, heads), tags[col].masked_fill(heads < 0, -1))
+            else:
+                c = model.classifier if h == 0 else getattr(model, col).classifier
+                F.linear(x, c.w, c.b).argmax(-1)
+    return time.perf_counter() - t0
+
+
+def head_weights(config, n):
+    """model.head_weights as n floats (empty: 1 each)."""
+    w = config["model"]["head_weights"]
+    if isinstance(w, str):
+        w = [float(v) for v in w.replace("[", " ").replace("]", " ").replace(",", " ").split()]
+    return [float(v) for v in w] if w else [1.0] * n
+
+
+def bench_heads(a, ck, model):
+    """cmd_bench of a parser or several heads (a: its arguments, ck and model: the loaded checkpoint)."""
+    cfg = ck.config
+    t0 = time.perf_counter()
+    vocabs = column_vocabs(a.checkpoint, model.columns)
+    train, dev = Gold(ck, vocabs, a.train), Gold(ck, vocabs, a.dev)
+    t_read = time.perf_counter() - t0
+    budget = cfg["data"]["batch_tokens"]
+    batches = plan(train.data.starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
+    weights = head_weights(cfg, len(model.columns))
+
+    def loss_of(bt, batch):
+        tags, heads = train.batch(batch, max(bt.lens))
+        return heads_loss(model, weights, model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens), bt, tags, heads)
+
+    out = train_steps(a, ck, model, train.data, batches, loss_of)
+    t_eval = evaluate(model, dev, budget)
+    print(json.dumps(dict(out, read_seconds=t_read, eval_tokens_per_sec=dev.data.starts[-1] / t_eval,
+                          peak_rss_mb=peak_rss_mb())))
+    return 0
