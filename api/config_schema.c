@@ -239,6 +239,11 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     REAL("train", "clip_grad_norm", train.clip_grad_norm, 0, 1e9, "1", "global gradient norm limit; 0 = off"),
     REAL("train", "ema_decay", train.ema_decay, 0, 0.999999, "0",
          "evaluate and save a moving average of the parameters with this decay per step (e.g. 0.999); 0 = off"),
+    REAL("train", "label_smoothing", train.label_smoothing, 0, 0.99, "0",
+         "label smoothing e (Szegedy et al. 2016, section 7): every softmax cross-entropy of the training loss "
+         "(softmax and class heads, a biaffine parser's arcs over each word's candidate heads and its labels) "
+         "takes as target 1-e on the gold class plus e/K on each of the K classes; the logged training loss "
+         "includes it, the dev loss does not; not with model.output crf; 0 = one-hot targets"),
     INT("train", "eval_every", train.eval_every, 0, INT_MAX, "0",
         "evaluate on dev every N steps; 0 = at the end of each epoch"),
     INT("train", "patience", train.patience, 0, 100000, "0",
@@ -459,6 +464,16 @@ static int parser_columns(const void *c, const char *where, qkv_error *err)
                     "(the parser is head 0: its tags are the labels of the arcs)", where, tags);
 }
 
+static int crf_smoothing(const void *c, const char *where, qkv_error *err)
+{
+    const qkv_run_config *cfg = c;
+    if (cfg->model.output != QKV_OUTPUT_CRF || cfg->train.label_smoothing == 0)
+        return QKV_OK;
+    return qkv_fail(err, "%s: train.label_smoothing = %g does not apply to model.output = crf (its loss is the NLL of "
+                    "each sentence's tag sequence, not a softmax over each word's tags); set it to 0", where,
+                    cfg->train.label_smoothing);
+}
+
 static int span_constraints(const void *c, const char *where, qkv_error *err)
 {
     return qkv_run_config_check_spans(c, where, err);
@@ -500,6 +515,10 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
      "are BIO's or BIOES's)",
      span_constraints},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`train.label_smoothing` above 0 excludes `model.output=crf` (a CRF's loss is over whole tag sequences, not a "
+     "softmax over each word's tags)",
+     crf_smoothing},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "an image input (`model.input` " IMAGE_INPUTS ") goes with `data.task=images` (a config of an image input that "
      "says `tag` is read as images) and needs `model.output=class`, a `model.patch_size` that divides "

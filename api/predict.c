@@ -48,7 +48,7 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
         *err = tp->err;
         return QKV_ERR;
     }
-    qkv_gold gold = {qkv_batch_tags(b), qkv_batch_heads(b)};
+    qkv_gold gold = {.tags = qkv_batch_tags(b), .arcs = qkv_batch_heads(b)};
     int status = o->pred ? qkv_tagger_head_predict(tp, m, 0, logits, sentences, &gold,
                                                    &(qkv_prediction){bp, bh, &batch_loss, flags}, err)
                          : qkv_tagger_probs(m, logits, sentences, pb, flags, err);

@@ -42,7 +42,7 @@ static int predict_head(qkv_run_iter *it, qkv_tagger *m, int h, qkv_tensor *hidd
     qkv_tensor *logits = *logits_out = qkv_head_logits(&it->tp, qkv_tagger_head(m, h), hidden, it->in.sentences);
     if (!logits)
         return qkv_fail(err, "%s", it->tp.err.msg);
-    qkv_gold gold = {qkv_batch_column_tags(b, h), qkv_batch_heads(b)};
+    qkv_gold gold = {.tags = qkv_batch_column_tags(b, h), .arcs = qkv_batch_heads(b)};
     if (qkv_tagger_head_predict(&it->tp, m, h, logits, it->in.sentences, &gold, out, err)) {
         if (err->sentence >= 0 && err->sentence < qkv_batch_n_sent(b)) /* its index in ds */
             err->sentence = qkv_batch_sent_id(b, err->sentence);

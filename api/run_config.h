@@ -74,6 +74,7 @@ typedef struct qkv_train_section {
     int seed, epochs, max_steps;
     double word_dropout, clip_grad_norm;
     double ema_decay;       /* parameter moving average (lib/optim/ema.h); 0: none */
+    double label_smoothing; /* ε of the training heads' cross-entropies (models/kinds.h: qkv_gold) */
     int eval_every;         /* steps; 0: at the end of each epoch only */
     int patience;           /* evaluations without improvement; 0: never stop early */
     qkv_select_by select_by; /* the dev score best.h5 and patience follow (train/span_eval.h) */

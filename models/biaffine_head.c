@@ -130,7 +130,8 @@ static int32_t *label_targets(qkv_tape *tp, int T, const int32_t *tags, const in
     return t;
 }
 
-/* The mean cross-entropy over the gold arcs plus that of their labels. */
+/* The mean cross-entropy over the gold arcs plus that of their labels, the targets of both
+ * smoothed by gold->label_smoothing (over a word's candidate heads, over the labels). */
 static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences, const qkv_gold *gold)
 {
     const biaffine_state *st = h->state;
@@ -139,12 +140,14 @@ static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_pack
         return NULL;
     if (!heads)
         return qkv_tape_fail(tp, "biaffine head: the batch has no gold heads (HEAD column)");
-    qkv_tensor *arcs = qkv_arc_cross_entropy(tp, qkv_biaffine_head_arcs(tp, h, x, sentences), sentences, heads);
+    qkv_tensor *arcs = qkv_arc_cross_entropy(tp, qkv_biaffine_head_arcs(tp, h, x, sentences), sentences, heads,
+                                             gold->label_smoothing);
     qkv_tensor *dep = role(tp, st, &st->rel_dep, x), *head = role(tp, st, &st->rel_head, x);
     const int32_t *targets = label_targets(tp, qkv_packed_rows(sentences), tags, heads);
     if (!targets)
         return NULL;
-    qkv_tensor *labels = qkv_cross_entropy(tp, label_logits(tp, st, dep, head, sentences, heads), targets);
+    qkv_tensor *labels = qkv_cross_entropy_smoothed(tp, label_logits(tp, st, dep, head, sentences, heads), targets,
+                                                    gold->label_smoothing);
     return qkv_add(tp, arcs, labels);
 }
 

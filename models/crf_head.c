@@ -107,10 +107,15 @@ static int gold_count(const int32_t *tags, int n)
     return count;
 }
 
-/* The summed sentence NLL (unknown tags marginalised) over the number of gold-tagged tokens. */
+/* The summed sentence NLL (unknown tags marginalised) over the number of gold-tagged tokens.
+ * Label smoothing does not apply: the NLL is of a whole tag sequence, not of a softmax over each
+ * word's tags (gold->label_smoothing > 0 fails the tape). */
 static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const qkv_gold *gold)
 {
     const int32_t *tags = gold->tags;
+    if (!tp->failed && gold->label_smoothing != 0)
+        return qkv_tape_fail(tp, "crf head: label smoothing (%g) does not apply to a CRF's loss, the NLL of each "
+                             "sentence's tag sequence", gold->label_smoothing);
     const qkv_crf_head *c = qkv_head_crf(h);
     qkv_tensor *nll = qkv_crf_nll(tp, lg, c->transitions, c->start, c->end, sentences, tags, qkv_crf_head_mask(c));
     int count = nll ? gold_count(tags, qkv_packed_rows(sentences)) : 0;

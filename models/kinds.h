@@ -149,9 +149,15 @@ typedef struct qkv_head_spec {
 /* What a head is scored against in a batch, position by position: tags [T] (< 0: no gold tag;
  * a per-sequence head reads its sequence's first position), and for a head whose targets are
  * arcs each word's gold arc, arcs [T]: the word it hangs from, 0 = ROOT, k = word k of its own
- * sentence, < 0 = none (tags then label the arcs; may be NULL for the other heads). */
+ * sentence, < 0 = none (tags then label the arcs; may be NULL for the other heads).
+ * label_smoothing ε in [0, 1) (train.label_smoothing; 0: one-hot targets) makes a training loss
+ * whose targets are softmax classes take 1 - ε on the gold class plus ε / K on each of the K
+ * classes (Szegedy et al. 2016, section 7; a parser's arcs: K = the word's candidate heads); the
+ * CRF's sentence loss has no such classes and fails the tape for ε > 0. Predictions' loss_sum
+ * ignores it (the plain NLL). */
 typedef struct qkv_gold {
     const int32_t *tags, *arcs;
+    double label_smoothing;
 } qkv_gold;
 
 /* What a head's predictions are scored by (qkv_head_desc.scores, a set of these bits): the

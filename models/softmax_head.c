@@ -22,11 +22,12 @@ static qkv_tensor *logits(qkv_tape *tp, const qkv_head *h, qkv_tensor *x)
     return qkv_linear(tp, x, c->w, c->b);
 }
 
-/* The mean cross-entropy over the tokens with a gold tag. */
+/* The mean cross-entropy over the tokens with a gold tag, its targets smoothed by
+ * gold->label_smoothing over the n_tags classes. */
 static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed sentences, const qkv_gold *gold)
 {
     (void)h, (void)sentences;
-    return qkv_cross_entropy(tp, lg, gold->tags);
+    return qkv_cross_entropy_smoothed(tp, lg, gold->tags, gold->label_smoothing);
 }
 
 /* The argmax of each row (first on ties); the loss sum in double, max-shifted. */

@@ -157,8 +157,9 @@ qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
  * those tokens; crf, the summed sentence NLL (unknown tags marginalised, the BIO mask applied
  * when constrained) divided by their number (0 when there is none); biaffine (a head with
  * arcs), the mean cross-entropy over the gold arcs [T] plus that of the gold arcs' labels (no
- * gold arcs: NULL). A scalar [1] on tp; NULL when the tape failed. qkv_tagger_loss is it with
- * tags alone. */
+ * gold arcs: NULL). The cross-entropies' targets are smoothed by gold->label_smoothing (a crf
+ * head fails the tape when it is not 0). A scalar [1] on tp; NULL when the tape failed.
+ * qkv_tagger_loss is it with tags alone, no smoothing. */
 qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *tags);
 qkv_tensor *qkv_tagger_gold_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
@@ -189,11 +190,12 @@ int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed s
  * head's kind (a weight of 1 multiplies nothing, so one head gives qkv_tagger_gold_loss
  * exactly). heads [T] (may be NULL: an error of the tape for a head with arcs) are the gold
  * heads of the batch, read by the heads whose targets are arcs (a parser trained with tagging
- * heads over one encoder); the others ignore them. logits (may be NULL) receives each head's
- * logits [T, n_tags_h] (a head with arcs: hidden itself). A scalar [1]; NULL when the tape
- * failed. */
+ * heads over one encoder); the others ignore them. label_smoothing in [0, 1) is every head's
+ * qkv_gold.label_smoothing. logits (may be NULL) receives each head's logits [T, n_tags_h] (a
+ * head with arcs: hidden itself). A scalar [1]; NULL when the tape failed. */
 qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
-                                  const int32_t *const *tags, const int32_t *heads, qkv_tensor **logits);
+                                  const int32_t *const *tags, const int32_t *heads, double label_smoothing,
+                                  qkv_tensor **logits);
 /* Whether head 0 predicts arcs (a dependency parser): the one question of what a model can do
  * that commands ask (a tree to draw, heads to return); what it is scored by is
  * qkv_tagger_scored_by. */

@@ -4,28 +4,22 @@
 
 #include "lib/ops/ops.h"
 
-static qkv_tensor *head_loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *logits, qkv_packed sentences,
-                             const int32_t *tags, const int32_t *arcs)
-{
-    return h->desc->loss(tp, h, logits, sentences, &(qkv_gold){tags, arcs});
-}
-
 qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *tags)
 {
-    return head_loss(tp, &m->heads[0], logits, sentences, tags, NULL);
+    return m->heads[0].desc->loss(tp, &m->heads[0], logits, sentences, &(qkv_gold){tags, NULL, 0});
 }
 
 qkv_tensor *qkv_tagger_gold_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                                  const qkv_gold *gold)
 {
-    return head_loss(tp, &m->heads[0], logits, sentences, gold->tags, gold->arcs);
+    return m->heads[0].desc->loss(tp, &m->heads[0], logits, sentences, gold);
 }
 
 int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err)
 {
-    qkv_gold g = {gold, NULL};
+    qkv_gold g = {gold, NULL, 0};
     return qkv_tagger_head_predict(tp, m, 0, logits, sentences, gold ? &g : NULL,
                                    &(qkv_prediction){pred, NULL, loss_sum, NULL}, err);
 }
@@ -56,7 +50,8 @@ int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed s
 }
 
 qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
-                                  const int32_t *const *tags, const int32_t *heads, qkv_tensor **logits)
+                                  const int32_t *const *tags, const int32_t *heads, double label_smoothing,
+                                  qkv_tensor **logits)
 {
     qkv_tensor *total = NULL;
     for (int i = 0; i < m->n_outputs; i++) {
@@ -64,7 +59,7 @@ qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor 
         qkv_tensor *lg = qkv_head_logits(tp, h, hidden, sentences);
         if (logits)
             logits[i] = lg;
-        qkv_tensor *loss = head_loss(tp, h, lg, sentences, tags[i], heads);
+        qkv_tensor *loss = h->desc->loss(tp, h, lg, sentences, &(qkv_gold){tags[i], heads, label_smoothing});
         if (h->loss_weight != 1.0)
             loss = qkv_scale(tp, loss, h->loss_weight);
         total = total ? qkv_add(tp, total, loss) : loss;

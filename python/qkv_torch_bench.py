@@ -105,9 +105,12 @@ def cmd_bench(a):
     budget = cfg["data"]["batch_tokens"]
     batches = plan(train.starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
 
+    smoothing = float(cfg["train"].get("label_smoothing", 0))  # train.label_smoothing (lib/ops/loss.c)
+
     def loss_of(bt, batch):
         logits = model(bt.ids, bt.pad, bt.chars, bt.char_lens)
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), bt.tags.reshape(-1), ignore_index=-1)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), bt.tags.reshape(-1), ignore_index=-1,
+                               label_smoothing=smoothing)
 
     out = train_steps(a, ck, model, train, batches, loss_of)
     t0 = time.perf_counter()
@@ -239,6 +242,7 @@ def bench_dense(a, ck, model):
     budget = cfg["data"]["batch_tokens"]
     batches = plan(starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
     o, tr = cfg["optim"], cfg["train"]
+    smoothing = float(tr.get("label_smoothing", 0))  # train.label_smoothing (lib/ops/loss.c)
     named = list(model.named_parameters())
     opt = torch.optim.AdamW([{"params": [p for n, p in named if decays(n, p)], "weight_decay": o["weight_decay"]},
                              {"params": [p for n, p in named if not decays(n, p)], "weight_decay": 0.0}],
@@ -248,7 +252,8 @@ def bench_dense(a, ck, model):
     for step, batch in enumerate(batches, 1):
         x, y, pad = dense_batch(seqs, tags, batch)
         logits = model(x, pad)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-1)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-1,
+                               label_smoothing=smoothing)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if tr["clip_grad_norm"] > 0:

@@ -37,7 +37,8 @@ static qkv_tensor *forward(qkv_tape *tp, void *user)
 {
     forward_ctx *c = user;
     qkv_tensor *logits = qkv_tagger_logits(tp, &c->s->model, &c->it->in, -1, NULL);
-    qkv_gold gold = {qkv_batch_tags(&c->it->batch), qkv_batch_heads(&c->it->batch)};
+    qkv_gold gold = {qkv_batch_tags(&c->it->batch), qkv_batch_heads(&c->it->batch),
+                     c->s->cfg.train.label_smoothing};
     return qkv_tagger_gold_loss(tp, &c->s->model, logits, c->it->in.sentences, &gold);
 }
 

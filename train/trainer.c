@@ -120,20 +120,21 @@ static void log_row(trainer *t, int epoch_label)
 
 /* The training loss of batch b on t's tape: head 0's (qkv_tagger_gold_loss), or with several
  * heads the weighted sum of every head's against its column's gold classes and the batch's
- * gold heads (qkv_tagger_heads_loss). */
+ * gold heads (qkv_tagger_heads_loss); targets smoothed by train.label_smoothing. */
 static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
 {
     qkv_tagger *m = &t->s->model;
     if (qkv_tagger_n_outputs(m) == 1) {
         qkv_tensor *logits = qkv_run_iter_logits(&t->it, m, -1, NULL, err);
-        qkv_gold gold = {qkv_batch_tags(b), qkv_batch_heads(b)};
+        qkv_gold gold = {qkv_batch_tags(b), qkv_batch_heads(b), t->s->cfg.train.label_smoothing};
         return qkv_tagger_gold_loss(&t->it.tp, m, logits, t->it.in.sentences, &gold);
     }
     const int32_t *tags[QKV_TAGGER_MAX_HEADS];
     for (int i = 0; i < qkv_tagger_n_outputs(m); i++)
         tags[i] = qkv_batch_column_tags(b, i);
     qkv_tensor *hidden = qkv_run_iter_hidden(&t->it, m, err);
-    return qkv_tagger_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, qkv_batch_heads(b), NULL);
+    return qkv_tagger_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, qkv_batch_heads(b),
+                                 t->s->cfg.train.label_smoothing, NULL);
 }
 
 /* Batch b augmented as the task does it (api/task.h: the images task's random crops and flips,

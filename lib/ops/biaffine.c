@@ -157,6 +157,7 @@ typedef struct {
     int32_t *heads;
     qkv_real *lse; /* [T] log Σ_j exp s[t, j] over the row's candidates */
     int count;
+    double smoothing; /* ε */
 } arc_ce_saved;
 
 static void arc_ce_backward(qkv_tape *tp, qkv_node *node);
@@ -177,7 +178,21 @@ static int check_heads(qkv_tape *tp, const char *op, qkv_packed sent, const int3
     return count;
 }
 
-qkv_tensor *qkv_arc_cross_entropy(qkv_tape *tp, qkv_tensor *scores, qkv_packed sentences, const int32_t *heads)
+/* Row r's loss over its n + 1 candidates with lse = m + log sum: the gold head's NLL when ε = 0,
+ * else the smoothed sum (biaffine.h). */
+static double arc_row_loss(const qkv_real *r, int n, int32_t head, double m, double sum, double eps)
+{
+    const double nll = m + log(sum) - (double)r[head];
+    if (eps == 0)
+        return nll;
+    double total = 0;
+    for (int j = 0; j <= n; j++)
+        total += (double)r[j];
+    return (1 - eps) * nll + eps * (m + log(sum) - total / (n + 1));
+}
+
+qkv_tensor *qkv_arc_cross_entropy(qkv_tape *tp, qkv_tensor *scores, qkv_packed sentences, const int32_t *heads,
+                                  double smoothing)
 {
     QKV_PROFILE_SCOPE("arc_cross_entropy", QKV_PROF_FWD);
     if (tp->failed)
@@ -185,6 +200,8 @@ qkv_tensor *qkv_arc_cross_entropy(qkv_tape *tp, qkv_tensor *scores, qkv_packed s
     char sx[64];
     if (!scores || !heads || scores->rank != 2)
         return qkv_tape_fail(tp, "arc_cross_entropy: scores must be a matrix [T, C] and heads given");
+    if (!(smoothing >= 0 && smoothing < 1))
+        return qkv_tape_fail(tp, "arc_cross_entropy: label smoothing %g is outside [0, 1)", smoothing);
     const qkv_packed sent = qkv_tape_packed(tp, "arc_cross_entropy", sentences, scores, true);
     if (!sent.offsets)
         return NULL;
@@ -212,11 +229,11 @@ qkv_tensor *qkv_arc_cross_entropy(qkv_tape *tp, qkv_tensor *scores, qkv_packed s
                 sum += exp((double)r[j] - m);
             lse[t] = (qkv_real)(m + log(sum));
             if (heads[t] >= 0)
-                total += m + log(sum) - (double)r[heads[t]];
+                total += arc_row_loss(r, n, heads[t], m, sum, smoothing);
         }
     }
     y->data[0] = (qkv_real)(count ? total / count : 0.0);
-    *s = (arc_ce_saved){.sent = sent, .heads = hc, .lse = lse, .count = count};
+    *s = (arc_ce_saved){.sent = sent, .heads = hc, .lse = lse, .count = count, .smoothing = smoothing};
     qkv_tensor *inputs[1] = {scores};
     qkv_node *node = qkv_tape_record(tp, "arc_cross_entropy", arc_ce_backward, y, 1, inputs);
     if (node)
@@ -232,17 +249,24 @@ static void arc_ce_backward(qkv_tape *tp, qkv_node *node)
     if (!dx || s->count == 0)
         return;
     const int C = x->shape[1];
-    const double coef = (double)node->out->grad[0] / s->count;
+    const double coef = (double)node->out->grad[0] / s->count, eps = s->smoothing;
+    /* the target: 1 - ε on the gold head, ε / (n + 1) on each candidate */
+    const double gold = eps == 0 ? coef : coef * (1 - eps);
     for (int i = 0; i < s->sent.n; i++) {
         const int n = qkv_packed_len(s->sent, i);
+        const double spread = coef * eps / (n + 1);
         for (int t = s->sent.offsets[i]; t < s->sent.offsets[i + 1]; t++) {
             if (s->heads[t] < 0)
                 continue;
             const qkv_real *r = x->data + (size_t)t * C;
             qkv_real *g = dx + (size_t)t * C;
-            for (int j = 0; j <= n; j++)
-                g[j] += (qkv_real)(coef * exp((double)r[j] - (double)s->lse[t]));
-            g[s->heads[t]] -= (qkv_real)coef;
+            if (eps == 0)
+                for (int j = 0; j <= n; j++)
+                    g[j] += (qkv_real)(coef * exp((double)r[j] - (double)s->lse[t]));
+            else
+                for (int j = 0; j <= n; j++)
+                    g[j] += (qkv_real)(coef * exp((double)r[j] - (double)s->lse[t]) - spread);
+            g[s->heads[t]] -= (qkv_real)gold;
         }
     }
 }

@@ -24,13 +24,17 @@ qkv_tensor *qkv_biaffine_arcs(qkv_tape *tp, qkv_tensor *dep, qkv_tensor *head, q
                               qkv_tensor *u, qkv_packed sentences);
 
 /* Mean cross-entropy over the words with a gold head: for row t of a sentence of n words, the
- * softmax over columns 0..n of scores [T, C] (C > the longest sentence) and the gold head
- * heads[t] (0..n; < 0: the row is ignored):
- *     loss = (1 / |R|) Σ_{t ∈ R} (log Σ_{j <= n} exp s[t, j] - s[t, heads[t]]),
+ * softmax over its K = n + 1 candidate heads, columns 0..n of scores [T, C] (C > the longest
+ * sentence), and the gold head heads[t] (0..n; < 0: the row is ignored), with label smoothing ε
+ * (Szegedy et al. 2016, section 7: the target is 1 - ε on the gold head plus ε / K on each
+ * candidate; ε = 0, one-hot, takes the path without the smoothing terms, bit for bit):
+ *     loss = (1 / |R|) Σ_{t ∈ R} [(1 - ε)(lse_t - s[t, heads[t]]) + ε (lse_t - (1/K) Σ_{j <= n} s[t, j])],
+ *     lse_t = log Σ_{j <= n} exp s[t, j],
  * max-shifted, sums in double; no gold head at all gives 0 and a zero gradient. The heads are
- * copied. One tape node "arc_cross_entropy". Tape errors: a head > n (naming the row), shapes,
- * bad sentences. */
-qkv_tensor *qkv_arc_cross_entropy(qkv_tape *tp, qkv_tensor *scores, qkv_packed sentences, const int32_t *heads);
+ * copied. One tape node "arc_cross_entropy". Tape errors: a head > n (naming the row), ε outside
+ * [0, 1), shapes, bad sentences. */
+qkv_tensor *qkv_arc_cross_entropy(qkv_tape *tp, qkv_tensor *scores, qkv_packed sentences, const int32_t *heads,
+                                  double smoothing);
 
 /* Each word's head vector: row t of the result is root [d] when heads[t] = 0, x[first word of
  * t's sentence + heads[t] - 1] when heads[t] >= 1, zeros when heads[t] < 0. x [T, d] -> [T, d].

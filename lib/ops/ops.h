@@ -89,6 +89,11 @@ qkv_tensor *qkv_add_dropout(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, double p
  * over the rows not ignored -> scalar [1]. All rows ignored: loss 0, gradient 0 (never NaN).
  * A target >= C fails the tape. Computed by max-shifted log-sum-exp; the targets are copied. */
 qkv_tensor *qkv_cross_entropy(qkv_tape *tp, qkv_tensor *logits, const int32_t *targets);
+/* The same with label smoothing (Szegedy et al. 2016, section 7): each kept row's target is
+ * (1 - smoothing) on its class plus smoothing / C on each of the C classes, so a row's loss is
+ * (1 - ε)(-log p_t) - (ε / C) Σ_k log p_k (PyTorch's cross_entropy(label_smoothing=ε)).
+ * smoothing in [0, 1), else the tape fails; 0 is qkv_cross_entropy bit for bit. */
+qkv_tensor *qkv_cross_entropy_smoothed(qkv_tape *tp, qkv_tensor *logits, const int32_t *targets, double smoothing);
 
 /* --- lib/ops/reduce.c -------------------------------------------------------------------- */
 /* Sum / mean of all elements -> scalar [1]. */

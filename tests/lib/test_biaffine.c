@@ -24,13 +24,13 @@ static qkv_tensor *arcs_fn(qkv_tape *tp, void *user)
 static qkv_tensor *arc_loss_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_arc_cross_entropy(tp, arcs_fn(tp, user), sents(f), f->heads);
+    return qkv_arc_cross_entropy(tp, arcs_fn(tp, user), sents(f), f->heads, 0);
 }
 
 static qkv_tensor *ce_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_arc_cross_entropy(tp, f->scores, sents(f), f->heads);
+    return qkv_arc_cross_entropy(tp, f->scores, sents(f), f->heads, 0);
 }
 
 static qkv_tensor *gather_fn(qkv_tape *tp, void *user)

@@ -40,7 +40,7 @@ static void make(fixture *f, qkv_tree_decoder decoder)
 static qkv_tensor *loss_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return f->h.desc->loss(tp, &f->h, f->x, (qkv_packed){B, OFFSETS}, &(qkv_gold){TAGS, HEADS});
+    return f->h.desc->loss(tp, &f->h, f->x, (qkv_packed){B, OFFSETS}, &(qkv_gold){.tags = TAGS, .arcs = HEADS});
 }
 
 static const qkv_real *param(const fixture *f, const char *name)
@@ -130,7 +130,7 @@ static void test_predict_trees(void **state)
             assert_true(qkv_tree_is_valid(heads + OFFSETS[b], OFFSETS[b + 1] - OFFSETS[b], dec == QKV_TREE_EISNER));
         qkv_tape_reset(&tp);
         tp.no_grad = false;
-        assert_null(f.h.desc->loss(&tp, &f.h, f.x, (qkv_packed){B, OFFSETS}, &(qkv_gold){TAGS, NULL}));
+        assert_null(f.h.desc->loss(&tp, &f.h, f.x, (qkv_packed){B, OFFSETS}, &(qkv_gold){.tags = TAGS, .arcs = NULL}));
         assert_non_null(strstr(tp.err.msg, "no gold heads"));
         qkv_tape_free(&tp);
         qkv_head_free(&f.h);

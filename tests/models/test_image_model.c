@@ -151,7 +151,7 @@ static qkv_tensor *model_loss(qkv_tape *tp, void *user)
     fixture *f = user;
     const int32_t *tags[1] = {TAGS};
     return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
-                                 NULL, NULL);
+                                 NULL, 0, NULL);
 }
 
 static void gradcheck_model(qkv_seq_pool pool, qkv_pos_kind pos, uint64_t seed)

@@ -184,11 +184,11 @@ static void check_arc_head(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_p
     qkv_error err;
     qkv_tensor *lg = h->desc->logits(tp, h, x);
     assert_ptr_equal(lg, x);
-    qkv_tensor *loss = h->desc->loss(tp, h, lg, sentences, &(qkv_gold){TAGS, HEADS});
+    qkv_tensor *loss = h->desc->loss(tp, h, lg, sentences, &(qkv_gold){.tags = TAGS, .arcs = HEADS});
     assert_non_null(loss);
     int32_t pred[T], heads[T];
     double sum = -1;
-    assert_int_equal(h->desc->predict(tp, h, lg, sentences, &(qkv_gold){TAGS, HEADS},
+    assert_int_equal(h->desc->predict(tp, h, lg, sentences, &(qkv_gold){.tags = TAGS, .arcs = HEADS},
                                       &(qkv_prediction){pred, heads, &sum, NULL}, &err),
                      QKV_OK);
     tu_assert_close(sum, 6 * loss->data[0], 1e-9);
@@ -237,17 +237,17 @@ static void test_head_kinds(void **state)
             }
             qkv_tensor *lg = qkv_head_logits(&tp, &h[i], x, sentences);
             assert_shape(lg, T, NT);
-            qkv_tensor *loss = h[i].desc->loss(&tp, &h[i], lg, sentences, &(qkv_gold){TAGS, NULL});
+            qkv_tensor *loss = h[i].desc->loss(&tp, &h[i], lg, sentences, &(qkv_gold){.tags = TAGS, .arcs = NULL});
             assert_non_null(loss);
             int32_t pred[T];
             double sum = -1;
             uint8_t flags[B];
-            assert_int_equal(h[i].desc->predict(&tp, &h[i], lg, sentences, &(qkv_gold){TAGS, NULL},
+            assert_int_equal(h[i].desc->predict(&tp, &h[i], lg, sentences, &(qkv_gold){.tags = TAGS, .arcs = NULL},
                                                 &(qkv_prediction){pred, NULL, &sum, NULL}, &err),
                              QKV_OK);
             tu_assert_close(sum, 6 * loss->data[0], 1e-9);
             memset(flags, 9, sizeof flags);
-            assert_int_equal(h[i].desc->predict(&tp, &h[i], lg, sentences, &(qkv_gold){TAGS, NULL},
+            assert_int_equal(h[i].desc->predict(&tp, &h[i], lg, sentences, &(qkv_gold){.tags = TAGS, .arcs = NULL},
                                                 &(qkv_prediction){pred, NULL, &sum, flags}, &err),
                              QKV_OK);
             tu_assert_close(sum, 6 * loss->data[0], 1e-9);
@@ -328,7 +328,7 @@ static qkv_tensor *heads_loss(qkv_tape *tp, void *user)
     fixture *f = user;
     const int32_t *tags[2] = {TAGS, TAGS2};
     return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags, NULL,
-                                 NULL);
+                                 0, NULL);
 }
 
 /* The sum of head 0's loss and 0.5 · head 1's, which names its parameters xpos.*; the
@@ -358,7 +358,7 @@ static void test_two_heads(void **state)
     qkv_tensor *logits0 = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
     double l0 = qkv_tagger_loss(&tp, &f.m, logits0, f.in.sentences, TAGS)->data[0];
     double l1 = h1->desc->loss(&tp, h1, qkv_head_logits(&tp, h1, hidden, f.in.sentences), f.in.sentences,
-                               &(qkv_gold){TAGS2, NULL})->data[0];
+                               &(qkv_gold){.tags = TAGS2, .arcs = NULL})->data[0];
     tu_assert_close(heads_loss(&tp, &f)->data[0], l0 + 0.5 * l1, 1e-12);
     qkv_tape_free(&tp);
     gradcheck_model(&f, heads_loss);
@@ -383,7 +383,7 @@ static void test_one_head_loss_is_the_tagger_loss(void **state)
     tp.no_grad = true;
     const int32_t *tags[1] = {TAGS};
     qkv_tensor *a = qkv_tagger_heads_loss(&tp, &f.m, qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
-                                          tags, NULL, NULL);
+                                          tags, NULL, 0, NULL);
     qkv_tensor *b = qkv_tagger_loss(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences, TAGS);
     assert_memory_equal(a->data, b->data, sizeof(qkv_real));
     qkv_tape_free(&tp);
@@ -395,7 +395,7 @@ static qkv_tensor *parser_heads_loss(qkv_tape *tp, void *user)
     fixture *f = user;
     const int32_t *tags[2] = {TAGS, TAGS2};
     return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
-                                 HEADS, NULL);
+                                 HEADS, 0, NULL);
 }
 
 /* A parser (biaffine head 0) with a softmax head of weight 0.5 over one encoder, trained
@@ -422,11 +422,11 @@ static void test_parser_with_tagging_head(void **state)
     const qkv_head *h1 = qkv_tagger_head(&f.m, 1);
     qkv_tensor *l1 = qkv_head_logits(&tp, h1, hidden, f.in.sentences);
     double parser = qkv_tagger_gold_loss(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
-                                         &(qkv_gold){TAGS, HEADS})->data[0];
-    double tagger = h1->desc->loss(&tp, h1, l1, f.in.sentences, &(qkv_gold){TAGS2, NULL})->data[0];
+                                         &(qkv_gold){.tags = TAGS, .arcs = HEADS})->data[0];
+    double tagger = h1->desc->loss(&tp, h1, l1, f.in.sentences, &(qkv_gold){.tags = TAGS2, .arcs = NULL})->data[0];
     tu_assert_close(parser_heads_loss(&tp, &f)->data[0], parser + 0.5 * tagger, 1e-12);
     const int32_t *tags[2] = {TAGS, TAGS2};
-    assert_null(qkv_tagger_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, NULL, NULL));
+    assert_null(qkv_tagger_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, NULL, 0, NULL));
     assert_non_null(strstr(tp.err.msg, "no gold heads"));
     qkv_tape_free(&tp);
 
@@ -437,13 +437,13 @@ static void test_parser_with_tagging_head(void **state)
     double sum = 0;
     assert_int_equal(qkv_tagger_head_predict(&tp, &f.m, 0, qkv_head_logits(&tp, qkv_tagger_head(&f.m, 0), hidden,
                                                                            f.in.sentences),
-                                             f.in.sentences, &(qkv_gold){TAGS, HEADS},
+                                             f.in.sentences, &(qkv_gold){.tags = TAGS, .arcs = HEADS},
                                              &(qkv_prediction){pred, heads, &sum, NULL}, &err),
                      QKV_OK);
     for (int s = 0; s < B; s++)
         assert_true(qkv_tree_is_valid(heads + OFFSETS[s], OFFSETS[s + 1] - OFFSETS[s], 0));
     assert_int_equal(qkv_tagger_head_predict(&tp, &f.m, 1, qkv_head_logits(&tp, h1, hidden, f.in.sentences),
-                                             f.in.sentences, &(qkv_gold){TAGS2, HEADS},
+                                             f.in.sentences, &(qkv_gold){.tags = TAGS2, .arcs = HEADS},
                                              &(qkv_prediction){pred, heads, &sum, NULL}, &err),
                      QKV_OK);
     for (int t = 0; t < T; t++)

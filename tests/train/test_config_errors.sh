@@ -53,6 +53,10 @@ check "model.encoder = cnn2d needs a 2-D grid of tokens" \
     $'model:\n  encoder: cnn2d\ndata:\n  source: synthetic\n  synthetic_train: 20\n  synthetic_dev: 5'
 check "c.yaml: data.tag_scheme = iob1 cannot train with model.crf_constrained: its constraints are BIO's or BIOES's" \
     $'model:\n  output: crf\n  crf_constrained: true\ndata:\n  train: t.conll\n  tag_scheme: iob1'
+# label smoothing: a float in [0, 1), not with a CRF (its loss is over tag sequences)
+check "c.yaml:2:20: label_smoothing must be between 0 and 0.99, got 1" $'train:\n  label_smoothing: 1'
+check "c.yaml: train.label_smoothing = 0.1 does not apply to model.output = crf" \
+    $'train:\n  label_smoothing: 0.1\nmodel:\n  output: crf\ndata:\n  source: synthetic'
 expect_error "--set train.epochs=0: epochs must be" "$QKV_BIN" train tests/train/synthetic.yaml --set train.epochs=0
 expect_error "missing.yaml: cannot open" "$QKV_BIN" train "$SCRATCH/missing.yaml"
 # a data file that does not exist: named, before training starts
@@ -65,6 +69,9 @@ printf 'model:\n  output: biaffine\n  arc_dim: 100\ndata:\n  tags: deprel\n  sou
 grep -q "note: .*--set model.output=softmax: ignoring model.arc_dim from the file" "$SCRATCH/switch.err" ||
     fail "no note for the ignored model.arc_dim: $(cat "$SCRATCH/switch.err")"
 grep -qx "  arc_dim: 256" "$SCRATCH/switch.yaml" || fail "the ignored model.arc_dim does not resolve to its default"
+expect_error "train.label_smoothing = 0.2 does not apply to model.output = crf" "$QKV_BIN" train tests/train/synthetic.yaml \
+    --set train.label_smoothing=0.2 --set model.output=crf --out "$SCRATCH/run3"
+[ ! -e "$SCRATCH/run3" ] || fail "a run folder was created for label smoothing with a CRF"
 diff <("$QKV_BIN" config --doc) <(sed -n '/^| section |/,$p' configs/README.md) ||
     fail "configs/README.md is not the output of 'qkv config --doc': regenerate its table"
 echo "config errors: ok"
