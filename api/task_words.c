@@ -53,7 +53,9 @@ static int train_data(qkv_session *s, qkv_task_read_fn read, qkv_error *err)
     if (qkv_dataset_n_batchable(&s->train) == 0)
         return qkv_fail(err, "%s: no sentence with words to train on", qkv_corpus_name(&s->train_c));
     s->has_train = true;
-    return qkv_tag_pairs_build(s, err) || qkv_session_lemma_lexicon_build(s, &s->train_c, err);
+    if (qkv_tag_pairs_build(s, err))
+        return QKV_ERR;
+    return s->train_c.fields ? qkv_session_lemma_lexicon_build(s, &s->train_c, err) : QKV_OK;
 }
 
 /* s->dev_c (read already) encoded into s->dev against the featurizer and checked. */

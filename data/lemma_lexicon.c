@@ -74,31 +74,31 @@ static int add_word(records *r, const qkv_corpus *c, int w, bool by_upos)
     return QKV_OK;
 }
 
-static const char *sort_text;
-
-/* Records by key, then script. */
+/* Records "KEY\0SCRIPT" by key, then script. */
 static int cmp_record(const void *a, const void *b)
 {
-    const char *x = sort_text + *(const size_t *)a, *y = sort_text + *(const size_t *)b;
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
     int k = strcmp(x, y);
     return k ? k : strcmp(x + strlen(x) + 1, y + strlen(y) + 1);
 }
 
-/* The entries of the sorted records r kept by the rule into lx (its buf, keys, scripts). */
-static int keep_entries(qkv_lemma_lexicon *lx, const records *r, int min_count)
+/* The entries of the n sorted records rec kept by the rule into lx (its buf, keys, scripts);
+ * bytes: the records' size. */
+static int keep_entries(qkv_lemma_lexicon *lx, const char *const *rec, size_t n, size_t bytes, int min_count)
 {
-    if (!(lx->buf = malloc(r->len + 1)) || !(lx->keys = malloc((r->n + 1) * sizeof *lx->keys)) ||
-        !(lx->scripts = malloc((r->n + 1) * sizeof *lx->scripts)))
+    if (!(lx->buf = malloc(bytes + 1)) || !(lx->keys = malloc((n + 1) * sizeof *lx->keys)) ||
+        !(lx->scripts = malloc((n + 1) * sizeof *lx->scripts)))
         return QKV_ERR;
     size_t used = 0;
-    for (size_t i = 0, j; i < r->n; i = j) {
-        const char *key = r->text + r->at[i];
+    for (size_t i = 0, j; i < n; i = j) {
+        const char *key = rec[i];
+        size_t klen = strlen(key);
         const char *best = NULL;
         size_t best_count = 0;
-        for (j = i; j < r->n && !strcmp(r->text + r->at[j], key);) {
-            const char *script = r->text + r->at[j] + strlen(key) + 1;
+        for (j = i; j < n && !strcmp(rec[j], key);) {
+            const char *script = rec[j] + klen + 1;
             size_t k = j;
-            while (j < r->n && !strcmp(r->text + r->at[j], key) && !strcmp(r->text + r->at[j] + strlen(key) + 1, script))
+            while (j < n && !strcmp(rec[j], key) && !strcmp(rec[j] + klen + 1, script))
                 j++;
             if (j - k > best_count) {
                 best = script;
@@ -108,7 +108,7 @@ static int keep_entries(qkv_lemma_lexicon *lx, const records *r, int min_count)
         size_t total = j - i;
         if (total < (size_t)min_count || 100 * best_count < QKV_LEMMA_LEXICON_SHARE * total)
             continue;
-        size_t klen = strlen(key), slen = strlen(best);
+        size_t slen = strlen(best);
         lx->keys[lx->n] = memcpy(lx->buf + used, key, klen + 1);
         lx->scripts[lx->n++] = memcpy(lx->buf + used + klen + 1, best, slen + 1);
         used += klen + slen + 2;
@@ -131,11 +131,16 @@ int qkv_lemma_lexicon_build(qkv_lemma_lexicon *lx, const qkv_corpus *c, bool by_
     int status = QKV_OK;
     for (int w = 0; w < c->n_words && status == QKV_OK; w++)
         status = add_word(&r, c, w, by_upos);
+    const char **rec = status == QKV_OK ? malloc((r.n + 1) * sizeof *rec) : NULL;
+    if (status == QKV_OK && !rec)
+        status = QKV_ERR;
     if (status == QKV_OK) {
-        sort_text = r.text;
-        qsort(r.at, r.n, sizeof *r.at, cmp_record);
-        status = keep_entries(lx, &r, min_count);
+        for (size_t i = 0; i < r.n; i++)
+            rec[i] = r.text + r.at[i];
+        qsort(rec, r.n, sizeof *rec, cmp_record);
+        status = keep_entries(lx, rec, r.n, r.len, min_count);
     }
+    free(rec);
     free(r.text);
     free(r.at);
     if (status) {
