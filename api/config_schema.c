@@ -194,6 +194,11 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     INT("data", "synthetic_seed", data.synthetic_seed, 0, INT_MAX, "1", "seed of the synthetic grammar"),
     INT("data", "max_train_len", data.max_train_len, 0, 1000000, "0",
         "train only on sentences of at most this many words; 0 = all"),
+    INT_IN(TASK(1u << QKV_TASK_TAG), "data", "lemma_lexicon_min_count", data.lemma_lexicon_min_count, 0, 1000000,
+        "1",
+        "a lemma column: each lowercased training form with its UPOS (the form alone without a UPOS column) seen at "
+        "least this many times, 90% of them with one lemma edit script, is stored with the model, and a word of "
+        "that form and predicted UPOS takes the lemma of that script (data/lemma_lexicon.h); 0 = no lexicon"),
     INT_IN(TASK(1u << QKV_TASK_SEGMENT), "data", "lexicon_min_count", data.seg_lexicon_min_count, 0, 1000000, "1",
         "data.task segment: each whitespace-delimited chunk of the training text that is segmented the "
         "same way each of the at least this many times it occurs is stored with the segmenter and segmented "

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/lemma_lexicon.h"
 #include "api/tag_pairs.h"
 
 /* Every vocabulary of fz (data/features.h: qkv_featurizer_vocab) as GROUP/vocab/<name>, after
@@ -146,7 +147,8 @@ static int write_group(qkv_store_writer *w, const char *group, const qkv_session
     snprintf(params, sizeof params, "%s/params", group);
     snprintf(config, sizeof config, "%s/config", group);
     if (qkv_store_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err) ||
-        save_lexicon(w, group, &s->seg_lexicon, err) || save_tag_pairs(w, group, s, err))
+        save_lexicon(w, group, &s->seg_lexicon, err) || save_tag_pairs(w, group, s, err) ||
+        qkv_lemma_lexicon_save(w, group, s, err))
         return QKV_ERR;
     return qkv_store_write_text(w, config, config_text, err);
 }
@@ -301,6 +303,8 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
         status = load_lexicon(r, where, group, s, err);
     if (status == QKV_OK)
         status = load_tag_pairs(r, where, group, s, err);
+    if (status == QKV_OK)
+        status = qkv_lemma_lexicon_load(r, where, group, s, err);
     if (status == QKV_OK && qkv_session_task(s)->load_state)
         status = qkv_session_task(s)->load_state(s, r, params, err);
     if (status == QKV_OK)

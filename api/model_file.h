@@ -9,6 +9,9 @@
  *   /lexicon/chunks, /lexicon/segs
  *                       a segmenter's lexicon (data/seg_lexicon.h; none when it is empty): its
  *                       chunks in byte order and their segmentations, string lists as above
+ *   /tag_pairs/upos_xpos, /lemma_lexicon/keys, /lemma_lexicon/scripts
+ *                       a tagger's UPOS/XPOS pairs (api/tag_pairs.h) and lemma lexicon
+ *                       (api/lemma_lexicon.h) of its training file, when it has them
  * An export holds nothing else, except for a segmenter bundled with `qkv export --tokenizer`:
  * the same under /segmenter (QKV_SEGMENTER_GROUP: /segmenter/params, /segmenter/vocab,
  * /segmenter/config, /segmenter/lexicon). A training checkpoint adds /optim and /train (what --resume

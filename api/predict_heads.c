@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/run_iter.h"
+#include "api/lemma_lexicon.h"
 #include "api/tag_pairs.h"
 #include "data/columns.h"
 #include "data/lemma_script.h"
@@ -223,16 +224,18 @@ static size_t lemma_room(const qkv_session *s, const qkv_corpus *c, int h, const
         size_t flen;
         qkv_corpus_form(c, w, &flen);
         const char *cls = pred[w] >= 0 ? qkv_featurizer_class(&s->fz, h, pred[w]) : "";
-        room += QKV_COLUMN_VALUE_ROOM(flen, strlen(cls)) + flen + 1;
+        room += QKV_COLUMN_VALUE_ROOM(flen, strlen(cls)) + flen + 1 + qkv_session_lexicon_room(s, flen);
     }
     return room;
 }
 
-/* Head h's lemma of every word of c from its predicted scripts pred into out->values[LEMMA]
- * (strings in out->lemmas); a script that does not apply gives the form (counted). */
-static int decode_lemmas(qkv_session *s, const qkv_corpus *c, int h, const int32_t *pred, qkv_tagged *out,
-                         qkv_error *err)
+/* Head h's lemma of every word of c from its predicted scripts pred[h] into out->values[LEMMA]
+ * (strings in out->lemmas), or the lemma lexicon's for a form and predicted UPOS it lists
+ * (api/lemma_lexicon.h); a script that does not apply gives the form (counted). */
+static int decode_lemmas(qkv_session *s, const qkv_corpus *c, int h, const int32_t *const *heads_pred,
+                         qkv_tagged *out, qkv_error *err)
 {
+    const int32_t *pred = heads_pred[h];
     size_t room = lemma_room(s, c, h, pred), used = 0;
     if (!(out->lemmas = malloc(room)))
         return qkv_fail(err, "out of memory for the lemmas of %d words", c->n_words);
@@ -241,8 +244,11 @@ static int decode_lemmas(qkv_session *s, const qkv_corpus *c, int h, const int32
         size_t flen;
         const char *form = qkv_corpus_form(c, w, &flen);
         char *at = out->lemmas + used;
-        const char *lemma = pred[w] >= 0 ? qkv_column_value(QKV_TAG_LEMMA, form, flen, qkv_featurizer_class(&s->fz, h, pred[w]), at)
-                                         : NULL;
+        const char *lemma = NULL;
+        if (pred[w] >= 0 && qkv_session_lexicon_lemma(s, c, heads_pred, w, at) > 0)
+            lemma = at;
+        else if (pred[w] >= 0)
+            lemma = qkv_column_value(QKV_TAG_LEMMA, form, flen, qkv_featurizer_class(&s->fz, h, pred[w]), at);
         if (lemma && !*lemma) /* a script that deletes the whole form: no lemma */
             lemma = NULL;
         if (!lemma && pred[w] >= 0 && out->n_lemma_fallback++ == 0)
@@ -273,7 +279,7 @@ int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *con
         if (!(out->values[col] = calloc((size_t)n_words + 1, sizeof(char *))))
             status = qkv_fail(err, "out of memory for %d words", n_words);
         else if (col == QKV_TAG_LEMMA)
-            status = decode_lemmas(s, c, h, pred[h], out, err);
+            status = decode_lemmas(s, c, h, pred, out, err);
         else
             for (int w = 0; w < n_words; w++)
                 out->values[col][w] = pred[h][w] >= 0 ? qkv_featurizer_class(&s->fz, h, pred[h][w]) : NULL;

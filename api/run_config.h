@@ -45,6 +45,8 @@ typedef struct qkv_data_section {
     qkv_read_opts read;            /* format, tags (tag_field), tag_column */
     int synthetic_train, synthetic_dev, synthetic_seed;
     int max_train_len;             /* 0: no limit */
+    int lemma_lexicon_min_count;   /* data.task tag, a LEMMA column: the lemma lexicon's least count
+                                      of a training key (data/lemma_lexicon.h); 0 = no lexicon */
     int seg_lexicon_min_count;     /* data.task segment: chunks seen this often in train go into
                                       the lexicon (data/seg_lexicon.h); 0 = no lexicon */
     qkv_feature_config features;   /* the keys fill lower, prefix/suffix_max, shape and the min

@@ -24,6 +24,7 @@ void qkv_session_free(qkv_session *s)
     qkv_warnings_free(&s->warnings);
     qkv_seg_lexicon_free(&s->seg_lexicon);
     free(s->tag_pairs.allowed);
+    qkv_lemma_lexicon_free(&s->lemma_lexicon);
     free(s->config_text);
     memset(s, 0, sizeof *s);
 }

@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "data/features.h"
 #include "data/idx.h"
+#include "data/lemma_lexicon.h"
 #include "data/seg_lexicon.h"
 #include "data/image_augment.h"
 #include "models/tagger.h"
@@ -37,6 +38,7 @@ typedef struct qkv_session {
         int n_upos, n_xpos;     /* the two heads' classes when they were collected */
         uint8_t *allowed;       /* [n_upos * n_xpos] 1: seen; NULL: none kept */
     } tag_pairs;
+    qkv_lemma_lexicon lemma_lexicon; /* the lemmas of training forms (api/lemma_lexicon.h) */
     qkv_tagger model;
     bool model_ready;
     int max_words;              /* the most words a sentence the session tags may have (api/predict.h:

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/lemma_lexicon.h"
 #include "api/tag_pairs.h"
 #include "api/task.h"
 #include "api/task_internal.h"
@@ -27,7 +28,8 @@ static int synthetic_corpus(qkv_corpus *c, const char *name, int n, uint64_t see
 }
 
 /* The training corpus read (or generated), the featurizer built from it unless set, encoded,
- * checked and cut to data.max_train_len; the UPOS/XPOS pairs it shows (api/tag_pairs.h). */
+ * checked and cut to data.max_train_len; the UPOS/XPOS pairs it shows (api/tag_pairs.h) and its lemma lexicon
+ * (api/lemma_lexicon.h). */
 static int train_data(qkv_session *s, qkv_task_read_fn read, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
@@ -51,7 +53,9 @@ static int train_data(qkv_session *s, qkv_task_read_fn read, qkv_error *err)
     if (qkv_dataset_n_batchable(&s->train) == 0)
         return qkv_fail(err, "%s: no sentence with words to train on", qkv_corpus_name(&s->train_c));
     s->has_train = true;
-    return qkv_tag_pairs_build(s, err);
+    if (qkv_tag_pairs_build(s, err))
+        return QKV_ERR;
+    return s->train_c.fields ? qkv_session_lemma_lexicon_build(s, &s->train_c, err) : QKV_OK;
 }
 
 /* s->dev_c (read already) encoded into s->dev against the featurizer and checked. */

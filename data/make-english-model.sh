@@ -4,9 +4,10 @@
 #   1. segmenter: configs/ud_ewt_tokenize.yaml (tokens, multiword tokens, sentences; its lexicon)
 #   2. tagger:    configs/ud_ewt_english.yaml (UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL)
 #   3. export:    both bundled in one float16 file whose parser decodes projective trees
-#                 (Eisner, chosen on dev: it does not enter training), scored on dev (gold
-#                 tokens and raw text), then moved over OUT.h5 in one rename (OUT.h5 is never
-#                 half-written)
+#                 (Eisner, chosen on dev: it does not enter training), with the lemma lexicon
+#                 of the training file (built again: a tagger trained before it was kept has
+#                 none), scored on dev (gold tokens and raw text), then moved over OUT.h5 in
+#                 one rename (OUT.h5 is never half-written)
 # Each stage prints its dev scores and its time. The runs stay in the run folder; run the script
 # again after a kill or a failure and each training resumes from its last checkpoint (a finished
 # stage is not trained again; remove its folder to retrain it).
@@ -71,9 +72,9 @@ stage tagger configs/ud_ewt_english.yaml
 start=$(date +%s)
 tmp=$(dirname "$OUT")/.tmp-$$-$(basename "$OUT")
 trap 'rm -f "$tmp"' EXIT
-echo "== export: $RUNS/tagger/checkpoints/best.h5 with the segmenter, float16, Eisner's trees"
+echo "== export: $RUNS/tagger/checkpoints/best.h5 with the segmenter, float16, Eisner's trees, the lemma lexicon"
 "$QKV" export "$RUNS/tagger/checkpoints/best.h5" --tokenizer "$RUNS/segmenter/checkpoints/best.h5" \
-    --float16 --tree-decoder eisner --out "$tmp"
+    --float16 --tree-decoder eisner --lemma-lexicon "$QKV_EWT_DIR/en_ewt-ud-train.conllu" --out "$tmp"
 dev=$QKV_EWT_DIR/en_ewt-ud-dev.conllu
 echo "== dev, gold tokens"
 "$QKV" eval "$tmp" "$dev"

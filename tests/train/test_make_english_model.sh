@@ -35,6 +35,10 @@ steps=$(awk -F'\t' '$3 == "train" { print $1 }' "$QKV_RUNS/tagger/metrics.tsv" |
 grep -q "^== dev, raw text" "$SCRATCH/log" || fail "no raw-text dev scores printed"
 grep -q "LAS" "$SCRATCH/log" || fail "no LAS among the printed dev scores"
 ls -a "$MODELS" | grep -q tmp && fail "a temporary file is left in $MODELS"
+grep -q "en_ewt-ud-train.conllu: a lemma lexicon of [1-9][0-9]* forms" "$SCRATCH/log" ||
+    fail "the export added no lemma lexicon"
+"$PY" -c "import sys, h5py; sys.exit('lemma_lexicon/keys' not in h5py.File(sys.argv[1], 'r'))" "$OUT" ||
+    fail "the model has no /lemma_lexicon"
 
 # The model tags raw text with every column and one tree per sentence (one root, heads in range).
 echo "The cat sat on the mat. It was happy." | QKV_MODEL=$OUT "$QKV_BIN" tag >"$SCRATCH/tagged.conllu" ||

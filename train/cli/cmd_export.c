@@ -1,7 +1,10 @@
-/* qkv export CHECKPOINT --out FILE [--tokenizer SEG.h5] [--float16] [--tree-decoder mst|eisner] [--force] */
+/* qkv export CHECKPOINT --out FILE [--tokenizer SEG.h5] [--lemma-lexicon TRAIN.conllu] [--float16]
+ *            [--tree-decoder mst|eisner] [--force] */
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
+#include "api/lemma_lexicon.h"
 #include "api/model_file.h"
 #include "api/task.h"
 #include "api/segmenter.h"
@@ -21,11 +24,38 @@ static const char ABOUT[] =
     "never leaves a half-written FILE. With --float16 the weights are stored as IEEE\n"
     "binary16 (half the size; read back as float32, so predictions may change slightly); a\n"
     "weight beyond its range (+-65504) is an error naming it, as is any weight that is not\n"
-    "finite, whether it is exported or loaded.\n";
+    "finite, whether it is exported or loaded. With --lemma-lexicon a model with a lemma head\n"
+    "gets the lemma lexicon of a CoNLL-U file (its training file), as training stores one\n"
+    "(data.lemma_lexicon_min_count), replacing the one CHECKPOINT holds.\n";
+
+/* s's lemma lexicon built from the CoNLL-U file at path (ckpt names the model in messages);
+ * prints what is wrong and returns 1, or 0. */
+static int add_lemma_lexicon(qkv_session *s, const char *ckpt, const char *path)
+{
+    bool has_lemma = false;
+    for (int h = 0; h < qkv_featurizer_n_columns(&s->fz); h++)
+        has_lemma |= s->fz.columns[h] == QKV_TAG_LEMMA;
+    if (!has_lemma || s->cfg.data.lemma_lexicon_min_count <= 0) {
+        fprintf(stderr, "qkv: --lemma-lexicon: %s %s\n", ckpt,
+                has_lemma ? "has data.lemma_lexicon_min_count 0 (no lexicon)" : "has no lemma head");
+        return 1;
+    }
+    qkv_corpus c;
+    qkv_error err;
+    memset(&c, 0, sizeof c);
+    int status = qkv_corpus_read(&c, path, &QKV_READ_DEFAULTS, &err) || qkv_session_lemma_lexicon_build(s, &c, &err);
+    qkv_corpus_free(&c);
+    if (status) {
+        qkv_fail_report(&err);
+        return 1;
+    }
+    fprintf(stderr, "%s: a lemma lexicon of %zu forms\n", path, s->lemma_lexicon.n);
+    return 0;
+}
 
 int qkv_cmd_export(int argc, char **argv)
 {
-    const char *ckpt = NULL, *out = NULL, *tokenizer = NULL;
+    const char *ckpt = NULL, *out = NULL, *tokenizer = NULL, *lexicon = NULL;
     bool force = false, float16 = false;
     int decoder = -1;
     const qkv_cli_opt rows[] = {
@@ -34,6 +64,9 @@ int qkv_cmd_export(int argc, char **argv)
         {"--tokenizer", QKV_CLI_STRING, &tokenizer, "SEG.h5",
          "a segmenter (data.task: segment) to bundle with the tagger;\n"
          "without it, the segmenter CHECKPOINT bundles (if any) is kept"},
+        {"--lemma-lexicon", QKV_CLI_STRING, &lexicon, "FILE",
+         "a model with a lemma head: store the lemma lexicon of the\n"
+         "CoNLL-U FILE (its training file), data.lemma_lexicon_min_count"},
         {"--float16", QKV_CLI_FLAG, &float16, NULL, "store the weights (the segmenter's too) as float16"},
         {"--tree-decoder", QKV_CLI_CHOICE, &decoder, NULL,
          "a parser: the decoder FILE's trees are read with, mst or eisner\n"
@@ -46,7 +79,13 @@ int qkv_cmd_export(int argc, char **argv)
     int usage = qkv_cli_parse(&spec, argc, argv);
     if (usage >= 0)
         return usage;
-    if (!qkv_output_ok("export", "--out", out, (const char *[]){ckpt, tokenizer}, tokenizer ? 2 : 1, force, false))
+    const char *inputs[3] = {ckpt};
+    int n_inputs = 1;
+    if (tokenizer)
+        inputs[n_inputs++] = tokenizer;
+    if (lexicon)
+        inputs[n_inputs++] = lexicon;
+    if (!qkv_output_ok("export", "--out", out, inputs, n_inputs, force, false))
         return 1;
     qkv_error err;
     qkv_session s;
@@ -61,6 +100,8 @@ int qkv_cmd_export(int argc, char **argv)
                 QKV_OUTPUT_NAMES[s.cfg.model.output]);
         goto done;
     }
+    if (lexicon && add_lemma_lexicon(&s, ckpt, lexicon))
+        goto done;
     if (decoder >= 0)
         s.cfg.model.biaffine.decoder = (qkv_tree_decoder)decoder;
     /* a bundled segmenter: the one given, or the one the checkpoint carries */
