@@ -353,7 +353,7 @@ static int derive_heads(qkv_run_config *cfg, const char *where, qkv_error *err)
     return QKV_OK;
 }
 
-static bool image_input(const qkv_tagger_config *m)
+static bool image_input(const qkv_network_config *m)
 {
     return (unsigned)m->input_kind < QKV_INPUT_KIND_COUNT && QKV_INPUT_DESCS[m->input_kind]->patch;
 }
@@ -373,7 +373,7 @@ static int derive(qkv_run_config *cfg, const char *where, qkv_error *err)
 /* Relations the rule kinds cannot say (arithmetic over several keys, a conjunction). */
 static int bilstm_width(const void *c, const char *where, qkv_error *err)
 {
-    const qkv_tagger_config *m = &((const qkv_run_config *)c)->model;
+    const qkv_network_config *m = &((const qkv_run_config *)c)->model;
     if (m->encoder_kind == QKV_ENCODER_BILSTM && m->lstm_hidden == 0 && m->encoder.d_model < 2)
         return qkv_fail(err, "%s: model.d_model = %d is too small for the default model.lstm_hidden (d_model / 2)",
                         where, m->encoder.d_model);
@@ -382,7 +382,7 @@ static int bilstm_width(const void *c, const char *where, qkv_error *err)
 
 static int rope_pairs(const void *c, const char *where, qkv_error *err)
 {
-    const qkv_tagger_config *m = &((const qkv_run_config *)c)->model;
+    const qkv_network_config *m = &((const qkv_run_config *)c)->model;
     const qkv_encoder_opts *e = &m->encoder;
     if (m->positional == QKV_POS_ROPE && (e->d_model / e->attn.n_heads) % 2)
         return qkv_fail(err, "%s: model.positional = rope needs an even d_head = model.d_model / model.n_heads, got "
@@ -396,7 +396,7 @@ static int rope_pairs(const void *c, const char *where, qkv_error *err)
 static int image_keys(const void *c, const char *where, qkv_error *err)
 {
     const qkv_run_config *r = c;
-    const qkv_tagger_config *m = &r->model;
+    const qkv_network_config *m = &r->model;
     const char *input = QKV_INPUT_KIND_NAMES[m->input_kind];
     bool img = image_input(m);
     if (img != (r->data.task == QKV_TASK_IMAGES))
@@ -432,7 +432,7 @@ static int image_keys(const void *c, const char *where, qkv_error *err)
 
 static int grid_attention(const void *c, const char *where, qkv_error *err)
 {
-    const qkv_tagger_config *m = &((const qkv_run_config *)c)->model;
+    const qkv_network_config *m = &((const qkv_run_config *)c)->model;
     const qkv_encoder_opts *e = &m->encoder;
     if (m->encoder_kind != QKV_ENCODER_TRANSFORMER)
         return QKV_OK;

@@ -146,7 +146,7 @@ static int write_group(qkv_store_writer *w, const char *group, const qkv_session
     char params[64], config[64];
     snprintf(params, sizeof params, "%s/params", group);
     snprintf(config, sizeof config, "%s/config", group);
-    if (qkv_store_write_params(w, params, qkv_tagger_params(&s->model), err) || save_vocab(w, group, &s->fz, err) ||
+    if (qkv_store_write_params(w, params, qkv_network_params(&s->model), err) || save_vocab(w, group, &s->fz, err) ||
         save_lexicon(w, group, &s->seg_lexicon, err) || save_tag_pairs(w, group, s, err) ||
         qkv_lemma_lexicon_save(w, group, s, err))
         return QKV_ERR;
@@ -309,7 +309,7 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
         status = qkv_session_task(s)->load_state(s, r, params, err);
     if (status == QKV_OK)
         status = qkv_session_model_to_load(s, err);
-    if (status == QKV_OK && qkv_store_read_params(r, params, qkv_tagger_params(&s->model), err))
+    if (status == QKV_OK && qkv_store_read_params(r, params, qkv_network_params(&s->model), err))
         status = qkv_fail_prefix(err, "%s", where);
     free(text);
     qkv_store_close(r);

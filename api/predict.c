@@ -10,13 +10,13 @@
 #include "api/task.h"
 #include "qkv/qkv.h"
 
-int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits_out,
+int qkv_predict(qkv_network *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits_out,
                 double *loss_sum, qkv_error *err)
 {
     return qkv_predict_shard(m, ds, QKV_ALL_BATCHES(batch_tokens), pred, logits_out, loss_sum, err);
 }
 
-int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits_out,
+int qkv_predict_shard(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits_out,
                       double *loss_sum, qkv_error *err)
 {
     return qkv_predict_marked(m, ds, b, pred, logits_out, loss_sum, NULL, err);
@@ -25,7 +25,7 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *
 /* What one batch of a prediction writes, in dataset order. */
 typedef struct predict_out {
     int32_t *pred;          /* [n_words] tag ids (may be NULL) */
-    int32_t *pred_heads;    /* [n_words] the arcs of a head with arcs, -1 for the others (may be NULL) */
+    int32_t *pred_arcs;    /* [n_words] the arcs of a head with arcs, -1 for the others (may be NULL) */
     qkv_real *logits;       /* [n_words, n_tags] (may be NULL) */
     double *probs;          /* [n_words, n_tags] per-token tag probabilities (may be NULL) */
     double *loss_sum;       /* (may be NULL) */
@@ -35,7 +35,7 @@ typedef struct predict_out {
 
 /* Batch b (with its logits) into o: tags (and loss), or probabilities. An error about one of its
  * sentences names it by its index in ds (err->sentence). */
-static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *ds, const qkv_batch *b,
+static int predict_batch(qkv_tape *tp, const qkv_network *m, const qkv_dataset *ds, const qkv_batch *b,
                          qkv_packed sentences, qkv_tensor *logits, const predict_out *o, qkv_error *err)
 {
     uint8_t *flags = o->flags;
@@ -48,10 +48,10 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
         *err = tp->err;
         return QKV_ERR;
     }
-    qkv_gold gold = {.tags = qkv_batch_tags(b), .arcs = qkv_batch_heads(b)};
-    int status = o->pred ? qkv_tagger_head_predict(tp, m, 0, logits, sentences, &gold,
+    qkv_gold gold = {.tags = qkv_batch_tags(b), .arcs = qkv_batch_arcs(b)};
+    int status = o->pred ? qkv_network_head_predict(tp, m, 0, logits, sentences, &gold,
                                                    &(qkv_prediction){bp, bh, &batch_loss, flags}, err)
-                         : qkv_tagger_probs(m, logits, sentences, pb, flags, err);
+                         : qkv_network_probs(m, logits, sentences, pb, flags, err);
     if (status) {
         if (err->sentence >= 0 && err->sentence < B)
             err->sentence = qkv_batch_sent_id(b, err->sentence);
@@ -67,8 +67,8 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
             o->unconstrained[s] = 1;
         if (bp)
             memcpy(o->pred + w0, bp + offsets[i], (size_t)len * sizeof *o->pred);
-        if (bp && o->pred_heads)
-            memcpy(o->pred_heads + w0, bh + offsets[i], (size_t)len * sizeof *o->pred_heads);
+        if (bp && o->pred_arcs)
+            memcpy(o->pred_arcs + w0, bh + offsets[i], (size_t)len * sizeof *o->pred_arcs);
         if (pb)
             memcpy(o->probs + (size_t)w0 * n_tags, pb + row, n * sizeof *pb);
         if (o->logits)
@@ -78,17 +78,17 @@ static int predict_batch(qkv_tape *tp, const qkv_tagger *m, const qkv_dataset *d
 }
 
 /* Every batch of bt's shard of ds, longest sentences first, into o. */
-static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *bt, predict_out *o,
+static int predict_batches(qkv_network *m, const qkv_dataset *ds, const qkv_batching *bt, predict_out *o,
                            qkv_error *err)
 {
     int batch_tokens = bt->batch_tokens, shard = bt->shard, n_shards = bt->n_shards;
-    if ((o->logits || o->probs) && !qkv_tagger_tag_scores(m))
+    if ((o->logits || o->probs) && !qkv_network_tag_scores(m))
         return qkv_fail(err, "a parser (model.output biaffine) predicts heads, not per-word tag logits");
     for (int w = 0; w < qkv_dataset_n_words(ds); w++) {
         if (o->pred)
             o->pred[w] = -1;
-        if (o->pred_heads)
-            o->pred_heads[w] = -1;
+        if (o->pred_arcs)
+            o->pred_arcs[w] = -1;
     }
     if (o->loss_sum)
         *o->loss_sum = 0;
@@ -117,20 +117,20 @@ static int predict_batches(qkv_tagger *m, const qkv_dataset *ds, const qkv_batch
     return status;
 }
 
-int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits_out,
+int qkv_predict_marked(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits_out,
                        double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
     return qkv_predict_parsed(m, ds, b, &(qkv_prediction){pred, NULL, loss_sum, unconstrained}, logits_out, err);
 }
 
-int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
+int qkv_predict_parsed(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
                        qkv_real *logits_out, qkv_error *err)
 {
     predict_out o = {out->tags, out->arcs, logits_out, NULL, out->loss_sum, out->unconstrained, NULL};
     return predict_batches(m, ds, b, &o, err);
 }
 
-int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
+int qkv_predict_probs(qkv_network *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
                       qkv_error *err)
 {
     predict_out o = {NULL, NULL, NULL, probs, NULL, unconstrained, NULL};
@@ -174,7 +174,7 @@ int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const
     return qkv_session_parse(s, c, batch_tokens, tags, NULL, err);
 }
 
-int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *heads,
+int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *arcs,
                       qkv_error *err)
 {
     qkv_dataset ds;
@@ -188,7 +188,7 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
-        qkv_dataset_forget_heads(&ds); /* tagging replaces the input's HEAD: no gold to read */
+        qkv_dataset_forget_arcs(&ds); /* tagging replaces the input's HEAD: no gold to read */
     if (status == QKV_OK)
         status = qkv_session_check_lengths(s, c, &ds, false, err);
     uint8_t *unconstrained = status == QKV_OK ? calloc((size_t)c->n_sent + 1, 1) : NULL;
@@ -205,8 +205,8 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
     free(unconstrained);
     for (int w = 0; status == QKV_OK && w < n_words; w++) {
         tags[w] = pred[w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[w]) : NULL;
-        if (heads)
-            heads[w] = ph[w];
+        if (arcs)
+            arcs[w] = ph[w];
     }
     qkv_dataset_free(&ds);
     free(pred);
@@ -215,7 +215,7 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
 }
 
 /* The k most probable tags of one row of probabilities [n_tags], best first, ties to the lower
- * tag id (the argmax qkv_tagger_predict takes). */
+ * tag id (the argmax qkv_network_predict takes). */
 static void top_k(const double *row, int n_tags, int k, int32_t *ids, float *probs)
 {
     for (int j = 0; j < k; j++) {
@@ -236,7 +236,7 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
                           qkv_error *err)
 {
     int n_tags = s->model.cfg.n_tags, n_words = c->n_words;
-    if (!qkv_tagger_tag_scores(&s->model))
+    if (!qkv_network_tag_scores(&s->model))
         return qkv_fail(err, "per-word tag probabilities need model.output softmax or crf: a biaffine model's labels "
                              "belong to the arcs of its trees");
     if (k < 1 || k > n_tags)

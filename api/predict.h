@@ -16,18 +16,18 @@ typedef struct qkv_batching {
 
 /* Runs m, recording no gradients, over every batchable sentence of ds (data/dataset.h) in
  * batches of batch_tokens words (>= 1; longest sentences first). pred [n_words of ds]: each
- * word's predicted tag id (qkv_tagger_predict: argmax, or the CRF's Viterbi path); -1 for the
+ * word's predicted tag id (qkv_network_predict: argmax, or the CRF's Viterbi path); -1 for the
  * words of sentences never batched. logits (may be NULL): [n_words, n_tags] copied in dataset
  * order. loss_sum (may be NULL): the summed loss of the words with a known gold tag.
  * Predictions depend only on the sentence, not on the batch it ran in. Errors: out of memory,
  * a model error (e.g. a sentence longer than a learned position table). */
-int qkv_predict(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits,
+int qkv_predict(qkv_network *m, const qkv_dataset *ds, int batch_tokens, int32_t *pred, qkv_real *logits,
                 double *loss_sum, qkv_error *err);
 
 /* qkv_predict over the batches of b (one shard of them): the words of the other shards'
  * sentences keep pred -1 (and their logits rows are left as they are); loss_sum covers the
  * shard's words. */
-int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits,
+int qkv_predict_shard(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits,
                       double *loss_sum, qkv_error *err);
 
 /* qkv_predict_shard, and with a constrained CRF (model.crf_constrained) a sentence that has no
@@ -36,26 +36,26 @@ int qkv_predict_shard(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *
  * the caller zeroes it) receives 1 for each such sentence, and loss_sum is then +inf. An error
  * about one sentence names it by its index in ds (err->sentence; qkv_session_name_sentence
  * turns it into the corpus's file and line). */
-int qkv_predict_marked(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits,
+int qkv_predict_marked(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits,
                        double *loss_sum, uint8_t *unconstrained, qkv_error *err);
 
 /* The probability of every tag for every word of ds, probs [n_words of ds, n_tags] in dataset
- * order (qkv_tagger_probs: softmax of the logits, or a CRF's marginals by forward-backward); a
+ * order (qkv_network_probs: softmax of the logits, or a CRF's marginals by forward-backward); a
  * sentence a constrained CRF has no allowed sequence for gets its marginals without the
  * constraints and 1 in unconstrained [n_sent of ds] (may be NULL; the caller zeroes it). Errors:
  * as qkv_predict. */
-int qkv_predict_probs(qkv_tagger *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
+int qkv_predict_probs(qkv_network *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
                       qkv_error *err);
 /* qkv_predict_marked into out (models/kinds.h: qkv_prediction, in dataset order [n_words of
  * ds]: tags, loss_sum, unconstrained [n_sent of ds]) with each word's predicted arc (a parser,
  * model.output biaffine) into out->arcs (may be NULL): 0 = ROOT, k = word k of the sentence, a
  * tree per sentence; -1 for the words of sentences not predicted and for every word of a
- * tagger. A parser's logits are not per-word tag scores (qkv_tagger_tag_scores): logits must
+ * tagger. A parser's logits are not per-word tag scores (qkv_network_tag_scores): logits must
  * then be NULL (an error otherwise). The loss of a parser sums its arcs' and
  * labels' over the words with a gold head and label. */
-int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
+int qkv_predict_parsed(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
                        qkv_real *logits, qkv_error *err);
-/* Every head's predictions (a model of one head or several, models/tagger.h): pred[h] [n_words
+/* Every head's predictions (a model of one head or several, models/network.h): pred[h] [n_words
  * of ds] receives head h's class ids of the words of the batches of b's shard (as
  * qkv_predict_shard; -1 elsewhere), each head decoded by its kind, against the gold classes of
  * ds's column h; a sentence a constrained CRF head has no allowed tag sequence for is decoded
@@ -63,12 +63,12 @@ int qkv_predict_parsed(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching 
  * arcs [n_words of ds] (may be NULL) the trees of the head with arcs (0 = ROOT, k = word k of
  * the sentence; -1 elsewhere, and for every word when no head has arcs), whose loss reads ds's
  * gold heads;
- * loss_sum (may be NULL) [n_heads] each head's summed loss of its gold-tagged words. needs (may
- * be NULL; needs[h] NULL: none) [n_heads][n_tags_h]: the characters a form needs for class c
+ * loss_sum (may be NULL) [n_outputs] each head's summed loss of its gold-tagged words. needs (may
+ * be NULL; needs[h] NULL: none) [n_outputs][n_tags_h]: the characters a form needs for class c
  * (qkv_session_class_needs: lemma scripts), so that a word whose form is too short for its best
  * class takes the best class it can (the scripts that apply to no form are never produced).
  * Errors: ds without a tag column per head, those of qkv_predict. */
-int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
+int qkv_predict_heads(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
                       int32_t *const *pred, int32_t *arcs, double *loss_sum, qkv_error *err);
 /* The scores of one head that qkv_predict_heads_scores copies out, in dataset order (each may be
  * NULL; rows of sentences not predicted are left as they are). */
@@ -86,7 +86,7 @@ typedef struct qkv_head_scores {
  * offsets[s + 1] = offsets[s] + n_s (n_s + 1), n_s its words; returns the total offsets[n_sent]. */
 int64_t qkv_arc_offsets(const qkv_dataset *ds, int64_t *offsets);
 /* What qkv_predict_heads_scores writes: pred, arcs and loss_sum as qkv_predict_heads, and each
- * head h's scores into scores[h] (scores [n_heads] may be NULL; with arcs it needs arc_offsets
+ * head h's scores into scores[h] (scores [n_outputs] may be NULL; with arcs it needs arc_offsets
  * from qkv_arc_offsets). */
 typedef struct qkv_heads_out {
     int32_t *const *pred;
@@ -100,7 +100,7 @@ typedef struct qkv_heads_out {
 /* qkv_predict_heads that also copies the scores out asks for. The arc and label scores are
  * those the prediction reads, computed again from the same encoder output. Errors: as
  * qkv_predict_heads. */
-int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
+int qkv_predict_heads_scores(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
                              const qkv_heads_out *out, qkv_error *err);
 /* needs[h] for qkv_predict_heads: for each lemma column h of s's featurizer, malloc'd
  * [n_classes] qkv_lemma_script_needs of each script; NULL for the other columns. Errors: out of
@@ -113,7 +113,7 @@ typedef struct qkv_tagged {
     const char **values[QKV_TAG_FIELD_COUNT]; /* [n_words] word w's value in column k (qkv_tag_field),
                                                  NULL for a column the model does not predict and
                                                  for words never batched */
-    int32_t *heads;                           /* [n_words] a parser's heads (0 = ROOT, k = word k of the
+    int32_t *arcs;                           /* [n_words] a parser's heads (0 = ROOT, k = word k of the
                                                  sentence, -1: none, every word of a model without a head
                                                  with arcs); NULL where no prediction made them */
     char *lemmas;                             /* the lemmas' strings */
@@ -136,7 +136,7 @@ void qkv_tagged_free(qkv_tagged *t);
  * a parser's heads and labels. */
 static inline bool qkv_session_predicts_columns(const qkv_session *s)
 {
-    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA || qkv_tagger_parses(&s->model);
+    return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA || qkv_network_parses(&s->model);
 }
 
 /* One warning in s->warnings naming the line of the first sentence of c that unconstrained

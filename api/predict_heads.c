@@ -36,15 +36,15 @@ static void applicable_argmax(const qkv_tensor *logits, const qkv_batch *b, cons
 
 /* Head h's prediction of the batch it->batch into out (batch order: tags [T], a head with arcs'
  * trees into arcs [T], the summed loss of its gold-tagged words) from its *logits (made here). */
-static int predict_head(qkv_run_iter *it, qkv_tagger *m, int h, qkv_tensor *hidden, const qkv_prediction *out,
+static int predict_head(qkv_run_iter *it, qkv_network *m, int h, qkv_tensor *hidden, const qkv_prediction *out,
                         qkv_tensor **logits_out, qkv_error *err)
 {
     const qkv_batch *b = &it->batch;
-    qkv_tensor *logits = *logits_out = qkv_head_logits(&it->tp, qkv_tagger_head(m, h), hidden, it->in.sentences);
+    qkv_tensor *logits = *logits_out = qkv_head_logits(&it->tp, qkv_network_head(m, h), hidden, it->in.sentences);
     if (!logits)
         return qkv_fail(err, "%s", it->tp.err.msg);
-    qkv_gold gold = {.tags = qkv_batch_column_tags(b, h), .arcs = qkv_batch_heads(b)};
-    if (qkv_tagger_head_predict(&it->tp, m, h, logits, it->in.sentences, &gold, out, err)) {
+    qkv_gold gold = {.tags = qkv_batch_column_tags(b, h), .arcs = qkv_batch_arcs(b)};
+    if (qkv_network_head_predict(&it->tp, m, h, logits, it->in.sentences, &gold, out, err)) {
         if (err->sentence >= 0 && err->sentence < qkv_batch_n_sent(b)) /* its index in ds */
             err->sentence = qkv_batch_sent_id(b, err->sentence);
         return QKV_ERR;
@@ -123,7 +123,7 @@ static int copy_scores(qkv_run_iter *it, const qkv_head *head, qkv_tensor *hidde
         return QKV_OK;
     }
     qkv_packed sent = it->in.sentences;
-    const int32_t *gold = qkv_batch_heads(b);
+    const int32_t *gold = qkv_batch_arcs(b);
     qkv_tensor *arcs = sc->arcs ? qkv_biaffine_head_arcs(&it->tp, head, hidden, sent) : NULL;
     qkv_tensor *labels = sc->labels ? qkv_biaffine_head_labels(&it->tp, head, hidden, sent, bh) : NULL;
     qkv_tensor *gold_labels = sc->gold_labels && gold ? qkv_biaffine_head_labels(&it->tp, head, hidden, sent, gold)
@@ -143,7 +143,7 @@ static int copy_scores(qkv_run_iter *it, const qkv_head *head, qkv_tensor *hidde
  * arcs' trees into o->arcs, its scores into o->scores[h]; o->loss_sum[h] += the summed loss of
  * its gold-tagged words (+inf for a batch with a sentence a constrained CRF decoded without its
  * constraints, flagged in o->unconstrained); needs as qkv_predict_heads. */
-static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const int32_t *const *needs, const qkv_heads_out *o,
+static int predict_batch(qkv_run_iter *it, qkv_network *m, const int32_t *const *needs, const qkv_heads_out *o,
                          qkv_error *err)
 {
     const qkv_dataset *ds = it->ds;
@@ -156,7 +156,7 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const int32_t *const *
     uint8_t *flags = qkv_tape_alloc(&it->tp, B); /* sentences a head decoded without its constraints */
     if (!bp || !bh || !flags)
         return qkv_fail(err, "%s", it->tp.err.msg);
-    for (int h = 0; h < qkv_tagger_n_outputs(m); h++) {
+    for (int h = 0; h < qkv_network_n_outputs(m); h++) {
         double loss = 0;
         qkv_tensor *logits;
         if (predict_head(it, m, h, hidden, &(qkv_prediction){bp, bh, &loss, flags}, &logits, err))
@@ -171,35 +171,35 @@ static int predict_batch(qkv_run_iter *it, qkv_tagger *m, const int32_t *const *
         scatter(b, ds, bp, o->pred[h]);
         if (o->arcs)
             scatter_arcs_set(b, ds, bh, o->arcs);
-        if (o->scores && copy_scores(it, qkv_tagger_head(m, h), hidden, logits, bh, &o->scores[h], o->arc_offsets, err))
+        if (o->scores && copy_scores(it, qkv_network_head(m, h), hidden, logits, bh, &o->scores[h], o->arc_offsets, err))
             return QKV_ERR;
     }
     return QKV_OK;
 }
 
-int qkv_predict_heads(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
+int qkv_predict_heads(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
                       int32_t *const *pred, int32_t *arcs, double *loss_sum, qkv_error *err)
 {
     return qkv_predict_heads_scores(m, ds, b, needs, &(qkv_heads_out){pred, arcs, loss_sum, NULL, NULL, NULL}, err);
 }
 
-int qkv_predict_heads_scores(qkv_tagger *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
+int qkv_predict_heads_scores(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
                              const qkv_heads_out *o, qkv_error *err)
 {
     int32_t *const *pred = o->pred;
-    int32_t *pred_heads = o->arcs;
+    int32_t *pred_arcs = o->arcs;
     double *loss_sum = o->loss_sum;
     const qkv_head_scores *scores = o->scores;
     const int64_t *arc_offsets = o->arc_offsets;
-    int n_heads = qkv_tagger_n_outputs(m), n_words = qkv_dataset_n_words(ds);
-    if (qkv_dataset_n_columns(ds) != n_heads)
-        return qkv_fail(err, "the model has %d heads, the data %d tag columns", n_heads, qkv_dataset_n_columns(ds));
-    for (int h = 0; scores && h < n_heads; h++)
+    int n_outputs = qkv_network_n_outputs(m), n_words = qkv_dataset_n_words(ds);
+    if (qkv_dataset_n_columns(ds) != n_outputs)
+        return qkv_fail(err, "the model has %d heads, the data %d tag columns", n_outputs, qkv_dataset_n_columns(ds));
+    for (int h = 0; scores && h < n_outputs; h++)
         if (scores[h].arcs && !arc_offsets)
             return qkv_fail(err, "head %d: arc scores asked for without their offsets (qkv_arc_offsets)", h);
-    for (int w = 0; pred_heads && w < n_words; w++)
-        pred_heads[w] = -1;
-    for (int h = 0; h < n_heads; h++) {
+    for (int w = 0; pred_arcs && w < n_words; w++)
+        pred_arcs[w] = -1;
+    for (int h = 0; h < n_outputs; h++) {
         for (int w = 0; w < n_words; w++)
             pred[h][w] = -1;
         if (loss_sum)
@@ -273,8 +273,8 @@ int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *con
                          qkv_error *err)
 {
     memset(out, 0, sizeof *out);
-    int n_heads = qkv_featurizer_n_columns(&s->fz), n_words = c->n_words, status = QKV_OK;
-    for (int h = 0; h < n_heads && status == QKV_OK; h++) {
+    int n_outputs = qkv_featurizer_n_columns(&s->fz), n_words = c->n_words, status = QKV_OK;
+    for (int h = 0; h < n_outputs && status == QKV_OK; h++) {
         qkv_tag_field col = s->fz.columns[h];
         if (!(out->values[col] = calloc((size_t)n_words + 1, sizeof(char *))))
             status = qkv_fail(err, "out of memory for %d words", n_words);
@@ -292,12 +292,12 @@ int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *con
 int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err)
 {
     memset(out, 0, sizeof *out);
-    int n_heads = qkv_tagger_n_outputs(&s->model), n_words = c->n_words;
+    int n_outputs = qkv_network_n_outputs(&s->model), n_words = c->n_words;
     qkv_dataset ds;
     memset(&ds, 0, sizeof ds);
     int32_t *pred[QKV_MAX_COLUMNS] = {0};
-    int status = n_heads <= QKV_MAX_COLUMNS ? QKV_OK : qkv_fail(err, "%d heads, at most %d", n_heads, QKV_MAX_COLUMNS);
-    for (int h = 0; h < n_heads && status == QKV_OK; h++)
+    int status = n_outputs <= QKV_MAX_COLUMNS ? QKV_OK : qkv_fail(err, "%d heads, at most %d", n_outputs, QKV_MAX_COLUMNS);
+    for (int h = 0; h < n_outputs && status == QKV_OK; h++)
         if (!(pred[h] = malloc(((size_t)n_words + 1) * sizeof *pred[h])))
             status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK && qkv_session_check_words(s, c, err))
@@ -305,19 +305,19 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
-        qkv_dataset_forget_heads(&ds); /* tagging replaces the input's HEAD: no gold to read */
+        qkv_dataset_forget_arcs(&ds); /* tagging replaces the input's HEAD: no gold to read */
     if (status == QKV_OK)
         status = qkv_session_check_lengths(s, c, &ds, false, err);
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     if (status == QKV_OK)
         status = qkv_session_class_needs(s, needs, err);
-    int32_t *heads = status == QKV_OK ? malloc(((size_t)n_words + 1) * sizeof *heads) : NULL;
+    int32_t *arcs = status == QKV_OK ? malloc(((size_t)n_words + 1) * sizeof *arcs) : NULL;
     uint8_t *unconstrained = status == QKV_OK ? calloc((size_t)c->n_sent + 1, 1) : NULL;
-    if (status == QKV_OK && (!heads || !unconstrained))
+    if (status == QKV_OK && (!arcs || !unconstrained))
         status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
         status = qkv_predict_heads_paired(s, &ds, QKV_ALL_BATCHES(batch_tokens), (const int32_t *const *)needs,
-                                          &(qkv_heads_out){.pred = pred, .arcs = heads, .unconstrained = unconstrained},
+                                          &(qkv_heads_out){.pred = pred, .arcs = arcs, .unconstrained = unconstrained},
                                           err);
     if (status != QKV_OK)
         qkv_session_name_sentence(c, err);
@@ -329,9 +329,9 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK)
         status = qkv_tagged_from_pred(s, c, (const int32_t *const *)pred, out, err);
     if (status == QKV_OK)
-        out->heads = heads;
+        out->arcs = arcs;
     else
-        free(heads);
+        free(arcs);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(pred[h]);
     qkv_dataset_free(&ds);
@@ -342,7 +342,7 @@ void qkv_tagged_free(qkv_tagged *t)
 {
     for (int k = 0; k < QKV_TAG_FIELD_COUNT; k++)
         free(t->values[k]);
-    free(t->heads);
+    free(t->arcs);
     free(t->lemmas);
     memset(t, 0, sizeof *t);
 }

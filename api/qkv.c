@@ -187,7 +187,7 @@ int qkv_model_parse(qkv_model *m, const char *const *words, int n_words, const c
         set_error(error, "qkv_model_parse: no model, a negative word count, or no words, labels or heads array");
         return 1;
     }
-    if (!qkv_tagger_parses(&m->s.model)) {
+    if (!qkv_network_parses(&m->s.model)) {
         set_error(error, "qkv_model_parse: the model is not a parser (model.output: biaffine)");
         return 1;
     }
@@ -404,7 +404,7 @@ qkv_text *qkv_model_tag_words(qkv_model *m, const char *const *const *sentences,
     qkv_warnings_free(&m->s.warnings);
     if (status == QKV_OK && c.n_words > 0) {
         qkv_tagged_paragraph p = {NULL, NULL, &c, columns ? t.values[m->s.fz.columns[0]] : tags,
-                                  columns ? (const char *const *const *)t.values : NULL, t.heads};
+                                  columns ? (const char *const *const *)t.values : NULL, t.arcs};
         status = qkv_text_builder_words(&b, sentences, n_words, n_sentences, &p, &err);
     }
     qkv_text *out = status == QKV_OK ? qkv_text_builder_finish(&b) : NULL;

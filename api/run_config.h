@@ -18,7 +18,7 @@
 #include "lib/io/config.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 typedef enum { QKV_SOURCE_FILES, QKV_SOURCE_SYNTHETIC, QKV_SOURCE_COUNT } qkv_source;
 /* "files", "synthetic" (index = value), then NULL. */
@@ -118,7 +118,7 @@ typedef struct qkv_heads_section {
 } qkv_heads_section;
 
 typedef struct qkv_run_config {
-    qkv_tagger_config model;    /* every hyperparameter; the sizes that come from the data
+    qkv_network_config model;    /* every hyperparameter; the sizes that come from the data
                                    (features, vocabularies, tags, characters) are filled by
                                    qkv_session_model */
     qkv_data_section data;

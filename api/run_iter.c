@@ -58,20 +58,20 @@ int qkv_run_iter_fill(qkv_run_iter *it, int i, qkv_error *err)
     return QKV_OK;
 }
 
-qkv_tensor *qkv_run_iter_logits(qkv_run_iter *it, qkv_tagger *m, int keep_layer, qkv_attention_weights *keep,
+qkv_tensor *qkv_run_iter_logits(qkv_run_iter *it, qkv_network *m, int keep_layer, qkv_attention_weights *keep,
                                 qkv_error *err)
 {
     qkv_tape_reset(&it->tp);
-    qkv_tensor *logits = qkv_tagger_logits(&it->tp, m, &it->in, keep_layer, keep);
+    qkv_tensor *logits = qkv_network_logits(&it->tp, m, &it->in, keep_layer, keep);
     if (!logits)
         qkv_fail(err, "%s", it->tp.err.msg);
     return logits;
 }
 
-qkv_tensor *qkv_run_iter_hidden(qkv_run_iter *it, qkv_tagger *m, qkv_error *err)
+qkv_tensor *qkv_run_iter_hidden(qkv_run_iter *it, qkv_network *m, qkv_error *err)
 {
     qkv_tape_reset(&it->tp);
-    qkv_tensor *hidden = qkv_tagger_hidden(&it->tp, m, &it->in, -1, NULL);
+    qkv_tensor *hidden = qkv_network_hidden(&it->tp, m, &it->in, -1, NULL);
     if (!hidden)
         qkv_fail(err, "%s", it->tp.err.msg);
     return hidden;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "data/batch.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 typedef struct qkv_run_iter {
     const qkv_dataset *ds;
@@ -19,7 +19,7 @@ typedef struct qkv_run_iter {
     qkv_batch_plan plan;   /* the current pass */
     qkv_batch batch;       /* the batch filled last */
     int cap_sent, cap_tokens; /* what its buffers hold (0: none yet) */
-    qkv_tagger_input in;   /* the model's view of it */
+    qkv_network_input in;   /* the model's view of it */
     qkv_tape tp;           /* its activations, reset by qkv_run_iter_logits */
 } qkv_run_iter;
 
@@ -35,12 +35,12 @@ int qkv_run_iter_set_plan(qkv_run_iter *it, qkv_batch_plan *plan, qkv_error *err
 /* Fills batch i of the plan into it->batch and points it->in at it. Errors: qkv_batch_fill's. */
 int qkv_run_iter_fill(qkv_run_iter *it, int i, qkv_error *err);
 /* Resets the tape (the previous batch's activations) and runs m on it->in: logits [T, n_tags]
- * (keep_layer and keep as qkv_tagger_logits). NULL on a model error (err gets the tape's). */
-qkv_tensor *qkv_run_iter_logits(qkv_run_iter *it, qkv_tagger *m, int keep_layer, qkv_attention_weights *keep,
+ * (keep_layer and keep as qkv_network_logits). NULL on a model error (err gets the tape's). */
+qkv_tensor *qkv_run_iter_logits(qkv_run_iter *it, qkv_network *m, int keep_layer, qkv_attention_weights *keep,
                                 qkv_error *err);
-/* The same up to the encoder: the hidden states [T, d_out] every head reads (qkv_tagger_hidden),
+/* The same up to the encoder: the hidden states [T, d_out] every head reads (qkv_network_hidden),
  * for a model of several heads. NULL on a model error. */
-qkv_tensor *qkv_run_iter_hidden(qkv_run_iter *it, qkv_tagger *m, qkv_error *err);
+qkv_tensor *qkv_run_iter_hidden(qkv_run_iter *it, qkv_network *m, qkv_error *err);
 /* Batches in the current plan. */
 static inline int qkv_run_iter_n_batches(const qkv_run_iter *it) { return qkv_batch_plan_n_batches(&it->plan); }
 void qkv_run_iter_free(qkv_run_iter *it);

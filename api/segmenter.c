@@ -27,7 +27,7 @@
 #define SEG_CONTEXT 128
 
 /* How far the segmenter m sees on either side of a character, in characters. */
-static int seg_context(const qkv_tagger_config *m)
+static int seg_context(const qkv_network_config *m)
 {
     if (m->encoder_kind == QKV_ENCODER_TRANSFORMER && m->encoder.attn.window > 0 &&
         m->n_layers * m->encoder.attn.window <= SEG_CONTEXT)
@@ -132,7 +132,7 @@ int qkv_tag_corpus_write(qkv_session *tagger, const qkv_corpus *c, FILE *out, qk
         qkv_tagged t;
         int st = qkv_session_tag_fields(tagger, c, tagger->cfg.data.batch_tokens, &t, err);
         if (st == QKV_OK)
-            st = qkv_corpus_write_fields_parsed(c, out, (const char *const *const *)t.values, t.heads, err);
+            st = qkv_corpus_write_fields_parsed(c, out, (const char *const *const *)t.values, t.arcs, err);
         qkv_tagged_free(&t);
         if (st == QKV_OK && fflush(out))
             st = qkv_fail(err, "writing the tagged output: %s", strerror(errno));
@@ -272,7 +272,7 @@ static int flush_group(paragraph_reader *pr, qkv_error *err)
         status = pr->fn(pr->ctx, &p, err);
     } else if (status == QKV_OK) {
         qkv_tagged_paragraph p = {&st, &seg, &c, columns ? t.values[pr->tagger->fz.columns[0]] : tags,
-                                  columns ? (const char *const *const *)t.values : NULL, t.heads};
+                                  columns ? (const char *const *const *)t.values : NULL, t.arcs};
         status = pr->fn(pr->ctx, &p, err);
     }
     qkv_tagged_free(&t);
@@ -404,7 +404,7 @@ static int write_paragraph(void *ctx, const qkv_tagged_paragraph *p, qkv_error *
     raw_out *o = ctx;
     char *buf = NULL;
     const char **converted = NULL;
-    int status = p->values ? qkv_corpus_write_fields_parsed(p->c, o->file, p->values, p->heads, err)
+    int status = p->values ? qkv_corpus_write_fields_parsed(p->c, o->file, p->values, p->arcs, err)
                            : qkv_corpus_tags_in_scheme(p->c, p->tags, o->scheme, &buf, &converted, err);
     if (status == QKV_OK && !p->values)
         status = qkv_corpus_write(p->c, o->file, converted ? (const char *const *)converted : p->tags, err);

@@ -68,7 +68,7 @@ typedef struct qkv_tagged_paragraph {
     const char *const *tags;
     const char *const *const *values; /* a model of several columns (api/predict.h: qkv_tagged
                                          values; tags is then its first column's); else NULL */
-    const int32_t *heads;             /* a parser's heads of c's words (qkv_tagged heads; -1 or NULL: none) */
+    const int32_t *arcs;             /* a parser's heads of c's words (qkv_tagged heads; -1 or NULL: none) */
 } qkv_tagged_paragraph;
 
 /* Called for each paragraph, in order; a non-zero return (with err set) stops the reading. */

@@ -11,7 +11,7 @@ void qkv_session_init(qkv_session *s) { memset(s, 0, sizeof *s); }
 void qkv_session_free(qkv_session *s)
 {
     if (s->model_ready)
-        qkv_tagger_free(&s->model);
+        qkv_network_free(&s->model);
     qkv_dataset_free(&s->train);
     qkv_dataset_free(&s->dev);
     qkv_dataset_free(&s->test);
@@ -71,7 +71,7 @@ static int add_heads(qkv_session *s, qkv_rng *rng, qkv_error *err)
         snprintf(prefix, sizeof prefix, "%s.", col);
         qkv_head_spec spec = {.kind = QKV_OUTPUT_SOFTMAX, .prefix = prefix, .tagset = col,
                               .n_tags = qkv_featurizer_n_classes(&s->fz, i), .loss_weight = h->weight[i]};
-        if (qkv_tagger_add_head(&s->model, &spec, rng, err))
+        if (qkv_network_add_head(&s->model, &spec, rng, err))
             return QKV_ERR;
     }
     return QKV_OK;
@@ -80,10 +80,10 @@ static int add_heads(qkv_session *s, qkv_rng *rng, qkv_error *err)
 /* The tagger of the config; rng NULL: parameters allocated, not drawn (lib/param.h). */
 static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
 {
-    qkv_tagger_config tc = s->cfg.model; /* as configured, with the sizes that come from the data */
+    qkv_network_config tc = s->cfg.model; /* as configured, with the sizes that come from the data */
     tc.n_features = qkv_featurizer_n_features(&s->fz);
-    if (tc.n_features > QKV_TAGGER_MAX_FEATURES)
-        return qkv_fail(err, "%d feature kinds, at most %d", tc.n_features, QKV_TAGGER_MAX_FEATURES);
+    if (tc.n_features > QKV_NETWORK_MAX_FEATURES)
+        return qkv_fail(err, "%d feature kinds, at most %d", tc.n_features, QKV_NETWORK_MAX_FEATURES);
     for (int f = 0; f < tc.n_features; f++) {
         tc.feature_names[f] = qkv_featurizer_name(&s->fz, f);
         tc.vocab_sizes[f] = qkv_featurizer_vocab_size(&s->fz, f);
@@ -99,7 +99,7 @@ static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
     for (int t = 0; t < tc.n_tags; t++)
         tag_names[t] = qkv_featurizer_tag(&s->fz, t);
     tc.tag_names = tag_names;
-    int status = qkv_tagger_init(&s->model, &tc, rng, err);
+    int status = qkv_network_init(&s->model, &tc, rng, err);
     free(tag_names);
     if (status)
         return QKV_ERR;
@@ -144,7 +144,7 @@ int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds,
 int qkv_session_check_lengths(const qkv_session *s, const qkv_corpus *c, const qkv_dataset *ds, bool training,
                               qkv_error *err)
 {
-    const qkv_tagger_config *m = &s->cfg.model;
+    const qkv_network_config *m = &s->cfg.model;
     if (m->positional != QKV_POS_LEARNED || m->pos_overflow != QKV_POS_OVERFLOW_ERROR)
         return QKV_OK;
     int n_longer = 0, first = qkv_dataset_first_longer(ds, m->max_len, &n_longer);

@@ -12,7 +12,7 @@
 #include "data/lemma_lexicon.h"
 #include "data/seg_lexicon.h"
 #include "data/image_augment.h"
-#include "models/tagger.h"
+#include "models/network.h"
 #include "api/run_config.h"
 
 typedef struct qkv_session {
@@ -39,7 +39,7 @@ typedef struct qkv_session {
         uint8_t *allowed;       /* [n_upos * n_xpos] 1: seen; NULL: none kept */
     } tag_pairs;
     qkv_lemma_lexicon lemma_lexicon; /* the lemmas of training forms (api/lemma_lexicon.h) */
-    qkv_tagger model;
+    qkv_network model;
     bool model_ready;
     int max_words;              /* the most words a sentence the session tags may have (api/predict.h:
                                    qkv_session_max_words); 0: QKV_MAX_WORDS of include/qkv/qkv.h */

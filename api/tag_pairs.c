@@ -25,8 +25,8 @@ bool qkv_tag_pairs_active(const qkv_session *s)
     int hu, hx;
     pair_heads(s, &hu, &hx);
     return s->tag_pairs.allowed && hu >= 0 && hx >= 0 && s->tag_pairs.n_upos == qkv_featurizer_n_classes(&s->fz, hu) &&
-           s->tag_pairs.n_xpos == qkv_featurizer_n_classes(&s->fz, hx) && qkv_head_tag_scores(qkv_tagger_head(&s->model, hu)) &&
-           qkv_head_tag_scores(qkv_tagger_head(&s->model, hx));
+           s->tag_pairs.n_xpos == qkv_featurizer_n_classes(&s->fz, hx) && qkv_head_tag_scores(qkv_network_head(&s->model, hu)) &&
+           qkv_head_tag_scores(qkv_network_head(&s->model, hx));
 }
 
 /* Room for s's pairs, all unseen. */
@@ -164,8 +164,8 @@ static void keep_to_pairs(const qkv_session *s, int n_words, const qkv_real *lu,
 int qkv_predict_heads_paired(qkv_session *s, const qkv_dataset *ds, const qkv_batching *b, const int32_t *const *needs,
                              const qkv_heads_out *out, qkv_error *err)
 {
-    int n_heads = qkv_tagger_n_outputs(&s->model);
-    if (!qkv_tag_pairs_active(s) || n_heads > QKV_MAX_COLUMNS)
+    int n_outputs = qkv_network_n_outputs(&s->model);
+    if (!qkv_tag_pairs_active(s) || n_outputs > QKV_MAX_COLUMNS)
         return qkv_predict_heads_scores(&s->model, ds, b, needs, out, err);
     int hu, hx, nu = s->tag_pairs.n_upos, nx = s->tag_pairs.n_xpos;
     pair_heads(s, &hu, &hx);
@@ -173,7 +173,7 @@ int qkv_predict_heads_paired(qkv_session *s, const qkv_dataset *ds, const qkv_ba
     qkv_head_scores sc[QKV_MAX_COLUMNS];
     memset(sc, 0, sizeof sc);
     if (out->scores)
-        memcpy(sc, out->scores, (size_t)n_heads * sizeof *sc);
+        memcpy(sc, out->scores, (size_t)n_outputs * sizeof *sc);
     qkv_real *own_u = sc[hu].logits ? NULL : malloc(n_words * (size_t)nu * sizeof *own_u);
     qkv_real *own_x = sc[hx].logits ? NULL : malloc(n_words * (size_t)nx * sizeof *own_x);
     double *work = malloc((size_t)(nu + nx) * sizeof *work);

@@ -24,7 +24,7 @@
 #include "data/batch.h"
 #include "lib/error.h"
 #include "lib/io/store.h"
-#include "models/tagger.h"
+#include "models/network.h"
 #include "api/run_config.h"
 
 typedef struct qkv_session qkv_session;
@@ -56,7 +56,7 @@ typedef struct qkv_task_desc {
     /* The model sizes the task implies, into tc (as configured, with the featurizer's sizes):
        the input kind and d_input of frames, the grid and d_input of images. NULL: none.
        Errors: sizes that do not fit (model.patch_size that does not divide the images). */
-    int (*model_sizes)(const qkv_session *s, qkv_tagger_config *tc, qkv_error *err);
+    int (*model_sizes)(const qkv_session *s, qkv_network_config *tc, qkv_error *err);
     /* What a model file holds for the task beyond the config, vocabularies and parameters,
        read before the model is built (params: the file's parameter group). NULL: nothing. */
     int (*load_state)(qkv_session *s, qkv_store_reader *r, const char *params, qkv_error *err);

@@ -116,7 +116,7 @@ static int frames_scored(qkv_session *s, const char *path, qkv_error *err)
 
 /* The frames input, as wide as the training data's frames, the dev data's, or the model
  * file's (frames.w [d_model, d_input]); no token features. */
-static int frames_model_sizes(const qkv_session *s, qkv_tagger_config *tc, qkv_error *err)
+static int frames_model_sizes(const qkv_session *s, qkv_network_config *tc, qkv_error *err)
 {
     (void)err;
     tc->input_kind = QKV_INPUT_FRAMES;

@@ -36,7 +36,7 @@ int qkv_session_read_images(const qkv_session *s, const char *path, bool labels,
 int qkv_session_image_dataset(const qkv_session *s, const qkv_images *im, qkv_dataset *ds, qkv_corpus *c,
                               qkv_error *err)
 {
-    const qkv_tagger_config *m = &s->cfg.model;
+    const qkv_network_config *m = &s->cfg.model;
     int patch = QKV_INPUT_DESCS[m->input_kind]->patch(m);
     if (qkv_dataset_from_images(ds, im, patch, m->cls_token ? 1 : 0, err))
         return QKV_ERR;
@@ -48,7 +48,7 @@ int qkv_session_image_dataset(const qkv_session *s, const qkv_images *im, qkv_da
 
 qkv_image_layout qkv_session_image_layout(const qkv_session *s)
 {
-    const qkv_tagger_config *m = &s->cfg.model;
+    const qkv_network_config *m = &s->cfg.model;
     const qkv_data_section *d = &s->cfg.data;
     qkv_image_layout l = {d->image_rows, d->image_cols, d->image_channels, QKV_INPUT_DESCS[m->input_kind]->patch(m),
                           m->cls_token ? 1 : 0};
@@ -152,12 +152,12 @@ static int images_scored(qkv_session *s, const char *path, qkv_error *err)
     return failed ? QKV_ERR : QKV_OK;
 }
 
-/* The grid of the images in the input's patches and the width of a token (models/tagger.h:
- * qkv_tagger_image_grid). */
-static int images_model_sizes(const qkv_session *s, qkv_tagger_config *tc, qkv_error *err)
+/* The grid of the images in the input's patches and the width of a token (models/network.h:
+ * qkv_network_image_grid). */
+static int images_model_sizes(const qkv_session *s, qkv_network_config *tc, qkv_error *err)
 {
     const qkv_data_section *d = &s->cfg.data;
-    return qkv_tagger_image_grid(tc, d->image_rows, d->image_cols, d->image_channels, err);
+    return qkv_network_image_grid(tc, d->image_rows, d->image_cols, d->image_channels, err);
 }
 
 /* Random crops and flips of the training images (data.augment, data.augment_pad). */

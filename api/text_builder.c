@@ -48,7 +48,7 @@ static bool add_fields(text_builder *b, const qkv_tagged_paragraph *p, int w, qk
                                             [QKV_TAG_XPOS] = &f->xpos, [QKV_TAG_FEATS] = &f->feats,
                                             [QKV_TAG_DEPREL] = &f->deprel};
     memset(f, 0, sizeof *f);
-    f->head = p->heads && p->heads[w] >= 0 ? (int)p->heads[w] : -1;
+    f->head = p->arcs && p->arcs[w] >= 0 ? (int)p->arcs[w] : -1;
     for (int k = 0; k < QKV_TAG_FIELD_COUNT; k++) {
         const char *v = p->values ? (p->values[k] ? p->values[k][w] : NULL)
                                   : (k == (int)p->c->tag_field && p->tags ? p->tags[w] : NULL);

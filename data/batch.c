@@ -120,8 +120,8 @@ int qkv_batch_alloc(qkv_batch *b, int n_features, bool with_chars, int max_sent,
     b->offsets = malloc(((size_t)max_sent + 1) * sizeof *b->offsets);
     b->sent_ids = malloc((size_t)max_sent * sizeof *b->sent_ids);
     b->tags = malloc((size_t)max_tokens * sizeof *b->tags);
-    b->heads = malloc((size_t)max_tokens * sizeof *b->heads);
-    int ok = b->offsets && b->sent_ids && b->tags && b->heads;
+    b->arcs = malloc((size_t)max_tokens * sizeof *b->arcs);
+    int ok = b->offsets && b->sent_ids && b->tags && b->arcs;
     for (int f = 0; f < n_features; f++)
         ok = ok && (b->features[f] = malloc((size_t)max_tokens * sizeof *b->features[f]));
     if (ok && with_chars) {
@@ -157,7 +157,7 @@ void qkv_batch_free(qkv_batch *b)
     free(b->offsets);
     free(b->sent_ids);
     free(b->tags);
-    free(b->heads);
+    free(b->arcs);
     free(b->char_offsets);
     free(b->chars);
     free(b->dense);
@@ -215,7 +215,7 @@ int qkv_batch_fill(qkv_batch *b, const qkv_dataset *ds, const qkv_batch_plan *pl
             memcpy(b->features[f] + t, ds->features[f] + w0, (size_t)n * sizeof(int32_t));
         memcpy(b->tags + t, (ds->loss_tags ? ds->loss_tags : ds->tags) + w0, (size_t)n * sizeof(int32_t));
         for (int j = 0; j < n; j++)
-            b->heads[t + j] = ds->heads ? ds->heads[w0 + j] : -1;
+            b->arcs[t + j] = ds->arcs ? ds->arcs[w0 + j] : -1;
         for (int c = 1; c < qkv_dataset_n_columns(ds); c++)
             memcpy(b->col_tags[c] + t, ds->col_tags[c] + w0, (size_t)n * sizeof(int32_t));
         if (ds->chars) {

@@ -94,15 +94,15 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
 }
 
 /* The gold heads of c (-1 for none), when any word has one. */
-static int copy_heads(qkv_dataset *ds, const qkv_corpus *c, qkv_error *err)
+static int copy_arcs(qkv_dataset *ds, const qkv_corpus *c, qkv_error *err)
 {
     if (qkv_corpus_n_heads(c) == 0)
         return QKV_OK;
-    ds->heads = malloc(((size_t)c->n_words + 1) * sizeof *ds->heads);
-    if (!ds->heads)
+    ds->arcs = malloc(((size_t)c->n_words + 1) * sizeof *ds->arcs);
+    if (!ds->arcs)
         return qkv_fail(err, "%.200s: out of memory encoding %d words", c->name, c->n_words);
     for (int w = 0; w < c->n_words; w++)
-        ds->heads[w] = c->heads[w] >= 0 ? c->heads[w] : -1;
+        ds->arcs[w] = c->heads[w] >= 0 ? c->heads[w] : -1;
     return QKV_OK;
 }
 
@@ -176,7 +176,7 @@ int qkv_dataset_encode(qkv_dataset *ds, const qkv_featurizer *fz, const qkv_corp
         if (fit)
             ds->chars = fit;
     }
-    if (copy_heads(ds, c, err) != QKV_OK ||
+    if (copy_arcs(ds, c, err) != QKV_OK ||
         (qkv_featurizer_n_columns(fz) > 1 && qkv_dataset_encode_columns(ds, fz, c, err) != QKV_OK) ||
         qkv_dataset_form_chars(ds, fz, c, err) != QKV_OK ||
         (ds->n_unknown_tags && warnings && report_unknown_tags(c, ds, fz->tags.size, warnings, err) != QKV_OK)) {
@@ -285,7 +285,7 @@ void qkv_dataset_free(qkv_dataset *ds)
     free(ds->sent_start);
     free(ds->tags);
     free(ds->loss_tags);
-    free(ds->heads);
+    free(ds->arcs);
     free(ds->form_chars);
     for (int i = 1; i < QKV_MAX_COLUMNS; i++)
         free(ds->col_tags[i]);

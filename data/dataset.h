@@ -36,7 +36,7 @@ typedef struct qkv_dataset {
     int32_t *loss_tags;                   /* [n_words] the gold tags batches give the loss, when
                                              they differ from tags (qkv_dataset_repair_spans);
                                              NULL: tags */
-    int32_t *heads;                       /* [n_words] gold HEAD (0 = ROOT, k = word k of the
+    int32_t *arcs;                       /* [n_words] gold HEAD (0 = ROOT, k = word k of the
                                              sentence), -1 = none; NULL when no word has one */
     int32_t *char_start;                  /* [n_words + 1] word w's character ids are           */
     int32_t *chars;                       /*   chars[char_start[w] .. char_start[w+1]-1];
@@ -108,10 +108,10 @@ static inline int qkv_dataset_d_input(const qkv_dataset *ds) { return ds->dense 
 /* Tag columns (data/columns.h); column i's gold class ids [n_words] (0: tags). */
 /* Drops ds's gold heads (as if its corpus had none): for tagging, where the input's HEAD column,
  * filled or not, valid or not, is replaced by the prediction and never read. */
-static inline void qkv_dataset_forget_heads(qkv_dataset *ds)
+static inline void qkv_dataset_forget_arcs(qkv_dataset *ds)
 {
-    free(ds->heads);
-    ds->heads = NULL;
+    free(ds->arcs);
+    ds->arcs = NULL;
 }
 static inline int qkv_dataset_n_columns(const qkv_dataset *ds) { return ds->n_columns > 1 ? ds->n_columns : 1; }
 static inline const int32_t *qkv_dataset_column_tags(const qkv_dataset *ds, int i) { return i == 0 ? ds->tags : ds->col_tags[i]; }

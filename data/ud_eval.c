@@ -478,7 +478,7 @@ int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, co
             status = fail_line(err, f->name, f->no_head_line,
                                "HEAD (field 7) is no word number where other words have one: UAS and LAS count "
                                "every word (the CoNLL 2018 scorer refuses such a HEAD)");
-    res->gold_heads = (long)g.n_heads;
+    res->gold_arcs = (long)g.n_heads;
     if (status == QKV_OK) {
         size_t k = 0;
         while (k < g.n_chars && k < s.n_chars && g.chars[k] == s.chars[k])

@@ -37,7 +37,7 @@ typedef struct qkv_ud_score {
 typedef struct qkv_ud_eval {
     qkv_ud_score tokens, sentences, words, upos, uas, las, mlas, blex;
     qkv_ud_score xpos, ufeats, alltags, lemmas;
-    long gold_heads; /* gold words whose HEAD is a number: 0 (no tree at all) or every word */
+    long gold_arcs; /* gold words whose HEAD is a number: 0 (no tree at all) or every word */
 } qkv_ud_eval;
 
 /* sc from the three counts: precision correct / system, recall correct / gold, F1 2 correct /
@@ -49,7 +49,7 @@ void qkv_ud_score_set(qkv_ud_score *sc, long gold, long system, long correct);
  * a bad ID, an empty FORM, a multiword token not followed by its words), invalid UTF-8, a file
  * where some words have a HEAD and others none ("_": UAS and LAS count every word, and the
  * CoNLL 2018 scorer refuses a HEAD that is no number; a file without any HEAD is scored with
- * res->gold_heads 0, its UAS and LAS meaningless), and
+ * res->gold_arcs 0, its UAS and LAS meaningless), and
  * "SYSTEM: its text differs from GOLD's at character N: ..." when the characters differ;
  * out of memory. */
 int qkv_ud_evaluate(const char *gold, size_t gold_len, const char *gold_name, const char *sys, size_t sys_len,

@@ -103,52 +103,52 @@ qkv_tensor *qkv_biaffine_head_arcs(qkv_tape *tp, const qkv_head *h, qkv_tensor *
     return qkv_biaffine_arcs(tp, dep, head, st->arc_root, st->arc_U, st->arc_u, sentences);
 }
 
-/* Label logits [T, n_tags] of each word with head heads[t] (< 0: a zero head vector). */
+/* Label logits [T, n_tags] of each word with head arcs[t] (< 0: a zero head vector). */
 static qkv_tensor *label_logits(qkv_tape *tp, const biaffine_state *st, qkv_tensor *dep, qkv_tensor *head,
-                                qkv_packed sentences, const int32_t *heads)
+                                qkv_packed sentences, const int32_t *arcs)
 {
-    qkv_tensor *g = qkv_gather_heads(tp, head, st->rel_root, sentences, heads);
+    qkv_tensor *g = qkv_gather_heads(tp, head, st->rel_root, sentences, arcs);
     qkv_tensor *y = qkv_bilinear(tp, dep, g, st->rel_U);
     y = qkv_add(tp, y, qkv_linear(tp, dep, st->rel_w_dep, st->rel_b));
     return qkv_add(tp, y, qkv_linear(tp, g, st->rel_w_head, NULL));
 }
 
 qkv_tensor *qkv_biaffine_head_labels(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences,
-                                     const int32_t *heads)
+                                     const int32_t *arcs)
 {
     const biaffine_state *st = h->state;
     qkv_tensor *dep = role(tp, st, &st->rel_dep, x), *head = role(tp, st, &st->rel_head, x);
-    return label_logits(tp, st, dep, head, sentences, heads);
+    return label_logits(tp, st, dep, head, sentences, arcs);
 }
 
 /* The labels the loss reads: the gold label of each word that has a gold head, else -1. */
-static int32_t *label_targets(qkv_tape *tp, int T, const int32_t *tags, const int32_t *heads)
+static int32_t *label_targets(qkv_tape *tp, int T, const int32_t *tags, const int32_t *arcs)
 {
     int32_t *t = qkv_tape_alloc(tp, (size_t)(T ? T : 1) * sizeof *t);
     for (int i = 0; t && i < T; i++)
-        t[i] = heads[i] >= 0 && tags[i] >= 0 ? tags[i] : -1;
+        t[i] = arcs[i] >= 0 && tags[i] >= 0 ? tags[i] : -1;
     return t;
 }
 
 /* The mean cross-entropy over the gold arcs plus that of their labels, the targets of both
- * smoothed by gold->label_smoothing (over a word's candidate heads, over the labels). */
+ * smoothed by gold->label_smoothing (over a word's candidate arcs, over the labels). */
 static qkv_tensor *loss(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences, const qkv_gold *gold)
 {
     const biaffine_state *st = h->state;
-    const int32_t *tags = gold->tags, *heads = gold->arcs;
+    const int32_t *tags = gold->tags, *arcs = gold->arcs;
     if (tp->failed)
         return NULL;
-    if (!heads)
+    if (!arcs)
         return qkv_tape_fail(tp, "biaffine head: the batch has no gold heads (HEAD column)");
-    qkv_tensor *arcs = qkv_arc_cross_entropy(tp, qkv_biaffine_head_arcs(tp, h, x, sentences), sentences, heads,
+    qkv_tensor *arc_loss = qkv_arc_cross_entropy(tp, qkv_biaffine_head_arcs(tp, h, x, sentences), sentences, arcs,
                                              gold->label_smoothing);
     qkv_tensor *dep = role(tp, st, &st->rel_dep, x), *head = role(tp, st, &st->rel_head, x);
-    const int32_t *targets = label_targets(tp, qkv_packed_rows(sentences), tags, heads);
+    const int32_t *targets = label_targets(tp, qkv_packed_rows(sentences), tags, arcs);
     if (!targets)
         return NULL;
-    qkv_tensor *labels = qkv_cross_entropy_smoothed(tp, label_logits(tp, st, dep, head, sentences, heads), targets,
+    qkv_tensor *labels = qkv_cross_entropy_smoothed(tp, label_logits(tp, st, dep, head, sentences, arcs), targets,
                                                     gold->label_smoothing);
-    return qkv_add(tp, arcs, labels);
+    return qkv_add(tp, arc_loss, labels);
 }
 
 /* What decoding the sentences of a batch shares: the head, a sentence's scores (buf [C, C]) and
@@ -158,9 +158,9 @@ typedef struct decoding {
     double *buf, nll;
 } decoding;
 
-/* Sentence i's tree from the arc scores [T, C] into pred_heads; d->nll += the gold heads' NLL. */
-static int decode_sentence(decoding *d, const qkv_tensor *s, qkv_packed sent, int i, const int32_t *gold_heads,
-                           int32_t *pred_heads, qkv_error *err)
+/* Sentence i's tree from the arc scores [T, C] into pred_arcs; d->nll += the gold arcs' NLL. */
+static int decode_sentence(decoding *d, const qkv_tensor *s, qkv_packed sent, int i, const int32_t *gold_arcs,
+                           int32_t *pred_arcs, qkv_error *err)
 {
     double *buf = d->buf, *nll = &d->nll;
     const int o = sent.offsets[i], n = qkv_packed_len(sent, i), C = s->shape[1];
@@ -171,12 +171,12 @@ static int decode_sentence(decoding *d, const qkv_tensor *s, qkv_packed sent, in
             buf[(size_t)t * (n + 1) + j] = row[j];
             mx = row[j] > mx ? row[j] : mx;
         }
-        for (int j = 0; gold_heads && gold_heads[o + t] >= 0 && j <= n; j++)
+        for (int j = 0; gold_arcs && gold_arcs[o + t] >= 0 && j <= n; j++)
             sum += exp((double)row[j] - mx);
-        if (gold_heads && gold_heads[o + t] >= 0)
-            *nll += log(sum) + mx - (double)row[gold_heads[o + t]];
+        if (gold_arcs && gold_arcs[o + t] >= 0)
+            *nll += log(sum) + mx - (double)row[gold_arcs[o + t]];
     }
-    return qkv_tree_decode(d->st->opts.decoder, buf, n, pred_heads + o, err);
+    return qkv_tree_decode(d->st->opts.decoder, buf, n, pred_arcs + o, err);
 }
 
 /* The argmax label of each row into pred; with gold, *nll += the gold labels' NLL. */
@@ -203,8 +203,8 @@ static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed se
                    const qkv_prediction *out, qkv_error *err)
 {
     const biaffine_state *st = h->state;
-    const int32_t *gold = g ? g->tags : NULL, *gold_heads = g ? g->arcs : NULL;
-    int32_t *pred = out->tags, *pred_heads = out->arcs;
+    const int32_t *gold = g ? g->tags : NULL, *gold_arcs = g ? g->arcs : NULL;
+    int32_t *pred = out->tags, *pred_arcs = out->arcs;
     qkv_tensor *s = qkv_biaffine_head_arcs(tp, h, x, sentences);
     qkv_tensor *dep = role(tp, st, &st->rel_dep, x), *head = role(tp, st, &st->rel_head, x);
     if (!s || !dep || !head)
@@ -215,18 +215,18 @@ static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed se
         return qkv_fail(err, "biaffine head: out of memory for a sentence of %d words", C - 1);
     int status = QKV_OK;
     for (int i = 0; i < sentences.n && status == QKV_OK; i++)
-        status = decode_sentence(&d, s, sentences, i, gold_heads, pred_heads, err);
+        status = decode_sentence(&d, s, sentences, i, gold_arcs, pred_arcs, err);
     free(d.buf);
     if (status)
         return QKV_ERR;
     double nll = d.nll;
-    qkv_tensor *lg = label_logits(tp, st, dep, head, sentences, pred_heads);
+    qkv_tensor *lg = label_logits(tp, st, dep, head, sentences, pred_arcs);
     if (!lg)
         return qkv_fail(err, "%s", tp->err.msg);
     best_labels(lg, NULL, pred, NULL);
-    if (gold && gold_heads) { /* the loss of the gold arcs' labels */
-        const int32_t *targets = label_targets(tp, qkv_packed_rows(sentences), gold, gold_heads);
-        qkv_tensor *glg = targets ? label_logits(tp, st, dep, head, sentences, gold_heads) : NULL;
+    if (gold && gold_arcs) { /* the loss of the gold arcs' labels */
+        const int32_t *targets = label_targets(tp, qkv_packed_rows(sentences), gold, gold_arcs);
+        qkv_tensor *glg = targets ? label_logits(tp, st, dep, head, sentences, gold_arcs) : NULL;
         if (!glg)
             return qkv_fail(err, "%s", tp->err.msg);
         best_labels(glg, targets, NULL, &nll);

@@ -4,21 +4,21 @@
  * with no layers (then the encoder is the identity). */
 #include <stdlib.h>
 
-#include "models/tagger.h"
+#include "models/network.h"
 
-static int hidden(const qkv_tagger_config *cfg)
+static int hidden(const qkv_network_config *cfg)
 {
     return cfg->lstm_hidden > 0 ? cfg->lstm_hidden : cfg->encoder.d_model / 2;
 }
 
-static int d_out(const qkv_tagger_config *cfg) { return cfg->n_layers > 0 ? 2 * hidden(cfg) : cfg->encoder.d_model; }
+static int d_out(const qkv_network_config *cfg) { return cfg->n_layers > 0 ? 2 * hidden(cfg) : cfg->encoder.d_model; }
 
-static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg, qkv_error *err)
+static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_network_config *cfg, qkv_error *err)
 {
     if (cfg->n_layers == 0)
         return QKV_OK;
     if (hidden(cfg) < 1)
-        return qkv_fail(err, "tagger: lstm_hidden is 0 and d_model %d is too small to halve", cfg->encoder.d_model);
+        return qkv_fail(err, "model: lstm_hidden is 0 and d_model %d is too small to halve", cfg->encoder.d_model);
     qkv_bilstm *lstm = calloc(1, sizeof *lstm);
     if (!lstm)
         return qkv_fail(err, "bilstm encoder: out of memory");

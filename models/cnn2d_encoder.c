@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "models/tagger.h"
+#include "models/network.h"
 
 typedef struct cnn2d {
     qkv_grid grid;
@@ -19,9 +19,9 @@ typedef struct cnn2d {
     qkv_conv2d_block layer[];
 } cnn2d;
 
-static int d_out(const qkv_tagger_config *cfg) { return cfg->encoder.d_model; }
+static int d_out(const qkv_network_config *cfg) { return cfg->encoder.d_model; }
 
-static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg, qkv_error *err)
+static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_network_config *cfg, qkv_error *err)
 {
     const qkv_encoder_opts *o = &cfg->encoder;
     if (!qkv_grid_is_2d(cfg->grid) || cfg->grid.n_prefix != 0)
@@ -70,7 +70,7 @@ static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qk
 }
 
 /* The grid after n_layers blocks of cfg (each pool halves it, rounded down, while it can). */
-static qkv_grid out_grid(const qkv_tagger_config *cfg)
+static qkv_grid out_grid(const qkv_network_config *cfg)
 {
     qkv_grid g = cfg->grid;
     for (int i = 0; cfg->cnn2d_pool != QKV_CNN2D_POOL_NONE && i < cfg->n_layers; i++)
@@ -79,7 +79,7 @@ static qkv_grid out_grid(const qkv_tagger_config *cfg)
     return g;
 }
 
-static void summary(const qkv_tagger_config *cfg, char *buf, size_t cap)
+static void summary(const qkv_network_config *cfg, char *buf, size_t cap)
 {
     long d = cfg->encoder.d_model, k = cfg->cnn_kernel;
     qkv_grid g = out_grid(cfg);

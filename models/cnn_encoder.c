@@ -5,16 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "models/tagger.h"
+#include "models/network.h"
 
 typedef struct blocks {
     int n;
     qkv_conv_block layer[];
 } blocks;
 
-static int d_out(const qkv_tagger_config *cfg) { return cfg->encoder.d_model; }
+static int d_out(const qkv_network_config *cfg) { return cfg->encoder.d_model; }
 
-static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg, qkv_error *err)
+static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_network_config *cfg, qkv_error *err)
 {
     const qkv_encoder_opts *o = &cfg->encoder;
     blocks *b = calloc(1, sizeof *b + (size_t)cfg->n_layers * sizeof b->layer[0]);
@@ -43,7 +43,7 @@ static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qk
     return x;
 }
 
-static void summary(const qkv_tagger_config *cfg, char *buf, size_t cap)
+static void summary(const qkv_network_config *cfg, char *buf, size_t cap)
 {
     int dilation = cfg->cnn_dilation > 0 ? cfg->cnn_dilation : 1;
     snprintf(buf, cap, "encoder: cnn, %d blocks of width %d, dilation %d: receptive field %ld words", cfg->n_layers,

@@ -24,7 +24,7 @@
 #include "lib/nn/conv2d_block.h"
 #include "lib/ops/concat.h"
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 enum { STEM_KERNEL = 3 };
 
@@ -35,9 +35,9 @@ typedef struct conv_patches {
     qkv_conv2d_block stem[];
 } conv_patches;
 
-static int patch(const qkv_tagger_config *cfg) { return cfg->patch_size; }
+static int patch(const qkv_network_config *cfg) { return cfg->patch_size; }
 
-static int check(const qkv_tagger_config *cfg, qkv_error *err)
+static int check(const qkv_network_config *cfg, qkv_error *err)
 {
     const int p = cfg->patch_size;
     if (p < 1 || cfg->d_input < 1 || cfg->d_input % (p * p))
@@ -46,13 +46,13 @@ static int check(const qkv_tagger_config *cfg, qkv_error *err)
     if (!qkv_grid_is_2d(cfg->grid) || cfg->grid.n_prefix < 0 || cfg->grid.n_prefix > 1)
         return qkv_fail(err, "conv_patches input: a grid of %d x %d tokens after %d: expected a 2-D grid after 0 or 1",
                         cfg->grid.rows, cfg->grid.cols, cfg->grid.n_prefix);
-    if (cfg->stem_layers < 0 || cfg->stem_layers > QKV_TAGGER_MAX_LAYERS || (cfg->stem_layers && cfg->stem_channels < 1))
+    if (cfg->stem_layers < 0 || cfg->stem_layers > QKV_NETWORK_MAX_LAYERS || (cfg->stem_layers && cfg->stem_channels < 1))
         return qkv_fail(err, "conv_patches input: %d stem layers of %d channels (model.stem_layers 0..%d, "
-                        "model.stem_channels >= 1)", cfg->stem_layers, cfg->stem_channels, QKV_TAGGER_MAX_LAYERS);
+                        "model.stem_channels >= 1)", cfg->stem_layers, cfg->stem_channels, QKV_NETWORK_MAX_LAYERS);
     return QKV_OK;
 }
 
-static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg, qkv_error *err)
+static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_network_config *cfg, qkv_error *err)
 {
     if (check(cfg, err))
         return QKV_ERR;
@@ -89,7 +89,7 @@ static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_tagger_
 /* The n images of the batch's patches as pixels [n·rows·cols, channels] (lib/ops/conv2d.c's
  * layout): value (py·p + px)·channels + ch of the patch at grid (gy, gx) is pixel (gy·p + py,
  * gx·p + px). The prefix tokens' rows are skipped. */
-static qkv_tensor *image_pixels(qkv_tape *tp, const conv_patches *m, const qkv_tagger_input *batch)
+static qkv_tensor *image_pixels(qkv_tape *tp, const conv_patches *m, const qkv_network_input *batch)
 {
     const int n = batch->sentences.n, p = m->p, ch = m->channels, gc = m->grid.cols;
     const int rows = m->grid.rows * p, cols = gc * p, width = p * p * ch;
@@ -128,7 +128,7 @@ static qkv_tensor *place_tokens(qkv_tape *tp, const conv_patches *m, qkv_tensor 
     return rows ? qkv_embedding(tp, rows, ids, T) : NULL;
 }
 
-static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_tagger_input *batch)
+static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_network_input *batch)
 {
     const conv_patches *m = in->state;
     if (tp->failed)

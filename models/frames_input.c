@@ -8,14 +8,14 @@
 #include <stdlib.h>
 
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 typedef struct frames {
     int d_input;
     qkv_tensor *w, *b;
 } frames;
 
-static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg, qkv_error *err)
+static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_network_config *cfg, qkv_error *err)
 {
     if (cfg->d_input < 1)
         return qkv_fail(err, "frames input: d_input (the width of a frame vector) must be >= 1, got %d", cfg->d_input);
@@ -36,7 +36,7 @@ static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_tagger_
     return QKV_OK;
 }
 
-static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_tagger_input *batch)
+static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_network_input *batch)
 {
     const frames *f = in->state;
     if (!batch->dense)
@@ -56,7 +56,7 @@ static int n_tables(const qkv_input *in)
     return 0;
 }
 
-static const qkv_tensor *table_rows(const qkv_input *in, const qkv_tagger_input *batch, int i, const int32_t **ids,
+static const qkv_tensor *table_rows(const qkv_input *in, const qkv_network_input *batch, int i, const int32_t **ids,
                                     int *n_ids)
 {
     (void)in, (void)batch, (void)i;

@@ -6,7 +6,7 @@
 
 #include "lib/ops/concat.h"
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 typedef struct image_input {
     int d_input, d_model;
@@ -14,7 +14,7 @@ typedef struct image_input {
     qkv_tensor *w, *b, *cls;
 } image_input;
 
-int qkv_image_input_create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg,
+int qkv_image_input_create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_network_config *cfg,
                            qkv_error *err)
 {
     if (cfg->d_input < 1)
@@ -45,7 +45,7 @@ int qkv_image_input_create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qk
 
 /* With a [CLS] token: rows of [cls; projected tokens] picked so that each sequence's first
  * token is cls (id 0) and every other token t its projection (id t + 1). */
-qkv_tensor *qkv_image_input_forward(qkv_tape *tp, const qkv_input *in, const qkv_tagger_input *batch)
+qkv_tensor *qkv_image_input_forward(qkv_tape *tp, const qkv_input *in, const qkv_network_input *batch)
 {
     const image_input *m = in->state;
     if (tp->failed)

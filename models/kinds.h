@@ -59,8 +59,8 @@ extern const char *const QKV_INPUT_KIND_NAMES[];
 extern const char *const QKV_ENCODER_KIND_NAMES[];
 extern const char *const QKV_OUTPUT_NAMES[];
 
-struct qkv_tagger_config; /* models/tagger.h */
-struct qkv_tagger_input;
+struct qkv_network_config; /* models/network.h */
+struct qkv_network_input;
 
 /* --- inputs: a batch -> token vectors [T, d_model] --- */
 typedef struct qkv_input {
@@ -73,17 +73,17 @@ typedef struct qkv_input_desc {
     const char *const *param_prefixes; /* NULL-terminated */
     /* Image inputs (data/idx.h): the side of the square of pixels one token holds (1: each
      * pixel a token); the session then reads IDX images, cut into these squares, as the batch's
-     * dense token vectors (qkv_tagger_input.dense). NULL: the input reads words. */
-    int (*patch)(const struct qkv_tagger_config *cfg);
+     * dense token vectors (qkv_network_input.dense). NULL: the input reads words. */
+    int (*patch)(const struct qkv_network_config *cfg);
     /* Adds the parameters to ps and draws them from rng (NULL: allocated only). */
-    int (*create)(qkv_input *in, qkv_params *ps, qkv_rng *rng, const struct qkv_tagger_config *cfg,
+    int (*create)(qkv_input *in, qkv_params *ps, qkv_rng *rng, const struct qkv_network_config *cfg,
                   qkv_error *err);
     /* [T, d_model], T = qkv_packed_rows(batch->sentences); NULL when the tape failed. */
-    qkv_tensor *(*forward)(qkv_tape *tp, const qkv_input *in, const struct qkv_tagger_input *batch);
-    /* Embedding tables whose rows a batch selects (for sparse gradients, models/tagger_rows.h):
+    qkv_tensor *(*forward)(qkv_tape *tp, const qkv_input *in, const struct qkv_network_input *batch);
+    /* Embedding tables whose rows a batch selects (for sparse gradients, models/network_rows.h):
      * how many, and table i with the ids of batch that select its rows. */
     int (*n_tables)(const qkv_input *in);
-    const qkv_tensor *(*table_rows)(const qkv_input *in, const struct qkv_tagger_input *batch, int i,
+    const qkv_tensor *(*table_rows)(const qkv_input *in, const struct qkv_network_input *batch, int i,
                                     const int32_t **ids, int *n_ids);
     void (*free)(qkv_input *in);
 } qkv_input_desc;
@@ -99,8 +99,8 @@ typedef struct qkv_encoder_desc {
     const char *name;
     const char *const *param_prefixes;
     bool takes_positions; /* false: the model adds no positional encoding before this encoder */
-    int (*d_out)(const struct qkv_tagger_config *cfg);
-    int (*create)(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const struct qkv_tagger_config *cfg,
+    int (*d_out)(const struct qkv_network_config *cfg);
+    int (*create)(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const struct qkv_network_config *cfg,
                   qkv_error *err);
     /* y [T, d_out] for x [T, d_model]; keep (may be NULL) receives the attention weights of
      * layer keep_layer (encoders without attention leave it untouched). */
@@ -111,7 +111,7 @@ typedef struct qkv_encoder_desc {
     const qkv_encoder_block *(*attention_block)(const qkv_encoder *e, int i);
     /* One line about cfg's encoder for the start of a run (e.g. the receptive field), written to
      * buf; NULL: nothing to say. */
-    void (*summary)(const struct qkv_tagger_config *cfg, char *buf, size_t cap);
+    void (*summary)(const struct qkv_network_config *cfg, char *buf, size_t cap);
     void (*free)(qkv_encoder *e);
 } qkv_encoder_desc;
 

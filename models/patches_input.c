@@ -3,9 +3,9 @@
  * as ViT does (Dosovitskiy et al. 2021, section 3.1; models/image_input.h). An image of rows x
  * cols pixels is a grid of rows/p x cols/p tokens. */
 #include "models/image_input.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
-static int patch(const qkv_tagger_config *cfg) { return cfg->patch_size; }
+static int patch(const qkv_network_config *cfg) { return cfg->patch_size; }
 
 const qkv_input_desc qkv_patches_input = {
     .name = "patches",

@@ -2,9 +2,9 @@
  * token's vector, projected to d_model (models/image_input.h). An image of rows x cols pixels is
  * a grid of rows x cols tokens. */
 #include "models/image_input.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
-static int patch(const qkv_tagger_config *cfg)
+static int patch(const qkv_network_config *cfg)
 {
     (void)cfg;
     return 1;

@@ -5,16 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "models/tagger.h"
+#include "models/network.h"
 
 typedef struct blocks {
     int n;
     qkv_encoder_block layer[];
 } blocks;
 
-static int d_out(const qkv_tagger_config *cfg) { return cfg->encoder.d_model; }
+static int d_out(const qkv_network_config *cfg) { return cfg->encoder.d_model; }
 
-static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg, qkv_error *err)
+static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_network_config *cfg, qkv_error *err)
 {
     blocks *b = calloc(1, sizeof *b + (size_t)cfg->n_layers * sizeof b->layer[0]);
     if (!b)

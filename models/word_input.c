@@ -7,16 +7,16 @@
 #include <stdlib.h>
 
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 typedef struct words {
     int n_features;
-    qkv_tensor *embed[QKV_TAGGER_MAX_FEATURES];
+    qkv_tensor *embed[QKV_NETWORK_MAX_FEATURES];
     bool has_chars;
     qkv_char_cnn chars;
 } words;
 
-static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_tagger_config *cfg, qkv_error *err)
+static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_network_config *cfg, qkv_error *err)
 {
     words *w = calloc(1, sizeof *w);
     if (!w)
@@ -42,7 +42,7 @@ static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_tagger_
     return QKV_OK;
 }
 
-static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_tagger_input *batch)
+static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_network_input *batch)
 {
     const words *w = in->state;
     qkv_tensor *x = NULL;
@@ -52,7 +52,7 @@ static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_tagger_i
     }
     if (w->has_chars) {
         if (!batch->chars || !batch->words.offsets)
-            return qkv_tape_fail(tp, "tagger: the model has a character encoder but the batch has no characters");
+            return qkv_tape_fail(tp, "the model has a character encoder but the batch has no characters");
         x = qkv_add(tp, x, qkv_char_cnn_forward(tp, &w->chars, batch->chars, batch->words));
     }
     return x;
@@ -65,7 +65,7 @@ static int n_tables(const qkv_input *in)
     return w->n_features + w->has_chars;
 }
 
-static const qkv_tensor *table_rows(const qkv_input *in, const qkv_tagger_input *batch, int i, const int32_t **ids,
+static const qkv_tensor *table_rows(const qkv_input *in, const qkv_network_input *batch, int i, const int32_t **ids,
                                     int *n_ids)
 {
     const words *w = in->state;

@@ -12,8 +12,8 @@ PyTorch side of the benchmark (tests/reference/bench.py). Reads everything from 
 file (api/model_file.h): the resolved YAML config
 (/config), the vocabularies (/vocab/features, /vocab/<feature>, /vocab/tags, /vocab/chars) and
 the parameters (/params/<name>, float32, PyTorch [out, in] shapes; /train is ignored). The
-model has exactly qkv's parameter names (models/tagger.h, models/char_cnn.h, lib/nn/encoder.h,
-lib/ops/attention.h) and computes (models/tagger.c qkv_tagger_logits):
+model has exactly qkv's parameter names (models/network.h, models/char_cnn.h, lib/nn/encoder.h,
+lib/ops/attention.h) and computes (models/network.c qkv_network_logits):
 
     sum_f embed.<f>[id_f]  [+ CharCNN(the word's characters)]  [* sqrt(d_model)]
     + PE(position in sentence)  -> dropout
@@ -84,7 +84,7 @@ from qkv_torch_layers import (CRF, BiLSTMEncoder, CharCNN, CNNEncoder, Encoder, 
 
 
 class Tagger(QkvParams):
-    """qkv's tagger (models/tagger.h) with the same parameter names."""
+    """qkv's tagger (models/network.h) with the same parameter names."""
 
     def __init__(self, config, features, vocab_size, n_tags, n_chars=0):
         super().__init__()
@@ -109,7 +109,7 @@ class Tagger(QkvParams):
     def hidden(self, ids, pad, chars=None, char_lens=None):
         """ids [n_features, B, L], pad [B, L] (True = padding), with a character encoder chars
         [B, L, C] and char_lens [B, L] (qkv_torch_data.Batch) -> the normalised encoder output
-        [B, L, d_out] that every head reads (models/tagger.h qkv_tagger_hidden)."""
+        [B, L, d_out] that every head reads (models/network.h qkv_network_hidden)."""
         x = sum(F.embedding(ids[k], self.embed[f], sparse=self.sparse_grad) for k, f in enumerate(self.features))
         if self.chars is not None:
             if chars is None:

@@ -37,7 +37,7 @@ def lr_at(step, o, total):
 
 
 def decays(name, p):
-    """The weight decay applies to parameters of rank 2 or more that mix features (models/tagger.c
+    """The weight decay applies to parameters of rank 2 or more that mix features (models/network.c
     no_decay_vectors; the biaffine head's rel.U [n_tags, l, l] too): not to rank-1 parameters,
     embedding tables (embed.*, chars.embed), learned positions (pos.*) or relative position
     biases (lib/ops/attention.c qkv_mha_create)."""
@@ -46,7 +46,7 @@ def decays(name, p):
 
 
 def touched_rows(model, bt):
-    """optim.sparse_embeddings (models/tagger_rows.h): per table (embed.<f>, chars.embed) its
+    """optim.sparse_embeddings (models/network_rows.h): per table (embed.<f>, chars.embed) its
     parameter and the sorted distinct rows the batch's real tokens (characters) select."""
     real = ~bt.pad
     out = [(model.embed[f], torch.unique(bt.ids[k][real])) for k, f in enumerate(model.features)]

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """qkv's models over dense token vectors in PyTorch (qkv_torch.py loads them): images
 (model.input pixels or patches) and speech frames (model.input frames), with qkv's parameter
-names. The model (models/tagger.c qkv_tagger_logits):
+names. The model (models/network.c qkv_network_logits):
 
     input: images: dense [B, L, d_input] @ input.proj.w^T + input.proj.b, and with
            model.cls_token each sequence's first token input.cls (models/image_input.c);
@@ -55,7 +55,7 @@ class Grid:
 
 
 def model_grid(m, d):
-    """The model's grid (qkv_tagger_image_grid): data.image_rows / cols over the patch side."""
+    """The model's grid (qkv_network_image_grid): data.image_rows / cols over the patch side."""
     if m["input"] not in IMAGE_INPUTS:
         return None
     p = m["patch_size"] if m["input"] == "patches" else 1
@@ -146,7 +146,7 @@ class Positional2d(torch.nn.Module):
 
 
 class DenseTagger(QkvParams):
-    """qkv's tagger (models/tagger.h) over dense token vectors: images or speech frames."""
+    """qkv's tagger (models/network.h) over dense token vectors: images or speech frames."""
 
     def __init__(self, config, n_tags, d_input):
         super().__init__()

@@ -39,7 +39,7 @@ def alibi_slopes(n):
 
 
 class QkvParams(torch.nn.Module):
-    """A module whose parameters are named as qkv's (models/tagger.h): load_qkv fills them."""
+    """A module whose parameters are named as qkv's (models/network.h): load_qkv fills them."""
 
     def load_qkv(self, params):
         """Copies params {qkv name: numpy array} in; ValueError when the names or shapes differ."""

@@ -3,7 +3,7 @@
 dependency-parser head, and their comparison with `qkv eval --logits` (qkv_torch.py compare
 calls compare_heads for a file in the /heads layout, docs/reference/checkpoints.md).
 
-A model of several heads (models/tagger.h: qkv_tagger_add_head; the heads api/session.c adds
+A model of several heads (models/network.h: qkv_network_add_head; the heads api/session.c adds
 for data.tags a list of columns): one encoder, as qkv_torch.Tagger's, whose normalised output x
 [B, L, d_out] every head reads. Head 0 is of model.output with no name prefix: softmax or crf
 (classifier.w, classifier.b; crf.* with output crf) or the biaffine parser over DEPREL; heads
@@ -73,7 +73,7 @@ def add_biaffine(owner, d_in, n_tags, arc_dim, label_dim):
 
 
 def _role(owner, lin, x):
-    """relu(lin.w x + lin.b), then in training the dropout of model.dropout (models/tagger.c gives
+    """relu(lin.w x + lin.b), then in training the dropout of model.dropout (models/network.c gives
     the head the encoder's)."""
     return F.dropout(torch.relu(F.linear(x, lin.w, lin.b)), owner.p, owner.training)
 

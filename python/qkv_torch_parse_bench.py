@@ -3,7 +3,7 @@
 trained as qkv trains it on qkv's batches (qkv_torch_bench.train_steps), then EWT dev evaluated;
 one JSON line, the fields of the tagger's bench.
 
-The training loss (models/tagger_output.c qkv_tagger_heads_loss) is the sum over the heads of
+The training loss (models/network_output.c qkv_network_heads_loss) is the sum over the heads of
 model.head_weights times each head's loss: the biaffine head's is the mean cross-entropy of
 each word's gold head over ROOT and its sentence's words plus the mean cross-entropy of the
 labels (DEPREL) of the gold arcs (models/biaffine_head.c); a softmax head's is the mean

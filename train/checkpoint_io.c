@@ -167,7 +167,7 @@ static int check_same_encoder(const qkv_run_config *saved, const qkv_session *s,
  * rather than every tensor. */
 static int read_params(const qkv_store_reader *r, const qkv_run_config *saved, qkv_session *s, qkv_error *err)
 {
-    if (qkv_store_read_params(r, "/params", qkv_tagger_params(&s->model), err) == QKV_OK)
+    if (qkv_store_read_params(r, "/params", qkv_network_params(&s->model), err) == QKV_OK)
         return QKV_OK;
     char keys[700];
     if (qkv_config_differences(QKV_RUN_SCHEMA, QKV_RUN_SCHEMA_LEN, "model", saved, &s->cfg, keys, sizeof keys) == 0)
@@ -202,7 +202,7 @@ int qkv_checkpoint_load_training(const char *path, qkv_session *s, qkv_optimizer
     qkv_store_reader *r;
     if (qkv_store_open(path, &r, err))
         return QKV_ERR;
-    qkv_params *ps = qkv_tagger_params(&s->model);
+    qkv_params *ps = qkv_network_params(&s->model);
     qkv_run_config *saved = NULL;
     int status = resumable(r, err);
     if (status == QKV_OK)

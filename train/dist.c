@@ -353,7 +353,7 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     /* every count of the result, in one array (pack, sum, unpack) */
     struct { long *at; size_t len; } parts[] = {
         {&res->n_words, 1}, {&res->n_correct, 1}, {&res->n_unknown_gold, 1}, {&res->n_untagged, 1},
-        {&res->n_head_correct, 1},
+        {&res->n_arc_correct, 1},
         {res->gold, T}, {res->predicted, T}, {res->correct, T}, {res->confusion, T * T},
         {res->bucket_words, QKV_N_LENGTH_BUCKETS}, {res->bucket_correct, QKV_N_LENGTH_BUCKETS},
         {res->head_words, QKV_MAX_COLUMNS}, {res->head_correct, QKV_MAX_COLUMNS},
@@ -364,7 +364,7 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     double loss_sum = res->loss * (double)(res->n_words - res->n_unknown_gold); /* the shard's mean */
     MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, res->pred, n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD); /* others: -1 */
-    for (int h = 1; h < res->n_heads; h++)
+    for (int h = 1; h < res->n_outputs; h++)
         MPI_Allreduce(MPI_IN_PLACE, res->head_pred[h], n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &res->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     qkv_dist_sum(d, &loss_sum, 1);
@@ -375,9 +375,9 @@ int qkv_dist_reduce_eval(const qkv_dist *d, qkv_eval_result *res, int n_words, q
     long known = res->n_words - res->n_unknown_gold;
     res->loss = known ? loss_sum / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
-    res->uas = res->n_words ? (double)res->n_head_correct / (double)res->n_words : 0;
-    if (res->pred_heads)
-        MPI_Allreduce(MPI_IN_PLACE, res->pred_heads, n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+    res->uas = res->n_words ? (double)res->n_arc_correct / (double)res->n_words : 0;
+    if (res->pred_arcs)
+        MPI_Allreduce(MPI_IN_PLACE, res->pred_arcs, n_words, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
     res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
     qkv_eval_finish_heads(res);
 #else

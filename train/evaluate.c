@@ -40,12 +40,12 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
         int bucket = bucket_of(len);
         for (int w = w0; w < w0 + len; w++) {
             int best = res->pred[w], gold = ds->tags[w];
-            bool head_ok = true;
-            if (res->pred_heads) { /* a parser: words with a gold head and label only */
-                if (gold != QKV_TAG_NONE && (!ds->heads || ds->heads[w] < 0))
+            bool arc_ok = true;
+            if (res->pred_arcs) { /* a parser: words with a gold head and label only */
+                if (gold != QKV_TAG_NONE && (!ds->arcs || ds->arcs[w] < 0))
                     gold = QKV_TAG_NONE;
-                head_ok = gold != QKV_TAG_NONE && res->pred_heads[w] == ds->heads[w];
-                res->n_head_correct += head_ok;
+                arc_ok = gold != QKV_TAG_NONE && res->pred_arcs[w] == ds->arcs[w];
+                res->n_arc_correct += arc_ok;
             }
             if (gold == QKV_TAG_NONE) {
                 res->n_untagged++;
@@ -60,7 +60,7 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
             }
             res->gold[gold]++;
             res->confusion[(size_t)gold * n_tags + best]++;
-            if (gold == best && head_ok) {
+            if (gold == best && arc_ok) {
                 res->n_correct++;
                 res->correct[gold]++;
                 res->bucket_correct[bucket]++;
@@ -71,7 +71,7 @@ static void count_words(qkv_eval_result *res, const qkv_dataset *ds)
 
 /* What evaluate copies out beside the predictions (qkv_evaluate_scores). */
 typedef struct eval_scores {
-    const qkv_head_scores *heads; /* [n_heads] (may be NULL) */
+    const qkv_head_scores *heads; /* [n_outputs] (may be NULL) */
     const int64_t *arc_offsets;
 } eval_scores;
 
@@ -81,7 +81,7 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
 /* Heads 1..'s counts of their predicted words (head 0's are count_words'). */
 static void count_heads(qkv_eval_result *res, const qkv_dataset *ds)
 {
-    for (int h = 1; h < res->n_heads; h++)
+    for (int h = 1; h < res->n_outputs; h++)
         for (int w = 0; w < qkv_dataset_n_words(ds); w++) {
             int gold = qkv_dataset_column_tags(ds, h)[w];
             if (res->head_pred[h][w] < 0 || gold == QKV_TAG_NONE)
@@ -95,17 +95,17 @@ void qkv_eval_finish_heads(qkv_eval_result *res)
 {
     res->head_words[0] = res->n_words;
     res->head_correct[0] = res->n_correct;
-    for (int h = 0; h < res->n_heads; h++)
+    for (int h = 0; h < res->n_outputs; h++)
         res->head_accuracy[h] = res->head_words[h] ? (double)res->head_correct[h] / (double)res->head_words[h] : 0;
 }
 
 double qkv_eval_selection_accuracy(const qkv_eval_result *res, const qkv_run_config *cfg)
 {
-    if (res->n_heads <= 1)
+    if (res->n_outputs <= 1)
         return res->accuracy;
     double sum = 0;
     int n = 0;
-    for (int h = 0; h < res->n_heads; h++)
+    for (int h = 0; h < res->n_outputs; h++)
         if (cfg->heads.selected[h]) {
             sum += res->head_accuracy[h];
             n++;
@@ -122,13 +122,13 @@ static int predict_all(qkv_session *s, const qkv_dataset *ds, int batch_tokens, 
 {
     int32_t *pred[QKV_MAX_COLUMNS] = {res->pred};
     double loss[QKV_MAX_COLUMNS] = {0};
-    for (int h = 1; h < res->n_heads; h++)
+    for (int h = 1; h < res->n_outputs; h++)
         pred[h] = res->head_pred[h];
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
     int status = qkv_session_class_needs(s, needs, err) ||
                  qkv_predict_heads_paired(s, ds, &(qkv_batching){batch_tokens, shard, n_shards},
                                           (const int32_t *const *)needs,
-                                          &(qkv_heads_out){pred, res->pred_heads, loss, sc.heads, sc.arc_offsets, NULL},
+                                          &(qkv_heads_out){pred, res->pred_arcs, loss, sc.heads, sc.arc_offsets, NULL},
                                           err);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
@@ -165,12 +165,12 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
     int n_words = qkv_dataset_n_words(ds);
     res->pred = calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t));
     bool ok = res->gold && res->predicted && res->correct && res->confusion && res->pred;
-    res->n_heads = qkv_tagger_n_outputs(&s->model);
-    for (int h = 1; h < res->n_heads && ok; h++)
+    res->n_outputs = qkv_network_n_outputs(&s->model);
+    for (int h = 1; h < res->n_outputs && ok; h++)
         ok = (res->head_pred[h] = calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t))) != NULL;
-    bool attachment = qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT); /* UAS and LAS */
-    res->pred_heads = attachment ? calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t)) : NULL;
-    if (!ok || (attachment && !res->pred_heads))
+    bool attachment = qkv_network_scored_by(&s->model, QKV_SCORE_ATTACHMENT); /* UAS and LAS */
+    res->pred_arcs = attachment ? calloc((size_t)(n_words ? n_words : 1), sizeof(int32_t)) : NULL;
+    if (!ok || (attachment && !res->pred_arcs))
         return qkv_fail(err, "out of memory for evaluation");
     if (n_words == 0)
         return QKV_OK; /* nothing to tag: all counts stay 0 */
@@ -184,7 +184,7 @@ static int evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, int
     long known = res->n_words - res->n_unknown_gold;
     res->loss = known ? res->loss / (double)known : 0;
     res->accuracy = res->n_words ? (double)res->n_correct / (double)res->n_words : 0;
-    res->uas = res->n_words ? (double)res->n_head_correct / (double)res->n_words : 0;
+    res->uas = res->n_words ? (double)res->n_arc_correct / (double)res->n_words : 0;
     res->tokens_per_sec = res->seconds > 0 ? (double)(res->n_words + res->n_untagged) / res->seconds : 0;
     qkv_eval_finish_heads(res);
     return status;
@@ -197,7 +197,7 @@ void qkv_eval_result_free(qkv_eval_result *res)
     free(res->correct);
     free(res->confusion);
     free(res->pred);
-    free(res->pred_heads);
+    free(res->pred_arcs);
     for (int h = 1; h < QKV_MAX_COLUMNS; h++)
         free(res->head_pred[h]);
     free(res->ud);

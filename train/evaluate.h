@@ -24,15 +24,15 @@ typedef struct qkv_eval_result {
     int32_t *pred;           /* [n_words] predicted tag id of every word, in dataset order */
     /* a parser (model.output biaffine): a scored word also needs a gold head, n_correct counts
      * the words with the right head and the right label (accuracy is then LAS, over full DEPREL
-     * labels, punctuation included), n_head_correct those with the right head (UAS) */
-    int32_t *pred_heads;     /* [n_words] predicted heads; NULL for a tagger */
-    long n_head_correct;
+     * labels, punctuation included), n_arc_correct those with the right head (UAS) */
+    int32_t *pred_arcs;     /* [n_words] predicted heads; NULL for a tagger */
+    long n_arc_correct;
     double uas;
     struct qkv_span_eval *spans; /* entity-level scores (train/span_eval.h); NULL: not computed */
     bool has_segments;       /* a segmenter's scores (train/seg_eval.h): */
     qkv_ud_score seg_tokens, seg_sentences; /*  Tokens and Sentences, as the CoNLL 2018 task's */
     /* every head (a model of several, one per tag column of data.tags); head 0's are the above */
-    int n_heads;
+    int n_outputs;
     long head_words[QKV_MAX_COLUMNS], head_correct[QKV_MAX_COLUMNS]; /* scored words, correct ones */
     double head_accuracy[QKV_MAX_COLUMNS];
     int32_t *head_pred[QKV_MAX_COLUMNS]; /* [n_words] class ids of heads 1.. ([0]: pred) */
@@ -66,7 +66,7 @@ void qkv_eval_finish_heads(qkv_eval_result *res);
  * words. Errors: out of memory, a model error (e.g. a sentence longer than max_len). */
 int qkv_evaluate(qkv_session *s, const qkv_dataset *ds, int batch_tokens, qkv_eval_result *res, qkv_error *err);
 /* qkv_evaluate() that also copies each head h's scores into scores[h] (api/predict.h:
- * qkv_head_scores, dataset order; scores [n_heads] may be NULL; arc_offsets from
+ * qkv_head_scores, dataset order; scores [n_outputs] may be NULL; arc_offsets from
  * qkv_arc_offsets when a head has arcs), e.g. for a comparison with a reference implementation:
  * a tagging head's logits [words of ds, n_tags_h], a parser's arc scores and label logits. The
  * predictions and counts are qkv_evaluate's. */

@@ -7,7 +7,7 @@
 #include "api/predict.h"
 #include "data/frame_scores.h"
 
-int qkv_frame_evaluate(qkv_tagger *m, const qkv_dataset *ds, const qkv_frame_refs *refs, qkv_frame_label label,
+int qkv_frame_evaluate(qkv_network *m, const qkv_dataset *ds, const qkv_frame_refs *refs, qkv_frame_label label,
                        int batch_tokens, qkv_frame_eval *out, qkv_error *err)
 {
     int n = qkv_dataset_n_words(ds);

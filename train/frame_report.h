@@ -17,7 +17,7 @@ typedef struct qkv_frame_eval {
 
 /* Runs m over ds (batches of batch_tokens) and scores it against ds's tags and refs for label.
  * Errors: the model's, out of memory. */
-int qkv_frame_evaluate(qkv_tagger *m, const qkv_dataset *ds, const qkv_frame_refs *refs, qkv_frame_label label,
+int qkv_frame_evaluate(qkv_network *m, const qkv_dataset *ds, const qkv_frame_refs *refs, qkv_frame_label label,
                        int batch_tokens, qkv_frame_eval *out, qkv_error *err);
 
 /* Prints one line per set of data (dev, and the test when data.held_out_voice names one) for

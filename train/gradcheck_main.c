@@ -36,10 +36,10 @@ typedef struct {
 static qkv_tensor *forward(qkv_tape *tp, void *user)
 {
     forward_ctx *c = user;
-    qkv_tensor *logits = qkv_tagger_logits(tp, &c->s->model, &c->it->in, -1, NULL);
-    qkv_gold gold = {qkv_batch_tags(&c->it->batch), qkv_batch_heads(&c->it->batch),
+    qkv_tensor *logits = qkv_network_logits(tp, &c->s->model, &c->it->in, -1, NULL);
+    qkv_gold gold = {qkv_batch_tags(&c->it->batch), qkv_batch_arcs(&c->it->batch),
                      c->s->cfg.train.label_smoothing};
-    return qkv_tagger_gold_loss(tp, &c->s->model, logits, c->it->in.sentences, &gold);
+    return qkv_network_gold_loss(tp, &c->s->model, logits, c->it->in.sentences, &gold);
 }
 
 /* The first sentences of 1..8 words, at most 24 words in all, as one batch of it (a one-batch
@@ -94,7 +94,7 @@ static int build(qkv_session *s, qkv_run_iter *it, const qkv_cli_config *cc)
  * the rows the batch uses are candidates. */
 static int collect(checked *c, const qkv_session *s, const qkv_run_iter *it)
 {
-    qkv_params *ps = qkv_tagger_params(&s->model);
+    qkv_params *ps = qkv_network_params(&s->model);
     c->n = ps->n;
     c->tensors = calloc((size_t)ps->n, sizeof *c->tensors);
     c->names = calloc((size_t)ps->n, sizeof *c->names);
@@ -107,10 +107,10 @@ static int collect(checked *c, const qkv_session *s, const qkv_run_iter *it)
         c->tensors[i] = &ps->items[i]->t;
         c->names[i] = ps->items[i]->name;
     }
-    for (int f = 0; f < qkv_tagger_n_tables(&s->model); f++) {
+    for (int f = 0; f < qkv_network_n_tables(&s->model); f++) {
         const int32_t *ids;
         int n_ids;
-        const qkv_tensor *table = qkv_tagger_table_rows(&s->model, &it->in, f, &ids, &n_ids);
+        const qkv_tensor *table = qkv_network_table_rows(&s->model, &it->in, f, &ids, &n_ids);
         int i = 0;
         while (c->tensors[i] != table)
             i++;

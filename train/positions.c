@@ -7,9 +7,9 @@
 #include <string.h>
 
 /* Layer 0's relative biases r_h(clip(j − i, −R, R)), mean over heads, as the next panel. */
-static int relative_panel(const qkv_tagger *m, int n, int H, int R, qkv_position_pictures *pp, qkv_error *err)
+static int relative_panel(const qkv_network *m, int n, int H, int R, qkv_position_pictures *pp, qkv_error *err)
 {
-    const qkv_real *rb = qkv_tagger_block(m, 0)->attn.rel_bias->data;
+    const qkv_real *rb = qkv_network_block(m, 0)->attn.rel_bias->data;
     qkv_position_panel *p = &pp->panels[pp->n_panels++];
     double *rel = qkv_pos_panel_alloc(p, n, n, "key position j", "query position i", err);
     if (!rel)
@@ -29,12 +29,12 @@ static int relative_panel(const qkv_tagger *m, int n, int H, int R, qkv_position
 /* The 2-D kinds that act in attention: what layer 0 gives the keys of the grid's centre query,
  * on the grid, as the kind draws it (its draw_grid): panel 0 each head's map side by side (or
  * one), panel 1 their mean. */
-static int grid_panels(const qkv_tagger *m, int H, qkv_position_pictures *pp, qkv_error *err)
+static int grid_panels(const qkv_network *m, int H, qkv_position_pictures *pp, qkv_error *err)
 {
     const qkv_pos_desc *kind = QKV_POS_DESCS[m->pos.kind];
-    const qkv_attention_opts *o = &qkv_tagger_block(m, 0)->attn.opts;
+    const qkv_attention_opts *o = &qkv_network_block(m, 0)->attn.opts;
     qkv_position_panel *heads = &pp->panels[pp->n_panels++], *mean = &pp->panels[pp->n_panels++];
-    if (kind->draw_grid(o, qkv_tagger_block(m, 0)->attn.pos_param, H, m->cfg.encoder.d_model / H, heads, mean, err))
+    if (kind->draw_grid(o, qkv_network_block(m, 0)->attn.pos_param, H, m->cfg.encoder.d_model / H, heads, mean, err))
         return QKV_ERR;
     char what[64];
     snprintf(what, sizeof what, "%s", heads->title);
@@ -45,14 +45,14 @@ static int grid_panels(const qkv_tagger *m, int H, qkv_position_pictures *pp, qk
     return QKV_OK;
 }
 
-int qkv_position_pictures_make(const qkv_tagger *m, int n, qkv_position_pictures *pp, qkv_error *err)
+int qkv_position_pictures_make(const qkv_network *m, int n, qkv_position_pictures *pp, qkv_error *err)
 {
     memset(pp, 0, sizeof *pp);
-    const qkv_tagger_config *cfg = &m->cfg;
+    const qkv_network_config *cfg = &m->cfg;
     const qkv_pos_desc *kind = QKV_POS_DESCS[m->pos.kind];
     int H = cfg->encoder.attn.n_heads;
     int R = cfg->n_layers > 0 ? cfg->encoder.attn.rel_clip : 0;
-    if (kind->draw_grid && cfg->n_layers > 0 && qkv_tagger_block(m, 0))
+    if (kind->draw_grid && cfg->n_layers > 0 && qkv_network_block(m, 0))
         return grid_panels(m, H, pp, err);
     if (!kind->draw && R == 0)
         return qkv_fail(err, "the model has no positional encoding (model.positional: %s, no model.attn_rel_clip): "

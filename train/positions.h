@@ -8,7 +8,7 @@
 #ifndef QKV_POSITIONS_H
 #define QKV_POSITIONS_H
 
-#include "models/tagger.h"
+#include "models/network.h"
 
 #define QKV_POSITION_PANELS 3
 
@@ -23,7 +23,7 @@ typedef struct qkv_position_pictures {
  * table without clamping stops at its max_len). Errors: a model with no positional information
  * (a kind that draws nothing and no relative biases), out of memory, a tape failure (floater).
  * Free with qkv_position_pictures_free (also after an error). */
-int qkv_position_pictures_make(const qkv_tagger *m, int n, qkv_position_pictures *pp, qkv_error *err);
+int qkv_position_pictures_make(const qkv_network *m, int n, qkv_position_pictures *pp, qkv_error *err);
 void qkv_position_pictures_free(qkv_position_pictures *pp);
 
 #endif

@@ -106,9 +106,9 @@ static int dep_scores(const qkv_session *s, const qkv_eval_result *res, dep_scor
 
 static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result *res)
 {
-    if (res->n_heads > 1) {
+    if (res->n_outputs > 1) {
         fprintf(out, "  heads:");
-        for (int h = 0; h < res->n_heads; h++)
+        for (int h = 0; h < res->n_outputs; h++)
             if (res->head_words[h])
                 fprintf(out, " %s %.2f%%", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], 100 * res->head_accuracy[h]);
             else /* every gold value of that column is "_" */
@@ -130,7 +130,7 @@ static void ud_tags_text(FILE *out, const qkv_session *s, const qkv_eval_result 
     if (res->n_lemma_fallback)
         fprintf(out, "  %d words: the predicted lemma script does not apply to the form; the form is the lemma\n",
                 res->n_lemma_fallback);
-    if (res->n_heads > 1)
+    if (res->n_outputs > 1)
         fprintf(out, "  (the table below is %s's)\n", QKV_TAG_FIELD_NAMES[s->fz.columns[0]]);
 }
 
@@ -187,10 +187,10 @@ void qkv_report_text(FILE *out, const qkv_session *s, const char *what, const qk
     if (res->spans)
         snprintf(lead, sizeof lead, "span F1 %.2f (P %.2f%%, R %.2f%%), ", 100 * res->spans->f1,
                  100 * res->spans->precision, 100 * res->spans->recall);
-    if (res->pred_heads)
+    if (res->pred_arcs)
         fprintf(out, "%s: UAS %.2f%% (%ld of %ld words), LAS %.2f%% (%ld; full DEPREL labels, punctuation included), "
                      "loss %.4f, %.0f words/s\n",
-                what, 100 * res->uas, res->n_head_correct, res->n_words, 100 * res->accuracy, res->n_correct, res->loss,
+                what, 100 * res->uas, res->n_arc_correct, res->n_words, 100 * res->accuracy, res->n_correct, res->loss,
                 res->tokens_per_sec);
     else
         fprintf(out, "%s: %saccuracy %.2f%% (%ld of %ld %s), loss %.4f, %.0f %s/s\n", what, lead, 100 * res->accuracy,
@@ -263,9 +263,9 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
                  "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f, \"threads\": %d,",
             res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->n_untagged,
             res->seconds, res->tokens_per_sec, qkv_threads());
-    if (res->pred_heads) /* a parser: accuracy is LAS */
+    if (res->pred_arcs) /* a parser: accuracy is LAS */
         fprintf(out, " \"uas\": %.6f, \"las\": %.6f, \"head_correct\": %ld,", res->uas, res->accuracy,
-                res->n_head_correct);
+                res->n_arc_correct);
     fprintf(out, "\n \"tags\": {");
     for (int t = 0; t < res->n_tags; t++) {
         double p = ratio(res->correct[t], res->predicted[t]), r = ratio(res->correct[t], res->gold[t]);
@@ -312,9 +312,9 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
         segments_json(out, res);
     if (res->ud)
         ud_json(out, s, res);
-    if (res->n_heads > 1) {
+    if (res->n_outputs > 1) {
         fprintf(out, ",\n \"heads\": {");
-        for (int h = 0; h < res->n_heads; h++)
+        for (int h = 0; h < res->n_outputs; h++)
             fprintf(out, "%s\"%s\": %.6f", h ? ", " : "", QKV_TAG_FIELD_NAMES[s->fz.columns[h]], res->head_accuracy[h]);
         fprintf(out, "}");
     }

@@ -59,11 +59,11 @@ void qkv_report_images_json(FILE *out, const qkv_eval_result *res)
 
 void qkv_report_images_summary(const qkv_session *s, const char *run_dir)
 {
-    const qkv_tagger_config *m = &s->model.cfg;
+    const qkv_network_config *m = &s->model.cfg;
     fprintf(stderr, "train: %s, %d images; dev: %s, %d images\n", qkv_corpus_name(&s->train_c),
             qkv_dataset_n_batchable(&s->train), s->has_dev ? qkv_corpus_name(&s->dev_c) : "none",
             s->has_dev ? qkv_dataset_n_batchable(&s->dev) : 0);
     fprintf(stderr, "model: %zu parameters, %d tokens an image (%d x %d%s) of %d values, %d classes; run folder %s\n",
-            qkv_params_count(qkv_tagger_params(&s->model)), qkv_grid_len(m->grid), m->grid.rows, m->grid.cols,
+            qkv_params_count(qkv_network_params(&s->model)), qkv_grid_len(m->grid), m->grid.rows, m->grid.cols,
             m->grid.n_prefix ? " and [CLS]" : "", m->d_input, qkv_featurizer_n_tags(&s->fz), run_dir);
 }

@@ -14,7 +14,7 @@
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
 #include "lib/profile.h"
-#include "models/tagger_rows.h"
+#include "models/network_rows.h"
 #include "train/dropout_streams.h"
 #include "train/eta.h"
 #include "train/evaluate.h"
@@ -63,14 +63,14 @@ int qkv_trainer_save(trainer *t, const char *path)
     /* With an average, checkpoints hold it as /params (the caller may have swapped it in). */
     bool swap = t->st.ema && !t->st.ema->swapped;
     if (swap)
-        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
+        qkv_ema_swap(t->st.ema, qkv_network_params(&t->s->model));
     int prof = qkv_profile_begin("checkpoint writing", QKV_PROF_WHOLE);
     /* best.h5 is the model only (no optimizer state: a run resumes from last.h5) */
     int status = qkv_checkpoint_save(path, t->s, t->has_seg ? &t->seg.s : NULL,
                                      path == t->best_path ? NULL : &t->opt, &t->st, &err);
     qkv_profile_end(prof);
     if (swap)
-        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
+        qkv_ema_swap(t->st.ema, qkv_network_params(&t->s->model));
     if (status) {
         qkv_trainer_clear_progress(t);
         qkv_fail_report(&err);
@@ -118,22 +118,22 @@ static void log_row(trainer *t, int epoch_label)
     t->t_log = now;
 }
 
-/* The training loss of batch b on t's tape: head 0's (qkv_tagger_gold_loss), or with several
+/* The training loss of batch b on t's tape: head 0's (qkv_network_gold_loss), or with several
  * heads the weighted sum of every head's against its column's gold classes and the batch's
- * gold heads (qkv_tagger_heads_loss); targets smoothed by train.label_smoothing. */
+ * gold heads (qkv_network_heads_loss); targets smoothed by train.label_smoothing. */
 static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
 {
-    qkv_tagger *m = &t->s->model;
-    if (qkv_tagger_n_outputs(m) == 1) {
+    qkv_network *m = &t->s->model;
+    if (qkv_network_n_outputs(m) == 1) {
         qkv_tensor *logits = qkv_run_iter_logits(&t->it, m, -1, NULL, err);
-        qkv_gold gold = {qkv_batch_tags(b), qkv_batch_heads(b), t->s->cfg.train.label_smoothing};
-        return qkv_tagger_gold_loss(&t->it.tp, m, logits, t->it.in.sentences, &gold);
+        qkv_gold gold = {qkv_batch_tags(b), qkv_batch_arcs(b), t->s->cfg.train.label_smoothing};
+        return qkv_network_gold_loss(&t->it.tp, m, logits, t->it.in.sentences, &gold);
     }
-    const int32_t *tags[QKV_TAGGER_MAX_HEADS];
-    for (int i = 0; i < qkv_tagger_n_outputs(m); i++)
+    const int32_t *tags[QKV_NETWORK_MAX_HEADS];
+    for (int i = 0; i < qkv_network_n_outputs(m); i++)
         tags[i] = qkv_batch_column_tags(b, i);
     qkv_tensor *hidden = qkv_run_iter_hidden(&t->it, m, err);
-    return qkv_tagger_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, qkv_batch_heads(b),
+    return qkv_network_heads_loss(&t->it.tp, m, hidden, t->it.in.sentences, tags, qkv_batch_arcs(b),
                                  t->s->cfg.train.label_smoothing, NULL);
 }
 
@@ -169,7 +169,7 @@ static int loss_backward(trainer *t, qkv_batch *b, double *value)
 static int train_step(trainer *t, int i)
 {
     qkv_session *s = t->s;
-    qkv_params *params = qkv_tagger_params(&s->model);
+    qkv_params *params = qkv_network_params(&s->model);
     qkv_batch *b = &t->it.batch;
     qkv_error err;
     if (qkv_run_iter_fill(&t->it, i, &err)) {
@@ -193,7 +193,7 @@ static int train_step(trainer *t, int i)
         return 1;
     /* After the allreduce every rank holds the gradient of the whole batch's rows: zeroing and
      * the lazy update (optim.sparse_embeddings) need their union, as one process collects it. */
-    qkv_tagger_rows_collect(&t->rows, &s->model, &t->it.in);
+    qkv_network_rows_collect(&t->rows, &s->model, &t->it.in);
     prof = t->dist->size > 1 ? qkv_profile_begin("allreduce", QKV_PROF_PHASE) : -1; /* no row for one process */
     failed = qkv_dist_union_rows(t->dist, t->rows.sets, t->rows.n, &err) ||
              qkv_dist_allreduce_grads(t->dist, params, t->rows.sets, t->rows.param, t->rows.n, &c, &err);
@@ -228,7 +228,7 @@ static int train_step(trainer *t, int i)
         qkv_profile_end(prof);
     }
     prof = qkv_profile_begin("zero grad", QKV_PROF_PHASE);
-    qkv_tagger_rows_zero_grad(&t->rows, &s->model);
+    qkv_network_rows_zero_grad(&t->rows, &s->model);
     qkv_profile_end(prof);
     qkv_loss_meter_add(&t->st.log_loss, value, scored);
     t->st.log_steps++;
@@ -258,11 +258,11 @@ static int init_optimizer(trainer *t)
 {
     qkv_error err;
     const qkv_run_config *c = &t->s->cfg;
-    qkv_params *params = qkv_tagger_params(&t->s->model);
+    qkv_params *params = qkv_network_params(&t->s->model);
     if (qkv_optim_init(&t->opt, params, &c->optim.optimizer, &err))
         return qkv_fail_reportf("optim: %s", err.msg);
-    if (qkv_tagger_rows_init(&t->rows, &t->s->model, &err) ||
-        (c->optim.sparse_embeddings && qkv_tagger_rows_lazy(&t->rows, &t->opt, &err)))
+    if (qkv_network_rows_init(&t->rows, &t->s->model, &err) ||
+        (c->optim.sparse_embeddings && qkv_network_rows_lazy(&t->rows, &t->opt, &err)))
         return qkv_fail_reportf("optim: %s", err.msg);
     if (c->train.ema_decay > 0) {
         if (qkv_ema_init(&t->ema, params, c->train.ema_decay, &err))
@@ -428,7 +428,7 @@ static void teardown(trainer *t)
     t->metrics.tb = NULL;
     qkv_run_iter_free(&t->it);
     qkv_optim_free(&t->opt);
-    qkv_tagger_rows_free(&t->rows);
+    qkv_network_rows_free(&t->rows);
     qkv_ema_free(&t->ema);
     qkv_train_streams_free(&t->streams);
     qkv_seg_free(&t->dev_st);
@@ -527,9 +527,9 @@ const char *qkv_trainer_select_name(const qkv_session *s)
 {
     if (qkv_select_by_span_f1(&s->cfg, &s->fz))
         return "span F1";
-    if (qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT))
+    if (qkv_network_scored_by(&s->model, QKV_SCORE_ATTACHMENT))
         return "LAS";
-    return qkv_tagger_n_outputs(&s->model) > 1 ? "selection score" : "accuracy";
+    return qkv_network_n_outputs(&s->model) > 1 ? "selection score" : "accuracy";
 }
 
 int qkv_trainer_run(qkv_session *s, const qkv_trainer_opts *opts)

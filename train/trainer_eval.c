@@ -20,7 +20,7 @@
 static void heads_text(const trainer *t, const qkv_eval_result *res, double score, char *buf, size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, " (");
-    for (int h = 0; h < res->n_heads && n < cap; h++)
+    for (int h = 0; h < res->n_outputs && n < cap; h++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%s %.2f%%", h ? ", " : "", QKV_TAG_FIELD_NAMES[t->s->fz.columns[h]],
                               100 * res->head_accuracy[h]);
     if (n < cap)
@@ -33,8 +33,8 @@ void qkv_trainer_metric_columns(trainer *t)
     const qkv_session *s = t->s;
     const char *task = qkv_session_task(s)->name;
     bool spans = qkv_tags_are_spans(&s->fz);
-    int n_heads = qkv_featurizer_n_columns(&s->fz);
-    bool attachment = qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT); /* UAS and LAS */
+    int n_outputs = qkv_featurizer_n_columns(&s->fz);
+    bool attachment = qkv_network_scored_by(&s->model, QKV_SCORE_ATTACHMENT); /* UAS and LAS */
     if (attachment)
         snprintf(m->score_name, sizeof m->score_name, "las");
     else if (!strcmp(task, "frames"))
@@ -51,7 +51,7 @@ void qkv_trainer_metric_columns(trainer *t)
     for (int k = 0; k < 6; k++)
         if (has[k])
             snprintf(m->extra_names[m->n_extra++], QKV_METRICS_NAME_LEN, "%s", NAMES[k]);
-    for (int h = 1; h < n_heads && m->n_extra < QKV_METRICS_MAX_EXTRA; h++)
+    for (int h = 1; h < n_outputs && m->n_extra < QKV_METRICS_MAX_EXTRA; h++)
         snprintf(m->extra_names[m->n_extra++], QKV_METRICS_NAME_LEN, "accuracy_%s", QKV_TAG_FIELD_NAMES[s->fz.columns[h]]);
 }
 
@@ -61,7 +61,7 @@ static void metric_extras(const trainer *t, const qkv_eval_result *res, double *
     const qkv_session *s = t->s;
     const qkv_span_eval *sp = res->spans;
     int n = 0;
-    if (qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT))
+    if (qkv_network_scored_by(&s->model, QKV_SCORE_ATTACHMENT))
         out[n++] = res->uas;
     if (qkv_tags_are_spans(&s->fz)) {
         out[n++] = sp ? sp->precision : NAN;
@@ -73,7 +73,7 @@ static void metric_extras(const trainer *t, const qkv_eval_result *res, double *
         out[n++] = res->has_segments ? res->seg_sentences.f1 : NAN;
     }
     for (int h = 1; n < t->metrics.n_extra; h++)
-        out[n++] = h < res->n_heads ? res->head_accuracy[h] : NAN;
+        out[n++] = h < res->n_outputs ? res->head_accuracy[h] : NAN;
 }
 
 /* One dev evaluation of the parameters as they are now; see evaluate_dev. */
@@ -118,9 +118,9 @@ static int evaluate_params(trainer *t, int epoch_label, bool *stop)
     else if (res.has_segments)
         snprintf(spans_text, sizeof spans_text, " of characters, Tokens F1 %.2f, Sentences F1 %.2f,",
                  100 * res.seg_tokens.f1, 100 * res.seg_sentences.f1);
-    else if (res.n_heads > 1)
+    else if (res.n_outputs > 1)
         heads_text(t, &res, score, spans_text, sizeof spans_text);
-    if (t->writer && res.pred_heads)
+    if (t->writer && res.pred_arcs)
         fprintf(stderr, "epoch %d step %ld: dev UAS %.2f%% LAS %.2f%%%s loss %.4f%s\n", epoch_label, t->st.step,
                 100 * res.uas, 100 * res.accuracy, spans_text, res.loss, better ? " (best so far)" : "");
     else if (t->writer)
@@ -150,10 +150,10 @@ int qkv_trainer_evaluate_dev(trainer *t, int epoch_label, bool *stop)
     if (!t->s->has_dev || t->last_eval_step == t->st.step)
         return 0;
     if (t->st.ema)
-        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
+        qkv_ema_swap(t->st.ema, qkv_network_params(&t->s->model));
     int status = evaluate_params(t, epoch_label, stop);
     if (t->st.ema)
-        qkv_ema_swap(t->st.ema, qkv_tagger_params(&t->s->model));
+        qkv_ema_swap(t->st.ema, qkv_network_params(&t->s->model));
     return status;
 }
 

@@ -11,7 +11,7 @@
 #include "data/segment.h"
 #include "lib/optim/optim.h"
 #include "lib/optim/schedule.h"
-#include "models/tagger_rows.h"
+#include "models/network_rows.h"
 #include "train/dist.h"
 #include "train/dropout_streams.h"
 #include "train/metrics.h"
@@ -29,7 +29,7 @@ typedef struct trainer {
     qkv_rng shuffle;          /* plans epochs; st.epoch_rng is its state before the current plan */
     qkv_metrics metrics;
     qkv_run_iter it;          /* the training set's batch plan (one epoch), batch and tape */
-    qkv_tagger_rows rows;     /* the embedding rows of the step's batch: zeroing, lazy update */
+    qkv_network_rows rows;     /* the embedding rows of the step's batch: zeroing, lazy update */
     long total_steps;
     long last_eval_step;      /* no second evaluation of the same parameters */
     long last_save_step;      /* nor a second last.h5 of them */

@@ -18,13 +18,13 @@ bool qkv_eval_predicts_column(const qkv_session *s, qkv_tag_field col)
 
 bool qkv_eval_scores_mlas(const qkv_session *s)
 {
-    return qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT) && qkv_eval_predicts_column(s, QKV_TAG_UPOS) &&
+    return qkv_network_scored_by(&s->model, QKV_SCORE_ATTACHMENT) && qkv_eval_predicts_column(s, QKV_TAG_UPOS) &&
            qkv_eval_predicts_column(s, QKV_TAG_FEATS);
 }
 
 bool qkv_eval_scores_blex(const qkv_session *s)
 {
-    return qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT) && qkv_eval_predicts_column(s, QKV_TAG_LEMMA);
+    return qkv_network_scored_by(&s->model, QKV_SCORE_ATTACHMENT) && qkv_eval_predicts_column(s, QKV_TAG_LEMMA);
 }
 
 /* res->deps: the CoNLL 2018 scorer (data/ud_eval.h) over c as read against c with the
@@ -40,7 +40,7 @@ static int add_deps(qkv_eval_result *res, const qkv_corpus *c, const qkv_tagged 
     if (status == QKV_OK)
         status = qkv_corpus_write(c, g, NULL, err);
     if (status == QKV_OK)
-        status = qkv_corpus_write_fields_parsed(c, sy, (const char *const *const *)t->values, res->pred_heads, err);
+        status = qkv_corpus_write_fields_parsed(c, sy, (const char *const *const *)t->values, res->pred_arcs, err);
     if ((g && fclose(g)) | (sy && fclose(sy)))
         status = status ? status : qkv_fail(err, "out of memory");
     if (status == QKV_OK && !(res->deps = calloc(1, sizeof *res->deps)))
@@ -55,13 +55,13 @@ static int add_deps(qkv_eval_result *res, const qkv_corpus *c, const qkv_tagged 
 
 int qkv_eval_add_ud_tags(qkv_eval_result *res, qkv_session *s, const qkv_corpus *c, qkv_error *err)
 {
-    bool parser = res->pred_heads != NULL;
-    if (!c->fields || qkv_featurizer_n_columns(&s->fz) != res->n_heads)
+    bool parser = res->pred_arcs != NULL;
+    if (!c->fields || qkv_featurizer_n_columns(&s->fz) != res->n_outputs)
         return QKV_OK;
-    if (!parser && res->n_heads == 1 && (s->fz.columns[0] == QKV_TAG_UPOS || s->fz.columns[0] == QKV_TAG_XPOS))
+    if (!parser && res->n_outputs == 1 && (s->fz.columns[0] == QKV_TAG_UPOS || s->fz.columns[0] == QKV_TAG_XPOS))
         return QKV_OK; /* a tagger of UPOS or XPOS alone: its accuracy says it all */
     const int32_t *pred[QKV_MAX_COLUMNS] = {res->pred};
-    for (int h = 1; h < res->n_heads; h++)
+    for (int h = 1; h < res->n_outputs; h++)
         pred[h] = res->head_pred[h];
     qkv_tagged t;
     if (qkv_tagged_from_pred(s, c, pred, &t, err))

@@ -144,7 +144,7 @@ static void test_dependencies(void **state)
 }
 
 /* UAS and LAS count every word: a file where some words have a HEAD and others "_" is refused
- * (gold or system), naming its line; a file with no HEAD at all is scored, gold_heads 0. */
+ * (gold or system), naming its line; a file with no HEAD at all is scored, gold_arcs 0. */
 static void test_heads_missing(void **state)
 {
     (void)state;
@@ -162,9 +162,9 @@ static void test_heads_missing(void **state)
     assert_string_equal(err.msg, "s:2: HEAD (field 7) is no word number where other words have one: UAS and LAS "
                                  "count every word (the CoNLL 2018 scorer refuses such a HEAD)");
     r = eval_deps(none, full);
-    assert_int_equal(r.gold_heads, 0);
+    assert_int_equal(r.gold_arcs, 0);
     r = eval_deps(full, none);
-    assert_int_equal(r.gold_heads, 2);
+    assert_int_equal(r.gold_arcs, 2);
     assert_score(&r.uas, 2, 2, 0);
 }
 

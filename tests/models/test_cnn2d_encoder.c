@@ -6,7 +6,7 @@
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
-#include "models/tagger.h"
+#include "models/network.h"
 
 enum { N = 2, R = 4, C = 5, D = 3, K = 3, LAYERS = 2, T = N * R * C };
 
@@ -22,9 +22,9 @@ static qkv_tensor *encoder_fn(qkv_tape *tp, void *user)
     return f->e.desc->forward(tp, &f->e, f->x, (qkv_packed){N, f->off}, -1, NULL);
 }
 
-static qkv_tagger_config config(qkv_cnn2d_pool pool)
+static qkv_network_config config(qkv_cnn2d_pool pool)
 {
-    qkv_tagger_config cfg;
+    qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_layers = LAYERS;
     cfg.encoder.d_model = D;
@@ -86,7 +86,7 @@ static void block_ref(const qkv_conv2d_block *b, double *h, int *rows, int *cols
 
 static void check_pool(qkv_cnn2d_pool pool, uint64_t seed)
 {
-    qkv_tagger_config cfg = config(pool);
+    qkv_network_config cfg = config(pool);
     qkv_params ps, xs;
     qkv_params_init(&ps);
     qkv_params_init(&xs);
@@ -149,7 +149,7 @@ static void test_forward_and_gradients(void **state)
 static void test_errors(void **state)
 {
     (void)state;
-    qkv_tagger_config cfg = config(QKV_CNN2D_POOL_MAX);
+    qkv_network_config cfg = config(QKV_CNN2D_POOL_MAX);
     cfg.grid.n_prefix = 1;
     qkv_params ps;
     qkv_params_init(&ps);

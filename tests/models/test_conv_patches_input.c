@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 /* B images of R x C pixels of CH channels, patches of P: a GR x GC grid after a [CLS] token. */
 enum { B = 2, R = 4, C = 6, CH = 2, P = 2, GR = R / P, GC = C / P, DI = P * P * CH, L = 1 + GR * GC, T = B * L };
@@ -21,9 +21,9 @@ static const int32_t TAGS[T] = {2, -2, -2, -2, -2, -2, -2, 0, -2, -2, -2, -2, -2
 static double image[B][R][C][CH];
 static float dense[T * DI];
 
-static qkv_tagger_config config(int stem_layers, bool cls)
+static qkv_network_config config(int stem_layers, bool cls)
 {
-    qkv_tagger_config cfg;
+    qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_tags = NC;
     cfg.n_layers = 1;
@@ -43,7 +43,7 @@ static qkv_tagger_config config(int stem_layers, bool cls)
     cfg.stem_channels = SC;
     cfg.cls_token = cls;
     qkv_error err;
-    if (qkv_tagger_image_grid(&cfg, R, C, CH, &err))
+    if (qkv_network_image_grid(&cfg, R, C, CH, &err))
         fail_msg("%s", err.msg);
     return cfg;
 }
@@ -51,7 +51,7 @@ static qkv_tagger_config config(int stem_layers, bool cls)
 /* The images, and their patches as the data reads them (data/idx.h): token 1 + gy·GC + gx of
  * image b holds the patch at (gy, gx), its pixels row-major, channels innermost; the [CLS]
  * token's row is left at a value the input must ignore. */
-static qkv_tagger_input batch(void)
+static qkv_network_input batch(void)
 {
     for (int i = 0; i < T * DI; i++)
         dense[i] = 7;
@@ -64,23 +64,23 @@ static qkv_tagger_input batch(void)
                     int token = b * L + 1 + (y / P) * GC + x / P;
                     dense[token * DI + ((y % P) * P + x % P) * CH + k] = (float)v;
                 }
-    return (qkv_tagger_input){.sentences = {B, OFFSETS}, .dense = dense};
+    return (qkv_network_input){.sentences = {B, OFFSETS}, .dense = dense};
 }
 
 /* Every parameter drawn N(0, 0.5^2): nothing zero, no unit saturated. */
-static void init_model(qkv_tagger *m, int stem_layers, bool cls, uint64_t seed)
+static void init_model(qkv_network *m, int stem_layers, bool cls, uint64_t seed)
 {
-    qkv_tagger_config cfg = config(stem_layers, cls);
+    qkv_network_config cfg = config(stem_layers, cls);
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
     qkv_error err;
-    if (qkv_tagger_init(m, &cfg, &rng, &err))
+    if (qkv_network_init(m, &cfg, &rng, &err))
         fail_msg("%s", err.msg);
     for (int i = 0; i < m->params.n; i++)
         qkv_init_normal(&m->params.items[i]->t, &rng, 0.5);
 }
 
-static const qkv_real *param(const qkv_tagger *m, const char *name)
+static const qkv_real *param(const qkv_network *m, const char *name)
 {
     qkv_param *p = qkv_params_find(&m->params, name);
     if (!p)
@@ -89,7 +89,7 @@ static const qkv_real *param(const qkv_tagger *m, const char *name)
 }
 
 /* input.stem.<i>.<what> */
-static const qkv_real *stem_param(const qkv_tagger *m, int i, const char *what)
+static const qkv_real *stem_param(const qkv_network *m, int i, const char *what)
 {
     char name[64];
     snprintf(name, sizeof name, "input.stem.%d.%s", i, what);
@@ -98,7 +98,7 @@ static const qkv_real *stem_param(const qkv_tagger *m, int i, const char *what)
 
 /* One stem block on a map of cin channels [R][C][SC] (the first cin used) in place: 3 x 3
  * convolution with zero padding, layer norm over the SC channels, GELU (erf form). */
-static void ref_block(const qkv_tagger *m, int i, int cin, double map[R][C][SC])
+static void ref_block(const qkv_network *m, int i, int cin, double map[R][C][SC])
 {
     const qkv_real *w = stem_param(m, i, "conv.weight"), *bias = stem_param(m, i, "conv.bias");
     const qkv_real *g = stem_param(m, i, "ln.gain"), *beta = stem_param(m, i, "ln.bias");
@@ -131,9 +131,9 @@ static void ref_block(const qkv_tagger *m, int i, int cin, double map[R][C][SC])
 /* Token t of image b: input.cls, or proj.b + Σ proj.w[o, c, py, px] · map[gy·P + py][gx·P + px][c]. */
 static void check_values(int stem_layers, bool cls)
 {
-    qkv_tagger m;
+    qkv_network m;
     init_model(&m, stem_layers, cls, 1);
-    qkv_tagger_input in = batch();
+    qkv_network_input in = batch();
     const int len = (cls ? 1 : 0) + GR * GC;
     const int32_t offsets[B + 1] = {0, len, 2 * len};
     if (!cls) { /* no [CLS] row: each image's patches from its first row on */
@@ -172,7 +172,7 @@ static void check_values(int stem_layers, bool cls)
             }
     }
     qkv_tape_free(&tp);
-    qkv_tagger_free(&m);
+    qkv_network_free(&m);
 }
 
 static void test_values(void **state)
@@ -184,8 +184,8 @@ static void test_values(void **state)
 }
 
 typedef struct {
-    qkv_tagger m;
-    qkv_tagger_input in;
+    qkv_network m;
+    qkv_network_input in;
     qkv_tensor *r; /* input: the fixed weights of its scalar Σ y ⊙ r */
 } fixture;
 
@@ -200,7 +200,7 @@ static qkv_tensor *model_loss(qkv_tape *tp, void *user)
 {
     fixture *f = user;
     const int32_t *tags[1] = {TAGS};
-    return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
+    return qkv_network_heads_loss(tp, &f->m, qkv_network_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
                                  NULL, NULL);
 }
 
@@ -232,7 +232,7 @@ static void gradcheck(qkv_forward_fn fn, const char *prefix, uint64_t seed)
     free(ts);
     free(names);
     qkv_params_free(&rs);
-    qkv_tagger_free(&f.m);
+    qkv_network_free(&f.m);
 }
 
 static void test_gradcheck_input(void **state)
@@ -250,9 +250,9 @@ static void test_gradcheck_model(void **state)
 static void test_errors(void **state)
 {
     (void)state;
-    qkv_tagger m;
+    qkv_network m;
     init_model(&m, STEM, true, 4);
-    qkv_tagger_input in = batch();
+    qkv_network_input in = batch();
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     in.dense = NULL;
@@ -265,17 +265,17 @@ static void test_errors(void **state)
     assert_null(m.input.desc->forward(&tp, &m.input, &in));
     assert_string_equal(tp.err.msg, "conv_patches input: a sequence of 6 tokens, the model's images have 7");
     qkv_tape_free(&tp);
-    qkv_tagger_free(&m);
+    qkv_network_free(&m);
 
-    qkv_tagger_config cfg = config(STEM, true);
+    qkv_network_config cfg = config(STEM, true);
     qkv_error err;
     cfg.d_input = 6; /* not P x P pixels of whole channels */
-    assert_int_equal(qkv_tagger_init(&m, &cfg, NULL, &err), QKV_ERR);
+    assert_int_equal(qkv_network_init(&m, &cfg, NULL, &err), QKV_ERR);
     assert_string_equal(err.msg, "conv_patches input: token vectors of width 6 are not patches of 2 x 2 pixels (no "
                                  "image data?)");
     cfg = config(STEM, true);
     cfg.stem_channels = 0;
-    assert_int_equal(qkv_tagger_init(&m, &cfg, NULL, &err), QKV_ERR);
+    assert_int_equal(qkv_network_init(&m, &cfg, NULL, &err), QKV_ERR);
     assert_string_equal(err.msg, "conv_patches input: 2 stem layers of 0 channels (model.stem_layers 0..64, "
                                  "model.stem_channels >= 1)");
 }

@@ -1,5 +1,5 @@
-/* The tagger's CRF output layer: the BIO mask from tag names, qkv_tagger_loss (the CRF NLL per
- * gold-tagged word; a whole-model gradcheck including crf.*), qkv_tagger_predict (Viterbi;
+/* The tagger's CRF output layer: the BIO mask from tag names, qkv_network_loss (the CRF NLL per
+ * gold-tagged word; a whole-model gradcheck including crf.*), qkv_network_predict (Viterbi;
  * constrained decoding never outputs an invalid BIO sequence, which unconstrained decoding does
  * with the same scores), and the softmax head's argmax and loss sum. */
 #define QKV_TESTUTIL_AUTOGRAD
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 enum { T = 7, B = 3, NT = 4 };
 static const int32_t OFFSETS[B + 1] = {0, 1, 4, 7};
@@ -17,15 +17,15 @@ static const int32_t TAGS[T] = {1, 0, 1, 2, -1, 3, 0}; /* B-X | O B-X I-X | ? B-
 static const char *const NAMES[NT] = {"O", "B-X", "I-X", "B-Y"};
 
 typedef struct {
-    qkv_tagger m;
-    qkv_tagger_input in;
+    qkv_network m;
+    qkv_network_input in;
     const int32_t *features[1];
 } fixture;
 
 static void make(fixture *f, qkv_output_kind output, bool constrained)
 {
     memset(f, 0, sizeof *f);
-    qkv_tagger_config cfg;
+    qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_features = 1;
     cfg.feature_names[0] = "word";
@@ -45,7 +45,7 @@ static void make(fixture *f, qkv_output_kind output, bool constrained)
     qkv_rng rng;
     qkv_rng_seed(&rng, 5);
     qkv_error err;
-    if (qkv_tagger_init(&f->m, &cfg, &rng, &err))
+    if (qkv_network_init(&f->m, &cfg, &rng, &err))
         fail_msg("%s", err.msg);
     for (int i = 0; i < f->m.params.n; i++) /* non-zero CRF scores, biases and norms */
         if (f->m.params.items[i]->t.rank == 1 || strncmp(f->m.params.items[i]->name, "crf.", 4) == 0)
@@ -106,8 +106,8 @@ static void test_bioes_allowed(void **state)
 static qkv_tensor *loss_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    qkv_tensor *logits = qkv_tagger_logits(tp, &f->m, &f->in, -1, NULL);
-    return qkv_tagger_loss(tp, &f->m, logits, f->in.sentences, TAGS);
+    qkv_tensor *logits = qkv_network_logits(tp, &f->m, &f->in, -1, NULL);
+    return qkv_network_loss(tp, &f->m, logits, f->in.sentences, TAGS);
 }
 
 static void test_loss_and_gradcheck(void **state)
@@ -119,15 +119,15 @@ static void test_loss_and_gradcheck(void **state)
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
         tp.no_grad = true;
-        qkv_tensor *logits = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
-        qkv_tensor *loss = qkv_tagger_loss(&tp, &f.m, logits, f.in.sentences, TAGS);
-        const qkv_crf_head *crf = qkv_tagger_crf(&f.m);
+        qkv_tensor *logits = qkv_network_logits(&tp, &f.m, &f.in, -1, NULL);
+        qkv_tensor *loss = qkv_network_loss(&tp, &f.m, logits, f.in.sentences, TAGS);
+        const qkv_crf_head *crf = qkv_network_crf(&f.m);
         qkv_tensor *nll = qkv_crf_nll(&tp, logits, crf->transitions, crf->start, crf->end, f.in.sentences,
                                       TAGS, qkv_crf_head_mask(crf));
         assert_true(loss && nll);
         tu_assert_close(loss->data[0], nll->data[0] / 6, 1e-14); /* 6 words with a gold tag */
         tp.no_grad = false;
-        qkv_params *ps = qkv_tagger_params(&f.m);
+        qkv_params *ps = qkv_network_params(&f.m);
         qkv_tensor *ts[64];
         const char *names[64];
         assert_true(ps->n <= 64);
@@ -143,7 +143,7 @@ static void test_loss_and_gradcheck(void **state)
         if (status != 0)
             fail_msg("%s", err.msg);
         qkv_tape_free(&tp);
-        qkv_tagger_free(&f.m);
+        qkv_network_free(&f.m);
     }
 }
 
@@ -156,18 +156,18 @@ static void test_predict_constrained(void **state)
     for (int constrained = 0; constrained < 2; constrained++) {
         fixture f;
         make(&f, QKV_OUTPUT_CRF, constrained);
-        const qkv_crf_head *crf = qkv_tagger_crf(&f.m);
+        const qkv_crf_head *crf = qkv_network_crf(&f.m);
         crf->start->data[2] = 20;
         crf->transitions->data[0 * NT + 2] = 20; /* O -> I-X */
         crf->transitions->data[2 * NT + 0] = 20; /* I-X -> O */
         qkv_tape tp;
         assert_int_equal(qkv_tape_init(&tp, 0), 0);
         tp.no_grad = true;
-        qkv_tensor *logits = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
+        qkv_tensor *logits = qkv_network_logits(&tp, &f.m, &f.in, -1, NULL);
         int32_t pred[T], want[T];
         double loss_sum = -1;
         qkv_error err;
-        assert_int_equal(qkv_tagger_predict(&tp, &f.m, logits, f.in.sentences, TAGS, pred, &loss_sum, &err), QKV_OK);
+        assert_int_equal(qkv_network_predict(&tp, &f.m, logits, f.in.sentences, TAGS, pred, &loss_sum, &err), QKV_OK);
         assert_int_equal(qkv_crf_viterbi(logits, crf->transitions, crf->start, crf->end, f.in.sentences,
                                          qkv_crf_head_mask(crf), want, &err),
                          QKV_OK);
@@ -177,7 +177,7 @@ static void test_predict_constrained(void **state)
             for (int t = OFFSETS[b]; t < OFFSETS[b + 1]; t++)
                 invalid[constrained] += pred[t] == 2 && (t == OFFSETS[b] || (pred[t - 1] != 1 && pred[t - 1] != 2));
         qkv_tape_free(&tp);
-        qkv_tagger_free(&f.m);
+        qkv_network_free(&f.m);
     }
     assert_true(invalid[0] > 0);
     assert_int_equal(invalid[1], 0);
@@ -188,22 +188,22 @@ static void test_softmax_predict(void **state)
     (void)state;
     fixture f;
     make(&f, QKV_OUTPUT_SOFTMAX, false);
-    assert_null(qkv_tagger_crf(&f.m));
+    assert_null(qkv_network_crf(&f.m));
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     tp.no_grad = true;
-    qkv_tensor *logits = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
-    qkv_tensor *loss = qkv_tagger_loss(&tp, &f.m, logits, f.in.sentences, TAGS);
+    qkv_tensor *logits = qkv_network_logits(&tp, &f.m, &f.in, -1, NULL);
+    qkv_tensor *loss = qkv_network_loss(&tp, &f.m, logits, f.in.sentences, TAGS);
     int32_t pred[T];
     double loss_sum = -1;
     qkv_error err;
-    assert_int_equal(qkv_tagger_predict(&tp, &f.m, logits, f.in.sentences, TAGS, pred, &loss_sum, &err), QKV_OK);
+    assert_int_equal(qkv_network_predict(&tp, &f.m, logits, f.in.sentences, TAGS, pred, &loss_sum, &err), QKV_OK);
     tu_assert_close(loss_sum, 6 * loss->data[0], 1e-12);
     for (int t = 0; t < T; t++)
         for (int k = 0; k < NT; k++)
             assert_true(logits->data[t * NT + k] <= logits->data[t * NT + pred[t]]);
     qkv_tape_free(&tp);
-    qkv_tagger_free(&f.m);
+    qkv_network_free(&f.m);
 }
 
 int main(void)

@@ -5,16 +5,16 @@
 #include "testutil.h"
 
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 enum { T = 6, B = 2, DI = 4, D = 6, NT = 3 };
 static const int32_t OFFSETS[B + 1] = {0, 2, 6};
 static const int32_t TAGS[T] = {0, 1, 2, 2, -1, 1};
 static float DENSE[T * DI];
 
-static qkv_tagger_config config(void)
+static qkv_network_config config(void)
 {
-    qkv_tagger_config cfg;
+    qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.input_kind = QKV_INPUT_FRAMES;
     cfg.d_input = DI;
@@ -30,17 +30,17 @@ static qkv_tagger_config config(void)
     return cfg;
 }
 
-static qkv_tagger_input batch(void)
+static qkv_network_input batch(void)
 {
     for (int i = 0; i < T * DI; i++)
         DENSE[i] = (float)sin(0.7 * i + 0.3);
-    return (qkv_tagger_input){.sentences = {B, OFFSETS}, .dense = DENSE};
+    return (qkv_network_input){.sentences = {B, OFFSETS}, .dense = DENSE};
 }
 
 static void test_forward_values(void **state)
 {
     (void)state;
-    qkv_tagger_config cfg = config();
+    qkv_network_config cfg = config();
     qkv_params ps;
     qkv_params_init(&ps);
     qkv_rng rng;
@@ -55,7 +55,7 @@ static void test_forward_values(void **state)
     qkv_tensor *w = &ps.items[0]->t, *b = &ps.items[1]->t;
     for (int i = 0; i < D; i++)
         b->data[i] = 0.1 * i; /* a bias of its own, so that it is seen in the output */
-    qkv_tagger_input bt = batch();
+    qkv_network_input bt = batch();
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     qkv_tensor *y = in.desc->forward(&tp, &in, &bt);
@@ -88,29 +88,29 @@ static void test_forward_values(void **state)
 }
 
 typedef struct {
-    qkv_tagger m;
-    qkv_tagger_input in;
+    qkv_network m;
+    qkv_network_input in;
 } fixture;
 
 static qkv_tensor *loss_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    qkv_tensor *logits = qkv_tagger_logits(tp, &f->m, &f->in, -1, NULL);
-    return qkv_tagger_loss(tp, &f->m, logits, f->in.sentences, TAGS);
+    qkv_tensor *logits = qkv_network_logits(tp, &f->m, &f->in, -1, NULL);
+    return qkv_network_loss(tp, &f->m, logits, f->in.sentences, TAGS);
 }
 
-static void test_tagger_gradcheck(void **state)
+static void test_network_gradcheck(void **state)
 {
     (void)state;
     fixture f;
-    qkv_tagger_config cfg = config();
+    qkv_network_config cfg = config();
     qkv_rng rng;
     qkv_rng_seed(&rng, 5);
     qkv_error err;
-    if (qkv_tagger_init(&f.m, &cfg, &rng, &err))
+    if (qkv_network_init(&f.m, &cfg, &rng, &err))
         fail_msg("%s", err.msg);
     f.in = batch();
-    qkv_params *ps = qkv_tagger_params(&f.m);
+    qkv_params *ps = qkv_network_params(&f.m);
     assert_string_equal(ps->items[0]->name, "frames.w");
     qkv_tensor *ts[64];
     const char *names[64];
@@ -127,14 +127,14 @@ static void test_tagger_gradcheck(void **state)
     if (status)
         fail_msg("%s", err.msg);
     qkv_tape_free(&tp);
-    qkv_tagger_free(&f.m);
+    qkv_network_free(&f.m);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_values),
-        cmocka_unit_test(test_tagger_gradcheck),
+        cmocka_unit_test(test_network_gradcheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,7 @@
 
 #include "lib/ops/ops.h"
 #include "models/biaffine_head.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 enum { T = 7, B = 3, NT = 4, D = 6 };
 static const int32_t OFFSETS[B + 1] = {0, 1, 4, 7};

@@ -11,7 +11,7 @@
 
 #include "lib/ops/ops.h"
 #include "models/image_input.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 enum { B = 2, GR = 2, GC = 2, DI = 3, D = 4, NC = 3, L = 1 + GR * GC, T = B * L };
 static const int32_t OFFSETS[B + 1] = {0, L, 2 * L};
@@ -19,9 +19,9 @@ static const int32_t OFFSETS[B + 1] = {0, L, 2 * L};
 static const int32_t TAGS[T] = {2, -2, -2, -2, -2, 0, -2, -2, -2, -2};
 static float dense[T * DI];
 
-static qkv_tagger_config config(qkv_seq_pool pool, qkv_pos_kind pos)
+static qkv_network_config config(qkv_seq_pool pool, qkv_pos_kind pos)
 {
-    qkv_tagger_config cfg;
+    qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_features = 1;
     cfg.feature_names[0] = "word";
@@ -44,21 +44,21 @@ static qkv_tagger_config config(qkv_seq_pool pool, qkv_pos_kind pos)
     return cfg;
 }
 
-static qkv_tagger_input batch(void)
+static qkv_network_input batch(void)
 {
     for (int i = 0; i < T * DI; i++)
         dense[i] = (float)((i * 5) % 7 - 3) / 4;
-    return (qkv_tagger_input){.sentences = {B, OFFSETS}, .dense = dense};
+    return (qkv_network_input){.sentences = {B, OFFSETS}, .dense = dense};
 }
 
 /* Every parameter drawn N(0, 0.5^2): nothing zero, softmax not saturated. */
-static void init_model(qkv_tagger *m, qkv_seq_pool pool, qkv_pos_kind pos, uint64_t seed)
+static void init_model(qkv_network *m, qkv_seq_pool pool, qkv_pos_kind pos, uint64_t seed)
 {
-    qkv_tagger_config cfg = config(pool, pos);
+    qkv_network_config cfg = config(pool, pos);
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
     qkv_error err;
-    if (qkv_tagger_init(m, &cfg, &rng, &err))
+    if (qkv_network_init(m, &cfg, &rng, &err))
         fail_msg("%s", err.msg);
     for (int i = 0; i < m->params.n; i++)
         qkv_init_normal(&m->params.items[i]->t, &rng, 0.5);
@@ -68,12 +68,12 @@ static void init_model(qkv_tagger *m, qkv_seq_pool pool, qkv_pos_kind pos, uint6
 static void test_input_values(void **state)
 {
     (void)state;
-    qkv_tagger m;
+    qkv_network m;
     init_model(&m, QKV_SEQ_POOL_CLS, QKV_POS_NONE, 1);
     const qkv_tensor *w = &qkv_params_find(&m.params, "input.proj.w")->t;
     const qkv_tensor *b = &qkv_params_find(&m.params, "input.proj.b")->t;
     const qkv_tensor *cls = &qkv_params_find(&m.params, "input.cls")->t;
-    qkv_tagger_input in = batch();
+    qkv_network_input in = batch();
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     qkv_tensor *y = m.input.desc->forward(&tp, &m.input, &in);
@@ -93,7 +93,7 @@ static void test_input_values(void **state)
     assert_null(m.input.desc->forward(&tp, &m.input, &in));
     assert_non_null(strstr(tp.err.msg, "the batch has no token vectors"));
     qkv_tape_free(&tp);
-    qkv_tagger_free(&m);
+    qkv_network_free(&m);
 }
 
 /* Every token's logits are its sequence's: W v + b with v its first row (cls) or the mean of its
@@ -102,9 +102,9 @@ static void test_class_head_values(void **state)
 {
     (void)state;
     for (int pool = 0; pool < QKV_SEQ_POOL_COUNT; pool++) {
-        qkv_tagger m;
+        qkv_network m;
         init_model(&m, (qkv_seq_pool)pool, QKV_POS_NONE, 2);
-        const qkv_head *h = qkv_tagger_head(&m, 0);
+        const qkv_head *h = qkv_network_head(&m, 0);
         assert_true(qkv_head_per_sequence(h));
         const qkv_tensor *w = &qkv_params_find(&m.params, "classifier.w")->t;
         const qkv_tensor *b = &qkv_params_find(&m.params, "classifier.b")->t;
@@ -137,20 +137,20 @@ static void test_class_head_values(void **state)
         }
         qkv_tape_free(&tp);
         qkv_params_free(&xs);
-        qkv_tagger_free(&m);
+        qkv_network_free(&m);
     }
 }
 
 typedef struct {
-    qkv_tagger m;
-    qkv_tagger_input in;
+    qkv_network m;
+    qkv_network_input in;
 } fixture;
 
 static qkv_tensor *model_loss(qkv_tape *tp, void *user)
 {
     fixture *f = user;
     const int32_t *tags[1] = {TAGS};
-    return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
+    return qkv_network_heads_loss(tp, &f->m, qkv_network_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
                                  NULL, 0, NULL);
 }
 
@@ -173,7 +173,7 @@ static void gradcheck_model(qkv_seq_pool pool, qkv_pos_kind pos, uint64_t seed)
     qkv_tape_free(&tp);
     free(ts);
     free(names);
-    qkv_tagger_free(&f.m);
+    qkv_network_free(&f.m);
 }
 
 static void test_gradcheck_cls_learned2d(void **state)
@@ -193,20 +193,20 @@ static void test_gradcheck_mean_sinusoidal2d(void **state)
 static void test_grid(void **state)
 {
     (void)state;
-    qkv_tagger_config cfg = config(QKV_SEQ_POOL_CLS, QKV_POS_NONE);
+    qkv_network_config cfg = config(QKV_SEQ_POOL_CLS, QKV_POS_NONE);
     cfg.patch_size = 4;
     cfg.cls_token = true;
     qkv_error err;
-    assert_int_equal(qkv_tagger_image_grid(&cfg, 28, 24, 3, &err), QKV_OK);
+    assert_int_equal(qkv_network_image_grid(&cfg, 28, 24, 3, &err), QKV_OK);
     assert_int_equal(cfg.grid.rows, 7);
     assert_int_equal(cfg.grid.cols, 6);
     assert_int_equal(cfg.grid.n_prefix, 1);
     assert_int_equal(cfg.d_input, 48);
     cfg.patch_size = 5;
-    assert_int_equal(qkv_tagger_image_grid(&cfg, 28, 28, 1, &err), QKV_ERR);
+    assert_int_equal(qkv_network_image_grid(&cfg, 28, 28, 1, &err), QKV_ERR);
     assert_string_equal(err.msg, "model.patch_size 5 does not divide the images' 28 x 28 pixels");
     cfg.input_kind = QKV_INPUT_PIXELS;
-    assert_int_equal(qkv_tagger_image_grid(&cfg, 28, 28, 1, &err), QKV_OK);
+    assert_int_equal(qkv_network_image_grid(&cfg, 28, 28, 1, &err), QKV_OK);
     assert_int_equal(cfg.grid.rows, 28);
     assert_int_equal(cfg.d_input, 1);
     qkv_positional pos;

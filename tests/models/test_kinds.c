@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 enum { T = 7, B = 3, NT = 4, D = 6, D_INPUT = 3 };
 static const int32_t OFFSETS[B + 1] = {0, 1, 4, 7};
@@ -29,9 +29,9 @@ static const int32_t IMAGE_OFFSETS[2] = {0, T};
 static const qkv_grid IMAGE_GRID = {2, 3, 1};
 static float IMAGE_DENSE[T * DI];
 
-static qkv_tagger_config config(void)
+static qkv_network_config config(void)
 {
-    qkv_tagger_config cfg;
+    qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_features = 2;
     cfg.feature_names[0] = "word";
@@ -56,11 +56,11 @@ static qkv_tagger_config config(void)
 
 static const float DENSE[T * D_INPUT] /* dense token vectors (the frames input) */ = {0.5f, -1, 2, 0, 1, 0.25f, -0.5f, 3, 1, 2, -2, 0, 1, 1, 1, 0.1f, -0.3f, 0.7f, 4, 0, -1};
 
-static qkv_tagger_input batch(const int32_t **features)
+static qkv_network_input batch(const int32_t **features)
 {
     features[0] = WORDS;
     features[1] = SUFFIX;
-    return (qkv_tagger_input){.sentences = {B, OFFSETS}, .features = features, .words = {T, WORD_OFFSETS},
+    return (qkv_network_input){.sentences = {B, OFFSETS}, .features = features, .words = {T, WORD_OFFSETS},
                               .chars = CHARS, .dense = DENSE};
 }
 
@@ -98,9 +98,9 @@ static void test_input_kinds(void **state)
     for (int k = 0; k < QKV_INPUT_KIND_COUNT; k++) {
         const qkv_input_desc *desc = QKV_INPUT_DESCS[k];
         assert_string_equal(desc->name, QKV_INPUT_KIND_NAMES[k]);
-        qkv_tagger_config cfg = config();
+        qkv_network_config cfg = config();
         const int32_t *features[2];
-        qkv_tagger_input b = batch(features);
+        qkv_network_input b = batch(features);
         if (desc->patch) { /* an image input reads dense vectors of a grid's tokens */
             cfg.grid = IMAGE_GRID;
             cfg.d_input = DI;
@@ -142,7 +142,7 @@ static void test_encoder_kinds(void **state)
     for (int k = 0; k < QKV_ENCODER_KIND_COUNT; k++) {
         const qkv_encoder_desc *desc = QKV_ENCODER_DESCS[k];
         assert_string_equal(desc->name, QKV_ENCODER_KIND_NAMES[k]);
-        qkv_tagger_config cfg = config();
+        qkv_network_config cfg = config();
         cfg.encoder_kind = (qkv_encoder_kind)k;
         int rows = T;
         qkv_packed sentences = {B, OFFSETS};
@@ -160,7 +160,7 @@ static void test_encoder_kinds(void **state)
         qkv_rng_seed(&rng, 2);
         qkv_error err;
         qkv_encoder e = {.desc = desc, .d_out = desc->d_out(&cfg)};
-        assert_int_equal(e.d_out, qkv_tagger_d_out(&cfg));
+        assert_int_equal(e.d_out, qkv_network_d_out(&cfg));
         if (desc->create(&e, &ps, &rng, &cfg, &err))
             fail_msg("%s: %s", desc->name, err.msg);
         assert_names(&ps, 0, "", desc->param_prefixes);
@@ -274,24 +274,24 @@ static void test_head_kinds(void **state)
 }
 
 typedef struct {
-    qkv_tagger m;
-    qkv_tagger_input in;
+    qkv_network m;
+    qkv_network_input in;
     const int32_t *features[2];
 } fixture;
 
 /* A model of cfg (seeded rng) with a second head spec, then the parameters that would start at
  * zero or be too plain to check (rank 1, or a name with one of the strings of noisy) drawn from
  * N(0, 0.5²); f->in the batch. */
-static void make_two_heads(fixture *f, const qkv_tagger_config *cfg, uint64_t seed, const qkv_head_spec *spec,
+static void make_two_heads(fixture *f, const qkv_network_config *cfg, uint64_t seed, const qkv_head_spec *spec,
                            const char *const *noisy)
 {
     memset(f, 0, sizeof *f);
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
     qkv_error err;
-    if (qkv_tagger_init(&f->m, cfg, &rng, &err))
+    if (qkv_network_init(&f->m, cfg, &rng, &err))
         fail_msg("%s", err.msg);
-    if (qkv_tagger_add_head(&f->m, spec, &rng, &err))
+    if (qkv_network_add_head(&f->m, spec, &rng, &err))
         fail_msg("%s", err.msg);
     for (int i = 0; i < f->m.params.n; i++) {
         bool draw = f->m.params.items[i]->t.rank == 1;
@@ -320,14 +320,14 @@ static void gradcheck_model(fixture *f, qkv_tensor *(*loss)(qkv_tape *, void *))
     free(ts);
     free(names);
     qkv_tape_free(&tp);
-    qkv_tagger_free(&f->m);
+    qkv_network_free(&f->m);
 }
 
 static qkv_tensor *heads_loss(qkv_tape *tp, void *user)
 {
     fixture *f = user;
     const int32_t *tags[2] = {TAGS, TAGS2};
-    return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags, NULL,
+    return qkv_network_heads_loss(tp, &f->m, qkv_network_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags, NULL,
                                  0, NULL);
 }
 
@@ -337,26 +337,26 @@ static void test_two_heads(void **state)
 {
     (void)state;
     fixture f;
-    qkv_tagger_config cfg = config();
+    qkv_network_config cfg = config();
     cfg.output = QKV_OUTPUT_SOFTMAX;
     cfg.chars.char_dim = 0;
     qkv_head_spec spec = {.kind = QKV_OUTPUT_CRF, .prefix = "xpos.", .tagset = "xpos", .n_tags = 3,
                           .loss_weight = 0.5};
     make_two_heads(&f, &cfg, 4, &spec, (const char *const[]){"crf.", NULL}); /* non-zero CRF scores */
-    assert_int_equal(qkv_tagger_n_outputs(&f.m), 2);
+    assert_int_equal(qkv_network_n_outputs(&f.m), 2);
     assert_non_null(qkv_params_find(&f.m.params, "classifier.w"));
     assert_non_null(qkv_params_find(&f.m.params, "xpos.classifier.w"));
     assert_non_null(qkv_params_find(&f.m.params, "xpos.crf.transitions"));
     assert_null(qkv_params_find(&f.m.params, "crf.transitions"));
     assert_true(qkv_params_find(&f.m.params, "xpos.classifier.b")->no_weight_decay);
-    assert_string_equal(qkv_tagger_head(&f.m, 1)->tagset, "xpos");
+    assert_string_equal(qkv_network_head(&f.m, 1)->tagset, "xpos");
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     tp.no_grad = true;
-    qkv_tensor *hidden = qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL);
-    const qkv_head *h1 = qkv_tagger_head(&f.m, 1);
-    qkv_tensor *logits0 = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
-    double l0 = qkv_tagger_loss(&tp, &f.m, logits0, f.in.sentences, TAGS)->data[0];
+    qkv_tensor *hidden = qkv_network_hidden(&tp, &f.m, &f.in, -1, NULL);
+    const qkv_head *h1 = qkv_network_head(&f.m, 1);
+    qkv_tensor *logits0 = qkv_network_logits(&tp, &f.m, &f.in, -1, NULL);
+    double l0 = qkv_network_loss(&tp, &f.m, logits0, f.in.sentences, TAGS)->data[0];
     double l1 = h1->desc->loss(&tp, h1, qkv_head_logits(&tp, h1, hidden, f.in.sentences), f.in.sentences,
                                &(qkv_gold){.tags = TAGS2, .arcs = NULL})->data[0];
     tu_assert_close(heads_loss(&tp, &f)->data[0], l0 + 0.5 * l1, 1e-12);
@@ -364,37 +364,37 @@ static void test_two_heads(void **state)
     gradcheck_model(&f, heads_loss);
 }
 
-/* One head of weight 1: the heads' loss is qkv_tagger_loss, bit for bit. */
-static void test_one_head_loss_is_the_tagger_loss(void **state)
+/* One head of weight 1: the heads' loss is qkv_network_loss, bit for bit. */
+static void test_one_head_loss_is_the_network_loss(void **state)
 {
     (void)state;
     fixture f;
     memset(&f, 0, sizeof f);
-    qkv_tagger_config cfg = config();
+    qkv_network_config cfg = config();
     cfg.output = QKV_OUTPUT_CRF;
     qkv_rng rng;
     qkv_rng_seed(&rng, 5);
     qkv_error err;
-    if (qkv_tagger_init(&f.m, &cfg, &rng, &err))
+    if (qkv_network_init(&f.m, &cfg, &rng, &err))
         fail_msg("%s", err.msg);
     f.in = batch(f.features);
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     tp.no_grad = true;
     const int32_t *tags[1] = {TAGS};
-    qkv_tensor *a = qkv_tagger_heads_loss(&tp, &f.m, qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
+    qkv_tensor *a = qkv_network_heads_loss(&tp, &f.m, qkv_network_hidden(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
                                           tags, NULL, 0, NULL);
-    qkv_tensor *b = qkv_tagger_loss(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences, TAGS);
+    qkv_tensor *b = qkv_network_loss(&tp, &f.m, qkv_network_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences, TAGS);
     assert_memory_equal(a->data, b->data, sizeof(qkv_real));
     qkv_tape_free(&tp);
-    qkv_tagger_free(&f.m);
+    qkv_network_free(&f.m);
 }
 
 static qkv_tensor *parser_heads_loss(qkv_tape *tp, void *user)
 {
     fixture *f = user;
     const int32_t *tags[2] = {TAGS, TAGS2};
-    return qkv_tagger_heads_loss(tp, &f->m, qkv_tagger_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
+    return qkv_network_heads_loss(tp, &f->m, qkv_network_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
                                  HEADS, 0, NULL);
 }
 
@@ -406,7 +406,7 @@ static void test_parser_with_tagging_head(void **state)
 {
     (void)state;
     fixture f;
-    qkv_tagger_config cfg = config();
+    qkv_network_config cfg = config();
     cfg.output = QKV_OUTPUT_BIAFFINE;
     cfg.biaffine = (qkv_biaffine_opts){.arc_dim = 5, .label_dim = 3};
     cfg.chars.char_dim = 0;
@@ -418,31 +418,31 @@ static void test_parser_with_tagging_head(void **state)
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     tp.no_grad = true;
-    qkv_tensor *hidden = qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL);
-    const qkv_head *h1 = qkv_tagger_head(&f.m, 1);
+    qkv_tensor *hidden = qkv_network_hidden(&tp, &f.m, &f.in, -1, NULL);
+    const qkv_head *h1 = qkv_network_head(&f.m, 1);
     qkv_tensor *l1 = qkv_head_logits(&tp, h1, hidden, f.in.sentences);
-    double parser = qkv_tagger_gold_loss(&tp, &f.m, qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
+    double parser = qkv_network_gold_loss(&tp, &f.m, qkv_network_logits(&tp, &f.m, &f.in, -1, NULL), f.in.sentences,
                                          &(qkv_gold){.tags = TAGS, .arcs = HEADS})->data[0];
     double tagger = h1->desc->loss(&tp, h1, l1, f.in.sentences, &(qkv_gold){.tags = TAGS2, .arcs = NULL})->data[0];
     tu_assert_close(parser_heads_loss(&tp, &f)->data[0], parser + 0.5 * tagger, 1e-12);
     const int32_t *tags[2] = {TAGS, TAGS2};
-    assert_null(qkv_tagger_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, NULL, 0, NULL));
+    assert_null(qkv_network_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, NULL, 0, NULL));
     assert_non_null(strstr(tp.err.msg, "no gold heads"));
     qkv_tape_free(&tp);
 
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     tp.no_grad = true;
-    hidden = qkv_tagger_hidden(&tp, &f.m, &f.in, -1, NULL);
+    hidden = qkv_network_hidden(&tp, &f.m, &f.in, -1, NULL);
     int32_t pred[T], heads[T];
     double sum = 0;
-    assert_int_equal(qkv_tagger_head_predict(&tp, &f.m, 0, qkv_head_logits(&tp, qkv_tagger_head(&f.m, 0), hidden,
+    assert_int_equal(qkv_network_head_predict(&tp, &f.m, 0, qkv_head_logits(&tp, qkv_network_head(&f.m, 0), hidden,
                                                                            f.in.sentences),
                                              f.in.sentences, &(qkv_gold){.tags = TAGS, .arcs = HEADS},
                                              &(qkv_prediction){pred, heads, &sum, NULL}, &err),
                      QKV_OK);
     for (int s = 0; s < B; s++)
         assert_true(qkv_tree_is_valid(heads + OFFSETS[s], OFFSETS[s + 1] - OFFSETS[s], 0));
-    assert_int_equal(qkv_tagger_head_predict(&tp, &f.m, 1, qkv_head_logits(&tp, h1, hidden, f.in.sentences),
+    assert_int_equal(qkv_network_head_predict(&tp, &f.m, 1, qkv_head_logits(&tp, h1, hidden, f.in.sentences),
                                              f.in.sentences, &(qkv_gold){.tags = TAGS2, .arcs = HEADS},
                                              &(qkv_prediction){pred, heads, &sum, NULL}, &err),
                      QKV_OK);
@@ -457,20 +457,20 @@ static void test_parser_with_tagging_head(void **state)
 static void test_failing_part(void **state)
 {
     (void)state;
-    qkv_tagger_config encoder_fails = config(), head_fails = config();
+    qkv_network_config encoder_fails = config(), head_fails = config();
     encoder_fails.encoder_kind = QKV_ENCODER_BILSTM;
     encoder_fails.encoder.d_model = 1; /* lstm_hidden 0 = d_model / 2 = 0 */
     head_fails.output = QKV_OUTPUT_CRF;
     head_fails.crf_constrained = true;
     head_fails.tag_names = NULL;
-    const qkv_tagger_config *cfgs[2] = {&encoder_fails, &head_fails};
+    const qkv_network_config *cfgs[2] = {&encoder_fails, &head_fails};
     const char *want[2] = {"too small to halve", "needs the tag names"};
     for (int i = 0; i < 2; i++) {
-        qkv_tagger m;
+        qkv_network m;
         qkv_rng rng;
         qkv_rng_seed(&rng, 6);
         qkv_error err = {0};
-        assert_int_equal(qkv_tagger_init(&m, cfgs[i], &rng, &err), QKV_ERR);
+        assert_int_equal(qkv_network_init(&m, cfgs[i], &rng, &err), QKV_ERR);
         if (!strstr(err.msg, want[i]))
             fail_msg("expected an error with '%s', got: %s", want[i], err.msg);
         assert_int_equal(m.params.n, 0);
@@ -484,7 +484,7 @@ int main(void)
         cmocka_unit_test(test_encoder_kinds),
         cmocka_unit_test(test_head_kinds),
         cmocka_unit_test(test_two_heads),
-        cmocka_unit_test(test_one_head_loss_is_the_tagger_loss),
+        cmocka_unit_test(test_one_head_loss_is_the_network_loss),
         cmocka_unit_test(test_parser_with_tagging_head),
         cmocka_unit_test(test_failing_part),
     };

@@ -15,9 +15,9 @@
 
 enum { H = 2, ROWS = 3, COLS = 4 };
 
-static void make(qkv_tagger *m, qkv_pos_kind kind)
+static void make(qkv_network *m, qkv_pos_kind kind)
 {
-    qkv_tagger_config cfg;
+    qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_features = 1;
     cfg.feature_names[0] = "word";
@@ -32,14 +32,14 @@ static void make(qkv_tagger *m, qkv_pos_kind kind)
     qkv_rng rng;
     qkv_rng_seed(&rng, 1);
     qkv_error err;
-    if (qkv_tagger_init(m, &cfg, &rng, &err))
+    if (qkv_network_init(m, &cfg, &rng, &err))
         fail_msg("%s", err.msg);
 }
 
 /* The bias of the key at (r, c) for the query at (1, 2), head h. */
-static double expected(const qkv_tagger *m, qkv_pos_kind kind, int h, int r, int c)
+static double expected(const qkv_network *m, qkv_pos_kind kind, int h, int r, int c)
 {
-    const qkv_tensor *p = qkv_tagger_block(m, 0)->attn.pos_param;
+    const qkv_tensor *p = qkv_network_block(m, 0)->attn.pos_param;
     int dy = r - 1, dx = c - 2;
     if (kind == QKV_POS_REL2D) {
         dx = dx < -1 ? -1 : dx > 1 ? 1 : dx;
@@ -54,9 +54,9 @@ static void test_score_biases(void **state)
     (void)state;
     const qkv_pos_kind kinds[2] = {QKV_POS_REL2D, QKV_POS_QUADRATIC2D};
     for (int k = 0; k < 2; k++) {
-        qkv_tagger m;
+        qkv_network m;
         make(&m, kinds[k]);
-        qkv_tensor *p = qkv_tagger_block(&m, 0)->attn.pos_param;
+        qkv_tensor *p = qkv_network_block(&m, 0)->attn.pos_param;
         for (size_t i = 0; i < p->size; i++)
             p->data[i] = (qkv_real)(0.1 * ((int)(i * 7 % 11) - 5));
         qkv_position_pictures pp;
@@ -78,7 +78,7 @@ static void test_score_biases(void **state)
                 assert_true(fabs(pp.panels[1].data[r * COLS + c] - mean) < 1e-5);
             }
         qkv_position_pictures_free(&pp);
-        qkv_tagger_free(&m);
+        qkv_network_free(&m);
     }
 }
 
@@ -86,7 +86,7 @@ static void test_score_biases(void **state)
 static void test_rotation(void **state)
 {
     (void)state;
-    qkv_tagger m;
+    qkv_network m;
     make(&m, QKV_POS_ROPE2D);
     qkv_position_pictures pp;
     qkv_error err;
@@ -97,7 +97,7 @@ static void test_rotation(void **state)
         for (int c = 0; c < COLS; c++)
             assert_true(fabs(pp.panels[1].data[r * COLS + c] - (cos(r - 1) + cos(c - 2)) / 2) < 1e-6);
     qkv_position_pictures_free(&pp);
-    qkv_tagger_free(&m);
+    qkv_network_free(&m);
 }
 
 int main(void)

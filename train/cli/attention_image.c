@@ -109,7 +109,7 @@ static int run_and_draw(qkv_session *s, const attention_args *a, const qkv_image
     if (status == QKV_OK && !pred)
         status = logits ? qkv_fail(err, "out of memory") : QKV_ERR;
     if (status == QKV_OK)
-        status = qkv_tagger_predict(&it.tp, &s->model, logits, it.in.sentences, NULL, pred, &loss_unused, err);
+        status = qkv_network_predict(&it.tp, &s->model, logits, it.in.sentences, NULL, pred, &loss_unused, err);
     if (status == QKV_OK) {
         char caption[512];
         const char *base = strrchr(im->name, '/');
@@ -117,7 +117,7 @@ static int run_and_draw(qkv_session *s, const attention_args *a, const qkv_image
                           a->index < 0 ? 0 : a->index, qkv_featurizer_tag(&s->fz, pred[0]));
         if (label >= 0)
             snprintf(caption + at, sizeof caption - (size_t)at, " (gold %s)", qkv_featurizer_tag(&s->fz, label));
-        const qkv_tagger_config *m = &s->model.cfg;
+        const qkv_network_config *m = &s->model.cfg;
         qkv_attention_image_plot ap = {&keep, g, QKV_INPUT_DESCS[m->input_kind]->patch(m), im->rows, im->cols,
                                        im->channels, im->pixels, query, a->layer, a->head, caption, a->width, a->height};
         status = qkv_plot_attention_image(&ap, a->out, err);

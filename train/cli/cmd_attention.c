@@ -71,15 +71,15 @@ static int predict(qkv_run_iter *it, qkv_session *s, qkv_tensor *logits, int n, 
                    qkv_error *err)
 {
     double loss_unused = 0;
-    int32_t *heads = qkv_tape_alloc(&it->tp, (size_t)n * sizeof *heads);
-    if (!heads)
+    int32_t *pred_arcs = qkv_tape_alloc(&it->tp, (size_t)n * sizeof *pred_arcs);
+    if (!pred_arcs)
         return qkv_fail(err, "out of memory");
-    if (qkv_tagger_head_predict(&it->tp, &s->model, 0, logits, it->in.sentences, NULL,
-                                &(qkv_prediction){pred, heads, &loss_unused, NULL}, err))
+    if (qkv_network_head_predict(&it->tp, &s->model, 0, logits, it->in.sentences, NULL,
+                                &(qkv_prediction){pred, pred_arcs, &loss_unused, NULL}, err))
         return QKV_ERR;
     if (!arcs)
         return QKV_OK;
-    qkv_tensor *sc = qkv_biaffine_head_arcs(&it->tp, qkv_tagger_head(&s->model, 0), logits, it->in.sentences);
+    qkv_tensor *sc = qkv_biaffine_head_arcs(&it->tp, qkv_network_head(&s->model, 0), logits, it->in.sentences);
     if (!sc)
         return qkv_fail(err, "%s", it->tp.err.msg);
     for (int t = 0; t < n; t++) {
@@ -99,7 +99,7 @@ static int predict(qkv_run_iter *it, qkv_session *s, qkv_tensor *logits, int n, 
 static int draw(qkv_session *s, int layer, int head, int width, int height, const char *image, qkv_error *err)
 {
     int n = qkv_dataset_n_words(&s->dev);
-    bool parses = qkv_tagger_parses(&s->model);
+    bool parses = qkv_network_parses(&s->model);
     qkv_run_iter it;
     int status = qkv_run_iter_init(&it, &s->dev, n, true, err);
     if (status == QKV_OK)
@@ -265,7 +265,7 @@ static int check_model(const qkv_session *s, attention_args *a)
     if (s->model.cfg.encoder_kind != QKV_ENCODER_TRANSFORMER)
         return qkv_fail_reportf("%s: the model's encoder is %s, which has no attention weights (only model.encoder: "
                                 "transformer has)", a->ckpt, QKV_ENCODER_KIND_NAMES[s->model.cfg.encoder_kind]);
-    int n_layers = qkv_tagger_n_layers(&s->model), n_heads = qkv_tagger_n_heads(&s->model);
+    int n_layers = qkv_network_n_layers(&s->model), n_heads = qkv_network_n_heads(&s->model);
     if (n_layers == 0)
         return qkv_fail_reportf("%s: the model has no encoder layers, hence no attention", a->ckpt);
     if (a->layer < 0)

@@ -25,7 +25,7 @@ typedef struct draw_args {
 } draw_args;
 
 /* The probability of each word's chosen head: the softmax over its row's columns 0..n. */
-static void head_probs(const qkv_tensor *s, int n, const int32_t *heads, double *probs)
+static void arc_probs(const qkv_tensor *s, int n, const int32_t *arcs, double *probs)
 {
     const int C = s->shape[1];
     for (int t = 0; t < n; t++) {
@@ -35,12 +35,12 @@ static void head_probs(const qkv_tensor *s, int n, const int32_t *heads, double 
             mx = row[j] > mx ? row[j] : mx;
         for (int j = 0; j <= n; j++)
             sum += exp((double)row[j] - mx);
-        probs[t] = exp((double)row[heads[t]] - mx) / sum;
+        probs[t] = exp((double)row[arcs[t]] - mx) / sum;
     }
 }
 
-/* Parses the one sentence of s->dev into heads, labels and probs ([n] each). */
-static int parse(qkv_session *s, int32_t *heads, const char **labels, double *probs, qkv_error *err)
+/* Parses the one sentence of s->dev into arcs, labels and probs ([n] each). */
+static int parse(qkv_session *s, int32_t *arcs, const char **labels, double *probs, qkv_error *err)
 {
     int n = qkv_dataset_n_words(&s->dev);
     qkv_run_iter it;
@@ -55,15 +55,15 @@ static int parse(qkv_session *s, int32_t *heads, const char **labels, double *pr
     if (status == QKV_OK && !pred)
         status = x ? qkv_fail(err, "out of memory") : QKV_ERR;
     if (status == QKV_OK)
-        status = qkv_tagger_head_predict(&it.tp, &s->model, 0, x, it.in.sentences, NULL,
-                                         &(qkv_prediction){pred, heads, &loss_unused, NULL}, err);
-    qkv_tensor *scores = status == QKV_OK ? qkv_biaffine_head_arcs(&it.tp, qkv_tagger_head(&s->model, 0), x,
+        status = qkv_network_head_predict(&it.tp, &s->model, 0, x, it.in.sentences, NULL,
+                                         &(qkv_prediction){pred, arcs, &loss_unused, NULL}, err);
+    qkv_tensor *scores = status == QKV_OK ? qkv_biaffine_head_arcs(&it.tp, qkv_network_head(&s->model, 0), x,
                                                                    it.in.sentences)
                                           : NULL;
     if (status == QKV_OK && !scores)
         status = qkv_fail(err, "%s", it.tp.err.msg);
     if (status == QKV_OK) {
-        head_probs(scores, n, heads, probs);
+        arc_probs(scores, n, arcs, probs);
         for (int w = 0; w < n; w++)
             labels[w] = qkv_featurizer_tag(&s->fz, pred[w]);
     }
@@ -83,22 +83,22 @@ static int read_and_draw(qkv_session *s, const draw_args *a)
     int n = s->dev_c.n_words;
     if (s->dev_c.n_sent != 1 || n == 0)
         return qkv_fail_reportf("--sentence: expected one line of words, found %d lines with words", s->dev_c.n_sent);
-    int32_t *heads = calloc((size_t)n, sizeof *heads);
+    int32_t *arcs = calloc((size_t)n, sizeof *arcs);
     const char **labels = calloc((size_t)n, sizeof *labels), **words = calloc((size_t)n, sizeof *words);
     double *probs = calloc((size_t)n, sizeof *probs);
-    int status = heads && labels && words && probs ? parse(s, heads, labels, probs, &err) : qkv_fail(&err, "out of memory");
+    int status = arcs && labels && words && probs ? parse(s, arcs, labels, probs, &err) : qkv_fail(&err, "out of memory");
     for (int w = 0; status == QKV_OK && w < n; w++) {
         size_t len;
         const char *form = qkv_corpus_form(&s->dev_c, w, &len);
         if (!(words[w] = strndup(form, len)))
             status = qkv_fail(&err, "out of memory");
     }
-    qkv_tree_plot tp = {n, words, labels, heads, probs};
+    qkv_tree_plot tp = {n, words, labels, arcs, probs};
     if (status == QKV_OK)
         status = qkv_plot_tree(&tp, a->out, &err);
     for (int w = 0; words && w < n; w++)
         free((char *)words[w]);
-    free(heads), free(labels), free(words), free(probs);
+    free(arcs), free(labels), free(words), free(probs);
     return status ? qkv_fail_report(&err) : 0;
 }
 
@@ -132,7 +132,7 @@ int qkv_cmd_parse_draw(int argc, char **argv)
     int status = 1;
     if (qkv_cmd_load_model(&s, a.ckpt))
         goto done;
-    if (!qkv_tagger_parses(&s.model)) {
+    if (!qkv_network_parses(&s.model)) {
         qkv_fail_reportf("%s is not a parser (model.output: biaffine): it predicts no tree", a.ckpt);
         goto done;
     }

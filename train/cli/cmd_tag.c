@@ -256,20 +256,20 @@ static int out_scheme(const qkv_session *s, const tag_args *a)
     return a->text ? QKV_TAG_SCHEME_BIO : QKV_TAG_SCHEME_NONE; /* NONE: FILE's own, once read */
 }
 
-/* The predicted tag of every word of s->dev_c into *tags (a parser's heads into *heads), and when
+/* The predicted tag of every word of s->dev_c into *tags (a parser's heads into *arcs), and when
  * they are span tags the same in scheme (NONE: the file's own) into *out_tags (its strings in
  * *out_buf). */
-static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, int32_t **heads, const char ***out_tags,
+static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, int32_t **arcs, const char ***out_tags,
                    char **out_buf)
 {
     qkv_error err;
     int n_words = s->dev_c.n_words;
     *tags = malloc((size_t)(n_words ? n_words : 1) * sizeof **tags);
-    *heads = malloc((size_t)(n_words ? n_words : 1) * sizeof **heads);
-    if (!*tags || !*heads)
+    *arcs = malloc((size_t)(n_words ? n_words : 1) * sizeof **arcs);
+    if (!*tags || !*arcs)
         return qkv_fail_reportf("out of memory");
     /* the library's tagging (api/predict.h), as programs using libqkv get it */
-    if (qkv_session_parse(s, &s->dev_c, s->cfg.data.batch_tokens, *tags, *heads, &err))
+    if (qkv_session_parse(s, &s->dev_c, s->cfg.data.batch_tokens, *tags, *arcs, &err))
         return qkv_fail_report(&err);
     qkv_report_warnings(s);
     if (qkv_tags_are_spans(&s->fz) && scheme == QKV_TAG_SCHEME_NONE &&
@@ -281,10 +281,10 @@ static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, in
 }
 
 /* The input with the tags (and a parser's heads in HEAD) on stdout. */
-static int write_output(const qkv_session *s, const char **tags, const int32_t *heads)
+static int write_output(const qkv_session *s, const char **tags, const int32_t *arcs)
 {
     qkv_error err;
-    if (qkv_corpus_write_parsed(&s->dev_c, stdout, tags, heads, &err))
+    if (qkv_corpus_write_parsed(&s->dev_c, stdout, tags, arcs, &err))
         return qkv_fail_reportf("writing the tagged output: %s", err.msg);
     if (fflush(stdout))
         return qkv_fail_reportf("writing the tagged output: %s", strerror(errno));
@@ -301,7 +301,7 @@ static int tag_fields(qkv_session *s)
         return qkv_fail_report(&err);
     qkv_report_warnings(s);
     int status = 0;
-    if (qkv_corpus_write_fields_parsed(&s->dev_c, stdout, (const char *const *const *)t.values, t.heads, &err))
+    if (qkv_corpus_write_fields_parsed(&s->dev_c, stdout, (const char *const *const *)t.values, t.arcs, &err))
         status = qkv_fail_reportf("writing the tagged output: %s", err.msg);
     else if (fflush(stdout))
         status = qkv_fail_reportf("writing the tagged output: %s", strerror(errno));
@@ -309,19 +309,19 @@ static int tag_fields(qkv_session *s)
     return status;
 }
 
-/* The input read as CoNLL-U (or text), tagged with one column (and a parser's heads), written
+/* The input read as CoNLL-U (or text), tagged with one column (and a parser's arcs), written
  * with the tags in the input's scheme or r->scheme. */
 static int tag_column(qkv_session *s, const qkv_tag_request *r)
 {
     const char **tags = NULL, **file_tags = NULL;
-    int32_t *heads = NULL;
+    int32_t *arcs = NULL;
     char *file_tags_buf = NULL, *input = NULL;
     int status = 1;
-    if (!read_input(s, r, &input) && !predict(s, r->scheme, &tags, &heads, &file_tags, &file_tags_buf) &&
-        !write_output(s, file_tags ? file_tags : tags, heads))
+    if (!read_input(s, r, &input) && !predict(s, r->scheme, &tags, &arcs, &file_tags, &file_tags_buf) &&
+        !write_output(s, file_tags ? file_tags : tags, arcs))
         status = 0;
     free(tags);
-    free(heads);
+    free(arcs);
     free(file_tags);
     free(file_tags_buf);
     free(input);

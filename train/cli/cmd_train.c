@@ -224,13 +224,13 @@ static void print_summary(const train_run *r)
             s->has_dev ? qkv_corpus_name(&s->dev_c) : "none", s->has_dev ? qkv_dataset_n_batchable(&s->dev) : 0,
             sent, s->has_dev ? qkv_dataset_n_words(&s->dev) : 0, word);
     fprintf(stderr, "model: %zu parameters, %d feature kinds, %d tags; run folder %s\n",
-            qkv_params_count(qkv_tagger_params(&s->model)), qkv_featurizer_n_features(&s->fz),
+            qkv_params_count(qkv_network_params(&s->model)), qkv_featurizer_n_features(&s->fz),
             qkv_featurizer_n_tags(&s->fz), r->run_dir);
     if (qkv_featurizer_n_columns(&s->fz) > 1) {
         fprintf(stderr, "heads:");
         for (int h = 0; h < qkv_featurizer_n_columns(&s->fz); h++)
             fprintf(stderr, " %s (%d classes, loss weight %g)", QKV_TAG_FIELD_NAMES[s->fz.columns[h]],
-                    qkv_featurizer_n_classes(&s->fz, h), qkv_tagger_head(&s->model, h)->loss_weight);
+                    qkv_featurizer_n_classes(&s->fz, h), qkv_network_head(&s->model, h)->loss_weight);
         fprintf(stderr, "\n");
     }
     char summary[256];

@@ -17,14 +17,14 @@ static qkv_real *zeros(size_t n)
 int qkv_eval_logits_alloc(qkv_eval_logits *l, const qkv_session *s, const qkv_dataset *ds, qkv_error *err)
 {
     memset(l, 0, sizeof *l);
-    const qkv_tagger *m = &s->model;
+    const qkv_network *m = &s->model;
     size_t n_words = (size_t)qkv_dataset_n_words(ds);
-    l->n_heads = qkv_tagger_n_outputs(m);
-    if (l->n_heads > QKV_MAX_COLUMNS)
-        return qkv_fail(err, "%d heads, at most %d", l->n_heads, QKV_MAX_COLUMNS);
-    l->per_head = l->n_heads > 1 || qkv_tagger_scored_by(m, QKV_SCORE_ATTACHMENT); /* arcs: per head */
-    for (int h = 0; h < l->n_heads; h++) {
-        const qkv_head *head = qkv_tagger_head(m, h);
+    l->n_outputs = qkv_network_n_outputs(m);
+    if (l->n_outputs > QKV_MAX_COLUMNS)
+        return qkv_fail(err, "%d heads, at most %d", l->n_outputs, QKV_MAX_COLUMNS);
+    l->per_head = l->n_outputs > 1 || qkv_network_scored_by(m, QKV_SCORE_ATTACHMENT); /* arcs: per head */
+    for (int h = 0; h < l->n_outputs; h++) {
+        const qkv_head *head = qkv_network_head(m, h);
         size_t n = n_words * (size_t)head->n_tags;
         qkv_head_scores *sc = &l->heads[h];
         if (!qkv_head_scored_by(head, QKV_SCORE_ATTACHMENT)) { /* tags: their logits */
@@ -94,7 +94,7 @@ static const char *head_path(char *p, const char *col, const char *name)
 static int write_head(qkv_store_writer *w, const qkv_eval_logits *l, const qkv_session *s, const qkv_dataset *ds,
                       const qkv_eval_result *res, int h, qkv_error *err)
 {
-    const qkv_head *head = qkv_tagger_head(&s->model, h);
+    const qkv_head *head = qkv_network_head(&s->model, h);
     const qkv_head_scores *sc = &l->heads[h];
     int n_words = qkv_dataset_n_words(ds), shape[2] = {n_words, head->n_tags};
     const int32_t *pred = h == 0 ? res->pred : res->head_pred[h];
@@ -107,7 +107,7 @@ static int write_head(qkv_store_writer *w, const qkv_eval_logits *l, const qkv_s
     int n_arcs = (int)l->arc_offsets[ds->n_sent];
     if (qkv_store_write_real(w, head_path(p, col, "arcs"), 1, &n_arcs, sc->arcs, err) ||
         qkv_store_write_i64_array(w, head_path(p, col, "arc_offsets"), (size_t)ds->n_sent + 1, l->arc_offsets, err) ||
-        write_ids(w, head_path(p, col, "pred_heads"), res->pred_heads, n_words, err) ||
+        write_ids(w, head_path(p, col, "pred_heads"), res->pred_arcs, n_words, err) ||
         qkv_store_write_real(w, head_path(p, col, "labels"), 2, shape, sc->labels, err) ||
         qkv_store_write_real(w, head_path(p, col, "gold_labels"), 2, shape, sc->gold_labels, err))
         return QKV_ERR;
@@ -125,11 +125,11 @@ static int write_all(qkv_store_writer *w, const qkv_eval_logits *l, const qkv_se
                    ? QKV_ERR
                    : QKV_OK;
     const char *names[QKV_MAX_COLUMNS];
-    for (int h = 0; h < l->n_heads; h++)
+    for (int h = 0; h < l->n_outputs; h++)
         names[h] = QKV_TAG_FIELD_NAMES[s->fz.columns[h]];
-    if (write_sentences(w, ds, err) || qkv_store_write_strings(w, "/columns", (size_t)l->n_heads, names, err))
+    if (write_sentences(w, ds, err) || qkv_store_write_strings(w, "/columns", (size_t)l->n_outputs, names, err))
         return QKV_ERR;
-    for (int h = 0; h < l->n_heads; h++)
+    for (int h = 0; h < l->n_outputs; h++)
         if (write_head(w, l, s, ds, res, h, err))
             return QKV_ERR;
     return QKV_OK;

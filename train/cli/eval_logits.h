@@ -10,7 +10,7 @@
 
 typedef struct qkv_eval_logits {
     bool per_head;                          /* the /heads layout: several heads, or a parser */
-    int n_heads;
+    int n_outputs;
     qkv_head_scores heads[QKV_MAX_COLUMNS]; /* what each head's scores are copied into */
     int64_t *arc_offsets;                   /* [n_sent + 1] (qkv_arc_offsets) with a parser, else NULL */
 } qkv_eval_logits;

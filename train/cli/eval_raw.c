@@ -125,7 +125,7 @@ static bool predicts(const qkv_session *s, int k)
                qkv_eval_predicts_column(s, QKV_TAG_FEATS);
     case 3: return qkv_eval_predicts_column(s, QKV_TAG_LEMMA);
     case 4:
-    case 5: return qkv_tagger_scored_by(&s->model, QKV_SCORE_ATTACHMENT);
+    case 5: return qkv_network_scored_by(&s->model, QKV_SCORE_ATTACHMENT);
     case 6: return qkv_eval_scores_mlas(s);
     default: return qkv_eval_scores_blex(s);
     }
@@ -187,7 +187,7 @@ int qkv_eval_raw(const char *ckpt, const char *gold_path, const char *tokenizer_
         qkv_fail_report(&err);
         goto done;
     }
-    if (res.gold_heads == 0 && qkv_tagger_scored_by(&s.model, QKV_SCORE_ATTACHMENT)) {
+    if (res.gold_arcs == 0 && qkv_network_scored_by(&s.model, QKV_SCORE_ATTACHMENT)) {
         qkv_fail_reportf("%s: no word has a HEAD (field 7): nothing to score the parser on", gold_path);
         goto done;
     }

@@ -9,7 +9,7 @@
 #include "lib/error.h"
 
 typedef struct qkv_attention_plot {
-    const qkv_attention_weights *w; /* from qkv_tagger_logits(..., keep_layer, keep) */
+    const qkv_attention_weights *w; /* from qkv_network_logits(..., keep_layer, keep) */
     int sentence;                   /* index b in w */
     int n_words;                    /* the sentence's length */
     const char *const *words;       /* [n_words] labels of keys and queries */

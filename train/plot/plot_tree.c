@@ -39,7 +39,7 @@ static void write_dot(FILE *f, const qkv_tree_plot *t)
         fprintf(f, "\"];\n");
     }
     for (int i = 0; i < t->n_words; i++) {
-        fprintf(f, "  w%d -> w%d [label=\"", (int)t->heads[i], i + 1);
+        fprintf(f, "  w%d -> w%d [label=\"", (int)t->arcs[i], i + 1);
         dot_quote(f, t->labels[i]);
         if (t->probs)
             fprintf(f, " %.2f", t->probs[i]);

@@ -13,7 +13,7 @@ typedef struct qkv_tree_plot {
     int n_words;
     const char *const *words;  /* [n_words] FORMs */
     const char *const *labels; /* [n_words] each arc's DEPREL */
-    const int32_t *heads;      /* [n_words] 0 = ROOT, k = word k */
+    const int32_t *arcs;      /* [n_words] 0 = ROOT, k = word k */
     const double *probs;       /* [n_words] the probability of each word's head, or NULL */
 } qkv_tree_plot;
 

@@ -1,22 +1,22 @@
-#include "models/tagger_rows.h"
+#include "models/network_rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int qkv_tagger_rows_init(qkv_tagger_rows *r, const qkv_tagger *m, qkv_error *err)
+int qkv_network_rows_init(qkv_network_rows *r, const qkv_network *m, qkv_error *err)
 {
     memset(r, 0, sizeof *r);
-    const qkv_params *ps = qkv_tagger_params(m);
+    const qkv_params *ps = qkv_network_params(m);
     r->is_table = calloc((size_t)ps->n + 1, sizeof *r->is_table);
     if (!r->is_table)
         return qkv_fail(err, "out of memory");
     /* an empty batch: only the tables are asked for */
-    const int32_t *no_ids[QKV_TAGGER_MAX_FEATURES] = {0};
-    qkv_tagger_input none = {.features = no_ids};
-    for (int k = 0; k < qkv_tagger_n_tables(m); k++) {
+    const int32_t *no_ids[QKV_NETWORK_MAX_FEATURES] = {0};
+    qkv_network_input none = {.features = no_ids};
+    for (int k = 0; k < qkv_network_n_tables(m); k++) {
         const int32_t *ids;
         int n_ids;
-        const qkv_tensor *t = qkv_tagger_table_rows(m, &none, k, &ids, &n_ids);
+        const qkv_tensor *t = qkv_network_table_rows(m, &none, k, &ids, &n_ids);
         int i = 0;
         while (i < ps->n && &ps->items[i]->t != t)
             i++;
@@ -31,7 +31,7 @@ int qkv_tagger_rows_init(qkv_tagger_rows *r, const qkv_tagger *m, qkv_error *err
     return QKV_OK;
 }
 
-void qkv_tagger_rows_free(qkv_tagger_rows *r)
+void qkv_network_rows_free(qkv_network_rows *r)
 {
     for (int k = 0; k < r->n; k++)
         qkv_row_set_free(&r->sets[k]);
@@ -39,19 +39,19 @@ void qkv_tagger_rows_free(qkv_tagger_rows *r)
     memset(r, 0, sizeof *r);
 }
 
-void qkv_tagger_rows_collect(qkv_tagger_rows *r, const qkv_tagger *m, const qkv_tagger_input *in)
+void qkv_network_rows_collect(qkv_network_rows *r, const qkv_network *m, const qkv_network_input *in)
 {
     for (int k = 0; k < r->n; k++) {
         const int32_t *ids;
         int n_ids;
-        qkv_tagger_table_rows(m, in, k, &ids, &n_ids);
+        qkv_network_table_rows(m, in, k, &ids, &n_ids);
         qkv_row_set_add(&r->sets[k], ids, n_ids);
     }
 }
 
-void qkv_tagger_rows_zero_grad(qkv_tagger_rows *r, qkv_tagger *m)
+void qkv_network_rows_zero_grad(qkv_network_rows *r, qkv_network *m)
 {
-    qkv_params *ps = qkv_tagger_params(m);
+    qkv_params *ps = qkv_network_params(m);
     for (int i = 0; i < ps->n; i++)
         if (!r->is_table[i])
             memset(ps->items[i]->t.grad, 0, ps->items[i]->t.size * sizeof(qkv_real));
@@ -62,7 +62,7 @@ void qkv_tagger_rows_zero_grad(qkv_tagger_rows *r, qkv_tagger *m)
     }
 }
 
-int qkv_tagger_rows_lazy(qkv_tagger_rows *r, qkv_optimizer *o, qkv_error *err)
+int qkv_network_rows_lazy(qkv_network_rows *r, qkv_optimizer *o, qkv_error *err)
 {
     for (int k = 0; k < r->n; k++)
         if (qkv_optim_set_rows(o, r->param[k], &r->sets[k], err))

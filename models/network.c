@@ -1,17 +1,17 @@
-/* The tagger: input -> positions -> encoder -> final layer norm -> heads (models/tagger.h). */
-#include "models/tagger.h"
+/* The tagger: input -> positions -> encoder -> final layer norm -> heads (models/network.h). */
+#include "models/network.h"
 
 #include <string.h>
 
 #include "lib/ops/ops.h"
 
-int qkv_tagger_d_out(const qkv_tagger_config *cfg)
+int qkv_network_d_out(const qkv_network_config *cfg)
 {
     return (unsigned)cfg->encoder_kind < QKV_ENCODER_KIND_COUNT ? QKV_ENCODER_DESCS[cfg->encoder_kind]->d_out(cfg)
                                                                : cfg->encoder.d_model;
 }
 
-int qkv_tagger_image_grid(qkv_tagger_config *cfg, int rows, int cols, int channels, qkv_error *err)
+int qkv_network_image_grid(qkv_network_config *cfg, int rows, int cols, int channels, qkv_error *err)
 {
     if ((unsigned)cfg->input_kind >= QKV_INPUT_KIND_COUNT || !QKV_INPUT_DESCS[cfg->input_kind]->patch)
         return QKV_OK;
@@ -27,7 +27,7 @@ int qkv_tagger_image_grid(qkv_tagger_config *cfg, int rows, int cols, int channe
 }
 
 /* The 2-D parts need a 2-D grid of tokens (an image input); each error names its key. */
-static int check_grid(const qkv_tagger_config *cfg, qkv_error *err)
+static int check_grid(const qkv_network_config *cfg, qkv_error *err)
 {
     if (qkv_grid_is_2d(cfg->grid))
         return QKV_OK;
@@ -42,19 +42,19 @@ static int check_grid(const qkv_tagger_config *cfg, qkv_error *err)
     return QKV_OK;
 }
 
-static int check_config(const qkv_tagger_config *cfg, qkv_error *err)
+static int check_config(const qkv_network_config *cfg, qkv_error *err)
 {
     int min_features = cfg->input_kind == QKV_INPUT_WORDS; /* other inputs read no features */
-    if (cfg->n_features < min_features || cfg->n_features > QKV_TAGGER_MAX_FEATURES)
-        return qkv_fail(err, "tagger: %d feature kinds, expected %d..%d", cfg->n_features, min_features, QKV_TAGGER_MAX_FEATURES);
-    if (cfg->n_layers < 0 || cfg->n_layers > QKV_TAGGER_MAX_LAYERS)
-        return qkv_fail(err, "tagger: %d layers, expected 0..%d", cfg->n_layers, QKV_TAGGER_MAX_LAYERS);
+    if (cfg->n_features < min_features || cfg->n_features > QKV_NETWORK_MAX_FEATURES)
+        return qkv_fail(err, "model: %d feature kinds, expected %d..%d", cfg->n_features, min_features, QKV_NETWORK_MAX_FEATURES);
+    if (cfg->n_layers < 0 || cfg->n_layers > QKV_NETWORK_MAX_LAYERS)
+        return qkv_fail(err, "model: %d layers, expected 0..%d", cfg->n_layers, QKV_NETWORK_MAX_LAYERS);
     if (cfg->n_tags < 1)
-        return qkv_fail(err, "tagger: no tags (is the training file empty?)");
+        return qkv_fail(err, "model: no tags (is the training file empty?)");
     if (cfg->encoder.d_model < 1)
-        return qkv_fail(err, "tagger: d_model = %d, must be positive", cfg->encoder.d_model);
+        return qkv_fail(err, "model: d_model = %d, must be positive", cfg->encoder.d_model);
     if ((unsigned)cfg->input_kind >= QKV_INPUT_KIND_COUNT || (unsigned)cfg->encoder_kind >= QKV_ENCODER_KIND_COUNT)
-        return qkv_fail(err, "tagger: unknown input kind %d or encoder kind %d", (int)cfg->input_kind,
+        return qkv_fail(err, "model: unknown input kind %d or encoder kind %d", (int)cfg->input_kind,
                         (int)cfg->encoder_kind);
     return check_grid(cfg, err);
 }
@@ -68,7 +68,7 @@ static void no_decay_vectors(qkv_params *ps, int from)
             ps->items[i]->no_weight_decay = true;
 }
 
-int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, qkv_error *err)
+int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng, qkv_error *err)
 {
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
@@ -87,7 +87,7 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
     m->pos.overflow = cfg->pos_overflow;
     m->pos.rope_base = cfg->rope_base;
     m->pos.clip_2d = cfg->rel2d_clip;
-    qkv_tagger_config ecfg = *cfg; /* rotations and score biases act in every block's attention */
+    qkv_network_config ecfg = *cfg; /* rotations and score biases act in every block's attention */
     qkv_positional_attention(&m->pos, &ecfg.encoder.attn);
     ecfg.encoder.attn.grid = cfg->grid;
     m->encoder.d_out = m->encoder.desc->d_out(cfg);
@@ -104,20 +104,20 @@ int qkv_tagger_init(qkv_tagger *m, const qkv_tagger_config *cfg, qkv_rng *rng, q
                           .biaffine = cfg->biaffine,
                           .pool = cfg->pool};
     head.biaffine.dropout = cfg->encoder.dropout;
-    if (qkv_tagger_add_head(m, &head, rng, err))
+    if (qkv_network_add_head(m, &head, rng, err))
         goto fail;
     m->cfg.tag_names = NULL; /* the caller's, read only here */
     no_decay_vectors(&m->params, 0);
     return QKV_OK;
 fail:
-    qkv_tagger_free(m);
+    qkv_network_free(m);
     return QKV_ERR;
 }
 
-int qkv_tagger_add_head(qkv_tagger *m, const qkv_head_spec *spec, qkv_rng *rng, qkv_error *err)
+int qkv_network_add_head(qkv_network *m, const qkv_head_spec *spec, qkv_rng *rng, qkv_error *err)
 {
-    if (m->n_outputs == QKV_TAGGER_MAX_HEADS)
-        return qkv_fail(err, "tagger: at most %d heads", QKV_TAGGER_MAX_HEADS);
+    if (m->n_outputs == QKV_NETWORK_MAX_HEADS)
+        return qkv_fail(err, "model: at most %d heads", QKV_NETWORK_MAX_HEADS);
     int first = m->params.n;
     qkv_head *h = &m->heads[m->n_outputs++]; /* counted now: freed with the model on failure */
     if (qkv_head_create(h, &m->params, rng, m->encoder.d_out, spec, err))
@@ -126,7 +126,7 @@ int qkv_tagger_add_head(qkv_tagger *m, const qkv_head_spec *spec, qkv_rng *rng, 
     return QKV_OK;
 }
 
-void qkv_tagger_free(qkv_tagger *m)
+void qkv_network_free(qkv_network *m)
 {
     for (int i = 0; i < m->n_outputs; i++)
         qkv_head_free(&m->heads[i]);
@@ -138,13 +138,13 @@ void qkv_tagger_free(qkv_tagger *m)
     qkv_params_free(&m->params);
 }
 
-const qkv_encoder_block *qkv_tagger_block(const qkv_tagger *m, int i)
+const qkv_encoder_block *qkv_network_block(const qkv_network *m, int i)
 {
     const qkv_encoder_desc *e = m->encoder.desc;
     return e && e->attention_block ? e->attention_block(&m->encoder, i) : NULL;
 }
 
-qkv_tensor *qkv_tagger_hidden(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in, int keep_layer,
+qkv_tensor *qkv_network_hidden(qkv_tape *tp, qkv_network *m, const qkv_network_input *in, int keep_layer,
                               qkv_attention_weights *keep)
 {
     qkv_tensor *x = m->input.desc->forward(tp, &m->input, in);
@@ -154,14 +154,14 @@ qkv_tensor *qkv_tagger_hidden(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_inpu
     return qkv_layer_norm(tp, x, m->final_gain, m->final_bias, m->cfg.encoder.ln_eps);
 }
 
-qkv_tensor *qkv_tagger_logits(qkv_tape *tp, qkv_tagger *m, const qkv_tagger_input *in, int keep_layer,
+qkv_tensor *qkv_network_logits(qkv_tape *tp, qkv_network *m, const qkv_network_input *in, int keep_layer,
                               qkv_attention_weights *keep)
 {
-    qkv_tensor *x = qkv_tagger_hidden(tp, m, in, keep_layer, keep);
+    qkv_tensor *x = qkv_network_hidden(tp, m, in, keep_layer, keep);
     return qkv_head_logits(tp, &m->heads[0], x, in->sentences);
 }
 
-const qkv_tensor *qkv_tagger_table_rows(const qkv_tagger *m, const qkv_tagger_input *in, int i, const int32_t **ids,
+const qkv_tensor *qkv_network_table_rows(const qkv_network *m, const qkv_network_input *in, int i, const int32_t **ids,
                                         int *n_ids)
 {
     return m->input.desc->table_rows(&m->input, in, i, ids, n_ids);

@@ -1,30 +1,30 @@
-/* The heads of the tagger: loss and prediction (models/tagger.h), each head's by its kind
+/* The heads of the tagger: loss and prediction (models/network.h), each head's by its kind
  * (models/kinds.h). */
-#include "models/tagger.h"
+#include "models/network.h"
 
 #include "lib/ops/ops.h"
 
-qkv_tensor *qkv_tagger_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
+qkv_tensor *qkv_network_loss(qkv_tape *tp, const qkv_network *m, qkv_tensor *logits, qkv_packed sentences,
                             const int32_t *tags)
 {
     return m->heads[0].desc->loss(tp, &m->heads[0], logits, sentences, &(qkv_gold){tags, NULL, 0});
 }
 
-qkv_tensor *qkv_tagger_gold_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
+qkv_tensor *qkv_network_gold_loss(qkv_tape *tp, const qkv_network *m, qkv_tensor *logits, qkv_packed sentences,
                                  const qkv_gold *gold)
 {
     return m->heads[0].desc->loss(tp, &m->heads[0], logits, sentences, gold);
 }
 
-int qkv_tagger_predict(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *logits, qkv_packed sentences,
+int qkv_network_predict(qkv_tape *tp, const qkv_network *m, qkv_tensor *logits, qkv_packed sentences,
                        const int32_t *gold, int32_t *pred, double *loss_sum, qkv_error *err)
 {
     qkv_gold g = {gold, NULL, 0};
-    return qkv_tagger_head_predict(tp, m, 0, logits, sentences, gold ? &g : NULL,
+    return qkv_network_head_predict(tp, m, 0, logits, sentences, gold ? &g : NULL,
                                    &(qkv_prediction){pred, NULL, loss_sum, NULL}, err);
 }
 
-int qkv_tagger_head_predict(qkv_tape *tp, const qkv_tagger *m, int i, qkv_tensor *logits, qkv_packed sentences,
+int qkv_network_head_predict(qkv_tape *tp, const qkv_network *m, int i, qkv_tensor *logits, qkv_packed sentences,
                             const qkv_gold *gold, const qkv_prediction *out, qkv_error *err)
 {
     const qkv_head *h = &m->heads[i];
@@ -40,7 +40,7 @@ int qkv_tagger_head_predict(qkv_tape *tp, const qkv_tagger *m, int i, qkv_tensor
     return h->desc->predict(tp, h, logits, sentences, gold, out, err);
 }
 
-int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,
+int qkv_network_probs(const qkv_network *m, const qkv_tensor *logits, qkv_packed sentences, double *probs,
                      uint8_t *unconstrained, qkv_error *err)
 {
     const qkv_head *h = &m->heads[0];
@@ -49,8 +49,8 @@ int qkv_tagger_probs(const qkv_tagger *m, const qkv_tensor *logits, qkv_packed s
     return h->desc->probs(h, logits, sentences, probs, unconstrained, err);
 }
 
-qkv_tensor *qkv_tagger_heads_loss(qkv_tape *tp, const qkv_tagger *m, qkv_tensor *hidden, qkv_packed sentences,
-                                  const int32_t *const *tags, const int32_t *heads, double label_smoothing,
+qkv_tensor *qkv_network_heads_loss(qkv_tape *tp, const qkv_network *m, qkv_tensor *hidden, qkv_packed sentences,
+                                  const int32_t *const *tags, const int32_t *arcs, double label_smoothing,
                                   qkv_tensor **logits)
 {
     qkv_tensor *total = NULL;

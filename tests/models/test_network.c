@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/ops/ops.h"
-#include "models/tagger.h"
+#include "models/network.h"
 
 enum { T = 7, B = 3 };
 static const int32_t OFFSETS[B + 1] = {0, 1, 4, 7};
@@ -15,15 +15,15 @@ static const int32_t SUFFIX[T] = {0, 1, 2, 1, 2, 0, 1};
 static const int32_t TAGS[T] = {0, 1, 2, -1, 1, 0, 3};
 
 typedef struct {
-    qkv_tagger m;
-    qkv_tagger_input in;
+    qkv_network m;
+    qkv_network_input in;
     const int32_t *features[2];
 } fixture;
 
 static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
 {
     memset(f, 0, sizeof *f);
-    qkv_tagger_config cfg;
+    qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_features = 2;
     cfg.feature_names[0] = "word";
@@ -46,7 +46,7 @@ static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
     qkv_rng rng;
     qkv_rng_seed(&rng, 3);
     qkv_error err;
-    if (qkv_tagger_init(&f->m, &cfg, &rng, &err))
+    if (qkv_network_init(&f->m, &cfg, &rng, &err))
         fail_msg("%s", err.msg);
     /* Non-trivial layer norms and biases, so that their gradients are exercised. */
     for (int i = 0; i < f->m.params.n; i++)
@@ -61,7 +61,7 @@ static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
 static qkv_tensor *loss_fn(qkv_tape *tp, void *user)
 {
     fixture *f = user;
-    return qkv_cross_entropy(tp, qkv_tagger_logits(tp, &f->m, &f->in, -1, NULL), TAGS);
+    return qkv_cross_entropy(tp, qkv_network_logits(tp, &f->m, &f->in, -1, NULL), TAGS);
 }
 
 static void check_model(qkv_pos_kind pos, int window)
@@ -73,7 +73,7 @@ static void check_model(qkv_pos_kind pos, int window)
     qkv_rng rng;
     qkv_rng_seed(&rng, 11);
     tp.rng = &rng;
-    qkv_tensor *logits = qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL);
+    qkv_tensor *logits = qkv_network_logits(&tp, &f.m, &f.in, -1, NULL);
     assert_non_null(logits);
     assert_int_equal(logits->shape[0], T);
     assert_int_equal(logits->shape[1], 4);
@@ -97,7 +97,7 @@ static void check_model(qkv_pos_kind pos, int window)
     free(names);
     free(res);
     qkv_tape_free(&tp);
-    qkv_tagger_free(&f.m);
+    qkv_network_free(&f.m);
 }
 
 static void test_gradcheck_learned_full(void **state)
@@ -124,7 +124,7 @@ static void test_parameter_names(void **state)
             fail_msg("no parameter %s", expected[i]);
     assert_int_equal(qkv_params_find(&f.m.params, "classifier.w")->t.shape[0], 4);
     assert_int_equal(qkv_params_find(&f.m.params, "classifier.w")->t.shape[1], 8);
-    qkv_tagger_free(&f.m);
+    qkv_network_free(&f.m);
 }
 
 static void test_sentence_longer_than_learned_table(void **state)
@@ -135,12 +135,12 @@ static void test_sentence_longer_than_learned_table(void **state)
     qkv_tape tp;
     qkv_tape_init(&tp, 0);
     tp.no_grad = true;
-    assert_null(qkv_tagger_logits(&tp, &f.m, &f.in, -1, NULL));
+    assert_null(qkv_network_logits(&tp, &f.m, &f.in, -1, NULL));
     assert_true(tp.failed);
     if (!strstr(tp.err.msg, "3") || !strstr(tp.err.msg, "2"))
         fail_msg("the error should name the length 3 and max_len 2: %s", tp.err.msg);
     qkv_tape_free(&tp);
-    qkv_tagger_free(&f.m);
+    qkv_network_free(&f.m);
 }
 
 int main(void)
