@@ -25,7 +25,7 @@ int qkv_predict_shard(qkv_network *m, const qkv_dataset *ds, const qkv_batching 
 /* What one batch of a prediction writes, in dataset order. */
 typedef struct predict_out {
     int32_t *pred;          /* [n_words] tag ids (may be NULL) */
-    int32_t *pred_arcs;    /* [n_words] the arcs of a head with arcs, -1 for the others (may be NULL) */
+    int32_t *pred_arcs;     /* [n_words] the arcs of a head with arcs, -1 for the others (may be NULL) */
     qkv_real *logits;       /* [n_words, n_tags] (may be NULL) */
     double *probs;          /* [n_words, n_tags] per-token tag probabilities (may be NULL) */
     double *loss_sum;       /* (may be NULL) */
@@ -117,8 +117,8 @@ static int predict_batches(qkv_network *m, const qkv_dataset *ds, const qkv_batc
     return status;
 }
 
-int qkv_predict_marked(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred, qkv_real *logits_out,
-                       double *loss_sum, uint8_t *unconstrained, qkv_error *err)
+int qkv_predict_marked(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred,
+                       qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
     return qkv_predict_parsed(m, ds, b, &(qkv_prediction){pred, NULL, loss_sum, unconstrained}, logits_out, err);
 }

@@ -62,7 +62,7 @@ int qkv_predict_parsed(qkv_network *m, const qkv_dataset *ds, const qkv_batching
  * without the constraints (as qkv_predict_marked) and its loss_sum[h] is +inf;
  * arcs [n_words of ds] (may be NULL) the trees of the head with arcs (0 = ROOT, k = word k of
  * the sentence; -1 elsewhere, and for every word when no head has arcs), whose loss reads ds's
- * gold heads;
+ * gold arcs;
  * loss_sum (may be NULL) [n_outputs] each head's summed loss of its gold-tagged words. needs (may
  * be NULL; needs[h] NULL: none) [n_outputs][n_tags_h]: the characters a form needs for class c
  * (qkv_session_class_needs: lemma scripts), so that a word whose form is too short for its best
@@ -113,9 +113,10 @@ typedef struct qkv_tagged {
     const char **values[QKV_TAG_FIELD_COUNT]; /* [n_words] word w's value in column k (qkv_tag_field),
                                                  NULL for a column the model does not predict and
                                                  for words never batched */
-    int32_t *arcs;                           /* [n_words] a parser's heads (0 = ROOT, k = word k of the
-                                                 sentence, -1: none, every word of a model without a head
-                                                 with arcs); NULL where no prediction made them */
+    int32_t *arcs;                            /* [n_words] a parser's arcs: each word's head (0 = ROOT,
+                                                 k = word k of the sentence, -1: none, every word of a
+                                                 model without a head with arcs); NULL where no
+                                                 prediction made them */
     char *lemmas;                             /* the lemmas' strings */
     int n_lemma_fallback;                     /* words whose predicted script did not apply to the form */
     int first_fallback;                       /* the first of them */
@@ -123,7 +124,7 @@ typedef struct qkv_tagged {
 
 /* Tags every word of corpus c with every head of the session's model (qkv_predict_heads) into out
  * (free with qkv_tagged_free; the values of columns other than lemma are strings of the
- * featurizer; a parser's heads in out->heads, -1 without one). A lemma script that does not
+ * featurizer; a parser's arcs in out->arcs, -1 without one). A lemma script that does not
  * apply to its form gives the form, counted in out and named in one warning in s->warnings; so
  * are the sentences a constrained CRF tagged without its constraints, as in qkv_session_tag.
  * Errors: those of qkv_session_tag's steps. */
@@ -133,7 +134,7 @@ int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *con
                          qkv_error *err);
 void qkv_tagged_free(qkv_tagged *t);
 /* Whether s's model is written back through qkv_session_tag_fields: several columns, lemmas, or
- * a parser's heads and labels. */
+ * a parser's arcs and labels. */
 static inline bool qkv_session_predicts_columns(const qkv_session *s)
 {
     return qkv_featurizer_n_columns(&s->fz) > 1 || s->fz.columns[0] == QKV_TAG_LEMMA || qkv_network_parses(&s->model);
@@ -165,9 +166,9 @@ int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error
  * allows is tagged without the constraints, with one warning in s->warnings naming the line of
  * the first and their number. Errors: those of the steps, naming c's lines. */
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);
-/* qkv_session_tag, and with a parser each word's head into heads [n_words of c] (may be NULL;
- * -1 for every word of a tagger). */
-int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *heads,
+/* qkv_session_tag, and with a parser each word's arc (its head: 0 = ROOT, k = word k) into arcs
+ * [n_words of c] (may be NULL; -1 for every word of a tagger). */
+int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *arcs,
                       qkv_error *err);
 
 /* The k (1 <= k <= n_tags) most probable tags of every word of corpus c with their

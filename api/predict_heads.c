@@ -171,7 +171,8 @@ static int predict_batch(qkv_run_iter *it, qkv_network *m, const int32_t *const 
         scatter(b, ds, bp, o->pred[h]);
         if (o->arcs)
             scatter_arcs_set(b, ds, bh, o->arcs);
-        if (o->scores && copy_scores(it, qkv_network_head(m, h), hidden, logits, bh, &o->scores[h], o->arc_offsets, err))
+        const qkv_head *head = qkv_network_head(m, h);
+        if (o->scores && copy_scores(it, head, hidden, logits, bh, &o->scores[h], o->arc_offsets, err))
             return QKV_ERR;
     }
     return QKV_OK;
@@ -296,7 +297,8 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     qkv_dataset ds;
     memset(&ds, 0, sizeof ds);
     int32_t *pred[QKV_MAX_COLUMNS] = {0};
-    int status = n_outputs <= QKV_MAX_COLUMNS ? QKV_OK : qkv_fail(err, "%d heads, at most %d", n_outputs, QKV_MAX_COLUMNS);
+    int status =
+        n_outputs <= QKV_MAX_COLUMNS ? QKV_OK : qkv_fail(err, "%d heads, at most %d", n_outputs, QKV_MAX_COLUMNS);
     for (int h = 0; h < n_outputs && status == QKV_OK; h++)
         if (!(pred[h] = malloc(((size_t)n_words + 1) * sizeof *pred[h])))
             status = qkv_fail(err, "out of memory for %d words", n_words);

@@ -1,5 +1,5 @@
 /* The resolved configuration of a qkv run: one struct per YAML section. A key fills a field of
- * the library's own option structs where the library has one (the tagger's config, the feature
+ * the library's own option structs where the library has one (the network's config, the feature
  * and reading options of data/, the optimizer's and the schedule's), so that adding a key is
  * the lib field, one schema row and its use; keys no library reads (paths, seeds, steps, log
  * settings) live in the train-side fields here. The schema that names, types, ranges, defaults

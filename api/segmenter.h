@@ -68,7 +68,7 @@ typedef struct qkv_tagged_paragraph {
     const char *const *tags;
     const char *const *const *values; /* a model of several columns (api/predict.h: qkv_tagged
                                          values; tags is then its first column's); else NULL */
-    const int32_t *arcs;             /* a parser's heads of c's words (qkv_tagged heads; -1 or NULL: none) */
+    const int32_t *arcs;             /* a parser's arcs of c's words (qkv_tagged's; -1 or NULL: none) */
 } qkv_tagged_paragraph;
 
 /* Called for each paragraph, in order; a non-zero return (with err set) stops the reading. */
@@ -88,7 +88,7 @@ int qkv_tag_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, con
                            void *ctx, qkv_error *err);
 
 /* qkv_tag_raw_paragraphs without the tagging: each paragraph segmented only (its corpus read
- * with tagger's data settings), handed to fn with tags, values and heads NULL. */
+ * with tagger's data settings), handed to fn with tags, values and arcs NULL. */
 int qkv_segment_raw_paragraphs(qkv_session *tagger, qkv_tokenizer *tk, FILE *in, const char *name, qkv_paragraph_fn fn,
                                void *ctx, qkv_error *err);
 

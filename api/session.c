@@ -77,7 +77,7 @@ static int add_heads(qkv_session *s, qkv_rng *rng, qkv_error *err)
     return QKV_OK;
 }
 
-/* The tagger of the config; rng NULL: parameters allocated, not drawn (lib/param.h). */
+/* The network of the config; rng NULL: parameters allocated, not drawn (lib/param.h). */
 static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
 {
     qkv_network_config tc = s->cfg.model; /* as configured, with the sizes that come from the data */

@@ -77,7 +77,7 @@ int qkv_session_image_dataset(const qkv_session *s, const qkv_images *im, qkv_da
  * data/image_augment.h. Only for a session of the images task. */
 qkv_image_layout qkv_session_image_layout(const qkv_session *s);
 
-/* The tagger of the config with the featurizer's vocabulary sizes, initialised from seed. */
+/* The network of the config with the featurizer's vocabulary sizes, initialised from seed. */
 int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
 /* The same model with its parameters allocated but not initialised, for a checkpoint to fill
  * (drawing initial weights that a load overwrites cost ~2% of an evaluation). */

@@ -33,7 +33,7 @@ typedef struct qkv_batch {
     int n_features;          /* feature kinds, same order as the featurizer's */
     int32_t *features[QKV_MAX_FEATURES]; /* features[f][t]: id in vocab f (0 = UNK) */
     int32_t *tags;           /* [T] gold tag ids, -1 = unknown/ignored */
-    int32_t *arcs;          /* [T] gold heads (0 = ROOT, k = word k of the sentence), -1 = none */
+    int32_t *arcs;          /* [T] gold arcs: each word's head (0 = ROOT, k = word k), -1 = none */
     int32_t *sent_ids;       /* [B] index of each sentence in its corpus */
     int n_chars;             /* character ids of all words (0 without characters) */
     int32_t *char_offsets;   /* [T+1] word t's ids are chars[char_offsets[t] .. char_offsets[t+1]-1] */
@@ -97,7 +97,7 @@ static inline const int32_t *const *qkv_batch_features(const qkv_batch *b)
     return (const int32_t *const *)b->features;
 }
 static inline const int32_t *qkv_batch_tags(const qkv_batch *b) { return b->tags; }
-/* Gold heads [T] (all -1 when the dataset has none). */
+/* Gold arcs [T] (all -1 when the dataset has none). */
 static inline const int32_t *qkv_batch_arcs(const qkv_batch *b) { return b->arcs; }
 /* Tag columns; the gold class ids [T] of column i (0: qkv_batch_tags). */
 static inline int qkv_batch_n_columns(const qkv_batch *b) { return b->n_columns > 1 ? b->n_columns : 1; }

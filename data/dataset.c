@@ -93,7 +93,7 @@ static int report_unknown_tags(const qkv_corpus *c, const qkv_dataset *ds, int n
     return st;
 }
 
-/* The gold heads of c (-1 for none), when any word has one. */
+/* The gold arcs of c, its HEAD column (-1 for none), when any word has one. */
 static int copy_arcs(qkv_dataset *ds, const qkv_corpus *c, qkv_error *err)
 {
     if (qkv_corpus_n_heads(c) == 0)

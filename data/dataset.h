@@ -106,7 +106,7 @@ static inline int qkv_dataset_has_chars(const qkv_dataset *ds) { return ds->char
 /* The width of the dense token vectors (0: the dataset has none). */
 static inline int qkv_dataset_d_input(const qkv_dataset *ds) { return ds->dense ? ds->d_input : 0; }
 /* Tag columns (data/columns.h); column i's gold class ids [n_words] (0: tags). */
-/* Drops ds's gold heads (as if its corpus had none): for tagging, where the input's HEAD column,
+/* Drops ds's gold arcs (as if its corpus had none): for tagging, where the input's HEAD column,
  * filled or not, valid or not, is replaced by the prediction and never read. */
 static inline void qkv_dataset_forget_arcs(qkv_dataset *ds)
 {

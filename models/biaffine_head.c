@@ -103,7 +103,7 @@ qkv_tensor *qkv_biaffine_head_arcs(qkv_tape *tp, const qkv_head *h, qkv_tensor *
     return qkv_biaffine_arcs(tp, dep, head, st->arc_root, st->arc_U, st->arc_u, sentences);
 }
 
-/* Label logits [T, n_tags] of each word with head arcs[t] (< 0: a zero head vector). */
+/* Label logits [T, n_tags] of each word t by its arc to head arcs[t] (< 0: a zero head vector). */
 static qkv_tensor *label_logits(qkv_tape *tp, const biaffine_state *st, qkv_tensor *dep, qkv_tensor *head,
                                 qkv_packed sentences, const int32_t *arcs)
 {

@@ -10,7 +10,7 @@
  * softmax over a row's columns 0..n gives the word's head distribution. h must be a biaffine
  * head. NULL when the tape failed. */
 qkv_tensor *qkv_biaffine_head_arcs(qkv_tape *tp, const qkv_head *h, qkv_tensor *x, qkv_packed sentences);
-/* The label logits [T, n_tags] of each word t of a batch with head arcs[t] (0 = ROOT, j = word j
+/* The label logits [T, n_tags] of each word t of a batch by its arc to head arcs[t] (0 = ROOT, j = word j
  * of t's sentence, < 0: a zero head vector) from the encoder output x [T, d_in]:
  * r_dep_t^T W_l g_t + w_dep_l · r_dep_t + w_head_l · g_t + b_l, g_t the head's label role (the
  * formula of models/biaffine_head.c; what its prediction takes the argmax of). h must be a

@@ -4,7 +4,7 @@
  *   -> 1-D convolution of width char_width inside each word, zero-padded at its ends
  *      (qkv_packed_windows, then a linear map to char_filters channels) -> ReLU
  *   -> max over the word's characters [T, char_filters]
- *   -> linear projection to d_model, added to the word's feature embeddings by the tagger.
+ *   -> linear projection to d_model, added to the word's feature embeddings by the network.
  * It gives a word never seen in training a vector built from its spelling.
  *
  * Parameter names (HDF5 datasets of a checkpoint, and the PyTorch port's names):

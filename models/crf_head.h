@@ -1,4 +1,4 @@
-/* The CRF head of a tagger (Lample et al. 2016; head kind "crf", models/kinds.h): the tag
+/* The CRF head (Lample et al. 2016; head kind "crf", models/kinds.h): the tag
  * logits of its classifier (<prefix>classifier.w, .b) are the emission scores of a
  * linear-chain CRF (lib/ops/crf.c) with learned transition, start and end scores.
  *

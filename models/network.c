@@ -1,4 +1,4 @@
-/* The tagger: input -> positions -> encoder -> final layer norm -> heads (models/network.h). */
+/* The network: input -> positions -> encoder -> final layer norm -> heads (models/network.h). */
 #include "models/network.h"
 
 #include <string.h>

@@ -1,4 +1,5 @@
-/* A sequence tagger built from lib/, from parts chosen in the kind tables of models/kinds.h:
+/* The network of every task (a tagger, a parser, an image classifier, a speech frame labeller),
+ * built from lib/ and from parts chosen in the kind tables of models/kinds.h:
  *   input (model.input_kind: words, models/word_input.c: token features -> embeddings, one table
  *   per feature kind, summed [+ the character encoder's vector of each word, models/char_cnn.h];
  *   or frames, models/frames_input.c: dense vectors [T, d_input] -> a linear map)
@@ -77,7 +78,7 @@ typedef struct qkv_network_config {
                                         (images) */
     int d_input;                     /* frames: width of a dense token vector */
     qkv_grid grid;                   /* the 2-D layout of every sequence (lib/grid.h): set by an image
-                                        input, rows 0 for words; the tagger copies it into every
+                                        input, rows 0 for words; the network copies it into every
                                         attention layer's options (encoder.attn.grid) */
     int rel2d_clip;                  /* positional rel2d: the clip R of the 2-D offsets */
     qkv_cnn2d_pool cnn2d_pool;       /* cnn2d: pooling after each block (lib/nn/conv2d_block.h) */
@@ -188,8 +189,8 @@ int qkv_network_probs(const qkv_network *m, const qkv_tensor *logits, qkv_packed
 /* The training loss of every head over hidden [T, d_out] (qkv_network_hidden): the sum over
  * heads h of loss_weight_h · loss_h(tags[h]), each loss_h as qkv_network_gold_loss for that
  * head's kind (a weight of 1 multiplies nothing, so one head gives qkv_network_gold_loss
- * exactly). heads [T] (may be NULL: an error of the tape for a head with arcs) are the gold
- * heads of the batch, read by the heads whose targets are arcs (a parser trained with tagging
+ * exactly). arcs [T] (may be NULL: an error of the tape for a head with arcs) are the gold
+ * arcs of the batch, read by the heads whose targets are arcs (a parser trained with tagging
  * heads over one encoder); the others ignore them. label_smoothing in [0, 1) is every head's
  * qkv_gold.label_smoothing. logits (may be NULL) receives each head's logits [T, n_tags_h] (a
  * head with arcs: hidden itself). A scalar [1]; NULL when the tape failed. */
@@ -197,7 +198,7 @@ qkv_tensor *qkv_network_heads_loss(qkv_tape *tp, const qkv_network *m, qkv_tenso
                                   const int32_t *const *tags, const int32_t *arcs, double label_smoothing,
                                   qkv_tensor **logits);
 /* Whether head 0 predicts arcs (a dependency parser): the one question of what a model can do
- * that commands ask (a tree to draw, heads to return); what it is scored by is
+ * that commands ask (a tree to draw, arcs to return); what it is scored by is
  * qkv_network_scored_by. */
 static inline bool qkv_network_parses(const qkv_network *m) { return qkv_head_has_arcs(&m->heads[0]); }
 /* Whether head 0 scores each word's tags: logits [T, n_tags] and their probabilities (its

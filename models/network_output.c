@@ -1,4 +1,4 @@
-/* The heads of the tagger: loss and prediction (models/network.h), each head's by its kind
+/* The heads of the network: loss and prediction (models/network.h), each head's by its kind
  * (models/kinds.h). */
 #include "models/network.h"
 

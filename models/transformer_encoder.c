@@ -20,7 +20,7 @@ static int create(qkv_encoder *e, qkv_params *ps, qkv_rng *rng, const qkv_networ
     if (!b)
         return qkv_fail(err, "transformer encoder: out of memory for %d layers", cfg->n_layers);
     e->state = b;
-    qkv_encoder_opts enc = cfg->encoder; /* the positions' rotation and score bias set by the tagger */
+    qkv_encoder_opts enc = cfg->encoder; /* the positions' rotation and score bias set by the network */
     for (int i = 0; i < cfg->n_layers; i++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "encoder.layers.%d", i);

@@ -25,7 +25,7 @@ typedef struct qkv_eval_result {
     /* a parser (model.output biaffine): a scored word also needs a gold head, n_correct counts
      * the words with the right head and the right label (accuracy is then LAS, over full DEPREL
      * labels, punctuation included), n_arc_correct those with the right head (UAS) */
-    int32_t *pred_arcs;     /* [n_words] predicted heads; NULL for a tagger */
+    int32_t *pred_arcs;      /* [n_words] predicted arcs; NULL for a tagger */
     long n_arc_correct;
     double uas;
     struct qkv_span_eval *spans; /* entity-level scores (train/span_eval.h); NULL: not computed */

@@ -1,4 +1,4 @@
-/* What a tagger's positional encoding is, as matrices to draw (`qkv positions`): for positions
+/* What a model's positional encoding is, as matrices to draw (`qkv positions`): for positions
  * 0 .. n−1, beyond the training length too, the two matrices its kind draws (lib/nn/positional.h,
  * each kind's draw: position × its dimensions, position × position), then with
  * model.attn_rel_clip layer 0's learned relative bias r_h(clip(j − i)), mean over heads. The 2-D

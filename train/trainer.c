@@ -120,7 +120,7 @@ static void log_row(trainer *t, int epoch_label)
 
 /* The training loss of batch b on t's tape: head 0's (qkv_network_gold_loss), or with several
  * heads the weighted sum of every head's against its column's gold classes and the batch's
- * gold heads (qkv_network_heads_loss); targets smoothed by train.label_smoothing. */
+ * gold arcs (qkv_network_heads_loss); targets smoothed by train.label_smoothing. */
 static qkv_tensor *batch_loss(trainer *t, const qkv_batch *b, qkv_error *err)
 {
     qkv_network *m = &t->s->model;

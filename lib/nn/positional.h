@@ -12,7 +12,7 @@
  * The relative position biases (model.attn_rel_clip) are a score bias of each attention layer
  * (lib/ops/rel_bias.h), not a positional kind.
  * The 2-D kinds (rel2d, quadratic2d, rope2d) act inside attention on the grid of the layer's
- * options (qkv_attention_opts.grid, lib/grid.h: the tagger copies its config's grid there); their
+ * options (qkv_attention_opts.grid, lib/grid.h: the network copies its config's grid there); their
  * learned values (rel2d, quadratic2d) are each attention layer's own parameters (lib/nn/mha.h),
  * so they add none here. */
 #ifndef QKV_POSITIONAL_H

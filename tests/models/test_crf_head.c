@@ -1,4 +1,4 @@
-/* The tagger's CRF output layer: the BIO mask from tag names, qkv_network_loss (the CRF NLL per
+/* The CRF output layer: the BIO mask from tag names, qkv_network_loss (the CRF NLL per
  * gold-tagged word; a whole-model gradcheck including crf.*), qkv_network_predict (Viterbi;
  * constrained decoding never outputs an invalid BIO sequence, which unconstrained decoding does
  * with the same scores), and the softmax head's argmax and loss sum. */

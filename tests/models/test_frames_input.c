@@ -1,5 +1,5 @@
 /* The frames input kind (models/frames_input.c): its output against dense·wᵀ + b computed
- * here, a double-precision gradcheck of frames.w and frames.b alone and through a whole tagger
+ * here, a double-precision gradcheck of frames.w and frames.b alone and through a whole network
  * (positions, a transformer, the softmax loss), and its errors. */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"

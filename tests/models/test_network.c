@@ -1,4 +1,4 @@
-/* The tagger: logits shape, a whole-model double-precision gradcheck on a packed batch (learned
+/* The network: logits shape, a whole-model double-precision gradcheck on a packed batch (learned
  * and sinusoidal positions, full and windowed attention), the learned table's max_len error. */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"

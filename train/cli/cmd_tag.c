@@ -256,7 +256,7 @@ static int out_scheme(const qkv_session *s, const tag_args *a)
     return a->text ? QKV_TAG_SCHEME_BIO : QKV_TAG_SCHEME_NONE; /* NONE: FILE's own, once read */
 }
 
-/* The predicted tag of every word of s->dev_c into *tags (a parser's heads into *arcs), and when
+/* The predicted tag of every word of s->dev_c into *tags (a parser's arcs into *arcs), and when
  * they are span tags the same in scheme (NONE: the file's own) into *out_tags (its strings in
  * *out_buf). */
 static int predict(qkv_session *s, qkv_tag_scheme scheme, const char ***tags, int32_t **arcs, const char ***out_tags,
