@@ -4,8 +4,8 @@
  * checkpoints and exports as /lemma_lexicon/keys and /lemma_lexicon/scripts (string lists in byte
  * order of the keys). Keys hold the UPOS when the model has a UPOS head: a word whose lowercased
  * form and predicted UPOS the lexicon lists takes the lemma of the lexicon's script; every other
- * word keeps the lemma of the LEMMA head's script. A model file without them (made before they
- * were kept, or with data.lemma_lexicon_min_count 0) lemmatizes with the head alone. */
+ * word keeps the lemma of the LEMMA head's script. A model file without them (or trained with
+ * data.lemma_lexicon_min_count 0) lemmatizes with the head alone. */
 #ifndef QKV_API_LEMMA_LEXICON_H
 #define QKV_API_LEMMA_LEXICON_H
 

@@ -180,7 +180,7 @@ int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, con
 int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens, int k, int32_t *ids, float *probs,
                           qkv_error *err);
 
-/* The class of every image of im with an image model (model.input pixels or patches, output
+/* The class of every image of im with an image model (model.input pixels, patches or conv_patches, output
  * class): classes [im->n] class ids (the argmax, ties to the lower id) and probs [im->n] their
  * softmax probabilities, in batches of batch_tokens tokens. Labels are not read. Errors: a model
  * that does not read images, images of another size than the model's, those of qkv_predict. */

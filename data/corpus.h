@@ -167,7 +167,9 @@ int qkv_corpus_tags_in_scheme(const qkv_corpus *c, const char *const *tags, qkv_
  * tags). Errors (also of qkv_corpus_convert_scheme): a file whose chunks mix the schemes, some
  * ending with E- or S- (BIOES only), some with B- or I- (BIO, IOB1; BIOES forbids it), naming
  * the line of the first chunk end of the fewer kind ("FILE:LINE: tag "S-PER" ends a chunk as
- * only BIOES ends one ..."; E-/S- on a tie); out of memory. */
+ * only BIOES ends one ..."; E-/S- on a tie), checked when the column holds span tags (some
+ * prefixed, at most 1 in 20 tagged words without a span tag: as qkv_corpus_warn_stray_tags);
+ * out of memory. */
 int qkv_corpus_own_scheme(const qkv_corpus *c, qkv_tag_scheme *scheme, qkv_error *err);
 
 /* Word w's FORM / tag (the converted tag after qkv_corpus_convert_scheme): pointer into the corpus text (not NUL-terminated) and its length. */

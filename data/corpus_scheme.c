@@ -129,6 +129,36 @@ int qkv_corpus_tags_as_file(const qkv_corpus *c, const char *const *tags, char *
     return c->conv_tags ? qkv_corpus_tags_in_scheme(c, tags, c->file_scheme, buf, out, err) : QKV_OK;
 }
 
+/* How many of c's words are tagged, how many with a prefixed span tag (B-, I-, E-, S- and a
+   type) and how many with a tag that is no span tag (the first of these at *first). */
+typedef struct span_count {
+    long tagged, prefixed, stray;
+    int first;
+} span_count;
+
+static span_count count_span_tags(const qkv_corpus *c)
+{
+    span_count n = {0, 0, 0, -1};
+    for (int w = 0; w < c->n_words; w++) {
+        if (qkv_corpus_untagged(c, w))
+            continue;
+        size_t len;
+        const char *tag = qkv_corpus_tag(c, w, &len);
+        n.tagged++;
+        if (!qkv_tag_is_span(tag, len)) {
+            if (n.stray++ == 0)
+                n.first = w;
+        } else if (len > 1) {
+            n.prefixed++;
+        }
+    }
+    return n;
+}
+
+/* Whether c's tags are span tags: some prefixed, and at most 1 in 20 tagged words without one
+   (a column of other values, such as lemmas with "E-Mail", is not read as chunks). */
+static bool has_span_tags(span_count n) { return n.prefixed > 0 && n.stray * 20 < n.tagged; }
+
 int qkv_corpus_own_scheme(const qkv_corpus *c, qkv_tag_scheme *scheme, qkv_error *err)
 {
     if (c->conv_tags) { /* checked when converted */
@@ -146,7 +176,7 @@ int qkv_corpus_own_scheme(const qkv_corpus *c, qkv_tag_scheme *scheme, qkv_error
     }
     free(parts);
     *scheme = qkv_scheme_vote_result(&vote);
-    return check_vote(c, &vote, err);
+    return has_span_tags(count_span_tags(c)) ? check_vote(c, &vote, err) : QKV_OK;
 }
 
 int qkv_corpus_tags_in_scheme(const qkv_corpus *c, const char *const *tags, qkv_tag_scheme scheme, char **buf,
@@ -186,22 +216,10 @@ int qkv_corpus_tags_in_scheme(const qkv_corpus *c, const char *const *tags, qkv_
 
 int qkv_corpus_warn_stray_tags(const qkv_corpus *c, qkv_warnings *warnings, qkv_error *err)
 {
-    long tagged = 0, prefixed = 0, stray = 0;
-    int first = -1;
-    for (int w = 0; w < c->n_words; w++) {
-        if (qkv_corpus_untagged(c, w))
-            continue;
-        size_t len;
-        const char *tag = qkv_corpus_tag(c, w, &len);
-        tagged++;
-        if (!qkv_tag_is_span(tag, len)) {
-            if (stray++ == 0)
-                first = w;
-        } else if (len > 1) {
-            prefixed++;
-        }
-    }
-    if (!stray || !prefixed || stray * 20 >= tagged)
+    span_count n = count_span_tags(c);
+    long tagged = n.tagged, stray = n.stray;
+    int first = n.first;
+    if (!stray || !has_span_tags(n))
         return QKV_OK;
     size_t len;
     const char *tag = qkv_corpus_tag(c, first, &len);

@@ -5,8 +5,8 @@
 #   2. tagger:    configs/ud_ewt_english.yaml (UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL)
 #   3. export:    both bundled in one float16 file whose parser decodes projective trees
 #                 (Eisner, chosen on dev: it does not enter training), with the lemma lexicon
-#                 of the training file (built again: a tagger trained before it was kept has
-#                 none), scored on dev (gold tokens and raw text), then moved over OUT.h5 in
+#                 of the training file (built again from it, so that any tagger file gets
+#                 it), scored on dev (gold tokens and raw text), then moved over OUT.h5 in
 #                 one rename (OUT.h5 is never half-written)
 # Each stage prints its dev scores and its time. The runs stay in the run folder; run the script
 # again after a kill or a failure and each training resumes from its last checkpoint (a finished

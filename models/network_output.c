@@ -59,7 +59,7 @@ qkv_tensor *qkv_network_heads_loss(qkv_tape *tp, const qkv_network *m, qkv_tenso
         qkv_tensor *lg = qkv_head_logits(tp, h, hidden, sentences);
         if (logits)
             logits[i] = lg;
-        qkv_tensor *loss = h->desc->loss(tp, h, lg, sentences, &(qkv_gold){tags[i], heads, label_smoothing});
+        qkv_tensor *loss = h->desc->loss(tp, h, lg, sentences, &(qkv_gold){tags[i], arcs, label_smoothing});
         if (h->loss_weight != 1.0)
             loss = qkv_scale(tp, loss, h->loss_weight);
         total = total ? qkv_add(tp, total, loss) : loss;

@@ -1,5 +1,6 @@
 #include "train/report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,10 +260,15 @@ void qkv_report_json(FILE *out, const qkv_session *s, const char *what, const qk
 {
     fprintf(out, "{\"file\": ");
     json_string(out, what);
-    fprintf(out, ", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f, \"loss\": %.6f, \"unknown_gold\": %ld, "
-                 "\"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f, \"threads\": %d,",
-            res->n_words, res->n_correct, res->accuracy, res->loss, res->n_unknown_gold, res->n_untagged,
-            res->seconds, res->tokens_per_sec, qkv_threads());
+    fprintf(out, ", \"words\": %ld, \"correct\": %ld, \"accuracy\": %.6f, \"loss\": ", res->n_words,
+            res->n_correct, res->accuracy);
+    if (isfinite(res->loss)) /* +inf when a constrained CRF decoded a sentence without its constraints */
+        fprintf(out, "%.6f", res->loss);
+    else
+        fprintf(out, "null");
+    fprintf(out, ", \"unknown_gold\": %ld, \"untagged\": %ld, \"seconds\": %.4f, \"tokens_per_sec\": %.1f, "
+                 "\"threads\": %d,",
+            res->n_unknown_gold, res->n_untagged, res->seconds, res->tokens_per_sec, qkv_threads());
     if (res->pred_arcs) /* a parser: accuracy is LAS */
         fprintf(out, " \"uas\": %.6f, \"las\": %.6f, \"head_correct\": %ld,", res->uas, res->accuracy,
                 res->n_arc_correct);

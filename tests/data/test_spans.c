@@ -306,6 +306,12 @@ static void test_corpus_scheme(void **state)
     assert_int_equal(qkv_corpus_own_scheme(&c, &own, &err), QKV_ERR);
     assert_string_equal(err.msg, want_mix);
     qkv_corpus_free(&c);
+
+    /* a column of other values (lemmas) with "S-Bahn" and "B-Movie" among them holds no chunks */
+    const char *lemmas = "a\tdie\nb\tS-Bahn\nc\tfahren\n\nd\tein\ne\tB-Movie\nf\tsein\ng\tgut\nh\tund\n";
+    assert_int_equal(qkv_corpus_read_mem(&c, lemmas, strlen(lemmas), "lemma.tsv", NULL, &err), QKV_OK);
+    assert_int_equal(qkv_corpus_own_scheme(&c, &own, &err), QKV_OK);
+    qkv_corpus_free(&c);
 }
 
 int main(void)

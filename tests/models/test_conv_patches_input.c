@@ -201,7 +201,7 @@ static qkv_tensor *model_loss(qkv_tape *tp, void *user)
     fixture *f = user;
     const int32_t *tags[1] = {TAGS};
     return qkv_network_heads_loss(tp, &f->m, qkv_network_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
-                                 NULL, NULL);
+                                 NULL, 0, NULL);
 }
 
 /* Every parameter whose name begins with prefix ("" = all) through fn. */

@@ -17,8 +17,9 @@ EOC
     { cat "$SCRATCH/train.log"; fail "qkv train"; }
 ckpt=$SCRATCH/run/checkpoints/last.h5
 # sentences of 2, 1, 2 and 3 words: the 2nd (line 4) and the 4th have no allowed path
-{ word 1 x B-a F=x; word 2 y E-a F=y; echo; word 1 lone B-a F=x; echo; word 1 x B-a F=x; word 2 y E-a F=y; echo
-  word 1 t B-a F=x; word 2 h B-a F=x; word 3 r E-a F=y; echo; } >"$SCRATCH/in.conllu"
+# (their gold tags valid BIOES: a file's tags are in one scheme)
+{ word 1 x B-a F=x; word 2 y E-a F=y; echo; word 1 lone S-a F=x; echo; word 1 x B-a F=x; word 2 y E-a F=y; echo
+  word 1 t B-a F=x; word 2 h E-a F=x; word 3 r S-a F=y; echo; } >"$SCRATCH/in.conllu"
 "$QKV_BIN" tag "$ckpt" "$SCRATCH/in.conllu" >"$SCRATCH/out.conllu" 2>"$SCRATCH/tag.err" ||
     { cat "$SCRATCH/tag.err"; fail "qkv tag lost the output"; }
 [ "$(grep -c . "$SCRATCH/out.conllu")" = 8 ] || { cat "$SCRATCH/out.conllu"; fail "not every word tagged"; }

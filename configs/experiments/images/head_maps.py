@@ -19,7 +19,7 @@ import yaml
 
 def grid_of(cfg):
     m, d = cfg["model"], cfg["data"]
-    p = int(m.get("patch_size", 1)) if m.get("input") == "patches" else 1
+    p = int(m.get("patch_size", 1)) if m.get("input") in ("patches", "conv_patches") else 1
     return int(d.get("image_rows", 28)) // p, int(d.get("image_cols", 28)) // p
 
 
