@@ -22,8 +22,8 @@
 #include <stdlib.h>
 
 #include "lib/nn/conv2d_block.h"
-#include "lib/ops/concat.h"
 #include "lib/ops/ops.h"
+#include "models/image_input.h"
 #include "models/network.h"
 
 enum { STEM_KERNEL = 3 };
@@ -43,9 +43,8 @@ static int check(const qkv_network_config *cfg, qkv_error *err)
     if (p < 1 || cfg->d_input < 1 || cfg->d_input % (p * p))
         return qkv_fail(err, "conv_patches input: token vectors of width %d are not patches of %d x %d pixels (no "
                         "image data?)", cfg->d_input, p, p);
-    if (!qkv_grid_is_2d(cfg->grid) || cfg->grid.n_prefix < 0 || cfg->grid.n_prefix > 1)
-        return qkv_fail(err, "conv_patches input: a grid of %d x %d tokens after %d: expected a 2-D grid after 0 or 1",
-                        cfg->grid.rows, cfg->grid.cols, cfg->grid.n_prefix);
+    if (qkv_image_grid_check("conv_patches", cfg, err))
+        return QKV_ERR;
     if (cfg->stem_layers < 0 || cfg->stem_layers > QKV_NETWORK_MAX_LAYERS || (cfg->stem_layers && cfg->stem_channels < 1))
         return qkv_fail(err, "conv_patches input: %d stem layers of %d channels (model.stem_layers 0..%d, "
                         "model.stem_channels >= 1)", cfg->stem_layers, cfg->stem_channels, QKV_NETWORK_MAX_LAYERS);
@@ -77,13 +76,7 @@ static int create(qkv_input *in, qkv_params *ps, qkv_rng *rng, const qkv_network
     if (!m->b)
         return QKV_ERR;
     qkv_init_uniform(m->w, rng, sqrt(6.0 / ((double)c * m->p * m->p + m->d_model)));
-    if (m->grid.n_prefix == 1) {
-        if (!(m->cls = qkv_params_add(ps, err, 1, (int[]){m->d_model}, "input.cls")))
-            return QKV_ERR;
-        qkv_init_normal(m->cls, rng, 0.02);
-        qkv_params_of(ps, m->cls)->no_weight_decay = true;
-    }
-    return QKV_OK;
+    return qkv_image_cls_create(ps, rng, cfg, &m->cls, err);
 }
 
 /* The n images of the batch's patches as pixels [n·rows·cols, channels] (lib/ops/conv2d.c's
@@ -108,44 +101,20 @@ static qkv_tensor *image_pixels(qkv_tape *tp, const conv_patches *m, const qkv_n
     return x;
 }
 
-/* y [n·cells, d_model] (image b's grid tokens at rows b·cells ..) with each sequence's [CLS]
- * vector first: [T, d_model]. */
-static qkv_tensor *place_tokens(qkv_tape *tp, const conv_patches *m, qkv_tensor *y, qkv_packed sentences)
-{
-    if (!m->cls || !y)
-        return y;
-    const int T = qkv_packed_rows(sentences), cells = m->grid.rows * m->grid.cols;
-    int32_t *ids = qkv_tape_alloc(tp, (size_t)T * sizeof *ids);
-    if (!ids)
-        return qkv_tape_fail(tp, "conv_patches input: out of memory");
-    for (int s = 0; s < sentences.n; s++) {
-        int at = sentences.offsets[s];
-        ids[at] = 0;
-        for (int j = 0; j < cells; j++)
-            ids[at + 1 + j] = 1 + s * cells + j;
-    }
-    qkv_tensor *rows = qkv_concat_rows(tp, 2, (qkv_tensor *const[]){m->cls, y});
-    return rows ? qkv_embedding(tp, rows, ids, T) : NULL;
-}
-
 static qkv_tensor *forward(qkv_tape *tp, const qkv_input *in, const qkv_network_input *batch)
 {
     const conv_patches *m = in->state;
     if (tp->failed)
         return NULL;
-    const int len = qkv_grid_len(m->grid), n = batch->sentences.n;
-    if (!batch->dense)
-        return qkv_tape_fail(tp, "conv_patches input: the batch has no token vectors (the model reads images)");
-    for (int s = 0; s < n; s++)
-        if (qkv_packed_len(batch->sentences, s) != len)
-            return qkv_tape_fail(tp, "conv_patches input: a sequence of %d tokens, the model's images have %d",
-                                 qkv_packed_len(batch->sentences, s), len);
+    const int n = batch->sentences.n;
+    if (qkv_image_check_batch(tp, "conv_patches", batch, qkv_grid_len(m->grid)))
+        return NULL;
     qkv_grid g = {m->grid.rows * m->p, m->grid.cols * m->p, 0};
     qkv_tensor *x = image_pixels(tp, m, batch);
     for (int i = 0; x && i < m->n_stem; i++)
         x = qkv_conv2d_block_forward(tp, &m->stem[i], x, n, &g);
     qkv_tensor *y = x ? qkv_conv2d(tp, x, m->w, m->b, n, g, m->p, 0, NULL) : NULL;
-    return place_tokens(tp, m, y, batch->sentences);
+    return qkv_image_place_cls(tp, "conv_patches", m->cls, y, batch->sentences, false);
 }
 
 static int n_tables(const qkv_input *in)
