@@ -22,8 +22,10 @@ typedef struct qkv_text_format_run {
  *   not raw text: ...";
  * - the second of two lines in a row that each hold the same number (two or more) of
  *   TAB-separated fields, none empty and none with a space or another blank (a column file: a
- *   word and its tags a line; CoNLL-2003 and WNUT 2017 layouts): "NAME:LINE: these lines are N
- *   TAB-separated fields without spaces (a column file ...), not raw text: ...", LINE the first.
+ *   word and its tags a line, as WNUT 2017's files; columns separated by spaces, as the original
+ *   CoNLL-2003 files, read as text): "NAME:LINE: these lines are N TAB-separated fields
+ *   without spaces (a column file ...), not raw text: ...", LINE the first. Pretokenized text
+ *   with TABs between its words, two lines of as many words, is refused the same way.
  * A single such line is text (a TAB between two words). run carries the previous line. */
 int qkv_text_other_format(const char *s, size_t n, const char *name, int line_no, qkv_text_format_run *run,
                           qkv_error *err);
