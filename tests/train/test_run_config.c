@@ -86,6 +86,7 @@ static void test_choices_are_the_library_values(void **state)
         {"model.input=frames", &c.model.input_kind, QKV_INPUT_FRAMES, false},
         {"model.input=pixels", &c.model.input_kind, QKV_INPUT_PIXELS, true},
         {"model.input=patches", &c.model.input_kind, QKV_INPUT_PATCHES, true},
+        {"model.input=conv_patches", &c.model.input_kind, QKV_INPUT_CONV_PATCHES, true},
         {"model.pool=mean", &c.model.pool, QKV_SEQ_POOL_MEAN, true},
         {"model.pool=cls", &c.model.pool, QKV_SEQ_POOL_CLS, true},
         {"model.output=class", &c.model.output, QKV_OUTPUT_CLASS, true},
