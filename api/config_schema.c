@@ -291,9 +291,12 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "draw plots/loss.png (gnuplot) at the end of each epoch and of the run; a failure only warns"),
     BOOL("log", "plot_log_loss", log.plot_log_loss, "false",
          "plots/loss.png: the loss axis on a log scale (as qkv plot --log-loss)"),
+    BOOL("log", "plot_attention", log.plot_attention, "true",
+         "with log.plot, draw plots/attention.png after each epoch: every attention head of the last layer on the "
+         "first dev sentence of at most 30 words (a transformer over words; others draw none)"),
     BOOL("log", "tensorboard", log.tensorboard, "false",
          "also write events.out.tfevents.<time>.<host> (TensorBoard): training loss and lr, every dev score by "
-         "its metrics.tsv name, at their steps"),
+         "its metrics.tsv name, at their steps; the image plots/attention at each step it is drawn"),
 };
 
 const int QKV_RUN_SCHEMA_LEN = (int)(sizeof QKV_RUN_SCHEMA / sizeof QKV_RUN_SCHEMA[0]);

@@ -102,6 +102,7 @@ typedef struct qkv_log_section {
     qkv_progress progress;
     bool plot;              /* refresh RUN_DIR/plots/loss.png (train/plot/plot_metrics.h) */
     bool plot_log_loss;     /* its loss axis on a log scale */
+    bool plot_attention;    /* with plot: RUN_DIR/plots/attention.png after each epoch (train/attention_picture.h) */
     bool tensorboard;       /* also RUN_DIR/events.out.tfevents.* (train/tfevents.h) */
 } qkv_log_section;
 

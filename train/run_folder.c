@@ -18,7 +18,8 @@
 
 /* The files a run writes, relative to its folder (what --force removes). */
 static const char *const RUN_FILES[] = {"config.yaml",         "metrics.tsv",    "checkpoints/last.h5",
-                                        "checkpoints/best.h5", "plots/loss.png", "plots/loss.gp"};
+                                        "checkpoints/best.h5", "plots/loss.png", "plots/loss.gp",
+                                        "plots/attention.png", "plots/attention.gp"};
 enum { F_CONFIG, F_METRICS, F_LAST, F_BEST, N_RUN_FILES = (int)(sizeof RUN_FILES / sizeof RUN_FILES[0]) };
 
 /* config.yaml's first line: ID_LINE, the ID, then words for the reader. */

@@ -4,7 +4,7 @@
 #include "train/frame_report.h"
 #include "train/report.h"
 
-static const qkv_task_report WORDS = {0}, CHARACTERS = {0};
+static const qkv_task_report WORDS = {.epoch_attention = true}, CHARACTERS = {0};
 static const qkv_task_report FRAMES = {.scores_after = qkv_frame_report};
 static const qkv_task_report IMAGES = {
     .text = qkv_report_images_text,

@@ -26,6 +26,9 @@ typedef struct qkv_task_report {
     void (*train_summary)(const qkv_session *s, const char *run_dir);
     /* The end of a training draws the confusion matrix of the classes (log.plot). */
     bool confusion_plot;
+    /* The end of each epoch draws the attention of a dev sentence (log.plot_attention,
+       train/attention_picture.h): the model reads words. */
+    bool epoch_attention;
 } qkv_task_report;
 
 /* Indexed by qkv_task_kind. */

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,6 +98,33 @@ size_t qkv_tfevents_encode_scalar(double wall_time, long step, const char *tag, 
     return b.full ? 0 : b.n;
 }
 
+size_t qkv_tfevents_encode_image(double wall_time, long step, const char *tag, const qkv_png_info *info,
+                                 const void *png, size_t n, unsigned char *out, size_t cap)
+{
+    pb b = {out, 0, cap, false};
+    uint64_t h = (uint64_t)info->height, w = (uint64_t)info->width, cs = (uint64_t)info->colorspace;
+    size_t tag_n = strlen(tag);
+    size_t image_n = 3 + varint_len(h) + varint_len(w) + varint_len(cs) + 1 + varint_len(n) + n;
+    size_t value_n = 1 + varint_len(tag_n) + tag_n + 1 + varint_len(image_n) + image_n; /* Value: tag, image */
+    size_t summary_n = 1 + varint_len(value_n) + value_n;                               /* Summary: value */
+    event_head(&b, wall_time, step);
+    pb_key(&b, 5, 2); /* Event.summary */
+    pb_varint(&b, summary_n);
+    pb_key(&b, 1, 2); /* Summary.value */
+    pb_varint(&b, value_n);
+    pb_len_field(&b, 1, tag, tag_n); /* Value.tag */
+    pb_key(&b, 4, 2);                /* Value.image */
+    pb_varint(&b, image_n);
+    pb_key(&b, 1, 0); /* Image.height */
+    pb_varint(&b, h);
+    pb_key(&b, 2, 0); /* Image.width */
+    pb_varint(&b, w);
+    pb_key(&b, 3, 0); /* Image.colorspace */
+    pb_varint(&b, cs);
+    pb_len_field(&b, 4, png, n); /* Image.encoded_image_string */
+    return b.full ? 0 : b.n;
+}
+
 void qkv_tfrecord_frame(const void *data, size_t n, unsigned char *out)
 {
     for (int k = 0; k < 8; k++)
@@ -178,6 +206,59 @@ void qkv_tfevents_scalar(qkv_tfevents *tb, const char *tag, long step, double va
     size_t n = qkv_tfevents_encode_scalar(wall_now(), step, tag, (float)value, buf, sizeof buf);
     if (n)
         write_record(tb, buf, n);
+}
+
+/* The whole file at path (malloc'd, *n bytes); NULL with err set when it cannot be read. */
+static unsigned char *read_file(const char *path, size_t *n, qkv_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0) {
+        qkv_fail(err, "%s: cannot read: %s", path, strerror(errno));
+        if (f)
+            fclose(f);
+        return NULL;
+    }
+    if (st.st_size > QKV_TFEVENTS_MAX_IMAGE) {
+        fclose(f);
+        qkv_fail(err, "%s: %lld bytes, more than an image summary holds (%d)", path, (long long)st.st_size,
+                 QKV_TFEVENTS_MAX_IMAGE);
+        return NULL;
+    }
+    unsigned char *data = malloc((size_t)st.st_size + 1);
+    *n = data ? fread(data, 1, (size_t)st.st_size, f) : 0;
+    bool read_error = data && ferror(f);
+    fclose(f);
+    if (!data || read_error) {
+        qkv_fail(err, "%s: cannot read%s", path, data ? "" : ": out of memory");
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+int qkv_tfevents_image(qkv_tfevents *tb, const char *tag, long step, const char *path, qkv_error *err)
+{
+    size_t n;
+    qkv_png_info info;
+    unsigned char *png = read_file(path, &n, err);
+    if (!png)
+        return QKV_ERR;
+    if (qkv_png_info_read(png, n, path, &info, err)) {
+        free(png);
+        return QKV_ERR;
+    }
+    size_t cap = n + strlen(tag) + 128;
+    unsigned char *buf = malloc(cap);
+    size_t len = buf ? qkv_tfevents_encode_image(wall_now(), step, tag, &info, png, n, buf, cap) : 0;
+    if (len)
+        write_record(tb, buf, len);
+    free(buf);
+    free(png);
+    if (!len)
+        return qkv_fail(err, "%s: out of memory", path);
+    qkv_tfevents_flush(tb);
+    return QKV_OK;
 }
 
 void qkv_tfevents_flush(qkv_tfevents *tb)

@@ -20,7 +20,6 @@
 #include "train/evaluate.h"
 #include "train/interrupt.h"
 #include "train/metrics.h"
-#include "train/plot/plot_metrics.h"
 #include "train/report.h"
 #include "api/run_iter.h"
 #include "api/task.h"
@@ -77,22 +76,6 @@ int qkv_trainer_save(trainer *t, const char *path)
         return 1;
     }
     return 0;
-}
-
-/* Redraws RUN_DIR/plots/loss.png (log.plot). A failure is a warning, once, never an error. */
-static void refresh_plot(trainer *t)
-{
-    if (!t->s->cfg.log.plot || t->plot_failed || !t->writer)
-        return;
-    qkv_error err;
-    fflush(t->metrics.f);
-    QKV_PROFILE_SCOPE("plots", QKV_PROF_WHOLE);
-    if (qkv_plot_run_loss(t->opts->run_dir, t->s->cfg.log.plot_log_loss, t->plot_path, sizeof t->plot_path, &err)) {
-        qkv_trainer_clear_progress(t);
-        fprintf(stderr, "qkv: warning: no loss plot (log.plot: false turns it off): %s\n", err.msg);
-        t->plot_failed = true;
-        t->plot_path[0] = '\0';
-    }
 }
 
 static void log_row(trainer *t, int epoch_label)
@@ -506,7 +489,7 @@ static int run_epochs(trainer *t)
             t->st.epoch_rng = t->shuffle; /* what plans the next epoch */
             if (c->train.eval_every == 0 && qkv_trainer_evaluate_dev(t, t->st.epoch, &stop))
                 return 1;
-            refresh_plot(t);
+            qkv_trainer_refresh_plots(t);
         }
         if (qkv_trainer_save(t, t->last_path))
             return 1;
@@ -518,7 +501,7 @@ static int run_epochs(trainer *t)
     /* A run cut short by max_steps still ends with an evaluation of its last parameters. */
     if (qkv_trainer_evaluate_dev(t, t->st.epoch + (t->st.batch_pos > 0), &stop) || qkv_trainer_save(t, t->last_path))
         return 1;
-    refresh_plot(t);
+    qkv_trainer_refresh_plots(t);
     qkv_trainer_clear_progress(t);
     return 0;
 }

@@ -39,6 +39,8 @@ typedef struct trainer {
     char last_path[4200], best_path[4200];
     char plot_path[4300];     /* the loss plot (qkv train prints its path at the end) */
     bool plot_failed;         /* warned once: no more attempts */
+    long attention_step;      /* the step plots/attention.png was last drawn at (0: not yet) */
+    bool attention_failed;    /* warned once: no more attention pictures */
     qkv_dist single, *dist;   /* data parallelism (train/dist.h); single: a one-process world */
     bool writer;              /* rank 0: writes files, prints progress */
     qkv_train_streams streams; /* counter-based dropout of the current batch */
@@ -61,6 +63,10 @@ static inline double qkv_trainer_now(void)
 void qkv_trainer_clear_progress(trainer *t);
 /* Saves path (last_path or best_path) on rank 0: 0, or 1 after printing the error. */
 int qkv_trainer_save(trainer *t, const char *path);
+/* Rank 0, log.plot: redraws RUN_DIR/plots/loss.png, and plots/attention.png once per step
+ * (log.plot_attention; its image into the event file with log.tensorboard). A failure is a
+ * warning, once; no error (trainer_plots.c). */
+void qkv_trainer_refresh_plots(trainer *t);
 /* Dev evaluation (of the parameter average when there is one): a metrics row, best.h5 when
  * better; sets *stop when patience runs out. 0, or 1 after printing the error. */
 int qkv_trainer_evaluate_dev(trainer *t, int epoch_label, bool *stop);

@@ -1,5 +1,6 @@
 # qkv board over a run that is still training: the rows of its metrics.tsv grow between two
-# requests, its loss plot is served byte for byte, a half-written line is left for later, a
+# requests (the header's columns with their display names first), its loss plot is served byte
+# for byte, a half-written line is left for later, a
 # folder that is not a run is listed as skipped, a run deleted while shown is gone without harm,
 # paths out of the folder (.., a symlink, encoded slashes, a run linked from outside) are 404,
 # and SIGTERM ends the server with status 0.
@@ -62,6 +63,7 @@ assert "notes" in skipped and "linked" in skipped, skipped
 # the half-written line is left for later; once whole, it comes from the offset on
 m = api("/api/metrics?run=" + ids["half"] + "&offset=0")
 assert m["columns"][:3] == ["step", "epoch", "split"] and len(rows(m)) == 2, m
+assert m["labels"] == ["step", "epoch", "split", "loss", "UPOS accuracy", "lr"], m  # display names
 assert rows(m)[1] == [2, 1, "dev", 2.0, 0.5, 0.001] and rows(m)[0][4] is None, m
 with open(os.path.join(runs, "half", "metrics.tsv"), "a") as f:
     f.write("ain\t1.5\tnan\t0.002\n")

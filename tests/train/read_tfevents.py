@@ -6,9 +6,13 @@ The file is read as TFRecord (uint64 length, masked CRC-32C of the length, data,
 of the data; the CRC-32C computed here bit by bit) and each record decoded as an Event with
 python3-protobuf, against the messages of tensorflow/core/util/event.proto and summary.proto
 written out below as a descriptor (no TensorFlow, no network). Checks: the first Event's
-file_version is "brain.Event:2"; every other Event holds one scalar; the (tag, step, value) set
-is exactly the one metrics.tsv gives: train/loss and train/lr of each train row, dev/loss and
-dev/<column> of every score column of each dev row (values as float32; nan left out). A resumed
+file_version is "brain.Event:2"; every other Event holds one scalar or one image; the scalars'
+(tag, step, value) set is exactly the one metrics.tsv gives: train/loss and train/lr of each
+train row, dev/loss and dev/<column> of every score column of each dev row (values as float32;
+nan left out). Each image is a PNG whose height, width and colorspace are those its own IHDR
+chunk gives (read here from the bytes), at most one per tag and step, and the last image of
+each tag is the run's file of that name (plots/attention: RUN_DIR/plots/attention.png) byte for
+byte. A resumed
 run's files (several, read in name order as TensorBoard does) each begin with file_version, the
 later ones then with a SessionLog START, after which points at or after its step are dropped
 (TensorBoard's purge of orphaned data) before the file's own are read."""
@@ -33,7 +37,10 @@ def messages():
                 f.type_name = type_name
 
     opt, rep = F.LABEL_OPTIONAL, F.LABEL_REPEATED
-    msg("Value", [("tag", 1, F.TYPE_STRING, opt, None), ("simple_value", 2, F.TYPE_FLOAT, opt, None)])
+    msg("Image", [("height", 1, F.TYPE_INT32, opt, None), ("width", 2, F.TYPE_INT32, opt, None),
+                  ("colorspace", 3, F.TYPE_INT32, opt, None), ("encoded_image_string", 4, F.TYPE_BYTES, opt, None)])
+    msg("Value", [("tag", 1, F.TYPE_STRING, opt, None), ("simple_value", 2, F.TYPE_FLOAT, opt, None),
+                  ("image", 4, F.TYPE_MESSAGE, opt, ".qkvtest.Image")])
     msg("Summary", [("value", 1, F.TYPE_MESSAGE, rep, ".qkvtest.Value")])
     msg("SessionLog", [("status", 1, F.TYPE_INT32, opt, None)])  # an enum on the wire: START = 1
     msg("Event", [("wall_time", 1, F.TYPE_DOUBLE, opt, None), ("step", 2, F.TYPE_INT64, opt, None),
@@ -76,6 +83,18 @@ def records(path):
         at += 16 + n
 
 
+def check_image(img, where):
+    """The Image's fields against its PNG's own header: signature, IHDR size and colour type
+    (0 grey, 2 RGB, 3 palette, 4 grey + alpha, 6 RGBA; a tRNS chunk adds an alpha channel)."""
+    png = img.encoded_image_string
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR", f"{where}: not a PNG"
+    width, height = struct.unpack(">II", png[16:24])
+    trns = b"tRNS" in png[:png.find(b"IDAT")]
+    colorspace = {0: 2 if trns else 1, 2: 4 if trns else 3, 3: 4 if trns else 3, 4: 2, 6: 4}[png[25]]
+    assert (img.height, img.width, img.colorspace) == (height, width, colorspace), \
+        f"{where}: height {img.height}, width {img.width}, colorspace {img.colorspace}; the PNG: {height}, {width}, {colorspace}"
+
+
 def expected(run):
     rows = [line.rstrip("\n").split("\t") for line in open(f"{run}/metrics.tsv")]
     head, rows = rows[0], rows[1:]
@@ -96,21 +115,28 @@ def main(run):
     files = sorted(glob.glob(f"{run}/events.out.tfevents.*"))
     assert files, f"{run}: no event file"
     Event = messages()
-    got, n_events, n_starts = {}, 0, 0
+    got, n_events, n_starts, images = {}, 0, 0, {}
     for k, path in enumerate(files):
         events = [Event.FromString(body) for body in records(path)]
         n_events += len(events)
-        mine = set()
+        mine, shown = set(), set()
         assert events and events[0].file_version == "brain.Event:2", f"{path}: the first Event is not brain.Event:2"
         for e in events[1:]:
             assert e.wall_time > 1.6e9, f"wall_time {e.wall_time} is not seconds since 1970"
             if e.HasField("session_log"):
                 assert k > 0 and e.session_log.status == 1, f"{path}: a SessionLog other than a resumed run's START"
                 got = {key: v for key, v in got.items() if key[1] < e.step}
+                images = {tag: [x for x in shots if x[0] < e.step] for tag, shots in images.items()}
                 n_starts += 1
                 continue
             assert len(e.summary.value) == 1, f"an Event of {len(e.summary.value)} values"
             v = e.summary.value[0]
+            if v.HasField("image"):
+                assert (v.tag, e.step) not in shown, f"{path}: image {v.tag} twice at step {e.step}"
+                check_image(v.image, f"{path}: {v.tag} at step {e.step}")
+                shown.add((v.tag, e.step))
+                images[v.tag] = images.get(v.tag, []) + [(e.step, v.image.encoded_image_string)]
+                continue
             # within a file a point once; a resumed run may log its checkpoint's step again
             assert (v.tag, e.step) not in mine, f"{path}: {v.tag} twice at step {e.step}"
             mine.add((v.tag, e.step))
@@ -122,7 +148,13 @@ def main(run):
     for key, v in want.items():
         f32 = struct.unpack("<f", struct.pack("<f", v))[0]
         assert abs(got[key] - f32) <= 1e-6 * max(1.0, abs(f32)), f"{key}: {got[key]} in the events, {v} in metrics.tsv"
+    images = {tag: shots for tag, shots in images.items() if shots}
+    for tag, shots in images.items():
+        with open(f"{run}/{tag}.png", "rb") as f:
+            assert shots[-1][1] == f.read(), f"the last {tag} image (step {shots[-1][0]}) is not {run}/{tag}.png"
     print(f"{len(files)} file(s), {n_events} events; dev scores: {', '.join(scores)}")
+    for tag, shots in sorted(images.items()):
+        print(f"images: {tag} at {len(shots)} steps")
 
 
 if __name__ == "__main__":

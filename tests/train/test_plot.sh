@@ -1,7 +1,9 @@
 #!/bin/bash
 # qkv plot and the loss plot of qkv train: PNG/SVG of the asked size from a tiny run, the
 # gnuplot script beside the image, several runs, clear errors for empty/missing metrics and
-# for a missing gnuplot (the script still written), log.plot: false.
+# for a missing gnuplot (the script still written), log.plot: false. The run's attention
+# picture: the first dev sentence, every head of the last layer; none with log.plot_attention:
+# false.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 # png_size FILE -> "WIDTHxHEIGHT" from the IHDR chunk (bytes 16..23, big-endian)
@@ -27,6 +29,10 @@ out=$("$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.epoch
 [ -s "$D/a/plots/loss.gp" ] || fail "no loss.gp beside loss.png"
 grep -q "warning" "$D/a.err" && { cat "$D/a.err"; fail "warnings while plotting"; }
 grep -q "Warning" "$D/a.err" && { cat "$D/a.err"; fail "gnuplot warnings while plotting"; }
+# The attention picture beside it: the last layer's two heads on the first dev sentence.
+[ "$(png_size "$D/a/plots/attention.png")" != not-a-png ] || fail "no plots/attention.png"
+grep -q "layer 1, head 0" "$D/a/plots/attention.gp" && grep -q "layer 1, head 1" "$D/a/plots/attention.gp" ||
+    { head -30 "$D/a/plots/attention.gp"; fail "attention.gp: not the two heads of layer 1"; }
 # The script is rerunnable as it stands, from another folder.
 rm "$D/a/plots/loss.png"
 (cd / && gnuplot "$D/a/plots/loss.gp") || fail "gnuplot loss.gp failed"
@@ -127,8 +133,10 @@ awk 'NR == 1 || NR > 3 {print; next} {$4 = 0; print}' OFS='\t' "$D/epochs/metric
 "$QKV_BIN" plot "$D/zero" --out "$D/zero.png" --log-loss >/dev/null 2>"$D/zero.err" || { cat "$D/zero.err"; fail "plot of a 0 loss"; }
 grep -q "^set logscale y" "$D/zero.gp" && fail "a log scale with a loss of 0"
 grep -q "a loss is not positive: linear" "$D/zero.gp" || fail "no note about the linear scale"
-"$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.epochs=2 --set log.plot_log_loss=true --out "$D/logrun" \
-    >/dev/null 2>"$D/logrun.err" || { cat "$D/logrun.err"; fail "train with log.plot_log_loss"; }
+"$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.epochs=2 --set log.plot_log_loss=true \
+    --set log.plot_attention=false --out "$D/logrun" >/dev/null 2>"$D/logrun.err" ||
+    { cat "$D/logrun.err"; fail "train with log.plot_log_loss"; }
+[ -e "$D/logrun/plots/attention.png" ] && fail "an attention picture with log.plot_attention: false"
 grep -q "^set logscale y" "$D/logrun/plots/loss.gp" && grep -q "^set arrow from" "$D/logrun/plots/loss.gp" ||
     fail "log.plot_log_loss: no log scale or no epoch mark in the run's plot"
 

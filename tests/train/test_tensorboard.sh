@@ -3,7 +3,9 @@
 # by tests/train/read_tfevents.py (TFRecord CRCs, Event protobufs decoded with python3-protobuf
 # against message definitions written in the test): the training loss and lr and every dev score
 # by its metrics.tsv name (a tagger's accuracy_upos; a parser's las, uas and its further heads),
-# at the steps and with the values of metrics.tsv; a resumed run adds a file that begins with a
+# at the steps and with the values of metrics.tsv; with log.plot the attention picture after each
+# epoch as the image plots/attention (a PNG, its size and colorspace as its header says; the last
+# one the run's plots/attention.png byte for byte); a resumed run adds a file that begins with a
 # SessionLog START (and its metrics.tsv, written before the columns had these names, takes the
 # new header, its kept rows rewritten by column name). log.tensorboard: false writes no event file.
 . "$(dirname "$0")/common.sh"
@@ -12,10 +14,16 @@ TINY=(--set data.synthetic_train=200 --set data.synthetic_dev=40 --set model.d_m
       --set model.n_heads=2 --set data.batch_tokens=300 --set log.every_steps=2 --set log.progress=off
       --set optim.warmup_steps=2 --set log.plot=false)
 "$QKV_BIN" train tests/train/synthetic.yaml "${TINY[@]}" --set train.epochs=2 --set log.tensorboard=true \
-    --out "$SCRATCH/tagger" >/dev/null 2>"$SCRATCH/tagger.err" || { cat "$SCRATCH/tagger.err"; fail "train the tagger"; }
+    --set log.plot=true --out "$SCRATCH/tagger" >/dev/null 2>"$SCRATCH/tagger.err" ||
+    { cat "$SCRATCH/tagger.err"; fail "train the tagger"; }
 ls "$SCRATCH/tagger"/events.out.tfevents.[0-9]*."$(hostname)" >/dev/null 2>&1 || { ls "$SCRATCH/tagger"; fail "no event file named for the time and host"; }
 out=$("$PY" tests/train/read_tfevents.py "$SCRATCH/tagger" 2>&1) || { echo "$out"; fail "the tagger's event file"; }
 grep -q "dev scores: accuracy_upos$" <<<"$out" || { echo "$out"; fail "the tagger's dev score is not accuracy_upos"; }
+# two epochs: a picture after each (the second at the run's last step, drawn once)
+grep -qx "images: plots/attention at 2 steps" <<<"$out" || { echo "$out"; fail "not 2 attention images"; }
+# the check can fail: a picture on disk that is not the last image
+printf x >>"$SCRATCH/tagger/plots/attention.png"
+"$PY" tests/train/read_tfevents.py "$SCRATCH/tagger" >/dev/null 2>&1 && fail "a changed attention picture went unnoticed"
 
 F=tests/data/files/ewt_all_columns
 "$QKV_BIN" train configs/ud_ewt_joint.yaml --set data.train=$F/en_ewt-all-train.conllu.gz \

@@ -1,6 +1,7 @@
 /* TensorBoard event files (train/tfevents.h): CRC-32C against the published test vectors
- * (RFC 3720 appendix B.4, and the check value of "123456789"), TFRecord framing, a scalar
- * Event's bytes written out by hand from the protobuf wire format, and a file as written. */
+ * (RFC 3720 appendix B.4, and the check value of "123456789"), TFRecord framing, a scalar and
+ * an image Event's bytes written out by hand from the protobuf wire format, a PNG's size and
+ * colorspace from its header (train/png_info.h), and a file as written. */
 #define _GNU_SOURCE /* memmem */
 #include "testutil.h"
 
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "train/crc32c.h"
+#include "train/png_info.h"
 #include "train/tfevents.h"
 
 static void test_crc32c_published_vectors(void **state)
@@ -76,6 +78,97 @@ static void test_scalar_event_bytes(void **state)
     assert_int_equal(qkv_tfevents_encode_scalar(1.5, 300, "a", 0.25f, out, 10), 0); /* too small */
 }
 
+static void test_image_event_bytes(void **state)
+{
+    (void)state;
+    /* Event {wall_time: 1.5, step: 300, summary {value {tag: "a", image {height: 2, width: 3,
+       colorspace: 3, encoded_image_string: "PNG"}}}} */
+    static const unsigned char want[] = {
+        0x09, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F, /* field 1, fixed64: 1.5 */
+        0x10, 0xAC, 0x02,                   /* field 2, varint: 300 */
+        0x2A, 18,                           /* field 5 (summary), 18 bytes */
+        0x0A, 16,                           /*   Summary.value (1), 16 bytes */
+        0x0A, 1, 'a',                       /*     Value.tag (1) */
+        0x22, 11,                           /*     Value.image (4), 11 bytes */
+        0x08, 2,                            /*       Image.height (1), varint */
+        0x10, 3,                            /*       Image.width (2) */
+        0x18, 3,                            /*       Image.colorspace (3): RGB */
+        0x22, 3, 'P', 'N', 'G',             /*       Image.encoded_image_string (4) */
+    };
+    unsigned char out[64];
+    qkv_png_info info = {3, 2, 3};
+    size_t n = qkv_tfevents_encode_image(1.5, 300, "a", &info, "PNG", 3, out, sizeof out);
+    assert_int_equal(n, sizeof want);
+    assert_memory_equal(out, want, sizeof want);
+    assert_int_equal(qkv_tfevents_encode_image(1.5, 300, "a", &info, "PNG", 3, out, sizeof want - 1), 0);
+    /* a PNG of 200 bytes: the image's and the enclosing lengths take two-byte varints */
+    unsigned char png[200], big[300];
+    memset(png, 7, sizeof png);
+    n = qkv_tfevents_encode_image(1.5, 300, "a", &info, png, sizeof png, big, sizeof big);
+    static const unsigned char len200[] = {0x22, 0xC8, 0x01}; /* field 4, 200 = 0xC8 0x01 */
+    assert_int_equal(n, 12 + 3 + 3 + 3 + 3 + 6 + 3 + 200);
+    assert_memory_equal(big + n - 203, len200, 3);
+    assert_memory_equal(big + n - 200, png, 200);
+}
+
+/* A PNG of w x h pixels of colour type: signature, IHDR (its CRC not checked), then a chunk
+ * of type extra (tRNS, or none: NULL) and IDAT; its length. */
+static size_t fake_png(unsigned char *p, uint32_t w, uint32_t h, int type, const char *extra)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    size_t n = 0;
+    memcpy(p, sig, 8);
+    n = 8;
+    unsigned char ihdr[25] = {0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    for (int k = 0; k < 4; k++)
+        ihdr[8 + k] = (unsigned char)(w >> (24 - 8 * k)), ihdr[12 + k] = (unsigned char)(h >> (24 - 8 * k));
+    ihdr[16] = 8;
+    ihdr[17] = (unsigned char)type;
+    memcpy(p + n, ihdr, 25);
+    n += 25;
+    if (extra) { /* a chunk of 2 data bytes */
+        memcpy(p + n, "\0\0\0\2", 4);
+        memcpy(p + n + 4, extra, 4);
+        memset(p + n + 8, 0, 6);
+        n += 14;
+    }
+    memcpy(p + n, "\0\0\0\0IDAT\0\0\0\0", 12);
+    return n + 12;
+}
+
+static void test_png_info(void **state)
+{
+    (void)state;
+    unsigned char p[128];
+    qkv_png_info info;
+    qkv_error err;
+    static const struct { int type; const char *extra; int colorspace; } CASES[] = {
+        {0, NULL, 1}, {0, "tRNS", 2}, {2, NULL, 3}, {2, "tRNS", 4}, {3, "PLTE", 3},
+        {3, "tRNS", 4}, {4, NULL, 2}, {6, NULL, 4}, {6, "tEXt", 4},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        size_t n = fake_png(p, 918, 417, CASES[i].type, CASES[i].extra);
+        assert_int_equal(qkv_png_info_read(p, n, "x.png", &info, &err), QKV_OK);
+        assert_int_equal(info.width, 918);
+        assert_int_equal(info.height, 417);
+        assert_int_equal(info.colorspace, CASES[i].colorspace);
+    }
+    size_t n = fake_png(p, 918, 417, 5, NULL);
+    assert_int_equal(qkv_png_info_read(p, n, "x.png", &info, &err), QKV_ERR);
+    assert_string_equal(err.msg, "x.png: a PNG of the unknown colour type 5");
+    n = fake_png(p, 0, 417, 2, NULL);
+    assert_int_equal(qkv_png_info_read(p, n, "x.png", &info, &err), QKV_ERR);
+    assert_string_equal(err.msg, "x.png: a PNG of 0 x 417 pixels");
+    n = fake_png(p, 918, 417, 2, "tEXt");
+    assert_int_equal(qkv_png_info_read(p, n - 12, "x.png", &info, &err), QKV_ERR); /* no IDAT */
+    assert_string_equal(err.msg, "x.png: a PNG cut short before its image data");
+    assert_int_equal(qkv_png_info_read((const unsigned char *)"GIF89a......", 12, "x.gif", &info, &err), QKV_ERR);
+    assert_string_equal(err.msg, "x.gif: not a PNG image (no PNG signature)");
+    memcpy(p + 12, "IDAT", 4);
+    assert_int_equal(qkv_png_info_read(p, n, "x.png", &info, &err), QKV_ERR);
+    assert_string_equal(err.msg, "x.png: a PNG without its IHDR chunk first");
+}
+
 /* The file: named events.out.tfevents.<seconds>.<host>, its records framed with valid CRCs,
  * the first one the file_version Event, then the scalars (a nan left out). */
 static void test_file(void **state)
@@ -89,10 +182,29 @@ static void test_file(void **state)
     assert_non_null(strstr(tb.path, "/events.out.tfevents."));
     qkv_tfevents_scalar(&tb, "train/loss", 7, 2.5);
     qkv_tfevents_scalar(&tb, "dev/las", 7, 0.0 / 0.0);
-    assert_int_equal(qkv_tfevents_close(&tb, &err), QKV_OK);
-    FILE *f = fopen(tb.path, "rb");
+    /* an image: the PNG's bytes; a file that is not a PNG, or none: an error, nothing written */
+    char png_path[64], text_path[64];
+    snprintf(png_path, sizeof png_path, "%s/a.png", dir);
+    snprintf(text_path, sizeof text_path, "%s/a.txt", dir);
+    unsigned char png[128];
+    size_t png_n = fake_png(png, 5, 4, 6, NULL);
+    FILE *f = fopen(png_path, "wb");
     assert_non_null(f);
-    unsigned char buf[256];
+    fwrite(png, 1, png_n, f);
+    fclose(f);
+    f = fopen(text_path, "wb");
+    assert_non_null(f);
+    fputs("not a picture", f);
+    fclose(f);
+    assert_int_equal(qkv_tfevents_image(&tb, "plots/attention", 7, png_path, &err), QKV_OK);
+    assert_int_equal(qkv_tfevents_image(&tb, "plots/attention", 8, text_path, &err), QKV_ERR);
+    assert_non_null(strstr(err.msg, "a.txt: not a PNG image"));
+    assert_int_equal(qkv_tfevents_image(&tb, "plots/attention", 8, "/nonexistent/a.png", &err), QKV_ERR);
+    assert_string_equal(err.msg, "/nonexistent/a.png: cannot read: No such file or directory");
+    assert_int_equal(qkv_tfevents_close(&tb, &err), QKV_OK);
+    f = fopen(tb.path, "rb");
+    assert_non_null(f);
+    unsigned char buf[512];
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
     size_t at = 0;
@@ -104,13 +216,17 @@ static void test_file(void **state)
         assert_int_equal(le32(buf + at + 12 + len), mask(qkv_crc32c(0, buf + at + 12, len)));
         if (records == 0) /* ... field 3: "brain.Event:2" */
             assert_memory_equal(buf + at + 12 + len - 15, "\x1a\x0d" "brain.Event:2", 15);
-        else
+        else if (records == 1)
             assert_non_null(memmem(buf + at + 12, len, "train/loss", 10));
+        else /* the PNG's bytes end the Event */
+            assert_memory_equal(buf + at + 12 + len - png_n, png, png_n);
         at += 16 + len;
         records++;
     }
     assert_int_equal(at, n);
-    assert_int_equal(records, 2);
+    assert_int_equal(records, 3);
+    unlink(png_path);
+    unlink(text_path);
     unlink(tb.path);
     rmdir(dir);
 }
@@ -122,6 +238,8 @@ int main(void)
         cmocka_unit_test(test_masked_crc),
         cmocka_unit_test(test_record_framing),
         cmocka_unit_test(test_scalar_event_bytes),
+        cmocka_unit_test(test_image_event_bytes),
+        cmocka_unit_test(test_png_info),
         cmocka_unit_test(test_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,7 +41,8 @@ bool board_file_path(const board_ctx *b, const char *id, const char *name, char 
 bool board_config_json(const char *run, qkv_buf *out);
 
 /* The complete rows of run/metrics.tsv from byte offset on, as JSON (board_metrics.c): the
- * header's columns when offset is 0, then n rows as one array per column ("data"; a number as
+ * header's columns when offset is 0 ("columns", and "labels": their display names, "las" ->
+ * "LAS", "accuracy_upos" -> "UPOS accuracy", train/metrics.h), then n rows as one array per column ("data"; a number as
  * written, null for nan, a string for the split), the rows of whole lines with as many fields
  * as the header (a line being written is left for later), the offset after them; from 0 again
  * ("reset") when the file is shorter than offset or another file (inode ino; 0: unknown).

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "train/board/board.h"
+#include "train/metrics.h"
 
 #define MAX_READ (256LL << 20)
 
@@ -87,8 +88,9 @@ static void columns_json(const char *data, size_t pos, size_t end, int n_cols, q
     free(at);
 }
 
-/* The header of f (its first line, whole): its columns as a JSON array into out when out is
- * not NULL; their count, or 0 when the header is not whole yet. */
+/* The header of f (its first line, whole): its columns as a JSON array into out, then
+ * ", \"labels\": " and their display names (qkv_metrics_label: "las" -> "LAS"); their count, or
+ * 0 when the header is not whole yet. */
 static int header(FILE *f, qkv_buf *out)
 {
     char line[8192];
@@ -99,12 +101,21 @@ static int header(FILE *f, qkv_buf *out)
     int k = split_fields(line, n, at, 256);
     if (k > 256)
         return 0;
-    for (int c = 0; out && c < k; c++) {
-        qkv_buf_adds(out, c ? ", " : "[");
-        qkv_buf_json_string(out, line + at[c][0], at[c][1]);
-    }
-    if (out)
+    for (int pass = 0; pass < 2; pass++) {
+        qkv_buf_adds(out, pass ? ", \"labels\": [" : "[");
+        for (int c = 0; c < k; c++) {
+            char name[256], label[256];
+            qkv_buf_adds(out, c ? ", " : "");
+            if (!pass) {
+                qkv_buf_json_string(out, line + at[c][0], at[c][1]);
+                continue;
+            }
+            snprintf(name, sizeof name, "%.*s", (int)at[c][1], line + at[c][0]);
+            qkv_metrics_label(name, label, sizeof label);
+            qkv_buf_json_string(out, label, strlen(label));
+        }
         qkv_buf_adds(out, "]");
+    }
     return k;
 }
 
@@ -153,7 +164,7 @@ bool board_metrics_json(const char *run, long long offset, unsigned long long in
                  reset ? "true" : "false", (long long)st.st_size);
     if (offset == 0) {
         qkv_buf_adds(out, "\"columns\": ");
-        qkv_buf_adds(out, n_cols && head.data ? head.data : "null");
+        qkv_buf_adds(out, n_cols && head.data ? head.data : "null, \"labels\": null");
         qkv_buf_adds(out, ", ");
     }
     out->failed |= head.failed;

@@ -1,7 +1,6 @@
 /* qkv attention CHECKPOINT (--sentence TEXT | --image FILE [--index N] [--query ROW,COL|cls]) [--layer L]
  * [--head H|all] [--out FILE] [--size WxH] [--force] */
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +12,7 @@
 #include "train/cli/commands.h"
 #include "train/plot/gnuplot.h"
 #include "train/cli/output_file.h"
-#include "train/plot/plot_attention.h"
-#include "api/run_iter.h"
-#include "models/biaffine_head.h"
+#include "train/attention_picture.h"
 #include "train/train_state.h"
 
 static const char ABOUT[] =
@@ -60,87 +57,6 @@ static char *sentence_conllu(const char *text, size_t *len, int *n_words)
     fclose(f);
     *n_words = id;
     return out;
-}
-
-/* The tags the model predicts of the batch's logits (Viterbi under a CRF output layer), as qkv
- * tag writes them, into pred [n]. A parser (model.output biaffine) gives the labels of its
- * predicted arcs, and with arcs (NULL: not asked for) [n, n + 1] the probability of each
- * candidate head (column 0 ROOT, column j word j) of each word: the softmax over its row of arc
- * scores. */
-static int predict(qkv_run_iter *it, qkv_session *s, qkv_tensor *logits, int n, int32_t *pred, double *arcs,
-                   qkv_error *err)
-{
-    double loss_unused = 0;
-    int32_t *pred_arcs = qkv_tape_alloc(&it->tp, (size_t)n * sizeof *pred_arcs);
-    if (!pred_arcs)
-        return qkv_fail(err, "out of memory");
-    if (qkv_network_head_predict(&it->tp, &s->model, 0, logits, it->in.sentences, NULL,
-                                &(qkv_prediction){pred, pred_arcs, &loss_unused, NULL}, err))
-        return QKV_ERR;
-    if (!arcs)
-        return QKV_OK;
-    qkv_tensor *sc = qkv_biaffine_head_arcs(&it->tp, qkv_network_head(&s->model, 0), logits, it->in.sentences);
-    if (!sc)
-        return qkv_fail(err, "%s", it->tp.err.msg);
-    for (int t = 0; t < n; t++) {
-        const qkv_real *row = sc->data + (size_t)t * sc->shape[1];
-        double mx = row[0], sum = 0;
-        for (int j = 1; j <= n; j++)
-            mx = row[j] > mx ? row[j] : mx;
-        for (int j = 0; j <= n; j++)
-            sum += arcs[(size_t)t * (n + 1) + j] = exp((double)row[j] - mx);
-        for (int j = 0; j <= n; j++)
-            arcs[(size_t)t * (n + 1) + j] /= sum;
-    }
-    return QKV_OK;
-}
-
-/* Runs the model on the sentence (dev set of s) and draws the heatmap. */
-static int draw(qkv_session *s, int layer, int head, int width, int height, const char *image, qkv_error *err)
-{
-    int n = qkv_dataset_n_words(&s->dev);
-    bool parses = qkv_network_parses(&s->model);
-    qkv_run_iter it;
-    int status = qkv_run_iter_init(&it, &s->dev, n, true, err);
-    if (status == QKV_OK)
-        status = qkv_run_iter_plan(&it, NULL, err);
-    if (status == QKV_OK)
-        status = qkv_run_iter_fill(&it, 0, err);
-    char **words = calloc((size_t)n, sizeof *words);
-    const char **tags = calloc((size_t)n, sizeof *tags);
-    double *arcs = parses ? calloc((size_t)n * (n + 1), sizeof *arcs) : NULL;
-    if (status == QKV_OK && (!words || !tags || (parses && !arcs)))
-        status = qkv_fail(err, "out of memory");
-    if (status == QKV_OK) {
-        qkv_attention_weights keep;
-        memset(&keep, 0, sizeof keep);
-        qkv_tensor *logits = qkv_run_iter_logits(&it, &s->model, layer, &keep, err);
-        int32_t *pred = logits ? qkv_tape_alloc(&it.tp, (size_t)n * sizeof *pred) : NULL;
-        if (!logits)
-            status = QKV_ERR;
-        else if (!pred)
-            status = qkv_fail(err, "out of memory");
-        else
-            status = predict(&it, s, logits, n, pred, arcs, err);
-        for (int w = 0; status == QKV_OK && w < n; w++) {
-            size_t len;
-            const char *form = qkv_corpus_form(&s->dev_c, w, &len);
-            if (!(words[w] = strndup(form, len))) {
-                status = qkv_fail(err, "out of memory");
-                break;
-            }
-            tags[w] = qkv_featurizer_tag(&s->fz, pred[w]);
-        }
-        if (status == QKV_OK) {
-            qkv_attention_plot ap = {&keep, 0, n, (const char *const *)words, tags, layer, head, width, height, arcs};
-            status = qkv_plot_attention(&ap, image, err);
-        }
-    }
-    for (int w = 0; words && w < n; w++)
-        free(words[w]);
-    free(words), free(tags), free(arcs);
-    qkv_run_iter_free(&it);
-    return status;
 }
 
 /* Parses argv into a (--head, --size checked); returns -1 (go on) or the exit status. */
@@ -242,7 +158,9 @@ static int draw_words(qkv_session *s, const attention_args *a)
     int failed = qkv_corpus_read_mem(&s->dev_c, conllu, len, "--sentence", &opts, &err) ||
                  qkv_dataset_encode(&s->dev, &s->fz, &s->dev_c, NULL, &err) ||
                  qkv_session_check_lengths(s, &s->dev_c, &s->dev, false, &err) ||
-                 draw(s, a->layer, a->head, a->width, a->height, a->out, &err);
+                 qkv_attention_picture_draw(s, &(qkv_attention_picture){QKV_ATTENTION_MAX_WORDS, a->layer, a->head,
+                                                                        a->width, a->height},
+                                            a->out, &err);
     free(conllu);
     return failed ? qkv_fail_report(&err) : 0;
 }
