@@ -5,22 +5,11 @@
 
 #include "data/corpus.h"
 #include "data/lemma_lexicon.h"
+#include "malloc_hook.h"
 
-/* malloc fails while fail_mallocs is set (glibc lets a program replace malloc and its relatives,
- * see its manual, "Replacing malloc"); not under AddressSanitizer, which owns malloc itself. */
-#if defined(__SANITIZE_ADDRESS__)
-#define FAILING 0
-#else
-#define FAILING 1
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-static bool fail_mallocs;
-void *malloc(size_t n) { return fail_mallocs ? NULL : __libc_malloc(n); }
-void *calloc(size_t n, size_t size) { return fail_mallocs ? NULL : __libc_calloc(n, size); }
-void *realloc(void *p, size_t n) { return fail_mallocs ? NULL : __libc_realloc(p, n); }
-void free(void *p) { __libc_free(p); }
+#if MALLOC_HOOKED
+static bool fail_mallocs; /* every allocation fails while it is set */
+static bool malloc_hook(void) { return !fail_mallocs; }
 #endif
 
 #define W(id, form, lemma, upos) id "\t" form "\t" lemma "\t" upos "\t_\t_\t_\t_\t_\t_\n"
@@ -156,9 +145,9 @@ static void test_not_conllu(void **state)
 static void test_out_of_memory(void **state)
 {
     (void)state;
-    if (!FAILING)
+    if (!MALLOC_HOOKED)
         skip();
-#if FAILING
+#if MALLOC_HOOKED
     qkv_corpus c = read_doc();
     qkv_lemma_lexicon lx;
     qkv_error err = {0};
