@@ -9,7 +9,9 @@
 #   - `qkv_torch.py bench` trains that model 4 steps on qkv's batches and evaluates the dev file:
 #     one JSON line, the tokens of steps 3 and 4 those of qkv's batch plan, a finite loss;
 #   - its loss honours train.label_smoothing: with the model left as initialised (the least
-#     optim.lr, no dropout), the loss qkv logs for its first batch is the port's of that batch.
+#     optim.lr, no dropout), the loss qkv logs for its first batch is the port's of that batch
+#     within 1e-6 (relative; they agree to about 1e-7). Near-uniform scores make the smoothing's
+#     share small: 0.5 adds about 1e-3 of the loss, a thousand times the tolerance.
 # Skipped (exit 77) without torch and h5py.
 set -u
 . "${QKV_SOURCE_DIR:?}/tests/reference/torch_common.sh"
@@ -111,7 +113,7 @@ assert out["eval_tokens_per_sec"] > 0 and out["train_tokens_per_sec"] > 0
 EOF
 
 train_joint smooth train.max_steps=1 optim.lr=1e-9 model.dropout=0 train.word_dropout=0 train.ema_decay=0 \
-    train.label_smoothing=0.1 log.every_steps=1
+    train.label_smoothing=0.5 log.every_steps=1
 "$PY" - "$work/smooth" "$work/train.conllu" <<'EOF' || fail "the port's loss with train.label_smoothing"
 import csv, sys
 import torch
@@ -133,7 +135,7 @@ with torch.no_grad():
     x = model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens)
     got, plain = (float(heads_loss(model, weights, x, bt, tags, heads, e))
                   for e in (cfg["train"]["label_smoothing"], 0))
-print(f"first batch's loss with label smoothing 0.1: qkv {want:.6f}, the port {got:.6f} (without: {plain:.6f})")
-assert abs(got - want) <= 1e-4 * abs(want)
+print(f"first batch's loss with label smoothing 0.5: qkv {want:.7f}, the port {got:.7f} (without: {plain:.7f})")
+assert abs(got - want) <= 1e-6 * abs(want)
 EOF
 echo ok
