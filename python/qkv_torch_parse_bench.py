@@ -8,7 +8,8 @@ model.head_weights times each head's loss: the biaffine head's is the mean cross
 each word's gold head over ROOT and its sentence's words plus the mean cross-entropy of the
 labels (DEPREL) of the gold arcs (models/biaffine_head.c); a softmax head's is the mean
 cross-entropy of its column's classes (qkv_torch_columns.py); words without a class are not
-targets; every target is smoothed by train.label_smoothing, as the tagger's bench does. Evaluation computes what qkv's evaluation computes per batch (models/biaffine_head.c
+targets; every target is smoothed by train.label_smoothing, as the tagger's bench does.
+Evaluation computes what qkv's evaluation computes per batch (models/biaffine_head.c
 predict): every head's logits and best class, the arc scores, each word's head, the label logits
 of the predicted and of the gold arcs and the losses of the gold arcs and labels, with one
 difference: the port takes each word's best-scoring head, qkv decodes a tree per sentence
