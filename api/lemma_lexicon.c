@@ -69,15 +69,16 @@ size_t qkv_session_lexicon_room(const qkv_session *s, size_t flen)
     return s->lemma_lexicon.n ? QKV_LEMMA_ROOM(flen, s->lemma_lexicon.max_script) : 1;
 }
 
-long qkv_session_lexicon_lemma(const qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, int w,
-                               char *out)
+int qkv_session_lexicon_lemma(const qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, int w,
+                              char *out, bool *found, qkv_error *err)
 {
     const qkv_lemma_lexicon *lx = &s->lemma_lexicon;
+    *found = false;
     if (lx->n == 0)
-        return -1;
+        return QKV_OK;
     int hu = column_head(s, QKV_TAG_UPOS);
     const char *upos = hu >= 0 && pred[hu][w] >= 0 ? qkv_featurizer_class(&s->fz, hu, pred[hu][w]) : NULL;
     size_t flen;
     const char *form = qkv_corpus_form(c, w, &flen);
-    return qkv_lemma_lexicon_lemma(lx, form, flen, upos, out);
+    return qkv_lemma_lexicon_lemma(lx, form, flen, upos, out, found, err);
 }

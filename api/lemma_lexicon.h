@@ -9,6 +9,7 @@
 #ifndef QKV_API_LEMMA_LEXICON_H
 #define QKV_API_LEMMA_LEXICON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "api/session.h"
@@ -35,8 +36,9 @@ size_t qkv_session_lexicon_room(const qkv_session *s, size_t flen);
 
 /* The lexicon's lemma of word w of c (form; UPOS: the class of s's UPOS head in pred[h][w],
  * pred [n_heads][n_words] as qkv_tagged_from_pred takes it) into out
- * (qkv_session_lexicon_room bytes); its length, or -1 when the lexicon gives none. */
-long qkv_session_lexicon_lemma(const qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, int w,
-                               char *out);
+ * (qkv_session_lexicon_room bytes): *found is true, or false when the lexicon gives none.
+ * Errors: those of qkv_lemma_lexicon_lemma (out of memory). */
+int qkv_session_lexicon_lemma(const qkv_session *s, const qkv_corpus *c, const int32_t *const *pred, int w,
+                              char *out, bool *found, qkv_error *err);
 
 #endif

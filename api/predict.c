@@ -25,7 +25,6 @@ int qkv_predict_shard(qkv_network *m, const qkv_dataset *ds, const qkv_batching 
 /* What one batch of a prediction writes, in dataset order. */
 typedef struct predict_out {
     int32_t *pred;          /* [n_words] tag ids (may be NULL) */
-    int32_t *pred_arcs;     /* [n_words] the arcs of a head with arcs, -1 for the others (may be NULL) */
     qkv_real *logits;       /* [n_words, n_tags] (may be NULL) */
     double *probs;          /* [n_words, n_tags] per-token tag probabilities (may be NULL) */
     double *loss_sum;       /* (may be NULL) */
@@ -41,7 +40,7 @@ static int predict_batch(qkv_tape *tp, const qkv_network *m, const qkv_dataset *
     uint8_t *flags = o->flags;
     int T = qkv_batch_n_tokens(b), B = qkv_batch_n_sent(b), n_tags = m->cfg.n_tags;
     int32_t *bp = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bp) : NULL;
-    int32_t *bh = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bh) : NULL;
+    int32_t *bh = o->pred ? qkv_tape_alloc(tp, (size_t)T * sizeof *bh) : NULL; /* a parser's arcs: not kept */
     double *pb = o->probs ? qkv_tape_alloc(tp, (size_t)T * (size_t)n_tags * sizeof *pb) : NULL;
     double batch_loss = 0;
     if ((o->pred && (!bp || !bh)) || (o->probs && !pb)) {
@@ -67,8 +66,6 @@ static int predict_batch(qkv_tape *tp, const qkv_network *m, const qkv_dataset *
             o->unconstrained[s] = 1;
         if (bp)
             memcpy(o->pred + w0, bp + offsets[i], (size_t)len * sizeof *o->pred);
-        if (bp && o->pred_arcs)
-            memcpy(o->pred_arcs + w0, bh + offsets[i], (size_t)len * sizeof *o->pred_arcs);
         if (pb)
             memcpy(o->probs + (size_t)w0 * n_tags, pb + row, n * sizeof *pb);
         if (o->logits)
@@ -84,12 +81,8 @@ static int predict_batches(qkv_network *m, const qkv_dataset *ds, const qkv_batc
     int batch_tokens = bt->batch_tokens, shard = bt->shard, n_shards = bt->n_shards;
     if ((o->logits || o->probs) && !qkv_network_tag_scores(m))
         return qkv_fail(err, "a parser (model.output biaffine) predicts heads, not per-word tag logits");
-    for (int w = 0; w < qkv_dataset_n_words(ds); w++) {
-        if (o->pred)
-            o->pred[w] = -1;
-        if (o->pred_arcs)
-            o->pred_arcs[w] = -1;
-    }
+    for (int w = 0; o->pred && w < qkv_dataset_n_words(ds); w++)
+        o->pred[w] = -1;
     if (o->loss_sum)
         *o->loss_sum = 0;
     if (qkv_dataset_n_batchable(ds) == 0)
@@ -120,20 +113,14 @@ static int predict_batches(qkv_network *m, const qkv_dataset *ds, const qkv_batc
 int qkv_predict_marked(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, int32_t *pred,
                        qkv_real *logits_out, double *loss_sum, uint8_t *unconstrained, qkv_error *err)
 {
-    return qkv_predict_parsed(m, ds, b, &(qkv_prediction){pred, NULL, loss_sum, unconstrained}, logits_out, err);
-}
-
-int qkv_predict_parsed(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
-                       qkv_real *logits_out, qkv_error *err)
-{
-    predict_out o = {out->tags, out->arcs, logits_out, NULL, out->loss_sum, out->unconstrained, NULL};
+    predict_out o = {pred, logits_out, NULL, loss_sum, unconstrained, NULL};
     return predict_batches(m, ds, b, &o, err);
 }
 
 int qkv_predict_probs(qkv_network *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
                       qkv_error *err)
 {
-    predict_out o = {NULL, NULL, NULL, probs, NULL, unconstrained, NULL};
+    predict_out o = {NULL, NULL, probs, NULL, unconstrained, NULL};
     return predict_batches(m, ds, QKV_ALL_BATCHES(batch_tokens), &o, err);
 }
 
@@ -155,63 +142,24 @@ int qkv_session_warn_unconstrained(qkv_session *s, const qkv_corpus *c, const ui
 
 int qkv_session_max_words(const qkv_session *s) { return s->max_words > 0 ? s->max_words : QKV_MAX_WORDS; }
 
-int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error *err)
+int qkv_session_check_sentence_words(const qkv_session *s, int n, const char *subject, const char *hint,
+                                     qkv_error *err)
 {
     int max = qkv_session_max_words(s);
+    if (n <= max)
+        return QKV_OK;
+    return qkv_fail(err, "%s %d words, more than the %d a sentence may have (a parser's memory grows with a "
+                         "sentence's words squared%s)", subject, n, max, hint);
+}
+
+int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error *err)
+{
     for (int k = 0; k < c->n_sent; k++)
-        if (qkv_corpus_sent_len(c, k) > max)
-            return qkv_fail_sentence(err, k, "a sentence of %d words, more than the %d a sentence may have (a "
-                                             "parser's memory grows with a sentence's words squared)",
-                                     qkv_corpus_sent_len(c, k), max);
+        if (qkv_session_check_sentence_words(s, qkv_corpus_sent_len(c, k), "a sentence of", "", err)) {
+            err->sentence = k;
+            return QKV_ERR;
+        }
     return QKV_OK;
-}
-
-int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err)
-{
-    if (s->fz.columns[0] == QKV_TAG_LEMMA)
-        return qkv_fail(err, "the model's first column is lemma, whose classes are edit scripts: tag every column "
-                             "with qkv_session_tag_fields");
-    return qkv_session_parse(s, c, batch_tokens, tags, NULL, err);
-}
-
-int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *arcs,
-                      qkv_error *err)
-{
-    qkv_dataset ds;
-    memset(&ds, 0, sizeof ds);
-    int n_words = c->n_words;
-    int32_t *pred = malloc((size_t)(n_words ? n_words : 1) * sizeof *pred);
-    int32_t *ph = malloc((size_t)(n_words ? n_words : 1) * sizeof *ph);
-    int status = pred && ph ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
-    if (status == QKV_OK && qkv_session_check_words(s, c, err))
-        status = qkv_session_name_sentence(c, err);
-    if (status == QKV_OK)
-        status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
-    if (status == QKV_OK)
-        qkv_dataset_forget_arcs(&ds); /* tagging replaces the input's HEAD: no gold to read */
-    if (status == QKV_OK)
-        status = qkv_session_check_lengths(s, c, &ds, false, err);
-    uint8_t *unconstrained = status == QKV_OK ? calloc((size_t)c->n_sent + 1, 1) : NULL;
-    if (status == QKV_OK && !unconstrained)
-        status = qkv_fail(err, "out of memory for %d sentences", c->n_sent);
-    if (status == QKV_OK) {
-        status = qkv_predict_parsed(&s->model, &ds, QKV_ALL_BATCHES(batch_tokens),
-                                    &(qkv_prediction){pred, ph, NULL, unconstrained}, NULL, err);
-        if (status)
-            qkv_session_name_sentence(c, err);
-    }
-    if (status == QKV_OK)
-        status = qkv_session_warn_unconstrained(s, c, unconstrained, err);
-    free(unconstrained);
-    for (int w = 0; status == QKV_OK && w < n_words; w++) {
-        tags[w] = pred[w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[w]) : NULL;
-        if (arcs)
-            arcs[w] = ph[w];
-    }
-    qkv_dataset_free(&ds);
-    free(pred);
-    free(ph);
-    return status;
 }
 
 /* The k most probable tags of one row of probabilities [n_tags], best first, ties to the lower

@@ -46,15 +46,6 @@ int qkv_predict_marked(qkv_network *m, const qkv_dataset *ds, const qkv_batching
  * as qkv_predict. */
 int qkv_predict_probs(qkv_network *m, const qkv_dataset *ds, int batch_tokens, double *probs, uint8_t *unconstrained,
                       qkv_error *err);
-/* qkv_predict_marked into out (models/kinds.h: qkv_prediction, in dataset order [n_words of
- * ds]: tags, loss_sum, unconstrained [n_sent of ds]) with each word's predicted arc (a parser,
- * model.output biaffine) into out->arcs (may be NULL): 0 = ROOT, k = word k of the sentence, a
- * tree per sentence; -1 for the words of sentences not predicted and for every word of a
- * tagger. A parser's logits are not per-word tag scores (qkv_network_tag_scores): logits must
- * then be NULL (an error otherwise). The loss of a parser sums its arcs' and
- * labels' over the words with a gold head and label. */
-int qkv_predict_parsed(qkv_network *m, const qkv_dataset *ds, const qkv_batching *b, const qkv_prediction *out,
-                       qkv_real *logits, qkv_error *err);
 /* Every head's predictions (a model of one head or several, models/network.h): pred[h] [n_words
  * of ds] receives head h's class ids of the words of the batches of b's shard (as
  * qkv_predict_shard; -1 elsewhere), each head decoded by its kind, against the gold classes of
@@ -149,6 +140,13 @@ int qkv_session_warn_unconstrained(qkv_session *s, const qkv_corpus *c, const ui
  * have: s->max_words, or QKV_MAX_WORDS (include/qkv/qkv.h) when it is 0. A parser's memory
  * grows with the square of a sentence's words; the bound keeps one sentence from taking it all. */
 int qkv_session_max_words(const qkv_session *s);
+/* Checks a sentence of n words against qkv_session_max_words, M: longer, it is the error
+ * "SUBJECT N words, more than the M a sentence may have (a parser's memory grows with a
+ * sentence's words squaredHINT)", subject naming the sentence ("sentence 2:", "a sentence of")
+ * and hint ("" or "; ...") saying how to raise the bound. The one wording of every caller's
+ * message. Returns QKV_OK or QKV_ERR. */
+int qkv_session_check_sentence_words(const qkv_session *s, int n, const char *subject, const char *hint,
+                                     qkv_error *err);
 /* Checks every sentence of c against qkv_session_max_words: the first longer one is an error
  * about it (err->sentence its index in c; qkv_session_name_sentence names its line) "a sentence
  * of N words, more than the M a sentence may have ...". Returns QKV_OK or QKV_ERR. */
@@ -157,17 +155,18 @@ int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take
  * (qkv_session_check_words, qkv_session_check_lengths), predicts in batches of batch_tokens
- * words and sets tags[w]
- * (n_words of c entries) to word w's tag name, a string owned by the session's featurizer.
- * The tags are in the model's own tag set (converting them back to a file's tag scheme is the
- * caller's: qkv_corpus_tags_as_file). With several columns (data.tags a list) the tags are
- * head 0's (qkv_session_tag_fields gives every column); a model whose first column is lemma is
- * an error. A sentence with no tag sequence model.crf_constrained
- * allows is tagged without the constraints, with one warning in s->warnings naming the line of
- * the first and their number. Errors: those of the steps, naming c's lines. */
+ * words with every head, each decoded alone (qkv_predict_heads), and sets tags[w] (n_words of c
+ * entries) to word w's tag name, a string owned by the session's featurizer. The tags are in
+ * the model's own tag set (converting them back to a file's tag scheme is the caller's:
+ * qkv_corpus_tags_as_file). With several columns (data.tags a list) the tags are head 0's
+ * (qkv_session_tag_fields gives every column); a model whose first column is lemma is an
+ * error. A sentence with no tag sequence model.crf_constrained allows is tagged without the
+ * constraints, with one warning in s->warnings naming the line of the first and their number.
+ * Errors: those of the steps, naming c's lines. */
 int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err);
-/* qkv_session_tag, and with a parser each word's arc (its head: 0 = ROOT, k = word k) into arcs
- * [n_words of c] (may be NULL; -1 for every word of a tagger). */
+/* qkv_session_tag, and each word's arc from the model's head with arcs (its head: 0 = ROOT,
+ * k = word k) into arcs [n_words of c] (may be NULL; -1 for every word of a model without a
+ * parser head). */
 int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *arcs,
                       qkv_error *err);
 

@@ -1,4 +1,5 @@
-/* Prediction with every head of a model (see predict.h: qkv_predict_heads). */
+/* Prediction with every head of a model (see predict.h: qkv_predict_heads), and the session's
+ * tagging of a corpus through it (qkv_session_tag, _parse, _tag_fields). */
 #include "api/predict.h"
 
 #include <stdlib.h>
@@ -232,7 +233,8 @@ static size_t lemma_room(const qkv_session *s, const qkv_corpus *c, int h, const
 
 /* Head h's lemma of every word of c from its predicted scripts pred[h] into out->values[LEMMA]
  * (strings in out->lemmas), or the lemma lexicon's for a form and predicted UPOS it lists
- * (api/lemma_lexicon.h); a script that does not apply gives the form (counted). */
+ * (api/lemma_lexicon.h); a script that does not apply gives the form (counted). Errors: out of
+ * memory. */
 static int decode_lemmas(qkv_session *s, const qkv_corpus *c, int h, const int32_t *const *heads_pred,
                          qkv_tagged *out, qkv_error *err)
 {
@@ -246,7 +248,10 @@ static int decode_lemmas(qkv_session *s, const qkv_corpus *c, int h, const int32
         const char *form = qkv_corpus_form(c, w, &flen);
         char *at = out->lemmas + used;
         const char *lemma = NULL;
-        if (pred[w] >= 0 && qkv_session_lexicon_lemma(s, c, heads_pred, w, at) > 0)
+        bool listed = false;
+        if (pred[w] >= 0 && qkv_session_lexicon_lemma(s, c, heads_pred, w, at, &listed, err))
+            return QKV_ERR;
+        if (listed)
             lemma = at;
         else if (pred[w] >= 0)
             lemma = qkv_column_value(QKV_TAG_LEMMA, form, flen, qkv_featurizer_class(&s->fz, h, pred[w]), at);
@@ -290,20 +295,27 @@ int qkv_tagged_from_pred(qkv_session *s, const qkv_corpus *c, const int32_t *con
     return status;
 }
 
-int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err)
+/* What qkv_session_parse and qkv_session_tag_fields share: the sentences of c checked against
+ * the bound on their words and the model's lengths, encoded without their HEAD column (tagging
+ * replaces it), and every head's classes predicted into pred[h] [n_words of c] (malloc'd here
+ * for each head; the caller frees them, after an error too) and the arcs into arcs [n_words of
+ * c] (may be NULL). columns: the lemma heads keep to the scripts a form can take and UPOS and
+ * XPOS to the pairs seen in training (qkv_predict_heads_paired); else each head is decoded alone
+ * (qkv_predict_heads). The sentences a constrained CRF decoded without its constraints are
+ * named in one warning (qkv_session_warn_unconstrained). Errors name c's lines. */
+static int session_predict(qkv_session *s, const qkv_corpus *c, int batch_tokens, bool columns, int32_t **pred,
+                           int32_t *arcs, qkv_error *err)
 {
-    memset(out, 0, sizeof *out);
     int n_outputs = qkv_network_n_outputs(&s->model), n_words = c->n_words;
     qkv_dataset ds;
     memset(&ds, 0, sizeof ds);
-    int32_t *pred[QKV_MAX_COLUMNS] = {0};
     int status =
         n_outputs <= QKV_MAX_COLUMNS ? QKV_OK : qkv_fail(err, "%d heads, at most %d", n_outputs, QKV_MAX_COLUMNS);
     for (int h = 0; h < n_outputs && status == QKV_OK; h++)
         if (!(pred[h] = malloc(((size_t)n_words + 1) * sizeof *pred[h])))
             status = qkv_fail(err, "out of memory for %d words", n_words);
-    if (status == QKV_OK && qkv_session_check_words(s, c, err))
-        status = qkv_session_name_sentence(c, err);
+    if (status == QKV_OK)
+        status = qkv_session_check_words(s, c, err);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)
@@ -311,16 +323,16 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     if (status == QKV_OK)
         status = qkv_session_check_lengths(s, c, &ds, false, err);
     int32_t *needs[QKV_MAX_COLUMNS] = {0};
-    if (status == QKV_OK)
+    if (status == QKV_OK && columns)
         status = qkv_session_class_needs(s, needs, err);
-    int32_t *arcs = status == QKV_OK ? malloc(((size_t)n_words + 1) * sizeof *arcs) : NULL;
     uint8_t *unconstrained = status == QKV_OK ? calloc((size_t)c->n_sent + 1, 1) : NULL;
-    if (status == QKV_OK && (!arcs || !unconstrained))
-        status = qkv_fail(err, "out of memory for %d words", n_words);
+    if (status == QKV_OK && !unconstrained)
+        status = qkv_fail(err, "out of memory for %d sentences", c->n_sent);
+    const qkv_heads_out out = {.pred = pred, .arcs = arcs, .unconstrained = unconstrained};
+    const qkv_batching *all = QKV_ALL_BATCHES(batch_tokens);
     if (status == QKV_OK)
-        status = qkv_predict_heads_paired(s, &ds, QKV_ALL_BATCHES(batch_tokens), (const int32_t *const *)needs,
-                                          &(qkv_heads_out){.pred = pred, .arcs = arcs, .unconstrained = unconstrained},
-                                          err);
+        status = columns ? qkv_predict_heads_paired(s, &ds, all, (const int32_t *const *)needs, &out, err)
+                         : qkv_predict_heads_scores(&s->model, &ds, all, NULL, &out, err);
     if (status != QKV_OK)
         qkv_session_name_sentence(c, err);
     if (status == QKV_OK)
@@ -328,6 +340,37 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
     free(unconstrained);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(needs[h]);
+    qkv_dataset_free(&ds);
+    return status;
+}
+
+int qkv_session_tag(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, qkv_error *err)
+{
+    if (s->fz.columns[0] == QKV_TAG_LEMMA)
+        return qkv_fail(err, "the model's first column is lemma, whose classes are edit scripts: tag every column "
+                             "with qkv_session_tag_fields");
+    return qkv_session_parse(s, c, batch_tokens, tags, NULL, err);
+}
+
+int qkv_session_parse(qkv_session *s, const qkv_corpus *c, int batch_tokens, const char **tags, int32_t *arcs,
+                      qkv_error *err)
+{
+    int32_t *pred[QKV_MAX_COLUMNS] = {0};
+    int status = session_predict(s, c, batch_tokens, false, pred, arcs, err);
+    for (int w = 0; status == QKV_OK && w < c->n_words; w++)
+        tags[w] = pred[0][w] >= 0 ? qkv_featurizer_tag(&s->fz, pred[0][w]) : NULL;
+    for (int h = 0; h < QKV_MAX_COLUMNS; h++)
+        free(pred[h]);
+    return status;
+}
+
+int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens, qkv_tagged *out, qkv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int32_t *pred[QKV_MAX_COLUMNS] = {0};
+    int32_t *arcs = malloc(((size_t)c->n_words + 1) * sizeof *arcs);
+    int status = arcs ? session_predict(s, c, batch_tokens, true, pred, arcs, err)
+                      : qkv_fail(err, "out of memory for %d words", c->n_words);
     if (status == QKV_OK)
         status = qkv_tagged_from_pred(s, c, (const int32_t *const *)pred, out, err);
     if (status == QKV_OK)
@@ -336,7 +379,6 @@ int qkv_session_tag_fields(qkv_session *s, const qkv_corpus *c, int batch_tokens
         free(arcs);
     for (int h = 0; h < QKV_MAX_COLUMNS; h++)
         free(pred[h]);
-    qkv_dataset_free(&ds);
     return status;
 }
 

@@ -126,11 +126,9 @@ static int append_sentence(qkv_model *m, const char *const *words, int n_words, 
  * any memory is taken for it. */
 static int check_words(const qkv_model *m, int s, int n, qkv_error *err)
 {
-    int max = qkv_session_max_words(&m->s);
-    if (n <= max)
-        return QKV_OK;
-    return qkv_fail(err, "sentence %d: %d words, more than the %d a sentence may have (a parser's memory grows with "
-                         "a sentence's words squared; qkv_model_set_max_words sets the bound)", s + 1, n, max);
+    char subject[32];
+    snprintf(subject, sizeof subject, "sentence %d:", s + 1);
+    return qkv_session_check_sentence_words(&m->s, n, subject, "; qkv_model_set_max_words sets the bound", err);
 }
 
 int qkv_model_set_max_words(qkv_model *m, int max_words, char **error)

@@ -197,25 +197,26 @@ int qkv_lemma_lexicon_set(qkv_lemma_lexicon *lx, size_t n, const char *const *ke
 
 static int cmp_key(const void *key, const void *entry) { return strcmp(key, *(const char *const *)entry); }
 
-long qkv_lemma_lexicon_lemma(const qkv_lemma_lexicon *lx, const char *form, size_t flen, const char *upos,
-                             char *out)
+int qkv_lemma_lexicon_lemma(const qkv_lemma_lexicon *lx, const char *form, size_t flen, const char *upos, char *out,
+                            bool *found, qkv_error *err)
 {
+    *found = false;
     if (lx->n == 0 || (lx->by_upos && !upos))
-        return -1;
+        return QKV_OK;
     size_t ulen = lx->by_upos ? strlen(upos) : 0;
     char local[512], *key = local;
     size_t room = QKV_UTF8_LOWER_ROOM(flen) + ulen + 2;
     if (room > sizeof local && !(key = malloc(room)))
-        return -1;
+        return qkv_fail(err, "out of memory for the lemma lexicon's key of a form of %zu bytes", flen);
     make_key(form, flen, lx->by_upos ? upos : NULL, ulen, key);
     const char **hit = bsearch(key, lx->keys, lx->n, sizeof *lx->keys, cmp_key);
     if (key != local)
         free(key);
-    if (!hit)
-        return -1;
-    const char *script = lx->scripts[hit - lx->keys];
-    long n = qkv_lemma_apply(script, strlen(script), form, flen, out);
-    return n > 0 ? n : -1;
+    if (hit) {
+        const char *script = lx->scripts[hit - lx->keys];
+        *found = qkv_lemma_apply(script, strlen(script), form, flen, out) > 0;
+    }
+    return QKV_OK;
 }
 
 void qkv_lemma_lexicon_free(qkv_lemma_lexicon *lx)

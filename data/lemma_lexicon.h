@@ -51,10 +51,10 @@ int qkv_lemma_lexicon_set(qkv_lemma_lexicon *lx, size_t n, const char *const *ke
 
 /* The lemma lx gives form[0..flen) with the UPOS upos (NUL-ended; ignored unless lx->by_upos,
  * where NULL finds nothing), written NUL-ended into out (QKV_LEMMA_ROOM(flen, lx->max_script)
- * bytes); its length, or -1 when lx has no entry for it or its script does not apply to the
- * form or gives the empty lemma. */
-long qkv_lemma_lexicon_lemma(const qkv_lemma_lexicon *lx, const char *form, size_t flen, const char *upos,
-                             char *out);
+ * bytes): *found is true, or false when lx has no entry for it or its script does not apply to
+ * the form or gives the empty lemma. Errors: out of memory for the key of a long form. */
+int qkv_lemma_lexicon_lemma(const qkv_lemma_lexicon *lx, const char *form, size_t flen, const char *upos, char *out,
+                            bool *found, qkv_error *err);
 
 void qkv_lemma_lexicon_free(qkv_lemma_lexicon *lx);
 

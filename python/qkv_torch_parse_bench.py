@@ -8,7 +8,8 @@ model.head_weights times each head's loss: the biaffine head's is the mean cross
 each word's gold head over ROOT and its sentence's words plus the mean cross-entropy of the
 labels (DEPREL) of the gold arcs (models/biaffine_head.c); a softmax head's is the mean
 cross-entropy of its column's classes (qkv_torch_columns.py); words without a class are not
-targets. Evaluation computes what qkv's evaluation computes per batch (models/biaffine_head.c
+targets; every target is smoothed by train.label_smoothing, as the tagger's bench does.
+Evaluation computes what qkv's evaluation computes per batch (models/biaffine_head.c
 predict): every head's logits and best class, the arc scores, each word's head, the label logits
 of the predicted and of the gold arcs and the losses of the gold arcs and labels, with one
 difference: the port takes each word's best-scoring head, qkv decodes a tree per sentence
@@ -56,12 +57,23 @@ class Gold:
                 _padded_heads(self.heads, s, batch, L))
 
 
-def mean_ce(logits, targets):
-    """qkv_cross_entropy: mean over the targets >= 0 of logits [..., C], 0 without any."""
+def mean_ce(logits, targets, smoothing=0.0):
+    """qkv_cross_entropy_smoothed and qkv_arc_cross_entropy: the mean over the targets >= 0 of the
+    cross-entropy of logits [..., C], 0 without any, the targets smoothed by `smoothing`
+    (train.label_smoothing) over the finite columns, as F.cross_entropy(label_smoothing=)
+    smooths them over every column: a word's arc scores are -inf past its candidate heads (ROOT
+    and its sentence's words), which qkv's smoothing does not spread over."""
     t = targets.reshape(-1)
     if not bool((t >= 0).any()):
         return logits.sum() * 0
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), t, ignore_index=-1)
+    x = logits.reshape(-1, logits.shape[-1])
+    nll = F.cross_entropy(x, t, ignore_index=-1)
+    if not smoothing:
+        return nll
+    logp = F.log_softmax(x[t >= 0], -1)
+    finite = torch.isfinite(logp)
+    uniform = (-logp.masked_fill(~finite, 0).sum(-1) / finite.sum(-1)).mean()
+    return (1 - smoothing) * nll + smoothing * uniform
 
 
 def arc_scores(model, x, lens):
@@ -71,17 +83,19 @@ def arc_scores(model, x, lens):
     return s.masked_fill(cols[:, None, :], float("-inf"))
 
 
-def heads_loss(model, weights, x, bt, tags, heads):
-    """The summed weighted loss of every head (the module's docstring)."""
+def heads_loss(model, weights, x, bt, tags, heads, smoothing=0.0):
+    """The summed weighted loss of every head (the module's docstring), its targets smoothed by
+    `smoothing` (train.label_smoothing: over a word's candidate heads, over the classes)."""
     total = 0
     for h, col in enumerate(model.columns):
         if h == 0 and hasattr(model, "arc_mlp"):
             arcs = arc_scores(model, x, bt.lens)
             labels = labels_at(model, *label_roles(model, x), heads)
-            loss = mean_ce(arcs, heads) + mean_ce(labels, tags[col].masked_fill(heads < 0, -1))
+            loss = (mean_ce(arcs, heads, smoothing)
+                    + mean_ce(labels, tags[col].masked_fill(heads < 0, -1), smoothing))
         else:
             c = model.classifier if h == 0 else getattr(model, col).classifier
-            loss = mean_ce(F.linear(x, c.w, c.b), tags[col])
+            loss = mean_ce(F.linear(x, c.w, c.b), tags[col], smoothing)
         total = total + weights[h] * loss
     return total
 
@@ -125,10 +139,12 @@ def bench_heads(a, ck, model):
     budget = cfg["data"]["batch_tokens"]
     batches = plan(train.data.starts, budget, Rng(cfg["train"]["seed"] * 2))[: a.steps]
     weights = head_weights(cfg, len(model.columns))
+    smoothing = float(cfg["train"].get("label_smoothing", 0))  # train.label_smoothing (lib/ops/loss.c)
 
     def loss_of(bt, batch):
         tags, heads = train.batch(batch, max(bt.lens))
-        return heads_loss(model, weights, model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens), bt, tags, heads)
+        return heads_loss(model, weights, model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens), bt, tags, heads,
+                          smoothing)
 
     out = train_steps(a, ck, model, train.data, batches, loss_of)
     t_eval = evaluate(model, dev, budget)

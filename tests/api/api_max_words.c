@@ -72,16 +72,8 @@ static void taken(qkv_model *m, int n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: api_max_words MODEL\n");
-        return 2;
-    }
+    qkv_model *m = api_open_model(argc, argv, "api_max_words MODEL");
     char *error = NULL;
-    qkv_model *m = qkv_model_open(argv[1], &error);
-    if (!m) {
-        fprintf(stderr, "FAIL: %s\n", error);
-        return 1;
-    }
     CHECK(qkv_model_max_words(m) == QKV_MAX_WORDS, "a model opens with the bound %d, not QKV_MAX_WORDS %d",
           qkv_model_max_words(m), QKV_MAX_WORDS);
     refused(m, QKV_MAX_WORDS + 1, QKV_MAX_WORDS);

@@ -18,16 +18,8 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: api_probs MODEL < SENTENCES.txt\n");
-        return 2;
-    }
+    qkv_model *m = api_open_model(argc, argv, "api_probs MODEL < SENTENCES.txt");
     char *error = NULL;
-    qkv_model *m = qkv_model_open(argv[1], &error);
-    if (!m) {
-        fprintf(stderr, "FAIL: %s\n", error);
-        return 1;
-    }
     int k = qkv_model_n_tags(m);
     char line[4096];
     while (fgets(line, sizeof line, stdin)) {

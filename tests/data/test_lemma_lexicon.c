@@ -1,10 +1,16 @@
 /* The lemma lexicon of training forms (data/lemma_lexicon.h): which keys it keeps (least count,
  * agreement), keys by UPOS or by form alone, the case of the lemma it gives a form written in
- * another case, and the stored entries it accepts back. */
+ * another case, the stored entries it accepts back, and a failed allocation as an error. */
 #include "testutil.h"
 
 #include "data/corpus.h"
 #include "data/lemma_lexicon.h"
+#include "malloc_hook.h"
+
+#if MALLOC_HOOKED
+static bool fail_mallocs; /* every allocation fails while it is set */
+static bool malloc_hook(void) { return !fail_mallocs; }
+#endif
 
 #define W(id, form, lemma, upos) id "\t" form "\t" lemma "\t" upos "\t_\t_\t_\t_\t_\t_\n"
 
@@ -30,7 +36,11 @@ static qkv_corpus read_doc(void)
 static const char *lemma(const qkv_lemma_lexicon *lx, const char *form, const char *upos)
 {
     static char out[256];
-    return qkv_lemma_lexicon_lemma(lx, form, strlen(form), upos, out) < 0 ? "-" : out;
+    bool found;
+    qkv_error err;
+    if (qkv_lemma_lexicon_lemma(lx, form, strlen(form), upos, out, &found, &err))
+        fail_msg("%s", err.msg);
+    return found ? out : "-";
 }
 
 static void test_by_upos(void **state)
@@ -130,6 +140,35 @@ static void test_not_conllu(void **state)
     qkv_corpus_free(&c);
 }
 
+/* A form too long for the key's room on the stack takes a malloc: its failure is an error, not
+ * a form the lexicon lacks. */
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    if (!MALLOC_HOOKED)
+        skip();
+#if MALLOC_HOOKED
+    qkv_corpus c = read_doc();
+    qkv_lemma_lexicon lx;
+    qkv_error err = {0};
+    assert_int_equal(qkv_lemma_lexicon_build(&lx, &c, false, 1, &err), QKV_OK);
+    char form[400], out[1024];
+    memset(form, 'a', sizeof form - 1);
+    form[sizeof form - 1] = '\0';
+    bool found = true;
+    fail_mallocs = true;
+    int status = qkv_lemma_lexicon_lemma(&lx, form, strlen(form), NULL, out, &found, &err);
+    fail_mallocs = false;
+    assert_int_equal(status, QKV_ERR);
+    assert_false(found);
+    assert_non_null(strstr(err.msg, "out of memory for the lemma lexicon's key of a form of 399 bytes"));
+    assert_int_equal(qkv_lemma_lexicon_lemma(&lx, form, strlen(form), NULL, out, &found, &err), QKV_OK);
+    assert_false(found);
+    qkv_lemma_lexicon_free(&lx);
+    qkv_corpus_free(&c);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -137,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_by_form),
         cmocka_unit_test(test_set),
         cmocka_unit_test(test_not_conllu),
+        cmocka_unit_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

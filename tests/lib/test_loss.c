@@ -1,7 +1,8 @@
-/* cross_entropy: values and gradients by hand (including logits [1000, 0] for target 1: loss
- * 1000, gradient [1, -1]), ignored rows, every row ignored (loss 0, zero gradient, no NaN),
- * logits of ±1e4, out-of-range targets, and double-precision gradient checks. The loss meter:
- * batch means weighted by their token counts give the loss of all tokens at once. */
+/* cross_entropy: values and gradients by hand, plain and with label smoothing (the rest of
+ * smoothing: test_loss_smoothing.c), including logits [1000, 0] for target 1 (loss 1000,
+ * gradient [1, -1]), ignored rows, every row ignored (loss 0, zero gradient, no NaN), logits of
+ * ±1e4, out-of-range targets, and double-precision gradient checks. The loss meter: batch means
+ * weighted by their token counts give the loss of all tokens at once. */
 #include "optest.h"
 
 #include "lib/loss_meter.h"
@@ -33,26 +34,38 @@ static void test_large_logits(void **state)
     ot_free(&e);
 }
 
-/* Rows [1, 2, 3] -> 2, [0, 0, 0] -> 0, [7, 8, 9] ignored. Row losses log(1 + e^-1 + e^-2) and
- * log 3, mean over the 2 rows kept = 0.7531091265562452; gradient (softmax - onehot) / 2 with
- * softmax([1, 2, 3]) = [e^-2, e^-1, 1] / (1 + e^-1 + e^-2) (values by Python's math). */
+/* Rows [1, 2, 3] -> 2, [0, 0, 0] -> 0, [7, 8, 9] ignored, the targets smoothed by ε over the C = 3
+ * classes (qkv_cross_entropy_smoothed; ε = 0: qkv_cross_entropy). Row losses log(1 + e^-1 +
+ * e^-2) + ε (x_t - mean x) = 0.40760596444438 + ε and log 3, their mean over the 2 rows kept
+ * 0.7531091265562452 + ε / 2; gradient (softmax - q) / 2 with softmax([1, 2, 3]) = [e^-2, e^-1,
+ * 1] / (1 + e^-1 + e^-2) and q = (1 - ε) onehot + ε / 3 (values by Python's math; PyTorch's
+ * cross_entropy(label_smoothing=0.1) gives the same). */
 static void test_values_by_hand(void **state)
 {
     (void)state;
-    ot_env e;
-    ot_init(&e, 1);
-    qkv_tensor *x = ot_values(&e, "x", 2, (int[]){3, 3}, (double[]){1, 2, 3, 0, 0, 0, 7, 8, 9});
-    int32_t targets[] = {2, 0, -1};
-    qkv_tensor *loss = qkv_cross_entropy(&e.tp, x, targets);
-    assert_non_null(loss);
-    tu_assert_close(loss->data[0], 0.7531091265562452, 1e-15);
-    targets[1] = 1; /* the op kept its own copy */
-    assert_int_equal(qkv_backward(&e.tp, loss), QKV_OK);
-    const double want[9] = {0.04501528658519023, 0.12236423552739882, 0.3326204778874109 - 0.5,
-                            1. / 6 - 0.5, 1. / 6, 1. / 6, 0, 0, 0};
-    for (int i = 0; i < 9; i++)
-        tu_assert_close(x->grad[i], want[i], 1e-15);
-    ot_free(&e);
+    static const struct {
+        double eps, loss, grad[9];
+    } cases[] = {
+        {0, 0.7531091265562452,
+         {0.04501528658519023, 0.12236423552739882, 0.3326204778874109 - 0.5, 1. / 6 - 0.5, 1. / 6, 1. / 6, 0, 0, 0}},
+        {0.1, 0.8031091265562451,
+         {0.028348619918523565, 0.10569756886073216, -0.13404618877925578, -0.30000000000000004, 0.15, 0.15, 0, 0, 0}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ot_env e;
+        ot_init(&e, 1);
+        qkv_tensor *x = ot_values(&e, "x", 2, (int[]){3, 3}, (double[]){1, 2, 3, 0, 0, 0, 7, 8, 9});
+        int32_t targets[] = {2, 0, -1};
+        qkv_tensor *loss = cases[k].eps ? qkv_cross_entropy_smoothed(&e.tp, x, targets, cases[k].eps)
+                                        : qkv_cross_entropy(&e.tp, x, targets);
+        assert_non_null(loss);
+        tu_assert_close(loss->data[0], cases[k].loss, 1e-15);
+        targets[1] = 1; /* the op kept its own copy */
+        assert_int_equal(qkv_backward(&e.tp, loss), QKV_OK);
+        for (int i = 0; i < 9; i++)
+            tu_assert_close(x->grad[i], cases[k].grad[i], 1e-15);
+        ot_free(&e);
+    }
 }
 
 static void test_all_ignored(void **state)

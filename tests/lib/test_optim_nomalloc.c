@@ -1,8 +1,7 @@
 /* "No malloc in the training loop", measured: this program replaces malloc and its relatives
- * (glibc supports replacing them by symbol interposition, see its manual, "Replacing malloc")
- * with versions that count calls, then checks that after a first warm-up step and the reset
- * that follows it, whole steps (forward, backward, clipping, optimizer update, tape reset) call
- * none of them.
+ * with versions that count calls (tests/malloc_hook.h), then checks that after a first warm-up
+ * step and the reset that follows it, whole steps (forward, backward, clipping, optimizer
+ * update, tape reset) call none of them.
  * Under AddressSanitizer, which owns malloc itself, the test is skipped.
  *
  * OpenBLAS runs on one thread here: Debian's pthread build of OpenBLAS mallocs a 512 KB work
@@ -10,56 +9,19 @@
  * control; the single-threaded path allocates nothing. */
 #include "testutil.h"
 
-#include <errno.h>
-
 #include "lib/blas.h"
 #include "lib/ops/ops.h"
 #include "lib/optim/optim.h"
+#include "malloc_hook.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define COUNTING 0
-#else
-#define COUNTING 1
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-extern void __libc_free(void *);
-
+#define COUNTING MALLOC_HOOKED
+#if COUNTING
 static long n_allocs;
-static void counted(void) { __atomic_add_fetch(&n_allocs, 1, __ATOMIC_RELAXED); }
-void *malloc(size_t n)
+static bool malloc_hook(void)
 {
-    counted();
-    return __libc_malloc(n);
+    __atomic_add_fetch(&n_allocs, 1, __ATOMIC_RELAXED);
+    return true;
 }
-void *calloc(size_t n, size_t size)
-{
-    counted();
-    return __libc_calloc(n, size);
-}
-void *realloc(void *p, size_t n)
-{
-    counted();
-    return __libc_realloc(p, n);
-}
-void *aligned_alloc(size_t align, size_t n)
-{
-    counted();
-    return __libc_memalign(align, n);
-}
-void *memalign(size_t align, size_t n)
-{
-    counted();
-    return __libc_memalign(align, n);
-}
-int posix_memalign(void **p, size_t align, size_t n)
-{
-    counted();
-    *p = __libc_memalign(align, n);
-    return *p ? 0 : ENOMEM;
-}
-void free(void *p) { __libc_free(p); }
 static long allocs(void) { return __atomic_load_n(&n_allocs, __ATOMIC_RELAXED); }
 #endif
 

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "image_fixture.h"
 #include "lib/ops/ops.h"
 #include "models/network.h"
 
@@ -23,20 +24,9 @@ static float dense[T * DI];
 
 static qkv_network_config config(int stem_layers, bool cls)
 {
-    qkv_network_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.n_tags = NC;
-    cfg.n_layers = 1;
-    cfg.encoder.d_model = D;
-    cfg.encoder.d_ff = 5;
-    cfg.encoder.attn.n_heads = 2;
-    cfg.encoder.activation = QKV_FFN_GELU;
-    cfg.encoder.norm_first = true;
-    cfg.encoder.ln_eps = 1e-5;
+    qkv_network_config cfg = image_fixture_config(D, NC, L);
     cfg.positional = QKV_POS_LEARNED2D;
-    cfg.max_len = L;
     cfg.input_kind = QKV_INPUT_CONV_PATCHES;
-    cfg.output = QKV_OUTPUT_CLASS;
     cfg.pool = cls ? QKV_SEQ_POOL_CLS : QKV_SEQ_POOL_MEAN;
     cfg.patch_size = P;
     cfg.stem_layers = stem_layers;
@@ -67,17 +57,10 @@ static qkv_network_input batch(void)
     return (qkv_network_input){.sentences = {B, OFFSETS}, .dense = dense};
 }
 
-/* Every parameter drawn N(0, 0.5^2): nothing zero, no unit saturated. */
 static void init_model(qkv_network *m, int stem_layers, bool cls, uint64_t seed)
 {
     qkv_network_config cfg = config(stem_layers, cls);
-    qkv_rng rng;
-    qkv_rng_seed(&rng, seed);
-    qkv_error err;
-    if (qkv_network_init(m, &cfg, &rng, &err))
-        fail_msg("%s", err.msg);
-    for (int i = 0; i < m->params.n; i++)
-        qkv_init_normal(&m->params.items[i]->t, &rng, 0.5);
+    image_fixture_init(m, &cfg, seed);
 }
 
 static const qkv_real *param(const qkv_network *m, const char *name)
@@ -183,54 +166,25 @@ static void test_values(void **state)
     check_values(0, true);
 }
 
-typedef struct {
-    qkv_network m;
-    qkv_network_input in;
-    qkv_tensor *r; /* input: the fixed weights of its scalar Σ y ⊙ r */
-} fixture;
-
+/* The input alone: the scalar Σ y ⊙ f->r of its token vectors y. */
 static qkv_tensor *input_loss(qkv_tape *tp, void *user)
 {
-    fixture *f = user;
+    image_fixture *f = user;
     qkv_tensor *y = f->m.input.desc->forward(tp, &f->m.input, &f->in);
     return y ? qkv_sum(tp, qkv_mul(tp, y, f->r)) : NULL;
-}
-
-static qkv_tensor *model_loss(qkv_tape *tp, void *user)
-{
-    fixture *f = user;
-    const int32_t *tags[1] = {TAGS};
-    return qkv_network_heads_loss(tp, &f->m, qkv_network_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
-                                 NULL, 0, NULL);
 }
 
 /* Every parameter whose name begins with prefix ("" = all) through fn. */
 static void gradcheck(qkv_forward_fn fn, const char *prefix, uint64_t seed)
 {
-    fixture f;
+    image_fixture f = {.in = batch(), .tags = TAGS};
     init_model(&f.m, STEM, true, seed);
-    f.m.cfg.encoder.dropout = 0;
-    f.in = batch();
     qkv_params rs;
     qkv_params_init(&rs);
     qkv_rng rng;
     qkv_rng_seed(&rng, seed + 100);
     f.r = tu_param(&rs, &rng, "r", 2, (int[]){T, D});
-    int n = 0;
-    qkv_tensor **ts = calloc((size_t)f.m.params.n, sizeof *ts);
-    const char **names = calloc((size_t)f.m.params.n, sizeof *names);
-    for (int i = 0; i < f.m.params.n; i++)
-        if (!strncmp(f.m.params.items[i]->name, prefix, strlen(prefix))) {
-            ts[n] = &f.m.params.items[i]->t;
-            names[n++] = f.m.params.items[i]->name;
-        }
-    assert_true(n >= 4 * STEM + 3);
-    qkv_tape tp;
-    qkv_tape_init(&tp, 0);
-    tu_assert_gradcheck(&tp, fn, &f, n, ts, names);
-    qkv_tape_free(&tp);
-    free(ts);
-    free(names);
+    assert_true(image_fixture_gradcheck(&f, fn, prefix) >= 4 * STEM + 3);
     qkv_params_free(&rs);
     qkv_network_free(&f.m);
 }
@@ -244,7 +198,7 @@ static void test_gradcheck_input(void **state)
 static void test_gradcheck_model(void **state)
 {
     (void)state;
-    gradcheck(model_loss, "", 3);
+    gradcheck(image_fixture_loss, "", 3);
 }
 
 static void test_errors(void **state)

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "image_fixture.h"
 #include "lib/ops/ops.h"
 #include "models/image_input.h"
 #include "models/network.h"
@@ -21,23 +22,12 @@ static float dense[T * DI];
 
 static qkv_network_config config(qkv_seq_pool pool, qkv_pos_kind pos)
 {
-    qkv_network_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    qkv_network_config cfg = image_fixture_config(D, NC, L);
     cfg.n_features = 1;
     cfg.feature_names[0] = "word";
     cfg.vocab_sizes[0] = 1;
-    cfg.n_tags = NC;
-    cfg.n_layers = 1;
-    cfg.encoder.d_model = D;
-    cfg.encoder.d_ff = 5;
-    cfg.encoder.attn.n_heads = 2;
-    cfg.encoder.activation = QKV_FFN_GELU;
-    cfg.encoder.norm_first = true;
-    cfg.encoder.ln_eps = 1e-5;
     cfg.positional = pos;
-    cfg.max_len = L;
     cfg.input_kind = QKV_INPUT_PATCHES;
-    cfg.output = QKV_OUTPUT_CLASS;
     cfg.pool = pool;
     cfg.grid = (qkv_grid){GR, GC, 1};
     cfg.d_input = DI;
@@ -51,17 +41,10 @@ static qkv_network_input batch(void)
     return (qkv_network_input){.sentences = {B, OFFSETS}, .dense = dense};
 }
 
-/* Every parameter drawn N(0, 0.5^2): nothing zero, softmax not saturated. */
 static void init_model(qkv_network *m, qkv_seq_pool pool, qkv_pos_kind pos, uint64_t seed)
 {
     qkv_network_config cfg = config(pool, pos);
-    qkv_rng rng;
-    qkv_rng_seed(&rng, seed);
-    qkv_error err;
-    if (qkv_network_init(m, &cfg, &rng, &err))
-        fail_msg("%s", err.msg);
-    for (int i = 0; i < m->params.n; i++)
-        qkv_init_normal(&m->params.items[i]->t, &rng, 0.5);
+    image_fixture_init(m, &cfg, seed);
 }
 
 /* Row t of the input: input.cls for each sequence's first token, else W dense[t] + b. */
@@ -141,38 +124,11 @@ static void test_class_head_values(void **state)
     }
 }
 
-typedef struct {
-    qkv_network m;
-    qkv_network_input in;
-} fixture;
-
-static qkv_tensor *model_loss(qkv_tape *tp, void *user)
-{
-    fixture *f = user;
-    const int32_t *tags[1] = {TAGS};
-    return qkv_network_heads_loss(tp, &f->m, qkv_network_hidden(tp, &f->m, &f->in, -1, NULL), f->in.sentences, tags,
-                                 NULL, 0, NULL);
-}
-
 static void gradcheck_model(qkv_seq_pool pool, qkv_pos_kind pos, uint64_t seed)
 {
-    fixture f;
+    image_fixture f = {.in = batch(), .tags = TAGS};
     init_model(&f.m, pool, pos, seed);
-    f.m.cfg.encoder.dropout = 0;
-    f.in = batch();
-    int n = f.m.params.n;
-    qkv_tensor **ts = calloc((size_t)n, sizeof *ts);
-    const char **names = calloc((size_t)n, sizeof *names);
-    for (int i = 0; i < n; i++) {
-        ts[i] = &f.m.params.items[i]->t;
-        names[i] = f.m.params.items[i]->name;
-    }
-    qkv_tape tp;
-    qkv_tape_init(&tp, 0);
-    tu_assert_gradcheck(&tp, model_loss, &f, n, ts, names);
-    qkv_tape_free(&tp);
-    free(ts);
-    free(names);
+    assert_int_equal(image_fixture_gradcheck(&f, image_fixture_loss, ""), f.m.params.n);
     qkv_network_free(&f.m);
 }
 

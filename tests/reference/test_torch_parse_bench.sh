@@ -7,7 +7,11 @@
 #     port's classes of every column of the training file are exactly the checkpoint's
 #     vocabularies (/vocab/tags, /vocab/tags.<column>);
 #   - `qkv_torch.py bench` trains that model 4 steps on qkv's batches and evaluates the dev file:
-#     one JSON line, the tokens of steps 3 and 4 those of qkv's batch plan, a finite loss.
+#     one JSON line, the tokens of steps 3 and 4 those of qkv's batch plan, a finite loss;
+#   - its loss honours train.label_smoothing: with the model left as initialised (the least
+#     optim.lr, no dropout), the loss qkv logs for its first batch is the port's of that batch
+#     within 1e-6 (relative; they agree to about 1e-7). Near-uniform scores make the smoothing's
+#     share small: 0.5 adds about 1e-3 of the loss, a thousand times the tolerance.
 # Skipped (exit 77) without torch and h5py.
 set -u
 . "${QKV_SOURCE_DIR:?}/tests/reference/torch_common.sh"
@@ -54,11 +58,20 @@ raise SystemExit(bad)
 EOF
 echo "lemma scripts and FEATS bundles: as qkv's"
 
-"$QKV_BIN" train "$SRC/configs/ud_ewt_english.yaml" --out "$work/joint" --set "data.train=$work/train.conllu" \
-    --set "data.dev=$work/dev.conllu" --set train.max_steps=4 --set train.threads=1 --set log.progress=off \
-    --set log.plot=false --set model.d_model=32 --set model.lstm_hidden=24 --set model.n_layers=1 \
-    --set model.arc_dim=32 --set model.label_dim=16 --set data.batch_tokens=500 --set data.word_min_count=1 \
-    --set data.feature_min_count=1 >"$work/joint.log" 2>&1 || { tail -20 "$work/joint.log"; fail "qkv train"; }
+# train_joint NAME KEY=VALUE...: configs/ud_ewt_english.yaml's five heads, made small, trained on
+# the excerpt into $work/NAME (each KEY=VALUE one more --set).
+train_joint() {
+    local name=$1 sets=()
+    shift
+    for kv in "$@"; do sets+=(--set "$kv"); done
+    "$QKV_BIN" train "$SRC/configs/ud_ewt_english.yaml" --out "$work/$name" --set "data.train=$work/train.conllu" \
+        --set "data.dev=$work/dev.conllu" --set train.threads=1 --set log.progress=off --set log.plot=false \
+        --set model.d_model=32 --set model.lstm_hidden=24 --set model.n_layers=1 --set model.arc_dim=32 \
+        --set model.label_dim=16 --set data.batch_tokens=500 --set data.word_min_count=1 \
+        --set data.feature_min_count=1 "${sets[@]}" >"$work/$name.log" 2>&1 ||
+        { tail -20 "$work/$name.log"; fail "qkv train ($name)"; }
+}
+train_joint joint train.max_steps=4
 ckpt=$work/joint/checkpoints/last.h5
 
 "$PY" - "$ckpt" "$work/train.conllu" <<'EOF' || fail "the port's classes are not the checkpoint's vocabularies"
@@ -97,5 +110,32 @@ print(f"bench: {out['steps']} steps, {out['train_tokens_after_warmup']} tokens a
 assert out["steps"] == 4 and out["train_tokens_after_warmup"] == want
 assert math.isfinite(out["final_loss"]) and out["final_loss"] > 0
 assert out["eval_tokens_per_sec"] > 0 and out["train_tokens_per_sec"] > 0
+EOF
+
+train_joint smooth train.max_steps=1 optim.lr=1e-9 model.dropout=0 train.word_dropout=0 train.ema_decay=0 \
+    train.label_smoothing=0.5 log.every_steps=1
+"$PY" - "$work/smooth" "$work/train.conllu" <<'EOF' || fail "the port's loss with train.label_smoothing"
+import csv, sys
+import torch
+import qkv_torch
+from qkv_torch_data import Rng, padded, plan
+from qkv_torch_parse_bench import Gold, column_vocabs, head_weights, heads_loss
+run, path = sys.argv[1], sys.argv[2]
+ckpt = run + "/checkpoints/last.h5"
+ck, model = qkv_torch.load_checkpoint(ckpt, torch.float64)
+cfg = ck.config
+rows = [r for r in csv.DictReader(open(run + "/metrics.tsv"), delimiter="\t") if r["split"] == "train"]
+want = float(rows[0]["loss"])
+train = Gold(ck, column_vocabs(ckpt, model.columns), path)
+batch = plan(train.data.starts, cfg["data"]["batch_tokens"], Rng(cfg["train"]["seed"] * 2))[0]
+bt = padded(train.data, batch)
+tags, heads = train.batch(batch, max(bt.lens))
+weights = head_weights(cfg, len(model.columns))
+with torch.no_grad():
+    x = model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens)
+    got, plain = (float(heads_loss(model, weights, x, bt, tags, heads, e))
+                  for e in (cfg["train"]["label_smoothing"], 0))
+print(f"first batch's loss with label smoothing 0.5: qkv {want:.7f}, the port {got:.7f} (without: {plain:.7f})")
+assert abs(got - want) <= 1e-6 * abs(want)
 EOF
 echo ok
