@@ -9,9 +9,10 @@ and METRICS.tsv those of the run resumed from it for step N + 1 alone (train.max
 trained by plain SGD (optim.name sgd, optim.momentum 0, optim.weight_decay 0, a constant
 learning rate lr, no clipping, no dropout, no augmentation), so that qkv's gradient of step
 N + 1 is (BEFORE - AFTER) / lr, parameter by parameter (the resumed run may take a larger lr
-than the first N steps: the float rounding of BEFORE and AFTER then weighs less). The port loads BEFORE in float64, rebuilds the
-batch of step N + 1 (qkv's batch plan of the first epoch over the training images without the
-validation part: qkv_torch_bench.dense_sequences) and computes the loss and its gradients.
+than the first N steps: the float rounding of BEFORE and AFTER then weighs less). The port
+loads BEFORE in float64, rebuilds the batch of step N + 1 (qkv's batch plan of the first epoch
+over the training images without the validation part: qkv_torch_bench.dense_sequences) and
+computes the loss and its gradients.
 Passes (exit 0) when METRICS.tsv's training loss of step N + 1 is within rtol of the port's
 (relative) and the gradients are within rtol as the logits are in `qkv_torch.py compare`: max
 |qkv - port| over every parameter's gradient <= rtol * the largest |port| of them. It also
