@@ -131,13 +131,10 @@ def load_checkpoint(ckpt_path, dtype=torch.float32):
         raise ValueError(f"{ckpt_path} is a segmenter (data.task: segment), "
                          "not a tagger: its labels are per character (qkv tag --tokenizer takes it)")
     kind = input_kind(ck.config)
-    if kind == "conv_patches":
-        raise ValueError(f"{ckpt_path}: the PyTorch port does not read model.input conv_patches (a convolutional "
-                         "stem); it reads pixels and patches")
     if is_multi_head(ck.config):  # a parser, or several columns: qkv_torch_parse.py
         return ck, heads_tagger(ck).to(dtype).eval()
     if kind in IMAGE_INPUTS or kind == "frames":  # dense token vectors: their width from the input's matrix
-        w = ck.params.get("input.proj.w" if kind != "frames" else "frames.w")
+        w = ck.params.get("input.proj.w" if kind != "frames" else "frames.w")  # (conv_patches: from the config)
         model = DenseTagger(ck.config, len(ck.tags), w.shape[1] if w is not None else 0)
     else:
         model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from qkv_torch_data import Rng, encode, padded, plan, read_conllu
 from qkv_torch import load_checkpoint, run_logits
 from qkv_torch_dense import (IMAGE_INPUTS, checkpoint_tokens, frame_labels, frame_tokens, input_kind, labels_path,
-                             read_idx, run_frames, run_images)
+                             read_idx, run_frames, run_images, train_part)
 
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -196,18 +196,18 @@ def train_steps(a, ck, model, train, batches, loss_of):
 
 def dense_sequences(ck, path, train):
     """(token arrays [n_i, d_input], their tags [n_i]) of an image file or a frame corpus as the
-    model reads them. Images: with data.valid_fraction, the training file's first n - n_valid
-    images (qkv draws which; the count, hence the work, is the same), the label on each
-    image's first token (-1 elsewhere)."""
+    model reads them. Images: of the training file (train), those qkv trains on (without the
+    validation part that data.valid_fraction draws, qkv_torch_dense.train_part), the label on
+    each image's first token (-1 elsewhere)."""
     d = ck.config["data"]
     if input_kind(ck.config) == "frames":
         utts = frame_tokens(path, d["frame_stack"], d["held_out_voice"])
         return utts, frame_labels(path, d["frame_stack"], d["held_out_voice"], d["frame_labels"], ck.tags)
     tokens = checkpoint_tokens(ck, path)
     labels = read_idx(labels_path(path)).astype(np.int64)
-    if train and d["valid_fraction"] > 0:
-        keep = len(tokens) - max(1, int(math.floor(d["valid_fraction"] * len(tokens) + 0.5)))
-        tokens, labels = tokens[:keep], labels[:keep]
+    if train:
+        keep = train_part(len(tokens), d)
+        tokens, labels = tokens[keep], labels[keep]
     tags = np.full(tokens.shape[:2], -1, np.int64)
     tags[:, 0] = labels
     return list(tokens), list(tags)

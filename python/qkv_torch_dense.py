@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """qkv's models over dense token vectors in PyTorch (qkv_torch.py loads them): images
-(model.input pixels or patches) and speech frames (model.input frames), with qkv's parameter
-names. The model (models/network.c qkv_network_logits):
+(model.input pixels, patches or conv_patches) and speech frames (model.input frames), with qkv's
+parameter names. The model (models/network.c qkv_network_logits):
 
     input: images: dense [B, L, d_input] @ input.proj.w^T + input.proj.b, and with
            model.cls_token each sequence's first token input.cls (models/image_input.c);
+           conv_patches: the convolutional stem, then the patch embedding (qkv_torch_conv.py);
            frames: dense @ frames.w^T + frames.b (models/frames_input.c)
     [* sqrt(d_model)] + PE -> dropout -> encoder -> final layer norm -> head
+
+The encoder is the transformer's blocks, or for images cnn2d (qkv_torch_conv.py, no positions).
 
 The 2-D positional kinds (lib/nn/pos_<kind>.c) read the grid of lib/grid.h: each sequence is
 n_prefix tokens ([CLS]) then rows x cols grid tokens row-major. sinusoidal2d: the first
@@ -20,14 +23,17 @@ sequence's [CLS] row or the mean of its rows (model.pool) -> classifier, every t
 sequence's logits. The other heads are the tagger's (softmax, crf).
 """
 
+import math
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from qkv_torch_data import gunzip
+from qkv_torch_data import Rng, gunzip
+from qkv_torch_conv import CNN2dEncoder, ConvPatchesInput
 from qkv_torch_layers import CRF, Attention, Encoder, LayerNorm, Positional, QkvParams, sinusoidal
 
-IMAGE_INPUTS = ("pixels", "patches")
+IMAGE_INPUTS = ("pixels", "patches", "conv_patches")
 
 
 def input_kind(config):
@@ -58,8 +64,12 @@ def model_grid(m, d):
     """The model's grid (qkv_network_image_grid): data.image_rows / cols over the patch side."""
     if m["input"] not in IMAGE_INPUTS:
         return None
-    p = m["patch_size"] if m["input"] == "patches" else 1
-    return Grid(d["image_rows"] // p, d["image_cols"] // p, 1 if m["cls_token"] else 0)
+    return Grid(d["image_rows"] // patch_side(m), d["image_cols"] // patch_side(m), 1 if m["cls_token"] else 0)
+
+
+def patch_side(m):
+    """The side of an image input's tokens in pixels: model.patch_size, 1 for pixels."""
+    return 1 if m["input"] == "pixels" else m["patch_size"]
 
 
 def rope2d(x, base, grid):
@@ -152,19 +162,13 @@ class DenseTagger(QkvParams):
         super().__init__()
         m = config["model"]
         d = m["d_model"]
-        if m["encoder"] != "transformer":
-            raise ValueError(f"the PyTorch port reads dense inputs with the transformer encoder only, not "
-                             f"model.encoder {m['encoder']}")
         self.grid = model_grid(m, config["data"])
+        if m["encoder"] not in ("transformer", "cnn2d") or (m["encoder"] == "cnn2d" and self.grid is None):
+            raise ValueError(f"the PyTorch port reads dense inputs with the transformer encoder (images also with "
+                             f"cnn2d), not model.encoder {m['encoder']}")
         self.input = torch.nn.Module()
         if self.grid is not None:
-            self.input.proj = torch.nn.Module()
-            self.input.proj.w = torch.nn.Parameter(torch.empty(d, d_input))
-            self.input.proj.b = torch.nn.Parameter(torch.zeros(d))
-            if self.grid.n_prefix:
-                self.input.cls = torch.nn.Parameter(torch.zeros(d))
-            self.pos = Positional2d(m, self.grid)
-            self.encoder = Encoder(m, grid_attention(self.grid))
+            self.image_parts(m, config["data"], d_input)
         else:
             self.frames = torch.nn.Module()
             self.frames.w = torch.nn.Parameter(torch.empty(d, d_input))
@@ -180,9 +184,29 @@ class DenseTagger(QkvParams):
         self.pool = m["pool"] if m["output"] == "class" else None
         self.crf = CRF(n_tags) if m["output"] == "crf" else None
 
+    def image_parts(self, m, data, d_input):
+        """The input, positions and encoder of an image model."""
+        d = m["d_model"]
+        if m["input"] == "conv_patches":
+            self.input = ConvPatchesInput(m, self.grid, data["image_channels"])
+        else:
+            self.input.proj = torch.nn.Module()
+            self.input.proj.w = torch.nn.Parameter(torch.empty(d, d_input))
+            self.input.proj.b = torch.nn.Parameter(torch.zeros(d))
+            if self.grid.n_prefix:
+                self.input.cls = torch.nn.Parameter(torch.zeros(d))
+        if m["encoder"] == "cnn2d":  # no positions (models/cnn2d_encoder.c)
+            self.pos = Positional2d(dict(m, positional="none"), self.grid)
+            self.encoder = CNN2dEncoder(m, self.grid)
+        else:
+            self.pos = Positional2d(m, self.grid)
+            self.encoder = Encoder(m, grid_attention(self.grid))
+
     def embed_input(self, dense):
         if self.grid is None:
             return F.linear(dense, self.frames.w, self.frames.b)
+        if isinstance(self.input, ConvPatchesInput):
+            return self.input(dense)
         y = F.linear(dense, self.input.proj.w, self.input.proj.b)
         if self.grid.n_prefix:  # the [CLS] token replaces the first (zero) row of each sequence
             y = torch.cat([self.input.cls.expand(y.shape[0], 1, -1), y[:, 1:]], 1)
@@ -227,6 +251,20 @@ def labels_path(path):
     raise ValueError(f"{path}: cannot tell its label file")
 
 
+def train_part(n, data):
+    """The indices, in file order, of the n images of data.train that qkv trains on
+    (api/task_images.c): without data.valid_fraction all of them, else those left after
+    qkv_images_split (data/idx.c) draws lround(valid_fraction * n) (at least 1) for validation:
+    the first of the indices 0 .. n - 1 shuffled by lib/rng.c seeded with data.valid_seed."""
+    if data["valid_fraction"] <= 0:
+        return list(range(n))
+    n_valid = max(1, int(math.floor(data["valid_fraction"] * n + 0.5)))
+    order = list(range(n))
+    Rng(data["valid_seed"]).shuffle(order)
+    held = set(order[:n_valid])
+    return [i for i in range(n) if i not in held]
+
+
 def image_tokens(images, patch, n_prefix):
     """data/idx.c qkv_dataset_from_images: [n, n_prefix + rows/p * cols/p, p * p * channels]
     float32, each patch's pixels row-major, channels innermost, as (v / 255 - 0.5) / 0.5 in float32;
@@ -243,7 +281,7 @@ def checkpoint_tokens(ck, path):
     """The token vectors [n, L, d_input] of the images of path for the model of checkpoint ck."""
     m = ck.config["model"]
     grid = model_grid(m, ck.config["data"])
-    return image_tokens(read_idx(path), m["patch_size"] if m["input"] == "patches" else 1, grid.n_prefix)
+    return image_tokens(read_idx(path), patch_side(m), grid.n_prefix)
 
 
 def run_images(model, tokens, budget, dtype):

@@ -28,11 +28,15 @@ the script before the row's first round and killed after its last (also when the
 or is interrupted; the loop also dies with the script, PR_SET_PDEATHSIG). Those rows' labels end
 with [busy core]; their probes run beside the same load.
 
-The rows image, speech_banded and speech_whole (--configs) are Fashion-MNIST with
-configs/fashion_mnist.yaml and speech frames of long utterances with configs/speech/phoneme.yaml,
-banded and whole-utterance attention: tests/reference/bench_dense.py says what each trains and
-evaluates on. Their tokens are image patches (with the [CLS] token) and frames; their FLOPs count
-the input projection too, and the class head once per image.
+The rows image, image_stem, image_cnn, speech_banded and speech_whole (--configs) are
+Fashion-MNIST with configs/fashion_mnist.yaml, the same transformer over a convolutional stem
+(configs/fashion_mnist_stem.yaml), the CNN of configs/fashion_mnist_cnn.yaml (without its
+augmentation), and speech frames of long utterances with configs/speech/phoneme.yaml, banded and
+whole-utterance attention: tests/reference/bench_dense.py says what each trains and evaluates
+on. Their tokens are image patches (with the [CLS] token; an image row's label gives its tokens
+an image) and frames; their FLOPs count the input projection too (the stem's convolutions and
+the patch embedding; the CNN's convolutions in place of the layers), and the class head once
+per image.
 
 The row joint (--configs joint) is the shipped English model's tagger and parser,
 configs/ud_ewt_english.yaml unchanged (its own batches of data.batch_tokens, a BiLSTM under the
@@ -261,7 +265,10 @@ class Config:
         _, _, self.trn, self.dev = spec(name, a, ewt, a.work)
         ck = qkv_torch.Checkpoint(ckpt)
         m, n_tags = ck.config["model"], len(ck.tags)
-        self.label = (bench_parse.label if name in bench_parse.CONFIGS else label)(name, ck.config) + variant.tag
+        if name in bench_dense.CONFIGS:
+            self.label = bench_dense.label(name, ck.config, label) + variant.tag
+        else:
+            self.label = (bench_parse.label if name in bench_parse.CONFIGS else label)(name, ck.config) + variant.tag
         if name in bench_parse.CONFIGS:
             bench_parse.facts(self, a, ck, qkv_torch, char_ids)
             self.check_plan(a, metrics_rows, self.first_tokens)
@@ -447,8 +454,10 @@ def main():
     # SIGTERM (a killed job) unwinds like an exception, so that a busy core's process is stopped.
     signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
     ewt = a.ewt or os.environ.get("QKV_EWT_DIR") or os.path.join(SRC, "data/ud_english_ewt")
-    if not os.path.exists(os.path.join(ewt, "en_ewt-ud-train.conllu")):
-        sys.exit(f"bench: no EWT in {ewt}: set QKV_EWT_DIR or --ewt (data/fetch-ud.sh UD_English-EWT DIR)")
+    needs_ewt = [n for n in names if n != MAIN_JOB and not n.startswith("image")]  # the others read EWT
+    if needs_ewt and not os.path.exists(os.path.join(ewt, "en_ewt-ud-train.conllu")):
+        sys.exit(f"bench: no EWT in {ewt} for {', '.join(needs_ewt)}: set QKV_EWT_DIR or --ewt "
+                 "(data/fetch-ud.sh UD_English-EWT DIR)")
     load0, start = os.getloadavg(), time.gmtime()
     results, tagging = {}, {}
     a.src = SRC
