@@ -296,7 +296,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "first dev sentence of at most 30 words (a transformer over words; others draw none)"),
     BOOL("log", "tensorboard", log.tensorboard, "false",
          "also write events.out.tfevents.<time>.<host> (TensorBoard): training loss and lr, every dev score by "
-         "its metrics.tsv name, at their steps; the image plots/attention at each step it is drawn"),
+         "its metrics.tsv name, at their steps; the image plots/attention at each step it is drawn, and an image "
+         "classifier's plots/confusion at the step of the model it scores"),
 };
 
 const int QKV_RUN_SCHEMA_LEN = (int)(sizeof QKV_RUN_SCHEMA / sizeof QKV_RUN_SCHEMA[0]);

@@ -1,5 +1,6 @@
 #include "train/run_folder.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -15,11 +16,13 @@
 #include "api/run_config.h"
 #include "train/cli/output_file.h"
 #include "train/files.h"
+#include "train/tfevents.h"
 
-/* The files a run writes, relative to its folder (what --force removes). */
-static const char *const RUN_FILES[] = {"config.yaml",         "metrics.tsv",    "checkpoints/last.h5",
-                                        "checkpoints/best.h5", "plots/loss.png", "plots/loss.gp",
-                                        "plots/attention.png", "plots/attention.gp"};
+/* The files a run writes, relative to its folder (what --force removes, with its event files). */
+static const char *const RUN_FILES[] = {"config.yaml",         "metrics.tsv",        "checkpoints/last.h5",
+                                        "checkpoints/best.h5", "plots/loss.png",     "plots/loss.gp",
+                                        "plots/attention.png", "plots/attention.gp", "plots/confusion.png",
+                                        "plots/confusion.gp"};
 enum { F_CONFIG, F_METRICS, F_LAST, F_BEST, N_RUN_FILES = (int)(sizeof RUN_FILES / sizeof RUN_FILES[0]) };
 
 /* config.yaml's first line: ID_LINE, the ID, then words for the reader. */
@@ -366,7 +369,29 @@ static int remove_file(const char *path, qkv_error *err)
     return QKV_OK;
 }
 
-/* --force: the run files of what the folder held (never the checkpoint resumed from). */
+/* The TensorBoard event files in dir (QKV_TFEVENTS_PREFIX...): removed, their number into *n.
+ * Errors: dir cannot be listed, or a file cannot be removed. */
+static int remove_event_files(const char *dir, int *n, qkv_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return qkv_fail(err, "%s: cannot list the run folder: %s", dir, strerror(errno));
+    char path[4600];
+    int status = QKV_OK;
+    *n = 0;
+    for (struct dirent *e; status == QKV_OK && (e = readdir(d));) {
+        if (strncmp(e->d_name, QKV_TFEVENTS_PREFIX, sizeof QKV_TFEVENTS_PREFIX - 1) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        status = remove_file(path, err);
+        *n += status == QKV_OK;
+    }
+    closedir(d);
+    return status;
+}
+
+/* --force: the run files of what the folder held (never the checkpoint resumed from), and its
+ * event files, which TensorBoard would show as one run with the new run's. */
 static int remove_run_files(const qkv_run_plan *p, qkv_error *err)
 {
     char path[4200], removed[512] = "";
@@ -380,6 +405,12 @@ static int remove_run_files(const qkv_run_plan *p, qkv_error *err)
         if (n < sizeof removed)
             n += (size_t)snprintf(removed + n, sizeof removed - n, "%s%s", n ? ", " : "", RUN_FILES[k]);
     }
+    int events;
+    if (remove_event_files(p->dir, &events, err))
+        return QKV_ERR;
+    if (events && n < sizeof removed)
+        n += (size_t)snprintf(removed + n, sizeof removed - n, "%s%d event file%s", n ? ", " : "", events,
+                              events > 1 ? "s" : "");
     if (n)
         fprintf(stderr, "--force: removed the run files of %s (%s)\n", p->dir, removed);
     return QKV_OK;

@@ -3,7 +3,9 @@
  * A run folder holds the files of one run: config.yaml (the resolved config; its first line,
  * "# qkv run ID ...", names the run), metrics.tsv, checkpoints/last.h5 and best.h5 (each with
  * the run's ID in /train/run_id), plots/loss.png, plots/loss.gp and plots/attention.png,
- * plots/attention.gp (train/attention_picture.h). A run is identified by its
+ * plots/attention.gp (train/attention_picture.h), plots/confusion.png, plots/confusion.gp (an
+ * image classifier's), and its TensorBoard event files (train/tfevents.h; they do not make a
+ * folder hold a run, but --force removes them with it). A run is identified by its
  * ID, a random 64-bit number (16 hex digits) drawn when it starts. Two runs of the same config
  * and seed are still two runs.
  *

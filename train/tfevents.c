@@ -166,7 +166,7 @@ int qkv_tfevents_open(qkv_tfevents *tb, const char *dir, long resume_step, qkv_e
     tb->f = NULL;
     /* never over another file: a run resumed within the same second gets ".1", ".2", ... */
     for (int k = 0; !tb->f && k < 100; k++) {
-        int n = snprintf(tb->path, sizeof tb->path, "%s/events.out.tfevents.%lld.%s", dir, (long long)now, host);
+        int n = snprintf(tb->path, sizeof tb->path, "%s/" QKV_TFEVENTS_PREFIX "%lld.%s", dir, (long long)now, host);
         if (k && n > 0 && (size_t)n < sizeof tb->path)
             snprintf(tb->path + n, sizeof tb->path - (size_t)n, ".%d", k);
         int fd = open(tb->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

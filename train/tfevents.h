@@ -24,6 +24,8 @@
 #include "lib/error.h"
 #include "train/png_info.h"
 
+/* The start of an event file's name (after it: <seconds>.<host>). */
+#define QKV_TFEVENTS_PREFIX "events.out.tfevents."
 /* The largest PNG an image summary takes (bytes). */
 #define QKV_TFEVENTS_MAX_IMAGE (64 << 20)
 

@@ -347,9 +347,10 @@ static int prepare_run_folder(trainer *t, long keep)
     if (qkv_metrics_open(&t->metrics, t->opts->run_dir, keep, &err))
         return qkv_fail_report(&err);
     if (t->s->cfg.log.tensorboard) {
-        if (qkv_tfevents_open(&t->tb, t->opts->run_dir, keep, &err))
+        qkv_tfevents *tb = t->opts->events ? t->opts->events : &t->tb;
+        if (qkv_tfevents_open(tb, t->opts->run_dir, keep, &err))
             return qkv_fail_report(&err);
-        t->metrics.tb = &t->tb;
+        t->metrics.tb = tb;
     }
     qkv_progress progress = t->s->cfg.log.progress;
     t->progress_bar = progress == QKV_PROGRESS_ON || (progress == QKV_PROGRESS_AUTO && isatty(STDERR_FILENO));
@@ -406,7 +407,7 @@ static void teardown(trainer *t)
 {
     qkv_metrics_close(&t->metrics);
     qkv_error err;
-    if (t->metrics.tb && qkv_tfevents_close(&t->tb, &err))
+    if (t->metrics.tb == &t->tb && qkv_tfevents_close(&t->tb, &err))
         fprintf(stderr, "qkv: warning: %s\n", err.msg);
     t->metrics.tb = NULL;
     qkv_run_iter_free(&t->it);

@@ -4,6 +4,7 @@
 
 #include "train/dist.h"
 #include "train/run_folder.h"
+#include "train/tfevents.h"
 #include "api/session.h"
 
 typedef struct qkv_trainer_opts {
@@ -16,6 +17,11 @@ typedef struct qkv_trainer_opts {
                                  the trainer is ready: nothing is written before */
     qkv_dist *dist;           /* this process's rank of a data-parallel job (train/dist.h): only
                                  rank 0 writes files and progress; NULL: a single process */
+    qkv_tfevents *events;     /* zeroed by the caller: with log.tensorboard, rank 0 opens the
+                                 run's event file here and leaves it open for the caller's last
+                                 images; the caller then closes it (qkv_tfevents_close, which does
+                                 nothing when it was never opened). NULL: the trainer's own file,
+                                 closed when it returns */
 } qkv_trainer_opts;
 
 enum { QKV_TRAIN_STOPPED = 3 };

@@ -48,7 +48,8 @@ typedef struct trainer {
     int stop_signo;           /* the signal every rank stops on (stop_signal), 0: none */
     qkv_tokenizer seg;        /* data.segmenter, saved into every checkpoint when has_seg */
     bool has_seg;
-    qkv_tfevents tb;          /* log.tensorboard: the run's event file (t->metrics.tb points here) */
+    qkv_tfevents tb;          /* log.tensorboard without opts->events: the run's event file
+                                 (t->metrics.tb points here, or to opts->events) */
 } trainer;
 
 /* Monotonic seconds. */

@@ -11,8 +11,9 @@ file_version is "brain.Event:2"; every other Event holds one scalar or one image
 train row, dev/loss and dev/<column> of every score column of each dev row (values as float32;
 nan left out). Each image is a PNG whose height, width and colorspace are those its own IHDR
 chunk gives (read here from the bytes), at most one per tag and step, and the last image of
-each tag is the run's file of that name (plots/attention: RUN_DIR/plots/attention.png) byte for
-byte. A resumed
+each tag is the run's file of that name (plots/attention: RUN_DIR/plots/attention.png,
+plots/confusion: RUN_DIR/plots/confusion.png) byte for byte; printed: each tag's number of
+images and the step of its last. A resumed
 run's files (several, read in name order as TensorBoard does) each begin with file_version, the
 later ones then with a SessionLog START, after which points at or after its step are dropped
 (TensorBoard's purge of orphaned data) before the file's own are read."""
@@ -154,7 +155,7 @@ def main(run):
             assert shots[-1][1] == f.read(), f"the last {tag} image (step {shots[-1][0]}) is not {run}/{tag}.png"
     print(f"{len(files)} file(s), {n_events} events; dev scores: {', '.join(scores)}")
     for tag, shots in sorted(images.items()):
-        print(f"images: {tag} at {len(shots)} steps")
+        print(f"images: {tag} at {len(shots)} steps, the last at step {shots[-1][0]}")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 #!/bin/bash
 # Every way qkv train writes a run folder, and that none damages another run: a fresh run into a
 # new or empty folder, into a folder holding a run (refused; --force replaces it without mixing
-# rows), --resume into the checkpoint's own folder (the default, and the --stop-at-step hint),
-# into another run's folder (refused; --force), into a new folder (a branch), with another
-# config (refused), from an earlier checkpoint of the run (refused; --force drops the later
-# history); starts that fail (missing data file, unusable checkpoint) leave no folder; qkv plot
-# and qkv attention outputs leave the run's files alone; a config.yaml that is not the run's own
-# record is never replaced when it is the config given.
+# rows, pictures or event files), --resume into the checkpoint's own folder (the default, and
+# the --stop-at-step hint), into another run's folder (refused; --force), into a new folder (a
+# branch), with another config (refused), from an earlier checkpoint of the run (refused;
+# --force drops the later history); starts that fail (missing data file, unusable checkpoint)
+# leave no folder; qkv plot and qkv attention outputs leave the run's files alone; a config.yaml
+# that is not the run's own record is never replaced when it is the config given.
 . "$(dirname "$0")/common.sh"
 R=$SCRATCH/runs
 TINY=(--set data.synthetic_train=300 --set data.synthetic_dev=40 --set model.d_model=16 --set model.d_ff=32
@@ -98,6 +98,20 @@ head -1 "$R/A/config.yaml" | grep -qF "started from step 4 of run $B_ID ($SCRATC
 # A fresh run with --force replaces a run the same way.
 ok "$SCRATCH/f2.log" $Q "${TINY[@]}" --set train.max_steps=3 --out "$R/A" --force
 [ "$(steps "$R/A")" = "1 2 3 " ] || fail "rows after a fresh --force: $(steps "$R/A")"
+# --force removes the earlier run's event files (TensorBoard would show both runs' points as one)
+# and its pictures, the confusion matrix of an image classifier too (taken for the new run's).
+IMG=(configs/images_quick.yaml --set train.max_steps=2 --set train.threads=1 --set log.progress=off
+     --set log.tensorboard=true)
+ok "$SCRATCH/i.log" "${IMG[@]}" --out "$R/I"
+[ "$(ls "$R/I" | grep -c '^events\.out\.tfevents\.')" = 1 ] || fail "the image run has no event file"
+if command -v gnuplot >/dev/null; then
+    [ -s "$R/I/plots/confusion.png" ] && [ -s "$R/I/plots/confusion.gp" ] || fail "the image run drew no confusion plot"
+fi
+ok "$SCRATCH/i2.log" "${IMG[@]}" --set log.plot=false --out "$R/I" --force
+[ "$(ls "$R/I" | grep -c '^events\.out\.tfevents\.')" = 1 ] || { ls "$R/I"; fail "--force kept the earlier event file"; }
+[ ! -e "$R/I/plots/confusion.png" ] && [ ! -e "$R/I/plots/confusion.gp" ] || fail "--force kept the earlier confusion plot"
+grep -q "^--force: removed the run files of $R/I (.*, 1 event file)$" "$SCRATCH/i2.log" ||
+    { cat "$SCRATCH/i2.log"; fail "--force does not say it removed the event file"; }
 
 # 5. A branch into a new folder: its own ID, rows from the checkpoint's step on; B untouched.
 sums "$R/B" >"$SCRATCH/B.sums"

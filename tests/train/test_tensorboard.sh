@@ -5,7 +5,8 @@
 # by its metrics.tsv name (a tagger's accuracy_upos; a parser's las, uas and its further heads),
 # at the steps and with the values of metrics.tsv; with log.plot the attention picture after each
 # epoch as the image plots/attention (a PNG, its size and colorspace as its header says; the last
-# one the run's plots/attention.png byte for byte); a resumed run adds a file that begins with a
+# one the run's plots/attention.png byte for byte), and an image classifier's confusion matrix
+# as the image plots/confusion at the step of best.h5; a resumed run adds a file that begins with a
 # SessionLog START (and its metrics.tsv, written before the columns had these names, takes the
 # new header, its kept rows rewritten by column name). log.tensorboard: false writes no event file.
 . "$(dirname "$0")/common.sh"
@@ -20,10 +21,20 @@ ls "$SCRATCH/tagger"/events.out.tfevents.[0-9]*."$(hostname)" >/dev/null 2>&1 ||
 out=$("$PY" tests/train/read_tfevents.py "$SCRATCH/tagger" 2>&1) || { echo "$out"; fail "the tagger's event file"; }
 grep -q "dev scores: accuracy_upos$" <<<"$out" || { echo "$out"; fail "the tagger's dev score is not accuracy_upos"; }
 # two epochs: a picture after each (the second at the run's last step, drawn once)
-grep -qx "images: plots/attention at 2 steps" <<<"$out" || { echo "$out"; fail "not 2 attention images"; }
+grep -q "^images: plots/attention at 2 steps, " <<<"$out" || { echo "$out"; fail "not 2 attention images"; }
 # the check can fail: a picture on disk that is not the last image
 printf x >>"$SCRATCH/tagger/plots/attention.png"
 "$PY" tests/train/read_tfevents.py "$SCRATCH/tagger" >/dev/null 2>&1 && fail "a changed attention picture went unnoticed"
+
+# an image classifier: its confusion matrix, drawn at the end from best.h5, as one image at that
+# checkpoint's step
+"$QKV_BIN" train configs/images_quick.yaml --set train.max_steps=4 --set train.threads=1 --set log.progress=off \
+    --set log.tensorboard=true --out "$SCRATCH/images" >/dev/null 2>"$SCRATCH/images.err" ||
+    { cat "$SCRATCH/images.err"; fail "train the image classifier"; }
+out=$("$PY" tests/train/read_tfevents.py "$SCRATCH/images" 2>&1) || { echo "$out"; fail "the image classifier's event file"; }
+best=$(ckpt_step "$SCRATCH/images/checkpoints/best.h5")
+grep -qx "images: plots/confusion at 1 steps, the last at step $best" <<<"$out" ||
+    { echo "$out"; fail "not one confusion image at best.h5's step $best"; }
 
 F=tests/data/files/ewt_all_columns
 "$QKV_BIN" train configs/ud_ewt_joint.yaml --set data.train=$F/en_ewt-all-train.conllu.gz \

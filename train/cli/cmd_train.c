@@ -248,9 +248,30 @@ static int check_select_by(const train_run *r)
     return 0;
 }
 
+/* log.plot: RUN_DIR/plots/confusion.png of res, the scores of checkpoint ckpt (the picture's
+ * title: what), and with log.tensorboard (events open) the image "plots/confusion" of the event
+ * file at that checkpoint's step. A failure is a warning. */
+static void draw_confusion(const train_run *r, const qkv_session *best, const qkv_eval_result *res, const char *ckpt,
+                           const char *what, qkv_tfevents *events)
+{
+    char png[4300], id[64];
+    long step;
+    qkv_error err;
+    snprintf(png, sizeof png, "%s/plots/confusion.png", r->run_dir);
+    if (qkv_cmd_plot_confusion(best, res, what, png, &err)) {
+        fprintf(stderr, "qkv: warning: no confusion plot: %s\n", err.msg);
+        return;
+    }
+    printf("\nconfusion plot: %s\n", png);
+    if (events->f && (qkv_checkpoint_run_info(ckpt, id, sizeof id, &step, &err) ||
+                      qkv_tfevents_image(events, "plots/confusion", step, png, &err)))
+        fprintf(stderr, "qkv: warning: no confusion image in the TensorBoard events: %s\n", err.msg);
+}
+
 /* Final report: the kept model on dev (best.h5; last.h5 when no evaluation of this run's folder
- * beat the best one, e.g. a run resumed into a new folder). */
-static int final_report(const train_run *r)
+ * beat the best one, e.g. a run resumed into a new folder), its confusion picture into events
+ * too. */
+static int final_report(const train_run *r, qkv_tfevents *events)
 {
     char path[4200];
     qkv_error err;
@@ -280,14 +301,8 @@ static int final_report(const train_run *r)
         snprintf(what, sizeof what, "%s on %s", path, qkv_corpus_name(&r->s.dev_c));
         qkv_cmd_report(&best, what, &res, false, false);
         const qkv_task_report *task = qkv_task_report_of(&best);
-        if (task->confusion_plot && r->s.cfg.log.plot && r->writer) {
-            char png[4300];
-            snprintf(png, sizeof png, "%s/plots/confusion.png", r->run_dir);
-            if (qkv_cmd_plot_confusion(&best, &res, what, png, &err))
-                fprintf(stderr, "qkv: warning: no confusion plot: %s\n", err.msg);
-            else
-                printf("\nconfusion plot: %s\n", png);
-        }
+        if (task->confusion_plot && r->s.cfg.log.plot && r->writer)
+            draw_confusion(r, &best, &res, path, what, events);
         if (task->scores_after && task->scores_after(&best, &r->s, stdout, &err))
             failed = qkv_fail_report(&err);
     }
@@ -308,17 +323,18 @@ static void print_plot_path(const train_run *r)
 /* Trains, then reports: returns the exit status. */
 static int train_and_report(train_run *r)
 {
-    qkv_trainer_opts topts = {r->run_dir, qkv_program, r->a.resume, r->a.stop_at_step, &r->plan, &r->dist};
+    qkv_tfevents events = {0}; /* log.tensorboard: open until the report's pictures are in */
+    qkv_trainer_opts topts = {r->run_dir, qkv_program, r->a.resume, r->a.stop_at_step, &r->plan, &r->dist, &events};
     int status = qkv_trainer_run(&r->s, &topts);
-    if (status == QKV_TRAIN_STOPPED) /* by --stop-at-step, or nothing left to train */
-        return 0;
-    if (status > 128) /* interrupted by a signal, last.h5 saved */
-        return status;
     if (status == 0 && r->s.has_dev && r->writer)
-        status = final_report(r);
+        status = final_report(r, &events);
     if (status == 0 && r->s.cfg.log.plot && r->writer)
         print_plot_path(r);
-    return status;
+    qkv_error err;
+    if (qkv_tfevents_close(&events, &err))
+        fprintf(stderr, "qkv: warning: %s\n", err.msg);
+    /* stopped by --stop-at-step or with nothing left to train: 0; by a signal (last.h5 saved): 128 + it */
+    return status == QKV_TRAIN_STOPPED ? 0 : status;
 }
 
 int qkv_cmd_train(int argc, char **argv)
