@@ -1,6 +1,6 @@
 /* What the libFuzzer targets of tests/data/fuzz_*.c share (header only): a broken property
  * aborts with its name; a reader must not print (while standard output and standard error are
- * regular files, as tests/data/fuzz.sh and tests/data/test_fuzz_seeds.c make them, a call that
+ * regular files, as tests/data/fuzz.sh and tests/data/fuzz_seed_run.c make them, a call that
  * writes to either is a broken property); readers that take a path get the input as a file;
  * a qkv HDF5 file (lib/io/store.h) gets a valid header so that the fuzzer's changes reach
  * HDF5 and qkv's checks behind the CRC. */
