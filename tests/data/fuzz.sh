@@ -30,7 +30,11 @@ fi
 # -O1 with assertions: libFuzzer's advice; MPI and oneDNN are no readers.
 CC=$cc cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DQKV_FUZZ=ON -DQKV_MPI=OFF \
     -DQKV_ONEDNN=OFF >/dev/null
-work=$(mktemp -d "${TMPDIR:-/tmp}/qkv-fuzz.XXXXXX")
+# New inputs and the targets' files in memory when it can (a model file a run is written and
+# synced).
+tmp=${TMPDIR:-/tmp}
+[ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
+work=$(mktemp -d "$tmp/qkv-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 # One thread: the targets run models; the inputs' own files go to the temporary folder.
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TMPDIR="$work"

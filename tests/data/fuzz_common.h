@@ -1,12 +1,12 @@
 /* What the libFuzzer targets of tests/data/fuzz_*.c share (header only): a broken property
  * aborts with its name; a reader must not print (while standard output and standard error are
  * regular files, as tests/data/fuzz.sh and tests/data/fuzz_seed_run.c make them, a call that
- * writes to either is a broken property); readers that take a path get the input as a file;
- * a qkv HDF5 file (lib/io/store.h) gets a valid header so that the fuzzer's changes reach
- * HDF5 and qkv's checks behind the CRC. */
+ * writes to either is a broken property); readers that take a path get the input as a file
+ * (qkv's HDF5 files: tests/data/fuzz_store.h). */
 #ifndef QKV_TEST_FUZZ_COMMON_H
 #define QKV_TEST_FUZZ_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,27 +70,9 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size, const char
     }
     FILE *f = fopen(fuzz_path, "wb");
     fuzz_check(f != NULL, "the temporary file can be written");
-    fuzz_check(fwrite(data, 1, size, f) == size && fclose(f) == 0, "the temporary file is written");
+    fuzz_check((size == 0 || fwrite(data, 1, size, f) == size) && fclose(f) == 0, "the temporary file is written");
     return fuzz_path;
 }
 
-#ifdef QKV_FUZZ_STORE
-#include "lib/io/store_internal.h"
-
-/* A copy of data (size bytes, free it) whose first QKV_STORE_HEADER_SIZE bytes are the qkv
- * header that matches the rest (its size and CRC-32), unless the input's last header byte is
- * not NUL (the header writer pads with NULs): then the header is the fuzzer's, and the checks
- * that reject a damaged header are what runs. A shorter input is left as it is. */
-static inline uint8_t *fuzz_sealed(const uint8_t *data, size_t size)
-{
-    uint8_t *copy = malloc(size ? size : 1);
-    fuzz_check(copy != NULL, "malloc");
-    memcpy(copy, data, size);
-    if (size > QKV_STORE_HEADER_SIZE && data[QKV_STORE_HEADER_SIZE - 1] == 0)
-        qkv_store_header_format((char *)copy, size,
-                                qkv_store_crc32(0, copy + QKV_STORE_HEADER_SIZE, size - QKV_STORE_HEADER_SIZE));
-    return copy;
-}
-#endif
 
 #endif

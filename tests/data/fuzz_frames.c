@@ -1,13 +1,12 @@
 /* libFuzzer target for the speech frame corpus reader (api/speech_store.h; build and run:
- * tests/data/fuzz.sh frames). The input is a frame corpus file (HDF5 in qkv's container),
- * resealed (tests/data/fuzz_common.h) so that changes to its items reach the reader. Properties:
- * an error names the file and leaves the corpus empty; an accepted corpus holds what
+ * tests/data/fuzz.sh frames). The input is a frame corpus file (HDF5 in qkv's container) as it
+ * is, or the items of one that HDF5 writes into a sealed file (tests/data/fuzz_store.h).
+ * Properties: an error names the file and leaves the corpus empty; an accepted corpus holds what
  * data/frames.h promises (utterances of at least one frame, offsets from 0 to the end, label ids
  * within their name lists, finite features); its datasets (all voices, one held out or kept,
  * stacked 1 to 3 frames, phonemes or UPOS) have the announced tokens with finite values, and
  * their scores run. */
-#define QKV_FUZZ_STORE
-#include "fuzz_common.h"
+#include "fuzz_store.h"
 
 #include <math.h>
 
@@ -101,9 +100,9 @@ static void exercise(const qkv_frame_corpus *fc)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    uint8_t *sealed = fuzz_sealed(data, size);
-    const char *path = fuzz_file(sealed, size, ".h5");
-    free(sealed);
+    const char *path = fuzz_store_file(data, size);
+    if (!path)
+        return 0;
     qkv_frame_corpus fc;
     qkv_error err;
     fuzz_output mark = fuzz_output_mark();

@@ -1,10 +1,12 @@
 #!/bin/bash
 # Makes the binary seeds of the fuzz targets (tests/data/fuzz.sh), small valid files of each
 # kind, into tests/data/fuzz_seeds/<target>/: IDX images and labels (idx), gzip streams (gzip),
-# WAV recordings (audio), a speech frame corpus of two voices (frames, by qkv speech), and tiny
-# model files (checkpoint: a tagger's training checkpoint and exports in float32 and float16,
-# a parser, a frame model, an image model, and bundle.h5, a tagger with its segmenter, which the
-# text target also uses as its model). The text seeds of the other targets are committed as
+# WAV recordings (audio), speech frame corpora (frames, by qkv speech), and tiny model files
+# (checkpoint: a tagger's training checkpoint and exports in float32 and float16, a parser, a
+# frame model, an image model, a tagger with its segmenter). The HDF5 files are seeds as lists
+# of their items (NAME.items, tests/data/fuzz_items.py; tests/data/fuzz_store.h says why), and
+# one of each target as the file itself: frames/two_voices.h5 and checkpoint/bundle.h5, which
+# the text target also uses as its model. The text seeds of the other targets are committed as
 # they are. Needs the qkv command of a speech build (QKV_BIN, default build/qkv) and
 # /usr/bin/python3. usage: tests/data/make_fuzz_seeds.sh   (from anywhere)
 set -euo pipefail
@@ -61,10 +63,13 @@ printf '%s\n' '# text = a cat' '1	a	_	DET	_	_	_	_	_	_' '2	cat	_	NOUN	_	_	_	_	_	_
 "$QKV_BIN" speech "$SCRATCH/two.conllu" --voices en-us,en-029 --rates 200 --pitches 50 --out "$SCRATCH/frames.h5" \
     2>/dev/null || fail "qkv speech (a build with eSpeak NG and FFTW is needed)"
 cp "$SCRATCH/frames.h5" "$SEEDS/frames/two_voices.h5"
-"$QKV_BIN" speech "$SCRATCH/two.conllu" --voices en-gb --max-sentences 1 --out "$SEEDS/frames/one.h5" --force \
+"$PY" tests/data/fuzz_items.py "$SCRATCH/frames.h5" "$SEEDS/frames/two_voices.items"
+"$QKV_BIN" speech "$SCRATCH/two.conllu" --voices en-gb --max-sentences 1 --out "$SCRATCH/one.h5" \
     2>/dev/null || fail "qkv speech one.h5"
+"$PY" tests/data/fuzz_items.py "$SCRATCH/one.h5" "$SEEDS/frames/one.items"
 "$QKV_BIN" speech "$SCRATCH/two.conllu" --voices en-us --sentences-per-utterance 2 --snr 10 \
-    --out "$SEEDS/frames/joined.h5" --force 2>/dev/null || fail "qkv speech joined.h5"
+    --out "$SCRATCH/joined.h5" 2>/dev/null || fail "qkv speech joined.h5"
+"$PY" tests/data/fuzz_items.py "$SCRATCH/joined.h5" "$SEEDS/frames/joined.items"
 
 # Tiny models: a synthetic tagger, a parser, a segmenter bundled with the tagger, a frame model
 # and an image model, each trained a few steps.
@@ -76,23 +81,27 @@ train() { # NAME CONFIG ARGS...: a run folder $SCRATCH/NAME
     "$QKV_BIN" train "$config" --out "$SCRATCH/$name" "$@" >"$SCRATCH/$name.log" 2>&1 ||
         { cat "$SCRATCH/$name.log" >&2; fail "qkv train $name"; }
 }
-export_model() { # RUN OUT ARGS...
-    local run=$1 out=$2
+items() { # FILE.h5 NAME: the items of FILE.h5 as the seed NAME.items (tests/data/fuzz_store.h)
+    "$PY" tests/data/fuzz_items.py "$1" "$SEEDS/checkpoint/$2.items"
+}
+export_model() { # RUN NAME ARGS...: the export of RUN's last checkpoint as a seed
+    local run=$1 name=$2
     shift 2
-    "$QKV_BIN" export "$SCRATCH/$run/checkpoints/last.h5" --out "$SEEDS/checkpoint/$out" --force "$@" >/dev/null ||
-        fail "qkv export $out"
+    "$QKV_BIN" export "$SCRATCH/$run/checkpoints/last.h5" --out "$SCRATCH/export-$name.h5" "$@" >/dev/null ||
+        fail "qkv export $name"
+    items "$SCRATCH/export-$name.h5" "$name"
 }
 train tagger tests/train/synthetic.yaml "${TINY[@]}" --set data.synthetic_train=40 --set data.synthetic_dev=10 --set data.prefix_len=0 --set data.suffix_len=0 \
     --set train.max_steps=2
-cp "$SCRATCH/tagger/checkpoints/last.h5" "$SEEDS/checkpoint/tagger_checkpoint.h5"
-export_model tagger tagger.h5
-export_model tagger tagger_float16.h5 --float16
+items "$SCRATCH/tagger/checkpoints/last.h5" tagger_checkpoint
+export_model tagger tagger
+export_model tagger tagger_float16 --float16
 train parser configs/ud_ewt_parse.yaml --set data.train=data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz \
     --set data.dev=data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz --set model.d_model=8 --set model.lstm_hidden=8 --set model.arc_dim=8 \
     --set model.label_dim=8 --set model.n_layers=1 --set data.batch_tokens=400 --set train.max_steps=2 \
     --set log.progress=off --set log.plot=false --set train.threads=1 --set data.word_min_count=50 \
     --set data.prefix_len=0 --set data.suffix_len=0
-export_model parser parser.h5
+export_model parser parser
 printf '%s\n' '# newpar' "# text = I don't know." '1	I	_	PRON	_	_	_	_	_	_' '2-3	don'"'"'t	_	_	_	_	_	_	_	_' \
     '2	do	_	AUX	_	_	_	_	_	_' '3	n'"'"'t	_	PART	_	_	_	_	_	_' '4	know	_	VERB	_	_	_	_	_	SpaceAfter=No' \
     '5	.	_	PUNCT	_	_	_	_	_	_' '' '# text = Go!' '1	Go	_	VERB	_	_	_	_	_	SpaceAfter=No' \
@@ -101,11 +110,12 @@ train seg configs/ud_ewt_tokenize.yaml "${TINY[@]}" --set data.train="$SCRATCH/s
     --set data.dev="$SCRATCH/seg.conllu" --set train.max_steps=2 --set model.attn_window=2 --set model.attn_rel_clip=2
 "$QKV_BIN" export "$SCRATCH/tagger/checkpoints/last.h5" --tokenizer "$SCRATCH/seg/checkpoints/last.h5" \
     --out "$SEEDS/checkpoint/bundle.h5" --force >/dev/null || fail "qkv export bundle.h5"
+items "$SEEDS/checkpoint/bundle.h5" bundle
 cp "$SCRATCH/frames.h5" "$SCRATCH/train.h5"
 train frames configs/speech/phoneme.yaml "${TINY[@]}" --set data.train="$SCRATCH/train.h5" \
     --set data.dev="$SCRATCH/train.h5" --set data.held_out_voice=en-029 --set train.max_steps=2
-export_model frames frames.h5
+export_model frames frames
 train images configs/images_quick.yaml "${TINY[@]}" --set model.patch_size=14 --set train.max_steps=2 \
     --set data.valid_fraction=0.01
-export_model images images.h5
+export_model images images
 ls -l "$SEEDS"/{idx,gzip,audio,frames,checkpoint}
