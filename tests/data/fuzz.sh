@@ -30,8 +30,8 @@ fi
 # -O1 with assertions: libFuzzer's advice; MPI and oneDNN are no readers.
 CC=$cc cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DQKV_FUZZ=ON -DQKV_MPI=OFF \
     -DQKV_ONEDNN=OFF >/dev/null
-# New inputs and the targets' files in memory when it can (a model file a run is written and
-# synced).
+# New inputs and the targets' files in memory when it can (a run of the HDF5 targets writes and
+# syncs a file).
 tmp=${TMPDIR:-/tmp}
 [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
 work=$(mktemp -d "$tmp/qkv-fuzz.XXXXXX")
@@ -39,9 +39,10 @@ trap 'rm -rf "$work"' EXIT INT TERM
 # One thread: the targets run models; the inputs' own files go to the temporary folder.
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TMPDIR="$work"
 export ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp"
+cmake --build build-fuzz --target help >"$work/targets"
 found=""
 for t in $targets; do
-    if ! cmake --build build-fuzz --target help | grep -q "fuzz_$t\$"; then
+    if ! grep -q "fuzz_$t\$" "$work/targets"; then
         echo "fuzz.sh: $t: not in this build (audio needs libsndfile), skipped"
         continue
     fi
