@@ -18,7 +18,8 @@ case "$seconds" in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number,
 [ $# -gt 0 ] && shift
 targets=${*:-$(cd tests/data/fuzz_seeds && ls -d -- */ | tr -d /)}
 for t in $targets; do
-    [ -d "tests/data/fuzz_seeds/$t" ] || { echo "fuzz.sh: no target '$t' (no folder tests/data/fuzz_seeds/$t)" >&2; exit 2; }
+    [ -d "tests/data/fuzz_seeds/$t" ] ||
+        { echo "fuzz.sh: no target '$t' (no folder tests/data/fuzz_seeds/$t)" >&2; exit 2; }
 done
 cc=${CC:-}
 if [ -z "$cc" ]; then
