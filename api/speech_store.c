@@ -1,6 +1,7 @@
 /* The speech frame corpus as HDF5 (api/speech_store.h). */
 #include "api/speech_store.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +237,23 @@ static int read_features(qkv_store_reader *r, qkv_frame_corpus *fc, qkv_error *e
 #endif
 }
 
+/* Every feature finite: a NaN or an infinity would reach training as NaN losses (the
+ * per-utterance normalisation spreads it over the utterance's frames). */
+static int check_finite(const qkv_frame_corpus *fc, const char *file, qkv_error *err)
+{
+    int u = 0;
+    for (int64_t t = 0; t < fc->n_frames; t++) {
+        while (fc->utt_start[u + 1] <= t)
+            u++;
+        for (int b = 0; b < fc->n_mels; b++)
+            if (!isfinite(fc->features[t * fc->n_mels + b]))
+                return qkv_fail(err, "%s: /speech/features: band %d of frame %lld (utterance %d) is %g: features "
+                                     "must be finite", file, b, (long long)t, u + 1,
+                                (double)fc->features[t * fc->n_mels + b]);
+    }
+    return QKV_OK;
+}
+
 static int read_items(qkv_store_reader *r, const char *file, qkv_frame_corpus *fc, qkv_error *err)
 {
     int64_t n_utt1 = 0, n_seq = 0;
@@ -256,7 +274,7 @@ static int read_items(qkv_store_reader *r, const char *file, qkv_frame_corpus *f
         read_texts(r, file, "/speech/text", n, fc->text, err) || read_texts(r, file, "/speech/voice", n, fc->voice, err) ||
         read_i32(r, file, "/speech/rate", n, fc->rate, 0, INT32_MAX, err) ||
         read_i32(r, file, "/speech/pitch", n, fc->pitch, 0, INT32_MAX, err) ||
-        read_i32(r, file, "/speech/sentence", n, fc->sentence, 0, INT32_MAX, err))
+        read_i32(r, file, "/speech/sentence", n, fc->sentence, 0, INT32_MAX, err) || check_finite(fc, file, err))
         return QKV_ERR;
     fc->cap_features = fc->n_frames * fc->n_mels;
     fc->cap_frames = fc->n_frames;

@@ -22,7 +22,9 @@
 int qkv_frame_corpus_save(const qkv_frame_corpus *fc, const char *path, qkv_error *err);
 /* Reads a file qkv_frame_corpus_save wrote. Errors: the store's (not an HDF5 file, truncated,
  * corrupted), "FILE: not a speech frame corpus (qkv speech makes one)", an item missing or of
- * the wrong size, a label id or offset out of range. On error fc is empty (safe to free). */
+ * the wrong size, a label id or offset out of range, a feature that is not finite ("FILE:
+ * /speech/features: band 3 of frame 17 (utterance 2) is nan: ..."). On error fc is empty (safe
+ * to free). */
 int qkv_frame_corpus_load(qkv_frame_corpus *fc, const char *path, qkv_error *err);
 
 #endif

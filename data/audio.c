@@ -2,6 +2,7 @@
 #include "data/audio.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sndfile.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +33,10 @@ static bool wav_truncated(SNDFILE *f, long long *promised, long long *held)
     return false;
 }
 
+/* The largest magnitude of a sample read: integer formats give [-1, 1], float files hold what
+ * they hold, and beyond this the filterbank's float FFT overflows. */
+#define SAMPLE_MAX 1e6
+
 /* The frames of f (channels each) read and averaged into a->samples. */
 static int read_mixed(qkv_audio *a, SNDFILE *f, const SF_INFO *info, const char *path, qkv_error *err)
 {
@@ -57,6 +62,11 @@ static int read_mixed(qkv_audio *a, SNDFILE *f, const SF_INFO *info, const char 
             break;
     }
     free(buf);
+    for (sf_count_t i = 0; i < done; i++)
+        if (!(fabsf(a->samples[i]) <= SAMPLE_MAX)) /* NaN too */
+            return qkv_fail(err, "%s: sample %lld (at %.3f s) is %g: samples must be finite and within +-%g (a "
+                                 "float file's full scale is +-1)", path, (long long)i,
+                            (double)i / info->samplerate, (double)a->samples[i], SAMPLE_MAX);
     if (done < info->frames)
         return qkv_fail(err, "%s: truncated: %lld of its %lld samples could be read (%s)", path, (long long)done,
                         (long long)info->frames, sf_strerror(f));

@@ -25,7 +25,8 @@ typedef struct qkv_audio {
  * be opened, it is empty (0 bytes), a WAV or FLAC libsndfile cannot open ("a truncated or
  * damaged WAV file: " and libsndfile's message), any other file libsndfile does not read ("not
  * an audio file libsndfile reads"), a WAV whose header promises more samples than the file holds
- * or a read that stops early ("truncated"), no sample at all ("an empty recording"), out of
+ * or a read that stops early ("truncated"), no sample at all ("an empty recording"), a mixed
+ * sample that is not finite or beyond +-1e6 ("sample 17 (at 0.001 s) is nan: ..."), out of
  * memory. On error a is empty (safe to free). */
 int qkv_audio_read(qkv_audio *a, const char *path, qkv_error *err);
 void qkv_audio_free(qkv_audio *a);

@@ -1,24 +1,19 @@
-/* libFuzzer target for the corpus reader (build: tests/data/fuzz.sh). For every input and
- * every format: the reader returns an error or a corpus; an accepted input must write back
- * byte for byte, with substituted tags too, and must go through features, encoding and
- * batching without a crash or a leak. Any broken property aborts. */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* libFuzzer target for the corpus reader (build and run: tests/data/fuzz.sh conllu). For every
+ * input and every format: the reader returns an error or a corpus, and prints nothing; an
+ * accepted input must write back byte for byte, with substituted tags too, and must go through
+ * features, encoding and batching without a crash or a leak. The same input read as a
+ * segmenter's training file (qkv_seg_read_mem, data/segment.h): an error names it, and the
+ * gold labels decode to its tokens (and to its sentences, unless one is longer than the
+ * decoder's bound). Any broken property aborts. */
+#include "fuzz_common.h"
 
 #include "data/batch.h"
 #include "data/corpus.h"
 #include "data/features.h"
+#include "data/segment.h"
 #include "data/stats.h"
 
-static void check(int ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_conllu: property broken: %s\n", what);
-        abort();
-    }
-}
+#define check fuzz_check
 
 static void write_back(const qkv_corpus *c, const char *const *tags, const uint8_t *data, size_t size)
 {
@@ -86,7 +81,25 @@ static void exercise(const qkv_corpus *c, const uint8_t *data, size_t size)
     qkv_corpus_stats_free(&st);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+static void segmenter_file(const uint8_t *data, size_t size)
+{
+    qkv_seg_text st;
+    qkv_error err;
+    fuzz_output mark = fuzz_output_mark();
+    int status = qkv_seg_read_mem(&st, (const char *)data, size, "fuzz", &err);
+    fuzz_output_check(mark);
+    if (status) {
+        check(strncmp(err.msg, "fuzz:", 5) == 0, "an error names the input");
+        return;
+    }
+    qkv_segmentation seg = {0};
+    for (int p = 0; p < st.n_par; p++)
+        check(qkv_seg_decode(&st, p, NULL, &seg, &err) == QKV_OK, "the gold labels decode");
+    check(seg.n_tokens == st.n_tokens, "the gold labels give back every token");
+    check(st.n_words > QKV_SEG_MAX_SENTENCE_WORDS || seg.n_sent == st.n_sent, "and every sentence");
+    qkv_segmentation_free(&seg);
+    qkv_seg_free(&st);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -100,7 +113,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         qkv_corpus c;
         qkv_error err;
         err.msg[0] = '\0';
-        if (qkv_corpus_read_mem(&c, (const char *)data, size, "fuzz", &OPTS[k], &err) == QKV_OK) {
+        fuzz_output mark = fuzz_output_mark();
+        int status = qkv_corpus_read_mem(&c, (const char *)data, size, "fuzz", &OPTS[k], &err);
+        fuzz_output_check(mark);
+        if (status == QKV_OK) {
             exercise(&c, data, size);
             qkv_corpus_free(&c);
         } else {
@@ -108,5 +124,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check(c.n_words == 0 && c.text == NULL, "a failed read leaves an empty corpus");
         }
     }
+    segmenter_file(data, size);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* The speech frame corpus: labels of hand-made events (data/frames.h) and its HDF5 file
- * (api/speech_store.h): round trip, bad files, nothing written on failure. */
+ * (api/speech_store.h): round trip, bad files, nothing written on failure, utterances without
+ * frames and features that are not finite refused. */
 #include "testutil.h"
 
 #include <unistd.h>
@@ -147,6 +148,36 @@ static void test_zero_frame_utterance(void **state)
     unlink(path);
 }
 
+/* A feature that is not finite is refused, naming its frame and utterance: NaN and both
+ * infinities, in the first utterance and in the last. */
+static void test_nonfinite_feature(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/qkv-frames-nan-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    const float bad[] = {NAN, INFINITY, -INFINITY};
+    const struct {
+        int frame, band, utt;
+    } at[] = {{0, 0, 1}, {28, 3, 3}, {13, 1, 2}};
+    for (int k = 0; k < 3; k++) {
+        qkv_frame_corpus fc, back;
+        qkv_error err;
+        fx_corpus(&fc);
+        fc.features[at[k].frame * fc.n_mels + at[k].band] = bad[k];
+        assert_int_equal(qkv_frame_corpus_save(&fc, path, &err), QKV_OK);
+        assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_ERR);
+        char want[80];
+        snprintf(want, sizeof want, "band %d of frame %d (utterance %d) is ", at[k].band, at[k].frame, at[k].utt);
+        if (!strstr(err.msg, want) || !strstr(err.msg, path))
+            fail_msg("expected '%s' and the file in '%s'", want, err.msg);
+        assert_null(back.features);
+        qkv_frame_corpus_free(&fc);
+    }
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_zero_frame_utterance),
+        cmocka_unit_test(test_nonfinite_feature),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,11 @@ static void test_urlencoded(void **state)
     assert_int_equal(qkv_http_parse_urlencoded(&p, "data=%2", 7, msg, sizeof msg), 400);
     assert_int_equal(qkv_http_parse_urlencoded(&p, "data=%zz", 8, msg, sizeof msg), 400);
     assert_non_null(strstr(msg, "two hex digits"));
+    /* the message shows the pair, and no byte after the n given (none of them a NUL) */
+    assert_int_equal(qkv_http_parse_urlencoded(&p, "a=1&data=%2&rest", 11, msg, sizeof msg), 400);
+    assert_non_null(strstr(msg, "in \"data=%2\""));
+    assert_int_equal(qkv_http_parse_urlencoded(&p, "data=%2rest", 7, msg, sizeof msg), 400);
+    assert_non_null(strstr(msg, "in \"data=%2\""));
     qkv_http_params_free(&p);
 }
 

@@ -190,6 +190,50 @@ static void bad_files_are_errors(void **state)
     expect_read_error(path_of("missing.wav"), ": cannot open");
 }
 
+/* A float file's samples hold what the file says: one that is not finite, or beyond +-1e6
+ * (where the filterbank's FFT overflows), is an error naming it; a mixed sample counts, so a
+ * channel's infinity is one too, and large samples of opposite channels that cancel are fine. */
+static void float_samples_out_of_range_are_errors(void **state)
+{
+    (void)state;
+    float x[2 * 400];
+    const struct {
+        const char *name;
+        int channels, at;
+        float left, right;
+        const char *what;
+    } cases[] = {
+        {"nan.wav", 1, 100, NAN, 0, ": sample 100 (at 0.005 s) is nan: samples must be finite"},
+        {"inf.wav", 2, 399, 0.5f, INFINITY, ": sample 399 (at 0.018 s) is inf"},
+        {"big.wav", 1, 0, -2e6f, 0, ": sample 0 (at 0.000 s) is -2e+06"},
+        {"cancel.wav", 2, 7, 3e30f, -3e30f, NULL},
+        {"loud.wav", 1, 5, 32767.0f, 0, NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int c = cases[k].channels;
+        for (int i = 0; i < 400 * c; i++)
+            x[i] = 0.25f * (float)sin(i * 0.1);
+        x[cases[k].at * c] = cases[k].left;
+        if (c == 2)
+            x[cases[k].at * c + 1] = cases[k].right;
+        SF_INFO info = {.samplerate = QKV_SPEECH_SAMPLE_RATE, .channels = c, .format = SF_FORMAT_WAV | SF_FORMAT_FLOAT};
+        SNDFILE *f = sf_open(path_of(cases[k].name), SFM_WRITE, &info);
+        assert_non_null(f);
+        assert_int_equal(sf_writef_float(f, x, 400), 400);
+        sf_close(f);
+        if (cases[k].what) {
+            expect_read_error(path_of(cases[k].name), cases[k].what);
+            continue;
+        }
+        qkv_audio a;
+        qkv_error err;
+        if (qkv_audio_read(&a, path_of(cases[k].name), &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(a.n_samples, 400);
+        qkv_audio_free(&a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +241,7 @@ int main(void)
         cmocka_unit_test(channels_are_mixed_down),
         cmocka_unit_test(another_rate_is_refused),
         cmocka_unit_test(bad_files_are_errors),
+        cmocka_unit_test(float_samples_out_of_range_are_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -106,9 +106,10 @@ int qkv_http_parse_urlencoded(qkv_http_params *p, const char *s, size_t n, char 
             long nl = decode(s + at, name_end - at, buf), vl;
             char *val = buf + (nl > 0 ? nl : 0);
             vl = eq ? decode(s + name_end + 1, end - name_end - 1, val) : 0;
+            int shown = end - at < 40 ? (int)(end - at) : 40; /* s is not NUL-terminated */
             if (nl < 0 || vl < 0)
                 status = (snprintf(msg, msg_len, "malformed form data: a '%%' not followed by two hex digits in "
-                                                  "\"%.40s\"", s + at), 400);
+                                                  "\"%.*s\"", shown, s + at), 400);
             else if (qkv_http_param_set(p, buf, (size_t)nl, val, (size_t)vl))
                 status = (snprintf(msg, msg_len, "out of memory"), 500);
         }
