@@ -239,12 +239,19 @@ static int read_features(qkv_store_reader *r, qkv_frame_corpus *fc, qkv_error *e
 
 /* Every feature finite: a NaN or an infinity would reach training as NaN losses (the
  * per-utterance normalisation spreads it over the utterance's frames). */
-static int check_finite(const qkv_frame_corpus *fc, const char *file, qkv_error *err)
+/* Each frame's features finite, and its word index below its utterance's frame count (an
+ * utterance says fewer words than it has 10 ms frames; the word scores loop over the indices). */
+static int check_frames(const qkv_frame_corpus *fc, const char *file, qkv_error *err)
 {
     int u = 0;
     for (int64_t t = 0; t < fc->n_frames; t++) {
         while (fc->utt_start[u + 1] <= t)
             u++;
+        int64_t n_frames = fc->utt_start[u + 1] - fc->utt_start[u];
+        if (fc->word[t] >= n_frames)
+            return qkv_fail(err, "%s: /speech/word: frame %lld (utterance %d) names word %d of an utterance of "
+                                 "%lld frames: a word index must be below its utterance's frame count",
+                            file, (long long)t, u + 1, fc->word[t], (long long)n_frames);
         for (int b = 0; b < fc->n_mels; b++)
             if (!isfinite(fc->features[t * fc->n_mels + b]))
                 return qkv_fail(err, "%s: /speech/features: band %d of frame %lld (utterance %d) is %g: features "
@@ -274,7 +281,7 @@ static int read_items(qkv_store_reader *r, const char *file, qkv_frame_corpus *f
         read_texts(r, file, "/speech/text", n, fc->text, err) || read_texts(r, file, "/speech/voice", n, fc->voice, err) ||
         read_i32(r, file, "/speech/rate", n, fc->rate, 0, INT32_MAX, err) ||
         read_i32(r, file, "/speech/pitch", n, fc->pitch, 0, INT32_MAX, err) ||
-        read_i32(r, file, "/speech/sentence", n, fc->sentence, 0, INT32_MAX, err) || check_finite(fc, file, err))
+        read_i32(r, file, "/speech/sentence", n, fc->sentence, 0, INT32_MAX, err) || check_frames(fc, file, err))
         return QKV_ERR;
     fc->cap_features = fc->n_frames * fc->n_mels;
     fc->cap_frames = fc->n_frames;

@@ -178,6 +178,34 @@ static void test_nonfinite_feature(void **state)
     unlink(path);
 }
 
+/* A frame whose word index is not below its utterance's frame count is refused at load, naming
+ * the frame and utterance (the word scores loop over the indices up to the largest). */
+static void test_word_beyond_frames(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/qkv-frames-word-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    qkv_frame_corpus fc, back;
+    qkv_error err;
+    fx_corpus(&fc);
+    int64_t n0 = fc.utt_start[1] - fc.utt_start[0];
+    fc.word[0] = (int32_t)n0;
+    assert_int_equal(qkv_frame_corpus_save(&fc, path, &err), QKV_OK);
+    assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_ERR);
+    char want[96];
+    snprintf(want, sizeof want, "frame 0 (utterance 1) names word %d of an utterance of %d frames", (int)n0, (int)n0);
+    if (!strstr(err.msg, want) || !strstr(err.msg, path))
+        fail_msg("expected '%s' and the file in '%s'", want, err.msg);
+    fc.word[0] = (int32_t)n0 - 1; /* the largest index allowed */
+    assert_int_equal(qkv_frame_corpus_save(&fc, path, &err), QKV_OK);
+    assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_OK);
+    qkv_frame_corpus_free(&back);
+    qkv_frame_corpus_free(&fc);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_zero_frame_utterance),
         cmocka_unit_test(test_nonfinite_feature),
+        cmocka_unit_test(test_word_beyond_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
