@@ -65,38 +65,64 @@ int qkv_phone_error_counts(const int32_t *pred, const int32_t *offsets, int n_se
     return QKV_OK;
 }
 
+/* A frame of a word: the word index and the frame, sorted by word, then by frame. */
+typedef struct word_frame {
+    int32_t word, t;
+} word_frame;
+
+static int by_word_then_frame(const void *a, const void *b)
+{
+    const word_frame *x = a, *y = b;
+    if (x->word != y->word)
+        return x->word < y->word ? -1 : 1;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+/* The majority vote of one word's frames wf[0 .. n-1] (sorted by frame), scored into out. */
+static void score_word(const word_frame *wf, int n, const int32_t *pred, const int32_t *gold, int n_labels,
+                       int32_t *votes, qkv_frame_score *out)
+{
+    memset(votes, 0, (size_t)n_labels * sizeof *votes);
+    for (int k = 0; k < n; k++)
+        if (pred[wf[k].t] >= 0 && pred[wf[k].t] < n_labels)
+            votes[pred[wf[k].t]]++;
+    int32_t best = 0;
+    for (int32_t l = 1; l < n_labels; l++)
+        if (votes[l] > votes[best])
+            best = l;
+    out->n++;
+    out->errors += gold[wf[0].t] < 0 || best != gold[wf[0].t];
+}
+
+/* Time O(T log T) in a sentence's T frames, whatever its word indices. */
 int qkv_word_majority_counts(const int32_t *pred, const int32_t *gold, const int32_t *word, const int32_t *offsets,
                              int n_sent, int n_labels, qkv_frame_score *out, qkv_error *err)
 {
     memset(out, 0, sizeof *out);
-    int32_t *votes = calloc((size_t)n_labels, sizeof *votes);
-    if (!votes)
+    int32_t longest = 0;
+    for (int s = 0; s < n_sent; s++)
+        if (offsets[s + 1] - offsets[s] > longest)
+            longest = offsets[s + 1] - offsets[s];
+    int32_t *votes = calloc((size_t)(n_labels > 0 ? n_labels : 1), sizeof *votes);
+    word_frame *wf = malloc((size_t)(longest ? longest : 1) * sizeof *wf);
+    if (!votes || !wf) {
+        free(votes);
+        free(wf);
         return qkv_fail(err, "out of memory for the word votes");
+    }
     for (int s = 0; s < n_sent; s++) {
-        int32_t max_word = -1;
+        int n = 0;
         for (int32_t t = offsets[s]; t < offsets[s + 1]; t++)
-            if (word[t] > max_word)
-                max_word = word[t];
-        for (int32_t w = 0; w <= max_word; w++) {
-            int32_t first = -1;
-            memset(votes, 0, (size_t)n_labels * sizeof *votes);
-            for (int32_t t = offsets[s]; t < offsets[s + 1]; t++)
-                if (word[t] == w) {
-                    if (first < 0)
-                        first = t;
-                    if (pred[t] >= 0 && pred[t] < n_labels)
-                        votes[pred[t]]++;
-                }
-            if (first < 0)
-                continue;
-            int32_t best = 0;
-            for (int32_t l = 1; l < n_labels; l++)
-                if (votes[l] > votes[best])
-                    best = l;
-            out->n++;
-            out->errors += gold[first] < 0 || best != gold[first];
+            if (word[t] >= 0)
+                wf[n++] = (word_frame){word[t], t};
+        qsort(wf, (size_t)n, sizeof *wf, by_word_then_frame);
+        for (int a = 0, b; a < n; a = b) {
+            for (b = a + 1; b < n && wf[b].word == wf[a].word; b++)
+                ;
+            score_word(wf + a, b - a, pred, gold, n_labels, votes, out);
         }
     }
     free(votes);
+    free(wf);
     return QKV_OK;
 }

@@ -70,6 +70,24 @@ static void test_word_majority(void **state)
     assert_int_equal(s.errors, 1);
 }
 
+/* Word indices need not be small, dense or in order: the votes are grouped by sorting the
+ * frames, so the time depends on the frames, not on the largest index (2e9 here). */
+static void test_word_majority_sparse(void **state)
+{
+    (void)state;
+    qkv_error err;
+    /* word 2e9: frames 0 and 2 predict 1 1 (gold of frame 0: 1, right); word 7: frames 1 and 3
+     * predict 2 3 (tie: 2; gold of frame 1: 2, right); word 5: frame 4 predicts 0 (gold 4). */
+    const int32_t pred[] = {1, 2, 1, 3, 0};
+    const int32_t gold[] = {1, 2, 0, 0, 4};
+    const int32_t word[] = {2000000000, 7, 2000000000, 7, 5};
+    const int32_t offsets[] = {0, 5};
+    qkv_frame_score s;
+    assert_int_equal(qkv_word_majority_counts(pred, gold, word, offsets, 1, 5, &s, &err), QKV_OK);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.errors, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -77,6 +95,7 @@ int main(void)
         cmocka_unit_test(test_frame_accuracy),
         cmocka_unit_test(test_phone_error_rate),
         cmocka_unit_test(test_word_majority),
+        cmocka_unit_test(test_word_majority_sparse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
