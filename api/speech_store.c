@@ -237,10 +237,10 @@ static int read_features(qkv_store_reader *r, qkv_frame_corpus *fc, qkv_error *e
 #endif
 }
 
-/* Every feature finite: a NaN or an infinity would reach training as NaN losses (the
- * per-utterance normalisation spreads it over the utterance's frames). */
-/* Each frame's features finite, and its word index below its utterance's frame count (an
- * utterance says fewer words than it has 10 ms frames; the word scores loop over the indices). */
+/* Every feature finite (a NaN or an infinity would reach training as NaN losses: the
+ * per-utterance normalisation spreads it over the utterance's frames), and each frame's word
+ * index below its utterance's frame count (an utterance says fewer words than it has 10 ms
+ * frames). */
 static int check_frames(const qkv_frame_corpus *fc, const char *file, qkv_error *err)
 {
     int u = 0;
