@@ -11,9 +11,12 @@
 # ./build-fuzz/tests/fuzz_<target> FILE). Exit status 0: no target found anything.
 # usage: tests/data/fuzz.sh [SECONDS [TARGET ...]]   (from anywhere; needs clang, e.g. clang-14)
 #   FUZZ_JOBS: parallel jobs of the build (default: the number of processors)
+#   FUZZ_SEED: libFuzzer's random seed (default 0: a new one each run); CI fixes it, so that a
+#              run there can be repeated input for input
 set -eu
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
+case "${FUZZ_SEED:-0}" in *[!0-9]*) echo "fuzz.sh: FUZZ_SEED must be a whole number" >&2; exit 2 ;; esac
 case "$seconds" in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 [ $# -gt 0 ] && shift
 targets=${*:-$(cd tests/data/fuzz_seeds && ls -d -- */ | tr -d /)}
@@ -54,7 +57,7 @@ for t in $targets; do
     log=build-fuzz/fuzz-$t.log
     status=0
     # shellcheck disable=SC2086
-    ./build-fuzz/tests/fuzz_$t -max_total_time="$seconds" -timeout=10 -print_final_stats=1 $max_len \
+    ./build-fuzz/tests/fuzz_$t -max_total_time="$seconds" -timeout=10 -print_final_stats=1 -seed="${FUZZ_SEED:-0}" $max_len \
         -artifact_prefix="build-fuzz/$t-" "$work/$t" "tests/data/fuzz_seeds/$t" >"$log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     if [ "$status" -eq 0 ]; then

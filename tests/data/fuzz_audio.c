@@ -3,7 +3,9 @@
  * input is an audio file (WAV, FLAC, ... as libsndfile tells them). Properties: an error names
  * the file and leaves nothing allocated; a recording read has samples, each finite; at the
  * model's rate it becomes one utterance of finite frames, as many as the filterbank makes of its
- * samples, and at another rate it is an error naming both rates. */
+ * samples, and at another rate it is an error naming both rates. Nothing is printed, except for
+ * the inputs libsndfile hands to its MPEG decoder, libmpg123, which writes its own warnings on a
+ * damaged stream to standard error (libsndfile gives no way to silence them). */
 #include "fuzz_common.h"
 
 #include <math.h>
@@ -32,6 +34,13 @@ static void check_frames(const qkv_audio *a)
     qkv_frame_corpus_free(&fc);
 }
 
+/* Whether libsndfile reads the input as MPEG audio, which it does for a file that begins with
+ * an ID3v2 tag or an MPEG frame sync (11 set bits). */
+static bool reaches_mpg123(const uint8_t *data, size_t size)
+{
+    return size >= 3 && (!memcmp(data, "ID3", 3) || (data[0] == 0xFF && (data[1] & 0xE0) == 0xE0));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_file(data, size, ".wav");
@@ -39,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     qkv_error err;
     fuzz_output mark = fuzz_output_mark();
     int status = qkv_audio_read(&a, path, &err);
-    fuzz_output_check(mark);
+    if (!reaches_mpg123(data, size))
+        fuzz_output_check(mark);
     if (status) {
         fuzz_check(!strncmp(err.msg, path, strlen(path)) && !a.samples, "an error names the file, keeps nothing");
         return 0;
