@@ -276,6 +276,25 @@ bool qkv_model_file_has(const char *path, const char *group)
     return has;
 }
 
+/* The model of the session's config, filled from the file's group params (where names the file
+ * in messages). The model may have no more values than that group stores: a config cannot make
+ * its reader allocate more than the file's parameters could fill (a 20 KB file declaring a
+ * 64-layer model of width 4096 is refused at its first parameter past the bound). */
+static int load_params(const qkv_store_reader *r, const char *where, const char *params, qkv_session *s,
+                       qkv_error *err)
+{
+    size_t stored;
+    if (qkv_store_count_values(r, params, &stored, err))
+        return QKV_ERR;
+    if (stored == 0)
+        return qkv_fail(err, "%s: %s holds no parameters", where, params);
+    if (qkv_session_model_to_load(s, stored, err))
+        return qkv_fail_prefix(err, "%s: the model of its config (%s holds %zu values)", where, params, stored);
+    if (qkv_store_read_params(r, params, qkv_network_params(&s->model), err))
+        return qkv_fail_prefix(err, "%s", where);
+    return QKV_OK;
+}
+
 int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv_error *err)
 {
     if (!group)
@@ -308,9 +327,7 @@ int qkv_model_file_load(const char *path, const char *group, qkv_session *s, qkv
     if (status == QKV_OK && qkv_session_task(s)->load_state)
         status = qkv_session_task(s)->load_state(s, r, params, err);
     if (status == QKV_OK)
-        status = qkv_session_model_to_load(s, err);
-    if (status == QKV_OK && qkv_store_read_params(r, params, qkv_network_params(&s->model), err))
-        status = qkv_fail_prefix(err, "%s", where);
+        status = load_params(r, where, params, s, err);
     free(text);
     qkv_store_close(r);
     return status;

@@ -43,8 +43,10 @@ int qkv_model_file_export(const char *path, const qkv_session *s, const qkv_sess
 
 /* For commands and programs that use a trained model: the config stored in the file at path
  * (a checkpoint or an export), the featurizer from its vocabularies, and the model with its
- * parameters, into a session from qkv_session_init. Errors name path: not a qkv model file,
- * a config the running qkv rejects, vocabularies or parameters that do not match the config. */
+ * parameters, into a session from qkv_session_init. The model is bounded by the parameter
+ * values /params stores (lib/io/store.h: qkv_store_count_values): a config declaring a larger
+ * one is refused before it is allocated. Errors name path: not a qkv model file, a config the
+ * running qkv rejects, vocabularies or parameters that do not match the config. */
 int qkv_checkpoint_load_model(const char *path, qkv_session *s, qkv_error *err);
 
 /* qkv_checkpoint_load_model of the model stored under group of the file (NULL or "": its

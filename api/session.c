@@ -77,10 +77,12 @@ static int add_heads(qkv_session *s, qkv_rng *rng, qkv_error *err)
     return QKV_OK;
 }
 
-/* The network of the config; rng NULL: parameters allocated, not drawn (lib/param.h). */
-static int build_model(qkv_session *s, qkv_rng *rng, qkv_error *err)
+/* The network of the config; rng NULL: parameters allocated, not drawn (lib/param.h); at most
+ * max_values parameter values (0: no bound). */
+static int build_model(qkv_session *s, qkv_rng *rng, size_t max_values, qkv_error *err)
 {
     qkv_network_config tc = s->cfg.model; /* as configured, with the sizes that come from the data */
+    tc.max_param_values = max_values;
     tc.n_features = qkv_featurizer_n_features(&s->fz);
     if (tc.n_features > QKV_NETWORK_MAX_FEATURES)
         return qkv_fail(err, "%d feature kinds, at most %d", tc.n_features, QKV_NETWORK_MAX_FEATURES);
@@ -111,10 +113,13 @@ int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err)
 {
     qkv_rng rng;
     qkv_rng_seed(&rng, seed);
-    return build_model(s, &rng, err);
+    return build_model(s, &rng, 0, err);
 }
 
-int qkv_session_model_to_load(qkv_session *s, qkv_error *err) { return build_model(s, NULL, err); }
+int qkv_session_model_to_load(qkv_session *s, size_t max_values, qkv_error *err)
+{
+    return build_model(s, NULL, max_values, err);
+}
 
 int qkv_session_check_gold(qkv_session *s, const qkv_corpus *c, qkv_dataset *ds, bool training, qkv_error *err)
 {

@@ -80,8 +80,11 @@ qkv_image_layout qkv_session_image_layout(const qkv_session *s);
 /* The network of the config with the featurizer's vocabulary sizes, initialised from seed. */
 int qkv_session_model(qkv_session *s, uint64_t seed, qkv_error *err);
 /* The same model with its parameters allocated but not initialised, for a checkpoint to fill
- * (drawing initial weights that a load overwrites cost ~2% of an evaluation). */
-int qkv_session_model_to_load(qkv_session *s, qkv_error *err);
+ * (drawing initial weights that a load overwrites cost ~2% of an evaluation). max_values: the
+ * most scalar parameter values the model may have, 0 for no bound (a model file's config is
+ * bounded by what its /params stores, lib/io/store.h: qkv_store_count_values); a larger model
+ * is refused at its first parameter past the bound, before that one is allocated. */
+int qkv_session_model_to_load(qkv_session *s, size_t max_values, qkv_error *err);
 /* Checks the gold tags of c (encoded in ds), with warnings: span tags but a few
  * (qkv_corpus_warn_stray_tags), and with model.crf_constrained, gold sequences the constraints
  * forbid read for the loss as conlleval reads them (data/dataset.h: qkv_dataset_repair_spans);

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,28 @@ void qkv_params_free(qkv_params *ps)
     }
     free(ps->items);
     memset(ps, 0, sizeof *ps);
+}
+
+/* Whether a parameter of this shape is too large: more values than a size_t counts, or more than
+ * ps->max_values with those ps holds (err set then). */
+static bool too_large(const qkv_params *ps, const char *name, int rank, const int *shape, qkv_error *err)
+{
+    size_t size = 1, held = qkv_params_count(ps);
+    for (int i = 0; i < rank; i++)
+        size = size > SIZE_MAX / sizeof(qkv_real) / (size_t)shape[i] ? SIZE_MAX : size * (size_t)shape[i];
+    bool past = ps->max_values && (held > ps->max_values || size > ps->max_values - held);
+    if (size < SIZE_MAX && !past)
+        return false;
+    qkv_tensor t = {.rank = rank};
+    memcpy(t.shape, shape, (size_t)rank * sizeof *shape);
+    char dims[64];
+    if (size == SIZE_MAX)
+        qkv_fail(err, "parameter %s %s: more values than memory can address", name,
+                 qkv_shape_str(&t, dims, sizeof dims));
+    else
+        qkv_fail(err, "parameter %s %s of %zu values would take the parameters past their bound of %zu values",
+                 name, qkv_shape_str(&t, dims, sizeof dims), size, ps->max_values);
+    return true;
 }
 
 qkv_tensor *qkv_params_add(qkv_params *ps, qkv_error *err, int rank, const int *shape,
@@ -44,6 +67,8 @@ qkv_tensor *qkv_params_add(qkv_params *ps, qkv_error *err, int rank, const int *
             qkv_fail(err, "parameter %s: dimension %d is %d, must be positive", name, i, shape[i]);
             return NULL;
         }
+    if (too_large(ps, name, rank, shape, err))
+        return NULL;
     if (ps->n == ps->cap) {
         int cap = ps->cap ? 2 * ps->cap : 32;
         qkv_param **items = realloc(ps->items, (size_t)cap * sizeof *items);

@@ -22,14 +22,17 @@ typedef struct qkv_param {
 typedef struct qkv_params {
     qkv_param **items;
     int n, cap;
+    size_t max_values; /* the most scalar values the set may hold (0: no bound), e.g. what a
+                          model file stores: qkv_params_add refuses a parameter past it */
 } qkv_params;
 
 void qkv_params_init(qkv_params *ps);
 void qkv_params_free(qkv_params *ps);
 
 /* Adds a zero-filled parameter (data and grad) of the given shape under a printf-style name.
- * Returns the tensor, or NULL with err set (duplicate name, name too long, bad shape, out of
- * memory). */
+ * Returns the tensor, or NULL with err set (duplicate name, name too long, bad shape, more
+ * bytes than memory can address, more values than ps->max_values in all: those two refused
+ * before anything is allocated; out of memory). */
 qkv_tensor *qkv_params_add(qkv_params *ps, qkv_error *err, int rank, const int *shape,
                            const char *name_fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The parameter called name, or NULL. */

@@ -73,6 +73,7 @@ int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
     qkv_params_init(&m->params);
+    m->params.max_values = cfg->max_param_values;
     if (check_config(cfg, err))
         return QKV_ERR;
     m->input.desc = QKV_INPUT_DESCS[cfg->input_kind];

@@ -89,6 +89,8 @@ typedef struct qkv_network_config {
     qkv_seq_pool pool;                   /* class head: a sequence's mean, or its [CLS] token */
     qkv_biaffine_opts biaffine;      /* output biaffine: MLP widths and the tree decoder (its
                                         dropout is encoder.dropout) */
+    size_t max_param_values;         /* the most scalar parameter values the model may have, heads
+                                        added later included (0: no bound; lib/param.h: max_values) */
 } qkv_network_config;
 
 /* One packed batch, as the model reads it. */
@@ -116,7 +118,8 @@ typedef struct qkv_network {
  * the positions', the encoder's (as lib/nn/encoder.h, lstm.h, conv_block.h), final layer norm
  * gain 1 and bias 0, head 0 of kind cfg->output over cfg->n_tags (classifier Xavier uniform
  * with zero bias, CRF scores 0). Errors: bad sizes, n_heads not dividing d_model, too many
- * features or layers, an unknown kind. */
+ * features or layers, an unknown kind, more parameter values than cfg->max_param_values (the
+ * first parameter past it is refused before it is allocated). */
 int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng, qkv_error *err);
 void qkv_network_free(qkv_network *m);
 

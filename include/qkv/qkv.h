@@ -61,7 +61,8 @@ typedef struct qkv_model qkv_model;
  * bundles, if any). Returns the model, or NULL with *error saying why: the file cannot be
  * read, is not a qkv model, is a segmenter (open a tagger; give the segmenter to
  * qkv_model_open_segmenter), or was written with a config this qkv does not accept ("path:
- * ..."). Free the model with qkv_model_free. */
+ * ...") or whose model needs more parameter values than the file stores (refused before the
+ * model is allocated). Free the model with qkv_model_free. */
 qkv_model *qkv_model_open(const char *path, char **error);
 
 /* Opens a model shipped with qkv by its name: "en" is the English model (UD English-EWT:

@@ -164,6 +164,15 @@ bool qkv_store_has(const qkv_store_reader *r, const char *path);
 int qkv_store_shape(const qkv_store_reader *r, const char *path, int *rank, int shape[QKV_MAX_RANK],
                    qkv_error *err);
 
+/* The number of scalar values the datasets of group hold by their shapes (e.g. group "/params":
+ * how many parameter values a model file stores), into *n; 0 when there is no such group. Each
+ * dataset's dims are read without its data, bounded as every reader bounds a dataset by what
+ * the file stores for it; a name longer than a parameter's (QKV_PARAM_NAME_MAX) counts 0.
+ * A model built for the file needs no more values (qkv_params: max_values), so a file cannot
+ * make its reader allocate more than its parameters could fill. Errors: group is not a group,
+ * an item of it that is not a floating-point dataset, or declares more than the file stores. */
+int qkv_store_count_values(const qkv_store_reader *r, const char *group, size_t *n, qkv_error *err);
+
 /* Loads every parameter of ps from "<group>/<name>". Checks everything before changing any
  * value: each parameter must exist as a floating-point dataset of exactly the parameter's
  * shape, and the group must hold nothing else. The error lists the shape mismatches (dataset

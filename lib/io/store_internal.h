@@ -1,6 +1,6 @@
 /* Internals shared by lib/io/store.c (writer), lib/io/store_image.c (the writer's
- * in-memory file), lib/io/store_read.c and lib/io/store_strings.c (reader) and
- * lib/io/store_file.c (header, CRC-32, path checks, HDF5 error text).
+ * in-memory file), lib/io/store_read.c, lib/io/store_strings.c and lib/io/store_params.c
+ * (reader) and lib/io/store_file.c (header, CRC-32, path checks, HDF5 error text).
  * Not part of the public API; only these files (and the checkpoint tests) include it. */
 #ifndef QKV_IO_STORE_INTERNAL_H
 #define QKV_IO_STORE_INTERNAL_H

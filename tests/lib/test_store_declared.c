@@ -3,7 +3,8 @@
  * reader of a dataset (strings, text, integer arrays, reals, a model's parameters, shapes) goes
  * through qkv_store_open_dataset, which refuses such a dataset before anything is allocated.
  * The test writes one declared-but-empty dataset of each type into a sealed checkpoint (through
- * the writer's HDF5 file) and reads it with each reader. */
+ * the writer's HDF5 file) and reads it with each reader; the count of a group's values (which
+ * bounds the model a model file's config may declare) is refused the same way. */
 #include "store_fixture.h"
 
 #include <hdf5.h>
@@ -71,6 +72,8 @@ static void test_every_reader_refuses_a_declared_size(void **state)
     assert_int_equal(qkv_store_open(path, &r, &err), QKV_OK);
     qkv_real one;
     assert_refused(qkv_store_read_real(r, "/params/w", 1, (int[]){800000000}, &one, &err), &err, "/params/w");
+    size_t values = 1;
+    assert_refused(qkv_store_count_values(r, "/params", &values, &err), &err, "/params/w");
     qkv_store_close(r);
 }
 
@@ -84,6 +87,17 @@ static void test_written_data_still_reads(void **state)
     assert_int_equal(qkv_store_open(path, &r, &err), QKV_OK);
     if (fx_check_sample(r, &err) != QKV_OK)
         fail_msg("%s", err.msg);
+    /* the values of the sample model's parameters, counted from their shapes */
+    qkv_params ps;
+    fx_model(&ps, 0);
+    size_t values = 0;
+    assert_int_equal(qkv_store_count_values(r, "/params", &values, &err), QKV_OK);
+    assert_int_equal(values, qkv_params_count(&ps));
+    qkv_params_free(&ps);
+    assert_int_equal(qkv_store_count_values(r, "/nothing", &values, &err), QKV_OK);
+    assert_int_equal(values, 0);
+    assert_int_equal(qkv_store_count_values(r, "/train/step", &values, &err), QKV_ERR);
+    assert_msg_has(err, "/train/step: not a group");
     qkv_store_close(r);
 }
 

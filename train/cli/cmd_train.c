@@ -198,7 +198,7 @@ static int load_data_and_model(train_run *r)
     if (r->writer)
         qkv_report_warnings(&r->s);
     prof = qkv_profile_begin("model init", QKV_PROF_WHOLE);
-    failed = r->a.resume ? qkv_session_model_to_load(&r->s, &err)
+    failed = r->a.resume ? qkv_session_model_to_load(&r->s, 0, &err)
                          : qkv_session_model(&r->s, (uint64_t)r->s.cfg.train.seed, &err);
     qkv_profile_end(prof);
     if (failed)
