@@ -20,15 +20,7 @@
 set -u
 . "${QKV_SOURCE_DIR:?}/tests/reference/torch_common.sh"
 S=$SRC/data/fashion_mnist_sample
-# the first 40 test images and their labels (IDX files with the count rewritten), to stay fast
-"$PY" - "$S" "$work" <<'PY' || fail "making the 40-image IDX files"
-import gzip, sys
-for kind, size in (("images-idx3", 28 * 28), ("labels-idx1", 1)):
-    raw = gzip.open(f"{sys.argv[1]}/t10k-{kind}-ubyte.gz").read()
-    head = 8 if kind.startswith("labels") else 16
-    open(f"{sys.argv[2]}/test-{kind}-ubyte", "wb").write(raw[:4] + (40).to_bytes(4, "big") + raw[8:head] +
-                                                        raw[head:head + 40 * size])
-PY
+make_test_idx 40 # the first 40 test images and their labels, to stay fast
 IMAGES=$work/test-images-idx3-ubyte
 # plain SGD without dropout, augmentation or clipping: a step's parameter change is lr times
 # its gradient (tests/reference/torch_step.py)

@@ -1,7 +1,7 @@
 # Sourced by the tests/reference/test_torch_*.sh tests that run python/qkv_torch.py: skips
 # (exit 77) when /usr/bin/python3 lacks torch, h5py, yaml or numpy; sets PY, SRC (this source
 # tree when QKV_SOURCE_DIR is not set), QKV_BIN, a scratch folder $work removed on exit, fail,
-# and the parity checks torch_logits and torch_compare with their status.
+# make_test_idx, and the parity checks torch_logits and torch_compare with their status.
 PY=/usr/bin/python3
 if ! "$PY" -c 'import torch, h5py, yaml, numpy' 2>/dev/null; then
     echo "skipped: $PY cannot import torch, h5py, yaml and numpy (apt-get install python3-torch python3-h5py python3-yaml)"
@@ -12,6 +12,21 @@ QKV_BIN=${QKV_BIN:?QKV_BIN must name the qkv binary}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+
+# make_test_idx N: writes the first N test images and their labels of the shipped Fashion-MNIST
+# sample as uncompressed IDX files (the count in their header rewritten to N) into
+# $work/test-images-idx3-ubyte and $work/test-labels-idx1-ubyte; fails the test when it cannot.
+make_test_idx() {
+    "$PY" - "$SRC/data/fashion_mnist_sample" "$work" "$1" <<'PY' || fail "making the $1-image IDX files"
+import gzip, sys
+n = int(sys.argv[3])
+for kind, size in (("images-idx3", 28 * 28), ("labels-idx1", 1)):
+    raw = gzip.open(f"{sys.argv[1]}/t10k-{kind}-ubyte.gz").read()
+    head = 8 if kind.startswith("labels") else 16
+    open(f"{sys.argv[2]}/test-{kind}-ubyte", "wb").write(raw[:4] + n.to_bytes(4, "big") + raw[8:head] +
+                                                        raw[head:head + n * size])
+PY
+}
 
 # The torch tests' checks: torch_logits, then torch_compare; each failure prints
 # "FAIL (NAME): ..." and sets status=1 (the test exits with $status).
