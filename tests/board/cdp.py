@@ -12,8 +12,9 @@ import os
 import socket
 import struct
 import subprocess
-import time
 import urllib.request
+
+from waiting import wait_for
 
 
 class Browser:
@@ -29,11 +30,12 @@ class Browser:
                                       "--window-size=1280,900", "about:blank"],
                                      stdout=subprocess.DEVNULL, stderr=open(f"{self.profile}.log", "wb"))
         port_file = os.path.join(self.profile, "DevToolsActivePort")
-        for _ in range(300):  # chromium writes its port there once it listens
+
+        def listening():  # chromium writes its port there once it listens
             if os.path.exists(port_file) and open(port_file).read().count("\n") >= 1:
-                break
+                return True
             assert self.proc.poll() is None, f"chromium exited {self.proc.returncode}"
-            time.sleep(0.1)
+        wait_for(port_file, listening, 30)
         port = int(open(port_file).read().split()[0])
         targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json", timeout=30).read())
         page = next(t for t in targets if t["type"] == "page")

@@ -21,7 +21,9 @@ start_board "$RUNS"
 TRAIN_PID=$!
 
 "$PY" - "$URL" "$RUNS" "$SCRATCH" <<'PY' || fail "the checks of the board's answers"
-import json, os, sys, time, urllib.error, urllib.request
+import json, os, sys, urllib.error, urllib.request
+sys.path.insert(0, "tests/board")
+from waiting import wait_for
 url, runs, tmp = sys.argv[1:]
 
 def get(path):
@@ -41,15 +43,6 @@ def rows(m):
     """The rows of a metrics answer (it holds one array per column)."""
     assert len(m["data"]) in (0, len(m.get("columns") or m["data"])) and all(len(c) == m["n"] for c in m["data"]), m
     return [list(r) for r in zip(*m["data"])]
-
-def wait_for(what, test, seconds=60):
-    end = time.time() + seconds
-    while time.time() < end:
-        v = test()
-        if v:
-            return v
-        time.sleep(0.2)
-    raise AssertionError("timed out waiting for " + what)
 
 status, page = get("/")
 assert status == 200 and b"/api/runs" in page, "the page"

@@ -18,19 +18,12 @@ mkdir -p "$SCRATCH/runs/empty" "$SCRATCH/runs/epochs25"
 printf 'model:\n  output: biaffine\n' >"$SCRATCH/runs/epochs25/config.yaml"
 start_board "$SCRATCH/runs"
 "$PY" - "$URL" "$SCRATCH" "$QKV_BIN" <<'PY' || fail "the page in Chromium"
-import re, subprocess, sys, time
+import functools, re, subprocess, sys, time
 sys.path.insert(0, "tests/board")
 from cdp import Browser
+import waiting
 url, tmp, qkv = sys.argv[1:]
-
-def wait_for(what, test, seconds=120):
-    end = time.time() + seconds
-    while time.time() < end:
-        v = test()
-        if v:
-            return v
-        time.sleep(0.2)
-    raise AssertionError("timed out waiting for " + what)
+wait_for = functools.partial(waiting.wait_for, seconds=120)
 
 # the points of the training loss chart's curves, as drawn
 POINTS = """[...(document.querySelector('#charts svg') || document.createElement('p')).querySelectorAll('polyline')]
