@@ -78,19 +78,28 @@ static void event_head(pb *b, double wall_time, long step)
     pb_varint(b, (uint64_t)(int64_t)step);
 }
 
+/* The bytes of a length-delimited field of n bytes with a field number below 16 (a 1-byte key). */
+static size_t len_field_n(size_t n) { return 1 + varint_len(n) + n; }
+
+/* An Event holding a Summary of one Value, up to the Value's tag: wall_time, step, Event.summary,
+ * Summary.value and Value.tag; the Value's other fields (rest_n bytes) are to follow. */
+static void summary_value_head(pb *b, double wall_time, long step, const char *tag, size_t rest_n)
+{
+    size_t tag_n = strlen(tag);
+    size_t value_n = len_field_n(tag_n) + rest_n;
+    event_head(b, wall_time, step);
+    pb_key(b, 5, 2); /* Event.summary */
+    pb_varint(b, len_field_n(value_n));
+    pb_key(b, 1, 2); /* Summary.value */
+    pb_varint(b, value_n);
+    pb_len_field(b, 1, tag, tag_n); /* Value.tag */
+}
+
 size_t qkv_tfevents_encode_scalar(double wall_time, long step, const char *tag, float value, unsigned char *out,
                                   size_t cap)
 {
     pb b = {out, 0, cap, false};
-    size_t tag_n = strlen(tag);
-    size_t value_n = 1 + varint_len(tag_n) + tag_n + 1 + 4; /* Value: tag, simple_value */
-    size_t summary_n = 1 + varint_len(value_n) + value_n;     /* Summary: value */
-    event_head(&b, wall_time, step);
-    pb_key(&b, 5, 2); /* Event.summary */
-    pb_varint(&b, summary_n);
-    pb_key(&b, 1, 2); /* Summary.value */
-    pb_varint(&b, value_n);
-    pb_len_field(&b, 1, tag, tag_n); /* Value.tag */
+    summary_value_head(&b, wall_time, step, tag, 1 + 4);
     uint32_t bits;
     memcpy(&bits, &value, sizeof bits);
     pb_key(&b, 2, 5); /* Value.simple_value */
@@ -103,17 +112,9 @@ size_t qkv_tfevents_encode_image(double wall_time, long step, const char *tag, c
 {
     pb b = {out, 0, cap, false};
     uint64_t h = (uint64_t)info->height, w = (uint64_t)info->width, cs = (uint64_t)info->colorspace;
-    size_t tag_n = strlen(tag);
-    size_t image_n = 3 + varint_len(h) + varint_len(w) + varint_len(cs) + 1 + varint_len(n) + n;
-    size_t value_n = 1 + varint_len(tag_n) + tag_n + 1 + varint_len(image_n) + image_n; /* Value: tag, image */
-    size_t summary_n = 1 + varint_len(value_n) + value_n;                               /* Summary: value */
-    event_head(&b, wall_time, step);
-    pb_key(&b, 5, 2); /* Event.summary */
-    pb_varint(&b, summary_n);
-    pb_key(&b, 1, 2); /* Summary.value */
-    pb_varint(&b, value_n);
-    pb_len_field(&b, 1, tag, tag_n); /* Value.tag */
-    pb_key(&b, 4, 2);                /* Value.image */
+    size_t image_n = 3 + varint_len(h) + varint_len(w) + varint_len(cs) + len_field_n(n);
+    summary_value_head(&b, wall_time, step, tag, len_field_n(image_n));
+    pb_key(&b, 4, 2); /* Value.image */
     pb_varint(&b, image_n);
     pb_key(&b, 1, 0); /* Image.height */
     pb_varint(&b, h);
