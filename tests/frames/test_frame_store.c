@@ -3,6 +3,7 @@
  * frames and features that are not finite refused. */
 #include "testutil.h"
 
+#include <stdarg.h>
 #include <unistd.h>
 
 #include "api/speech_store.h"
@@ -29,6 +30,33 @@ static void test_labels_from_events(void **state)
     assert_string_equal(fc.phones.names[fc.phone_seq[2]], "b1");
     assert_int_equal(fc.seq_start[3], 7);
     qkv_frame_corpus_free(&fc);
+}
+
+/* Makes a file from the mkstemp template path (its XXXXXX replaced in place) holding text. */
+static void temp_file(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    size_t n = strlen(text);
+    assert_int_equal(write(fd, text, n), (ssize_t)n);
+    close(fd);
+}
+
+/* Loading path fails with an error that names the file and holds the text of want_fmt (printf),
+ * leaving the corpus empty. */
+static void expect_refused(const char *path, const char *want_fmt, ...)
+{
+    char want[128];
+    va_list ap;
+    va_start(ap, want_fmt);
+    vsnprintf(want, sizeof want, want_fmt, ap);
+    va_end(ap);
+    qkv_frame_corpus back;
+    qkv_error err;
+    assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_ERR);
+    if (!strstr(err.msg, want) || !strstr(err.msg, path))
+        fail_msg("expected '%s' and the file in '%s'", want, err.msg);
+    assert_null(back.features);
 }
 
 static void assert_same(const qkv_frame_corpus *a, const qkv_frame_corpus *b)
@@ -65,9 +93,7 @@ static void test_round_trip(void **state)
 {
     (void)state;
     char path[] = "/tmp/qkv-frames-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    temp_file(path, "");
     qkv_frame_corpus a, b;
     qkv_error err;
     fx_corpus(&a);
@@ -94,19 +120,14 @@ static void test_bad_files(void **state)
     assert_non_null(strstr(err.msg, "/nonexistent/x.h5"));
     qkv_frame_corpus_free(&fc); /* safe after a failed load */
     char path[] = "/tmp/qkv-frames-bad-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, "not hdf5 at all\n", 16), 16);
-    close(fd);
-    assert_int_equal(qkv_frame_corpus_load(&fc, path, &err), QKV_ERR);
-    assert_non_null(strstr(err.msg, path));
+    temp_file(path, "not hdf5 at all\n");
+    expect_refused(path, "not an HDF5 file");
     /* a truncated corpus is refused */
     qkv_frame_corpus a;
     fx_corpus(&a);
     assert_int_equal(qkv_frame_corpus_save(&a, path, &err), QKV_OK);
     assert_int_equal(truncate(path, 2000), 0);
-    assert_int_equal(qkv_frame_corpus_load(&fc, path, &err), QKV_ERR);
-    assert_non_null(strstr(err.msg, "truncated"));
+    expect_refused(path, "truncated");
     /* a save into a missing folder fails and writes nothing */
     assert_int_equal(qkv_frame_corpus_save(&a, "/nonexistent/dir/c.h5", &err), QKV_ERR);
     qkv_frame_corpus_free(&a);
@@ -119,10 +140,8 @@ static void test_zero_frame_utterance(void **state)
 {
     (void)state;
     char path[] = "/tmp/qkv-frames-zero-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    qkv_frame_corpus fc, back;
+    temp_file(path, "");
+    qkv_frame_corpus fc;
     qkv_error err;
     fx_corpus(&fc);
     qkv_spoken empty = {.text = "", .voice = "v1", .rate = 150, .pitch = 50, .n_frames = 0};
@@ -134,13 +153,7 @@ static void test_zero_frame_utterance(void **state)
         if (u + 1 == fc.n_utt) /* the last: its frames go to the one before */
             fc.utt_start[u] = fc.utt_start[u + 1] = keep;
         assert_int_equal(qkv_frame_corpus_save(&fc, path, &err), QKV_OK);
-        assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_ERR);
-        print_message("    (message: %s)\n", err.msg);
-        assert_non_null(strstr(err.msg, path));
-        char want[40];
-        snprintf(want, sizeof want, "utterance %d has no frame", u + 1);
-        assert_non_null(strstr(err.msg, want));
-        qkv_frame_corpus_free(&back);
+        expect_refused(path, "utterance %d has no frame", u + 1);
         qkv_frame_corpus_free(&fc);
         fx_corpus(&fc);
     }
@@ -154,50 +167,38 @@ static void test_nonfinite_feature(void **state)
 {
     (void)state;
     char path[] = "/tmp/qkv-frames-nan-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    temp_file(path, "");
     const float bad[] = {NAN, INFINITY, -INFINITY};
     const struct {
         int frame, band, utt;
     } at[] = {{0, 0, 1}, {28, 3, 3}, {13, 1, 2}};
     for (int k = 0; k < 3; k++) {
-        qkv_frame_corpus fc, back;
+        qkv_frame_corpus fc;
         qkv_error err;
         fx_corpus(&fc);
         fc.features[at[k].frame * fc.n_mels + at[k].band] = bad[k];
         assert_int_equal(qkv_frame_corpus_save(&fc, path, &err), QKV_OK);
-        assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_ERR);
-        char want[80];
-        snprintf(want, sizeof want, "band %d of frame %d (utterance %d) is ", at[k].band, at[k].frame, at[k].utt);
-        if (!strstr(err.msg, want) || !strstr(err.msg, path))
-            fail_msg("expected '%s' and the file in '%s'", want, err.msg);
-        assert_null(back.features);
+        expect_refused(path, "band %d of frame %d (utterance %d) is ", at[k].band, at[k].frame, at[k].utt);
         qkv_frame_corpus_free(&fc);
     }
     unlink(path);
 }
 
-/* A frame whose word index is not below its utterance's frame count is refused at load, naming
- * the frame and utterance (the word scores loop over the indices up to the largest). */
+/* A frame's word index must be below its utterance's frame count (an utterance says fewer words
+ * than it has frames): one equal to the count is refused at load, naming the file, the frame,
+ * the utterance and both numbers; one below it, the largest allowed, loads. */
 static void test_word_beyond_frames(void **state)
 {
     (void)state;
     char path[] = "/tmp/qkv-frames-word-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    temp_file(path, "");
     qkv_frame_corpus fc, back;
     qkv_error err;
     fx_corpus(&fc);
     int64_t n0 = fc.utt_start[1] - fc.utt_start[0];
     fc.word[0] = (int32_t)n0;
     assert_int_equal(qkv_frame_corpus_save(&fc, path, &err), QKV_OK);
-    assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_ERR);
-    char want[96];
-    snprintf(want, sizeof want, "frame 0 (utterance 1) names word %d of an utterance of %d frames", (int)n0, (int)n0);
-    if (!strstr(err.msg, want) || !strstr(err.msg, path))
-        fail_msg("expected '%s' and the file in '%s'", want, err.msg);
+    expect_refused(path, "frame 0 (utterance 1) names word %d of an utterance of %d frames", (int)n0, (int)n0);
     fc.word[0] = (int32_t)n0 - 1; /* the largest index allowed */
     assert_int_equal(qkv_frame_corpus_save(&fc, path, &err), QKV_OK);
     assert_int_equal(qkv_frame_corpus_load(&back, path, &err), QKV_OK);
