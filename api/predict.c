@@ -152,10 +152,10 @@ int qkv_session_check_sentence_words(const qkv_session *s, int n, const char *su
                          "sentence's words squared%s)", subject, n, max, hint);
 }
 
-int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error *err)
+int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, const char *hint, qkv_error *err)
 {
     for (int k = 0; k < c->n_sent; k++)
-        if (qkv_session_check_sentence_words(s, qkv_corpus_sent_len(c, k), "a sentence of", "", err)) {
+        if (qkv_session_check_sentence_words(s, qkv_corpus_sent_len(c, k), "a sentence of", hint, err)) {
             err->sentence = k;
             return QKV_ERR;
         }
@@ -195,7 +195,7 @@ int qkv_session_tag_probs(qkv_session *s, const qkv_corpus *c, int batch_tokens,
     uint8_t *unconstrained = calloc((size_t)c->n_sent + 1, 1);
     int status = p && unconstrained ? QKV_OK : qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
-        status = qkv_session_check_words(s, c, err);
+        status = qkv_session_check_words(s, c, "", err);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)

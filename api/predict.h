@@ -149,8 +149,9 @@ int qkv_session_check_sentence_words(const qkv_session *s, int n, const char *su
                                      qkv_error *err);
 /* Checks every sentence of c against qkv_session_max_words: the first longer one is an error
  * about it (err->sentence its index in c; qkv_session_name_sentence names its line) "a sentence
- * of N words, more than the M a sentence may have ...". Returns QKV_OK or QKV_ERR. */
-int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, qkv_error *err);
+ * of N words, more than the M a sentence may have ...", hint as qkv_session_check_sentence_words
+ * takes it. Returns QKV_OK or QKV_ERR. */
+int qkv_session_check_words(const qkv_session *s, const qkv_corpus *c, const char *hint, qkv_error *err);
 
 /* Tags every word of corpus c with the session's model (from a checkpoint or an export):
  * encodes c with the session's featurizer, refuses sentences the model cannot take

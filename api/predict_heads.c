@@ -315,7 +315,7 @@ static int session_predict(qkv_session *s, const qkv_corpus *c, int batch_tokens
         if (!(pred[h] = malloc(((size_t)n_words + 1) * sizeof *pred[h])))
             status = qkv_fail(err, "out of memory for %d words", n_words);
     if (status == QKV_OK)
-        status = qkv_session_check_words(s, c, err);
+        status = qkv_session_check_words(s, c, "", err);
     if (status == QKV_OK)
         status = qkv_dataset_encode(&ds, &s->fz, c, NULL, err);
     if (status == QKV_OK)

@@ -53,9 +53,10 @@ fi
     for i in $(seq 1001); do printf '%d\tw\t_\t_\t_\t_\t_\t_\t_\t_\n' "$i"; done
     printf '\n'
 } >"$SCRATCH/long.conllu"
-expect_error "long.conllu:2: a sentence of 1001 words, more than --max-words 1000" \
+expect_error "long.conllu:2: a sentence of 1001 words, more than the 1000 a sentence may have (a parser's memory \
+grows with a sentence's words squared; give a larger --max-words to tag it)" \
     "$QKV_BIN" tag --model "$model" --format conllu "$SCRATCH/long.conllu"
-expect_error "long.conllu:2: a sentence of 1001 words, more than --max-words 7" \
+expect_error "long.conllu:2: a sentence of 1001 words, more than the 7 a sentence may have" \
     "$QKV_BIN" tag --model "$model" --format conllu --max-words 7 "$SCRATCH/long.conllu"
 
 # a line over 1 MiB: an error naming its line, the paragraph before it written

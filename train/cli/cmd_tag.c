@@ -230,13 +230,8 @@ static int read_input(qkv_session *s, const qkv_tag_request *a, char **input)
         return qkv_fail_report(&err);
     }
     s->max_words = a->max_words; /* the library's bound on a tagged sentence (api/predict.h) */
-    if (qkv_session_check_words(s, &s->dev_c, &err)) {
-        int k = err.sentence;
-        return qkv_fail_reportf("%s:%d: a sentence of %d words, more than --max-words %d (a parser's memory "
-                                "grows with a sentence's words squared; give a larger --max-words to tag it)",
-                                name, qkv_corpus_first_word_line(&s->dev_c, k), qkv_corpus_sent_len(&s->dev_c, k),
-                                a->max_words);
-    }
+    if (qkv_session_check_words(s, &s->dev_c, "; give a larger --max-words to tag it", &err))
+        return qkv_session_name_sentence(&s->dev_c, &err), qkv_fail_report(&err);
     return 0;
 }
 
