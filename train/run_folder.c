@@ -405,7 +405,7 @@ static int remove_run_files(const qkv_run_plan *p, qkv_error *err)
         if (n < sizeof removed)
             n += (size_t)snprintf(removed + n, sizeof removed - n, "%s%s", n ? ", " : "", RUN_FILES[k]);
     }
-    int events;
+    int events = 0;
     if (remove_event_files(p->dir, &events, err))
         return QKV_ERR;
     if (events && n < sizeof removed)

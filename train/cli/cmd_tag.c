@@ -230,8 +230,10 @@ static int read_input(qkv_session *s, const qkv_tag_request *a, char **input)
         return qkv_fail_report(&err);
     }
     s->max_words = a->max_words; /* the library's bound on a tagged sentence (api/predict.h) */
-    if (qkv_session_check_words(s, &s->dev_c, "; give a larger --max-words to tag it", &err))
-        return qkv_session_name_sentence(&s->dev_c, &err), qkv_fail_report(&err);
+    if (qkv_session_check_words(s, &s->dev_c, "; give a larger --max-words to tag it", &err)) {
+        qkv_session_name_sentence(&s->dev_c, &err);
+        return qkv_fail_report(&err);
+    }
     return 0;
 }
 
