@@ -2,7 +2,8 @@
 # The man pages the build writes with help2man (train/man/gen_man.sh) say what --help says:
 # build/man holds qkv.1 and one qkv-CMD.1 for each command `qkv --help` lists and no other page;
 # each renders without a groff warning, names its command with its one-line description, and
-# holds every option its `qkv CMD --help` lists; qkv.1 refers to every command's page.
+# holds every option its `qkv CMD --help` lists; qkv.1 lists every command as an item of its
+# own and refers to every command's page.
 # Skipped when the build found no help2man (it then writes no pages).
 . "${QKV_SOURCE_DIR:?}/tests/train/common.sh"
 if [ "${QKV_MAN_BUILT:-0}" != 1 ]; then
@@ -40,6 +41,13 @@ check_page() {
 [ "$(wc -l <"$SCRATCH/commands")" -ge 10 ] || fail "expected at least 10 commands in qkv --help"
 summary=$("$QKV_BIN" --help | sed -n 's/^qkv \(.*\)\.$/\1/p' | head -1)
 check_page "$man_dir/qkv.1" "$summary" >/dev/null
+# qkv.1 lists every command as an item of its own (.TP, the name, the description): help2man
+# makes an item of a line only where two spaces part the name from its description.
+page_text "$man_dir/qkv.1" | awk 'line == 2 { print name " " $0; line = 0; next }
+    line == 1 { name = $0; line = 2; next }
+    $0 == ".TP" { line = 1 }' >"$SCRATCH/items"
+awk '{ $1 = $1; print }' "$SCRATCH/commands" | diff - "$SCRATCH/items" >&2 ||
+    fail "qkv.1 does not list each command of qkv --help as an item of its own"
 options=0
 echo qkv.1 >"$SCRATCH/expected"
 while read -r cmd desc; do

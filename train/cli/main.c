@@ -44,16 +44,23 @@ static bool same_start(const char *a, const char *b)
     return n >= 3 && !strncmp(a, b, n);
 }
 
+/* The command list's column: the longest name, then two spaces before each description, which
+ * help2man needs to read a line as a name and its description (train/man/gen_man.sh). */
 static void usage(FILE *out)
 {
+    size_t n = sizeof COMMANDS / sizeof COMMANDS[0];
+    int width = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(COMMANDS[i].name) > width)
+            width = (int)strlen(COMMANDS[i].name);
     fprintf(out,
             "usage: qkv COMMAND [ARGS]\n"
             "\n"
             "qkv trains learnable-attention taggers from a YAML config.\n"
             "\n"
             "commands:\n");
-    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %-*s  %s\n", width, COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "\n'qkv COMMAND --help' describes one command. qkv --version prints the version.\n");
 }
 
