@@ -3,7 +3,8 @@
 # build/man holds qkv.1 and one qkv-CMD.1 for each command `qkv --help` lists and no other page;
 # each renders without a groff warning, names its command with its one-line description, and
 # holds every option its `qkv CMD --help` lists; qkv.1 lists every command as an item of its
-# own and refers to every command's page.
+# own and refers to every command's page; the README's `man -l build/man/...` names a page
+# the build writes.
 # Skipped when the build found no help2man (it then writes no pages).
 . "${QKV_SOURCE_DIR:?}/tests/train/common.sh"
 if [ "${QKV_MAN_BUILT:-0}" != 1 ]; then
@@ -60,6 +61,10 @@ done <"$SCRATCH/commands"
 (cd "$man_dir" && ls -- *.1) | sort >"$SCRATCH/pages"
 sort -o "$SCRATCH/expected" "$SCRATCH/expected"
 diff "$SCRATCH/expected" "$SCRATCH/pages" >&2 || fail "$man_dir does not hold exactly the pages of qkv --help"
+# the README tells how to read a page before installing: man -l on a page the build writes
+readme_page=$(grep -o 'man -l build/man/[a-z0-9-]*\.1' README.md | head -1)
+[ -n "$readme_page" ] || fail "README.md does not say how to read a page of build/man (man -l)"
+[ -f "$man_dir/$(basename "$readme_page")" ] || fail "README.md: '$readme_page': the build writes no such page"
 if command -v man >/dev/null; then
     man -l "$man_dir/qkv-train.1" 2>/dev/null | grep -q -- '--resume' || fail "man -l qkv-train.1"
 fi
