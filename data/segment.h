@@ -132,9 +132,11 @@ void qkv_segmentation_free(qkv_segmentation *seg);
 /* The MISC qkv_seg_write_sentence gives token t of sentence s (of st): from the whitespace after it
  * up to the next token or the paragraph's end, "SpaceAfter=No" for none before another token,
  * "_" for one space (or none at the paragraph's end), else "SpacesAfter=" and the whitespace
- * with \s, \t, \n, \r for space, TAB, LF, CR and any other whitespace character as it is
- * (UDPipe's convention: the text is rebuilt from the tokens). Returns a string literal or buf
- * (cap bytes, at least 16; a longer run of whitespace is cut to fit). */
+ * with \s, \t, \n, \r for space, TAB, LF, CR (UDPipe's convention: the text is rebuilt from
+ * the tokens), "\u" and the code point in four hex digits for another character that breaks a
+ * line (VT, FF, NEL, U+2028, U+2029: \u000C for FF), and any other whitespace character as it
+ * is (U+00A0, U+3000, ...). Returns a string literal or buf (cap bytes, at least 24; a longer
+ * run of whitespace is cut to fit). */
 const char *qkv_seg_token_misc(const qkv_seg_text *st, const qkv_segmentation *seg, int s, int t, char *buf,
                                size_t cap);
 
@@ -144,8 +146,8 @@ const char *qkv_seg_token_misc(const qkv_seg_text *st, const qkv_segmentation *s
  * MISC" before the words of each token of several words, and a line "N FORM _ _ _ _ _ _ _ MISC"
  * for each word, MISC on the token (its multiword line, or its word): "SpaceAfter=No" when the
  * next token of the paragraph follows without whitespace (in this sentence or the next),
- * "SpacesAfter=..." when the whitespace after it is not one space (\s, \t, \n, \r for space,
- * TAB, LF, CR; other whitespace as it is), else "_"; then a blank line. Errors: a write error. */
+ * "SpacesAfter=..." when the whitespace after it is not one space (as qkv_seg_token_misc spells
+ * it), else "_"; then a blank line. Errors: a write error. */
 int qkv_seg_write_sentence(FILE *out, const qkv_seg_text *st, const qkv_segmentation *seg, int s,
                            const char *sent_id, qkv_error *err);
 

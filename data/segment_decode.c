@@ -219,6 +219,33 @@ static void word_line(FILE *out, const qkv_seg_text *st, const char *id, int b, 
     fprintf(out, "\t_\t_\t_\t_\t_\t_\t_\t%s\n", misc);
 }
 
+/* Appends whitespace character i of st to buf (len bytes of cap, NUL-terminated) as SpacesAfter
+ * spells it: \s, \t, \n, \r for space, TAB, LF, CR, "\u" and four hex digits for another
+ * character that breaks a line (VT, FF, NEL, U+2028, U+2029), any other as it is. Returns the
+ * new length, or len when it does not fit. */
+static size_t put_space(char *buf, size_t len, size_t cap, const qkv_seg_text *st, int i)
+{
+    uint32_t k = st->char_off[i], n = st->char_off[i + 1] - k;
+    int n_bytes;
+    uint32_t cp = qkv_utf8_decode(st->text + k, n, &n_bytes);
+    const char *name = cp == ' ' ? "s" : cp == '\t' ? "t" : cp == '\n' ? "n" : cp == '\r' ? "r" : NULL;
+    char esc[12];
+    if (name)
+        snprintf(esc, sizeof esc, "\\%s", name);
+    else if (breaks_line(cp))
+        snprintf(esc, sizeof esc, "\\u%04X", (unsigned)cp);
+    else if (n < sizeof esc) {
+        memcpy(esc, st->text + k, n);
+        esc[n] = '\0';
+    } else
+        return len;
+    size_t m = strlen(esc);
+    if (len + m >= cap)
+        return len;
+    memcpy(buf + len, esc, m + 1);
+    return len + m;
+}
+
 const char *qkv_seg_token_misc(const qkv_seg_text *st, const qkv_segmentation *seg, int s, int t, char *buf,
                                size_t cap)
 {
@@ -231,15 +258,12 @@ const char *qkv_seg_token_misc(const qkv_seg_text *st, const qkv_segmentation *s
     if (n == 1 && k < end && st->text[st->char_off[k - 1]] == ' ')
         return "_";
     size_t len = (size_t)snprintf(buf, cap, "SpacesAfter=");
-    for (uint32_t b = st->char_off[seg->tok_end[t]]; b < st->char_off[k] && len + 8 < cap; b++) {
-        char ch = st->text[b];
-        const char *esc = ch == ' ' ? "\\s" : ch == '\t' ? "\\t" : ch == '\n' ? "\\n" : ch == '\r' ? "\\r" : NULL;
-        if (esc)
-            len += (size_t)snprintf(buf + len, cap - len, "%s", esc);
-        else
-            buf[len++] = ch;
+    for (int i = seg->tok_end[t]; i < k; i++) {
+        size_t next = put_space(buf, len, cap, st, i);
+        if (next == len)
+            break;
+        len = next;
     }
-    buf[len] = '\0';
     return buf;
 }
 

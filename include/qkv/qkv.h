@@ -202,7 +202,9 @@ typedef struct qkv_text {
     const char *const *misc;       /* [n_tokens]: token t's MISC as qkv tag writes it (on its multiword
                                       line, else on its word): "SpaceAfter=No" (space_after 0), "_"
                                       (one space after it, or the paragraph's end), or "SpacesAfter="
-                                      and the whitespace after it, \s \t \n \r for space, TAB, LF, CR */
+                                      and the whitespace after it, \s \t \n \r for space, TAB, LF, CR,
+                                      \u and four hex digits for VT, FF, NEL, U+2028, U+2029 (\u000C),
+                                      other whitespace as it is */
     const int *paragraph;          /* [n_sentences]: the paragraph of sentence s, 0, 1, ... in the text's
                                       order; qkv tag writes "# newpar" before sentence 0 and each sentence
                                       whose paragraph is not the previous one's. NULL from

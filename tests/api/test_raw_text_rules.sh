@@ -4,7 +4,7 @@
 # sentence's final period after them is a token of its own), and an emoji, attached to a word or
 # not, is one token of its own. Every Unicode White_Space character between two sentences reads
 # as a space (U+2028 once hid the sentence end before it), and none that breaks a line is written
-# into a # text line.
+# into a # text line or a MISC column (SpacesAfter= spells it with an escape).
 . "${QKV_SOURCE_DIR:?}/tests/api/common.sh"
 model=$QKV_SOURCE_DIR/data/models/en.h5
 [ -s "$model" ] || fail "$model is missing"
@@ -57,5 +57,44 @@ assert len(pars) == 9, len(pars)
 for k, p in enumerate(pars[1:], 1):
     assert p == pars[0], (k, p, pars[0])  # as with a space: the same sentences and tokens
 assert len(pars[0]) == 2, pars[0]
+PY
+# the MISC of "world." spells each separator with SpacesAfter's escapes (\s \t \n \r \p \\, \u
+# and four hex digits for another character that breaks a line): no MISC holds a character that
+# breaks a line, and the tokens with their MISC give each paragraph's text back
+"$PY" - "$SCRATCH/seps.conllu" <<'PY' || { cat -A "$SCRATCH/seps.conllu" >&2; fail "SpacesAfter"; }
+import re, sys
+seps = [" ", "\u2028", "\u2029", "\u0085", "\f", "\v", "\u3000", "\u00a0", "\u1680"]
+NAMED = {"s": " ", "t": "\t", "n": "\n", "r": "\r", "p": "|", "\\": "\\"}
+def unescape(v):
+    return re.sub(r"\\(u[0-9A-F]{4}|.)", lambda m: NAMED.get(m[1]) or chr(int(m[1][1:], 16)), v)
+pars, end = [], 0  # pars: each paragraph's tokens (FORM, MISC); end: the multiword token's last word
+for line in open(sys.argv[1], encoding="utf-8", newline="\n"):
+    line = line.rstrip("\n")
+    if line == "# newpar":
+        pars.append([])
+    elif line.startswith("# text = "):
+        end = 0
+    elif line and not line.startswith("#"):
+        f = line.split("\t")
+        assert len(f) == 10, repr(line)
+        # no control character, NEL, U+2028 or U+2029 (Python's splitlines breaks at each)
+        assert not re.search("[\x00-\x1f\x7f-\x9f\u2028\u2029]", f[9]), repr(line)
+        if "-" in f[0]:
+            end = int(f[0].split("-")[1])
+        elif int(f[0]) > end:  # a word of a multiword token has its token's MISC
+            pars[-1].append((f[1], f[9]))
+texts = []
+for toks in pars:
+    text = ""
+    for k, (form, misc) in enumerate(toks):
+        if misc.startswith("SpacesAfter="):
+            after = unescape(misc[len("SpacesAfter="):])
+        else:
+            assert misc in ("SpaceAfter=No", "_"), misc
+            after = " " if misc == "_" and k + 1 < len(toks) else ""
+        text += form + after
+    texts.append(text)
+want = ["Hello world." + sep + "Second line here." for sep in seps]
+assert texts == want, [(t, w) for t, w in zip(texts, want) if t != w]
 PY
 echo ok

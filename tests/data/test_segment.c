@@ -226,6 +226,37 @@ static void test_decode_raw(void **state)
     qkv_seg_free(&st);
 }
 
+/* SpacesAfter spells a character that breaks a line other than LF and CR (FF, NEL, U+2028, VT)
+ * as \u and four hex digits, so no MISC column breaks a CoNLL-U line; a no-break space stays as
+ * it is. A run cut to fit the buffer ends before an escape, never inside one. */
+static void test_misc_escapes(void **state)
+{
+    (void)state;
+    qkv_seg_text st;
+    qkv_error err = {0};
+    assert_int_equal(qkv_seg_init(&st, "in.txt", &err), QKV_OK);
+    static const char text[] = "a\fb\xc2\x85" "c\xe2\x80\xa8\xc2\xa0" "d\v\te\f\f\fg";
+    assert_int_equal(qkv_seg_add_raw(&st, text, sizeof text - 1, 1, &err), QKV_OK);
+    static const char lab[] = "TOTOTOOTOOTOOOS";
+    assert_int_equal(st.char_off[st.n_chars], sizeof text - 1);
+    assert_int_equal(st.n_chars, (int)sizeof lab - 1);
+    uint8_t labels[sizeof lab];
+    for (size_t i = 0; i < sizeof lab - 1; i++)
+        labels[i] = (uint8_t)(strchr("IWTSO", lab[i]) - "IWTSO");
+    qkv_segmentation seg;
+    memset(&seg, 0, sizeof seg);
+    assert_int_equal(qkv_seg_decode(&st, 0, labels, &seg, &err), QKV_OK);
+    assert_int_equal(seg.n_tokens, 6);
+    static const char *const want[] = {"SpacesAfter=\\u000C", "SpacesAfter=\\u0085", "SpacesAfter=\\u2028\xc2\xa0",
+                                       "SpacesAfter=\\u000B\\t", "SpacesAfter=\\u000C\\u000C\\u000C", "_"};
+    char buf[64];
+    for (int t = 0; t < 6; t++)
+        assert_string_equal(qkv_seg_token_misc(&st, &seg, 0, t, buf, sizeof buf), want[t]);
+    assert_string_equal(qkv_seg_token_misc(&st, &seg, 0, 4, buf, 24), "SpacesAfter=\\u000C");
+    qkv_segmentation_free(&seg);
+    qkv_seg_free(&st);
+}
+
 static bool is_ws(const qkv_seg_text *st, int i)
 {
     int n;
@@ -371,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_decode_gold),
         cmocka_unit_test(test_decode_raw),
+        cmocka_unit_test(test_misc_escapes),
         cmocka_unit_test(test_decode_any_labels),
         cmocka_unit_test(test_decode_grapheme_clusters),
         cmocka_unit_test(test_corpus),
