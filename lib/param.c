@@ -24,9 +24,10 @@ void qkv_params_free(qkv_params *ps)
  * ps->max_values with those ps holds (err set then). */
 static bool too_large(const qkv_params *ps, const char *name, int rank, const int *shape, qkv_error *err)
 {
-    size_t size = 1, held = qkv_params_count(ps);
+    size_t size = 1;
     for (int i = 0; i < rank; i++)
         size = size > SIZE_MAX / sizeof(qkv_real) / (size_t)shape[i] ? SIZE_MAX : size * (size_t)shape[i];
+    size_t held = ps->max_values ? qkv_params_count(ps) : 0;
     bool past = ps->max_values && (held > ps->max_values || size > ps->max_values - held);
     if (size < SIZE_MAX && !past)
         return false;

@@ -30,6 +30,18 @@ static void list_add(list_msg *m, const char *sep, const char *fmt, ...)
     m->used += (size_t)snprintf(m->text + m->used, sizeof m->text - m->used, "%s%s", sep, item);
 }
 
+/* Opens the group `group` of r into *g with its info (its links' count); an error naming it when
+ * it is not a group. */
+static int open_group(const qkv_store_reader *r, const char *group, hid_t *g, H5G_info_t *info, qkv_error *err)
+{
+    *g = H5Gopen2(r->file, group, H5P_DEFAULT);
+    if (*g >= 0 && H5Gget_info(*g, info) >= 0)
+        return QKV_OK;
+    if (*g >= 0)
+        H5Gclose(*g);
+    return qkv_store_read_fail(r, err, group, "not a group");
+}
+
 int qkv_store_read_params(const qkv_store_reader *r, const char *group, qkv_params *ps, qkv_error *err)
 {
     const char *problem = qkv_store_path_problem(group);
@@ -67,13 +79,10 @@ int qkv_store_read_params(const qkv_store_reader *r, const char *group, qkv_para
     }
     /* 2. the group holds nothing the model does not have */
     if (qkv_store_has(r, group)) {
-        hid_t g = H5Gopen2(r->file, group, H5P_DEFAULT);
+        hid_t g;
         H5G_info_t info;
-        if (g < 0 || H5Gget_info(g, &info) < 0) {
-            if (g >= 0)
-                H5Gclose(g);
-            return qkv_store_read_fail(r, err, group, "not a group");
-        }
+        if (open_group(r, group, &g, &info, err))
+            return QKV_ERR;
         int n_extra = 0;
         for (hsize_t i = 0; i < info.nlinks; i++) {
             char name[QKV_PARAM_NAME_MAX + 1];
@@ -140,13 +149,10 @@ int qkv_store_count_values(const qkv_store_reader *r, const char *group, size_t 
         return qkv_store_read_fail(r, err, group, "%s", problem);
     if (!qkv_store_has(r, group))
         return QKV_OK;
-    hid_t g = H5Gopen2(r->file, group, H5P_DEFAULT);
+    hid_t g;
     H5G_info_t info;
-    if (g < 0 || H5Gget_info(g, &info) < 0) {
-        if (g >= 0)
-            H5Gclose(g);
-        return qkv_store_read_fail(r, err, group, "not a group");
-    }
+    if (open_group(r, group, &g, &info, err))
+        return QKV_ERR;
     int status = QKV_OK;
     for (hsize_t i = 0; status == QKV_OK && i < info.nlinks; i++) {
         size_t values;

@@ -199,6 +199,20 @@ static void test_decode_gold(void **state)
 /* Raw text with predicted labels: whitespace labelled I inside a token stays in it, other
  * whitespace separates; a newline is written as a space in # text, and in SpacesAfter (\n, \s for
  * a space) when the whitespace after a token is not one space; the paragraph's end ends the sentence. */
+/* Decodes paragraph 0 of st from its labels written as letters of "IWTSO", one a character. */
+static void decode_letters(const qkv_seg_text *st, const char *letters, qkv_segmentation *seg)
+{
+    size_t n = strlen(letters);
+    uint8_t *labels = malloc(n + 1);
+    assert_non_null(labels);
+    for (size_t i = 0; i < n; i++)
+        labels[i] = (uint8_t)(strchr("IWTSO", letters[i]) - "IWTSO");
+    memset(seg, 0, sizeof *seg);
+    qkv_error err = {0};
+    assert_int_equal(qkv_seg_decode(st, 0, labels, seg, &err), QKV_OK);
+    free(labels);
+}
+
 static void test_decode_raw(void **state)
 {
     (void)state;
@@ -211,12 +225,8 @@ static void test_decode_raw(void **state)
     assert_int_equal(st.char_line[8], 3);
     assert_int_equal(st.char_line[9], 4);
     static const char lab[] = "IIIIIIIT" "O" "IT" "IO" "IIS"; /* the space after "is" labelled I */
-    uint8_t labels[sizeof lab];
-    for (size_t i = 0; i < sizeof lab - 1; i++)
-        labels[i] = (uint8_t)(strchr("IWTSO", lab[i]) - "IWTSO");
     qkv_segmentation seg;
-    memset(&seg, 0, sizeof seg);
-    assert_int_equal(qkv_seg_decode(&st, 0, labels, &seg, &err), QKV_OK);
+    decode_letters(&st, lab, &seg);
     char *out = write_all(&st, &seg);
     assert_string_equal(out, "# newpar\n# sent_id = 1\n# text = New York is  big\n" W10("1", "New York", "SpacesAfter=\\n")
                              W10("2", "is", "SpacesAfter=\\s\\s")
@@ -240,12 +250,8 @@ static void test_misc_escapes(void **state)
     static const char lab[] = "TOTOTOOTOOTOOOS";
     assert_int_equal(st.char_off[st.n_chars], sizeof text - 1);
     assert_int_equal(st.n_chars, (int)sizeof lab - 1);
-    uint8_t labels[sizeof lab];
-    for (size_t i = 0; i < sizeof lab - 1; i++)
-        labels[i] = (uint8_t)(strchr("IWTSO", lab[i]) - "IWTSO");
     qkv_segmentation seg;
-    memset(&seg, 0, sizeof seg);
-    assert_int_equal(qkv_seg_decode(&st, 0, labels, &seg, &err), QKV_OK);
+    decode_letters(&st, lab, &seg);
     assert_int_equal(seg.n_tokens, 6);
     static const char *const want[] = {"SpacesAfter=\\u000C", "SpacesAfter=\\u0085", "SpacesAfter=\\u2028\xc2\xa0",
                                        "SpacesAfter=\\u000B\\t", "SpacesAfter=\\u000C\\u000C\\u000C", "_"};
