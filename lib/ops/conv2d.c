@@ -3,17 +3,23 @@
  *
  * Layout. Image b is rows · cols consecutive rows of x (lib/grid.h, row-major, no prefix
  * tokens), one token per pixel or cell, channels the columns. The convolution is im2col + one
- * GEMM: cols [n·R'·C', in·k·k], cols[o, c·k·k + ky·k + kx] = x at (oy·s − p + ky, ox·s − p + kx)
- * of the same image, 0 outside it; y = cols · w^T (w viewed as [out, in·k·k], PyTorch's
- * [out, in, ky, kx] order). Backward: dw += dy^T cols, db += Σ dy, dcols = dy · w, then each
- * entry of dcols added back to the pixel it was read from (one thread per image). */
+ * GEMM with the columns in tap-major order, so each tap copies one contiguous row of channels:
+ * cols [n·R'·C', k·k·in], cols[o, (ky·k + kx)·in + c] = x at (oy·s − p + ky, ox·s − p + kx) of
+ * the same image, 0 outside it; w [out, in, k, k] (PyTorch's order) is permuted to wt [out, k·k·in]
+ * for each call; y = cols · wt^T. Backward: dwt = dy^T cols (permuted back and added to dw),
+ * db += Σ dy, dcols = dy · wt, then each row of dcols added back to the pixel it was read from
+ * (one thread per image). */
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
+
+/* The columns (floats) an evaluation chunk of images may hold: ~1 MiB, within a core's cache. */
+#define QKV_CONV2D_CHUNK ((size_t)1 << 18)
 
 const char *const QKV_POOL_NAMES[] = {"max", "avg", NULL};
 _Static_assert(sizeof QKV_POOL_NAMES / sizeof QKV_POOL_NAMES[0] == QKV_POOL_COUNT + 1, "one name per qkv_pool");
@@ -50,7 +56,8 @@ static qkv_grid check_images(qkv_tape *tp, const char *op, const qkv_tensor *x, 
 typedef struct {
     int n, k, stride, padding;
     qkv_grid in, out;
-    qkv_real *cols; /* conv2d: [n·R'·C', in·k·k]; pooling: NULL */
+    qkv_real *cols; /* conv2d: [n·R'·C', k·k·in] (tap-major); pooling: NULL */
+    qkv_real *wt;   /* conv2d: w as [out, k·k·in]; pooling: NULL */
     int32_t *argmax; /* max pooling: [n·R'·C', channels], the input row of each maximum */
     qkv_pool mode;
 } conv2d_saved;
@@ -65,20 +72,50 @@ static inline long tap_row(const conv2d_saved *s, int b, int o, int ky, int kx)
     return ((long)b * s->in.rows + y) * s->in.cols + x;
 }
 
-static void im2col(const conv2d_saved *s, const qkv_real *x, int in, qkv_real *cols)
+/* The columns of images b0 .. b1 − 1 into cols [(b1 − b0)·R'·C', k·k·in]. */
+static void im2col(const conv2d_saved *s, const qkv_real *x, int in, int b0, int b1, qkv_real *cols)
 {
     int kk = s->k * s->k, cells = s->out.rows * s->out.cols;
-#pragma omp parallel for if ((size_t)s->n * cells * in * kk >= QKV_PARALLEL_MIN)
-    for (int b = 0; b < s->n; b++)
+    for (int b = b0; b < b1; b++)
         for (int o = 0; o < cells; o++) {
-            qkv_real *cr = cols + ((size_t)b * cells + o) * in * kk;
-            for (int ky = 0; ky < s->k; ky++)
-                for (int kx = 0; kx < s->k; kx++) {
-                    long r = tap_row(s, b, o, ky, kx);
-                    for (int c = 0; c < in; c++)
-                        cr[(size_t)c * kk + ky * s->k + kx] = r < 0 ? 0 : x[(size_t)r * in + c];
-                }
+            qkv_real *cr = cols + ((size_t)(b - b0) * cells + o) * in * kk;
+            for (int t = 0; t < kk; t++, cr += in) {
+                long r = tap_row(s, b, o, t / s->k, t % s->k);
+                if (r < 0)
+                    memset(cr, 0, (size_t)in * sizeof *cr);
+                else
+                    memcpy(cr, x + (size_t)r * in, (size_t)in * sizeof *cr);
+            }
         }
+}
+
+/* Evaluation (nothing recorded, so no columns kept): y [n·R'·C', out] += the products of the
+ * images in chunks of `per` images; thread t of nth takes chunks t, t + nth, ..., turning each
+ * into columns in its own buffer (per images of columns) and multiplying them while they are
+ * still in its cache. */
+static void conv2d_chunks(const conv2d_saved *s, const qkv_real *x, int in, const qkv_real *wt, int out,
+                          qkv_real *y, int per, int t, int nth, qkv_real *buf)
+{
+    const int cells = s->out.rows * s->out.cols, ck = in * s->k * s->k, chunks = (s->n + per - 1) / per;
+    for (int c = t; c < chunks; c += nth) {
+        int b0 = c * per, b1 = b0 + per < s->n ? b0 + per : s->n;
+        im2col(s, x, in, b0, b1, buf);
+        qkv_gemm(false, true, (b1 - b0) * cells, out, ck, 1, buf, ck, wt, ck, 1, y + (size_t)b0 * cells * out, out);
+    }
+}
+
+/* w [out, in, k, k] <-> wt [out, k·k, in]: to_taps copies w into wt; otherwise wt is added into w. */
+static void permute_taps(qkv_real *w, qkv_real *wt, int out, int in, int kk, bool to_taps)
+{
+    for (int o = 0; o < out; o++)
+        for (int c = 0; c < in; c++)
+            for (int t = 0; t < kk; t++) {
+                qkv_real *a = &w[((size_t)o * in + c) * kk + t], *b = &wt[((size_t)o * kk + t) * in + c];
+                if (to_taps)
+                    *b = *a;
+                else
+                    *a += *b;
+            }
 }
 
 static void conv2d_backward(qkv_tape *tp, qkv_node *node);
@@ -104,16 +141,45 @@ qkv_tensor *qkv_conv2d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b
     const int rows = n * og.rows * og.cols, ck = in * k * k;
     qkv_tensor *y = qkv_tape_tensor2(tp, rows, out);
     conv2d_saved *s = qkv_tape_alloc(tp, sizeof *s);
-    qkv_real *cols = qkv_tape_alloc(tp, ((size_t)rows * ck + 1) * sizeof *cols);
-    if (!y || !s || !cols)
+    qkv_real *wt = qkv_tape_alloc(tp, (size_t)out * ck * sizeof *wt);
+    if (!y || !s || !wt)
         return NULL;
-    *s = (conv2d_saved){.n = n, .k = k, .stride = stride, .padding = padding, .in = grid, .out = og, .cols = cols};
-    im2col(s, x->data, in, cols);
-    for (int t = 0; b && t < rows; t++)
-        memcpy(y->data + (size_t)t * out, b->data, (size_t)out * sizeof *y->data);
-    if (rows > 0)
-        qkv_gemm_par(qkv_parallel_threads((double)rows * ck * out), false, true, rows, out, ck, 1, cols, ck, w->data,
-                     ck, b ? 1 : 0, y->data, out);
+    *s = (conv2d_saved){.n = n, .k = k, .stride = stride, .padding = padding, .in = grid, .out = og, .wt = wt};
+    permute_taps(w->data, wt, out, in, k * k, true);
+    for (int t = 0; t < rows; t++)
+        if (b)
+            memcpy(y->data + (size_t)t * out, b->data, (size_t)out * sizeof *y->data);
+        else
+            memset(y->data + (size_t)t * out, 0, (size_t)out * sizeof *y->data);
+    const int nth = qkv_parallel_threads((double)rows * ck * out), cells = og.rows * og.cols;
+    if (tp->no_grad && rows > 0) {
+        int per = (int)(QKV_CONV2D_CHUNK / ((size_t)cells * ck)); /* images per chunk of columns */
+        per = per < 1 ? 1 : per;
+        qkv_real *bufs = qkv_tape_alloc(tp, (size_t)nth * per * cells * ck * sizeof *bufs);
+        if (!bufs)
+            return NULL;
+        const size_t buf = (size_t)per * cells * ck;
+        int blas = qkv_blas_single();
+        if (nth > 1) {
+#pragma omp parallel for num_threads(nth)
+            for (int t = 0; t < nth; t++)
+                conv2d_chunks(s, x->data, in, wt, out, y->data, per, t, nth, bufs + t * buf);
+        } else {
+            conv2d_chunks(s, x->data, in, wt, out, y->data, per, 0, 1, bufs);
+        }
+        qkv_blas_restore(blas);
+    } else if (rows > 0) {
+        if (!(s->cols = qkv_tape_alloc(tp, (size_t)rows * ck * sizeof *s->cols)))
+            return NULL;
+        if (nth > 1) {
+#pragma omp parallel for num_threads(nth)
+            for (int im = 0; im < n; im++)
+                im2col(s, x->data, in, im, im + 1, s->cols + (size_t)im * cells * ck);
+        } else {
+            im2col(s, x->data, in, 0, n, s->cols);
+        }
+        qkv_gemm_par(nth, false, true, rows, out, ck, 1, s->cols, ck, wt, ck, 1, y->data, out);
+    }
     qkv_node *node = qkv_tape_record(tp, "conv2d", conv2d_backward, y, 3, (qkv_tensor *[]){x, w, b});
     if (node)
         node->saved = s;
@@ -131,48 +197,62 @@ static void conv2d_backward(qkv_tape *tp, qkv_node *node)
     const qkv_real *dy = y->grad;
     qkv_real *dx = qkv_grad(tp, x), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
     const int nth = qkv_parallel_threads((double)rows * ck * out);
-    if (dw && rows > 0) /* dw [out, in·k·k] += dy^T [out, rows] · cols [rows, in·k·k] */
-        qkv_gemm_par(nth, true, false, out, ck, rows, 1, dy, out, s->cols, ck, 1, dw, ck);
+    qkv_real *dwt = dw && rows > 0 ? qkv_tape_alloc(tp, (size_t)out * ck * sizeof *dwt) : NULL;
+    if (dwt) { /* dwt [out, k·k·in] = dy^T [out, rows] · cols [rows, k·k·in], added to dw in its order */
+        qkv_gemm_par(nth, true, false, out, ck, rows, 1, dy, out, s->cols, ck, 0, dwt, ck);
+        permute_taps(dw, dwt, out, in, kk, false);
+    }
     for (int t = 0; db && t < rows; t++)
         for (int o = 0; o < out; o++)
             db[o] += dy[(size_t)t * out + o];
     qkv_real *dcols = dx && rows > 0 ? qkv_tape_alloc(tp, (size_t)rows * ck * sizeof *dcols) : NULL;
     if (!dcols)
         return;
-    qkv_gemm_par(nth, false, false, rows, ck, out, 1, dy, out, w->data, ck, 0, dcols, ck);
+    qkv_gemm_par(nth, false, false, rows, ck, out, 1, dy, out, s->wt, ck, 0, dcols, ck);
 #pragma omp parallel for if ((size_t)rows * ck >= QKV_PARALLEL_MIN)
     for (int im = 0; im < s->n; im++) /* the pixels of image im are written by this thread only */
         for (int o = 0; o < cells; o++) {
             const qkv_real *dc = dcols + ((size_t)im * cells + o) * ck;
-            for (int ky = 0; ky < s->k; ky++)
-                for (int kx = 0; kx < s->k; kx++) {
-                    long r = tap_row(s, im, o, ky, kx);
-                    for (int c = 0; r >= 0 && c < in; c++)
-                        dx[(size_t)r * in + c] += dc[(size_t)c * kk + ky * s->k + kx];
-                }
+            for (int t = 0; t < kk; t++, dc += in) {
+                long r = tap_row(s, im, o, t / s->k, t % s->k);
+                qkv_real *dxr = r < 0 ? NULL : dx + (size_t)r * in;
+                for (int c = 0; dxr && c < in; c++)
+                    dxr[c] += dc[c];
+            }
         }
 }
 
 static void pool2d_backward(qkv_tape *tp, qkv_node *node);
 
-/* Output cell o of image b, channel c: the maximum (its row in *arg) or the mean of its
- * window's pixels (padding taps skipped: the mean is over the pixels inside the image). */
-static qkv_real pool_cell(const conv2d_saved *s, const qkv_real *x, int C, int b, int o, int c, int32_t *arg)
+/* Output cell o of image b, every channel, into y [C]: the maximum (with arg, its input row in
+ * arg[c], the first maximum winning; evaluation passes no arg) or the mean of its window's
+ * pixels (padding taps skipped: the mean is over the pixels inside the image). */
+static void pool_cell(const conv2d_saved *s, const qkv_real *x, int C, int b, int o, qkv_real *y, int32_t *arg)
 {
-    qkv_real best = 0, sum = 0;
     int count = 0;
-    for (int ky = 0; ky < s->k; ky++)
-        for (int kx = 0; kx < s->k; kx++) {
-            long r = tap_row(s, b, o, ky, kx);
-            if (r < 0)
-                continue;
-            qkv_real v = x[(size_t)r * C + c];
-            sum += v;
-            count++;
-            if (count == 1 || v > best)
-                best = v, *arg = (int32_t)r;
+    for (int t = 0; t < s->k * s->k; t++) {
+        long r = tap_row(s, b, o, t / s->k, t % s->k);
+        if (r < 0)
+            continue;
+        const qkv_real *xr = x + (size_t)r * C;
+        if (count++ == 0) {
+            memcpy(y, xr, (size_t)C * sizeof *y);
+            for (int c = 0; arg && c < C; c++)
+                arg[c] = (int32_t)r;
+        } else if (s->mode == QKV_POOL_AVG) {
+            for (int c = 0; c < C; c++)
+                y[c] += xr[c];
+        } else if (!arg) {
+            for (int c = 0; c < C; c++)
+                y[c] = xr[c] > y[c] ? xr[c] : y[c];
+        } else {
+            for (int c = 0; c < C; c++)
+                if (xr[c] > y[c])
+                    y[c] = xr[c], arg[c] = (int32_t)r;
         }
-    return s->mode == QKV_POOL_MAX ? best : sum / (qkv_real)count;
+    }
+    for (int c = 0; s->mode == QKV_POOL_AVG && c < C; c++)
+        y[c] /= (qkv_real)count;
 }
 
 qkv_tensor *qkv_pool2d(qkv_tape *tp, qkv_tensor *x, int n, qkv_grid grid, int k, int stride, int padding,
@@ -189,18 +269,18 @@ qkv_tensor *qkv_pool2d(qkv_tape *tp, qkv_tensor *x, int n, qkv_grid grid, int k,
     const int C = x->shape[1], cells = og.rows * og.cols, rows = n * cells;
     qkv_tensor *y = qkv_tape_tensor2(tp, rows, C);
     conv2d_saved *s = qkv_tape_alloc(tp, sizeof *s);
-    int32_t *arg = qkv_tape_alloc(tp, ((size_t)rows * C + 1) * sizeof *arg);
-    if (!y || !s || !arg)
+    const bool keep_arg = !tp->no_grad && mode == QKV_POOL_MAX; /* max's backward reads each maximum's row */
+    int32_t *arg = keep_arg ? qkv_tape_alloc(tp, ((size_t)rows * C + 1) * sizeof *arg) : NULL;
+    if (!y || !s || (keep_arg && !arg))
         return NULL;
     *s = (conv2d_saved){.n = n, .k = k, .stride = stride, .padding = padding, .in = grid, .out = og, .argmax = arg,
                         .mode = mode};
 #pragma omp parallel for if ((size_t)rows * C * k * k >= QKV_PARALLEL_MIN)
     for (int b = 0; b < n; b++)
-        for (int o = 0; o < cells; o++)
-            for (int c = 0; c < C; c++) {
-                size_t at = ((size_t)b * cells + o) * C + c;
-                y->data[at] = pool_cell(s, x->data, C, b, o, c, &arg[at]);
-            }
+        for (int o = 0; o < cells; o++) {
+            size_t at = ((size_t)b * cells + o) * C;
+            pool_cell(s, x->data, C, b, o, y->data + at, arg ? arg + at : NULL);
+        }
     qkv_node *node = qkv_tape_record(tp, "pool2d", pool2d_backward, y, 1, (qkv_tensor *[]){x});
     if (node)
         node->saved = s;
@@ -217,24 +297,24 @@ static void pool2d_backward(qkv_tape *tp, qkv_node *node)
     qkv_real *dx = qkv_grad(tp, x);
     if (!dx)
         return;
-    const int C = x->shape[1], cells = s->out.rows * s->out.cols;
-#pragma omp parallel for if ((size_t)y->size * s->k * s->k >= QKV_PARALLEL_MIN)
+    const int C = x->shape[1], cells = s->out.rows * s->out.cols, kk = s->k * s->k;
+#pragma omp parallel for if ((size_t)y->size * kk >= QKV_PARALLEL_MIN)
     for (int b = 0; b < s->n; b++) /* the pixels of image b are written by this thread only */
-        for (int o = 0; o < cells; o++)
-            for (int c = 0; c < C; c++) {
-                size_t at = ((size_t)b * cells + o) * C + c;
-                qkv_real g = y->grad[at];
-                if (s->mode == QKV_POOL_MAX) {
-                    dx[(size_t)s->argmax[at] * C + c] += g;
-                    continue;
-                }
-                int count = 0;
-                for (int t = 0; t < s->k * s->k; t++)
-                    count += tap_row(s, b, o, t / s->k, t % s->k) >= 0;
-                for (int t = 0; t < s->k * s->k; t++) {
-                    long r = tap_row(s, b, o, t / s->k, t % s->k);
-                    if (r >= 0)
-                        dx[(size_t)r * C + c] += g / (qkv_real)count;
-                }
+        for (int o = 0; o < cells; o++) {
+            size_t at = ((size_t)b * cells + o) * C;
+            const qkv_real *g = y->grad + at;
+            if (s->mode == QKV_POOL_MAX) {
+                for (int c = 0; c < C; c++)
+                    dx[(size_t)s->argmax[at + c] * C + c] += g[c];
+                continue;
             }
+            int count = 0;
+            for (int t = 0; t < kk; t++)
+                count += tap_row(s, b, o, t / s->k, t % s->k) >= 0;
+            for (int t = 0; t < kk; t++) {
+                long r = tap_row(s, b, o, t / s->k, t % s->k);
+                for (int c = 0; r >= 0 && c < C; c++)
+                    dx[(size_t)r * C + c] += g[c] / (qkv_real)count;
+            }
+        }
 }

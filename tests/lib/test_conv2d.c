@@ -1,6 +1,7 @@
 /* 2-D convolution and pooling (lib/ops/conv2d.c): forward values against direct loops over the
- * formulas written here (zero padding, stride, each image alone), the output grid, a
- * double-precision gradient check of every input, and the errors. */
+ * formulas written here (zero padding, stride, each image alone), recorded and in evaluation
+ * (no_grad, its own path), the output grid, a double-precision gradient check of every input,
+ * and the errors. */
 #include "optest.h"
 
 enum { N = 2, ROWS = 5, COLS = 4, IN = 3, OUT = 4 };
@@ -54,11 +55,14 @@ static double output_ref(const conv_fixture *f, int b, int oy, int ox, int o)
     return f->pool && f->mode == QKV_POOL_AVG ? acc / count : acc;
 }
 
-static void check(conv_fixture *f, ot_env *e, int want_rows, int want_cols)
+/* The forward values and grid of f, recorded (no_grad false) or in evaluation. */
+static void check_values(conv_fixture *f, ot_env *e, bool no_grad, int want_rows, int want_cols)
 {
     qkv_grid og = {0};
+    e->tp.no_grad = no_grad;
     qkv_tensor *y = f->pool ? qkv_pool2d(&e->tp, f->x, N, G, f->k, f->stride, f->padding, f->mode, &og)
                             : qkv_conv2d(&e->tp, f->x, f->w, f->b, N, G, f->stride, f->padding, &og);
+    e->tp.no_grad = false;
     if (!y)
         fail_msg("%s", e->tp.err.msg);
     assert_int_equal(og.rows, want_rows);
@@ -76,6 +80,12 @@ static void check(conv_fixture *f, ot_env *e, int want_rows, int want_cols)
                     tu_assert_close(y->data[((b * want_rows + oy) * want_cols + ox) * C + o],
                                     output_ref(f, b, oy, ox, o), 1e-12);
     qkv_tape_reset(&e->tp);
+}
+
+static void check(conv_fixture *f, ot_env *e, int want_rows, int want_cols)
+{
+    check_values(f, e, false, want_rows, want_cols);
+    check_values(f, e, true, want_rows, want_cols);
     qkv_tensor *ts[] = {f->x, f->w, f->b};
     const char *names[] = {"x", "w", "b"};
     tu_assert_gradcheck(&e->tp, conv_fn, f, f->pool ? 1 : (f->b ? 3 : 2), ts, names);
@@ -122,6 +132,29 @@ static void test_pool2d(void **state)
     pool_case(QKV_POOL_AVG, 2, 2, 0, 2, 2, 9);
 }
 
+/* Evaluation turns a chunk of images at a time into columns (about 2^18 values a chunk): 3
+ * images of 24 x 24 pixels and 64 channels under a 3 x 3 kernel make chunks of one image each;
+ * their values equal the recorded path's. */
+static void test_conv2d_eval_chunks(void **state)
+{
+    (void)state;
+    enum { NB = 3, R = 24, C = 24, CH = 64, O = 5 };
+    const qkv_grid g = {.rows = R, .cols = C};
+    ot_env e;
+    ot_init(&e, 11);
+    qkv_tensor *x = ot_param2(&e, "x", NB * R * C, CH), *w = ot_param(&e, "w", 4, (int[]){O, CH, 3, 3});
+    qkv_tensor *b = ot_param(&e, "b", 1, (int[]){O});
+    qkv_tensor *rec = qkv_conv2d(&e.tp, x, w, b, NB, g, 1, 1, NULL);
+    e.tp.no_grad = true;
+    qkv_tensor *ev = qkv_conv2d(&e.tp, x, w, b, NB, g, 1, 1, NULL);
+    if (!rec || !ev)
+        fail_msg("%s", e.tp.err.msg);
+    assert_int_equal(ev->size, (size_t)NB * R * C * O);
+    for (size_t i = 0; i < ev->size; i++)
+        tu_assert_close(ev->data[i], rec->data[i], 1e-12);
+    ot_free(&e);
+}
+
 static void expect_error(qkv_grid g, int rows, int k, int stride, int padding, bool pool, const char *msg)
 {
     ot_env e;
@@ -153,6 +186,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv2d),
         cmocka_unit_test(test_pool2d),
+        cmocka_unit_test(test_conv2d_eval_chunks),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
