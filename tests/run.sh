@@ -1,6 +1,7 @@
 #!/bin/sh
-# Builds qkv twice (release, and AddressSanitizer + UndefinedBehaviorSanitizer) and runs the
-# whole test suite under ctest in both. Usage: tests/run.sh  (from anywhere)
+# Builds qkv twice (release, and AddressSanitizer + UndefinedBehaviorSanitizer), each with its
+# test programs (-DBUILD_TESTING=ON: a plain configure has none), and runs the whole test suite
+# under ctest in both. Usage: tests/run.sh  (from anywhere)
 # Tests that need a whole corpus run when its folder is set (QKV_EWT_DIR=/path/to/ud_english_ewt,
 # QKV_WNUT17_DIR=/path/to/wnut17);
 # otherwise ctest lists them as skipped, and the reason of each is printed after its summary.
@@ -23,9 +24,9 @@ run_ctest() {
     return $status
 }
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null
 cmake --build build -j "$jobs"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQKV_SANITIZE=ON >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQKV_SANITIZE=ON -DBUILD_TESTING=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 echo "== release build =="
 run_ctest build

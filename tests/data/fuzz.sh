@@ -32,7 +32,7 @@ if [ -z "$cc" ]; then
 fi
 [ -n "$cc" ] || { echo "fuzz.sh: clang not found (apt-get install clang)" >&2; exit 1; }
 # -O1 with assertions: libFuzzer's advice; MPI and oneDNN are no readers.
-CC=$cc cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DQKV_FUZZ=ON -DQKV_MPI=OFF \
+CC=$cc cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DQKV_FUZZ=ON -DBUILD_TESTING=ON -DQKV_MPI=OFF \
     -DQKV_ONEDNN=OFF >/dev/null
 # New inputs and the targets' files in memory when it can (a run of the HDF5 targets writes and
 # syncs a file).
