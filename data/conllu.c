@@ -311,6 +311,20 @@ static size_t line_end(const char *text, size_t pos, size_t len, size_t *next)
     return eol;
 }
 
+/* Line s[0..len) (without its line end, line_end) as a line of a corpus: valid UTF-8 without a
+ * NUL byte, and no CR (one before the LF is the line end's). */
+static int check_line(reader *r, const char *s, size_t len)
+{
+    char problem[160];
+    if (qkv_text_line_problem(s, len, problem, sizeof problem))
+        return FAIL(r, "%s", problem);
+    const char *cr = memchr(s, '\r', len);
+    if (cr)
+        return FAIL(r, "expected a line ending in LF or CR LF, found a CR inside the line at byte %zu (no field "
+                       "holds a CR)", (size_t)(cr - s) + 1);
+    return QKV_OK;
+}
+
 static qkv_format detect_format(const qkv_corpus *c, size_t start)
 {
     size_t nlen = strlen(c->name);
@@ -375,9 +389,8 @@ static int parse(qkv_corpus *c, const qkv_read_opts *opts, qkv_error *err)
         const char *s = c->text + pos;
         size_t len = eol - pos;
         r.line++;
-        char problem[160];
-        if (qkv_text_line_problem(s, len, problem, sizeof problem))
-            return FAIL(&r, "%s", problem);
+        if (check_line(&r, s, len) != QKV_OK)
+            return QKV_ERR;
         pos = next;
         if (len == 0 || (c->format == QKV_FORMAT_COLUMNS && all_space(s, len))) {
             if (end_sentence(&r) != QKV_OK)

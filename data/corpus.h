@@ -6,7 +6,9 @@
  * (ID "3-4": kept for writing back, not words), empty nodes (ID "8.1": not words, kept for
  * writing back), blank lines ending a sentence (several in a row are one break). A file with
  * CRLF line endings or a UTF-8 byte-order mark reads exactly like its LF twin; the last
- * sentence is read with or without a final blank line or newline.
+ * sentence is read with or without a final blank line or newline. Lines end at LF only: VT,
+ * FF, NEL, U+2028 and U+2029 are characters of their field; a CR anywhere but before a line's
+ * LF is an error in either format (no field holds a CR, which qkv_corpus_write refuses).
  *
  * UPOS and XPOS must not contain whitespace (CoNLL-U allows spaces only in FORM, LEMMA and
  * MISC): a space, NBSP or any other Unicode White_Space character there is an error.

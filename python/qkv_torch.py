@@ -59,11 +59,11 @@ Commands:
 """
 import argparse
 import math
-import re
 import sys
 
 try:  # first: qkv_torch_data says in one line which package is missing and how to get it
     from qkv_torch_data import Checkpoint, Rng, encode, padded, plan, read_conllu  # noqa: F401 (bench.py)
+    from qkv_torch_text import read_text
 except ImportError as missing:
     if __name__ == "__main__":
         sys.exit(f"qkv_torch.py: {missing}")
@@ -193,17 +193,11 @@ def run_logits(model, data, budget):
 # ---------------------------------------------------------------- commands
 
 
-def words(line):
-    """The words of a line of text as `qkv tag --format text` splits it: at spaces, TABs, CRs."""
-    return [w for w in re.split("[ \t\r\n]+", line) if w]
-
-
 def cmd_tag(a):
     if a.threads > 0:
         torch.set_num_threads(a.threads)
     model = load(a.model)
-    with open(a.file, encoding="utf-8") if a.file != "-" else sys.stdin as f:
-        sents = [s for s in map(words, f) if s]
+    sents = read_text(a.file)
     for sent, tags in zip(sents, tag(model, sents)):
         print("".join(f"{w}\t{t}\n" for w, t in zip(sent, tags)))
     return 0

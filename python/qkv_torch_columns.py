@@ -14,8 +14,9 @@ Case: qkv's single-character case mappings (libunistring uc_tolower, uc_toupper)
 where those give one character, else the character is kept; lowercasing a whole form is
 str.lower() (qkv_utf8_lower, the same full mapping: tests/reference/test_unicode_port.sh).
 """
-import gzip
 import re
+
+from qkv_torch_text import conllu_lines
 
 FIELDS = {"upos": 3, "xpos": 4, "feats": 5, "lemma": 2, "deprel": 7}  # data/corpus.h QKV_TAG_FIELDS
 
@@ -141,35 +142,37 @@ def lemma_script(form, lemma):
 def read_columns(path, cols):
     """(sentences, classes, heads) of a CoNLL-U file (plain or .gz): sentences as lists of words,
     classes {column: [the class string of each word, or None]} for the columns cols, heads
-    [each word's HEAD, -1 for "_"]; multiword tokens and empty nodes are not words."""
+    [each word's HEAD, -1 for "_"]; multiword tokens and empty nodes are not words. Its lines
+    as qkv reads them (qkv_torch_text.conllu_lines): an empty line ends a sentence, a line that
+    is no comment and not 10 fields is a ValueError naming the line."""
     sents, cur, heads = [], [], []
     classes = {c: [] for c in cols}
     scripts = {}
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
-        for line in f:
-            fields = line.rstrip("\r\n").split("\t")
-            if len(fields) != 10 or line.startswith("#"):
-                if not line.strip(" \t\r\n") and cur:
-                    sents.append(cur)
-                    cur = []
-                continue
-            if "-" in fields[0] or "." in fields[0]:
-                continue
-            form = fields[1]
-            cur.append(form)
-            heads.append(int(fields[6]) if fields[6].isdigit() else -1)
-            for c in cols:
-                v = fields[FIELDS[c]]
-                if c == "feats":
-                    v = feats_canonical(v)
-                elif v == "_":
-                    v = None
-                elif c == "lemma":
-                    if (form, v) not in scripts:
-                        scripts[form, v] = lemma_script(form, v)
-                    v = scripts[form, v]
-                classes[c].append(v)
+    for k, line in conllu_lines(path):
+        if not line or line.startswith("#"):
+            if not line and cur:
+                sents.append(cur)
+                cur = []
+            continue
+        fields = line.split("\t")
+        if len(fields) != 10:
+            raise ValueError(f"{path}:{k}: expected 10 fields, got {len(fields)}: {line!r}")
+        if "-" in fields[0] or "." in fields[0]:
+            continue
+        form = fields[1]
+        cur.append(form)
+        heads.append(int(fields[6]) if fields[6].isdigit() else -1)
+        for c in cols:
+            v = fields[FIELDS[c]]
+            if c == "feats":
+                v = feats_canonical(v)
+            elif v == "_":
+                v = None
+            elif c == "lemma":
+                if (form, v) not in scripts:
+                    scripts[form, v] = lemma_script(form, v)
+                v = scripts[form, v]
+            classes[c].append(v)
     if cur:
         sents.append(cur)
     return sents, classes, heads

@@ -20,7 +20,6 @@ qkv checkpoint and a CoNLL-U file into the id arrays and batches qkv itself woul
   gives qkv's batches of an epoch; `padded(...)` lays one out as [B, L] with a padding mask.
 """
 import collections
-import io
 import os
 import re
 import unicodedata
@@ -37,6 +36,8 @@ try:
     import yaml
 except ImportError as missing:
     raise ImportError(f"qkv_torch cannot import {missing.name or missing}: it needs {REQUIREMENTS}") from None
+
+from qkv_torch_text import gunzip, read_conllu  # noqa: F401 (the port's modules take them from here)
 
 WORD_CHARS = 20  # data/features.h QKV_WORD_CHARS: code points kept per word
 CHAR_BOW, CHAR_EOW = "<w>", "</w>"
@@ -85,65 +86,6 @@ def feature_string(name, form):
     if name == "shape":
         return shape(form)
     raise ValueError(f"unknown feature kind {name!r}")
-
-
-# ---------------------------------------------------------------- CoNLL-U (data/conllu.c)
-
-
-def gunzip(raw, path):
-    """The bytes of the gzip members of raw in a row, as qkv reads them (data/textfile.h): bytes
-    after the last member that begin no other member, or a member cut short, are a ValueError
-    naming path."""
-    out = []
-    while raw:
-        if raw[:2] != b"\x1f\x8b":
-            raise ValueError(f"{path}: bytes after the last gzip member are not gzip data")
-        d = zlib.decompressobj(wbits=31)
-        out.append(d.decompress(raw))
-        if not d.eof:
-            raise ValueError(f"{path}: truncated gzip stream")
-        raw = d.unused_data
-    return b"".join(out)
-
-
-def open_text(path):
-    """The text of path (gzip when its name ends in .gz or it begins with 1F 8B) as a file of
-    lines, their line ends kept, as qkv reads it."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    if path.endswith(".gz") or raw[:2] == b"\x1f\x8b":
-        if raw[:2] != b"\x1f\x8b":
-            raise ValueError(f"{path}: not a gzip stream")
-        raw = gunzip(raw, path)
-    return io.StringIO(raw.decode("utf-8-sig"), newline="")
-
-
-def read_conllu(path, tag_field="upos"):
-    """Sentences as lists of (form, tag); multiword tokens and empty nodes are not words. Plain
-    or gzip, as qkv reads it (open_text)."""
-    col = 3 if tag_field == "upos" else 4
-    sents, cur = [], []
-    with open_text(path) as f:
-        for line in f:
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip(" \t"):
-                if cur:
-                    sents.append(cur)
-                    cur = []
-                continue
-            if line.startswith("#"):
-                continue
-            fields = line.split("\t")
-            if len(fields) != 10:
-                raise ValueError(f"{path}: expected 10 fields, got {len(fields)}: {line!r}")
-            if "-" in fields[0] or "." in fields[0]:
-                continue
-            if any(c.isspace() for c in fields[col]):
-                raise ValueError(f"{path}: whitespace in the tag field {fields[col]!r}")
-            cur.append((fields[1], fields[col]))
-    if cur:
-        sents.append(cur)
-    return sents
 
 
 def numbers(node):

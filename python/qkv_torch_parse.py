@@ -28,7 +28,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from qkv_torch_data import encode, open_text, padded, plan, read_conllu
+from qkv_torch_data import encode, padded, plan, read_conllu
+from qkv_torch_text import conllu_lines
 from qkv_torch_layers import CRF, bio_mask
 
 
@@ -187,12 +188,11 @@ def _parser_batch(model, x, bt, batch, starts, o, gold_heads, pred_heads):
 def read_heads(path):
     """Each word's HEAD in a CoNLL-U file (-1 for "_"), words as qkv_torch_data.read_conllu reads them."""
     heads = []
-    with open_text(path) as f:
-        for line in f:
-            fields = line.rstrip("\r\n").split("\t")
-            if len(fields) != 10 or line.startswith("#") or "-" in fields[0] or "." in fields[0]:
-                continue
-            heads.append(int(fields[6]) if fields[6].isdigit() else -1)
+    for _, line in conllu_lines(path):
+        fields = line.split("\t")
+        if len(fields) != 10 or line.startswith("#") or "-" in fields[0] or "." in fields[0]:
+            continue
+        heads.append(int(fields[6]) if fields[6].isdigit() else -1)
     return np.array(heads, dtype=np.int64)
 
 
