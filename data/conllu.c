@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "data/columns.h"
+#include "data/line_fields.h"
 #include "data/textfile.h"
 #include "data/utf8.h"
 
@@ -318,10 +319,9 @@ static int check_line(reader *r, const char *s, size_t len)
     char problem[160];
     if (qkv_text_line_problem(s, len, problem, sizeof problem))
         return FAIL(r, "%s", problem);
-    const char *cr = memchr(s, '\r', len);
+    size_t cr = qkv_line_cr(s, len);
     if (cr)
-        return FAIL(r, "expected a line ending in LF or CR LF, found a CR inside the line at byte %zu (no field "
-                       "holds a CR)", (size_t)(cr - s) + 1);
+        return FAIL(r, QKV_LINE_CR_MESSAGE, cr);
     return QKV_OK;
 }
 

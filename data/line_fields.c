@@ -18,6 +18,12 @@ const char *qkv_line_field(const char *s, size_t len, int k, size_t *flen)
     return s;
 }
 
+size_t qkv_line_cr(const char *s, size_t len)
+{
+    const char *cr = memchr(s, '\r', len);
+    return cr ? (size_t)(cr - s) + 1 : 0;
+}
+
 long qkv_line_number(const char *s, size_t len, size_t *i)
 {
     long v = 0;

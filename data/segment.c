@@ -352,9 +352,11 @@ static int read_lines(seg_reader *r, const char *data, size_t len)
         pos += n + (nl != NULL);
         if (n > 0 && s[n - 1] == '\r')
             n--;
-        size_t bad = qkv_utf8_check(s, n);
+        size_t bad = qkv_utf8_check(s, n), cr = qkv_line_cr(s, n);
         if (bad < n)
             return fail_at(r, line, "invalid UTF-8 or a NUL byte at byte %zu of the line", bad + 1);
+        if (cr)
+            return fail_at(r, line, QKV_LINE_CR_MESSAGE, cr);
         if (n == 0) {
             if (end_sentence(r))
                 return QKV_ERR;

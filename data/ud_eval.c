@@ -170,9 +170,11 @@ static int read_file(ud_file *f, const char *data, size_t len, qkv_error *err)
                 return QKV_OK;
             continue;
         }
-        size_t bad = qkv_utf8_check(s, n);
+        size_t bad = qkv_utf8_check(s, n), cr = qkv_line_cr(s, n);
         if (bad < n)
             return fail_line(err, f->name, line, "invalid UTF-8 or a NUL byte at byte %zu of the line", bad + 1);
+        if (cr)
+            return fail_line(err, f->name, line, QKV_LINE_CR_MESSAGE, cr);
         if (s[0] == '#')
             continue;
         size_t idl, fl, ul, ml;

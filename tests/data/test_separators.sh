@@ -4,8 +4,9 @@
 # (LF, the line end, aside) and a few characters that are not White_Space, what each reader
 # must make of it:
 #   conllu    a FORM and LEMMA "a<SEP>b" (qkv stats; qkv tag writes the file back with each
-#             word line still 10 fields at LF-only line ends, the FORM as read), and an UPOS
-#             "NO<SEP>UN" (an error naming the line and field);
+#             word line still 10 fields at LF-only line ends, the FORM as read; with a CR, a
+#             segmenter's training reader too), and an UPOS "NO<SEP>UN" (an error naming the
+#             line and field);
 #   columns   a WNUT-like file, TAB-separated: FORM "a<SEP>b", and a line of the separator
 #             alone between two sentences; and one separated by spaces (only ASCII spaces
 #             separate its fields);
@@ -14,7 +15,7 @@
 #   raw       the shipped model's segmenter: "Hello world.<SEP>Second line here." reads as
 #             with a space.
 # Lines end at LF (or CR LF) only: a CR elsewhere in a CoNLL-U or column file is an error
-# naming its line in qkv and in the port (no field holds a CR: qkv could not write it back);
+# naming its line in qkv's readers (tests/data/test_ud_eval.c: the UD scorer's) and in the port (no field holds a CR: qkv could not write it back);
 # VT, FF, NEL, U+2028 and U+2029 are characters of their line, as CoNLL-U says (Python's
 # universal newlines and str.splitlines() break lines at some of them: the port must not).
 . "${QKV_SOURCE_DIR:?}/tests/train/common.sh"
@@ -87,6 +88,14 @@ def tag_conllu(seps):
     return {sep: s for sep, s in zip(seps, sents)} if rc == 0 and len(sents) == len(seps) else {"error": err}
 
 
+def train_segmenter(path):
+    """The first line of the error of a segmenter's training (data.task segment) on path."""
+    rc, out, err = run("train", "configs/ud_ewt_tokenize.yaml", "--set", f"data.train={path}", "--set",
+                       f"data.dev={path}", "--set", "train.max_steps=1", "--set", "log.progress=off", "--out",
+                       os.path.join(D, "seg"), "--force")
+    return err.split("\n")[0].removeprefix("qkv: ") if rc else "trained"
+
+
 def conllu(sep):
     form = f"a{sep}b"
     path = write("sep.conllu", sentence(sep))
@@ -95,6 +104,7 @@ def conllu(sep):
         check("conllu: qkv stats", sep, stats(path)[:len(want)], want)
         check("conllu: port", sep, py(qkv_torch_text.read_conllu, path)[:len(want)], want)
         check("conllu: port columns", sep, str(py(qkv_torch_columns.read_columns, path, ["upos"]))[:len(want)], want)
+        check("conllu: segmenter training", sep, train_segmenter(path)[:len(want)], want)
         return
     check("conllu: qkv stats", sep, stats(path), (1, 2))
     lines = TAGGED.get(sep, TAGGED.get("error"))

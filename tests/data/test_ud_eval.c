@@ -201,6 +201,8 @@ static void test_errors(void **state)
                  "sys.conllu:1: the sentence ends before the words of this multiword token");
     assert_error(L("x", "I", "PRON", "_"), "sys.conllu:1: expected an ID (N, N-M or N.M) in field 1, found \"x\"");
     assert_error(L("1", " ", "PRON", "_"), "sys.conllu:1: the FORM is empty or only whitespace");
+    assert_error(L("1", "I\rx", "PRON", "_"), "sys.conllu:1: expected a line ending in LF or CR LF, found a CR "
+                                            "inside the line at byte 4 (no field holds a CR)");
 }
 
 int main(void)
