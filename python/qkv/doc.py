@@ -7,6 +7,12 @@ def _col(v):
     return "_" if v is None else str(v)
 
 
+# The characters that end a line (Unicode: LF, VT, FF, CR, NEL, U+2028, U+2029) and TAB, written
+# as spaces in a # text line as qkv tag writes it (data/segment_decode.c): the line stays one line
+# for every reader, str.splitlines() included. Sentence.text keeps them (the library's text).
+_LINE_BREAKS = str.maketrans({c: " " for c in "\t\n\v\f\r\x85\u2028\u2029"})
+
+
 class Word:
     """One word (a CoNLL-U word line): id (1-based in its sentence), form, lemma, upos, xpos,
     feats, head (0: the root, k: word k of the sentence), deprel, deps, misc. A column the model
@@ -74,7 +80,7 @@ class Sentence:
 
     def to_conllu(self):
         head = "# newpar\n" if self.newpar else ""
-        head += "# sent_id = %s\n# text = %s\n" % (self.sent_id, self.text)
+        head += "# sent_id = %s\n# text = %s\n" % (self.sent_id, self.text.translate(_LINE_BREAKS))
         return head + "\n".join(t.to_conllu() for t in self.tokens) + "\n\n"
 
     def __iter__(self):

@@ -18,6 +18,8 @@
 # naming its line in qkv's readers (tests/data/test_ud_eval.c: the UD scorer's) and in the port (no field holds a CR: qkv could not write it back);
 # VT, FF, NEL, U+2028 and U+2029 are characters of their line, as CoNLL-U says (Python's
 # universal newlines and str.splitlines() break lines at some of them: the port must not).
+# The qkv Python package reads nothing itself (libqkv.so does); its # text lines are those of
+# qkv tag with each separator: tests/python/test_shipped.sh.
 . "${QKV_SOURCE_DIR:?}/tests/train/common.sh"
 model=$QKV_SOURCE_DIR/data/models/en.h5
 [ -s "$model" ] || fail "$model is missing"

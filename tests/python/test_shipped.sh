@@ -3,7 +3,8 @@
 # temporary prefix and imported by /usr/bin/python3, it finds libqkv.so and the model of its
 # install by itself (qkv.load("en")); raw text (the text of 120 sentences of the shipped EWT
 # sample, in paragraphs) gives a Doc whose to_conllu() is byte for byte what `qkv tag` without a
-# model writes for the same text, every word's attributes its CoNLL-U columns; pre-tokenised
+# model writes for the same text (a VT, FF, NEL, U+2028 or U+2029 inside a sentence a space of
+# its # text line), every word's attributes its CoNLL-U columns; pre-tokenised
 # sentences (the sample's words) give what `qkv tag --format conllu` writes for them; errors of
 # the library raise qkv.QkvError with its message; several models tag at once as each alone;
 # the threads the library starts block SIGINT and SIGTERM (no handler on a oneDNN thread).
@@ -17,6 +18,9 @@ run_py nolib "$SCRATCH/none.so" || fail "QKV_LIBRARY naming no file"
 # raw text: 120 sentences, paragraphs of 10, and multiword tokens before punctuation (SpaceAfter=No)
 gzip -dc $S | sed -n 's/^# text = //p' | head -120 | awk '{ print } NR % 10 == 0 { print "" }' >"$SCRATCH/in.txt"
 printf "Well, I can't. We won't! Don't.\n" >>"$SCRATCH/in.txt"
+# and a paragraph with a character that ends a line inside each sentence (VT, FF, NEL, U+2028,
+# U+2029): a space in its # text line, as qkv tag writes it
+printf '\nWell\vsaid. Not\fnow. So\xc2\x85far. The\xe2\x80\xa8end. Or\xe2\x80\xa9not.\n' >>"$SCRATCH/in.txt"
 env -u QKV_MODEL -u QKV_MODEL_DIR "$QKV_BIN" tag "$SCRATCH/in.txt" >"$SCRATCH/cli.conllu" 2>"$SCRATCH/err" ||
     { cat "$SCRATCH/err" >&2; fail "qkv tag"; }
 [ "$(grep -c '^# sent_id' "$SCRATCH/cli.conllu")" -ge 100 ] || fail "qkv tag wrote too few sentences"
