@@ -24,9 +24,10 @@ awk -F'\t' '/^#/ { next } NF == 0 { if (l != "") print l; l = ""; next } $1 ~ /^
     awk -F'\t' '/^#/ { next } NF == 0 { print ""; next } { print $2 "\t" $4 }' >"$work/qkv.tsv" || fail "qkv tag"
 PYTHONPATH=$SRC/python "$PY" - "$work/model.h5" "$work/dev.txt" "$work/qkv.tsv" <<'PYEOF' || fail "qkv_torch.tag"
 import sys, torch, qkv_torch
+from qkv_torch_text import read_text
 model = qkv_torch.load(sys.argv[1], torch.float64)
 assert isinstance(model, torch.nn.Module) and not model.training
-sents = [s for s in map(qkv_torch.words, open(sys.argv[2], encoding="utf-8")) if s]
+sents = read_text(sys.argv[2])
 want = [s.split("\n") for s in open(sys.argv[3], encoding="utf-8").read().strip("\n").split("\n\n")]
 got = qkv_torch.tag(model, sents)
 assert len(got) == len(want) == len(sents), (len(got), len(want), len(sents))
