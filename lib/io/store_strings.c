@@ -8,6 +8,58 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Frees n HDF5-allocated strings and their array. */
+static void free_vlen(char **vlen, size_t n)
+{
+    for (size_t i = 0; vlen && i < n; i++)
+        if (vlen[i])
+            H5free_memory(vlen[i]);
+    free(vlen);
+}
+
+/* Reads n variable-length strings (n 1 for a scalar) into *vlen, n HDF5-allocated pointers.
+ * Each is a global-heap reference whose data HDF5 allocates on reading, and many references
+ * can name one heap object: the strings are read one at a time and their bytes counted, and
+ * more bytes than the whole file holds (separate strings are at most that) are refused before
+ * the next string is read. */
+static int read_vlen(const qkv_store_reader *r, const char *path, hid_t d, hid_t mem, size_t n, char ***vlen,
+                     qkv_error *err)
+{
+    char msg[512], **buf = calloc(n ? n : 1, sizeof *buf);
+    if (!buf)
+        return qkv_store_read_fail(r, err, path, "out of memory for %zu strings", n);
+    hsize_t file_size = 0, one = 1, total = 0;
+    hid_t fspace = H5Dget_space(d), mspace = H5Screate_simple(1, &one, NULL);
+    bool scalar = fspace >= 0 && H5Sget_simple_extent_ndims(fspace) == 0;
+    int status = QKV_OK;
+    if (fspace < 0 || mspace < 0 || H5Fget_filesize(r->file, &file_size) < 0)
+        status = qkv_store_read_fail(r, err, path, "HDF5 cannot read its shape: %s", qkv_store_h5_msg(msg, sizeof msg));
+    size_t i = 0;
+    for (; i < n && status == QKV_OK; i++) {
+        hsize_t start = i;
+        if ((!scalar && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &one, NULL) < 0) ||
+            H5Dread(d, mem, scalar ? H5S_ALL : mspace, scalar ? H5S_ALL : fspace, H5P_DEFAULT, buf + i) < 0) {
+            status = qkv_store_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
+            break;
+        }
+        total += buf[i] ? strlen(buf[i]) : 0;
+        if (total > file_size)
+            status = qkv_store_read_fail(r, err, path,
+                                         "its first %zu strings hold %llu bytes, more than the whole file (%llu): not read",
+                                         i + 1, (unsigned long long)total, (unsigned long long)file_size);
+    }
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    if (status != QKV_OK) {
+        free_vlen(buf, n);
+        return QKV_ERR;
+    }
+    *vlen = buf;
+    return QKV_OK;
+}
+
 /* Reads n strings as raw pieces: for variable-length ones an array of n HDF5-allocated
  * pointers (*vlen), for fixed-length ones n * *width bytes (*fixed). */
 static int read_raw(const qkv_store_reader *r, const char *path, hid_t d, size_t n, char ***vlen, char **fixed,
@@ -28,12 +80,16 @@ static int read_raw(const qkv_store_reader *r, const char *path, hid_t d, size_t
         qkv_store_read_fail(r, err, path, "unreadable string type");
         goto done;
     }
-    size_t elem = var ? sizeof(char *) : size;
-    if (n > SIZE_MAX / elem - 1) {
+    *width = size;
+    if (var) {
+        status = read_vlen(r, path, d, mem, n, vlen, err);
+        goto done;
+    }
+    if (n > SIZE_MAX / size - 1) {
         qkv_store_read_fail(r, err, path, "too many strings (%zu)", n);
         goto done;
     }
-    void *buf = calloc(n ? n : 1, elem);
+    void *buf = calloc(n ? n : 1, size);
     if (!buf) {
         qkv_store_read_fail(r, err, path, "out of memory for %zu strings", n);
         goto done;
@@ -43,11 +99,7 @@ static int read_raw(const qkv_store_reader *r, const char *path, hid_t d, size_t
         free(buf);
         goto done;
     }
-    if (var)
-        *vlen = buf;
-    else
-        *fixed = buf;
-    *width = size;
+    *fixed = buf;
     status = QKV_OK;
 done:
     if (mem >= 0)
@@ -122,11 +174,7 @@ static int read_strings(const qkv_store_reader *r, const char *path, int want_ra
         }
         block[n] = NULL;
     }
-    if (vlen)
-        for (size_t i = 0; i < n; i++)
-            if (vlen[i])
-                H5free_memory(vlen[i]);
-    free(vlen);
+    free_vlen(vlen, n);
     free(fixed);
     if (status != QKV_OK)
         return QKV_ERR;
