@@ -7,9 +7,10 @@
  * bounds the model a model file's config may declare) is refused the same way.
  * Variable-length strings (what h5py writes for a list of str) are global-heap references of
  * 16 bytes each in the dataset: a file declaring 1e9 of them with no storage is refused, and
- * so is one whose references all name one long string (each read would allocate a copy of it);
- * both read in a child whose address space is limited (tests/child_run.h), where a reader that
- * allocated first fails with "out of memory" instead. */
+ * so is one whose references all name one long string (each read would allocate a copy of it)
+ * and one whose references give lengths far past the file (HDF5 allocates a reference's length
+ * before it reads the string); each is read in a child whose address space is limited
+ * (tests/child_run.h), where a reader that allocated first fails with "out of memory" instead. */
 #include "store_fixture.h"
 
 #include <hdf5.h>
@@ -148,6 +149,14 @@ static void test_declared_vl_strings_refused(void **state)
         fail_msg("expected /vocab/words refused for its declared size, got: %s", msg);
 }
 
+/* buf [len], a checkpoint edited after its header, sealed again (its CRC-32) and written to path. */
+static void reseal(unsigned char *buf, size_t len)
+{
+    uint32_t crc = qkv_store_crc32(0, buf + QKV_STORE_HEADER_SIZE, len - QKV_STORE_HEADER_SIZE);
+    qkv_store_header_format((char *)buf, len, crc);
+    fx_spit(path, buf, len);
+}
+
 /* 20,000 references to one 60,000-byte string: 1.2 GB of strings from a file of ~400 KB */
 static void test_shared_vl_string_refused(void **state)
 {
@@ -166,9 +175,7 @@ static void test_shared_vl_string_refused(void **state)
     assert_true(ref[0] == (LONG & 255) && ref[1] == (LONG >> 8) && ref[2] == 0 && ref[3] == 0);
     for (int i = 1; i < N; i++)
         memcpy(ref + 16 * i, ref, 16);
-    uint32_t crc = qkv_store_crc32(0, buf + QKV_STORE_HEADER_SIZE, len - QKV_STORE_HEADER_SIZE);
-    qkv_store_header_format((char *)buf, len, crc);
-    fx_spit(path, buf, len);
+    reseal(buf, len);
     char msg[1200];
     read_words_limited(msg, sizeof msg);
     if (!strstr(msg, "/vocab/words") || !strstr(msg, "strings hold") || !strstr(msg, "more than the whole file"))
@@ -180,6 +187,27 @@ static void test_shared_vl_string_refused(void **state)
     free(buf);
     free(words);
     free(text);
+}
+
+/* 8 references whose lengths say 256 MiB for strings of 3 bytes (HDF5 allocates a reference's
+ * length before it reads the heap object) */
+static void test_vl_length_past_the_file_refused(void **state)
+{
+    (void)state;
+    enum { N = 8 };
+    const char *words[N] = {"abc", "abc", "abc", "abc", "abc", "abc", "abc", "abc"};
+    size_t at = write_vl_words(words, N), len;
+    unsigned char *buf = fx_slurp(path, &len), *ref = buf + at;
+    for (int i = 0; i < N; i++) {
+        assert_true(ref[16 * i] == 3 && ref[16 * i + 1] == 0);
+        ref[16 * i + 3] = 0x10; /* 0x10000003 bytes */
+    }
+    reseal(buf, len);
+    char msg[1200];
+    read_words_limited(msg, sizeof msg);
+    if (!strstr(msg, "/vocab/words") || !strstr(msg, "strings hold") || !strstr(msg, "more than the whole file"))
+        fail_msg("expected /vocab/words refused for its strings' lengths, got: %s", msg);
+    free(buf);
 }
 
 /* what qkv writes itself is read as before */
@@ -213,6 +241,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_every_reader_refuses_a_declared_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_declared_vl_strings_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shared_vl_string_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vl_length_past_the_file_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
