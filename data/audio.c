@@ -74,7 +74,7 @@ static int read_mixed(qkv_audio *a, SNDFILE *f, const SF_INFO *info, const char 
     return QKV_OK;
 }
 
-int qkv_audio_read(qkv_audio *a, const char *path, qkv_error *err)
+int qkv_audio_read(qkv_audio *a, const char *path, long max_seconds, const char *hint, qkv_error *err)
 {
     memset(a, 0, sizeof *a);
     FILE *probe = fopen(path, "rb");
@@ -101,6 +101,13 @@ int qkv_audio_read(qkv_audio *a, const char *path, qkv_error *err)
                       promised, held);
     else if (info.frames <= 0)
         st = qkv_fail(err, "%s: an empty recording (no sample)", path);
+    else if (info.samplerate < 1)
+        st = qkv_fail(err, "%s: a sample rate of %d Hz in its header", path, info.samplerate);
+    else if (max_seconds < 1 || info.frames / info.samplerate + (info.frames % info.samplerate != 0) > max_seconds)
+        st = qkv_fail(err, "%s: a recording of %.3f s (%lld samples at %d Hz), longer than the %ld s a recording may "
+                           "have (it is tagged as one utterance; memory grows with its length%s)",
+                      path, (double)info.frames / info.samplerate, (long long)info.frames, info.samplerate,
+                      max_seconds, hint);
     else if (info.frames > INT32_MAX)
         st = qkv_fail(err, "%s: %lld samples; at most %d are read", path, (long long)info.frames, INT32_MAX);
     else

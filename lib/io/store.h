@@ -200,10 +200,13 @@ int qkv_store_read_f64_array(const qkv_store_reader *r, const char *path, size_t
  * (uint8 bytes, each string NUL-ended), and 1-D HDF5 string datasets (format_version 1's
  * fixed-length strings, or variable-length ones as other tools may write them; ASCII or UTF-8;
  * fixed-length strings end at their first NUL, space-padded ones also lose trailing spaces).
- * Errors: neither form, bytes not ending in NUL, invalid UTF-8, out of memory. */
+ * Errors: neither form, bytes not ending in NUL, invalid UTF-8, out of memory, a dataset that
+ * declares more than the file stores (a variable-length string counts the 16-byte heap
+ * reference the dataset stores for it), variable-length strings that would take more bytes
+ * than the whole file (refused before they are allocated). */
 int qkv_store_read_strings(const qkv_store_reader *r, const char *path, size_t *n, char ***strings,
                           qkv_error *err);
-/* A scalar string dataset as one malloc'd string (free it). */
+/* A scalar string dataset as one malloc'd string (free it); errors as qkv_store_read_strings. */
 int qkv_store_read_text(const qkv_store_reader *r, const char *path, char **text, qkv_error *err);
 
 /* ------------------------------------------------------------- escape hatch ---- */

@@ -302,14 +302,17 @@ static bool is_kind(hid_t type, enum qkv_store_kind kind)
  * file: the bytes its shape and type declare are at most what the file stores for it times
  * QKV_STORE_MAX_RATIO (deflate's best ratio is about 1032:1) plus 64 KiB. A dataset declared
  * larger (HDF5 allocates late: a 23 KB file can declare 3e9 bytes) is an error before any
- * allocation. Variable-length data is not bounded this way. */
+ * allocation. A variable-length element (a string, a sequence) is stored as a global-heap
+ * reference of QKV_STORE_VL_REF bytes (its length, the heap's address and an index), its data
+ * elsewhere in the heap: its declared bytes are those references (the data is bounded when it
+ * is read, in lib/io/store_strings.c). */
 #define QKV_STORE_MAX_RATIO 1100
+#define QKV_STORE_VL_REF 16
 static bool stored_enough(const qkv_store_reader *r, const char *path, hid_t obj, hid_t type, int rank,
                           const hsize_t *dims, qkv_error *err)
 {
-    if (H5Tget_class(type) == H5T_VLEN || H5Tis_variable_str(type) > 0)
-        return true;
-    size_t size = H5Tget_size(type);
+    bool vl = H5Tget_class(type) == H5T_VLEN || H5Tis_variable_str(type) > 0;
+    size_t size = vl ? QKV_STORE_VL_REF : H5Tget_size(type);
     hsize_t n = size, stored = H5Dget_storage_size(obj);
     for (int k = 0; k < rank; k++) {
         if (dims[k] && n > UINT64_MAX / dims[k]) {

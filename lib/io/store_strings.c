@@ -8,8 +8,87 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads n strings as raw pieces: for variable-length ones an array of n HDF5-allocated
- * pointers (*vlen), for fixed-length ones n * *width bytes (*fixed). */
+/* Frees n strings of read_vlen and their array. */
+static void free_vlen(char **vlen, size_t n)
+{
+    for (size_t i = 0; vlen && i < n; i++)
+        free(vlen[i]);
+    free(vlen);
+}
+
+/* What HDF5 may still allocate for variable-length strings (H5Pset_vlen_mem_manager). */
+typedef struct {
+    hsize_t left;  /* bytes */
+    bool refused;  /* a string asked for more */
+} vl_budget;
+
+static void *vl_alloc(size_t size, void *info)
+{
+    vl_budget *b = info;
+    if (size > b->left) {
+        b->refused = true;
+        return NULL;
+    }
+    b->left -= size;
+    return malloc(size);
+}
+
+static void vl_free(void *p, void *info)
+{
+    (void)info;
+    free(p);
+}
+
+/* Reads n variable-length strings (n 1 for a scalar) into *vlen, n malloc'd strings. Each is a
+ * global-heap reference holding the string's length, and HDF5 allocates that length before it
+ * reads the heap object; many references can name one object. The allocations go through a
+ * budget of the file's size plus a NUL per string (what separate strings take at most): a
+ * string past it is refused before it is allocated. One string is read at a time, so that a
+ * refused read leaves nothing allocated behind. */
+static int read_vlen(const qkv_store_reader *r, const char *path, hid_t d, hid_t mem, size_t n, char ***vlen,
+                     qkv_error *err)
+{
+    char msg[512], **buf = calloc(n ? n : 1, sizeof *buf);
+    if (!buf)
+        return qkv_store_read_fail(r, err, path, "out of memory for %zu strings", n);
+    hsize_t file_size = 0, one = 1;
+    vl_budget budget = {0, false};
+    hid_t fspace = H5Dget_space(d), mspace = H5Screate_simple(1, &one, NULL), dxpl = H5Pcreate(H5P_DATASET_XFER);
+    bool scalar = fspace >= 0 && H5Sget_simple_extent_ndims(fspace) == 0;
+    int status = QKV_OK;
+    if (fspace < 0 || mspace < 0 || dxpl < 0 || H5Fget_filesize(r->file, &file_size) < 0 ||
+        H5Pset_vlen_mem_manager(dxpl, vl_alloc, &budget, vl_free, NULL) < 0)
+        status = qkv_store_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
+    budget.left = file_size + n;
+    for (size_t i = 0; i < n && status == QKV_OK; i++) {
+        hsize_t start = i;
+        if (!scalar && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &one, NULL) < 0)
+            status = qkv_store_read_fail(r, err, path, "HDF5 cannot select string %zu", i);
+        else if (H5Dread(d, mem, scalar ? H5S_ALL : mspace, scalar ? H5S_ALL : fspace, dxpl, buf + i) >= 0)
+            continue;
+        else if (budget.refused)
+            status = qkv_store_read_fail(r, err, path,
+                                         "its strings hold more than the whole file (%llu bytes) by string %zu: not "
+                                         "read", (unsigned long long)file_size, i);
+        else
+            status = qkv_store_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
+    }
+    if (dxpl >= 0)
+        H5Pclose(dxpl);
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    if (status != QKV_OK) {
+        free_vlen(buf, n);
+        return QKV_ERR;
+    }
+    *vlen = buf;
+    return QKV_OK;
+}
+
+/* Reads n strings as raw pieces: for variable-length ones an array of n malloc'd strings
+ * (*vlen), for fixed-length ones n * *width bytes (*fixed). */
 static int read_raw(const qkv_store_reader *r, const char *path, hid_t d, size_t n, char ***vlen, char **fixed,
                     size_t *width, H5T_str_t *pad, qkv_error *err)
 {
@@ -28,12 +107,16 @@ static int read_raw(const qkv_store_reader *r, const char *path, hid_t d, size_t
         qkv_store_read_fail(r, err, path, "unreadable string type");
         goto done;
     }
-    size_t elem = var ? sizeof(char *) : size;
-    if (n > SIZE_MAX / elem - 1) {
+    *width = size;
+    if (var) {
+        status = read_vlen(r, path, d, mem, n, vlen, err);
+        goto done;
+    }
+    if (n > SIZE_MAX / size - 1) {
         qkv_store_read_fail(r, err, path, "too many strings (%zu)", n);
         goto done;
     }
-    void *buf = calloc(n ? n : 1, elem);
+    void *buf = calloc(n ? n : 1, size);
     if (!buf) {
         qkv_store_read_fail(r, err, path, "out of memory for %zu strings", n);
         goto done;
@@ -43,11 +126,7 @@ static int read_raw(const qkv_store_reader *r, const char *path, hid_t d, size_t
         free(buf);
         goto done;
     }
-    if (var)
-        *vlen = buf;
-    else
-        *fixed = buf;
-    *width = size;
+    *fixed = buf;
     status = QKV_OK;
 done:
     if (mem >= 0)
@@ -122,11 +201,7 @@ static int read_strings(const qkv_store_reader *r, const char *path, int want_ra
         }
         block[n] = NULL;
     }
-    if (vlen)
-        for (size_t i = 0; i < n; i++)
-            if (vlen[i])
-                H5free_memory(vlen[i]);
-    free(vlen);
+    free_vlen(vlen, n);
     free(fixed);
     if (status != QKV_OK)
         return QKV_ERR;

@@ -12,13 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "api/model_file.h"
+#include "child_run.h"
 
 static char dir[64];
 
@@ -61,57 +60,28 @@ static void write_file(const char *path, const char *model)
     qkv_session_free(&s);
 }
 
-/* The bytes of address space this process has mapped (/proc/self/statm, its first field). */
-static size_t mapped_bytes(void)
+/* Child: loads the model file at path (arg); writes '0' or '1' (the load's status) and the
+ * load's message to fd. */
+static void load_child(int fd, void *arg)
 {
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long pages = 0;
-    if (!f || fscanf(f, "%lu", &pages) != 1)
-        pages = 0;
-    if (f)
-        fclose(f);
-    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+    qkv_session s;
+    qkv_session_init(&s);
+    qkv_error err = {.msg = ""};
+    int status = qkv_checkpoint_load_model(arg, &s, &err);
+    qkv_session_free(&s);
+    char out[sizeof err.msg + 1];
+    out[0] = status == QKV_OK ? '0' : '1';
+    memcpy(out + 1, err.msg, sizeof err.msg);
+    size_t n = 1 + strlen(err.msg);
+    _exit(write(fd, out, n) == (ssize_t)n ? 0 : 2);
 }
 
-/* Loads path in a child under a limited address space; the load's status and message come back
- * through a pipe. */
+/* Loads path in a child under a limited address space (what it uses plus 512 MiB); the
+ * load's status and message come back through a pipe. */
 static int load_limited(const char *path, char *msg, size_t cap)
 {
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-#if !defined(__SANITIZE_ADDRESS__)
-        size_t limit = mapped_bytes() + ((size_t)512 << 20);
-        struct rlimit rl = {limit, limit};
-        if (setrlimit(RLIMIT_AS, &rl) != 0)
-            _exit(3);
-#endif
-        qkv_session s;
-        qkv_session_init(&s);
-        qkv_error err = {.msg = ""};
-        int status = qkv_checkpoint_load_model(path, &s, &err);
-        qkv_session_free(&s);
-        char out[sizeof err.msg + 1];
-        out[0] = status == QKV_OK ? '0' : '1';
-        memcpy(out + 1, err.msg, sizeof err.msg);
-        size_t n = 1 + strlen(err.msg);
-        _exit(write(fds[1], out, n) == (ssize_t)n ? 0 : 2);
-    }
-    close(fds[1]);
-    size_t got = 0;
-    ssize_t n;
-    while (got + 1 < cap && (n = read(fds[0], msg + got, cap - 1 - got)) > 0)
-        got += (size_t)n;
-    msg[got] = '\0';
-    close(fds[0]);
-    int wstatus;
-    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
-    assert_true(WIFEXITED(wstatus));
-    assert_int_equal(WEXITSTATUS(wstatus), 0);
-    assert_true(got >= 1);
+    assert_int_equal(child_run(load_child, (void *)path, (size_t)512 << 20, msg, cap), 0);
+    assert_true(msg[0] == '0' || msg[0] == '1');
     return msg[0] == '0' ? QKV_OK : QKV_ERR;
 }
 

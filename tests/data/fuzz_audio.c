@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     qkv_audio a;
     qkv_error err;
     fuzz_output mark = fuzz_output_mark();
-    int status = qkv_audio_read(&a, path, &err);
+    int status = qkv_audio_read(&a, path, QKV_AUDIO_MAX_SECONDS, "", &err);
     if (!reaches_mpg123(data, size))
         fuzz_output_check(mark);
     if (status) {

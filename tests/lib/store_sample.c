@@ -2,13 +2,16 @@
  *   store_sample write PATH   writes the sample checkpoint of store_fixture.h
  *   store_sample check PATH   reads it back; exit 0 when every item is exactly equal
  *   store_sample step PATH    prints /train/step (to see an edit made by another tool)
+ *   store_sample strings PATH ITEM   prints the list of strings ITEM, one a line
+ *   store_sample text PATH ITEM      prints the text ITEM (a scalar string)
  * Errors go to stderr with exit status 1. */
 #include "store_fixture.h"
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: store_sample write|check|step PATH\n");
+    bool item = argc == 4 && (!strcmp(argv[1], "strings") || !strcmp(argv[1], "text"));
+    if (argc != 3 && !item) {
+        fprintf(stderr, "usage: store_sample write|check|step PATH, or store_sample strings|text PATH ITEM\n");
         return 2;
     }
     const char *cmd = argv[1], *path = argv[2];
@@ -25,6 +28,15 @@ int main(int argc, char **argv)
     int rc = QKV_OK;
     if (strcmp(cmd, "check") == 0) {
         rc = fx_check_sample(r, &err);
+    } else if (item) {
+        size_t n = 1;
+        char **list = NULL, *text = NULL;
+        rc = cmd[0] == 's' ? qkv_store_read_strings(r, argv[3], &n, &list, &err)
+                           : qkv_store_read_text(r, argv[3], &text, &err);
+        for (size_t i = 0; rc == QKV_OK && i < n; i++)
+            printf("%s\n", list ? list[i] : text);
+        free(list);
+        free(text);
     } else {
         int64_t step;
         rc = qkv_store_read_i64(r, "/train/step", &step, &err);

@@ -4,11 +4,18 @@
  * through qkv_store_open_dataset, which refuses such a dataset before anything is allocated.
  * The test writes one declared-but-empty dataset of each type into a sealed checkpoint (through
  * the writer's HDF5 file) and reads it with each reader; the count of a group's values (which
- * bounds the model a model file's config may declare) is refused the same way. */
+ * bounds the model a model file's config may declare) is refused the same way.
+ * Variable-length strings (what h5py writes for a list of str) are global-heap references of
+ * 16 bytes each in the dataset: a file declaring 1e9 of them with no storage is refused, and
+ * so is one whose references all name one long string (each read would allocate a copy of it)
+ * and one whose references give lengths far past the file (HDF5 allocates a reference's length
+ * before it reads the string); each is read in a child whose address space is limited
+ * (tests/child_run.h), where a reader that allocated first fails with "out of memory" instead. */
 #include "store_fixture.h"
 
 #include <hdf5.h>
 
+#include "child_run.h"
 #include "lib/io/store_internal.h"
 
 /* A checkpoint at path whose item `item` declares n elements of type (n 0: one, a scalar) but
@@ -29,6 +36,59 @@ static void write_declared(const char *item, hid_t type, hsize_t n)
     H5Sclose(space);
     if (qkv_store_commit(w, &err))
         fail_msg("%s", err.msg);
+}
+
+/* A variable-length UTF-8 string type (close with H5Tclose). */
+static hid_t vl_string(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    assert_true(t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0);
+    return t;
+}
+
+/* A checkpoint at path whose /vocab/words holds the n variable-length strings words. Returns
+ * the file offset of the dataset's references (contiguous, 16 bytes each). */
+static size_t write_vl_words(const char *const *words, hsize_t n)
+{
+    qkv_store_writer *w;
+    qkv_error err;
+    assert_int_equal(qkv_store_create(path, &w, &err), QKV_OK);
+    hid_t space = H5Screate_simple(1, &n, NULL), str = vl_string(), lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t d = H5Dcreate2(w->file, "/vocab/words", str, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(d >= 0 && H5Dwrite(d, str, H5S_ALL, H5S_ALL, H5P_DEFAULT, words) >= 0);
+    haddr_t at = H5Dget_offset(d);
+    assert_true(at != HADDR_UNDEF);
+    H5Dclose(d);
+    H5Pclose(lcpl);
+    H5Tclose(str);
+    H5Sclose(space);
+    if (qkv_store_commit(w, &err))
+        fail_msg("%s", err.msg);
+    return (size_t)at;
+}
+
+/* Child: reads /vocab/words of path; writes the count or the error to fd. */
+static void read_words_child(int fd, void *arg)
+{
+    (void)arg;
+    qkv_store_reader *r;
+    qkv_error err = {.msg = ""};
+    size_t n = 0;
+    char **words = NULL;
+    if (qkv_store_open(path, &r, &err) == QKV_OK) {
+        if (qkv_store_read_strings(r, "/vocab/words", &n, &words, &err) == QKV_OK)
+            snprintf(err.msg, sizeof err.msg, "read %zu strings", n);
+        free(words);
+        qkv_store_close(r);
+    }
+    _exit(write(fd, err.msg, strlen(err.msg)) < 0);
+}
+
+/* /vocab/words read in a child limited to 512 MiB more than it has mapped: its message. */
+static void read_words_limited(char *msg, size_t cap)
+{
+    assert_int_equal(child_run(read_words_child, NULL, (size_t)512 << 20, msg, cap), 0);
 }
 
 static void assert_refused(int status, const qkv_error *err, const char *item)
@@ -77,6 +137,79 @@ static void test_every_reader_refuses_a_declared_size(void **state)
     qkv_store_close(r);
 }
 
+static void test_declared_vl_strings_refused(void **state)
+{
+    (void)state;
+    char msg[1200];
+    hid_t str = vl_string();
+    write_declared("/vocab/words", str, 1000000000ULL);
+    H5Tclose(str);
+    read_words_limited(msg, sizeof msg);
+    if (!strstr(msg, "/vocab/words") || !strstr(msg, "declares 16000000000 bytes"))
+        fail_msg("expected /vocab/words refused for its declared size, got: %s", msg);
+}
+
+/* buf [len], a checkpoint edited after its header, sealed again (its CRC-32) and written to path. */
+static void reseal(unsigned char *buf, size_t len)
+{
+    uint32_t crc = qkv_store_crc32(0, buf + QKV_STORE_HEADER_SIZE, len - QKV_STORE_HEADER_SIZE);
+    qkv_store_header_format((char *)buf, len, crc);
+    fx_spit(path, buf, len);
+}
+
+/* 20,000 references to one 60,000-byte string: 1.2 GB of strings from a file of ~400 KB */
+static void test_shared_vl_string_refused(void **state)
+{
+    (void)state;
+    enum { N = 20000, LONG = 60000 };
+    char *text = malloc(LONG + 1);
+    const char **words = malloc(N * sizeof *words);
+    assert_true(text && words);
+    memset(text, 'x', LONG);
+    text[LONG] = '\0';
+    for (int i = 0; i < N; i++)
+        words[i] = i ? "a" : text;
+    size_t at = write_vl_words(words, N), len;
+    unsigned char *buf = fx_slurp(path, &len), *ref = buf + at;
+    assert_true(at + 16 * (size_t)N <= len);
+    assert_true(ref[0] == (LONG & 255) && ref[1] == (LONG >> 8) && ref[2] == 0 && ref[3] == 0);
+    for (int i = 1; i < N; i++)
+        memcpy(ref + 16 * i, ref, 16);
+    reseal(buf, len);
+    char msg[1200];
+    read_words_limited(msg, sizeof msg);
+    if (!strstr(msg, "/vocab/words") || !strstr(msg, "strings hold") || !strstr(msg, "more than the whole file"))
+        fail_msg("expected /vocab/words refused for its strings' bytes, got: %s", msg);
+    /* the file as written (each reference its own string) reads */
+    write_vl_words(words, N);
+    read_words_limited(msg, sizeof msg);
+    assert_string_equal(msg, "read 20000 strings");
+    free(buf);
+    free(words);
+    free(text);
+}
+
+/* 8 references whose lengths say 256 MiB for strings of 3 bytes (HDF5 allocates a reference's
+ * length before it reads the heap object) */
+static void test_vl_length_past_the_file_refused(void **state)
+{
+    (void)state;
+    enum { N = 8 };
+    const char *words[N] = {"abc", "abc", "abc", "abc", "abc", "abc", "abc", "abc"};
+    size_t at = write_vl_words(words, N), len;
+    unsigned char *buf = fx_slurp(path, &len), *ref = buf + at;
+    for (int i = 0; i < N; i++) {
+        assert_true(ref[16 * i] == 3 && ref[16 * i + 1] == 0);
+        ref[16 * i + 3] = 0x10; /* 0x10000003 bytes */
+    }
+    reseal(buf, len);
+    char msg[1200];
+    read_words_limited(msg, sizeof msg);
+    if (!strstr(msg, "/vocab/words") || !strstr(msg, "strings hold") || !strstr(msg, "more than the whole file"))
+        fail_msg("expected /vocab/words refused for its strings' lengths, got: %s", msg);
+    free(buf);
+}
+
 /* what qkv writes itself is read as before */
 static void test_written_data_still_reads(void **state)
 {
@@ -106,6 +239,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_written_data_still_reads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_reader_refuses_a_declared_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_declared_vl_strings_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shared_vl_string_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vl_length_past_the_file_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

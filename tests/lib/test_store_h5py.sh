@@ -3,7 +3,8 @@
 # (tests/lib/store_sample.c) writes the sample checkpoint, /usr/bin/python3 + h5py reads
 # every item and compares it with the values the fixture wrote. Then h5py edits the file:
 # qkv must refuse it (CRC-32 mismatch) until the header is re-sealed by the recipe documented
-# in lib/io/store.h, and must then read the edited value.
+# in lib/io/store.h, and must then read the edited value. Strings h5py writes (variable-length:
+# a list of str, one gzip-compressed, and a scalar str) into a re-sealed checkpoint read too.
 # Skips (exit 0 with a message) when /usr/bin/python3 or h5py is missing.
 set -euo pipefail
 PY=/usr/bin/python3
@@ -92,4 +93,30 @@ PYEOF
 step=$("$tool" step "$ckpt")
 [ "$step" = 77 ] || { echo "FAIL: step after re-sealing is $step, expected 77"; exit 1; }
 echo "re-sealed by python: qkv reads step $step"
+
+# variable-length strings as h5py writes them (16-byte heap references in the dataset)
+"$PY" - "$ckpt" <<'PYEOF'
+import sys, zlib, h5py
+path = sys.argv[1]
+words = ["<pad>", "naïve", "日本語", "", "x y"]
+with h5py.File(path, "r+") as f:
+    f["vl/words"] = words
+    f.create_dataset("vl/packed", data=words * 200, compression="gzip")
+    f["vl/text"] = "model:\n  d_model: 64\n"
+    assert f["vl/words"].id.get_type().is_variable_str()
+    assert f["vl/words"].id.get_storage_size() == 16 * len(words)
+data = bytearray(open(path, "rb").read())
+text = ("qkv-checkpoint\nsize=%020d\ncrc32=%08x\n" % (len(data), zlib.crc32(data[512:]))).encode()
+old = bytes(data[:512]).split(b"\0")[0].decode().split("\n", 3)[3]
+header = text + old.encode()
+data[:512] = header + b"\0" * (512 - len(header))
+open(path, "wb").write(data)
+PYEOF
+got=$("$tool" strings "$ckpt" /vl/words | tr '\n' '|')
+[ "$got" = "<pad>|naïve|日本語||x y|" ] || { echo "FAIL: h5py's strings read as $got"; exit 1; }
+n=$("$tool" strings "$ckpt" /vl/packed | wc -l)
+[ "$n" = 1000 ] || { echo "FAIL: h5py's compressed strings: $n read, expected 1000"; exit 1; }
+got=$("$tool" text "$ckpt" /vl/text | tr '\n' '|')
+[ "$got" = "model:|  d_model: 64||" ] || { echo "FAIL: h5py's text read as $got"; exit 1; }
+echo "h5py's variable-length strings read"
 echo "PASS"

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "child_run.h"
 #include "lib/io/store_internal.h"
 
 /* Opens path and reads the whole sample; QKV_OK only if everything equals the original. */
@@ -256,28 +257,6 @@ static void test_interrupted_save(void **state)
     free(before);
 }
 
-/* Runs fn in a child process; returns its exit status and its error message (via a pipe). */
-static int in_child(void (*fn)(int fd, void *arg), void *arg, char *msg, size_t msg_len)
-{
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t child = fork();
-    assert_true(child >= 0);
-    if (child == 0) {
-        close(fds[0]);
-        fn(fds[1], arg);
-        _exit(99);
-    }
-    close(fds[1]);
-    ssize_t got = read(fds[0], msg, msg_len - 1);
-    msg[got > 0 ? got : 0] = '\0';
-    close(fds[0]);
-    int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
-}
-
 /* Child: saves a checkpoint of one [rows, 512] parameter (rows = *arg, or 256 for NULL);
  * exits 0 when the save failed (message on fd), 1 when it succeeded. */
 static void save_big(int fd, void *arg)
@@ -340,7 +319,7 @@ static void test_disk_full_keeps_previous(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char msg[1100];
         limited_save ls = cases[i];
-        int rc = in_child(save_big_limited, &ls, msg, sizeof msg);
+        int rc = child_run(save_big_limited, &ls, 0, msg, sizeof msg);
         if (rc != 0)
             fail_msg("a save of %d x 512 values with a %lu-byte file size limit exited %d: %s", ls.rows,
                      (unsigned long)ls.limit, rc, msg);
@@ -355,8 +334,8 @@ static void test_disk_full_keeps_previous(void **state)
     /* without the limit the same saves succeed (the test above can fail) */
     char msg[1100];
     int rows = 2;
-    assert_int_equal(in_child(save_big, NULL, msg, sizeof msg), 1);
-    assert_int_equal(in_child(save_big, &rows, msg, sizeof msg), 1);
+    assert_int_equal(child_run(save_big, NULL, 0, msg, sizeof msg), 1);
+    assert_int_equal(child_run(save_big, &rows, 0, msg, sizeof msg), 1);
     free(before);
 }
 
@@ -436,7 +415,7 @@ static void test_readonly_folder_keeps_previous(void **state)
     for (int mode = 0; mode < 2; mode++) {
         assert_int_equal(chmod(dir, 0755), 0);
         char msg[1100];
-        int rc = in_child(save_into_readonly, &mode, msg, sizeof msg);
+        int rc = child_run(save_into_readonly, &mode, 0, msg, sizeof msg);
         if (rc == 2) {
             free(before);
             skip(); /* root without CAP_SETUID: permissions cannot be tested here */

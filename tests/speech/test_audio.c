@@ -3,7 +3,8 @@
  * frames as the synthesized path (qkv_mel_frames of eSpeak's samples, as qkv speech computes
  * them); two channels are mixed down to their mean; a rate other than the model's is refused;
  * a file that is not audio, an empty file, a WAV truncated in its samples or in its header and a
- * WAV of no sample are errors naming the file. Skips (77) without libsndfile. */
+ * WAV of no sample are errors naming the file; a recording longer than the bound on its
+ * seconds is refused from its header (one at the bound reads). Skips (77) without libsndfile. */
 #include "testutil.h"
 
 #ifdef QKV_HAVE_SNDFILE
@@ -78,7 +79,7 @@ static void assert_same_frames(const char *path, const float *want, long n)
 {
     qkv_error err;
     qkv_audio a;
-    assert_int_equal(qkv_audio_read(&a, path, &err), QKV_OK);
+    assert_int_equal(qkv_audio_read(&a, path, QKV_AUDIO_MAX_SECONDS, "", &err), QKV_OK);
     assert_int_equal(a.sample_rate, QKV_SPEECH_SAMPLE_RATE);
     assert_int_equal(a.n_samples, n);
     for (long i = 0; i < n; i++)
@@ -143,7 +144,7 @@ static void another_rate_is_refused(void **state)
     qkv_error err;
     qkv_audio a;
     qkv_frame_corpus fc;
-    assert_int_equal(qkv_audio_read(&a, path_of("r.wav"), &err), QKV_OK);
+    assert_int_equal(qkv_audio_read(&a, path_of("r.wav"), QKV_AUDIO_MAX_SECONDS, "", &err), QKV_OK);
     assert_int_equal(qkv_audio_frame_corpus(&fc, &a, path_of("r.wav"), QKV_SPEECH_SAMPLE_RATE, N_MELS, &err), QKV_ERR);
     assert_non_null(strstr(err.msg, "44100 Hz audio; the model reads 22050 Hz"));
     assert_non_null(strstr(err.msg, path_of("r.wav")));
@@ -154,7 +155,7 @@ static void expect_read_error(const char *path, const char *what)
 {
     qkv_error err;
     qkv_audio a;
-    assert_int_equal(qkv_audio_read(&a, path, &err), QKV_ERR);
+    assert_int_equal(qkv_audio_read(&a, path, QKV_AUDIO_MAX_SECONDS, "", &err), QKV_ERR);
     if (strncmp(err.msg, path, strlen(path)) || !strstr(err.msg, what))
         fail_msg("%s: got \"%s\", want \"%s\"", path, err.msg, what);
     assert_null(a.samples);
@@ -227,11 +228,49 @@ static void float_samples_out_of_range_are_errors(void **state)
         }
         qkv_audio a;
         qkv_error err;
-        if (qkv_audio_read(&a, path_of(cases[k].name), &err))
+        if (qkv_audio_read(&a, path_of(cases[k].name), QKV_AUDIO_MAX_SECONDS, "", &err))
             fail_msg("%s", err.msg);
         assert_int_equal(a.n_samples, 400);
         qkv_audio_free(&a);
     }
+}
+
+/* n silent samples at the model's rate as a 16-bit WAV at path. */
+static void write_silence(const char *path, long n)
+{
+    enum { BLOCK = 1 << 16 };
+    static short zeros[BLOCK];
+    SF_INFO info = {.samplerate = QKV_SPEECH_SAMPLE_RATE, .channels = 1, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    assert_non_null(f);
+    for (long done = 0; done < n; done += BLOCK)
+        assert_int_equal(sf_writef_short(f, zeros, n - done < BLOCK ? n - done : BLOCK), n - done < BLOCK ? n - done : BLOCK);
+    sf_close(f);
+}
+
+static void a_recording_past_the_bound_is_refused(void **state)
+{
+    (void)state;
+    const long rate = QKV_SPEECH_SAMPLE_RATE;
+    qkv_error err;
+    qkv_audio a;
+    write_silence(path_of("2s.wav"), 2 * rate);
+    assert_int_equal(qkv_audio_read(&a, path_of("2s.wav"), 2, "; raise it", &err), QKV_OK);
+    assert_int_equal(a.n_samples, 2 * rate);
+    qkv_audio_free(&a);
+    write_silence(path_of("past.wav"), 2 * rate + 1);
+    assert_int_equal(qkv_audio_read(&a, path_of("past.wav"), 2, "; raise it", &err), QKV_ERR);
+    char want[512];
+    snprintf(want, sizeof want, "%s: a recording of 2.000 s (44101 samples at 22050 Hz), longer than the 2 s a "
+             "recording may have (it is tagged as one utterance; memory grows with its length; raise it)", path_of("past.wav"));
+    assert_string_equal(err.msg, want);
+    assert_null(a.samples);
+    /* the default bound, past by one sample */
+    write_silence(path_of("long.wav"), QKV_AUDIO_MAX_SECONDS * rate + 1);
+    assert_int_equal(qkv_audio_read(&a, path_of("long.wav"), QKV_AUDIO_MAX_SECONDS, "", &err), QKV_ERR);
+    snprintf(want, sizeof want, "longer than the %d s a recording may have", QKV_AUDIO_MAX_SECONDS);
+    if (strncmp(err.msg, path_of("long.wav"), strlen(path_of("long.wav"))) || !strstr(err.msg, want))
+        fail_msg("got \"%s\", want \"%s\"", err.msg, want);
 }
 
 int main(void)
@@ -242,6 +281,7 @@ int main(void)
         cmocka_unit_test(another_rate_is_refused),
         cmocka_unit_test(bad_files_are_errors),
         cmocka_unit_test(float_samples_out_of_range_are_errors),
+        cmocka_unit_test(a_recording_past_the_bound_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

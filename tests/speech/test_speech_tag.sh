@@ -6,7 +6,7 @@
 # without the held-out voice, or with only it, scores it whole. Errors: a CoNLL-U file for a
 # frame corpus (tag: as audio), or a corpus qkv speech cannot write, names it a frame corpus (not a checkpoint),
 # standard input, --format text, and
-# --per-frame with a word model.
+# --per-frame and --max-seconds with a word model.
 . "$QKV_SOURCE_DIR/tests/train/common.sh"
 S=data/ud_english_ewt_sample
 speech_corpus $S/en_ewt-sample-dev.conllu.gz 4 en-us,en-gb-x-rp train.h5
@@ -74,4 +74,6 @@ expect_error "reads speech frames (a frame corpus made by qkv speech, or a recor
 quick_run "$SCRATCH/words" --set train.max_steps=2
 expect_error "--per-frame is for a frame model (data.task frames)" "$QKV_BIN" tag "$SCRATCH/words/checkpoints/last.h5" \
     $S/en_ewt-sample-dev.conllu.gz --per-frame
+expect_error "last.h5 reads words: --max-seconds is for a frame model's recordings" \
+    "$QKV_BIN" tag "$SCRATCH/words/checkpoints/last.h5" $S/en_ewt-sample-dev.conllu.gz --max-seconds 5
 echo "qkv tag and eval of a frame model: ok"

@@ -5,7 +5,8 @@
 # contiguous from 0 to the end of the recording, whose expansion is the --per-frame output (one
 # line per 10 ms frame); the same samples in two equal channels label the same. Errors, each
 # naming the file with a non-zero exit: 44,100 Hz audio, a file that is not audio, an empty
-# file, a WAV truncated in its samples or its header, a WAV of no sample, standard input.
+# file, a WAV truncated in its samples or its header, a WAV of no sample, standard input, a
+# recording longer than --max-seconds (one of exactly --max-seconds is tagged).
 # Skips without libsndfile.
 . "$QKV_SOURCE_DIR/tests/train/common.sh"
 [ "${QKV_SNDFILE_BUILT:-0}" = 1 ] || { echo "skipped: this build reads no audio files (libsndfile1-dev)"; exit 77; }
@@ -34,6 +35,7 @@ write("rec.wav", 22050, 1, pcm)
 write("stereo.wav", 22050, 2, pcm)
 write("fast.wav", 44100, 1, pcm)
 write("none.wav", 22050, 1, [])
+write("one.wav", 22050, 1, pcm[:22050])
 data = open(f"{d}/rec.wav", "rb").read()
 open(f"{d}/cut.wav", "wb").write(data[:len(data) // 2])
 open(f"{d}/head.wav", "wb").write(data[:30])
@@ -76,4 +78,10 @@ expect_error "$SCRATCH/head.wav: a truncated or damaged WAV file" "$QKV_BIN" tag
 expect_error "$SCRATCH/none.wav: an empty recording (no sample)" "$QKV_BIN" tag "$ck" "$SCRATCH/none.wav"
 expect_error "$SCRATCH/missing.wav: cannot open" "$QKV_BIN" tag "$ck" "$SCRATCH/missing.wav"
 expect_error "not standard input: give FILE" "$QKV_BIN" tag "$ck" - </dev/null
+# the bound on a recording's length: one at the bound is tagged, one past it refused
+"$QKV_BIN" tag "$ck" "$SCRATCH/one.wav" --max-seconds 1 | head -1 | grep -qF "one.wav: 1.000 s at 22050 Hz" ||
+    fail "a recording of 1 s with --max-seconds 1"
+expect_error "$SCRATCH/rec.wav: a recording of 1.500 s (33075 samples at 22050 Hz), longer than the 1 s a recording \
+may have (it is tagged as one utterance; memory grows with its length; give a larger --max-seconds to tag it)" \
+    "$QKV_BIN" tag "$ck" "$SCRATCH/rec.wav" --max-seconds 1
 echo "qkv tag of a recording: ok"

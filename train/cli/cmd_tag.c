@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/audio.h"
 #include "data/segment.h"
 #include "data/textfile.h"
 #include "train/cli/cli.h"
@@ -84,6 +85,7 @@ typedef struct tag_args {
     qkv_tag_scheme scheme; /* --scheme; NONE: auto */
     long threads;          /* --threads; -1: the model's */
     long max_words;        /* --max-words; -1: not given (QKV_MAX_WORDS) */
+    long max_seconds;      /* --max-seconds; -1: not given (QKV_AUDIO_MAX_SECONDS) */
 } tag_args;
 
 /* Whether path begins as a model file does (a qkv checkpoint's header or HDF5's signature). */
@@ -128,6 +130,30 @@ static int resolve_model(tag_args *a, bool *named_first)
         }
         a->ckpt = a->found;
     }
+    return -1;
+}
+
+/* After the options: the model and the input (resolve_model), and whether FILE is read as
+ * text (format: -1 not given, 0 conllu, 1 text). Returns -1 (go on) or the exit status. */
+static int settle_input(tag_args *a, int format)
+{
+    bool named_first; /* CHECKPOINT, not --model, $QKV_MODEL or the shipped model */
+    int status = resolve_model(a, &named_first);
+    if (status >= 0)
+        return status;
+    if (a->per_line && format == 0) {
+        fprintf(stderr, "qkv tag: --sentence-per-line reads raw text, not --format conllu\n");
+        return 2;
+    }
+    /* without --format: raw text for a model named by --model, $QKV_MODEL or the shipped one */
+    a->text_by_default = format < 0 && !named_first && !a->per_line && !a->tokenizer;
+    a->text = format == 1 || a->per_line || (format < 0 && !named_first);
+    if (a->tokenizer && !a->text) {
+        fprintf(stderr, "qkv tag: --tokenizer needs --format text (it segments raw text)\n");
+        return 2;
+    }
+    if (!a->file)
+        a->file = "-";
     return -1;
 }
 
@@ -182,6 +208,10 @@ static int parse_args(tag_args *a, int argc, char **argv)
          "have (default " QKV_CLI_STR(QKV_MAX_WORDS) "; raw text: the segmenter ends a sentence at "
          QKV_CLI_STR(QKV_SEG_MAX_SENTENCE_WORDS) ")",
          .lo = 1, .hi = 1000000000},
+        {"--max-seconds", QKV_CLI_INT, &a->max_seconds, "SECONDS",
+         "a frame model: the longest recording (an audio file, tagged as one\n"
+         "utterance) it tags (default " QKV_CLI_STR(QKV_AUDIO_MAX_SECONDS) "; memory grows with the length)",
+         .lo = 1, .hi = 1000000},
         QKV_THREADS_OPTION_ROW(&a->threads),
     };
     const qkv_cli_spec spec = {"tag", ABOUT, NULL, rows, QKV_CLI_N(rows)};
@@ -189,26 +219,9 @@ static int parse_args(tag_args *a, int argc, char **argv)
     if (usage >= 0)
         return usage;
     qkv_cmd_threads(a->threads);
-    bool named_first; /* CHECKPOINT, not --model, $QKV_MODEL or the shipped model */
-    int status = resolve_model(a, &named_first);
-    if (status >= 0)
-        return status;
-    if (a->per_line && format == 0) {
-        fprintf(stderr, "qkv tag: --sentence-per-line reads raw text, not --format conllu\n");
-        return 2;
-    }
-    /* without --format: raw text for a model named by --model, $QKV_MODEL or the shipped one */
-    a->text_by_default = format < 0 && !named_first && !a->per_line && !a->tokenizer;
-    a->text = format == 1 || a->per_line || (format < 0 && !named_first);
     _Static_assert(QKV_TAG_SCHEME_BIO == 1 && QKV_TAG_SCHEME_BIOES == 3, "SCHEMES follows qkv_tag_scheme");
     a->scheme = (qkv_tag_scheme)scheme;
-    if (a->tokenizer && !a->text) {
-        fprintf(stderr, "qkv tag: --tokenizer needs --format text (it segments raw text)\n");
-        return 2;
-    }
-    if (!a->file)
-        a->file = "-";
-    return -1;
+    return settle_input(a, format);
 }
 
 /* The whole input (a->file, or standard input for "-") into *input, then read as a corpus into
@@ -343,7 +356,8 @@ int qkv_tag_words(qkv_session *s, const qkv_tag_request *r)
 }
 
 /* The options a task does not take are errors naming what the model reads. */
-static int check_options(const qkv_task_cli *task, const qkv_tag_request *r, bool max_words_given)
+static int check_options(const qkv_task_cli *task, const qkv_tag_request *r, bool max_words_given,
+                         bool max_seconds_given)
 {
     if (r->per_frame && !(task->tag_takes & QKV_TAG_TAKES_PER_FRAME))
         return qkv_fail_reportf("--per-frame is for a frame model (data.task frames); %s reads %s", r->ckpt,
@@ -352,12 +366,15 @@ static int check_options(const qkv_task_cli *task, const qkv_tag_request *r, boo
         return qkv_fail_reportf("%s reads %s: --format text and --tokenizer are for words", r->ckpt, task->reads_file);
     if (max_words_given && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
         return qkv_fail_reportf("%s reads %s: --max-words is for words", r->ckpt, task->reads_file);
+    if (max_seconds_given && !(task->tag_takes & QKV_TAG_TAKES_PER_FRAME))
+        return qkv_fail_reportf("%s reads %s: --max-seconds is for a frame model's recordings", r->ckpt,
+                                task->reads_file);
     return 0;
 }
 
 int qkv_cmd_tag(int argc, char **argv)
 {
-    tag_args a = {.threads = -1, .max_words = -1};
+    tag_args a = {.threads = -1, .max_words = -1, .max_seconds = -1};
     int usage = parse_args(&a, argc, argv);
     if (usage >= 0)
         return usage;
@@ -374,8 +391,9 @@ int qkv_cmd_tag(int argc, char **argv)
     if (a.text_by_default && !(task->tag_takes & QKV_TAG_TAKES_TEXT))
         a.text = false; /* images, frames: the model's own input */
     qkv_tag_request r = {a.ckpt, a.file, a.tokenizer, a.text, a.per_frame, a.per_line, (qkv_tag_scheme)scheme,
-                         a.max_words > 0 ? (int)a.max_words : QKV_MAX_WORDS};
-    if (!check_options(task, &r, a.max_words > 0))
+                         a.max_words > 0 ? (int)a.max_words : QKV_MAX_WORDS,
+                         a.max_seconds > 0 ? a.max_seconds : QKV_AUDIO_MAX_SECONDS};
+    if (!check_options(task, &r, a.max_words > 0, a.max_seconds > 0))
         status = task->tag(&s, &r);
 done:
     qkv_session_free(&s);

@@ -65,10 +65,11 @@ static bool frame_corpus_file(const char *path)
     return (got == sizeof head && !memcmp(head, hdf5, sizeof head)) || (n > 3 && !strcmp(path + n - 3, ".h5"));
 }
 
-/* The input of a frame model into fc: a frame corpus, or an audio file (data/audio.h) as one
- * utterance of the model's n_mels bands (d_input / data.frame_stack) at the front end's rate;
- * audio->seconds its length (0 for a corpus). */
-static int read_input(const qkv_session *s, const char *file, qkv_frame_corpus *fc, recording *audio, qkv_error *err)
+/* The input of a frame model into fc: a frame corpus, or an audio file (data/audio.h) of at
+ * most max_seconds as one utterance of the model's n_mels bands (d_input / data.frame_stack) at
+ * the front end's rate; audio->seconds its length (0 for a corpus). */
+static int read_input(const qkv_session *s, const char *file, long max_seconds, qkv_frame_corpus *fc, recording *audio,
+                      qkv_error *err)
 {
     memset(audio, 0, sizeof *audio);
     if (frame_corpus_file(file))
@@ -79,7 +80,7 @@ static int read_input(const qkv_session *s, const char *file, qkv_frame_corpus *
         return qkv_fail(err, "%s: the model's frames of %d values are not data.frame_stack %d mel frames", file,
                         s->frames_d_input, k);
     qkv_audio a;
-    if (qkv_audio_read(&a, file, err))
+    if (qkv_audio_read(&a, file, max_seconds, "; give a larger --max-seconds to tag it", err))
         return QKV_ERR;
     audio->seconds = (double)a.n_samples / a.sample_rate;
     int st = qkv_audio_frame_corpus(fc, &a, file, QKV_SPEECH_SAMPLE_RATE, s->frames_d_input / k, err);
@@ -87,6 +88,7 @@ static int read_input(const qkv_session *s, const char *file, qkv_frame_corpus *
     return st;
 #else
     (void)s;
+    (void)max_seconds;
     memset(fc, 0, sizeof *fc);
     return qkv_fail(err, "%s: not a frame corpus (HDF5), and this qkv reads no audio files: it was built without "
                          "libsndfile (apt-get install libsndfile1-dev, then build qkv again)",
@@ -105,7 +107,7 @@ int qkv_tag_frames(qkv_session *s, const qkv_tag_request *r)
     qkv_dataset ds;
     recording audio;
     memset(&ds, 0, sizeof ds);
-    if (read_input(s, file, &fc, &audio, &err))
+    if (read_input(s, file, r->max_seconds, &fc, &audio, &err))
         return qkv_fail_report(&err);
     const qkv_frame_select sel = {s->cfg.data.frame_labels, "", 0, s->cfg.data.frame_stack};
     int32_t *pred = NULL;

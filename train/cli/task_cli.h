@@ -20,6 +20,8 @@ typedef struct qkv_tag_request {
     qkv_tag_scheme scheme;
     int max_words; /* the most words of a sentence given as CoNLL-U or text (--max-words; default
                       QKV_MAX_WORDS of include/qkv/qkv.h, the library's bound) */
+    long max_seconds; /* the longest recording a frame model tags, in seconds (--max-seconds;
+                         default QKV_AUDIO_MAX_SECONDS of data/audio.h) */
 } qkv_tag_request;
 
 /* The options of qkv tag beyond the model and the input that a task takes. */
