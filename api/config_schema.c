@@ -122,6 +122,14 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "class (one class per image, for the image inputs)"),
     INT_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "arc_dim", model.biaffine.arc_dim, 1, 4096, "256", "biaffine: width of the arc MLPs (dependent and head roles)"),
     INT_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "label_dim", model.biaffine.label_dim, 1, 1024, "64", "biaffine: width of the label MLPs"),
+    LIST("model", "parser_tag_inputs", heads.tag_inputs, QKV_TAG_FIELD_NAMES, "",
+         "biaffine: tagging columns of data.tags (e.g. [upos]) whose predicted distributions the parser reads: its "
+         "input is the encoder output beside softmax(that head's logits) times a learned [n_tags, tag_input_dim] "
+         "matrix per column, the parser's loss training the tagging head through it; empty = the encoder output "
+         "alone"),
+    INT_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "tag_input_dim", model.tag_input_dim, 1, 1024, "32",
+           "biaffine: width of each tag vector of model.parser_tag_inputs (32: above UPOS's 17 tags, so the "
+           "vectors can keep every tag apart, and small beside the encoder output)"),
     ENUM_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "tree_decoder", model.biaffine.decoder, QKV_TREE_DECODER_NAMES, "mst",
          "biaffine: mst (Chu-Liu/Edmonds, any tree) or eisner (projective trees); both give one child of ROOT"),
     BOOL_IN(OUT(1u << QKV_OUTPUT_CRF), "model", "crf_constrained", model.crf_constrained, "false",
@@ -312,6 +320,23 @@ static int column_of(const char *s, size_t len)
     return -1;
 }
 
+/* The heads model.parser_tag_inputs names (qkv_heads_section.tag_input), counted into the model;
+ * a name of no tagging column is skipped here and refused by the rule parser_tag_inputs. */
+static void derive_tag_inputs(qkv_run_config *cfg)
+{
+    qkv_heads_section *h = &cfg->heads;
+    h->n_tag_inputs = 0;
+    for (const char *p = h->tag_inputs; *p && h->n_tag_inputs < QKV_NETWORK_MAX_TAG_INPUTS;) {
+        size_t len = strcspn(p, ",");
+        int col = column_of(p, len);
+        for (int i = 1; i < h->n; i++)
+            if ((int)cfg->data.read.columns[i] == col)
+                h->tag_input[h->n_tag_inputs++] = i;
+        p += len + (p[len] == ',');
+    }
+    cfg->model.n_tag_inputs = h->n_tag_inputs;
+}
+
 /* The heads of data.tags with their weights and the columns that select (qkv_heads_section). */
 static int derive_heads(qkv_run_config *cfg, const char *where, qkv_error *err)
 {
@@ -343,6 +368,7 @@ static int derive_heads(qkv_run_config *cfg, const char *where, qkv_error *err)
     }
     if (n_weights && n_weights != h->n)
         return qkv_fail(err, "%s: model.head_weights has %d weights, data.tags %d columns", where, n_weights, h->n);
+    derive_tag_inputs(cfg);
     for (const char *p = h->select; *p;) {
         size_t len = strcspn(p, ",");
         int c = column_of(p, len), found = 0;
@@ -473,6 +499,33 @@ static int parser_columns(const void *c, const char *where, qkv_error *err)
                     "(the parser is head 0: its tags are the labels of the arcs)", where, tags);
 }
 
+/* model.parser_tag_inputs: the columns named are tagging heads (data.tags after deprel) of a parser. */
+static int parser_tag_inputs(const void *c, const char *where, qkv_error *err)
+{
+    const qkv_run_config *cfg = c;
+    const qkv_heads_section *h = &cfg->heads;
+    if (!h->tag_inputs[0])
+        return QKV_OK;
+    if (cfg->model.output != QKV_OUTPUT_BIAFFINE)
+        return qkv_fail(err, "%s: model.parser_tag_inputs = [%s] needs model.output = biaffine (they are a parser's "
+                        "inputs), got %s", where, h->tag_inputs, QKV_OUTPUT_NAMES[cfg->model.output]);
+    for (const char *p = h->tag_inputs; *p;) {
+        size_t len = strcspn(p, ",");
+        int col = column_of(p, len), head = 0, seen = 0;
+        for (int i = 1; i < h->n; i++)
+            head = (int)cfg->data.read.columns[i] == col ? i : head;
+        for (const char *q = h->tag_inputs; q < p; q += strcspn(q, ",") + 1)
+            seen += strcspn(q, ",") == len && !strncmp(q, p, len);
+        if (!head)
+            return qkv_fail(err, "%s: model.parser_tag_inputs names %.*s, which is not a tagging column of data.tags "
+                            "(%s; the first is the parser's own)", where, (int)len, p, h->tags);
+        if (seen)
+            return qkv_fail(err, "%s: model.parser_tag_inputs names %.*s twice", where, (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    return QKV_OK;
+}
+
 static int crf_smoothing(const void *c, const char *where, qkv_error *err)
 {
     const qkv_run_config *cfg = c;
@@ -520,6 +573,10 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      "`model.output=biaffine` needs `data.tags` deprel, or a list whose first column is deprel (the parser is head 0, "
      "its tags the labels of the arcs; the other columns are tagging heads over the same encoder)",
      parser_columns},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`model.parser_tag_inputs` needs `model.output=biaffine` and names columns of `data.tags` after the first, "
+     "each once (tagging heads of the same model, each a softmax over its column's classes)",
+     parser_tag_inputs},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
      "are BIO's or BIOES's)",

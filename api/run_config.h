@@ -116,6 +116,9 @@ typedef struct qkv_heads_section {
     int n;                            /* heads = columns of data.tags */
     double weight[QKV_MAX_COLUMNS];   /* each head's loss weight (default 1) */
     bool selected[QKV_MAX_COLUMNS];   /* the heads whose mean dev accuracy selects best.h5 */
+    char tag_inputs[QKV_CFG_STR_MAX]; /* model.parser_tag_inputs: "" or "upos,xpos" */
+    int n_tag_inputs;                 /* the tagging heads the parser reads ... */
+    int tag_input[QKV_NETWORK_MAX_TAG_INPUTS]; /* ... by their index in data.tags */
 } qkv_heads_section;
 
 typedef struct qkv_run_config {

@@ -68,6 +68,26 @@ static void no_decay_vectors(qkv_params *ps, int from)
             ps->items[i]->no_weight_decay = true;
 }
 
+/* Head 0 over the encoder output, widened by the parser's tag inputs (models/network_tag_inputs.c). */
+static int add_first_head(qkv_network *m, const qkv_head_spec *head, qkv_rng *rng, qkv_error *err)
+{
+    const qkv_network_config *cfg = &m->cfg;
+    if (cfg->n_tag_inputs == 0)
+        return qkv_network_add_head(m, head, rng, err);
+    if (cfg->output != QKV_OUTPUT_BIAFFINE)
+        return qkv_fail(err, "model: tag inputs are a parser's (output biaffine), not the %s head's",
+                        QKV_OUTPUT_NAMES[cfg->output]);
+    if (cfg->n_tag_inputs < 0 || cfg->n_tag_inputs > QKV_NETWORK_MAX_TAG_INPUTS || cfg->tag_input_dim < 1)
+        return qkv_fail(err, "model: %d tag inputs of width %d, expected 0..%d of a positive width",
+                        cfg->n_tag_inputs, cfg->tag_input_dim, QKV_NETWORK_MAX_TAG_INPUTS);
+    int first = m->params.n;
+    qkv_head *h = &m->heads[m->n_outputs++];
+    if (qkv_head_create(h, &m->params, rng, m->encoder.d_out + cfg->n_tag_inputs * cfg->tag_input_dim, head, err))
+        return QKV_ERR;
+    no_decay_vectors(&m->params, first);
+    return QKV_OK;
+}
+
 int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng, qkv_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -105,7 +125,7 @@ int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng
                           .biaffine = cfg->biaffine,
                           .pool = cfg->pool};
     head.biaffine.dropout = cfg->encoder.dropout;
-    if (qkv_network_add_head(m, &head, rng, err))
+    if (add_first_head(m, &head, rng, err))
         goto fail;
     m->cfg.tag_names = NULL; /* the caller's, read only here */
     no_decay_vectors(&m->params, 0);
@@ -159,6 +179,7 @@ qkv_tensor *qkv_network_logits(qkv_tape *tp, qkv_network *m, const qkv_network_i
                               qkv_attention_weights *keep)
 {
     qkv_tensor *x = qkv_network_hidden(tp, m, in, keep_layer, keep);
+    x = qkv_network_head_input(tp, m, 0, x, in->sentences);
     return qkv_head_logits(tp, &m->heads[0], x, in->sentences);
 }
 
