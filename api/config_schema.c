@@ -511,16 +511,12 @@ static int parser_tag_inputs(const void *c, const char *where, qkv_error *err)
                         "inputs), got %s", where, h->tag_inputs, QKV_OUTPUT_NAMES[cfg->model.output]);
     for (const char *p = h->tag_inputs; *p;) {
         size_t len = strcspn(p, ",");
-        int col = column_of(p, len), head = 0, seen = 0;
+        int col = column_of(p, len), head = 0; /* the list loader refuses a name given twice */
         for (int i = 1; i < h->n; i++)
             head = (int)cfg->data.read.columns[i] == col ? i : head;
-        for (const char *q = h->tag_inputs; q < p; q += strcspn(q, ",") + 1)
-            seen += strcspn(q, ",") == len && !strncmp(q, p, len);
         if (!head)
             return qkv_fail(err, "%s: model.parser_tag_inputs names %.*s, which is not a tagging column of data.tags "
                             "(%s; the first is the parser's own)", where, (int)len, p, h->tags);
-        if (seen)
-            return qkv_fail(err, "%s: model.parser_tag_inputs names %.*s twice", where, (int)len, p);
         p += len + (p[len] == ',');
     }
     return QKV_OK;
@@ -574,8 +570,8 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      "its tags the labels of the arcs; the other columns are tagging heads over the same encoder)",
      parser_columns},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
-     "`model.parser_tag_inputs` needs `model.output=biaffine` and names columns of `data.tags` after the first, "
-     "each once (tagging heads of the same model, each a softmax over its column's classes)",
+     "`model.parser_tag_inputs` needs `model.output=biaffine` and names columns of `data.tags` after the first "
+     "(tagging heads of the same model, each a softmax over its column's classes)",
      parser_tag_inputs},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
