@@ -1,7 +1,7 @@
 /* Concatenating matrices along rows: the op that gathers vectors computed one at a time (e.g.
  * the positions of an ODE solution, lib/nn/floater.h) into one matrix; and along columns: the
  * op that widens each token's vector by more features (a parser's input of its encoder output
- * and tag vectors, models/tag_inputs.h). */
+ * and tag vectors, models/network_tag_inputs.c). */
 #ifndef QKV_CONCAT_H
 #define QKV_CONCAT_H
 
