@@ -128,7 +128,8 @@ typedef struct qkv_network {
  * gain 1 and bias 0, head 0 of kind cfg->output over cfg->n_tags (classifier Xavier uniform
  * with zero bias, CRF scores 0). Errors: bad sizes, n_heads not dividing d_model, too many
  * features or layers, an unknown kind, more parameter values than cfg->max_param_values (the
- * first parameter past it is refused before it is allocated). */
+ * first parameter past it is refused before it is allocated), tag inputs (cfg->n_tag_inputs > 0)
+ * of a head 0 that is not a parser or more than QKV_NETWORK_MAX_TAG_INPUTS of them. */
 int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng, qkv_error *err);
 void qkv_network_free(qkv_network *m);
 
@@ -144,8 +145,8 @@ int qkv_network_add_head(qkv_network *m, const qkv_head_spec *spec, qkv_rng *rng
  * cfg.tag_input_dim). The gradient of the parser's loss flows through the softmax into the
  * tagging head and the encoder under it (stack-propagation, Zhang and Weiss 2016): the tags
  * the parser reads are shaped by what helps it, with no second optimiser path to keep.
- * qkv_network_init sizes head 0's input for all k; this adds the i-th of them, after the
- * tagging head `head` (a softmax head) was added. Errors: head 0 not a parser, head out of range
+ * qkv_network_init sizes head 0's input for all k; this adds the next of them, E for head
+ * `head` (a softmax head, added before). Errors: head 0 not a parser, head out of range
  * or not a softmax head, all cfg.n_tag_inputs already added, a parameter's. */
 int qkv_network_add_tag_input(qkv_network *m, int head, qkv_rng *rng, qkv_error *err);
 /* What head i reads of hidden [T, d_out] (qkv_network_hidden): x' above for head 0 of a model
