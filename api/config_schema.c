@@ -122,6 +122,14 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
          "class (one class per image, for the image inputs)"),
     INT_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "arc_dim", model.biaffine.arc_dim, 1, 4096, "256", "biaffine: width of the arc MLPs (dependent and head roles)"),
     INT_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "label_dim", model.biaffine.label_dim, 1, 1024, "64", "biaffine: width of the label MLPs"),
+    LIST("model", "parser_tag_inputs", heads.tag_inputs, QKV_TAG_FIELD_NAMES, "",
+         "biaffine: tagging columns of data.tags (e.g. [upos]) whose predicted distributions the parser reads: its "
+         "input is the encoder output beside softmax(that head's logits) times a learned [n_tags, tag_input_dim] "
+         "matrix per column, the parser's loss training the tagging head through it; empty = the encoder output "
+         "alone"),
+    INT_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "tag_input_dim", model.tag_input_dim, 1, 1024, "32",
+           "biaffine: width of each tag vector of model.parser_tag_inputs (32: above UPOS's 17 tags, so the "
+           "vectors can keep every tag apart, and small beside the encoder output)"),
     ENUM_IN(OUT(1u << QKV_OUTPUT_BIAFFINE), "model", "tree_decoder", model.biaffine.decoder, QKV_TREE_DECODER_NAMES, "mst",
          "biaffine: mst (Chu-Liu/Edmonds, any tree) or eisner (projective trees); both give one child of ROOT"),
     BOOL_IN(OUT(1u << QKV_OUTPUT_CRF), "model", "crf_constrained", model.crf_constrained, "false",
@@ -303,60 +311,6 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
 const int QKV_RUN_SCHEMA_LEN = (int)(sizeof QKV_RUN_SCHEMA / sizeof QKV_RUN_SCHEMA[0]);
 
 /* Fields of the library structs that no key fills but other keys decide. */
-/* The column named s[0..len) (a choice of data.tags, checked at loading). */
-static int column_of(const char *s, size_t len)
-{
-    for (int c = 0; c < QKV_TAG_FIELD_COUNT; c++)
-        if (strlen(QKV_TAG_FIELD_NAMES[c]) == len && !memcmp(QKV_TAG_FIELD_NAMES[c], s, len))
-            return c;
-    return -1;
-}
-
-/* The heads of data.tags with their weights and the columns that select (qkv_heads_section). */
-static int derive_heads(qkv_run_config *cfg, const char *where, qkv_error *err)
-{
-    qkv_heads_section *h = &cfg->heads;
-    qkv_read_opts *r = &cfg->data.read;
-    h->n = 0;
-    for (const char *p = h->tags; *p && h->n < QKV_MAX_COLUMNS;) {
-        size_t len = strcspn(p, ",");
-        r->columns[h->n] = (qkv_tag_field)column_of(p, len);
-        h->weight[h->n] = 1;
-        h->selected[h->n++] = !h->select[0];
-        p += len + (p[len] == ',');
-    }
-    if (h->n == 0)
-        return qkv_fail(err, "%s: data.tags names no column", where);
-    r->tag_field = r->columns[0];
-    r->n_columns = h->n;
-    cfg->data.features.n_columns = h->n;
-    memcpy(cfg->data.features.columns, r->columns, sizeof r->columns);
-    int n_weights = 0;
-    for (const char *p = h->weights; *p; n_weights++) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p || (*end && *end != ',') || !(v >= 0) || !isfinite(v))
-            return qkv_fail(err, "%s: model.head_weights must be numbers >= 0, got '%s'", where, h->weights);
-        if (n_weights < h->n)
-            h->weight[n_weights] = v;
-        p = *end ? end + 1 : end;
-    }
-    if (n_weights && n_weights != h->n)
-        return qkv_fail(err, "%s: model.head_weights has %d weights, data.tags %d columns", where, n_weights, h->n);
-    for (const char *p = h->select; *p;) {
-        size_t len = strcspn(p, ",");
-        int c = column_of(p, len), found = 0;
-        for (int i = 0; i < h->n; i++)
-            if ((int)r->columns[i] == c)
-                found = h->selected[i] = true;
-        if (!found)
-            return qkv_fail(err, "%s: train.select_columns names %.*s, which data.tags does not list", where,
-                            (int)len, p);
-        p += len + (p[len] == ',');
-    }
-    return QKV_OK;
-}
-
 static bool image_input(const qkv_network_config *m)
 {
     return (unsigned)m->input_kind < QKV_INPUT_KIND_COUNT && QKV_INPUT_DESCS[m->input_kind]->patch;
@@ -371,7 +325,7 @@ static int derive(qkv_run_config *cfg, const char *where, qkv_error *err)
     f->word = 1;
     f->shape_min_count = f->affix_min_count;
     f->chars = cfg->model.chars.char_dim > 0;
-    return derive_heads(cfg, where, err);
+    return qkv_run_config_derive_heads(cfg, where, err);
 }
 
 /* Relations the rule kinds cannot say (arithmetic over several keys, a conjunction). */
@@ -473,6 +427,11 @@ static int parser_columns(const void *c, const char *where, qkv_error *err)
                     "(the parser is head 0: its tags are the labels of the arcs)", where, tags);
 }
 
+static int parser_tag_inputs(const void *c, const char *where, qkv_error *err)
+{
+    return qkv_run_config_check_tag_inputs(c, where, err);
+}
+
 static int crf_smoothing(const void *c, const char *where, qkv_error *err)
 {
     const qkv_run_config *cfg = c;
@@ -520,6 +479,10 @@ const qkv_cfg_rule QKV_RUN_RULES[] = {
      "`model.output=biaffine` needs `data.tags` deprel, or a list whose first column is deprel (the parser is head 0, "
      "its tags the labels of the arcs; the other columns are tagging heads over the same encoder)",
      parser_columns},
+    {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
+     "`model.parser_tag_inputs` needs `model.output=biaffine` and names columns of `data.tags` after the first "
+     "(tagging heads of the same model, each a softmax over its column's classes)",
+     parser_tag_inputs},
     {QKV_CFG_RULE_CHECK, NULL, NULL, NULL,
      "`model.crf_constrained` with `model.output=crf` needs `data.tag_scheme` bio or bioes, not iob1 (its constraints "
      "are BIO's or BIOES's)",

@@ -36,12 +36,13 @@ static void applicable_argmax(const qkv_tensor *logits, const qkv_batch *b, cons
 }
 
 /* Head h's prediction of the batch it->batch into out (batch order: tags [T], a head with arcs'
- * trees into arcs [T], the summed loss of its gold-tagged words) from its *logits (made here). */
-static int predict_head(qkv_run_iter *it, qkv_network *m, int h, qkv_tensor *hidden, const qkv_prediction *out,
+ * trees into arcs [T], the summed loss of its gold-tagged words) from its *logits (made here of
+ * its input x, qkv_network_head_input). */
+static int predict_head(qkv_run_iter *it, qkv_network *m, int h, qkv_tensor *x, const qkv_prediction *out,
                         qkv_tensor **logits_out, qkv_error *err)
 {
     const qkv_batch *b = &it->batch;
-    qkv_tensor *logits = *logits_out = qkv_head_logits(&it->tp, qkv_network_head(m, h), hidden, it->in.sentences);
+    qkv_tensor *logits = *logits_out = qkv_head_logits(&it->tp, qkv_network_head(m, h), x, it->in.sentences);
     if (!logits)
         return qkv_fail(err, "%s", it->tp.err.msg);
     qkv_gold gold = {.tags = qkv_batch_column_tags(b, h), .arcs = qkv_batch_arcs(b)};
@@ -111,8 +112,8 @@ int64_t qkv_arc_offsets(const qkv_dataset *ds, int64_t *offsets)
 }
 
 /* Head `head`'s scores of the batch it->batch into sc (dataset order): a tagging head's logits
- * [T, n_tags]; a head with arcs' arc scores and label logits, from the encoder output hidden and
- * its predicted arcs bh [T] (batch order). */
+ * [T, n_tags]; a head with arcs' arc scores and label logits, from its input hidden
+ * (qkv_network_head_input) and its predicted arcs bh [T] (batch order). */
 static int copy_scores(qkv_run_iter *it, const qkv_head *head, qkv_tensor *hidden, const qkv_tensor *logits,
                        const int32_t *bh, const qkv_head_scores *sc, const int64_t *arc_offsets, qkv_error *err)
 {
@@ -159,8 +160,10 @@ static int predict_batch(qkv_run_iter *it, qkv_network *m, const int32_t *const 
         return qkv_fail(err, "%s", it->tp.err.msg);
     for (int h = 0; h < qkv_network_n_outputs(m); h++) {
         double loss = 0;
-        qkv_tensor *logits;
-        if (predict_head(it, m, h, hidden, &(qkv_prediction){bp, bh, &loss, flags}, &logits, err))
+        qkv_tensor *logits, *x = qkv_network_head_input(&it->tp, m, h, hidden, it->in.sentences);
+        if (!x)
+            return qkv_fail(err, "%s", it->tp.err.msg);
+        if (predict_head(it, m, h, x, &(qkv_prediction){bp, bh, &loss, flags}, &logits, err))
             return QKV_ERR;
         for (size_t i = 0; o->unconstrained && i < B; i++)
             if (flags[i])
@@ -173,7 +176,7 @@ static int predict_batch(qkv_run_iter *it, qkv_network *m, const int32_t *const 
         if (o->arcs)
             scatter_arcs_set(b, ds, bh, o->arcs);
         const qkv_head *head = qkv_network_head(m, h);
-        if (o->scores && copy_scores(it, head, hidden, logits, bh, &o->scores[h], o->arc_offsets, err))
+        if (o->scores && copy_scores(it, head, x, logits, bh, &o->scores[h], o->arc_offsets, err))
             return QKV_ERR;
     }
     return QKV_OK;

@@ -116,6 +116,9 @@ typedef struct qkv_heads_section {
     int n;                            /* heads = columns of data.tags */
     double weight[QKV_MAX_COLUMNS];   /* each head's loss weight (default 1) */
     bool selected[QKV_MAX_COLUMNS];   /* the heads whose mean dev accuracy selects best.h5 */
+    char tag_inputs[QKV_CFG_STR_MAX]; /* model.parser_tag_inputs: "" or "upos,xpos" */
+    int n_tag_inputs;                 /* the tagging heads the parser reads ... */
+    int tag_input[QKV_NETWORK_MAX_TAG_INPUTS]; /* ... by their index in data.tags */
 } qkv_heads_section;
 
 typedef struct qkv_run_config {
@@ -157,5 +160,14 @@ extern const int QKV_RUN_RULES_LEN;
  * model.crf_constrained (the constraints have BIO's and BIOES's rules only), an error
  * "where: data.tag_scheme = iob1 cannot train with model.crf_constrained: ...". */
 int qkv_run_config_check_spans(const qkv_run_config *cfg, const char *where, qkv_error *err);
+
+/* (api/config_heads.c) The heads of data.tags (qkv_heads_section: n, the columns of data.read and
+ * data.features, weights, selected, tag_input) and model.n_tag_inputs. Errors "where: ..." for
+ * no column, model.head_weights not numbers >= 0 or not one per column, train.select_columns
+ * naming a column data.tags does not list. */
+int qkv_run_config_derive_heads(qkv_run_config *cfg, const char *where, qkv_error *err);
+/* (api/config_heads.c) model.parser_tag_inputs: an error "where: ..." unless it is empty, or the
+ * model parses (model.output biaffine) and each name is a column of data.tags after the first. */
+int qkv_run_config_check_tag_inputs(const qkv_run_config *cfg, const char *where, qkv_error *err);
 
 #endif

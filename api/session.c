@@ -59,7 +59,7 @@ int qkv_session_read_scored(qkv_session *s, const char *path, qkv_error *err)
 }
 
 /* Heads 1.. of the config's tag columns (api/run_config.h: qkv_heads_section), softmax heads
- * named "<column>."; head 0's loss weight. */
+ * named "<column>."; head 0's loss weight; the parser's tag inputs (model.parser_tag_inputs). */
 static int add_heads(qkv_session *s, qkv_rng *rng, qkv_error *err)
 {
     const qkv_heads_section *h = &s->cfg.heads;
@@ -74,6 +74,9 @@ static int add_heads(qkv_session *s, qkv_rng *rng, qkv_error *err)
         if (qkv_network_add_head(&s->model, &spec, rng, err))
             return QKV_ERR;
     }
+    for (int k = 0; k < h->n_tag_inputs; k++) /* after the heads they read (models/network.h) */
+        if (qkv_network_add_tag_input(&s->model, h->tag_input[k], rng, err))
+            return QKV_ERR;
     return QKV_OK;
 }
 

@@ -68,6 +68,34 @@ static void no_decay_vectors(qkv_params *ps, int from)
             ps->items[i]->no_weight_decay = true;
 }
 
+/* Appends a head of spec over inputs [T, d_in] (qkv_network_add_head). */
+static int add_head(qkv_network *m, const qkv_head_spec *spec, int d_in, qkv_rng *rng, qkv_error *err)
+{
+    if (m->n_outputs == QKV_NETWORK_MAX_HEADS)
+        return qkv_fail(err, "model: at most %d heads", QKV_NETWORK_MAX_HEADS);
+    int first = m->params.n;
+    qkv_head *h = &m->heads[m->n_outputs++]; /* counted now: freed with the model on failure */
+    if (qkv_head_create(h, &m->params, rng, d_in, spec, err))
+        return QKV_ERR;
+    no_decay_vectors(&m->params, first);
+    return QKV_OK;
+}
+
+/* Head 0 over the encoder output, widened by the parser's tag inputs (models/network_tag_inputs.c). */
+static int add_first_head(qkv_network *m, const qkv_head_spec *head, qkv_rng *rng, qkv_error *err)
+{
+    const qkv_network_config *cfg = &m->cfg;
+    if (cfg->n_tag_inputs == 0)
+        return add_head(m, head, m->encoder.d_out, rng, err);
+    if (cfg->output != QKV_OUTPUT_BIAFFINE)
+        return qkv_fail(err, "model: tag inputs are a parser's (output biaffine), not the %s head's",
+                        QKV_OUTPUT_NAMES[cfg->output]);
+    if (cfg->n_tag_inputs < 0 || cfg->n_tag_inputs > QKV_NETWORK_MAX_TAG_INPUTS || cfg->tag_input_dim < 1)
+        return qkv_fail(err, "model: %d tag inputs of width %d, expected 0..%d of a positive width",
+                        cfg->n_tag_inputs, cfg->tag_input_dim, QKV_NETWORK_MAX_TAG_INPUTS);
+    return add_head(m, head, m->encoder.d_out + cfg->n_tag_inputs * cfg->tag_input_dim, rng, err);
+}
+
 int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng, qkv_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -105,7 +133,7 @@ int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng
                           .biaffine = cfg->biaffine,
                           .pool = cfg->pool};
     head.biaffine.dropout = cfg->encoder.dropout;
-    if (qkv_network_add_head(m, &head, rng, err))
+    if (add_first_head(m, &head, rng, err))
         goto fail;
     m->cfg.tag_names = NULL; /* the caller's, read only here */
     no_decay_vectors(&m->params, 0);
@@ -117,14 +145,7 @@ fail:
 
 int qkv_network_add_head(qkv_network *m, const qkv_head_spec *spec, qkv_rng *rng, qkv_error *err)
 {
-    if (m->n_outputs == QKV_NETWORK_MAX_HEADS)
-        return qkv_fail(err, "model: at most %d heads", QKV_NETWORK_MAX_HEADS);
-    int first = m->params.n;
-    qkv_head *h = &m->heads[m->n_outputs++]; /* counted now: freed with the model on failure */
-    if (qkv_head_create(h, &m->params, rng, m->encoder.d_out, spec, err))
-        return QKV_ERR;
-    no_decay_vectors(&m->params, first);
-    return QKV_OK;
+    return add_head(m, spec, m->encoder.d_out, rng, err);
 }
 
 void qkv_network_free(qkv_network *m)
@@ -159,6 +180,7 @@ qkv_tensor *qkv_network_logits(qkv_tape *tp, qkv_network *m, const qkv_network_i
                               qkv_attention_weights *keep)
 {
     qkv_tensor *x = qkv_network_hidden(tp, m, in, keep_layer, keep);
+    x = qkv_network_head_input(tp, m, 0, x, in->sentences);
     return qkv_head_logits(tp, &m->heads[0], x, in->sentences);
 }
 

@@ -31,6 +31,7 @@
  *   <head>classifier.w [n_tags, d_out], <head>classifier.b [n_tags]
  *   <head>crf.*                see models/crf_head.h    with output crf only
  *   <head>arc_mlp.*, rel_mlp.*, arc.*, rel.*  see models/biaffine_head.c  with output biaffine only
+ *   tag_embed.<tag set>        [n_tags, tag_input_dim]  the parser's tag inputs only
  * where <head> is the head's prefix: "" for the first head. */
 #ifndef QKV_NETWORK_H
 #define QKV_NETWORK_H
@@ -53,6 +54,7 @@
 #define QKV_NETWORK_MAX_FEATURES 32
 #define QKV_NETWORK_MAX_LAYERS 64
 #define QKV_NETWORK_MAX_HEADS 16
+#define QKV_NETWORK_MAX_TAG_INPUTS 7 /* with the encoder output, the parts of one column concatenation */
 
 typedef struct qkv_network_config {
     int n_features;
@@ -89,6 +91,10 @@ typedef struct qkv_network_config {
     qkv_seq_pool pool;                   /* class head: a sequence's mean, or its [CLS] token */
     qkv_biaffine_opts biaffine;      /* output biaffine: MLP widths and the tree decoder (its
                                         dropout is encoder.dropout) */
+    int n_tag_inputs;                /* output biaffine: how many tagging heads' distributions the
+                                        parser reads beside the encoder output (0: none; models/
+                                        network_tag_inputs.c, qkv_network_add_tag_input) */
+    int tag_input_dim;               /* the width d of each of those tag vectors */
     size_t max_param_values;         /* the most scalar parameter values the model may have, heads
                                         added later included (0: no bound; lib/param.h: max_values) */
 } qkv_network_config;
@@ -111,6 +117,9 @@ typedef struct qkv_network {
     qkv_tensor *final_gain, *final_bias; /* final_ln [d_out] */
     int n_outputs;                   /* heads in use: 1 after qkv_network_init */
     qkv_head heads[QKV_NETWORK_MAX_HEADS];
+    int n_tag_inputs;                /* tag inputs of the parser added so far (qkv_network_add_tag_input) */
+    int tag_input_head[QKV_NETWORK_MAX_TAG_INPUTS];   /* the tagging head of each */
+    qkv_tensor *tag_embed[QKV_NETWORK_MAX_TAG_INPUTS]; /* its tag vectors [n_tags of that head, d] */
 } qkv_network;
 
 /* Creates and initialises every parameter from rng (NULL: allocated only, lib/param.h), in
@@ -119,7 +128,8 @@ typedef struct qkv_network {
  * gain 1 and bias 0, head 0 of kind cfg->output over cfg->n_tags (classifier Xavier uniform
  * with zero bias, CRF scores 0). Errors: bad sizes, n_heads not dividing d_model, too many
  * features or layers, an unknown kind, more parameter values than cfg->max_param_values (the
- * first parameter past it is refused before it is allocated). */
+ * first parameter past it is refused before it is allocated), tag inputs (cfg->n_tag_inputs > 0)
+ * of a head 0 that is not a parser or more than QKV_NETWORK_MAX_TAG_INPUTS of them. */
 int qkv_network_init(qkv_network *m, const qkv_network_config *cfg, qkv_rng *rng, qkv_error *err);
 void qkv_network_free(qkv_network *m);
 
@@ -127,6 +137,22 @@ void qkv_network_free(qkv_network *m);
  * spec->prefix, which must differ from every other head's; biases are not weight-decayed).
  * Errors: QKV_NETWORK_MAX_HEADS heads already, a name taken, the head's (models/kinds.h). */
 int qkv_network_add_head(qkv_network *m, const qkv_head_spec *spec, qkv_rng *rng, qkv_error *err);
+/* The parser's tag inputs (cfg.n_tag_inputs of them, Dozat and Manning's predicted tags as a joint
+ * model's soft, differentiable form): head 0, a parser, then reads
+ *   x' = [x, softmax(logits_1) E_1, ..., softmax(logits_k) E_k]   [T, d_out + k·d]
+ * for the encoder output x [T, d_out], logits_i [T, n_i] those of tagging head i over x and
+ * E_i [n_i, d] a parameter "tag_embed.<its tag set>" (N(0, 1) rows, not weight-decayed; d =
+ * cfg.tag_input_dim). The gradient of the parser's loss flows through the softmax into the
+ * tagging head and the encoder under it (stack-propagation, Zhang and Weiss 2016): the tags
+ * the parser reads are shaped by what helps it, with no second optimiser path to keep.
+ * qkv_network_init sizes head 0's input for all k; this adds the next of them, E for head
+ * `head` (a softmax head, added before). Errors: head 0 not a parser, head out of range
+ * or not a softmax head, all cfg.n_tag_inputs already added, a parameter's. */
+int qkv_network_add_tag_input(qkv_network *m, int head, qkv_rng *rng, qkv_error *err);
+/* What head i reads of hidden [T, d_out] (qkv_network_hidden): x' above for head 0 of a model
+ * with tag inputs, hidden itself for every other head and model. NULL when the tape failed. */
+qkv_tensor *qkv_network_head_input(qkv_tape *tp, const qkv_network *m, int i, qkv_tensor *hidden,
+                                   qkv_packed sentences);
 static inline int qkv_network_n_outputs(const qkv_network *m) { return m->n_outputs; }
 static inline const qkv_head *qkv_network_head(const qkv_network *m, int i) { return &m->heads[i]; }
 /* Head 0's CRF, or NULL when head 0 is not a CRF head. */
@@ -144,14 +170,15 @@ int qkv_network_image_grid(qkv_network_config *cfg, int rows, int cols, int chan
 /* The width of the encoder's output: d_model, or 2·hidden for a bilstm with layers. */
 int qkv_network_d_out(const qkv_network_config *cfg);
 
-/* The normalised encoder output [T, d_out] that every head reads; NULL when the tape failed
+/* The normalised encoder output [T, d_out] that every head reads (a parser with tag inputs through
+ * qkv_network_head_input); NULL when the tape failed
  * (tp->err says why, e.g. a sentence longer than max_len with learned positions, or no
  * characters for a model with a character encoder). `keep` (may be NULL) receives the
  * attention weights of layer keep_layer (transformer only; other encoders leave it untouched). */
 qkv_tensor *qkv_network_hidden(qkv_tape *tp, qkv_network *m, const qkv_network_input *in, int keep_layer,
                               qkv_attention_weights *keep);
-/* Head 0's logits [T, n_tags] for a batch (qkv_network_hidden, then the head); NULL when the
- * tape failed. */
+/* Head 0's logits [T, n_tags] for a batch (qkv_network_hidden, qkv_network_head_input, then the
+ * head); NULL when the tape failed. */
 qkv_tensor *qkv_network_logits(qkv_tape *tp, qkv_network *m, const qkv_network_input *in,
                               int keep_layer, qkv_attention_weights *keep);
 
@@ -196,7 +223,7 @@ int qkv_network_probs(const qkv_network *m, const qkv_tensor *logits, qkv_packed
  * arcs of the batch, read by the heads whose targets are arcs (a parser trained with tagging
  * heads over one encoder); the others ignore them. label_smoothing in [0, 1) is every head's
  * qkv_gold.label_smoothing. logits (may be NULL) receives each head's logits [T, n_tags_h] (a
- * head with arcs: hidden itself). A scalar [1]; NULL when the tape failed. */
+ * head with arcs: its input, qkv_network_head_input). A scalar [1]; NULL when the tape failed. */
 qkv_tensor *qkv_network_heads_loss(qkv_tape *tp, const qkv_network *m, qkv_tensor *hidden, qkv_packed sentences,
                                   const int32_t *const *tags, const int32_t *arcs, double label_smoothing,
                                   qkv_tensor **logits);

@@ -56,7 +56,7 @@ qkv_tensor *qkv_network_heads_loss(qkv_tape *tp, const qkv_network *m, qkv_tenso
     qkv_tensor *total = NULL;
     for (int i = 0; i < m->n_outputs; i++) {
         const qkv_head *h = &m->heads[i];
-        qkv_tensor *lg = qkv_head_logits(tp, h, hidden, sentences);
+        qkv_tensor *lg = qkv_head_logits(tp, h, qkv_network_head_input(tp, m, i, hidden, sentences), sentences);
         if (logits)
             logits[i] = lg;
         qkv_tensor *loss = h->desc->loss(tp, h, lg, sentences, &(qkv_gold){tags[i], arcs, label_smoothing});

@@ -8,7 +8,9 @@ for data.tags a list of columns): one encoder, as qkv_torch.Tagger's, whose norm
 [B, L, d_out] every head reads. Head 0 is of model.output with no name prefix: softmax or crf
 (classifier.w, classifier.b; crf.* with output crf) or the biaffine parser over DEPREL; heads
 1.. are softmax heads "<column>.classifier.w", "<column>.classifier.b" of data.tags' other
-columns.
+columns. With model.parser_tag_inputs the parser reads, in place of x, x beside
+softmax(<column> logits) · tag_embed.<column> [n_tags, tag_input_dim] for each named column
+(parser_input).
 
 The biaffine head (models/biaffine_head.c, lib/ops/biaffine.h; Dozat and Manning 2017, "Deep
 Biaffine Attention for Neural Dependency Parsing"): four one-layer ReLU MLPs over x (in
@@ -42,6 +44,22 @@ def columns(config):
 def is_multi_head(config):
     """Whether the model is one of several heads or a parser (what this module ports)."""
     return len(columns(config)) > 1 or config["model"]["output"] == "biaffine"
+
+
+def tag_inputs(config):
+    """The columns of model.parser_tag_inputs (a list, or a single name as qkv's YAML writes one)."""
+    v = config["model"].get("parser_tag_inputs") or []
+    return [v] if isinstance(v, str) else list(v)
+
+
+def parser_input(model, x):
+    """What the parser reads of the encoder output x [B, L, d_out] (models/network.h:
+    qkv_network_head_input): x beside softmax(logits of each tag input's head) · tag_embed.<col>."""
+    parts = [x]
+    for col in model.tag_inputs:
+        c = getattr(model, col).classifier
+        parts.append(torch.softmax(F.linear(x, c.w, c.b), dim=-1) @ getattr(model.tag_embed, col))
+    return torch.cat(parts, dim=-1) if len(parts) > 1 else x
 
 
 def _linear(out, d_in):
@@ -119,13 +137,17 @@ def heads_tagger(ck):
     model = Tagger(ck.config, ck.features, ck.vocab_size, len(ck.tags), ck.n_chars)
     d_out = model.classifier.w.shape[1]
     model.columns = cols
+    model.tag_inputs = tag_inputs(ck.config)
     if m["output"] == "biaffine":
         del model.classifier
-        add_biaffine(model, d_out, len(ck.tags), m["arc_dim"], m["label_dim"])
+        d_tag = m.get("tag_input_dim", 0) * len(model.tag_inputs)
+        add_biaffine(model, d_out + d_tag, len(ck.tags), m["arc_dim"], m["label_dim"])
     for col in cols[1:]:
         head = torch.nn.Module()
         head.classifier = _linear(ck.params[f"{col}.classifier.b"].shape[0], d_out)
         setattr(model, col, head)
+    if model.tag_inputs:
+        model.tag_embed = _params(**{col: ck.params[f"tag_embed.{col}"].shape for col in model.tag_inputs})
     model.load_qkv(ck.params)
     if isinstance(model.crf, CRF) and m["crf_constrained"]:
         model.crf.allowed_trans, model.crf.allowed_start, model.crf.allowed_end = bio_mask(ck.tags)
@@ -163,7 +185,7 @@ def run_heads(model, data, budget, gold_heads=None, pred_heads=None):
             x = model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens)
             for h, col in enumerate(model.columns):
                 if h == 0 and parser:
-                    _parser_batch(model, x, bt, batch, starts, out[col], gold_heads, pred_heads)
+                    _parser_batch(model, parser_input(model, x), bt, batch, starts, out[col], gold_heads, pred_heads)
                     continue
                 c = model.classifier if h == 0 else getattr(model, col).classifier
                 lg = F.linear(x, c.w, c.b)

@@ -6,7 +6,8 @@ one JSON line, the fields of the tagger's bench.
 The training loss (models/network_output.c qkv_network_heads_loss) is the sum over the heads of
 model.head_weights times each head's loss: the biaffine head's is the mean cross-entropy of
 each word's gold head over ROOT and its sentence's words plus the mean cross-entropy of the
-labels (DEPREL) of the gold arcs (models/biaffine_head.c); a softmax head's is the mean
+labels (DEPREL) of the gold arcs (models/biaffine_head.c), over the parser's input with its tag
+inputs (qkv_torch_parse.parser_input); a softmax head's is the mean
 cross-entropy of its column's classes (qkv_torch_columns.py); words without a class are not
 targets; every target is smoothed by train.label_smoothing, as the tagger's bench does.
 Evaluation computes what qkv's evaluation computes per batch (models/biaffine_head.c
@@ -27,7 +28,7 @@ import torch.nn.functional as F
 from qkv_torch_bench import peak_rss_mb, train_steps
 from qkv_torch_columns import read_columns
 from qkv_torch_data import NO_TAG, Rng, encode, padded, plan
-from qkv_torch_parse import _padded_heads, biaffine_arcs, label_roles, labels_at
+from qkv_torch_parse import _padded_heads, biaffine_arcs, label_roles, labels_at, parser_input
 
 
 def column_vocabs(path, cols):
@@ -89,8 +90,9 @@ def heads_loss(model, weights, x, bt, tags, heads, smoothing=0.0):
     total = 0
     for h, col in enumerate(model.columns):
         if h == 0 and hasattr(model, "arc_mlp"):
-            arcs = arc_scores(model, x, bt.lens)
-            labels = labels_at(model, *label_roles(model, x), heads)
+            xp = parser_input(model, x)
+            arcs = arc_scores(model, xp, bt.lens)
+            labels = labels_at(model, *label_roles(model, xp), heads)
             loss = (mean_ce(arcs, heads, smoothing)
                     + mean_ce(labels, tags[col].masked_fill(heads < 0, -1), smoothing))
         else:
@@ -110,9 +112,10 @@ def evaluate(model, gold, budget):
         x = model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens)
         for h, col in enumerate(model.columns):
             if h == 0 and hasattr(model, "arc_mlp"):
-                arcs = arc_scores(model, x, bt.lens)
+                xp = parser_input(model, x)
+                arcs = arc_scores(model, xp, bt.lens)
                 pred = arcs.argmax(-1).masked_fill(bt.pad, -1)
-                dep, G = label_roles(model, x)
+                dep, G = label_roles(model, xp)
                 labels_at(model, dep, G, pred).argmax(-1)
                 mean_ce(arcs, heads) + mean_ce(labels_at(model, dep, G, heads), tags[col].masked_fill(heads < 0, -1))
             else:

@@ -1,9 +1,10 @@
-/* Concatenating matrices along rows, forward and backward. See lib/ops/concat.h. */
+/* Concatenating matrices along rows and columns, forward and backward. See lib/ops/concat.h. */
 #include "lib/ops/concat.h"
 
 #include <string.h>
 
 static void concat_rows_backward(qkv_tape *tp, qkv_node *node);
+static void concat_cols_backward(qkv_tape *tp, qkv_node *node);
 
 qkv_tensor *qkv_concat_rows(qkv_tape *tp, int n, qkv_tensor *const *parts)
 {
@@ -57,4 +58,43 @@ qkv_tensor *qkv_concat_rows_many(qkv_tape *tp, int n, qkv_tensor *const *parts)
             return NULL;
     }
     return qkv_concat_rows_many(tp, groups, level);
+}
+
+qkv_tensor *qkv_concat_cols(qkv_tape *tp, int n, qkv_tensor *const *parts)
+{
+    QKV_PROFILE_SCOPE("concat_cols", QKV_PROF_FWD);
+    if (tp->failed)
+        return NULL;
+    if (n < 1 || n > QKV_MAX_INPUTS)
+        return qkv_tape_fail(tp, "concat_cols: %d parts, expected 1 to %d", n, QKV_MAX_INPUTS);
+    int R = parts[0]->shape[0], cols = 0;
+    for (int i = 0; i < n; i++) {
+        if (parts[i]->rank != 2)
+            return qkv_tape_fail(tp, "concat_cols: part %d has rank %d, expected 2", i, parts[i]->rank);
+        if (parts[i]->shape[0] != R)
+            return qkv_tape_fail(tp, "concat_cols: part %d has %d rows, part 0 has %d", i, parts[i]->shape[0], R);
+        cols += parts[i]->shape[1];
+    }
+    qkv_tensor *y = qkv_tape_tensor2(tp, R, cols);
+    if (!y)
+        return NULL;
+    for (int i = 0, at = 0; i < n; at += parts[i]->shape[1], i++) {
+        int D = parts[i]->shape[1];
+        for (int r = 0; r < R; r++)
+            memcpy(y->data + (size_t)r * cols + at, parts[i]->data + (size_t)r * D, (size_t)D * sizeof(qkv_real));
+    }
+    qkv_tape_record(tp, "concat_cols", concat_cols_backward, y, n, parts);
+    return y;
+}
+
+static void concat_cols_backward(qkv_tape *tp, qkv_node *node)
+{
+    const int R = node->out->shape[0], cols = node->out->shape[1];
+    for (int i = 0, at = 0; i < node->n_in; at += node->in[i]->shape[1], i++) {
+        const int D = node->in[i]->shape[1];
+        qkv_real *d = qkv_grad(tp, node->in[i]);
+        for (int r = 0; d && r < R; r++)
+            for (int c = 0; c < D; c++)
+                d[(size_t)r * D + c] += node->out->grad[(size_t)r * cols + at + c];
+    }
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # PyTorch parity of the biaffine parser and of models of several heads on the shipped EWT
-# sample (no corpus needed): four tiny models are trained for 20 steps, `qkv eval --logits`
+# sample (no corpus needed): five tiny models are trained for 20 steps, `qkv eval --logits`
 # writes every head's scores (the /heads layout, docs/reference/checkpoints.md), and the port
 # python/qkv_torch_parse.py, loading the same checkpoint with h5py, must give each of them
 # within 1e-4 (max |difference|, the port in float64): the parser's arc scores, the label logits
@@ -8,7 +8,8 @@
 # labels and tags (the CRF head's Viterbi paths; UPOS and XPOS kept to the pairs seen in training,
 # api/tag_pairs.h), and qkv's predicted heads must be trees.
 # Models: configs/ud_ewt_joint.yaml's BiLSTM under a parser and UPOS and XPOS heads (the sample
-# has no LEMMA or FEATS; all five columns on the excerpt tests/data/files/ewt_all_columns/),
+# has no LEMMA or FEATS; all five columns on the excerpt tests/data/files/ewt_all_columns/), the
+# same with the parser reading both heads' tags (model.parser_tag_inputs),
 # configs/ud_ewt_parse.yaml's parser alone over a Transformer with the
 # character CNN and the Eisner decoder, and configs/quickstart.yaml's tagger with a CRF UPOS
 # head and a softmax XPOS head. Skipped (exit 77) without torch and h5py.
@@ -41,6 +42,8 @@ check() { # name, config, then --set overrides
 }
 check joint ud_ewt_joint.yaml 'data.tags=[deprel, upos, xpos]' model.d_model=32 model.lstm_hidden=24 \
     model.n_layers=2 model.arc_dim=32 model.label_dim=16
+check tagin ud_ewt_joint.yaml 'data.tags=[deprel, upos, xpos]' 'model.parser_tag_inputs=[upos, xpos]' \
+    model.tag_input_dim=8 model.d_model=32 model.lstm_hidden=24 model.n_layers=1 model.arc_dim=32 model.label_dim=16
 check parse ud_ewt_parse.yaml model.encoder=transformer model.lstm_hidden=0 model.d_model=32 model.n_heads=4 \
     model.d_ff=64 model.n_layers=2 model.arc_dim=24 model.label_dim=16 model.tree_decoder=eisner model.char_dim=8 \
     model.char_filters=16

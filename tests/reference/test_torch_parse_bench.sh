@@ -12,6 +12,9 @@
 #     optim.lr, no dropout), the loss qkv logs for its first batch is the port's of that batch
 #     within 1e-6 (relative; they agree to about 1e-7). Near-uniform scores make the smoothing's
 #     share small: 0.5 adds about 1e-3 of the loss, a thousand times the tolerance.
+#     The same with the parser reading the UPOS and FEATS heads' tags (model.parser_tag_inputs):
+#     the port trains such a model (its parser's biaffine weights start at zero, so this first
+#     loss does not see the tag vectors; test_torch_parse.sh compares their values).
 # Skipped (exit 77) without torch and h5py.
 set -u
 . "${QKV_SOURCE_DIR:?}/tests/reference/torch_common.sh"
@@ -112,15 +115,18 @@ assert math.isfinite(out["final_loss"]) and out["final_loss"] > 0
 assert out["eval_tokens_per_sec"] > 0 and out["train_tokens_per_sec"] > 0
 EOF
 
-train_joint smooth train.max_steps=1 optim.lr=1e-9 model.dropout=0 train.word_dropout=0 train.ema_decay=0 \
-    train.label_smoothing=0.5 log.every_steps=1
-"$PY" - "$work/smooth" "$work/train.conllu" <<'EOF' || fail "the port's loss with train.label_smoothing"
+FIRST=(train.max_steps=1 optim.lr=1e-9 model.dropout=0 train.word_dropout=0 train.ema_decay=0 log.every_steps=1)
+train_joint smooth "${FIRST[@]}" train.label_smoothing=0.5
+train_joint tagin "${FIRST[@]}" train.label_smoothing=0.5 'model.parser_tag_inputs=[upos, feats]' model.tag_input_dim=8
+for run in smooth tagin; do
+"$PY" - "$work/$run" "$work/train.conllu" <<'EOF' || fail "the port's loss with train.label_smoothing ($run)"
 import csv, sys
 import torch
 import qkv_torch
 from qkv_torch_data import Rng, padded, plan
 from qkv_torch_parse_bench import Gold, column_vocabs, head_weights, heads_loss
 run, path = sys.argv[1], sys.argv[2]
+name = run.rsplit("/", 1)[-1]
 ckpt = run + "/checkpoints/last.h5"
 ck, model = qkv_torch.load_checkpoint(ckpt, torch.float64)
 cfg = ck.config
@@ -135,7 +141,8 @@ with torch.no_grad():
     x = model.hidden(bt.ids, bt.pad, bt.chars, bt.char_lens)
     got, plain = (float(heads_loss(model, weights, x, bt, tags, heads, e))
                   for e in (cfg["train"]["label_smoothing"], 0))
-print(f"first batch's loss with label smoothing 0.5: qkv {want:.7f}, the port {got:.7f} (without: {plain:.7f})")
+print(f"{name}: first batch's loss with label smoothing 0.5: qkv {want:.7f}, the port {got:.7f} (without: {plain:.7f})")
 assert abs(got - want) <= 1e-6 * abs(want)
 EOF
+done
 echo ok
