@@ -104,7 +104,7 @@ int qkv_audio_read(qkv_audio *a, const char *path, long max_seconds, const char 
     else if (info.samplerate < 1)
         st = qkv_fail(err, "%s: a sample rate of %d Hz in its header", path, info.samplerate);
     else if (max_seconds < 1 || info.frames / info.samplerate + (info.frames % info.samplerate != 0) > max_seconds)
-        st = qkv_fail(err, "%s: a recording of %.3f s (%lld samples at %d Hz), longer than the %ld s a recording may "
+        st = qkv_fail(err, "%s: a recording of %.6g s (%lld samples at %d Hz), longer than the %ld s a recording may "
                            "have (it is tagged as one utterance; memory grows with its length%s)",
                       path, (double)info.frames / info.samplerate, (long long)info.frames, info.samplerate,
                       max_seconds, hint);

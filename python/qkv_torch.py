@@ -38,7 +38,8 @@ load() of such a checkpoint gives that model (no tag(); qkv_torch_parse.run_head
 
 Commands:
   qkv_torch.py tag MODEL [FILE]
-      tags FILE (default: standard input; one sentence a line, words separated by spaces) and
+      tags FILE (default: standard input; one sentence a line, words separated by blanks as qkv
+      tag --format text reads them: qkv_torch_text.BLANKS) and
       writes each word and its tag (TAB between them), an empty line after each sentence: what
       examples/tag_sentences.c writes with the C library.
   qkv_torch.py compare CKPT CONLLU QKV_LOGITS.h5 [--rtol 1e-4]

@@ -208,7 +208,7 @@ def _parser_batch(model, x, bt, batch, starts, o, gold_heads, pred_heads):
 
 
 def read_heads(path):
-    """Each word's HEAD in a CoNLL-U file (-1 for "_"), words as qkv_torch_data.read_conllu reads them."""
+    """Each word's HEAD in a CoNLL-U file (-1 for "_"), words as qkv_torch_text.read_conllu reads them."""
     heads = []
     for _, line in conllu_lines(path):
         fields = line.split("\t")

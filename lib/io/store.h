@@ -203,7 +203,7 @@ int qkv_store_read_f64_array(const qkv_store_reader *r, const char *path, size_t
  * Errors: neither form, bytes not ending in NUL, invalid UTF-8, out of memory, a dataset that
  * declares more than the file stores (a variable-length string counts the 16-byte heap
  * reference the dataset stores for it), variable-length strings that would take more bytes
- * than the whole file (refused before they are allocated). */
+ * than the whole file plus one a string (refused before they are allocated). */
 int qkv_store_read_strings(const qkv_store_reader *r, const char *path, size_t *n, char ***strings,
                           qkv_error *err);
 /* A scalar string dataset as one malloc'd string (free it); errors as qkv_store_read_strings. */

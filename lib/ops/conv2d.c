@@ -152,9 +152,10 @@ qkv_tensor *qkv_conv2d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b
         else
             memset(y->data + (size_t)t * out, 0, (size_t)out * sizeof *y->data);
     const int nth = qkv_parallel_threads((double)rows * ck * out), cells = og.rows * og.cols;
-    if (tp->no_grad && rows > 0) {
-        int per = (int)(QKV_CONV2D_CHUNK / ((size_t)cells * ck)); /* images per chunk of columns */
-        per = per < 1 ? 1 : per;
+    if (tp->no_grad && rows > 0 && n >= nth) {
+        /* images per chunk of columns: about a cache's worth, and at least one chunk a thread */
+        int per = ck > 0 ? (int)(QKV_CONV2D_CHUNK / ((size_t)cells * ck)) : n, even = (n + nth - 1) / nth;
+        per = per < 1 ? 1 : per > even ? even : per;
         qkv_real *bufs = qkv_tape_alloc(tp, (size_t)nth * per * cells * ck * sizeof *bufs);
         if (!bufs)
             return NULL;

@@ -196,9 +196,6 @@ static void test_decode_gold(void **state)
     qkv_seg_free(&st);
 }
 
-/* Raw text with predicted labels: whitespace labelled I inside a token stays in it, other
- * whitespace separates; a newline is written as a space in # text, and in SpacesAfter (\n, \s for
- * a space) when the whitespace after a token is not one space; the paragraph's end ends the sentence. */
 /* Decodes paragraph 0 of st from its labels written as letters of "IWTSO", one a character. */
 static void decode_letters(const qkv_seg_text *st, const char *letters, qkv_segmentation *seg)
 {
@@ -213,6 +210,9 @@ static void decode_letters(const qkv_seg_text *st, const char *letters, qkv_segm
     free(labels);
 }
 
+/* Raw text with predicted labels: whitespace labelled I inside a token stays in it, other
+ * whitespace separates; a newline is written as a space in # text, and in SpacesAfter (\n, \s for
+ * a space) when the whitespace after a token is not one space; the paragraph's end ends the sentence. */
 static void test_decode_raw(void **state)
 {
     (void)state;

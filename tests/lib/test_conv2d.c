@@ -132,27 +132,35 @@ static void test_pool2d(void **state)
     pool_case(QKV_POOL_AVG, 2, 2, 0, 2, 2, 9);
 }
 
-/* Evaluation turns a chunk of images at a time into columns (about 2^18 values a chunk): 3
- * images of 24 x 24 pixels and 64 channels under a 3 x 3 kernel make chunks of one image each;
- * their values equal the recorded path's. */
-static void test_conv2d_eval_chunks(void **state)
+/* Evaluation turns a chunk of images at a time into columns (about 2^18 values a chunk, at
+ * least one chunk a thread) and below as many images as threads takes the recorded path's
+ * product; every way gives the recorded path's values: nb images of r x c pixels, 64 channels,
+ * a 3 x 3 kernel. */
+static void eval_case(int nb, int r, int c, uint64_t seed)
 {
-    (void)state;
-    enum { NB = 3, R = 24, C = 24, CH = 64, O = 5 };
-    const qkv_grid g = {.rows = R, .cols = C};
+    enum { CH = 64, O = 5 };
+    const qkv_grid g = {.rows = r, .cols = c};
     ot_env e;
-    ot_init(&e, 11);
-    qkv_tensor *x = ot_param2(&e, "x", NB * R * C, CH), *w = ot_param(&e, "w", 4, (int[]){O, CH, 3, 3});
+    ot_init(&e, seed);
+    qkv_tensor *x = ot_param2(&e, "x", nb * r * c, CH), *w = ot_param(&e, "w", 4, (int[]){O, CH, 3, 3});
     qkv_tensor *b = ot_param(&e, "b", 1, (int[]){O});
-    qkv_tensor *rec = qkv_conv2d(&e.tp, x, w, b, NB, g, 1, 1, NULL);
+    qkv_tensor *rec = qkv_conv2d(&e.tp, x, w, b, nb, g, 1, 1, NULL);
     e.tp.no_grad = true;
-    qkv_tensor *ev = qkv_conv2d(&e.tp, x, w, b, NB, g, 1, 1, NULL);
+    qkv_tensor *ev = qkv_conv2d(&e.tp, x, w, b, nb, g, 1, 1, NULL);
     if (!rec || !ev)
         fail_msg("%s", e.tp.err.msg);
-    assert_int_equal(ev->size, (size_t)NB * R * C * O);
+    assert_int_equal(ev->size, (size_t)nb * r * c * O);
     for (size_t i = 0; i < ev->size; i++)
         tu_assert_close(ev->data[i], rec->data[i], 1e-12);
     ot_free(&e);
+}
+
+static void test_conv2d_eval_chunks(void **state)
+{
+    (void)state;
+    eval_case(3, 24, 24, 11); /* chunks of one image (576 cells x 576 columns each) */
+    eval_case(5, 8, 8, 12);   /* several images a chunk, the last chunk shorter */
+    eval_case(1, 8, 8, 13);   /* fewer images than threads on two cores */
 }
 
 static void expect_error(qkv_grid g, int rows, int k, int stride, int padding, bool pool, const char *msg)

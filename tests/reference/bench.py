@@ -443,7 +443,8 @@ def main():
     a.qkv = os.path.join(a.build, "qkv")
     probe = os.path.join(a.build, "tests/bench_sgemm_probe")
     if not os.path.exists(a.qkv) or not os.path.exists(probe):
-        sys.exit(f"bench: build qkv first: cmake -S {SRC} -B {a.build} && cmake --build {a.build} -j2")
+        sys.exit(f"bench: build qkv and its GEMM probe first (the probe is a test program): cmake -S {SRC} "
+                 f"-B {a.build} -DBUILD_TESTING=ON && cmake --build {a.build} -j2")
     a.probe = Probe(probe, a.threads, a.probe_seconds)
     have = {line.split()[0] for line in run(a.probe.cmd[:1] + ["1", "0.001", "all", "8x8x8"]).stdout.splitlines()}
     for g in gemms:

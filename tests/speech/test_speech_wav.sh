@@ -81,7 +81,7 @@ expect_error "not standard input: give FILE" "$QKV_BIN" tag "$ck" - </dev/null
 # the bound on a recording's length: one at the bound is tagged, one past it refused
 "$QKV_BIN" tag "$ck" "$SCRATCH/one.wav" --max-seconds 1 | head -1 | grep -qF "one.wav: 1.000 s at 22050 Hz" ||
     fail "a recording of 1 s with --max-seconds 1"
-expect_error "$SCRATCH/rec.wav: a recording of 1.500 s (33075 samples at 22050 Hz), longer than the 1 s a recording \
+expect_error "$SCRATCH/rec.wav: a recording of 1.5 s (33075 samples at 22050 Hz), longer than the 1 s a recording \
 may have (it is tagged as one utterance; memory grows with its length; give a larger --max-seconds to tag it)" \
     "$QKV_BIN" tag "$ck" "$SCRATCH/rec.wav" --max-seconds 1
 echo "qkv tag of a recording: ok"

@@ -32,11 +32,11 @@ expect_error "train-images-idx3-ubyte.gz: $MSG" "$QKV_BIN" train configs/images_
 # the Python port
 PYTHONPATH=python $PY - "$SCRATCH" <<'PY' || fail "the Python port's readers"
 import sys
-import qkv_torch_data, qkv_torch_dense
+import qkv_torch_text, qkv_torch_dense
 d = sys.argv[1]
-n = len(qkv_torch_data.read_conllu("data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz"))
-assert len(qkv_torch_data.read_conllu(d + "/two.conllu.gz")) == 2 * n
-for path, read in [(d + "/junk.conllu.gz", qkv_torch_data.read_conllu), (d + "/zeros.conllu.gz", qkv_torch_data.read_conllu),
+n = len(qkv_torch_text.read_conllu("data/ud_english_ewt_sample/en_ewt-sample-dev.conllu.gz"))
+assert len(qkv_torch_text.read_conllu(d + "/two.conllu.gz")) == 2 * n
+for path, read in [(d + "/junk.conllu.gz", qkv_torch_text.read_conllu), (d + "/zeros.conllu.gz", qkv_torch_text.read_conllu),
                    (d + "/train-images-idx3-ubyte.gz", qkv_torch_dense.read_idx)]:
     try:
         read(path)
