@@ -16,8 +16,10 @@
  * rank:
  *     dh = dy[t] + dh_next,   dc = dc_next + dh ⊙ o ⊙ (1 - tanh²c)
  *     da_i = dc g i(1-i),  da_f = dc c[t-1] f(1-f),  da_g = dc i (1-g²),  da_o = dh tanh(c) o(1-o)
- *     dc_next = dc ⊙ f,   dh_next = da w_hh,   dw_hh += da^T h[t-1],   db_hh += da,  dgx[t] += da. */
+ *     dc_next = dc ⊙ f,   dh_next = da w_hh,   dw_hh += da^T h[t-1],   db_hh += da,  dgx[t] += da.
+ * σ and tanh are lib/gate_math.h's vectorizable forms (float) or libm's (the double build). */
 #include "lib/blas.h"
+#include "lib/gate_math.h"
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
@@ -33,8 +35,6 @@ typedef struct {
 } lstm_saved;
 
 static void lstm_backward(qkv_tape *tp, qkv_node *node);
-
-static qkv_real sigmoid(qkv_real a) { return (qkv_real)1 / ((qkv_real)1 + qkv_rexp(-a)); }
 
 /* Token row of the sentence s at step t. */
 static inline int step_row(const int32_t *off, int s, int t, bool reverse)
@@ -109,11 +109,12 @@ static void forward_direction(const qkv_packed seg, const int32_t *order, int h,
             qkv_real *a = gates + (size_t)j * g4, *ar = act + (size_t)row * g4;
             qkv_real *hj = hs + (size_t)j * h, *cj = cs + (size_t)j * h;
             qkv_real *yr = y + (size_t)row * ydim + col0, *cr = cell + (size_t)row * h;
+#pragma omp simd
             for (int k = 0; k < h; k++) {
-                qkv_real i = sigmoid(a[k]), f = sigmoid(a[h + k]), g = qkv_rtanh(a[2 * h + k]),
-                         o = sigmoid(a[3 * h + k]);
+                qkv_real i = qkv_sigmoid(a[k]), f = qkv_sigmoid(a[h + k]), g = qkv_tanh(a[2 * h + k]),
+                         o = qkv_sigmoid(a[3 * h + k]);
                 qkv_real c = (t > 0 ? f * cj[k] : 0) + i * g;
-                qkv_real hv = o * qkv_rtanh(c);
+                qkv_real hv = o * qkv_tanh(c);
                 ar[k] = i, ar[h + k] = f, ar[2 * h + k] = g, ar[3 * h + k] = o;
                 cr[k] = c, cj[k] = c, hj[k] = hv, yr[k] = hv;
             }
@@ -194,9 +195,12 @@ static void backward_direction(const lstm_saved *s, int d, const qkv_real *w_hh,
             const qkv_real *ar = act + (size_t)row * g4, *cr = cell + (size_t)row * h;
             const qkv_real *dyr = dy + (size_t)row * ydim + col0;
             qkv_real *dhj = dh + (size_t)j * h, *dcj = dc + (size_t)j * h, *a = da + (size_t)j * g4;
+            /* c[t-1]; at t = 0 it is 0, read from the step's own (valid) row and not used */
+            const qkv_real *cpr = cell + (size_t)(t > 0 ? prev : row) * h;
+#pragma omp simd
             for (int k = 0; k < h; k++) {
                 qkv_real i = ar[k], f = ar[h + k], g = ar[2 * h + k], o = ar[3 * h + k];
-                qkv_real tc = qkv_rtanh(cr[k]), cp = t > 0 ? cell[(size_t)prev * h + k] : 0;
+                qkv_real tc = qkv_tanh(cr[k]), cp = t > 0 ? cpr[k] : 0;
                 qkv_real dhv = dyr[k] + dhj[k];
                 qkv_real dcv = dcj[k] + dhv * o * (1 - tc * tc);
                 a[k] = dcv * g * i * (1 - i);
