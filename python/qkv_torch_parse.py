@@ -140,7 +140,7 @@ def heads_tagger(ck):
     model.tag_inputs = tag_inputs(ck.config)
     if m["output"] == "biaffine":
         del model.classifier
-        d_tag = m.get("tag_input_dim", 0) * len(model.tag_inputs)
+        d_tag = sum(ck.params[f"tag_embed.{col}"].shape[1] for col in model.tag_inputs)  # [n_tags, tag_input_dim]
         add_biaffine(model, d_out + d_tag, len(ck.tags), m["arc_dim"], m["label_dim"])
     for col in cols[1:]:
         head = torch.nn.Module()
