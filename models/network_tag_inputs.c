@@ -40,7 +40,8 @@ qkv_tensor *qkv_network_head_input(qkv_tape *tp, const qkv_network *m, int i, qk
     qkv_tensor *parts[QKV_NETWORK_MAX_TAG_INPUTS + 1] = {hidden};
     for (int k = 0; k < m->n_tag_inputs; k++) {
         const int head = m->tag_input_head[k];
-        qkv_tensor *lg = logits && logits[head] ? logits[head] : qkv_head_logits(tp, &m->heads[head], hidden, sentences);
+        qkv_tensor *lg = logits && logits[head] ? logits[head]
+                                                : qkv_head_logits(tp, &m->heads[head], hidden, sentences);
         if (logits)
             logits[head] = lg;
         qkv_tensor *p = qkv_softmax(tp, lg);

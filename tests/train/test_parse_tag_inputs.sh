@@ -29,7 +29,9 @@ gzip -dc $F/en_ewt-all-dev.conllu.gz >"$SCRATCH/gold.conllu"
 "$QKV_BIN" eval "$CK" "$SCRATCH/gold.conllu" | grep -q "UAS [0-9.]*% .* LAS [0-9.]*%" || fail "qkv eval"
 # each tagging head's logits are computed once a batch, for the parser's input and for the head's
 # own prediction: qkv eval runs as many products (linear) as for the model without tag inputs
-linear_calls() { "$QKV_BIN" eval "$1" "$SCRATCH/gold.conllu" --profile 2>&1 >/dev/null | awk '$1 == "linear" && $2 == "fwd" {print $4}'; }
+linear_calls() {
+    "$QKV_BIN" eval "$1" "$SCRATCH/gold.conllu" --profile 2>&1 >/dev/null | awk '$1 == "linear" && $2 == "fwd" {print $4}'
+}
 "$QKV_BIN" train configs/ud_ewt_joint.yaml "${SMALL[@]}" --set train.max_steps=1 --set train.eval_every=1 \
     --out "$SCRATCH/plain" >/dev/null 2>&1 || fail "training the parser without tag inputs"
 with=$(linear_calls "$CK") without=$(linear_calls "$SCRATCH/plain/checkpoints/last.h5")
