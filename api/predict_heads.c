@@ -36,13 +36,15 @@ static void applicable_argmax(const qkv_tensor *logits, const qkv_batch *b, cons
 }
 
 /* Head h's prediction of the batch it->batch into out (batch order: tags [T], a head with arcs'
- * trees into arcs [T], the summed loss of its gold-tagged words) from its *logits (made here of
- * its input x, qkv_network_head_input). */
+ * trees into arcs [T], the summed loss of its gold-tagged words) from its *logits: those given
+ * (the parser's tag inputs computed them, qkv_network_head_input), else made here of its input x. */
 static int predict_head(qkv_run_iter *it, qkv_network *m, int h, qkv_tensor *x, const qkv_prediction *out,
                         qkv_tensor **logits_out, qkv_error *err)
 {
     const qkv_batch *b = &it->batch;
-    qkv_tensor *logits = *logits_out = qkv_head_logits(&it->tp, qkv_network_head(m, h), x, it->in.sentences);
+    if (!*logits_out)
+        *logits_out = qkv_head_logits(&it->tp, qkv_network_head(m, h), x, it->in.sentences);
+    qkv_tensor *logits = *logits_out;
     if (!logits)
         return qkv_fail(err, "%s", it->tp.err.msg);
     qkv_gold gold = {.tags = qkv_batch_column_tags(b, h), .arcs = qkv_batch_arcs(b)};
@@ -158,13 +160,15 @@ static int predict_batch(qkv_run_iter *it, qkv_network *m, const int32_t *const 
     uint8_t *flags = qkv_tape_alloc(&it->tp, B); /* sentences a head decoded without its constraints */
     if (!bp || !bh || !flags)
         return qkv_fail(err, "%s", it->tp.err.msg);
+    qkv_tensor *lg[QKV_NETWORK_MAX_HEADS] = {NULL}; /* each head's logits; the parser's tag inputs fill theirs */
     for (int h = 0; h < qkv_network_n_outputs(m); h++) {
         double loss = 0;
-        qkv_tensor *logits, *x = qkv_network_head_input(&it->tp, m, h, hidden, it->in.sentences);
+        qkv_tensor *x = qkv_network_head_input(&it->tp, m, h, hidden, it->in.sentences, lg);
         if (!x)
             return qkv_fail(err, "%s", it->tp.err.msg);
-        if (predict_head(it, m, h, x, &(qkv_prediction){bp, bh, &loss, flags}, &logits, err))
+        if (predict_head(it, m, h, x, &(qkv_prediction){bp, bh, &loss, flags}, &lg[h], err))
             return QKV_ERR;
+        const qkv_tensor *logits = lg[h];
         for (size_t i = 0; o->unconstrained && i < B; i++)
             if (flags[i])
                 o->unconstrained[qkv_batch_sent_id(b, (int)i)] = 1;

@@ -1,14 +1,16 @@
-/* When work is worth OpenMP threads: the one place for the thresholds. An OpenMP region costs
- * microseconds, and far more on a loaded machine, so small work runs on the calling thread.
- * Element loops count elements (QKV_PARALLEL_MIN; the ops in lib/ops/ use it in their `if`
- * clauses, see lib/ops/op_util.h), products count multiply-adds (qkv_parallel_threads).
+/* When work is worth OpenMP threads: the one place for the thresholds and for the form of a
+ * parallel loop. An OpenMP region costs microseconds, and far more on a loaded machine, so small
+ * work runs on the calling thread. Element loops count elements (QKV_PARALLEL_MIN,
+ * QKV_PARALLEL_MIN_EXP), products count multiply-adds (qkv_parallel_threads).
  *
- * Small element loops must not enter a parallel region at all, not even one with a false if()
+ * Small loops must not enter a parallel region at all, not even one with a false if()
  * clause: libgomp then still builds a one-thread team, and when team sizes alternate
  * (a 1-thread region after a 2-thread one) it mallocs a new team every time, which breaks
- * the training loop's no-malloc guarantee (measured by tests/lib/test_optim_nomalloc.c).
- * A one-thread team is never reused either, so with OMP_NUM_THREADS=1 every parallel region
- * mallocs. So the test is a plain C `if`: enough elements and more than one thread. */
+ * the training loop's no-malloc guarantee (measured by tests/lib/test_optim_nomalloc.c and
+ * tests/lib/test_ops_nomalloc.c). A one-thread team is never reused either, so with
+ * OMP_NUM_THREADS=1 every parallel region mallocs. So the test is a plain C `if`: enough work
+ * and more than one thread. The loops below make that test; a loop that cannot take their
+ * form (its body a function of the thread, lib/ops/conv2d.c's evaluation) writes it itself. */
 #ifndef QKV_PARALLEL_H
 #define QKV_PARALLEL_H
 
@@ -18,6 +20,9 @@
 
 /* Loops over fewer elements than this run on the calling thread. */
 #define QKV_PARALLEL_MIN ((size_t)32768)
+/* The same for loops with an exp, erf or tanh per element (tens of cycles each: threads pay off
+ * at fewer elements than for a plain add). */
+#define QKV_PARALLEL_MIN_EXP (QKV_PARALLEL_MIN / 8)
 
 /* Products (GEMMs, the attention blocks) of fewer multiply-adds than this run on one thread. */
 #define QKV_PARALLEL_MIN_MADDS 1048576.0
@@ -35,14 +40,43 @@ static inline bool qkv_parallel_worth(size_t n)
     return n >= QKV_PARALLEL_MIN && omp_get_max_threads() > 1;
 }
 
-/* Runs the statements `...` for the size_t index j over [0, n): over all OpenMP threads
- * (static schedule) when qkv_parallel_worth(n), else serially; both forms are `omp simd`, so
- * iterations must be independent. The result of each iteration does not depend on the
- * number of threads. */
-#define QKV_FOR_ELEMENTS(j, n, ...)                                                              \
+#define QKV_PRAGMA_(...) _Pragma(#__VA_ARGS__)
+
+/* Runs the statements `...` for the index i of type `type` over [0, n): shared among nth
+ * OpenMP threads (`omp parallel for`, schedule `sched`: static or dynamic) when nth > 1, else
+ * on the calling thread outside any parallel region. For loops whose iterations write disjoint
+ * memory (rows, sentences, images, blocks). A `#pragma` line cannot stand in a macro's
+ * argument: an inner loop of the statements takes _Pragma("omp simd"). */
+#define QKV_FOR_THREADS(nth, sched, type, i, n, ...)                                             \
     do {                                                                                         \
-        size_t qkv_n_ = (n);                                                                     \
-        if (qkv_parallel_worth(qkv_n_)) {                                                        \
+        const int qkv_nth_ = (nth);                                                              \
+        const type qkv_end_ = (n);                                                               \
+        if (qkv_nth_ > 1) {                                                                      \
+            QKV_PRAGMA_(omp parallel for schedule(sched) num_threads(qkv_nth_))                  \
+            for (type i = 0; i < qkv_end_; i++)                                                  \
+            {                                                                                    \
+                __VA_ARGS__                                                                      \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (type i = 0; i < qkv_end_; i++) {                                                \
+                __VA_ARGS__                                                                      \
+            }                                                                                    \
+        }                                                                                        \
+    } while (0)
+
+/* QKV_FOR_THREADS on all threads (static schedule) when the bool `par` holds (the caller's
+ * threshold, e.g. x->size >= QKV_PARALLEL_MIN), else on the calling thread. */
+#define QKV_FOR_ROWS(type, i, n, par, ...)                                                       \
+    QKV_FOR_THREADS((par) ? omp_get_max_threads() : 1, static, type, i, n, __VA_ARGS__)
+
+/* Runs the statements `...` for the size_t index j over [0, n): over all OpenMP threads
+ * (static schedule) when `par` holds and more than one thread is available, else serially;
+ * both forms are `omp simd`, so iterations must be independent. The result of each iteration
+ * does not depend on the number of threads. */
+#define QKV_FOR_ELEMENTS_IF(j, n, par, ...)                                                      \
+    do {                                                                                         \
+        const size_t qkv_n_ = (n);                                                               \
+        if ((par) && omp_get_max_threads() > 1) {                                                \
             _Pragma("omp parallel for simd schedule(static)") for (size_t j = 0; j < qkv_n_; j++) \
             {                                                                                    \
                 __VA_ARGS__                                                                      \
@@ -54,5 +88,8 @@ static inline bool qkv_parallel_worth(size_t n)
             }                                                                                    \
         }                                                                                        \
     } while (0)
+
+/* QKV_FOR_ELEMENTS_IF split when qkv_parallel_worth(n) (n is evaluated twice). */
+#define QKV_FOR_ELEMENTS(j, n, ...) QKV_FOR_ELEMENTS_IF(j, n, (n) >= QKV_PARALLEL_MIN, __VA_ARGS__)
 
 #endif

@@ -180,7 +180,7 @@ qkv_tensor *qkv_network_logits(qkv_tape *tp, qkv_network *m, const qkv_network_i
                               qkv_attention_weights *keep)
 {
     qkv_tensor *x = qkv_network_hidden(tp, m, in, keep_layer, keep);
-    x = qkv_network_head_input(tp, m, 0, x, in->sentences);
+    x = qkv_network_head_input(tp, m, 0, x, in->sentences, NULL);
     return qkv_head_logits(tp, &m->heads[0], x, in->sentences);
 }
 

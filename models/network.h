@@ -150,9 +150,13 @@ int qkv_network_add_head(qkv_network *m, const qkv_head_spec *spec, qkv_rng *rng
  * or not a softmax head, all cfg.n_tag_inputs already added, a parameter's. */
 int qkv_network_add_tag_input(qkv_network *m, int head, qkv_rng *rng, qkv_error *err);
 /* What head i reads of hidden [T, d_out] (qkv_network_hidden): x' above for head 0 of a model
- * with tag inputs, hidden itself for every other head and model. NULL when the tape failed. */
+ * with tag inputs, hidden itself for every other head and model. logits [n_outputs] (may be
+ * NULL) holds the heads' logits over this hidden computed so far, NULL where none: the logits_i
+ * of a tag input are taken from there, or computed and stored there, so that the caller's own
+ * use of that head (its loss, its prediction) reads the same tensor and each head's logits are
+ * computed once. NULL when the tape failed. */
 qkv_tensor *qkv_network_head_input(qkv_tape *tp, const qkv_network *m, int i, qkv_tensor *hidden,
-                                   qkv_packed sentences);
+                                   qkv_packed sentences, qkv_tensor **logits);
 static inline int qkv_network_n_outputs(const qkv_network *m) { return m->n_outputs; }
 static inline const qkv_head *qkv_network_head(const qkv_network *m, int i) { return &m->heads[i]; }
 /* Head 0's CRF, or NULL when head 0 is not a CRF head. */

@@ -53,13 +53,14 @@ qkv_tensor *qkv_network_heads_loss(qkv_tape *tp, const qkv_network *m, qkv_tenso
                                   const int32_t *const *tags, const int32_t *arcs, double label_smoothing,
                                   qkv_tensor **logits)
 {
-    qkv_tensor *total = NULL;
+    qkv_tensor *total = NULL, *lg[QKV_NETWORK_MAX_HEADS] = {NULL}; /* the parser's tag inputs fill theirs */
     for (int i = 0; i < m->n_outputs; i++) {
         const qkv_head *h = &m->heads[i];
-        qkv_tensor *lg = qkv_head_logits(tp, h, qkv_network_head_input(tp, m, i, hidden, sentences), sentences);
+        if (!lg[i])
+            lg[i] = qkv_head_logits(tp, h, qkv_network_head_input(tp, m, i, hidden, sentences, lg), sentences);
         if (logits)
-            logits[i] = lg;
-        qkv_tensor *loss = h->desc->loss(tp, h, lg, sentences, &(qkv_gold){tags[i], arcs, label_smoothing});
+            logits[i] = lg[i];
+        qkv_tensor *loss = h->desc->loss(tp, h, lg[i], sentences, &(qkv_gold){tags[i], arcs, label_smoothing});
         if (h->loss_weight != 1.0)
             loss = qkv_scale(tp, loss, h->loss_weight);
         total = total ? qkv_add(tp, total, loss) : loss;

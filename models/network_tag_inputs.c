@@ -30,7 +30,7 @@ int qkv_network_add_tag_input(qkv_network *m, int head, qkv_rng *rng, qkv_error 
 }
 
 qkv_tensor *qkv_network_head_input(qkv_tape *tp, const qkv_network *m, int i, qkv_tensor *hidden,
-                                   qkv_packed sentences)
+                                   qkv_packed sentences, qkv_tensor **logits)
 {
     if (i != 0 || m->cfg.n_tag_inputs == 0 || !hidden)
         return hidden;
@@ -39,8 +39,12 @@ qkv_tensor *qkv_network_head_input(qkv_tape *tp, const qkv_network *m, int i, qk
                              m->n_tag_inputs);
     qkv_tensor *parts[QKV_NETWORK_MAX_TAG_INPUTS + 1] = {hidden};
     for (int k = 0; k < m->n_tag_inputs; k++) {
-        const qkv_head *h = &m->heads[m->tag_input_head[k]];
-        qkv_tensor *p = qkv_softmax(tp, qkv_head_logits(tp, h, hidden, sentences));
+        const int head = m->tag_input_head[k];
+        qkv_tensor *lg = logits && logits[head] ? logits[head]
+                                                : qkv_head_logits(tp, &m->heads[head], hidden, sentences);
+        if (logits)
+            logits[head] = lg;
+        qkv_tensor *p = qkv_softmax(tp, lg);
         parts[k + 1] = p ? qkv_matmul(tp, p, m->tag_embed[k], false, false) : NULL;
         if (!parts[k + 1])
             return NULL;

@@ -16,7 +16,7 @@ str.lower() (qkv_utf8_lower, the same full mapping: tests/reference/test_unicode
 """
 import re
 
-from qkv_torch_text import conllu_lines
+from qkv_torch_text import conllu_words
 
 FIELDS = {"upos": 3, "xpos": 4, "feats": 5, "lemma": 2, "deprel": 7}  # data/corpus.h QKV_TAG_FIELDS
 
@@ -142,23 +142,17 @@ def lemma_script(form, lemma):
 def read_columns(path, cols):
     """(sentences, classes, heads) of a CoNLL-U file (plain or .gz): sentences as lists of words,
     classes {column: [the class string of each word, or None]} for the columns cols, heads
-    [each word's HEAD, -1 for "_"]; multiword tokens and empty nodes are not words. Its lines
-    as qkv reads them (qkv_torch_text.conllu_lines): an empty line ends a sentence, a line that
-    is no comment and not 10 fields is a ValueError naming the line."""
+    [each word's HEAD, -1 for "_"]; the words and sentences of qkv_torch_text.conllu_words (a
+    line that is no comment and not 10 fields is a ValueError naming the line)."""
     sents, cur, heads = [], [], []
     classes = {c: [] for c in cols}
     scripts = {}
-    for k, line in conllu_lines(path):
-        if not line or line.startswith("#"):
-            if not line and cur:
-                sents.append(cur)
-                cur = []
+    for word in conllu_words(path):
+        if word is None:
+            sents.append(cur)
+            cur = []
             continue
-        fields = line.split("\t")
-        if len(fields) != 10:
-            raise ValueError(f"{path}:{k}: expected 10 fields, got {len(fields)}: {line!r}")
-        if "-" in fields[0] or "." in fields[0]:
-            continue
+        fields = word[1]
         form = fields[1]
         cur.append(form)
         heads.append(int(fields[6]) if fields[6].isdigit() else -1)
@@ -173,6 +167,4 @@ def read_columns(path, cols):
                     scripts[form, v] = lemma_script(form, v)
                 v = scripts[form, v]
             classes[c].append(v)
-    if cur:
-        sents.append(cur)
     return sents, classes, heads

@@ -31,7 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from qkv_torch_data import encode, padded, plan, read_conllu
-from qkv_torch_text import conllu_lines
+from qkv_torch_text import conllu_words
 from qkv_torch_layers import CRF, bio_mask
 
 
@@ -140,7 +140,7 @@ def heads_tagger(ck):
     model.tag_inputs = tag_inputs(ck.config)
     if m["output"] == "biaffine":
         del model.classifier
-        d_tag = m.get("tag_input_dim", 0) * len(model.tag_inputs)
+        d_tag = sum(ck.params[f"tag_embed.{col}"].shape[1] for col in model.tag_inputs)  # [n_tags, tag_input_dim]
         add_biaffine(model, d_out + d_tag, len(ck.tags), m["arc_dim"], m["label_dim"])
     for col in cols[1:]:
         head = torch.nn.Module()
@@ -208,13 +208,8 @@ def _parser_batch(model, x, bt, batch, starts, o, gold_heads, pred_heads):
 
 
 def read_heads(path):
-    """Each word's HEAD in a CoNLL-U file (-1 for "_"), words as qkv_torch_text.read_conllu reads them."""
-    heads = []
-    for _, line in conllu_lines(path):
-        fields = line.split("\t")
-        if len(fields) != 10 or line.startswith("#") or "-" in fields[0] or "." in fields[0]:
-            continue
-        heads.append(int(fields[6]) if fields[6].isdigit() else -1)
+    """Each word's HEAD in a CoNLL-U file (-1 for "_"), the words of qkv_torch_text.conllu_words."""
+    heads = [int(w[1][6]) if w[1][6].isdigit() else -1 for w in conllu_words(path) if w is not None]
     return np.array(heads, dtype=np.int64)
 
 

@@ -4,6 +4,7 @@ third-party package):
 
 - gunzip, open_text: a file, plain or gzip (data/textfile.h), as a file of lines ending at LF.
 - conllu_lines: the lines of a CoNLL-U or column file (data/conllu.c).
+- conllu_words: the fields of each word line of a CoNLL-U file, and the ends of its sentences.
 - read_conllu: the words and tags of a CoNLL-U file (data/conllu.c).
 - read_text: the sentences of words of `qkv tag --format text` (data/text.c).
 - WHITE_SPACE, BLANKS: Unicode's White_Space, and the characters between the words of text.
@@ -70,17 +71,17 @@ def conllu_lines(path):
             yield k, line
 
 
-def read_conllu(path, tag_field="upos"):
-    """Sentences as lists of (form, tag); multiword tokens and empty nodes are not words. Plain
-    or gzip, as qkv reads it (conllu_lines): an empty line ends a sentence; White_Space in UPOS
-    or XPOS is a ValueError naming the line, as in qkv."""
-    col = 3 if tag_field == "upos" else 4
-    sents, cur = [], []
+def conllu_words(path):
+    """(number, fields) of each word line of a CoNLL-U file (conllu_lines), fields its 10 fields;
+    None at the end of each sentence that has words (an empty line or the end of the file).
+    Comment lines, multiword tokens (ID "1-2") and empty nodes (ID "1.1") are not words; a line
+    that is no comment and not 10 fields is a ValueError naming the line, as in qkv."""
+    words = False
     for k, line in conllu_lines(path):
         if not line:
-            if cur:
-                sents.append(cur)
-                cur = []
+            if words:
+                yield None
+            words = False
             continue
         if line.startswith("#"):
             continue
@@ -89,12 +90,27 @@ def read_conllu(path, tag_field="upos"):
             raise ValueError(f"{path}:{k}: expected 10 fields, got {len(fields)}: {line!r}")
         if "-" in fields[0] or "." in fields[0]:
             continue
+        words = True
+        yield k, fields
+    if words:
+        yield None
+
+
+def read_conllu(path, tag_field="upos"):
+    """Sentences as lists of (form, tag), the words of conllu_words (plain or gzip, as qkv reads
+    it); White_Space in UPOS or XPOS is a ValueError naming the line, as in qkv."""
+    col = 3 if tag_field == "upos" else 4
+    sents, cur = [], []
+    for word in conllu_words(path):
+        if word is None:
+            sents.append(cur)
+            cur = []
+            continue
+        k, fields = word
         for v in fields[3:5]:
             if WHITE_SPACE.intersection(v):
                 raise ValueError(f"{path}:{k}: whitespace in the tag field {v!r}")
         cur.append((fields[1], fields[col]))
-    if cur:
-        sents.append(cur)
     return sents
 
 

@@ -37,6 +37,9 @@ struct qkv_store_reader {
     char qkv_version[64];
 };
 
+/* Variable-length strings (HDF5 string datasets, lib/io/store_strings.c) read by one H5Dread. */
+#define QKV_STORE_VLEN_BLOCK 4096
+
 /* CRC-32/IEEE through zlib (what zlib.crc32 computes); start with crc = 0, chain over pieces. */
 uint32_t qkv_store_crc32(uint32_t crc, const void *data, size_t n);
 

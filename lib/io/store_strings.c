@@ -16,10 +16,13 @@ static void free_vlen(char **vlen, size_t n)
     free(vlen);
 }
 
-/* What HDF5 may still allocate for variable-length strings (H5Pset_vlen_mem_manager). */
+/* What HDF5 may still allocate for variable-length strings (H5Pset_vlen_mem_manager), and the
+ * strings the H5Dread in progress has allocated (one a string, in order). */
 typedef struct {
     hsize_t left;  /* bytes */
     bool refused;  /* a string asked for more */
+    void **made;   /* [cap] */
+    size_t n_made, cap;
 } vl_budget;
 
 static void *vl_alloc(size_t size, void *info)
@@ -29,56 +32,93 @@ static void *vl_alloc(size_t size, void *info)
         b->refused = true;
         return NULL;
     }
-    b->left -= size;
-    return malloc(size);
+    void *p = b->n_made < b->cap ? malloc(size) : NULL;
+    if (p) {
+        b->left -= size;
+        b->made[b->n_made++] = p;
+    }
+    return p;
 }
 
 static void vl_free(void *p, void *info)
 {
-    (void)info;
+    vl_budget *b = info;
+    for (size_t i = b->n_made; p && i-- > 0;)
+        if (b->made[i] == p) {
+            memmove(b->made + i, b->made + i + 1, (b->n_made - i - 1) * sizeof *b->made);
+            b->n_made--;
+            break;
+        }
     free(p);
+}
+
+/* A read of variable-length strings: the dataset d, its memory type, the file's selection and
+ * the memory's (H5I_INVALID_HID: a scalar, read whole), the transfer list with the budget. */
+typedef struct {
+    const qkv_store_reader *r;
+    const char *path;
+    hid_t d, mem, fspace, mspace, dxpl;
+    hsize_t file_size;
+    vl_budget budget;
+} vl_read;
+
+/* One H5Dread of the strings [i0, i0 + count) into buf + i0. On failure every string it
+ * allocated is freed and set to NULL in buf, and the error names the string the budget refused
+ * (the strings are read in order: the count allocated before it) or HDF5's message. */
+static int read_vlen_block(vl_read *v, size_t i0, hsize_t count, char **buf, qkv_error *err)
+{
+    char msg[512];
+    hsize_t start = i0, zero = 0;
+    v->budget.n_made = 0;
+    if (v->mspace >= 0 && (H5Sselect_hyperslab(v->fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
+                           H5Sselect_hyperslab(v->mspace, H5S_SELECT_SET, &zero, NULL, &count, NULL) < 0))
+        return qkv_store_read_fail(v->r, err, v->path, "HDF5 cannot select strings %zu to %zu", i0,
+                                  i0 + (size_t)count - 1);
+    bool whole = v->mspace < 0;
+    if (H5Dread(v->d, v->mem, whole ? H5S_ALL : v->mspace, whole ? H5S_ALL : v->fspace, v->dxpl, buf + i0) >= 0)
+        return QKV_OK;
+    size_t refused = i0 + v->budget.n_made;
+    while (v->budget.n_made > 0)
+        free(v->budget.made[--v->budget.n_made]);
+    memset(buf + i0, 0, (size_t)count * sizeof *buf);
+    if (v->budget.refused)
+        return qkv_store_read_fail(v->r, err, v->path,
+                                   "its strings hold more than the whole file (%llu bytes) by string %zu: not read",
+                                   (unsigned long long)v->file_size, refused);
+    return qkv_store_read_fail(v->r, err, v->path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
 }
 
 /* Reads n variable-length strings (n 1 for a scalar) into *vlen, n malloc'd strings. Each is a
  * global-heap reference holding the string's length, and HDF5 allocates that length before it
  * reads the heap object; many references can name one object. The allocations go through a
  * budget of the file's size plus a NUL per string (what separate strings take at most): a
- * string past it is refused before it is allocated. One string is read at a time, so that a
- * refused read leaves nothing allocated behind. */
+ * string past it is refused before it is allocated. QKV_STORE_VLEN_BLOCK strings are read at a
+ * time; a refused read frees what it allocated, so that it leaves nothing behind. */
 static int read_vlen(const qkv_store_reader *r, const char *path, hid_t d, hid_t mem, size_t n, char ***vlen,
                      qkv_error *err)
 {
+    hsize_t block = n < QKV_STORE_VLEN_BLOCK ? (n ? n : 1) : QKV_STORE_VLEN_BLOCK;
+    vl_read v = {r, path, d, mem, H5Dget_space(d), H5I_INVALID_HID, H5Pcreate(H5P_DATASET_XFER), 0,
+                 {0, false, calloc(block, sizeof(void *)), 0, block}};
     char msg[512], **buf = calloc(n ? n : 1, sizeof *buf);
-    if (!buf)
-        return qkv_store_read_fail(r, err, path, "out of memory for %zu strings", n);
-    hsize_t file_size = 0, one = 1;
-    vl_budget budget = {0, false};
-    hid_t fspace = H5Dget_space(d), mspace = H5Screate_simple(1, &one, NULL), dxpl = H5Pcreate(H5P_DATASET_XFER);
-    bool scalar = fspace >= 0 && H5Sget_simple_extent_ndims(fspace) == 0;
+    bool scalar = v.fspace >= 0 && H5Sget_simple_extent_ndims(v.fspace) == 0;
+    v.mspace = scalar ? H5I_INVALID_HID : H5Screate_simple(1, &block, NULL);
     int status = QKV_OK;
-    if (fspace < 0 || mspace < 0 || dxpl < 0 || H5Fget_filesize(r->file, &file_size) < 0 ||
-        H5Pset_vlen_mem_manager(dxpl, vl_alloc, &budget, vl_free, NULL) < 0)
+    if (!buf || !v.budget.made)
+        status = qkv_store_read_fail(r, err, path, "out of memory for %zu strings", n);
+    else if (v.fspace < 0 || (!scalar && v.mspace < 0) || v.dxpl < 0 || H5Fget_filesize(r->file, &v.file_size) < 0 ||
+             H5Pset_vlen_mem_manager(v.dxpl, vl_alloc, &v.budget, vl_free, &v.budget) < 0)
         status = qkv_store_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
-    budget.left = file_size + n;
-    for (size_t i = 0; i < n && status == QKV_OK; i++) {
-        hsize_t start = i;
-        if (!scalar && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &one, NULL) < 0)
-            status = qkv_store_read_fail(r, err, path, "HDF5 cannot select string %zu", i);
-        else if (H5Dread(d, mem, scalar ? H5S_ALL : mspace, scalar ? H5S_ALL : fspace, dxpl, buf + i) >= 0)
-            continue;
-        else if (budget.refused)
-            status = qkv_store_read_fail(r, err, path,
-                                         "its strings hold more than the whole file (%llu bytes) by string %zu: not "
-                                         "read", (unsigned long long)file_size, i);
-        else
-            status = qkv_store_read_fail(r, err, path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
-    }
-    if (dxpl >= 0)
-        H5Pclose(dxpl);
-    if (mspace >= 0)
-        H5Sclose(mspace);
-    if (fspace >= 0)
-        H5Sclose(fspace);
+    v.budget.left = v.file_size + n;
+    for (size_t i0 = 0; i0 < n && status == QKV_OK; i0 += block)
+        status = read_vlen_block(&v, i0, n - i0 < block ? n - i0 : block, buf, err);
+    if (v.dxpl >= 0)
+        H5Pclose(v.dxpl);
+    if (v.mspace >= 0)
+        H5Sclose(v.mspace);
+    if (v.fspace >= 0)
+        H5Sclose(v.fspace);
+    free(v.budget.made);
     if (status != QKV_OK) {
         free_vlen(buf, n);
         return QKV_ERR;

@@ -23,9 +23,7 @@ qkv_tensor *qkv_relu(qkv_tape *tp, qkv_tensor *x)
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
     size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        py[i] = px[i] > 0 ? px[i] : 0;
+    QKV_FOR_ELEMENTS(i, n, py[i] = px[i] > 0 ? px[i] : 0;);
     qkv_tensor *inputs[1] = {x};
     qkv_tape_record(tp, "relu", relu_backward, y, 1, inputs);
     return y;
@@ -39,11 +37,10 @@ static void relu_backward(qkv_tape *tp, qkv_node *node)
         return;
     const qkv_real *px = x->data, *dy = y->grad;
     size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++) {
+    QKV_FOR_ELEMENTS(i, n, {
         qkv_real d = dy[i]; /* read unconditionally: a select, not a branch, so it vectorizes */
         dx[i] += px[i] > 0 ? d : 0;
-    }
+    });
 }
 
 /* ---- gelu ----------------------------------------------------------------------------------
@@ -147,13 +144,9 @@ qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form)
     size_t n = y->size;
     /* erf/tanh cost tens of cycles per element: worth threads at fewer elements */
     if (form == QKV_GELU_ERF) {
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN / 8)
-        for (size_t i = 0; i < n; i++)
-            py[i] = gelu_erf(px[i]);
+        QKV_FOR_ELEMENTS_IF(i, n, n >= QKV_PARALLEL_MIN_EXP, py[i] = gelu_erf(px[i]););
     } else {
-#pragma omp parallel for if (n >= QKV_PARALLEL_MIN / 8)
-        for (size_t i = 0; i < n; i++)
-            py[i] = gelu_tanh(px[i]);
+        QKV_FOR_ROWS(size_t, i, n, n >= QKV_PARALLEL_MIN_EXP, py[i] = gelu_tanh(px[i]););
     }
     qkv_tensor *inputs[1] = {x};
     qkv_node *node = qkv_tape_record(tp, "gelu", gelu_backward, y, 1, inputs);
@@ -177,13 +170,9 @@ static void gelu_backward(qkv_tape *tp, qkv_node *node)
     const qkv_real *px = x->data, *dy = y->grad;
     size_t n = y->size;
     if (saved->form == QKV_GELU_ERF) {
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN / 8)
-        for (size_t i = 0; i < n; i++)
-            dx[i] += dy[i] * gelu_erf_grad(px[i]);
+        QKV_FOR_ELEMENTS_IF(i, n, n >= QKV_PARALLEL_MIN_EXP, dx[i] += dy[i] * gelu_erf_grad(px[i]););
     } else {
-#pragma omp parallel for if (n >= QKV_PARALLEL_MIN / 8)
-        for (size_t i = 0; i < n; i++)
-            dx[i] += dy[i] * gelu_tanh_grad(px[i]);
+        QKV_FOR_ROWS(size_t, i, n, n >= QKV_PARALLEL_MIN_EXP, dx[i] += dy[i] * gelu_tanh_grad(px[i]););
     }
 }
 
@@ -216,19 +205,18 @@ qkv_tensor *qkv_bias_gelu(qkv_tape *tp, qkv_tensor *u, qkv_tensor *b, qkv_gelu_f
     int rows = qkv_rows(u), cols = qkv_cols(u);
     const qkv_real *pu = u->data, *pb = b->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (u->size >= QKV_PARALLEL_MIN / 8)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, u->size >= QKV_PARALLEL_MIN_EXP, {
         const qkv_real *ur = pu + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
         if (form == QKV_GELU_ERF) {
-#pragma omp simd
+            _Pragma("omp simd")
             for (int j = 0; j < cols; j++)
                 yr[j] = gelu_erf(ur[j] + pb[j]);
         } else {
             for (int j = 0; j < cols; j++)
                 yr[j] = gelu_tanh(ur[j] + pb[j]);
         }
-    }
+    });
     qkv_tensor *inputs[2] = {u, b};
     qkv_node *node = qkv_tape_record(tp, "bias_gelu", bias_gelu_backward, y, 2, inputs);
     if (node)
@@ -247,15 +235,14 @@ static void bias_gelu_backward(qkv_tape *tp, qkv_node *node)
     const qkv_real *pu = u->data, *pb = b->data, *dy = y->grad;
     const bool erf_form = saved->form == QKV_GELU_ERF;
     /* one chunk of columns per thread; each thread runs over the rows in order */
-    int chunks = u->size >= QKV_PARALLEL_MIN / 8 ? omp_get_max_threads() : 1;
+    int chunks = u->size >= QKV_PARALLEL_MIN_EXP ? omp_get_max_threads() : 1;
     int width = (cols + chunks - 1) / chunks;
-#pragma omp parallel for num_threads(chunks) if (chunks > 1)
-    for (int c = 0; c < chunks; c++) {
+    QKV_FOR_THREADS(chunks, static, int, c, chunks, {
         int j0 = c * width, j1 = j0 + width < cols ? j0 + width : cols;
         for (int i = 0; i < rows; i++) {
             const size_t o = (size_t)i * cols;
             if (erf_form && du && db) {
-#pragma omp simd
+                _Pragma("omp simd")
                 for (int j = j0; j < j1; j++) {
                     qkv_real d = dy[o + j] * gelu_erf_grad(pu[o + j] + pb[j]);
                     du[o + j] += d;
@@ -272,5 +259,5 @@ static void bias_gelu_backward(qkv_tape *tp, qkv_node *node)
                 }
             }
         }
-    }
+    });
 }

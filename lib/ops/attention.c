@@ -398,14 +398,13 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, con
     int blas = qkv_blas_single();
     if (!project(tp, sv, x, proj))
         return qkv_blas_restore(blas), NULL;
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
-    for (int blk = 0; blk < B * H; blk++) {
+    QKV_FOR_THREADS(nthreads, dynamic, int, blk, B * H, {
         qkv_real *st = scratch_mem + (size_t)omp_get_thread_num() * sv->scratch;
         if (sv->tiled[blk / H])
             attn_tiled_forward(sv, blk / H, blk % H, o->data, st);
         else
             block_forward(sv, blk / H, blk % H, o->data, st, seeds ? seeds[blk] : 0);
-    }
+    });
     qkv_blas_restore(blas);
     if (node)
         node->saved = sv;
@@ -503,8 +502,7 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
             return;
         memset(dbias_all[m], 0, (size_t)nblk * per_head[m] * sizeof(qkv_real));
     }
-#pragma omp parallel for schedule(dynamic) num_threads(nthreads) if (nthreads > 1)
-    for (int blk = 0; blk < nblk; blk++) {
+    QKV_FOR_THREADS(nthreads, dynamic, int, blk, nblk, {
         qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch, *db[QKV_ATTN_MAX_BIASES];
         for (int m = 0; m < sv->n_bias; m++)
             db[m] = dbias_all[m] ? dbias_all[m] + (size_t)blk * per_head[m] : NULL;
@@ -512,7 +510,7 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
             attn_tiled_backward(sv, blk / sv->n_heads, blk % sv->n_heads, out->data, dout, dqkv, st, db);
         else
             block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch, db);
-    }
+    });
     for (int m = 0; m < sv->n_bias; m++)
         for (int blk = 0; dbias[m] && blk < nblk; blk++)
             for (size_t k = 0; k < per_head[m]; k++)

@@ -58,8 +58,7 @@ qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b
         return NULL;
     *s = (conv_saved){.seg = seg, .cols = cols, .k = k, .dilation = dilation};
     const qkv_real *px = x->data;
-#pragma omp parallel for if ((size_t)rows * ck >= QKV_PARALLEL_MIN)
-    for (int g = 0; g < seg.n; g++) {
+    QKV_FOR_ROWS(int, g, seg.n, (size_t)rows * ck >= QKV_PARALLEL_MIN, {
         const int lo = seg.offsets[g], hi = seg.offsets[g + 1];
         for (int t = lo; t < hi; t++) {
             qkv_real *cr = cols + (size_t)t * ck;
@@ -71,7 +70,7 @@ qkv_tensor *qkv_conv1d(qkv_tape *tp, qkv_tensor *x, qkv_tensor *w, qkv_tensor *b
                     cr[(size_t)c * k + j] = inside ? xr[c] : 0;
             }
         }
-    }
+    });
     for (int t = 0; t < rows; t++)
         if (b)
             memcpy(y->data + (size_t)t * out, b->data, (size_t)out * sizeof *y->data);
@@ -106,8 +105,7 @@ static void conv1d_backward(qkv_tape *tp, qkv_node *node)
         return;
     /* dcols [T, in·k] = dy [T, out] · w [out, in·k] */
     qkv_gemm_par(nth, false, false, rows, ck, out, 1, dy, out, w->data, ck, 0, dcols, ck);
-#pragma omp parallel for if ((size_t)rows * ck >= QKV_PARALLEL_MIN)
-    for (int g = 0; g < s->seg.n; g++) {
+    QKV_FOR_ROWS(int, g, s->seg.n, (size_t)rows * ck >= QKV_PARALLEL_MIN, {
         const int lo = s->seg.offsets[g], hi = s->seg.offsets[g + 1];
         for (int r = lo; r < hi; r++) {
             qkv_real *dxr = dx + (size_t)r * in;
@@ -120,5 +118,5 @@ static void conv1d_backward(qkv_tape *tp, qkv_node *node)
                     dxr[c] += dc[(size_t)c * k];
             }
         }
-    }
+    });
 }

@@ -210,8 +210,8 @@ static void conv2d_backward(qkv_tape *tp, qkv_node *node)
     if (!dcols)
         return;
     qkv_gemm_par(nth, false, false, rows, ck, out, 1, dy, out, s->wt, ck, 0, dcols, ck);
-#pragma omp parallel for if ((size_t)rows * ck >= QKV_PARALLEL_MIN)
-    for (int im = 0; im < s->n; im++) /* the pixels of image im are written by this thread only */
+    /* the pixels of image im are written by this thread only */
+    QKV_FOR_ROWS(int, im, s->n, (size_t)rows * ck >= QKV_PARALLEL_MIN, {
         for (int o = 0; o < cells; o++) {
             const qkv_real *dc = dcols + ((size_t)im * cells + o) * ck;
             for (int t = 0; t < kk; t++, dc += in) {
@@ -221,6 +221,7 @@ static void conv2d_backward(qkv_tape *tp, qkv_node *node)
                     dxr[c] += dc[c];
             }
         }
+    });
 }
 
 static void pool2d_backward(qkv_tape *tp, qkv_node *node);
@@ -276,12 +277,12 @@ qkv_tensor *qkv_pool2d(qkv_tape *tp, qkv_tensor *x, int n, qkv_grid grid, int k,
         return NULL;
     *s = (conv2d_saved){.n = n, .k = k, .stride = stride, .padding = padding, .in = grid, .out = og, .argmax = arg,
                         .mode = mode};
-#pragma omp parallel for if ((size_t)rows * C * k * k >= QKV_PARALLEL_MIN)
-    for (int b = 0; b < n; b++)
+    QKV_FOR_ROWS(int, b, n, (size_t)rows * C * k * k >= QKV_PARALLEL_MIN, {
         for (int o = 0; o < cells; o++) {
             size_t at = ((size_t)b * cells + o) * C;
             pool_cell(s, x->data, C, b, o, y->data + at, arg ? arg + at : NULL);
         }
+    });
     qkv_node *node = qkv_tape_record(tp, "pool2d", pool2d_backward, y, 1, (qkv_tensor *[]){x});
     if (node)
         node->saved = s;
@@ -299,8 +300,8 @@ static void pool2d_backward(qkv_tape *tp, qkv_node *node)
     if (!dx)
         return;
     const int C = x->shape[1], cells = s->out.rows * s->out.cols, kk = s->k * s->k;
-#pragma omp parallel for if ((size_t)y->size * kk >= QKV_PARALLEL_MIN)
-    for (int b = 0; b < s->n; b++) /* the pixels of image b are written by this thread only */
+    /* the pixels of image b are written by this thread only */
+    QKV_FOR_ROWS(int, b, s->n, (size_t)y->size * kk >= QKV_PARALLEL_MIN, {
         for (int o = 0; o < cells; o++) {
             size_t at = ((size_t)b * cells + o) * C;
             const qkv_real *g = y->grad + at;
@@ -318,4 +319,5 @@ static void pool2d_backward(qkv_tape *tp, qkv_node *node)
                     dx[(size_t)r * C + c] += g[c] / (qkv_real)count;
             }
         }
+    });
 }

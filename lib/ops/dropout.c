@@ -34,8 +34,7 @@ static bool draw_stream_mask(qkv_tape *tp, const qkv_tensor *x, double p, uint8_
                              st->n_rows), false;
     uint64_t site_key = qkv_rng_key(st->key, st->site++);
     const uint64_t threshold = (uint64_t)(p * 4294967296.0);
-#pragma omp parallel for if (parallel : x->size >= QKV_PARALLEL_MIN)
-    for (int t = 0; t < rows; t++) {
+    QKV_FOR_ROWS(int, t, rows, x->size >= QKV_PARALLEL_MIN, {
         uint64_t key = qkv_rng_key(site_key, st->row_ids[t]);
         uint8_t *k = keep + (size_t)t * cols;
         for (int j = 0; j < cols; j += 2) {
@@ -44,7 +43,7 @@ static bool draw_stream_mask(qkv_tape *tp, const qkv_tensor *x, double p, uint8_
             if (j + 1 < cols)
                 k[j + 1] = (r >> 32) >= threshold;
         }
-    }
+    });
     return true;
 }
 
@@ -94,11 +93,10 @@ qkv_tensor *qkv_dropout(qkv_tape *tp, qkv_tensor *x, double p)
     const qkv_real *px = x->data, scale = s->scale;
     const uint8_t *keep = s->keep;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++) {
+    QKV_FOR_ELEMENTS(i, n, {
         qkv_real v = px[i] * scale;
         py[i] = keep[i] ? v : 0;
-    }
+    });
     qkv_tensor *inputs[1] = {x};
     qkv_node *node = qkv_tape_record(tp, "dropout", dropout_backward, y, 1, inputs);
     if (node)
@@ -116,11 +114,10 @@ static void masked_into(qkv_tape *tp, const qkv_node *node, qkv_tensor *x)
     const qkv_real *dy = node->out->grad, scale = s->scale;
     const uint8_t *keep = s->keep;
     size_t n = node->out->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++) {
+    QKV_FOR_ELEMENTS(i, n, {
         qkv_real d = dy[i] * scale; /* unconditional: a select, not a branch */
         dx[i] += keep[i] ? d : 0;
-    }
+    });
 }
 
 static void dropout_backward(qkv_tape *tp, qkv_node *node)
@@ -137,9 +134,7 @@ void qkv_add_dropout_backward(qkv_tape *tp, qkv_node *node)
     if (dx) {
         const qkv_real *dy = y->grad;
         size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-        for (size_t i = 0; i < n; i++)
-            dx[i] += dy[i];
+        QKV_FOR_ELEMENTS(i, n, dx[i] += dy[i];);
     }
     masked_into(tp, node, node->in[1]);
 }
@@ -159,11 +154,10 @@ qkv_tensor *qkv_add_dropout(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, double p
     const qkv_real *px = x->data, *pa = a->data, scale = s->scale;
     const uint8_t *keep = s->keep;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++) {
+    QKV_FOR_ELEMENTS(i, n, {
         qkv_real v = pa[i] * scale;
         py[i] = px[i] + (keep[i] ? v : 0);
-    }
+    });
     qkv_tensor *inputs[2] = {x, a};
     qkv_node *node = qkv_tape_record(tp, "add_dropout", qkv_add_dropout_backward, y, 2, inputs);
     if (node)

@@ -8,9 +8,7 @@
 /* dst[i] += src[i] for i < n. */
 static void add_into(qkv_real *dst, const qkv_real *src, size_t n)
 {
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        dst[i] += src[i];
+    QKV_FOR_ELEMENTS(i, n, dst[i] += src[i];);
 }
 
 /* ---- add: y = a + b, same shape --------------------------------------------------------- */
@@ -39,9 +37,7 @@ qkv_tensor *qkv_add(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
     size_t n = y->size;
     const qkv_real *pa = a->data, *pb = b->data;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        py[i] = pa[i] + pb[i];
+    QKV_FOR_ELEMENTS(i, n, py[i] = pa[i] + pb[i];);
     qkv_tensor *inputs[2] = {a, b};
     qkv_tape_record(tp, "add", qkv_add_backward, y, 2, inputs);
     return y;
@@ -79,14 +75,13 @@ qkv_tensor *qkv_add_bias(qkv_tape *tp, qkv_tensor *x, qkv_tensor *b)
     int rows = qkv_rows(x), cols = qkv_cols(x);
     const qkv_real *px = x->data, *pb = b->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, x->size >= QKV_PARALLEL_MIN, {
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
-#pragma omp simd
+        _Pragma("omp simd")
         for (int j = 0; j < cols; j++)
             yr[j] = xr[j] + pb[j];
-    }
+    });
     qkv_tensor *inputs[2] = {x, b};
     qkv_tape_record(tp, "add_bias", add_bias_backward, y, 2, inputs);
     return y;
@@ -115,9 +110,7 @@ static void add_bias_backward(qkv_tape *tp, qkv_node *node)
 /* dst[i] += u[i] * v[i] for i < n. */
 static void add_product_into(qkv_real *dst, const qkv_real *u, const qkv_real *v, size_t n)
 {
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        dst[i] += u[i] * v[i];
+    QKV_FOR_ELEMENTS(i, n, dst[i] += u[i] * v[i];);
 }
 
 static void mul_backward(qkv_tape *tp, qkv_node *node);
@@ -131,9 +124,7 @@ qkv_tensor *qkv_mul(qkv_tape *tp, qkv_tensor *a, qkv_tensor *b)
     size_t n = y->size;
     const qkv_real *pa = a->data, *pb = b->data;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        py[i] = pa[i] * pb[i];
+    QKV_FOR_ELEMENTS(i, n, py[i] = pa[i] * pb[i];);
     qkv_tensor *inputs[2] = {a, b};
     qkv_tape_record(tp, "mul", mul_backward, y, 2, inputs);
     return y;
@@ -173,9 +164,7 @@ qkv_tensor *qkv_scale(qkv_tape *tp, qkv_tensor *x, double s)
     size_t n = y->size;
     const qkv_real sr = (qkv_real)s, *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        py[i] = sr * px[i];
+    QKV_FOR_ELEMENTS(i, n, py[i] = sr * px[i];);
     qkv_tensor *inputs[1] = {x};
     qkv_node *node = qkv_tape_record(tp, "scale", scale_backward, y, 1, inputs);
     if (node) {
@@ -197,7 +186,5 @@ static void scale_backward(qkv_tape *tp, qkv_node *node)
         return;
     const qkv_real s = saved->s, *dy = y->grad;
     size_t n = y->size;
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        dx[i] += s * dy[i];
+    QKV_FOR_ELEMENTS(i, n, dx[i] += s * dy[i];);
 }

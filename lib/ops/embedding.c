@@ -37,9 +37,9 @@ qkv_tensor *qkv_embedding(qkv_tape *tp, qkv_tensor *table, const int32_t *ids, i
         return NULL;
     const qkv_real *pt = table->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (y->size >= QKV_PARALLEL_MIN)
-    for (int i = 0; i < n; i++)
+    QKV_FOR_ROWS(int, i, n, y->size >= QKV_PARALLEL_MIN, {
         memcpy(py + (size_t)i * d, pt + (size_t)ids[i] * d, (size_t)d * sizeof *py);
+    });
     qkv_tensor *inputs[1] = {table};
     qkv_node *node = qkv_tape_record(tp, "embedding", embedding_backward, y, 1, inputs);
     if (node) {

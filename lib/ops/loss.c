@@ -17,8 +17,6 @@
 
 #include <string.h>
 
-#define LOSS_PAR_MIN (QKV_PARALLEL_MIN / 8) /* exp per element */
-
 typedef struct {
     int32_t *targets; /* a copy: the caller's array may change before backward */
     qkv_real *max, *log_sum; /* [N]: m_i and log Σ_j exp(x_ij - m_i) */
@@ -82,8 +80,7 @@ qkv_tensor *qkv_cross_entropy_smoothed(qkv_tape *tp, qkv_tensor *logits, const i
 
     const qkv_real *px = logits->data;
     qkv_real *pmax = s->max, *plog = s->log_sum;
-#pragma omp parallel for if (logits->size >= LOSS_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, logits->size >= QKV_PARALLEL_MIN_EXP, {
         if (targets[i] < 0) {
             pmax[i] = plog[i] = 0;
             row_loss[i] = 0;
@@ -91,7 +88,7 @@ qkv_tensor *qkv_cross_entropy_smoothed(qkv_tape *tp, qkv_tensor *logits, const i
         }
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real m = xr[0];
-#pragma omp simd reduction(max : m)
+        _Pragma("omp simd reduction(max : m)")
         for (int j = 1; j < cols; j++)
             m = xr[j] > m ? xr[j] : m;
         double sum = 0;
@@ -101,7 +98,7 @@ qkv_tensor *qkv_cross_entropy_smoothed(qkv_tape *tp, qkv_tensor *logits, const i
         pmax[i] = m;
         plog[i] = (qkv_real)ls;
         row_loss[i] = row_loss_of(xr, cols, targets[i], m, ls, smoothing);
-    }
+    });
     double total = 0;
     for (int i = 0; i < rows; i++)
         total += row_loss[i];
@@ -127,8 +124,7 @@ static void cross_entropy_backward(qkv_tape *tp, qkv_node *node)
     const double eps = s->smoothing;
     const qkv_real gold = eps == 0 ? coef : (qkv_real)((double)coef * (1 - eps));
     const qkv_real spread = (qkv_real)((double)coef * eps / cols);
-#pragma omp parallel for if (x->size >= LOSS_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, x->size >= QKV_PARALLEL_MIN_EXP, {
         if (targets[i] < 0)
             continue;
         const qkv_real *xr = px + (size_t)i * cols;
@@ -141,5 +137,5 @@ static void cross_entropy_backward(qkv_tape *tp, qkv_node *node)
             for (int j = 0; j < cols; j++)
                 dxr[j] += coef * qkv_rexp((xr[j] - m) - ls) - spread;
         dxr[targets[i]] -= gold;
-    }
+    });
 }

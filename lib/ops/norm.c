@@ -107,9 +107,9 @@ qkv_tensor *qkv_layer_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *gain, qkv_te
         return NULL;
     const qkv_real *px = x->data;
     qkv_real *py = y->data, *mean = s->mean, *rstd = s->rstd;
-#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
-    for (int i = 0; i < rows; i++)
+    QKV_FOR_ROWS(int, i, rows, x->size >= QKV_PARALLEL_MIN, {
         ln_row(px + (size_t)i * cols, py + (size_t)i * cols, cols, pg, pb, eps, &mean[i], &rstd[i]);
+    });
     qkv_tensor *inputs[3] = {x, gain, bias};
     qkv_node *node = qkv_tape_record(tp, "layer_norm", layer_norm_backward, y, 3, inputs);
     if (node)
@@ -137,22 +137,21 @@ static qkv_tensor *add_norm(qkv_tape *tp, qkv_tensor *x, qkv_tensor *a, const qk
     const qkv_real *px = x->data, *pa = a->data, scale = mask ? mask->scale : 1;
     const uint8_t *keep = mask ? mask->keep : NULL;
     qkv_real *ph = h->data, *py = y->data, *mean = s->mean, *rstd = s->rstd;
-#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, x->size >= QKV_PARALLEL_MIN, {
         const size_t o = (size_t)i * cols;
         if (keep) {
-#pragma omp simd
+            _Pragma("omp simd")
             for (int j = 0; j < cols; j++) {
                 qkv_real v = pa[o + j] * scale;
                 ph[o + j] = px[o + j] + (keep[o + j] ? v : 0);
             }
         } else {
-#pragma omp simd
+            _Pragma("omp simd")
             for (int j = 0; j < cols; j++)
                 ph[o + j] = px[o + j] + pa[o + j];
         }
         ln_row(ph + o, py + o, cols, pg, pb, eps, &mean[i], &rstd[i]);
-    }
+    });
     qkv_tensor *in_h[2] = {x, a}, *in_y[3] = {h, gain, bias};
     qkv_node *add = mask ? qkv_tape_record(tp, "add_dropout", qkv_add_dropout_backward, h, 2, in_h)
                          : qkv_tape_record(tp, "add", qkv_add_backward, h, 2, in_h); /* qkv_add's own */
@@ -217,35 +216,33 @@ static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
     bool par = x->size >= QKV_PARALLEL_MIN;
 
     if (dx) {
-#pragma omp parallel for if (par)
-        for (int i = 0; i < rows; i++) {
+        QKV_FOR_ROWS(int, i, rows, par, {
             const qkv_real *xr = px + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
             qkv_real *dxr = dx + (size_t)i * cols;
             const qkv_real m = mean[i], r = rstd[i];
             double sum_g = 0, sum_gx = 0;
-#pragma omp simd reduction(+ : sum_g, sum_gx)
+            _Pragma("omp simd reduction(+ : sum_g, sum_gx)")
             for (int j = 0; j < cols; j++) {
                 qkv_real g = dyr[j] * pg[j];
                 sum_g += (double)g;
                 sum_gx += (double)(g * ((xr[j] - m) * r));
             }
             const qkv_real mg = (qkv_real)(sum_g / cols), mgx = (qkv_real)(sum_gx / cols);
-#pragma omp simd
+            _Pragma("omp simd")
             for (int j = 0; j < cols; j++)
                 dxr[j] += r * (dyr[j] * pg[j] - mg - (xr[j] - m) * r * mgx);
-        }
+        });
     }
 
     if (dgain || dbias) {
         int blocks = (cols + LN_COL_BLOCK - 1) / LN_COL_BLOCK;
-#pragma omp parallel for if (par)
-        for (int b = 0; b < blocks; b++) {
+        QKV_FOR_ROWS(int, b, blocks, par, {
             int j0 = b * LN_COL_BLOCK, nj = cols - j0 < LN_COL_BLOCK ? cols - j0 : LN_COL_BLOCK;
             double acc_g[LN_COL_BLOCK] = {0}, acc_b[LN_COL_BLOCK] = {0};
             for (int i = 0; i < rows; i++) {
                 const qkv_real *xr = px + (size_t)i * cols + j0, *dyr = dy + (size_t)i * cols + j0;
                 const qkv_real m = mean[i], r = rstd[i];
-#pragma omp simd
+                _Pragma("omp simd")
                 for (int j = 0; j < nj; j++) {
                     acc_g[j] += (double)(dyr[j] * ((xr[j] - m) * r));
                     acc_b[j] += (double)dyr[j];
@@ -257,6 +254,6 @@ static void layer_norm_backward(qkv_tape *tp, qkv_node *node)
                 if (dbias)
                     dbias[j0 + j] += (qkv_real)acc_b[j];
             }
-        }
+        });
     }
 }

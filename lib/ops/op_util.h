@@ -1,17 +1,16 @@
 /* Private helpers of the op files in lib/ops/ (not part of the public API).
  *
  * QKV_PARALLEL_MIN (lib/parallel.h): a loop over a tensor runs on OpenMP threads only when it
- * touches at least this many elements; below it the thread start-up costs more than it saves,
- * so small tensors (and every gradient check) stay serial. Use as
- *     #pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)   (one flat loop)
- *     #pragma omp parallel for if (n >= QKV_PARALLEL_MIN)                     (rows; inner
- *                                                                    loops `#pragma omp simd`)
- * (an eighth of it for loops with an exp or erf per element).
+ * touches at least this many elements (QKV_PARALLEL_MIN_EXP for loops with an exp or erf per
+ * element); below it the thread start-up costs more than it saves, so small tensors (and every
+ * gradient check) stay serial, outside any parallel region. Use lib/parallel.h's loops:
+ *     QKV_FOR_ELEMENTS(i, n, y[i] = ...;)                            (one flat loop, simd)
+ *     QKV_FOR_ROWS(int, i, rows, x->size >= QKV_PARALLEL_MIN, {...})  (rows; inner loops
+ *                                                          _Pragma("omp simd"))
  * The explicit simd matters: at -O2 GCC 12 vectorizes only loops whose trip count is a known
  * multiple of the vector width ("very cheap" cost model), i.e. almost none of ours. Write
  * conditionals as selects on values already loaded (v = a[i]; y = c ? v : 0), not as
- * conditional loads, or they stay scalar branches. The "parallel :" modifier keeps the if
- * from switching off the simd part.
+ * conditional loads, or they stay scalar branches.
  * The qkv_r* math functions of the build's element type are in lib/tensor.h. */
 #ifndef QKV_OP_UTIL_H
 #define QKV_OP_UTIL_H

@@ -71,8 +71,7 @@ qkv_tensor *qkv_packed_windows(qkv_tape *tp, qkv_tensor *x, qkv_packed segments,
         return NULL;
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (y->size >= QKV_PARALLEL_MIN)
-    for (int g = 0; g < seg.n; g++) {
+    QKV_FOR_ROWS(int, g, seg.n, y->size >= QKV_PARALLEL_MIN, {
         const int lo = seg.offsets[g], hi = seg.offsets[g + 1];
         for (int c = lo; c < hi; c++) {
             qkv_real *yr = py + (size_t)c * yc;
@@ -84,7 +83,7 @@ qkv_tensor *qkv_packed_windows(qkv_tape *tp, qkv_tensor *x, qkv_packed segments,
                     memset(yr + (size_t)j * d, 0, (size_t)d * sizeof *py);
             }
         }
-    }
+    });
     qkv_tensor *inputs[1] = {x};
     qkv_node *node = qkv_tape_record(tp, op, windows_backward, y, 1, inputs);
     if (node) {
@@ -108,8 +107,7 @@ static void windows_backward(qkv_tape *tp, qkv_node *node)
     const int d = x->shape[1], width = s->width, h = width / 2, yc = width * d;
     const int32_t *off = s->seg.offsets;
     const qkv_real *dy = y->grad;
-#pragma omp parallel for if (y->size >= QKV_PARALLEL_MIN)
-    for (int g = 0; g < s->seg.n; g++) {
+    QKV_FOR_ROWS(int, g, s->seg.n, y->size >= QKV_PARALLEL_MIN, {
         const int lo = off[g], hi = off[g + 1];
         for (int r = lo; r < hi; r++) {
             qkv_real *dxr = dx + (size_t)r * d;
@@ -118,12 +116,12 @@ static void windows_backward(qkv_tape *tp, qkv_node *node)
                 if (c < lo || c >= hi)
                     continue;
                 const qkv_real *src = dy + (size_t)c * yc + (size_t)j * d;
-#pragma omp simd
+                _Pragma("omp simd")
                 for (int k = 0; k < d; k++)
                     dxr[k] += src[k];
             }
         }
-    }
+    });
 }
 
 /* ---- segment_max -------------------------------------------------------------------------- */
@@ -146,8 +144,7 @@ qkv_tensor *qkv_packed_max(qkv_tape *tp, qkv_tensor *x, qkv_packed segments)
         return NULL;
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
-    for (int g = 0; g < n_seg; g++) {
+    QKV_FOR_ROWS(int, g, n_seg, x->size >= QKV_PARALLEL_MIN, {
         const int lo = seg.offsets[g], hi = seg.offsets[g + 1];
         qkv_real *yr = py + (size_t)g * f;
         int32_t *amr = am + (size_t)g * f;
@@ -156,7 +153,7 @@ qkv_tensor *qkv_packed_max(qkv_tape *tp, qkv_tensor *x, qkv_packed segments)
             amr[k] = lo;
         for (int r = lo + 1; r < hi; r++) {
             const qkv_real *xr = px + (size_t)r * f;
-#pragma omp simd
+            _Pragma("omp simd")
             for (int k = 0; k < f; k++) {
                 const qkv_real v = xr[k], m = yr[k];
                 /* strictly greater: the first maximum stays; a NaN replaces a number */
@@ -165,7 +162,7 @@ qkv_tensor *qkv_packed_max(qkv_tape *tp, qkv_tensor *x, qkv_packed segments)
                 amr[k] = take ? r : amr[k];
             }
         }
-    }
+    });
     qkv_tensor *inputs[1] = {x};
     qkv_node *node = qkv_tape_record(tp, op, max_backward, y, 1, inputs);
     if (node) {
@@ -189,11 +186,10 @@ static void max_backward(qkv_tape *tp, qkv_node *node)
     const int f = x->shape[1];
     const qkv_real *dy = y->grad;
     const int32_t *am = s->argmax;
-#pragma omp parallel for if (x->size >= QKV_PARALLEL_MIN)
-    for (int g = 0; g < s->n_seg; g++) {
+    QKV_FOR_ROWS(int, g, s->n_seg, x->size >= QKV_PARALLEL_MIN, {
         const qkv_real *dyr = dy + (size_t)g * f;
         const int32_t *amr = am + (size_t)g * f;
         for (int k = 0; k < f; k++)
             dx[(size_t)amr[k] * f + k] += dyr[k];
-    }
+    });
 }

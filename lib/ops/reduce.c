@@ -48,9 +48,7 @@ static void reduce_backward(qkv_tape *tp, qkv_node *node, bool mean)
         return;
     size_t n = x->size;
     const qkv_real c = mean ? (qkv_real)((double)node->out->grad[0] / (double)n) : node->out->grad[0];
-#pragma omp parallel for simd if (parallel : n >= QKV_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        dx[i] += c;
+    QKV_FOR_ELEMENTS(i, n, dx[i] += c;);
 }
 
 static void sum_backward(qkv_tape *tp, qkv_node *node) { reduce_backward(tp, node, false); }

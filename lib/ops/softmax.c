@@ -11,9 +11,6 @@
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 
-/* exp is tens of cycles per element: threads pay off earlier than for a plain add */
-#define SOFTMAX_PAR_MIN (QKV_PARALLEL_MIN / 8)
-
 static inline qkv_real row_max(const qkv_real *x, int n)
 {
     qkv_real m = x[0];
@@ -49,8 +46,7 @@ qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
     int rows = qkv_rows(x), cols = qkv_cols(x);
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (x->size >= SOFTMAX_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, x->size >= QKV_PARALLEL_MIN_EXP, {
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
         const qkv_real m = row_max(xr, cols);
@@ -60,10 +56,10 @@ qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
             sum += (double)yr[j];
         }
         const qkv_real inv = (qkv_real)(1.0 / sum);
-#pragma omp simd
+        _Pragma("omp simd")
         for (int j = 0; j < cols; j++)
             yr[j] *= inv;
-    }
+    });
     qkv_tensor *inputs[1] = {x};
     qkv_tape_record(tp, "softmax", softmax_backward, y, 1, inputs);
     return y;
@@ -77,19 +73,18 @@ static void softmax_backward(qkv_tape *tp, qkv_node *node)
         return;
     int rows = qkv_rows(y), cols = qkv_cols(y);
     const qkv_real *py = y->data, *dy = y->grad;
-#pragma omp parallel for if (y->size >= SOFTMAX_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, y->size >= QKV_PARALLEL_MIN_EXP, {
         const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
         qkv_real *dxr = dx + (size_t)i * cols;
         double dot = 0;
-#pragma omp simd reduction(+ : dot)
+        _Pragma("omp simd reduction(+ : dot)")
         for (int j = 0; j < cols; j++)
             dot += (double)(dyr[j] * yr[j]);
         const qkv_real d = (qkv_real)dot;
-#pragma omp simd
+        _Pragma("omp simd")
         for (int j = 0; j < cols; j++)
             dxr[j] += yr[j] * (dyr[j] - d);
-    }
+    });
 }
 
 /* ---- log_softmax ------------------------------------------------------------------------------ */
@@ -105,8 +100,7 @@ qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
     int rows = qkv_rows(x), cols = qkv_cols(x);
     const qkv_real *px = x->data;
     qkv_real *py = y->data;
-#pragma omp parallel for if (x->size >= SOFTMAX_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, x->size >= QKV_PARALLEL_MIN_EXP, {
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
         const qkv_real m = row_max(xr, cols);
@@ -114,10 +108,10 @@ qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
         for (int j = 0; j < cols; j++)
             sum += (double)qkv_rexp(xr[j] - m);
         const qkv_real lse = (qkv_real)log(sum);
-#pragma omp simd
+        _Pragma("omp simd")
         for (int j = 0; j < cols; j++)
             yr[j] = (xr[j] - m) - lse;
-    }
+    });
     qkv_tensor *inputs[1] = {x};
     qkv_tape_record(tp, "log_softmax", log_softmax_backward, y, 1, inputs);
     return y;
@@ -131,16 +125,15 @@ static void log_softmax_backward(qkv_tape *tp, qkv_node *node)
         return;
     int rows = qkv_rows(y), cols = qkv_cols(y);
     const qkv_real *py = y->data, *dy = y->grad;
-#pragma omp parallel for if (y->size >= SOFTMAX_PAR_MIN)
-    for (int i = 0; i < rows; i++) {
+    QKV_FOR_ROWS(int, i, rows, y->size >= QKV_PARALLEL_MIN_EXP, {
         const qkv_real *yr = py + (size_t)i * cols, *dyr = dy + (size_t)i * cols;
         qkv_real *dxr = dx + (size_t)i * cols;
         double sum = 0;
-#pragma omp simd reduction(+ : sum)
+        _Pragma("omp simd reduction(+ : sum)")
         for (int j = 0; j < cols; j++)
             sum += (double)dyr[j];
         const qkv_real s = (qkv_real)sum;
         for (int j = 0; j < cols; j++)
             dxr[j] += dyr[j] - qkv_rexp(yr[j]) * s;
-    }
+    });
 }

@@ -11,7 +11,8 @@
 #             alone between two sentences; and one separated by spaces (only ASCII spaces
 #             separate its fields);
 #   text      `qkv tag --format text`, pre-tokenized: "a<SEP>b c" is three words when the
-#             separator is a blank of data/utf8.h (qkv_utf8_blank_len), else two;
+#             separator is a blank of data/utf8.h (qkv_utf8_blank_len), else two; the
+#             benchmark's text (tests/reference/bench_tag.py) counts the words read of it;
 #   raw       the shipped model's segmenter: "Hello world.<SEP>Second line here." reads as
 #             with a space.
 # Lines end at LF (or CR LF) only: a CR elsewhere in a CoNLL-U or column file is an error
@@ -25,9 +26,10 @@ model=$QKV_SOURCE_DIR/data/models/en.h5
 [ -s "$model" ] || fail "$model is missing"
 # a checkpoint without a segmenter, for --format text (its tags do not matter)
 quick_run "$SCRATCH/run" --set train.max_steps=2 --set data.synthetic_train=200 --set data.synthetic_dev=20
-PYTHONPATH=$QKV_SOURCE_DIR/python "$PY" - "$QKV_BIN" "$model" "$SCRATCH/run/checkpoints/last.h5" "$SCRATCH" <<'PY' ||
+PYTHONPATH=$QKV_SOURCE_DIR/python:$QKV_SOURCE_DIR/tests/reference \
+    "$PY" - "$QKV_BIN" "$model" "$SCRATCH/run/checkpoints/last.h5" "$SCRATCH" <<'PY' ||
 import os, subprocess, sys
-import qkv_torch_columns, qkv_torch_text
+import bench_tag, qkv_torch_columns, qkv_torch_text
 QKV, EN, CKPT, D = sys.argv[1:5]
 WHITE_SPACE = ["\t", "\v", "\f", "\r", " ", "\x85", "\xa0", "\u1680"] + [chr(c) for c in range(0x2000, 0x200B)] + [
     "\u2028", "\u2029", "\u202f", "\u205f", "\u3000"]
@@ -146,6 +148,9 @@ def text(sep):
     sents = [[f.split("\t")[1] for f in s.split("\n") if f and not f.startswith("#")] for s in out.split("\n\n")]
     check("text: qkv tag", sep, (rc, [s for s in sents if s]), (0, want))
     check("text: port", sep, py(qkv_torch_text.read_text, path), want)
+    # the benchmark's text (tests/reference/bench_tag.py) counts the words qkv reads of it
+    n = bench_tag.write_text([[(f"a{sep}b", "X"), ("c", "X")]], path)
+    check("text: bench_tag.write_text", sep, n, sum(map(len, qkv_torch_text.read_text(path))))
 
 
 def tag_raw(seps):

@@ -46,28 +46,6 @@ static hid_t vl_string(void)
     return t;
 }
 
-/* A checkpoint at path whose /vocab/words holds the n variable-length strings words. Returns
- * the file offset of the dataset's references (contiguous, 16 bytes each). */
-static size_t write_vl_words(const char *const *words, hsize_t n)
-{
-    qkv_store_writer *w;
-    qkv_error err;
-    assert_int_equal(qkv_store_create(path, &w, &err), QKV_OK);
-    hid_t space = H5Screate_simple(1, &n, NULL), str = vl_string(), lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t d = H5Dcreate2(w->file, "/vocab/words", str, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
-    assert_true(d >= 0 && H5Dwrite(d, str, H5S_ALL, H5S_ALL, H5P_DEFAULT, words) >= 0);
-    haddr_t at = H5Dget_offset(d);
-    assert_true(at != HADDR_UNDEF);
-    H5Dclose(d);
-    H5Pclose(lcpl);
-    H5Tclose(str);
-    H5Sclose(space);
-    if (qkv_store_commit(w, &err))
-        fail_msg("%s", err.msg);
-    return (size_t)at;
-}
-
 /* Child: reads /vocab/words of path; writes the count or the error to fd. */
 static void read_words_child(int fd, void *arg)
 {
@@ -169,7 +147,7 @@ static void test_shared_vl_string_refused(void **state)
     text[LONG] = '\0';
     for (int i = 0; i < N; i++)
         words[i] = i ? "a" : text;
-    size_t at = write_vl_words(words, N), len;
+    size_t at = fx_write_vl_words(path, words, N), len;
     unsigned char *buf = fx_slurp(path, &len), *ref = buf + at;
     assert_true(at + 16 * (size_t)N <= len);
     assert_true(ref[0] == (LONG & 255) && ref[1] == (LONG >> 8) && ref[2] == 0 && ref[3] == 0);
@@ -181,7 +159,7 @@ static void test_shared_vl_string_refused(void **state)
     if (!strstr(msg, "/vocab/words") || !strstr(msg, "strings hold") || !strstr(msg, "more than the whole file"))
         fail_msg("expected /vocab/words refused for its strings' bytes, got: %s", msg);
     /* the file as written (each reference its own string) reads */
-    write_vl_words(words, N);
+    fx_write_vl_words(path, words, N);
     read_words_limited(msg, sizeof msg);
     assert_string_equal(msg, "read 20000 strings");
     free(buf);
@@ -196,7 +174,7 @@ static void test_vl_length_past_the_file_refused(void **state)
     (void)state;
     enum { N = 8 };
     const char *words[N] = {"abc", "abc", "abc", "abc", "abc", "abc", "abc", "abc"};
-    size_t at = write_vl_words(words, N), len;
+    size_t at = fx_write_vl_words(path, words, N), len;
     unsigned char *buf = fx_slurp(path, &len), *ref = buf + at;
     for (int i = 0; i < N; i++) {
         assert_true(ref[16 * i] == 3 && ref[16 * i + 1] == 0);

@@ -1,13 +1,60 @@
 /* Checkpoints, part 3: lists of strings (vocabularies). Stored as their UTF-8 bytes, each
  * string NUL-ended, so a checkpoint grows with the text of its strings, not with their number
  * times the longest one (format_version 2); format_version 1's fixed-length string datasets
- * are still read; damaged byte lists are errors naming the item. */
+ * are still read, and variable-length string datasets (h5py's) in blocks of
+ * QKV_STORE_VLEN_BLOCK strings, one H5Dread each (counted through an H5Dread of this program's
+ * own that calls HDF5's); damaged byte lists are errors naming the item. */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include "store_fixture.h"
 
+#include <dlfcn.h>
 #include <hdf5.h>
 #include <sys/stat.h>
 
+#include "lib/io/store_internal.h"
+
+static int h5dread_calls;
+
+/* The library's H5Dread calls resolve to this definition: counted, then HDF5's own. */
+herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf)
+{
+    static herr_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
+    if (!real) {
+        void *sym = dlsym(RTLD_NEXT, "H5Dread");
+        assert_non_null(sym);
+        memcpy(&real, &sym, sizeof real);
+    }
+    h5dread_calls++;
+    return real(dset, mem_type, mem_space, file_space, dxpl, buf);
+}
+
 enum { N_WORDS = 300, LONG_LEN = 100000 };
+
+/* Reads /vocab/words of p back, compares it with words [n] and frees them and their array;
+ * returns the H5Dread calls of the read. */
+static int read_back(const char *p, char **words, size_t n)
+{
+    qkv_store_reader *r;
+    qkv_error err;
+    if (qkv_store_open(p, &r, &err))
+        fail_msg("%s", err.msg);
+    char **back;
+    size_t n_back;
+    int before = h5dread_calls;
+    if (qkv_store_read_strings(r, "/vocab/words", &n_back, &back, &err))
+        fail_msg("%s", err.msg);
+    int calls = h5dread_calls - before;
+    assert_int_equal(n_back, n);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(back[i], words[i]);
+        free(words[i]);
+    }
+    assert_null(back[n]);
+    free(back);
+    free(words);
+    qkv_store_close(r);
+    return calls;
+}
 
 /* Commits a checkpoint holding one list of N_WORDS strings ("w0", "w1", ...); with a long
  * string of LONG_LEN bytes in place of "w7" when long_len > 0. Returns the file's size. */
@@ -32,21 +79,7 @@ static long save_vocab(const char *p, size_t long_len)
     if (qkv_store_write_strings(w, "/vocab/words", N_WORDS, (const char *const *)words, &err) ||
         qkv_store_commit(w, &err))
         fail_msg("%s", err.msg);
-    qkv_store_reader *r;
-    char **back;
-    size_t n;
-    assert_int_equal(qkv_store_open(p, &r, &err), QKV_OK);
-    if (qkv_store_read_strings(r, "/vocab/words", &n, &back, &err))
-        fail_msg("%s", err.msg);
-    assert_int_equal(n, N_WORDS);
-    for (int i = 0; i < N_WORDS; i++)
-        assert_string_equal(back[i], words[i]);
-    assert_null(back[n]);
-    free(back);
-    qkv_store_close(r);
-    for (int i = 0; i < N_WORDS; i++)
-        free(words[i]);
-    free(words);
+    read_back(p, words, N_WORDS);
     struct stat st;
     assert_int_equal(stat(p, &st), 0);
     return (long)st.st_size;
@@ -115,6 +148,22 @@ static void test_format_version_1_is_read(void **state)
     qkv_store_close(r);
 }
 
+/* Two blocks and 5 strings of variable-length strings (empty and non-ASCII ones among them)
+ * read back in three H5Dreads, every string in its place. */
+static void test_vlen_strings_read_in_blocks(void **state)
+{
+    (void)state;
+    enum { N = 2 * QKV_STORE_VLEN_BLOCK + 5 };
+    char **words = malloc(N * sizeof *words);
+    assert_non_null(words);
+    for (int i = 0; i < N; i++) {
+        words[i] = malloc(24);
+        snprintf(words[i], 24, i % 7 == 3 ? "" : i % 5 ? "w%d" : "naïve %d", i);
+    }
+    fx_write_vl_words(path, (const char *const *)words, N);
+    assert_int_equal(read_back(path, words, N), 3);
+}
+
 /* A byte list written through the escape hatch (as a damaged or hand-made file could hold). */
 static void write_bytes(const char *p, int rank, const unsigned char *bytes, hsize_t n)
 {
@@ -160,6 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_size_grows_with_the_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_version_1_is_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vlen_strings_read_in_blocks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_byte_lists, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
  * head 0 reads the encoder output beside softmax(logits of a tagging head) · tag_embed.<tag set>,
  * checked against those values computed here; the gradient of the heads' loss, and of the
  * parser's loss alone (which reaches the tagging heads through their softmax), checked in double
- * precision; a model without the key is unchanged; the errors of a misplaced tag input. */
+ * precision; each tagging head's logits computed once for the parser's input and its own loss;
+ * a model without the key is unchanged; the errors of a misplaced tag input. */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
@@ -103,11 +104,11 @@ static void test_parser_input_values(void **state)
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     tp.no_grad = true;
     qkv_tensor *hidden = qkv_network_hidden(&tp, &f.m, &f.in, -1, NULL);
-    qkv_tensor *x = qkv_network_head_input(&tp, &f.m, 0, hidden, f.in.sentences);
+    qkv_tensor *x = qkv_network_head_input(&tp, &f.m, 0, hidden, f.in.sentences, NULL);
     assert_non_null(x);
     assert_int_equal(x->shape[0], T);
     assert_int_equal(x->shape[1], D + 2 * DT);
-    assert_ptr_equal(qkv_network_head_input(&tp, &f.m, 1, hidden, f.in.sentences), hidden);
+    assert_ptr_equal(qkv_network_head_input(&tp, &f.m, 1, hidden, f.in.sentences, NULL), hidden);
     const qkv_param *e[2] = {eu, ex};
     for (int k = 0; k < 2; k++) {
         const qkv_head *h = qkv_network_head(&f.m, 1 + k);
@@ -189,6 +190,63 @@ static void test_gradients(void **state)
     qkv_network_free(&f.m);
 }
 
+/* Nodes of tp that read the tensor w (a head's classifier: its product). */
+static int nodes_reading(const qkv_tape *tp, const qkv_tensor *w)
+{
+    int n = 0;
+    for (int k = 0; k < tp->n_nodes; k++)
+        for (int j = 0; j < tp->nodes[k].n_in; j++)
+            n += tp->nodes[k].in[j] == w;
+    return n;
+}
+
+/* The heads' loss computes each tagging head's logits once: the parser's input and the head's
+ * own loss read one product of its classifier, and qkv_network_head_input stores the logits it
+ * computes and takes those given. The loss is, bit for bit, the sum of the heads' losses each
+ * computed on its own (the tag inputs' logits made again for the parser). */
+static void test_logits_computed_once(void **state)
+{
+    (void)state;
+    fixture f;
+    make(&f, 2, 5);
+    qkv_tape tp;
+    assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    const qkv_tensor *wu = &qkv_params_find(&f.m.params, "upos.classifier.w")->t;
+    const qkv_tensor *wx = &qkv_params_find(&f.m.params, "xpos.classifier.w")->t;
+    qkv_tensor *hidden = qkv_network_hidden(&tp, &f.m, &f.in, -1, NULL), *logits[3];
+    const int32_t *tags[3] = {TAGS, UPOS, XPOS};
+    qkv_tensor *loss = qkv_network_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, HEADS, 0.1, logits);
+    assert_non_null(loss);
+    assert_int_equal(nodes_reading(&tp, wu), 1);
+    assert_int_equal(nodes_reading(&tp, wx), 1);
+
+    qkv_tensor *lg[3] = {NULL};
+    assert_non_null(qkv_network_head_input(&tp, &f.m, 0, hidden, f.in.sentences, lg));
+    assert_int_equal(nodes_reading(&tp, wu), 2);
+    assert_non_null(lg[1]);
+    assert_non_null(lg[2]);
+    assert_null(lg[0]);
+    qkv_tensor *given = lg[1];
+    assert_non_null(qkv_network_head_input(&tp, &f.m, 0, hidden, f.in.sentences, lg));
+    assert_int_equal(nodes_reading(&tp, wu), 2);
+    assert_ptr_equal(lg[1], given);
+
+    qkv_tensor *sum = NULL;
+    for (int i = 0; i < 3; i++) {
+        const qkv_head *h = qkv_network_head(&f.m, i);
+        qkv_tensor *x = qkv_network_head_input(&tp, &f.m, i, hidden, f.in.sentences, NULL);
+        qkv_tensor *l = h->desc->loss(&tp, h, qkv_head_logits(&tp, h, x, f.in.sentences), f.in.sentences,
+                                      &(qkv_gold){tags[i], HEADS, 0.1});
+        l = h->loss_weight != 1.0 ? qkv_scale(&tp, l, h->loss_weight) : l;
+        sum = sum ? qkv_add(&tp, sum, l) : l;
+        assert_int_equal(memcmp(logits[i]->data, qkv_head_logits(&tp, h, x, f.in.sentences)->data,
+                                logits[i]->size * sizeof *logits[i]->data), 0);
+    }
+    assert_true(sum->data[0] == loss->data[0]);
+    qkv_tape_free(&tp);
+    qkv_network_free(&f.m);
+}
+
 /* Without tag inputs nothing is added: the parser reads hidden, no tag_embed parameter. */
 static void test_off_by_default(void **state)
 {
@@ -200,7 +258,7 @@ static void test_off_by_default(void **state)
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
     qkv_tensor *hidden = qkv_network_hidden(&tp, &f.m, &f.in, -1, NULL);
-    assert_ptr_equal(qkv_network_head_input(&tp, &f.m, 0, hidden, f.in.sentences), hidden);
+    assert_ptr_equal(qkv_network_head_input(&tp, &f.m, 0, hidden, f.in.sentences, NULL), hidden);
     qkv_tape_free(&tp);
     qkv_network_free(&f.m);
 }
@@ -259,6 +317,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parser_input_values),
         cmocka_unit_test(test_gradients),
+        cmocka_unit_test(test_logits_computed_once),
         cmocka_unit_test(test_off_by_default),
         cmocka_unit_test(test_errors),
     };

@@ -9,7 +9,8 @@
 # api/tag_pairs.h), and qkv's predicted heads must be trees.
 # Models: configs/ud_ewt_joint.yaml's BiLSTM under a parser and UPOS and XPOS heads (the sample
 # has no LEMMA or FEATS; all five columns on the excerpt tests/data/files/ewt_all_columns/), the
-# same with the parser reading both heads' tags (model.parser_tag_inputs),
+# same with the parser reading both heads' tags (model.parser_tag_inputs; the port sizes the
+# parser's input by the tag_embed tensors, whatever the config's tag_input_dim says),
 # configs/ud_ewt_parse.yaml's parser alone over a Transformer with the
 # character CNN and the Eisner decoder, and configs/quickstart.yaml's tagger with a CRF UPOS
 # head and a softmax XPOS head. Skipped (exit 77) without torch and h5py.
@@ -44,6 +45,22 @@ check joint ud_ewt_joint.yaml 'data.tags=[deprel, upos, xpos]' model.d_model=32 
     model.n_layers=2 model.arc_dim=32 model.label_dim=16
 check tagin ud_ewt_joint.yaml 'data.tags=[deprel, upos, xpos]' 'model.parser_tag_inputs=[upos, xpos]' \
     model.tag_input_dim=8 model.d_model=32 model.lstm_hidden=24 model.n_layers=1 model.arc_dim=32 model.label_dim=16
+# the port sizes the parser's input by the tag_embed tensors, not by the config's tag_input_dim
+PYTHONPATH=$SRC/python "$PY" - "$work/tagin/checkpoints/last.h5" <<'EOF' || status=1
+import sys
+from qkv_torch_data import Checkpoint
+from qkv_torch_parse import heads_tagger
+ck = Checkpoint(sys.argv[1])
+d_out = ck.params["upos.classifier.w"].shape[1]
+ck.config["model"]["tag_input_dim"] = 999
+try:
+    d_in = heads_tagger(ck).arc_mlp.dep.w.shape[1]
+except Exception as e:
+    sys.exit(f"FAIL (tagin): the port cannot load the parser when the config's tag_input_dim differs: {e}")
+if d_in != d_out + 2 * 8:
+    sys.exit(f"FAIL (tagin): the parser reads {d_in} columns, expected {d_out} + 2 x 8")
+print("tagin: the parser's input sized by tag_embed.upos and tag_embed.xpos")
+EOF
 check parse ud_ewt_parse.yaml model.encoder=transformer model.lstm_hidden=0 model.d_model=32 model.n_heads=4 \
     model.d_ff=64 model.n_layers=2 model.arc_dim=24 model.label_dim=16 model.tree_decoder=eisner model.char_dim=8 \
     model.char_filters=16

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The parser reading its tagging heads' predictions (model.parser_tag_inputs) end to end on the
 # EWT excerpt with every column: a few steps train; the checkpoint holds tag_embed.<column>
-# [n_tags, tag_input_dim] and the parser's MLPs read the wider input; qkv eval scores it; qkv tag
+# [n_tags, tag_input_dim] and the parser's MLPs read the wider input; qkv eval scores it, computing
+# each tagging head's logits once (its profile's products as without tag inputs); qkv tag
 # writes trees with the checkpoint and with its export (float32: the same output; float16: valid
 # trees); the list is given with --set as data/make-english-model.sh's QKV_MAKE_SET gives it
 # (unquoted); a column that is not a tagging head, or a model that does not parse, is refused.
@@ -26,6 +27,16 @@ for name in ("arc_mlp.dep.w", "arc_mlp.head.w", "rel_mlp.dep.w", "rel_mlp.head.w
 PY
 gzip -dc $F/en_ewt-all-dev.conllu.gz >"$SCRATCH/gold.conllu"
 "$QKV_BIN" eval "$CK" "$SCRATCH/gold.conllu" | grep -q "UAS [0-9.]*% .* LAS [0-9.]*%" || fail "qkv eval"
+# each tagging head's logits are computed once a batch, for the parser's input and for the head's
+# own prediction: qkv eval runs as many products (linear) as for the model without tag inputs
+linear_calls() {
+    "$QKV_BIN" eval "$1" "$SCRATCH/gold.conllu" --profile 2>&1 >/dev/null | awk '$1 == "linear" && $2 == "fwd" {print $4}'
+}
+"$QKV_BIN" train configs/ud_ewt_joint.yaml "${SMALL[@]}" --set train.max_steps=1 --set train.eval_every=1 \
+    --out "$SCRATCH/plain" >/dev/null 2>&1 || fail "training the parser without tag inputs"
+with=$(linear_calls "$CK") without=$(linear_calls "$SCRATCH/plain/checkpoints/last.h5")
+[ -n "$with" ] && [ "$with" = "$without" ] ||
+    fail "qkv eval: $with linear products with tag inputs, $without without (a tagging head's computed twice)"
 "$QKV_BIN" tag "$CK" "$SCRATCH/gold.conllu" >"$SCRATCH/ck.conllu" || fail "qkv tag"
 check_trees "$SCRATCH/ck.conllu"
 "$QKV_BIN" export "$CK" --out "$SCRATCH/f32.h5" >/dev/null 2>&1 || fail "qkv export"
