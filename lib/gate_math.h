@@ -1,6 +1,7 @@
 /* qkv_sigmoid and qkv_tanh of qkv_real: the LSTM's gate nonlinearities, in a form the compiler
- * vectorizes. libm's tanhf and expf are calls the vectorizer cannot inline, so an LSTM step's
- * element loop ran one gate at a time through them (a quarter of a BiLSTM parser's evaluation).
+ * vectorizes. libm's tanhf and expf are calls the vectorizer cannot inline: through them an
+ * LSTM step's element loop runs one gate at a time, a quarter of a BiLSTM parser's evaluation
+ * (docs/results/2026-12-05-lstm-gates.md).
  *
  * The float build, both branch-free over qkv_expf_neg (lib/exp_neg.h), which takes only
  * non-positive arguments:

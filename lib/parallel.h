@@ -9,8 +9,8 @@
  * the training loop's no-malloc guarantee (measured by tests/lib/test_optim_nomalloc.c and
  * tests/lib/test_ops_nomalloc.c). A one-thread team is never reused either, so with
  * OMP_NUM_THREADS=1 every parallel region mallocs. So the test is a plain C `if`: enough work
- * and more than one thread. The loops below make that test; a loop that cannot take their
- * form (its body a function of the thread, lib/ops/conv2d.c's evaluation) writes it itself. */
+ * and more than one thread. The loops below make that test; a loop whose one-thread form is
+ * another call (lib/ops/conv2d.c: one call over all images) writes it itself. */
 #ifndef QKV_PARALLEL_H
 #define QKV_PARALLEL_H
 
@@ -89,7 +89,7 @@ static inline bool qkv_parallel_worth(size_t n)
         }                                                                                        \
     } while (0)
 
-/* QKV_FOR_ELEMENTS_IF split when qkv_parallel_worth(n) (n is evaluated twice). */
+/* QKV_FOR_ELEMENTS_IF run in parallel when n >= QKV_PARALLEL_MIN (n is evaluated twice). */
 #define QKV_FOR_ELEMENTS(j, n, ...) QKV_FOR_ELEMENTS_IF(j, n, (n) >= QKV_PARALLEL_MIN, __VA_ARGS__)
 
 #endif

@@ -93,6 +93,8 @@ static void forward_direction(const qkv_packed seg, const int32_t *order, int h,
     const int g4 = 4 * h, B = seg.n;
     const int32_t *off = seg.offsets;
     int maxlen = B > 0 ? qkv_packed_len(seg, order[0]) : 0, n = B;
+    /* c[-1] = 0: the vectorized step at t = 0 loads cs before its select drops the value */
+    memset(cs, 0, (size_t)(B > 0 ? B : 1) * h * sizeof *cs);
     for (int t = 0; t < maxlen; t++) {
         while (n > 0 && qkv_packed_len(seg, order[n - 1]) <= t)
             n--;

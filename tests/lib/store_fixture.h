@@ -13,6 +13,14 @@
 
 #include "lib/io/store.h"
 
+/* A variable-length UTF-8 string type, as h5py writes a str (close with H5Tclose). */
+static inline hid_t fx_vl_string(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    assert_true(t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0);
+    return t;
+}
+
 /* A checkpoint at p whose /vocab/words holds the n variable-length UTF-8 strings words (what
  * h5py writes for a list of str). Returns the file offset of the dataset's references
  * (contiguous, 16 bytes each). */
@@ -21,9 +29,8 @@ static inline size_t fx_write_vl_words(const char *p, const char *const *words, 
     qkv_store_writer *w;
     qkv_error err;
     assert_int_equal(qkv_store_create(p, &w, &err), QKV_OK);
-    hid_t str = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &n, NULL), lcpl = H5Pcreate(H5P_LINK_CREATE);
-    assert_true(H5Tset_size(str, H5T_VARIABLE) >= 0 && H5Tset_cset(str, H5T_CSET_UTF8) >= 0 &&
-                H5Pset_create_intermediate_group(lcpl, 1) >= 0);
+    hid_t str = fx_vl_string(), space = H5Screate_simple(1, &n, NULL), lcpl = H5Pcreate(H5P_LINK_CREATE);
+    assert_true(H5Pset_create_intermediate_group(lcpl, 1) >= 0);
     hid_t d = H5Dcreate2((hid_t)qkv_store_writer_hid(w), "/vocab/words", str, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
     assert_true(d >= 0 && H5Dwrite(d, str, H5S_ALL, H5S_ALL, H5P_DEFAULT, words) >= 0);
     haddr_t at = H5Dget_offset(d);

@@ -38,14 +38,6 @@ static void write_declared(const char *item, hid_t type, hsize_t n)
         fail_msg("%s", err.msg);
 }
 
-/* A variable-length UTF-8 string type (close with H5Tclose). */
-static hid_t vl_string(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    assert_true(t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0);
-    return t;
-}
-
 /* Child: reads /vocab/words of path; writes the count or the error to fd. */
 static void read_words_child(int fd, void *arg)
 {
@@ -119,7 +111,7 @@ static void test_declared_vl_strings_refused(void **state)
 {
     (void)state;
     char msg[1200];
-    hid_t str = vl_string();
+    hid_t str = fx_vl_string();
     write_declared("/vocab/words", str, 1000000000ULL);
     H5Tclose(str);
     read_words_limited(msg, sizeof msg);
