@@ -62,38 +62,74 @@ typedef struct {
     vl_budget budget;
 } vl_read;
 
+/* Frees the strings the H5Dread in progress has allocated. */
+static void free_made(vl_budget *b)
+{
+    while (b->n_made > 0)
+        free(b->made[--b->n_made]);
+}
+
+/* Selects the strings [i0, i0 + count) of the file into the first count of the memory's. */
+static bool select_strings(const vl_read *v, size_t i0, hsize_t count)
+{
+    hsize_t start = i0, zero = 0;
+    return H5Sselect_hyperslab(v->fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0 &&
+           H5Sselect_hyperslab(v->mspace, H5S_SELECT_SET, &zero, NULL, &count, NULL) >= 0;
+}
+
+/* The position of the string the budget refused in a read of the strings [i0, i0 + count) that
+ * began with `left` bytes to spend (the read's allocations are freed). A NULL string takes no
+ * allocation, so the allocations before the refusal do not give it: the strings are read again
+ * one at a time from the same budget, up to the one refused. `guess` when that read fails. */
+static size_t refused_position(vl_read *v, size_t i0, hsize_t count, hsize_t left, size_t guess)
+{
+    v->budget.left = left;
+    v->budget.refused = false;
+    for (size_t i = i0; i < i0 + (size_t)count; i++) {
+        char *one = NULL;
+        bool ok = select_strings(v, i, 1) && H5Dread(v->d, v->mem, v->mspace, v->fspace, v->dxpl, &one) >= 0;
+        free_made(&v->budget);
+        if (v->budget.refused)
+            return i;
+        if (!ok)
+            break;
+    }
+    return guess;
+}
+
 /* One H5Dread of the strings [i0, i0 + count) into buf + i0. On failure every string it
  * allocated is freed and set to NULL in buf, and the error names the string the budget refused
- * (the strings are read in order: the count allocated before it) or HDF5's message. */
+ * (by its position in the dataset) or HDF5's message. */
 static int read_vlen_block(vl_read *v, size_t i0, hsize_t count, char **buf, qkv_error *err)
 {
     char msg[512];
-    hsize_t start = i0, zero = 0;
     v->budget.n_made = 0;
-    if (v->mspace >= 0 && (H5Sselect_hyperslab(v->fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
-                           H5Sselect_hyperslab(v->mspace, H5S_SELECT_SET, &zero, NULL, &count, NULL) < 0))
+    bool whole = v->mspace < 0;
+    if (!whole && !select_strings(v, i0, count))
         return qkv_store_read_fail(v->r, err, v->path, "HDF5 cannot select strings %zu to %zu", i0,
                                   i0 + (size_t)count - 1);
-    bool whole = v->mspace < 0;
+    hsize_t left = v->budget.left;
     if (H5Dread(v->d, v->mem, whole ? H5S_ALL : v->mspace, whole ? H5S_ALL : v->fspace, v->dxpl, buf + i0) >= 0)
         return QKV_OK;
-    size_t refused = i0 + v->budget.n_made;
-    while (v->budget.n_made > 0)
-        free(v->budget.made[--v->budget.n_made]);
+    size_t refused = i0 + v->budget.n_made; /* when no string before it is NULL */
+    free_made(&v->budget);
     memset(buf + i0, 0, (size_t)count * sizeof *buf);
-    if (v->budget.refused)
-        return qkv_store_read_fail(v->r, err, v->path,
-                                   "its strings hold more than the whole file (%llu bytes) by string %zu: not read",
-                                   (unsigned long long)v->file_size, refused);
-    return qkv_store_read_fail(v->r, err, v->path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
+    if (!v->budget.refused)
+        return qkv_store_read_fail(v->r, err, v->path, "HDF5 cannot read it: %s", qkv_store_h5_msg(msg, sizeof msg));
+    if (!whole)
+        refused = refused_position(v, i0, count, left, refused);
+    return qkv_store_read_fail(v->r, err, v->path,
+                               "its strings hold more than the whole file (%llu bytes) by string %zu: not read",
+                               (unsigned long long)v->file_size, refused);
 }
 
 /* Reads n variable-length strings (n 1 for a scalar) into *vlen, n malloc'd strings. Each is a
  * global-heap reference holding the string's length, and HDF5 allocates that length before it
  * reads the heap object; many references can name one object. The allocations go through a
  * budget of the file's size plus a NUL per string (what separate strings take at most): a
- * string past it is refused before it is allocated. QKV_STORE_VLEN_BLOCK strings are read at a
- * time; a refused read frees what it allocated, so that it leaves nothing behind. */
+ * string past it is refused before it is allocated, and the error names it by its position.
+ * QKV_STORE_VLEN_BLOCK strings are read at a time; a refused read frees what it allocated, so
+ * that it leaves nothing behind. */
 static int read_vlen(const qkv_store_reader *r, const char *path, hid_t d, hid_t mem, size_t n, char ***vlen,
                      qkv_error *err)
 {

@@ -106,6 +106,13 @@ static double forward_backward(const crf_scores *sc, int off, int n, bool clamp,
     return lse_finish(m, sum);
 }
 
+/* Threads for a loop over the sentences of T tokens and K tags: the forward algorithm and
+ * Viterbi cost about T·K·K steps (lib/parallel.h's threshold on elements). */
+static int sentence_threads(int T, int K)
+{
+    return qkv_parallel_worth((size_t)T * K * K) ? omp_get_max_threads() : 1;
+}
+
 static void forward_sentence(crf_saved *s, int b)
 {
     int off = s->sent.offsets[b], n = qkv_packed_len(s->sent, b);
@@ -193,14 +200,7 @@ qkv_tensor *qkv_crf_nll(qkv_tape *tp, qkv_tensor *emissions, qkv_tensor *transit
         return NULL;
     mask_scores(&s->sc, transitions, start, end, mask);
 
-    if (qkv_parallel_worth((size_t)T * K * K)) {
-#pragma omp parallel for schedule(dynamic)
-        for (int b = 0; b < B; b++)
-            forward_sentence(s, b);
-    } else {
-        for (int b = 0; b < B; b++)
-            forward_sentence(s, b);
-    }
+    QKV_FOR_THREADS(sentence_threads(T, K), dynamic, int, b, B, forward_sentence(s, b););
     double total = 0;
     for (int b = 0; b < B; b++) {
         if (s->log_z[b] == -INFINITY)
@@ -270,14 +270,9 @@ static void crf_backward(qkv_tape *tp, qkv_node *node)
         return;
     memset(own, 0, (size_t)B * per * sizeof(double));
     int T = qkv_rows(node->in[0]);
-    if (qkv_parallel_worth((size_t)T * K * K)) {
-#pragma omp parallel for schedule(dynamic)
-        for (int b = 0; b < B; b++)
-            backward_sentence(s, b, g, dE, own + (size_t)b * per);
-    } else {
-        for (int b = 0; b < B; b++)
-            backward_sentence(s, b, g, dE, own + (size_t)b * per);
-    }
+    QKV_FOR_THREADS(sentence_threads(T, K), dynamic, int, b, B, {
+        backward_sentence(s, b, g, dE, own + (size_t)b * per);
+    });
     for (size_t k = 0; k < per; k++) {
         double sum = 0;
         for (int b = 0; b < B; b++)
@@ -366,18 +361,10 @@ int qkv_crf_viterbi_fallback(const qkv_tensor *emissions, const qkv_tensor *tran
         goto done;
     }
     mask_scores(&sc, transitions, start, end, mask);
-    if (qkv_parallel_worth((size_t)T * K * K)) {
-#pragma omp parallel for schedule(dynamic)
-        for (int b = 0; b < B; b++) {
-            size_t at = (size_t)sentences.offsets[b] * K;
-            ok[b] = viterbi_sentence(&sc, sentences, b, delta + at, back + at, path);
-        }
-    } else {
-        for (int b = 0; b < B; b++) {
-            size_t at = (size_t)sentences.offsets[b] * K;
-            ok[b] = viterbi_sentence(&sc, sentences, b, delta + at, back + at, path);
-        }
-    }
+    QKV_FOR_THREADS(sentence_threads(T, K), dynamic, int, b, B, {
+        size_t at = (size_t)sentences.offsets[b] * K;
+        ok[b] = viterbi_sentence(&sc, sentences, b, delta + at, back + at, path);
+    });
     bool unmasked = false;
     for (int b = 0; b < B; b++) {
         if (unconstrained)

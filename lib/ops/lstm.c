@@ -93,7 +93,9 @@ static void forward_direction(const qkv_packed seg, const int32_t *order, int h,
     const int g4 = 4 * h, B = seg.n;
     const int32_t *off = seg.offsets;
     int maxlen = B > 0 ? qkv_packed_len(seg, order[0]) : 0, n = B;
-    /* c[-1] = 0: the vectorized step at t = 0 loads cs before its select drops the value */
+    /* c[-1] = 0: the vectorized step at t = 0 loads cs before its select drops the value. The
+     * select is not f·c[-1]: a NaN forget gate at t = 0 would make that NaN, the select keeps
+     * it out of c[0] (the forget gate has no say at the first step). */
     memset(cs, 0, (size_t)(B > 0 ? B : 1) * h * sizeof *cs);
     for (int t = 0; t < maxlen; t++) {
         while (n > 0 && qkv_packed_len(seg, order[n - 1]) <= t)

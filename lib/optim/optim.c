@@ -171,15 +171,8 @@ static void update_rows(const qkv_optimizer *o, int i, qkv_real lr, const adam_c
 {
     const qkv_row_set *rs = o->rows[i];
     size_t d = (size_t)o->ps->items[i]->t.shape[1];
-    int n = rs->n;
-    if (qkv_parallel_worth((size_t)n * d)) {
-#pragma omp parallel for schedule(static)
-        for (int r = 0; r < n; r++)
-            update_span(o, i, (size_t)rs->rows[r] * d, d, lr, k);
-    } else {
-        for (int r = 0; r < n; r++)
-            update_span(o, i, (size_t)rs->rows[r] * d, d, lr, k);
-    }
+    QKV_FOR_ROWS(int, r, rs->n, (size_t)rs->n * d >= QKV_PARALLEL_MIN,
+                 update_span(o, i, (size_t)rs->rows[r] * d, d, lr, k););
 }
 
 int qkv_optim_set_rows(qkv_optimizer *o, int i, const qkv_row_set *rows, qkv_error *err)
@@ -199,39 +192,27 @@ void qkv_optim_step(qkv_optimizer *o, double lr) { qkv_optim_step_scaled(o, lr, 
 void qkv_optim_step_scaled(qkv_optimizer *o, double lr, double grad_scale)
 {
     const qkv_optim_config *c = &o->cfg;
-    const qkv_real gs = (qkv_real)grad_scale;
     o->step++;
-    if (c->kind == QKV_OPTIM_SGD) {
-        for (int i = 0; i < o->n; i++) {
-            qkv_param *pp = o->ps->items[i];
-            adam_coef k = {.l2 = pp->no_weight_decay ? 0 : (qkv_real)c->weight_decay, .gs = gs};
-            if (o->rows[i])
-                update_rows(o, i, (qkv_real)lr, &k);
-            else
-                update_span(o, i, 0, pp->t.size, (qkv_real)lr, &k);
-        }
-        return;
+    adam_coef k = {.gs = (qkv_real)grad_scale};
+    if (c->kind != QKV_OPTIM_SGD) {
+        double t = (double)o->step;
+        k.b1 = (qkv_real)c->beta1;
+        k.one_minus_b1 = (qkv_real)(1 - c->beta1);
+        k.b2 = (qkv_real)c->beta2;
+        k.one_minus_b2 = (qkv_real)(1 - c->beta2);
+        k.step_size = (qkv_real)(lr / (1 - pow(c->beta1, t)));
+        k.bc2_sqrt = (qkv_real)sqrt(1 - pow(c->beta2, t));
+        k.eps = (qkv_real)c->eps;
     }
-    double t = (double)o->step;
-    adam_coef k = {
-        .b1 = (qkv_real)c->beta1,
-        .one_minus_b1 = (qkv_real)(1 - c->beta1),
-        .b2 = (qkv_real)c->beta2,
-        .one_minus_b2 = (qkv_real)(1 - c->beta2),
-        .step_size = (qkv_real)(lr / (1 - pow(c->beta1, t))),
-        .bc2_sqrt = (qkv_real)sqrt(1 - pow(c->beta2, t)),
-        .eps = (qkv_real)c->eps,
-        .gs = gs,
-    };
     for (int i = 0; i < o->n; i++) {
         qkv_param *pp = o->ps->items[i];
         double wd = pp->no_weight_decay ? 0 : c->weight_decay;
-        k.l2 = (qkv_real)(c->kind == QKV_OPTIM_ADAM ? wd : 0);
+        k.l2 = (qkv_real)(c->kind == QKV_OPTIM_ADAMW ? 0 : wd); /* SGD and Adam: an L2 term */
         k.keep = (qkv_real)(c->kind == QKV_OPTIM_ADAMW ? 1 - lr * wd : 1);
         if (o->rows[i])
             update_rows(o, i, (qkv_real)lr, &k);
         else
-            adam_update(pp->t.data, pp->t.grad, o->slot[0][i], o->slot[1][i], pp->t.size, &k);
+            update_span(o, i, 0, pp->t.size, (qkv_real)lr, &k);
     }
 }
 
@@ -278,18 +259,10 @@ static double sum_squares(const qkv_real *g, size_t n)
     size_t n_blocks = (n + CLIP_BLOCK - 1) / CLIP_BLOCK;
     for (size_t b0 = 0; b0 < n_blocks; b0 += CLIP_BATCH) {
         int nb = (int)(n_blocks - b0 < CLIP_BATCH ? n_blocks - b0 : CLIP_BATCH);
-        if (qkv_parallel_worth(n)) {
-#pragma omp parallel for schedule(static)
-            for (int b = 0; b < nb; b++) {
-                size_t lo = (b0 + (size_t)b) * CLIP_BLOCK;
-                partial[b] = block_sum_squares(g, lo, lo + CLIP_BLOCK < n ? lo + CLIP_BLOCK : n);
-            }
-        } else {
-            for (int b = 0; b < nb; b++) {
-                size_t lo = (b0 + (size_t)b) * CLIP_BLOCK;
-                partial[b] = block_sum_squares(g, lo, lo + CLIP_BLOCK < n ? lo + CLIP_BLOCK : n);
-            }
-        }
+        QKV_FOR_ROWS(int, b, nb, n >= QKV_PARALLEL_MIN, {
+            size_t lo = (b0 + (size_t)b) * CLIP_BLOCK;
+            partial[b] = block_sum_squares(g, lo, lo + CLIP_BLOCK < n ? lo + CLIP_BLOCK : n);
+        });
         for (int b = 0; b < nb; b++)
             total += partial[b];
     }

@@ -2,7 +2,8 @@
  * run on each sentence alone (packed batch of lengths 3 and 1), packing that changes nothing
  * (a sentence gives the same rows alone and with batch mates), double-precision gradient
  * checks over packed batches of different lengths (length 1 and an empty sentence included),
- * one direction without b_hh, a check that the gradient check catches a 1% error, tape errors. */
+ * one direction without b_hh, a check that the gradient check catches a 1% error, a first step
+ * that a NaN forget gate does not reach, tape errors. */
 #include "optest.h"
 
 typedef struct {
@@ -160,6 +161,29 @@ static void test_single_token_batch(void **state)
     ot_free(&e);
 }
 
+/* A sentence's first step has no c[t-1], so its forget gate has no say in the output, not even
+ * a NaN one (f·c[t-1] with c[t-1] = 0 would be NaN). */
+static void test_first_step_ignores_the_forget_gate(void **state)
+{
+    (void)state;
+    enum { H = 2 };
+    ot_env e;
+    ot_init(&e, 10);
+    qkv_tensor *gx = ot_param2(&e, "gx", 1, 4 * H), *w = ot_param2(&e, "w", 4 * H, H);
+    qkv_packed seg = {1, (int32_t[]){0, 1}};
+    qkv_tensor *y = qkv_lstm(&e.tp, gx, w, NULL, NULL, NULL, NULL, seg);
+    assert_non_null(y);
+    qkv_real want[H] = {y->data[0], y->data[1]};
+    qkv_tape_reset(&e.tp);
+    for (int k = 0; k < H; k++)
+        gx->data[H + k] = NAN; /* the forget gate's block */
+    y = qkv_lstm(&e.tp, gx, w, NULL, NULL, NULL, NULL, seg);
+    assert_non_null(y);
+    for (int k = 0; k < H; k++)
+        assert_true(y->data[k] == want[k]);
+    ot_free(&e);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -186,7 +210,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_matches_torch),          cmocka_unit_test(test_packing_changes_nothing),
         cmocka_unit_test(test_gradcheck_bidirectional_packed), cmocka_unit_test(test_gradcheck_one_direction_no_b_hh),
-        cmocka_unit_test(test_single_token_batch),             cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_single_token_batch),             cmocka_unit_test(test_first_step_ignores_the_forget_gate),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,8 @@
  * so is one whose references all name one long string (each read would allocate a copy of it)
  * and one whose references give lengths far past the file (HDF5 allocates a reference's length
  * before it reads the string); each is read in a child whose address space is limited
- * (tests/child_run.h), where a reader that allocated first fails with "out of memory" instead. */
+ * (tests/child_run.h), where a reader that allocated first fails with "out of memory" instead.
+ * The refusal names the string by its position in the list, NULL strings before it counted. */
 #include "store_fixture.h"
 
 #include <hdf5.h>
@@ -180,6 +181,25 @@ static void test_vl_length_past_the_file_refused(void **state)
     free(buf);
 }
 
+/* The refused string is named by its position in the list: NULL strings (nil references, which
+ * HDF5 reads without an allocation) before it count too. */
+static void test_refused_string_named_by_position(void **state)
+{
+    (void)state;
+    enum { N = 6, REFUSED = 4 };
+    const char *words[N] = {NULL, "a", NULL, NULL, "abc", "b"};
+    size_t at = fx_write_vl_words(path, words, N), len;
+    unsigned char *buf = fx_slurp(path, &len), *ref = buf + at;
+    assert_true(ref[16 * REFUSED] == 3 && ref[16 * REFUSED + 1] == 0);
+    ref[16 * REFUSED + 3] = 0x10; /* 0x10000003 bytes */
+    reseal(buf, len);
+    char msg[1200];
+    read_words_limited(msg, sizeof msg);
+    if (!strstr(msg, "/vocab/words") || !strstr(msg, "more than the whole file") || !strstr(msg, "by string 4:"))
+        fail_msg("expected /vocab/words refused by string 4, got: %s", msg);
+    free(buf);
+}
+
 /* what qkv writes itself is read as before */
 static void test_written_data_still_reads(void **state)
 {
@@ -212,6 +232,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_declared_vl_strings_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shared_vl_string_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vl_length_past_the_file_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused_string_named_by_position, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
