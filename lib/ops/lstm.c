@@ -17,11 +17,14 @@
  *     dh = dy[t] + dh_next,   dc = dc_next + dh ⊙ o ⊙ (1 - tanh²c)
  *     da_i = dc g i(1-i),  da_f = dc c[t-1] f(1-f),  da_g = dc i (1-g²),  da_o = dh tanh(c) o(1-o)
  *     dc_next = dc ⊙ f,   dh_next = da w_hh,   dw_hh += da^T h[t-1],   db_hh += da,  dgx[t] += da.
- * σ and tanh are lib/gate_math.h's vectorizable forms (float) or libm's (the double build). */
+ * σ and tanh are lib/gate_math.h's vectorizable forms (float) or libm's (the double build).
+ * With two directions and more than one OpenMP thread, each direction runs on its own thread
+ * (forward and backward), its step products on that thread. */
 #include "lib/blas.h"
 #include "lib/gate_math.h"
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
+#include "lib/parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -155,8 +158,9 @@ qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor 
     lstm_saved *s = qkv_tape_alloc(tp, sizeof *s);
     int32_t *order = rank_by_length(tp, seg);
     size_t bn = (size_t)(B > 0 ? B : 1);
-    qkv_real *hs = qkv_tape_alloc(tp, bn * h * sizeof *hs), *cs = qkv_tape_alloc(tp, bn * h * sizeof *cs);
-    qkv_real *gates = qkv_tape_alloc(tp, bn * 4 * h * sizeof *gates);
+    /* per direction: the states h, c [B, h] and the step's gates [B, 4h] */
+    qkv_real *hs = qkv_tape_alloc(tp, dirs * bn * h * sizeof *hs), *cs = qkv_tape_alloc(tp, dirs * bn * h * sizeof *cs);
+    qkv_real *gates = qkv_tape_alloc(tp, dirs * bn * 4 * h * sizeof *gates);
     if (!y || !s || !order || !hs || !cs || !gates)
         return NULL;
     *s = (lstm_saved){.seg = seg, .order = order, .h = h, .dirs = dirs};
@@ -166,9 +170,14 @@ qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor 
         s->cell[d] = qkv_tape_alloc(tp, (size_t)(rows > 0 ? rows : 1) * h * sizeof(qkv_real));
         if (!s->act[d] || !s->cell[d])
             return NULL;
-        forward_direction(seg, order, h, gxs[d]->data, ws[d]->data, bs[d] ? bs[d]->data : NULL, d == 1, s->act[d],
-                          s->cell[d], y->data, ydim, d * h, hs, cs, gates);
     }
+    /* The two directions are independent: one thread each (their products then run on that
+     * thread), instead of both threads on every small step product in turn. */
+    QKV_FOR_THREADS(dirs > 1 ? omp_get_max_threads() : 1, static, int, d, dirs, {
+        size_t o = (size_t)d * bn * h;
+        forward_direction(seg, order, h, gxs[d]->data, ws[d]->data, bs[d] ? bs[d]->data : NULL, d == 1, s->act[d],
+                          s->cell[d], y->data, ydim, d * h, hs + o, cs + o, gates + 4 * o);
+    });
     qkv_tensor *inputs[6] = {gx, w_hh, b_hh, gx_rev, w_hh_rev, b_hh_rev};
     qkv_node *node = qkv_tape_record(tp, "lstm", lstm_backward, y, 6, inputs);
     if (node)
@@ -239,13 +248,21 @@ static void lstm_backward(qkv_tape *tp, qkv_node *node)
     const qkv_tensor *y = node->out;
     const int h = s->h, B = s->seg.n;
     size_t bn = (size_t)(B > 0 ? B : 1);
-    qkv_real *dh = qkv_tape_alloc(tp, bn * h * sizeof *dh), *dc = qkv_tape_alloc(tp, bn * h * sizeof *dc);
-    qkv_real *da = qkv_tape_alloc(tp, bn * 4 * h * sizeof *da), *hprev = qkv_tape_alloc(tp, bn * h * sizeof *hprev);
+    const size_t per = (size_t)s->dirs * bn * h; /* per direction: dh, dc, h[t-1] [B, h], da [B, 4h] */
+    qkv_real *dh = qkv_tape_alloc(tp, per * sizeof *dh), *dc = qkv_tape_alloc(tp, per * sizeof *dc);
+    qkv_real *da = qkv_tape_alloc(tp, 4 * per * sizeof *da), *hprev = qkv_tape_alloc(tp, per * sizeof *hprev);
+    qkv_real *dgx[2] = {0}, *dw[2] = {0}, *db[2] = {0};
     if (!dh || !dc || !da || !hprev)
         return;
-    for (int d = 0; d < s->dirs; d++) {
-        qkv_tensor *gx = node->in[3 * d], *w = node->in[3 * d + 1], *b = node->in[3 * d + 2];
-        qkv_real *dgx = qkv_grad(tp, gx), *dw = qkv_grad(tp, w), *db = qkv_grad(tp, b);
-        backward_direction(s, d, w->data, y->data, y->grad, s->dirs * h, dgx, dw, db, dh, dc, da, hprev);
+    for (int d = 0; d < s->dirs; d++) { /* gradient buffers come from the tape's arena: not in threads */
+        dgx[d] = qkv_grad(tp, node->in[3 * d]);
+        dw[d] = qkv_grad(tp, node->in[3 * d + 1]);
+        db[d] = qkv_grad(tp, node->in[3 * d + 2]);
     }
+    /* the directions write disjoint gradients: one thread each, as in the forward */
+    QKV_FOR_THREADS(s->dirs > 1 ? omp_get_max_threads() : 1, static, int, d, s->dirs, {
+        size_t o = (size_t)d * bn * h;
+        backward_direction(s, d, node->in[3 * d + 1]->data, y->data, y->grad, s->dirs * h, dgx[d], dw[d], db[d],
+                           dh + o, dc + o, da + 4 * o, hprev + o);
+    });
 }

@@ -3,8 +3,10 @@
  * (a sentence gives the same rows alone and with batch mates), double-precision gradient
  * checks over packed batches of different lengths (length 1 and an empty sentence included),
  * one direction without b_hh, a check that the gradient check catches a 1% error, a first step
- * that a NaN forget gate does not reach, tape errors. */
+ * that a NaN forget gate does not reach, the same bits on one thread and two, tape errors. */
 #include "optest.h"
+
+#include <omp.h>
 
 typedef struct {
     qkv_tensor *x, *w_ih[2], *w_hh[2], *b_ih[2], *b_hh[2];
@@ -184,6 +186,50 @@ static void test_first_step_ignores_the_forget_gate(void **state)
     ot_free(&e);
 }
 
+/* Two directions run on two threads (one each) and on one: the same bits, outputs and every
+ * gradient; a buffer shared by the directions' threads would change them. */
+static void test_threads(void **state)
+{
+    (void)state;
+    enum { N_GRADS = 9 };
+    qkv_real *out[2][1 + N_GRADS] = {{0}};
+    size_t size[1 + N_GRADS] = {0};
+    int saved_threads = omp_get_max_threads();
+    for (int run = 0; run < 2; run++) {
+        omp_set_num_threads(run ? 2 : 1);
+        fixture f = {.n_seg = 6, .off = {0, 3, 4, 4, 9, 11, 18}};
+        ot_env e;
+        ot_init(&e, 12);
+        make(&e, &f, 5, 6, 2, true);
+        qkv_tensor *y = bilstm_fn(&e.tp, &f);
+        assert_non_null(y);
+        /* loss sum(y ⊙ r) with a fixed r: every output element gets its own weight */
+        qkv_real *r = malloc(y->size * sizeof *r);
+        assert_non_null(r);
+        for (size_t i = 0; i < y->size; i++)
+            r[i] = (qkv_real)(0.01 * (double)((i * 7) % 23) - 0.1);
+        assert_int_equal(qkv_backward_from(&e.tp, y, r), QKV_OK);
+        free(r);
+        qkv_tensor *ts[1 + N_GRADS] = {y, f.x, f.w_ih[0], f.w_hh[0], f.b_ih[0], f.b_hh[0],
+                                       f.w_ih[1], f.w_hh[1], f.b_ih[1], f.b_hh[1]};
+        for (int k = 0; k <= N_GRADS; k++) {
+            const qkv_real *src = k ? ts[k]->grad : ts[k]->data;
+            assert_non_null(src);
+            size[k] = ts[k]->size * sizeof(qkv_real);
+            out[run][k] = malloc(size[k]);
+            assert_non_null(out[run][k]);
+            memcpy(out[run][k], src, size[k]);
+        }
+        ot_free(&e);
+    }
+    omp_set_num_threads(saved_threads);
+    for (int k = 0; k <= N_GRADS; k++) {
+        assert_memory_equal(out[0][k], out[1][k], size[k]);
+        free(out[0][k]);
+        free(out[1][k]);
+    }
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -211,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_forward_matches_torch),          cmocka_unit_test(test_packing_changes_nothing),
         cmocka_unit_test(test_gradcheck_bidirectional_packed), cmocka_unit_test(test_gradcheck_one_direction_no_b_hh),
         cmocka_unit_test(test_single_token_batch),             cmocka_unit_test(test_first_step_ignores_the_forget_gate),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
