@@ -18,10 +18,12 @@
  *     da_i = dc g i(1-i),  da_f = dc c[t-1] f(1-f),  da_g = dc i (1-g²),  da_o = dh tanh(c) o(1-o)
  *     dc_next = dc ⊙ f,   dh_next = da w_hh,   dw_hh += da^T h[t-1],   db_hh += da,  dgx[t] += da.
  * σ and tanh are lib/gate_math.h's vectorizable forms (float) or libm's (the double build).
- * With two directions and more than one OpenMP thread, each direction runs on its own thread
- * (forward and backward), its step products on that thread. */
+ * With two directions, more than one OpenMP thread and enough work, each direction runs on its
+ * own thread (forward, and backward unless both directions share a gradient), its step
+ * products on that thread. */
 #include "lib/blas.h"
 #include "lib/gate_math.h"
+#include "lib/gemm_rows.h"
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
 #include "lib/parallel.h"
@@ -86,6 +88,14 @@ static bool check_direction(qkv_tape *tp, const char *dir, const qkv_tensor *gx,
     if (b && b->size != (size_t)(4 * h))
         return qkv_tape_fail(tp, "lstm: %s: b_hh has %zu elements, expected 4h = %d", dir, b->size, 4 * h), false;
     return true;
+}
+
+/* Threads for the recurrences: one a direction when there are two and one direction's step
+ * products (rows · 4h · h multiply-adds) are worth a thread (lib/parallel.h), else 1: the
+ * directions one after the other. */
+static int direction_threads(int dirs, int rows, int h)
+{
+    return dirs > 1 ? qkv_parallel_threads((double)rows * 4 * h * h) : 1;
 }
 
 /* One direction's forward; writes columns col0 .. col0+h-1 of y [T, ydim]. */
@@ -172,12 +182,14 @@ qkv_tensor *qkv_lstm(qkv_tape *tp, qkv_tensor *gx, qkv_tensor *w_hh, qkv_tensor 
             return NULL;
     }
     /* The two directions are independent: one thread each (their products then run on that
-     * thread), instead of both threads on every small step product in turn. */
-    QKV_FOR_THREADS(dirs > 1 ? omp_get_max_threads() : 1, static, int, d, dirs, {
+     * thread, OpenBLAS on one), instead of both threads on every small step product in turn. */
+    int blas = qkv_blas_single();
+    QKV_FOR_THREADS(direction_threads(dirs, rows, h), static, int, d, dirs, {
         size_t o = (size_t)d * bn * h;
         forward_direction(seg, order, h, gxs[d]->data, ws[d]->data, bs[d] ? bs[d]->data : NULL, d == 1, s->act[d],
                           s->cell[d], y->data, ydim, d * h, hs + o, cs + o, gates + 4 * o);
     });
+    qkv_blas_restore(blas);
     qkv_tensor *inputs[6] = {gx, w_hh, b_hh, gx_rev, w_hh_rev, b_hh_rev};
     qkv_node *node = qkv_tape_record(tp, "lstm", lstm_backward, y, 6, inputs);
     if (node)
@@ -217,7 +229,7 @@ static void backward_direction(const lstm_saved *s, int d, const qkv_real *w_hh,
                 qkv_real dhv = dyr[k] + dhj[k];
                 qkv_real dcv = dcj[k] + dhv * o * (1 - tc * tc);
                 a[k] = dcv * g * i * (1 - i);
-                a[h + k] = dcv * cp * f * (1 - f);
+                a[h + k] = t > 0 ? dcv * cp * f * (1 - f) : 0; /* no c[t-1]: f has no say */
                 a[2 * h + k] = dcv * i * (1 - g * g);
                 a[3 * h + k] = dhv * tc * o * (1 - o);
                 dcj[k] = dcv * f;
@@ -259,10 +271,14 @@ static void lstm_backward(qkv_tape *tp, qkv_node *node)
         dw[d] = qkv_grad(tp, node->in[3 * d + 1]);
         db[d] = qkv_grad(tp, node->in[3 * d + 2]);
     }
-    /* the directions write disjoint gradients: one thread each, as in the forward */
-    QKV_FOR_THREADS(s->dirs > 1 ? omp_get_max_threads() : 1, static, int, d, s->dirs, {
+    /* One thread a direction, as in the forward, when their gradients are apart: a caller may
+     * pass one tensor for both directions (tied weights), whose gradient then sums both. */
+    bool apart = (!dgx[0] || dgx[0] != dgx[1]) && (!dw[0] || dw[0] != dw[1]) && (!db[0] || db[0] != db[1]);
+    int blas = qkv_blas_single();
+    QKV_FOR_THREADS(apart ? direction_threads(s->dirs, y->shape[0], h) : 1, static, int, d, s->dirs, {
         size_t o = (size_t)d * bn * h;
         backward_direction(s, d, node->in[3 * d + 1]->data, y->data, y->grad, s->dirs * h, dgx[d], dw[d], db[d],
                            dh + o, dc + o, da + 4 * o, hprev + o);
     });
+    qkv_blas_restore(blas);
 }

@@ -6,7 +6,10 @@
  * that a NaN forget gate does not reach, the same bits on one thread and two, tape errors. */
 #include "optest.h"
 
+#include <math.h>
 #include <omp.h>
+
+#include "lib/parallel.h"
 
 typedef struct {
     qkv_tensor *x, *w_ih[2], *w_hh[2], *b_ih[2], *b_hh[2];
@@ -163,8 +166,8 @@ static void test_single_token_batch(void **state)
     ot_free(&e);
 }
 
-/* A sentence's first step has no c[t-1], so its forget gate has no say in the output, not even
- * a NaN one (f·c[t-1] with c[t-1] = 0 would be NaN). */
+/* A sentence's first step has no c[t-1], so its forget gate has no say in the output or the
+ * gradients, not even a NaN one (f·c[t-1] with c[t-1] = 0 would be NaN). */
 static void test_first_step_ignores_the_forget_gate(void **state)
 {
     (void)state;
@@ -183,50 +186,69 @@ static void test_first_step_ignores_the_forget_gate(void **state)
     assert_non_null(y);
     for (int k = 0; k < H; k++)
         assert_true(y->data[k] == want[k]);
+    assert_int_equal(qkv_backward_from(&e.tp, y, (qkv_real[H]){1, 1}), QKV_OK);
+    for (int k = 0; k < 4 * H; k++) /* the forget block's gradient 0, every other one finite */
+        assert_true(k / H == 1 ? gx->grad[k] == 0 : isfinite(gx->grad[k]));
     ot_free(&e);
 }
 
-/* Two directions run on two threads (one each) and on one: the same bits, outputs and every
- * gradient; a buffer shared by the directions' threads would change them. */
+/* Outputs and every gradient of a bidirectional LSTM on one thread and on two; with `tied` the
+ * reverse direction takes the forward's w_hh and b_hh (one gradient for both directions). */
+static void run_threads(int threads, bool tied, qkv_real **out, size_t *size)
+{
+    enum { S = 15, IN = 5, H = 96 };
+    omp_set_num_threads(threads);
+    assert_int_equal(omp_get_max_threads(), threads);
+    fixture f = {.n_seg = S};
+    for (int i = 0; i < S; i++) /* lengths 1 to 29: sentences end at different steps */
+        f.off[i + 1] = f.off[i] + 1 + (i * 7) % 29;
+    /* enough multiply-adds for a thread a direction (lib/parallel.h) */
+    assert_true((double)f.off[S] * 4 * H * H >= QKV_PARALLEL_MIN_MADDS);
+    ot_env e;
+    ot_init(&e, 12);
+    make(&e, &f, IN, H, 2, true);
+    if (tied)
+        f.w_hh[1] = f.w_hh[0], f.b_hh[1] = f.b_hh[0];
+    qkv_tensor *y = bilstm_fn(&e.tp, &f);
+    assert_non_null(y);
+    /* loss sum(y ⊙ r) with a fixed r: every output element gets its own weight */
+    qkv_real *r = malloc(y->size * sizeof *r);
+    assert_non_null(r);
+    for (size_t i = 0; i < y->size; i++)
+        r[i] = (qkv_real)(0.01 * (double)((i * 7) % 23) - 0.1);
+    assert_int_equal(qkv_backward_from(&e.tp, y, r), QKV_OK);
+    free(r);
+    qkv_tensor *ts[10] = {y, f.x, f.w_ih[0], f.w_hh[0], f.b_ih[0], f.b_hh[0], f.w_ih[1], f.w_hh[1], f.b_ih[1], f.b_hh[1]};
+    for (int k = 0; k < 10; k++) {
+        const qkv_real *src = k ? ts[k]->grad : ts[k]->data;
+        assert_non_null(src);
+        size[k] = ts[k]->size * sizeof(qkv_real);
+        out[k] = malloc(size[k]);
+        assert_non_null(out[k]);
+        memcpy(out[k], src, size[k]);
+    }
+    ot_free(&e);
+}
+
+/* The directions on a thread each (and tied weights, whose gradients the directions share, on
+ * one) give the same bits as one thread; a buffer that the two threads shared would make them
+ * differ (a race: in most runs, not all). */
 static void test_threads(void **state)
 {
     (void)state;
-    enum { N_GRADS = 9 };
-    qkv_real *out[2][1 + N_GRADS] = {{0}};
-    size_t size[1 + N_GRADS] = {0};
     int saved_threads = omp_get_max_threads();
-    for (int run = 0; run < 2; run++) {
-        omp_set_num_threads(run ? 2 : 1);
-        fixture f = {.n_seg = 6, .off = {0, 3, 4, 4, 9, 11, 18}};
-        ot_env e;
-        ot_init(&e, 12);
-        make(&e, &f, 5, 6, 2, true);
-        qkv_tensor *y = bilstm_fn(&e.tp, &f);
-        assert_non_null(y);
-        /* loss sum(y ⊙ r) with a fixed r: every output element gets its own weight */
-        qkv_real *r = malloc(y->size * sizeof *r);
-        assert_non_null(r);
-        for (size_t i = 0; i < y->size; i++)
-            r[i] = (qkv_real)(0.01 * (double)((i * 7) % 23) - 0.1);
-        assert_int_equal(qkv_backward_from(&e.tp, y, r), QKV_OK);
-        free(r);
-        qkv_tensor *ts[1 + N_GRADS] = {y, f.x, f.w_ih[0], f.w_hh[0], f.b_ih[0], f.b_hh[0],
-                                       f.w_ih[1], f.w_hh[1], f.b_ih[1], f.b_hh[1]};
-        for (int k = 0; k <= N_GRADS; k++) {
-            const qkv_real *src = k ? ts[k]->grad : ts[k]->data;
-            assert_non_null(src);
-            size[k] = ts[k]->size * sizeof(qkv_real);
-            out[run][k] = malloc(size[k]);
-            assert_non_null(out[run][k]);
-            memcpy(out[run][k], src, size[k]);
+    for (int tied = 0; tied < 2; tied++) {
+        qkv_real *out[2][10];
+        size_t size[2][10];
+        for (int run = 0; run < 2; run++)
+            run_threads(run + 1, tied, out[run], size[run]);
+        omp_set_num_threads(saved_threads);
+        for (int k = 0; k < 10; k++) {
+            assert_int_equal(size[0][k], size[1][k]);
+            assert_memory_equal(out[0][k], out[1][k], size[0][k]);
+            free(out[0][k]);
+            free(out[1][k]);
         }
-        ot_free(&e);
-    }
-    omp_set_num_threads(saved_threads);
-    for (int k = 0; k <= N_GRADS; k++) {
-        assert_memory_equal(out[0][k], out[1][k], size[k]);
-        free(out[0][k]);
-        free(out[1][k]);
     }
 }
 
