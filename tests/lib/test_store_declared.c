@@ -160,25 +160,34 @@ static void test_shared_vl_string_refused(void **state)
     free(text);
 }
 
-/* 8 references whose lengths say 256 MiB for strings of 3 bytes (HDF5 allocates a reference's
- * length before it reads the heap object) */
-static void test_vl_length_past_the_file_refused(void **state)
+/* Writes words[0 .. n-1] as the file's /vocab/words, makes the references of the strings at
+ * the positions in long_at[0 .. n_long-1] (3-byte strings) say 0x10000003 bytes (HDF5
+ * allocates a reference's length before it reads the heap object) and reads the file in a
+ * limited child: its message in msg. */
+static void read_lengths_past_the_file(const char *const *words, int n, const int *long_at, int n_long, char *msg,
+                                       size_t cap)
 {
-    (void)state;
-    enum { N = 8 };
-    const char *words[N] = {"abc", "abc", "abc", "abc", "abc", "abc", "abc", "abc"};
-    size_t at = fx_write_vl_words(path, words, N), len;
+    size_t at = fx_write_vl_words(path, words, (size_t)n), len;
     unsigned char *buf = fx_slurp(path, &len), *ref = buf + at;
-    for (int i = 0; i < N; i++) {
+    for (int j = 0; j < n_long; j++) {
+        int i = long_at[j];
         assert_true(ref[16 * i] == 3 && ref[16 * i + 1] == 0);
         ref[16 * i + 3] = 0x10; /* 0x10000003 bytes */
     }
     reseal(buf, len);
+    read_words_limited(msg, cap);
+    free(buf);
+}
+
+/* 8 references whose lengths say 256 MiB for strings of 3 bytes */
+static void test_vl_length_past_the_file_refused(void **state)
+{
+    (void)state;
+    const char *words[8] = {"abc", "abc", "abc", "abc", "abc", "abc", "abc", "abc"};
     char msg[1200];
-    read_words_limited(msg, sizeof msg);
+    read_lengths_past_the_file(words, 8, (int[]){0, 1, 2, 3, 4, 5, 6, 7}, 8, msg, sizeof msg);
     if (!strstr(msg, "/vocab/words") || !strstr(msg, "strings hold") || !strstr(msg, "more than the whole file"))
         fail_msg("expected /vocab/words refused for its strings' lengths, got: %s", msg);
-    free(buf);
 }
 
 /* The refused string is named by its position in the list: NULL strings (nil references, which
@@ -186,18 +195,11 @@ static void test_vl_length_past_the_file_refused(void **state)
 static void test_refused_string_named_by_position(void **state)
 {
     (void)state;
-    enum { N = 6, REFUSED = 4 };
-    const char *words[N] = {NULL, "a", NULL, NULL, "abc", "b"};
-    size_t at = fx_write_vl_words(path, words, N), len;
-    unsigned char *buf = fx_slurp(path, &len), *ref = buf + at;
-    assert_true(ref[16 * REFUSED] == 3 && ref[16 * REFUSED + 1] == 0);
-    ref[16 * REFUSED + 3] = 0x10; /* 0x10000003 bytes */
-    reseal(buf, len);
+    const char *words[6] = {NULL, "a", NULL, NULL, "abc", "b"};
     char msg[1200];
-    read_words_limited(msg, sizeof msg);
+    read_lengths_past_the_file(words, 6, (int[]){4}, 1, msg, sizeof msg);
     if (!strstr(msg, "/vocab/words") || !strstr(msg, "more than the whole file") || !strstr(msg, "by string 4:"))
         fail_msg("expected /vocab/words refused by string 4, got: %s", msg);
-    free(buf);
 }
 
 /* what qkv writes itself is read as before */
