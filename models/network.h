@@ -4,7 +4,8 @@
  *   per feature kind, summed [+ the character encoder's vector of each word, models/char_cnn.h];
  *   or frames, models/frames_input.c: dense vectors [T, d_input] -> a linear map)
  *   [-> · sqrt(d_model)] -> + positional encoding -> dropout -> the encoder (model.encoder:
- *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm -> the heads
+ *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm [-> dropout
+ *   head_dropout] -> the heads
  *   (model.output: models/softmax_head.c, crf_head.c), each a linear map to its tag logits
  *   [T, n_tags] with its loss and decoder, or a dependency parser (biaffine_head.c) whose
  *   targets are arcs. The encoder is n_layers Transformer blocks
@@ -64,6 +65,7 @@ typedef struct qkv_network_config {
     int n_layers;
     qkv_encoder_opts encoder;        /* d_model, d_ff, attention options, dropout (also applied
                                         to the embeddings after adding positions), ... */
+    double head_dropout;             /* dropout on the final layer norm's output, before the heads */
     qkv_pos_kind positional;
     int max_len;                     /* rows of the learned table */
     qkv_pos_overflow pos_overflow;   /* learned: clamp = positions >= max_len use the last row */
@@ -175,7 +177,7 @@ int qkv_network_image_grid(qkv_network_config *cfg, int rows, int cols, int chan
 int qkv_network_d_out(const qkv_network_config *cfg);
 
 /* The normalised encoder output [T, d_out] that every head reads (a parser with tag inputs through
- * qkv_network_head_input); NULL when the tape failed
+ * qkv_network_head_input), after dropout head_dropout on a training tape; NULL when the tape failed
  * (tp->err says why, e.g. a sentence longer than max_len with learned positions, or no
  * characters for a model with a character encoder). `keep` (may be NULL) receives the
  * attention weights of layer keep_layer (transformer only; other encoders leave it untouched). */

@@ -98,7 +98,7 @@ class Tagger(QkvParams):
         kind = m["encoder"]
         self.pos = Positional(m if kind == "transformer" else dict(m, positional="none"))
         self.scale = math.sqrt(d) if m["scale_embeddings"] else 1.0
-        self.p = m["dropout"]
+        self.p, self.p_head = m["dropout"], m.get("head_dropout", 0.0)
         self.encoder = {"transformer": Encoder, "bilstm": BiLSTMEncoder, "cnn": CNNEncoder}[kind](m)
         d_out = getattr(self.encoder, "d_out", d)
         self.final_ln = LayerNorm(d_out, m["ln_eps"] or 1e-5)
@@ -110,14 +110,15 @@ class Tagger(QkvParams):
     def hidden(self, ids, pad, chars=None, char_lens=None):
         """ids [n_features, B, L], pad [B, L] (True = padding), with a character encoder chars
         [B, L, C] and char_lens [B, L] (qkv_torch_data.Batch) -> the normalised encoder output
-        [B, L, d_out] that every head reads (models/network.h qkv_network_hidden)."""
+        [B, L, d_out] that every head reads, after model.head_dropout in training (models/network.h
+        qkv_network_hidden)."""
         x = sum(F.embedding(ids[k], self.embed[f], sparse=self.sparse_grad) for k, f in enumerate(self.features))
         if self.chars is not None:
             if chars is None:
                 raise ValueError("the model has a character encoder but the batch has no characters")
             x = x + self.chars(chars, char_lens)
         x = F.dropout(self.pos(x * self.scale), self.p, self.training)
-        return self.final_ln(self.encoder(x, pad))
+        return F.dropout(self.final_ln(self.encoder(x, pad)), self.p_head, self.training)
 
     def forward(self, ids, pad, chars=None, char_lens=None):
         """The batch as for hidden() -> head 0's logits [B, L, n_tags] (a model of one tagging head)."""

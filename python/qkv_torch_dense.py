@@ -176,7 +176,7 @@ class DenseTagger(QkvParams):
             self.pos = Positional(m)
             self.encoder = Encoder(m)
         self.scale = d ** 0.5 if m["scale_embeddings"] else 1.0
-        self.p = m["dropout"]
+        self.p, self.p_head = m["dropout"], m.get("head_dropout", 0.0)
         self.final_ln = LayerNorm(d, m["ln_eps"] or 1e-5)
         self.classifier = torch.nn.Module()
         self.classifier.w = torch.nn.Parameter(torch.empty(n_tags, d))
@@ -215,7 +215,7 @@ class DenseTagger(QkvParams):
     def forward(self, dense, pad):
         """dense [B, L, d_input] (float), pad [B, L] (True = padding) -> logits [B, L, n_tags]."""
         x = F.dropout(self.pos(self.embed_input(dense) * self.scale), self.p, self.training)
-        x = self.final_ln(self.encoder(x, pad))
+        x = F.dropout(self.final_ln(self.encoder(x, pad)), self.p_head, self.training)
         if self.pool is None:
             return F.linear(x, self.classifier.w, self.classifier.b)
         if self.pool == "cls":

@@ -1,5 +1,6 @@
 /* The network: logits shape, a whole-model double-precision gradcheck on a packed batch (learned
- * and sinusoidal positions, full and windowed attention), the learned table's max_len error. */
+ * and sinusoidal positions, full and windowed attention, dropout on the heads' input), the head
+ * dropout on training tapes only, the learned table's max_len error. */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
@@ -40,6 +41,7 @@ static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
     cfg.encoder.activation = QKV_FFN_GELU;
     cfg.encoder.norm_first = true;
     cfg.encoder.dropout = 0.2;
+    cfg.head_dropout = 0.3;
     cfg.encoder.ln_eps = 1e-5;
     cfg.positional = pos;
     cfg.max_len = max_len;
@@ -143,12 +145,46 @@ static void test_sentence_longer_than_learned_table(void **state)
     qkv_network_free(&f.m);
 }
 
+/* Zeros in the output of qkv_network_hidden (a layer norm's output with non-zero biases has none
+ * of its own). */
+static int hidden_zeros(fixture *f, bool no_grad)
+{
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 5);
+    tp.rng = &rng;
+    tp.no_grad = no_grad;
+    qkv_tensor *h = qkv_network_hidden(&tp, &f->m, &f->in, -1, NULL);
+    assert_non_null(h);
+    assert_int_equal(h->shape[1], 8);
+    int zeros = 0;
+    for (size_t i = 0; i < h->size; i++)
+        zeros += h->data[i] == 0;
+    qkv_tape_free(&tp);
+    return zeros;
+}
+
+static void test_head_dropout(void **state)
+{
+    (void)state;
+    fixture f;
+    make(&f, QKV_POS_LEARNED, 0, 8);
+    assert_int_equal(hidden_zeros(&f, true), 0);
+    int dropped = hidden_zeros(&f, false); /* about 0.3 of 56 values */
+    assert_true(dropped >= 5 && dropped <= 30);
+    f.m.cfg.head_dropout = 0;
+    assert_int_equal(hidden_zeros(&f, false), 0);
+    qkv_network_free(&f.m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parameter_names),
         cmocka_unit_test(test_gradcheck_learned_full),
         cmocka_unit_test(test_gradcheck_sinusoidal_window),
+        cmocka_unit_test(test_head_dropout),
         cmocka_unit_test(test_sentence_longer_than_learned_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,7 +75,8 @@ def main(argv):
     cfg = after.config  # the resumed run's: its step's optimizer and learning rate
     o, step = cfg["optim"], int(cfg["train"]["max_steps"])
     if o["name"] != "sgd" or o["momentum"] or o["weight_decay"] or o["warmup_steps"] or o["decay"] != "none" \
-            or cfg["train"]["clip_grad_norm"] or cfg["model"]["dropout"] or cfg["data"]["augment"] != "none":
+            or cfg["train"]["clip_grad_norm"] or cfg["model"]["dropout"] \
+            or cfg["model"].get("head_dropout") or cfg["data"]["augment"] != "none":
         sys.exit("FAIL: the run must train by SGD without momentum, decay, warm-up, clipping, dropout or augmentation")
     torch_loss = port_step(ck, model, step)
     qkv_loss = metrics_loss(a.metrics, step)
