@@ -106,7 +106,8 @@ const qkv_cfg_key QKV_RUN_SCHEMA[] = {
     BOOL_IN(ENC(T), "model", "attn_bias", model.encoder.attn_bias, "true", "biases on w_q, w_k, w_v, w_o"),
     REAL("model", "dropout", model.encoder.dropout, 0, 0.99, "0.1", "dropout on embeddings and block outputs"),
     REAL("model", "head_dropout", model.head_dropout, 0, 0.99, "0",
-         "dropout on the encoder's output (after its final layer norm), which every head reads; 0 = none"),
+         "dropout on the encoder's output (after its final layer norm) as the tagging and class heads read it "
+         "(a parser's MLPs drop their own outputs by model.dropout); 0 = none"),
     REAL_IN(ENC(T), "model", "attn_dropout", model.encoder.attn.dropout, 0, 0.99, "0", "dropout on attention weights"),
     ENUM_IN(ENC(T), "model", "attn_kernel", model.encoder.attn.kernel, QKV_ATTN_KERNEL_NAMES, "auto",
          "stored: keep each block's attention weights for backward (memory n x band); tiled: keep only each "

@@ -173,8 +173,7 @@ qkv_tensor *qkv_network_hidden(qkv_tape *tp, qkv_network *m, const qkv_network_i
     x = qkv_positional_apply(tp, &m->pos, x, in->sentences);
     x = qkv_dropout(tp, x, m->cfg.encoder.dropout);
     x = m->encoder.desc->forward(tp, &m->encoder, x, in->sentences, keep_layer, keep);
-    x = qkv_layer_norm(tp, x, m->final_gain, m->final_bias, m->cfg.encoder.ln_eps);
-    return qkv_dropout(tp, x, m->cfg.head_dropout);
+    return qkv_layer_norm(tp, x, m->final_gain, m->final_bias, m->cfg.encoder.ln_eps);
 }
 
 qkv_tensor *qkv_network_logits(qkv_tape *tp, qkv_network *m, const qkv_network_input *in, int keep_layer,

@@ -4,8 +4,8 @@
  *   per feature kind, summed [+ the character encoder's vector of each word, models/char_cnn.h];
  *   or frames, models/frames_input.c: dense vectors [T, d_input] -> a linear map)
  *   [-> · sqrt(d_model)] -> + positional encoding -> dropout -> the encoder (model.encoder:
- *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm [-> dropout
- *   head_dropout] -> the heads
+ *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm -> the heads
+ *   (a head without arcs reads it after dropout head_dropout)
  *   (model.output: models/softmax_head.c, crf_head.c), each a linear map to its tag logits
  *   [T, n_tags] with its loss and decoder, or a dependency parser (biaffine_head.c) whose
  *   targets are arcs. The encoder is n_layers Transformer blocks
@@ -65,7 +65,8 @@ typedef struct qkv_network_config {
     int n_layers;
     qkv_encoder_opts encoder;        /* d_model, d_ff, attention options, dropout (also applied
                                         to the embeddings after adding positions), ... */
-    double head_dropout;             /* dropout on the final layer norm's output, before the heads */
+    double head_dropout;             /* dropout on the final layer norm's output as the heads
+                                        without arcs read it (the parser's MLPs drop their own) */
     qkv_pos_kind positional;
     int max_len;                     /* rows of the learned table */
     qkv_pos_overflow pos_overflow;   /* learned: clamp = positions >= max_len use the last row */
@@ -151,8 +152,10 @@ int qkv_network_add_head(qkv_network *m, const qkv_head_spec *spec, qkv_rng *rng
  * `head` (a softmax head, added before). Errors: head 0 not a parser, head out of range
  * or not a softmax head, all cfg.n_tag_inputs already added, a parameter's. */
 int qkv_network_add_tag_input(qkv_network *m, int head, qkv_rng *rng, qkv_error *err);
-/* What head i reads of hidden [T, d_out] (qkv_network_hidden): x' above for head 0 of a model
- * with tag inputs, hidden itself for every other head and model. logits [n_outputs] (may be
+/* What head i reads of hidden [T, d_out] (qkv_network_hidden): a head without arcs (a tagger's,
+ * a class head) hidden after dropout cfg.head_dropout (on a training tape; a new mask at each
+ * call), a parser hidden itself, or x' above for head 0 of a model with tag inputs (its tag
+ * heads' logits over their own dropped input). logits [n_outputs] (may be
  * NULL) holds the heads' logits over this hidden computed so far, NULL where none: the logits_i
  * of a tag input are taken from there, or computed and stored there, so that the caller's own
  * use of that head (its loss, its prediction) reads the same tensor and each head's logits are
@@ -177,7 +180,7 @@ int qkv_network_image_grid(qkv_network_config *cfg, int rows, int cols, int chan
 int qkv_network_d_out(const qkv_network_config *cfg);
 
 /* The normalised encoder output [T, d_out] that every head reads (a parser with tag inputs through
- * qkv_network_head_input), after dropout head_dropout on a training tape; NULL when the tape failed
+ * qkv_network_head_input); NULL when the tape failed
  * (tp->err says why, e.g. a sentence longer than max_len with learned positions, or no
  * characters for a model with a character encoder). `keep` (may be NULL) receives the
  * attention weights of layer keep_layer (transformer only; other encoders leave it untouched). */

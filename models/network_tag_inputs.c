@@ -1,5 +1,6 @@
-/* The parser's tag inputs (models/network.h: qkv_network_add_tag_input): the distribution of each
- * named tagging head times its tag vectors, beside the encoder output under the parser. */
+/* What each head reads of the encoder output (models/network.h: qkv_network_head_input): a tagging
+ * head the output after model.head_dropout, the parser the output itself beside its tag inputs
+ * (qkv_network_add_tag_input): the distribution of each named tagging head times its tag vectors. */
 #include "models/network.h"
 
 #include "lib/ops/concat.h"
@@ -32,7 +33,11 @@ int qkv_network_add_tag_input(qkv_network *m, int head, qkv_rng *rng, qkv_error 
 qkv_tensor *qkv_network_head_input(qkv_tape *tp, const qkv_network *m, int i, qkv_tensor *hidden,
                                    qkv_packed sentences, qkv_tensor **logits)
 {
-    if (i != 0 || m->cfg.n_tag_inputs == 0 || !hidden)
+    if (!hidden)
+        return NULL;
+    if (!qkv_head_has_arcs(&m->heads[i]))
+        return qkv_dropout(tp, hidden, m->cfg.head_dropout);
+    if (i != 0 || m->cfg.n_tag_inputs == 0)
         return hidden;
     if (m->n_tag_inputs != m->cfg.n_tag_inputs)
         return qkv_tape_fail(tp, "model: the parser reads %d tag inputs, %d added", m->cfg.n_tag_inputs,
@@ -41,7 +46,10 @@ qkv_tensor *qkv_network_head_input(qkv_tape *tp, const qkv_network *m, int i, qk
     for (int k = 0; k < m->n_tag_inputs; k++) {
         const int head = m->tag_input_head[k];
         qkv_tensor *lg = logits && logits[head] ? logits[head]
-                                                : qkv_head_logits(tp, &m->heads[head], hidden, sentences);
+                                                : qkv_head_logits(tp, &m->heads[head],
+                                                                  qkv_network_head_input(tp, m, head, hidden,
+                                                                                         sentences, NULL),
+                                                                  sentences);
         if (logits)
             logits[head] = lg;
         qkv_tensor *p = qkv_softmax(tp, lg);

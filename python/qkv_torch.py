@@ -110,19 +110,24 @@ class Tagger(QkvParams):
     def hidden(self, ids, pad, chars=None, char_lens=None):
         """ids [n_features, B, L], pad [B, L] (True = padding), with a character encoder chars
         [B, L, C] and char_lens [B, L] (qkv_torch_data.Batch) -> the normalised encoder output
-        [B, L, d_out] that every head reads, after model.head_dropout in training (models/network.h
-        qkv_network_hidden)."""
+        [B, L, d_out] that every head reads (models/network.h qkv_network_hidden)."""
         x = sum(F.embedding(ids[k], self.embed[f], sparse=self.sparse_grad) for k, f in enumerate(self.features))
         if self.chars is not None:
             if chars is None:
                 raise ValueError("the model has a character encoder but the batch has no characters")
             x = x + self.chars(chars, char_lens)
         x = F.dropout(self.pos(x * self.scale), self.p, self.training)
-        return F.dropout(self.final_ln(self.encoder(x, pad)), self.p_head, self.training)
+        return self.final_ln(self.encoder(x, pad))
+
+    def head_input(self, x):
+        """What a head without arcs (a tagging head) reads of hidden() x: x after model.head_dropout
+        in training (models/network.h qkv_network_head_input)."""
+        return F.dropout(x, self.p_head, self.training)
 
     def forward(self, ids, pad, chars=None, char_lens=None):
         """The batch as for hidden() -> head 0's logits [B, L, n_tags] (a model of one tagging head)."""
-        return F.linear(self.hidden(ids, pad, chars, char_lens), self.classifier.w, self.classifier.b)
+        x = self.head_input(self.hidden(ids, pad, chars, char_lens))
+        return F.linear(x, self.classifier.w, self.classifier.b)
 
 
 

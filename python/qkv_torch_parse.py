@@ -52,13 +52,15 @@ def tag_inputs(config):
     return [v] if isinstance(v, str) else list(v)
 
 
-def parser_input(model, x):
+def parser_input(model, x, head_x=None):
     """What the parser reads of the encoder output x [B, L, d_out] (models/network.h:
-    qkv_network_head_input): x beside softmax(logits of each tag input's head) · tag_embed.<col>."""
+    qkv_network_head_input): x beside softmax(logits of each tag input's head) · tag_embed.<col>,
+    each head's logits over head_x[col] (what that head reads; default x)."""
     parts = [x]
     for col in model.tag_inputs:
         c = getattr(model, col).classifier
-        parts.append(torch.softmax(F.linear(x, c.w, c.b), dim=-1) @ getattr(model.tag_embed, col))
+        xc = head_x[col] if head_x else x
+        parts.append(torch.softmax(F.linear(xc, c.w, c.b), dim=-1) @ getattr(model.tag_embed, col))
     return torch.cat(parts, dim=-1) if len(parts) > 1 else x
 
 

@@ -88,16 +88,18 @@ def heads_loss(model, weights, x, bt, tags, heads, smoothing=0.0):
     """The summed weighted loss of every head (the module's docstring), its targets smoothed by
     `smoothing` (train.label_smoothing: over a word's candidate heads, over the classes)."""
     total = 0
+    parser = hasattr(model, "arc_mlp")
+    head_x = {col: model.head_input(x) for h, col in enumerate(model.columns) if h > 0 or not parser}
     for h, col in enumerate(model.columns):
-        if h == 0 and hasattr(model, "arc_mlp"):
-            xp = parser_input(model, x)
+        if h == 0 and parser:
+            xp = parser_input(model, x, head_x)
             arcs = arc_scores(model, xp, bt.lens)
             labels = labels_at(model, *label_roles(model, xp), heads)
             loss = (mean_ce(arcs, heads, smoothing)
                     + mean_ce(labels, tags[col].masked_fill(heads < 0, -1), smoothing))
         else:
             c = model.classifier if h == 0 else getattr(model, col).classifier
-            loss = mean_ce(F.linear(x, c.w, c.b), tags[col], smoothing)
+            loss = mean_ce(F.linear(head_x[col], c.w, c.b), tags[col], smoothing)
         total = total + weights[h] * loss
     return total
 

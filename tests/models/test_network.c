@@ -145,8 +145,8 @@ static void test_sentence_longer_than_learned_table(void **state)
     qkv_network_free(&f.m);
 }
 
-/* Zeros in the output of qkv_network_hidden (a layer norm's output with non-zero biases has none
- * of its own). */
+/* Zeros in what the softmax head reads (qkv_network_head_input of qkv_network_hidden: a layer
+ * norm's output with non-zero biases has none of its own). */
 static int hidden_zeros(fixture *f, bool no_grad)
 {
     qkv_tape tp;
@@ -155,7 +155,8 @@ static int hidden_zeros(fixture *f, bool no_grad)
     qkv_rng_seed(&rng, 5);
     tp.rng = &rng;
     tp.no_grad = no_grad;
-    qkv_tensor *h = qkv_network_hidden(&tp, &f->m, &f->in, -1, NULL);
+    qkv_tensor *h = qkv_network_head_input(&tp, &f->m, 0, qkv_network_hidden(&tp, &f->m, &f->in, -1, NULL),
+                                           f->in.sentences, NULL);
     assert_non_null(h);
     assert_int_equal(h->shape[1], 8);
     int zeros = 0;

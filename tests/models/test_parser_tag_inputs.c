@@ -3,7 +3,8 @@
  * checked against those values computed here; the gradient of the heads' loss, and of the
  * parser's loss alone (which reaches the tagging heads through their softmax), checked in double
  * precision; each tagging head's logits computed once for the parser's input and its own loss;
- * a model without the key is unchanged; the errors of a misplaced tag input. */
+ * a model without the key is unchanged; model.head_dropout reaches the tagging heads and not the
+ * parser (gradients checked with it too); the errors of a misplaced tag input. */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
@@ -152,6 +153,9 @@ static void gradcheck(fixture *f, qkv_forward_fn fn, const char *const *only)
 {
     qkv_tape tp;
     assert_int_equal(qkv_tape_init(&tp, 0), 0);
+    qkv_rng rng; /* for model.head_dropout */
+    qkv_rng_seed(&rng, 13);
+    tp.rng = &rng;
     qkv_tensor *ts[64];
     const char *names[64];
     int n = 0;
@@ -188,6 +192,50 @@ static void test_gradients(void **state)
     assert_true(norm > 0);
     qkv_tape_free(&tp);
     qkv_network_free(&f.m);
+}
+
+static int zeros(const qkv_tensor *x, int cols, int from, int to)
+{
+    int n = 0;
+    for (int t = 0; t < x->shape[0]; t++)
+        for (int j = from; j < to; j++)
+            n += x->data[t * cols + j] == 0;
+    return n;
+}
+
+/* model.head_dropout on a training tape: the tagging heads read the encoder output with about
+ * half its values dropped, the parser reads it whole (its first D columns beside the tag inputs,
+ * or hidden itself without them); the gradients of the heads' loss hold with the masks. */
+static void test_head_dropout(void **state)
+{
+    (void)state;
+    for (int n_tag_inputs = 0; n_tag_inputs <= 2; n_tag_inputs += 2) {
+        fixture f;
+        make(&f, n_tag_inputs, 5);
+        f.m.cfg.head_dropout = 0.5;
+        qkv_tape tp;
+        assert_int_equal(qkv_tape_init(&tp, 0), 0);
+        qkv_rng rng;
+        qkv_rng_seed(&rng, 7);
+        tp.rng = &rng;
+        qkv_tensor *hidden = qkv_network_hidden(&tp, &f.m, &f.in, -1, NULL);
+        assert_non_null(hidden);
+        assert_int_equal(zeros(hidden, D, 0, D), 0);
+        for (int i = 1; i <= 2; i++) {
+            int dropped = zeros(qkv_network_head_input(&tp, &f.m, i, hidden, f.in.sentences, NULL), D, 0, D);
+            assert_true(dropped >= 8 && dropped <= 34); /* about half of 42 */
+        }
+        qkv_tensor *x = qkv_network_head_input(&tp, &f.m, 0, hidden, f.in.sentences, NULL);
+        if (n_tag_inputs == 0)
+            assert_ptr_equal(x, hidden);
+        for (int t = 0; t < T; t++)
+            for (int j = 0; j < D; j++)
+                assert_true(x->data[t * x->shape[1] + j] == hidden->data[t * D + j]);
+        qkv_tape_free(&tp);
+        if (n_tag_inputs)
+            gradcheck(&f, heads_loss, NULL);
+        qkv_network_free(&f.m);
+    }
 }
 
 /* Nodes of tp that read the tensor w (a head's classifier: its product). */
@@ -319,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_gradients),
         cmocka_unit_test(test_logits_computed_once),
         cmocka_unit_test(test_off_by_default),
+        cmocka_unit_test(test_head_dropout),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
