@@ -5,10 +5,10 @@
  *   or frames, models/frames_input.c: dense vectors [T, d_input] -> a linear map)
  *   [-> · sqrt(d_model)] -> + positional encoding -> dropout -> the encoder (model.encoder:
  *   models/transformer_encoder.c, bilstm_encoder.c, cnn_encoder.c) -> layer norm -> the heads
- *   (a head without arcs reads it after dropout head_dropout)
  *   (model.output: models/softmax_head.c, crf_head.c), each a linear map to its tag logits
  *   [T, n_tags] with its loss and decoder, or a dependency parser (biaffine_head.c) whose
- *   targets are arcs. The encoder is n_layers Transformer blocks
+ *   targets are arcs; a head without arcs reads the layer norm's output after dropout
+ *   head_dropout, the parser reads it whole. The encoder is n_layers Transformer blocks
  *   (lib/nn/encoder.h), a bidirectional LSTM of n_layers layers (lib/nn/lstm.h; no positional
  *   encoding, output 2·lstm_hidden wide) or n_layers residual convolution blocks
  *   (lib/nn/conv_block.h; no positional encoding).
@@ -179,8 +179,9 @@ int qkv_network_image_grid(qkv_network_config *cfg, int rows, int cols, int chan
 /* The width of the encoder's output: d_model, or 2·hidden for a bilstm with layers. */
 int qkv_network_d_out(const qkv_network_config *cfg);
 
-/* The normalised encoder output [T, d_out] that every head reads (a parser with tag inputs through
- * qkv_network_head_input); NULL when the tape failed
+/* The normalised encoder output [T, d_out] under every head: each reads it through
+ * qkv_network_head_input (a tagging or class head after head_dropout in training, a parser as it
+ * is or beside its tag inputs); NULL when the tape failed
  * (tp->err says why, e.g. a sentence longer than max_len with learned positions, or no
  * characters for a model with a character encoder). `keep` (may be NULL) receives the
  * attention weights of layer keep_layer (transformer only; other encoders leave it untouched). */

@@ -166,11 +166,30 @@ static int hidden_zeros(fixture *f, bool no_grad)
     return zeros;
 }
 
+/* Dropout nodes of tp whose input is the output of a layer norm reading gain (the final one). */
+static int dropouts_of_layer_norm(const qkv_tape *tp, const qkv_tensor *gain)
+{
+    int n = 0;
+    for (int k = 0; k < tp->n_nodes; k++)
+        for (int j = 0; j < tp->n_nodes; j++)
+            n += !strcmp(tp->nodes[k].op, "dropout") && tp->nodes[j].out == tp->nodes[k].in[0] &&
+                 tp->nodes[j].n_in > 1 && tp->nodes[j].in[1] == gain;
+    return n;
+}
+
 static void test_head_dropout(void **state)
 {
     (void)state;
     fixture f;
     make(&f, QKV_POS_LEARNED, 0, 8);
+    qkv_tape tp; /* qkv_network_logits, the single-head path, drops what its head reads once */
+    qkv_tape_init(&tp, 0);
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 5);
+    tp.rng = &rng;
+    assert_non_null(qkv_network_logits(&tp, &f.m, &f.in, -1, NULL));
+    assert_int_equal(dropouts_of_layer_norm(&tp, f.m.final_gain), 1);
+    qkv_tape_free(&tp);
     assert_int_equal(hidden_zeros(&f, true), 0);
     int dropped = hidden_zeros(&f, false); /* about 0.3 of 56 values */
     assert_true(dropped >= 5 && dropped <= 30);

@@ -194,6 +194,15 @@ static void test_gradients(void **state)
     qkv_network_free(&f.m);
 }
 
+/* Dropout nodes of tp reading x. */
+static int dropouts_of(const qkv_tape *tp, const qkv_tensor *x)
+{
+    int n = 0;
+    for (int k = 0; k < tp->n_nodes; k++)
+        n += !strcmp(tp->nodes[k].op, "dropout") && tp->nodes[k].in[0] == x;
+    return n;
+}
+
 static int zeros(const qkv_tensor *x, int cols, int from, int to)
 {
     int n = 0;
@@ -231,6 +240,15 @@ static void test_head_dropout(void **state)
         for (int t = 0; t < T; t++)
             for (int j = 0; j < D; j++)
                 assert_true(x->data[t * x->shape[1] + j] == hidden->data[t * D + j]);
+        /* The heads' loss drops hidden once for each tagging head (a tag input's logits, which
+         * its own loss reuses, included) and never for the parser. */
+        int before = dropouts_of(&tp, hidden);
+        const int32_t *tags[3] = {TAGS, UPOS, XPOS};
+        qkv_tensor *logits[3];
+        assert_non_null(qkv_network_heads_loss(&tp, &f.m, hidden, f.in.sentences, tags, HEADS, 0, logits));
+        assert_int_equal(dropouts_of(&tp, hidden) - before, 2);
+        qkv_tensor *undropped = qkv_head_logits(&tp, qkv_network_head(&f.m, 1), hidden, f.in.sentences);
+        assert_int_not_equal(memcmp(logits[1]->data, undropped->data, undropped->size * sizeof *undropped->data), 0);
         qkv_tape_free(&tp);
         if (n_tag_inputs)
             gradcheck(&f, heads_loss, NULL);

@@ -115,7 +115,7 @@ assert math.isfinite(out["final_loss"]) and out["final_loss"] > 0
 assert out["eval_tokens_per_sec"] > 0 and out["train_tokens_per_sec"] > 0
 EOF
 
-FIRST=(train.max_steps=1 optim.lr=1e-9 model.dropout=0 train.word_dropout=0 train.ema_decay=0 log.every_steps=1)
+FIRST=(train.max_steps=1 optim.lr=1e-9 model.dropout=0 model.head_dropout=0 train.word_dropout=0 train.ema_decay=0 log.every_steps=1)
 train_joint smooth "${FIRST[@]}" train.label_smoothing=0.5
 train_joint tagin "${FIRST[@]}" train.label_smoothing=0.5 'model.parser_tag_inputs=[upos, feats]' model.tag_input_dim=8
 for run in smooth tagin; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Data-parallel training (train/dist.h) against one process, on the synthetic corpus with every
-# dropout on (model.dropout, model.attn_dropout, train.word_dropout), 100 steps:
+# dropout on (model.dropout, model.attn_dropout, model.head_dropout, train.word_dropout), 100 steps:
 #   - 2 ranks vs 1 process: per-step training losses within 1e-5 relative, final parameters
 #     within 1e-4 (the sums of the gradients run in another order: float rounding only), except
 #     the attention key biases attn.b_k: softmax over keys is invariant to q·b_k, so their exact
@@ -24,7 +24,8 @@ require_mpi
 CFG=tests/train/synthetic.yaml
 BASE=(--set train.threads=1 --set train.max_steps=100 --set data.synthetic_train=800 --set data.synthetic_dev=100
       --set model.d_model=32 --set model.d_ff=64 --set data.batch_tokens=400 --set log.every_steps=1
-      --set model.dropout=0.1 --set model.attn_dropout=0.1 --set train.word_dropout=0.1 --set log.plot=false)
+      --set model.dropout=0.1 --set model.attn_dropout=0.1 --set model.head_dropout=0.1 --set train.word_dropout=0.1
+      --set log.plot=false)
 
 "$QKV_BIN" train "$CFG" "${BASE[@]}" --out "$SCRATCH/one" >/dev/null 2>"$SCRATCH/one.err" ||
     { cat "$SCRATCH/one.err"; fail "1 process"; }
