@@ -18,7 +18,7 @@
 # Environment: QKV (the qkv command, default build/qkv), QKV_RUNS (the run folder, default
 # runs/english-model), QKV_MAKE_SET (more `--set section.key=value` arguments for both
 # trainings, split at spaces, e.g. for a short trial run). Run from the source tree's root.
-# About 60 minutes on a 2-core machine (docs/results/2026-12-05-english-model-adam-beta2-80-epochs.md).
+# About 45 minutes on a 2-core machine (docs/results/2026-12-05-english-model-head-dropout.md).
 set -eu
 QKV=${QKV:-build/qkv}
 EWT=${1:-${QKV_EWT_DIR:-data/ud_english_ewt}}
