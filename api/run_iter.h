@@ -39,7 +39,8 @@ int qkv_run_iter_fill(qkv_run_iter *it, int i, qkv_error *err);
 qkv_tensor *qkv_run_iter_logits(qkv_run_iter *it, qkv_network *m, int keep_layer, qkv_attention_weights *keep,
                                 qkv_error *err);
 /* The same up to the encoder: the hidden states [T, d_out] under every head (qkv_network_hidden;
- * each head reads them through qkv_network_head_input), for a model of several heads. NULL on a model error. */
+ * each head reads them through qkv_network_head_input), for a model of several heads. NULL on a
+ * model error. */
 qkv_tensor *qkv_run_iter_hidden(qkv_run_iter *it, qkv_network *m, qkv_error *err);
 /* Batches in the current plan. */
 static inline int qkv_run_iter_n_batches(const qkv_run_iter *it) { return qkv_batch_plan_n_batches(&it->plan); }

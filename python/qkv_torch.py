@@ -20,7 +20,8 @@ lib/ops/attention.h) and computes (models/network.c qkv_network_logits):
     -> n_layers encoder blocks (pre-LN: h = x + drop(MHA(LN1 x)); y = h + drop(FFN(LN2 h)))
        (model.encoder: bilstm: nn.LSTM over packed sequences, no positions; cnn: n_layers blocks
        y = x + drop(act(Conv1d(LN x))) with per-sentence zero padding, no positions)
-    -> final layer norm -> dropout (model.head_dropout) -> classifier  [-> CRF: NLL by the forward algorithm, Viterbi decoding]
+    -> final layer norm -> dropout (model.head_dropout) -> classifier
+       [-> CRF: NLL by the forward algorithm, Viterbi decoding]
 
 on padded batches [B, L] with a key-padding mask (padding rows are ignored everywhere they
 could matter: keys are masked, and only real tokens are read out). CharCNN (models/char_cnn.h):
