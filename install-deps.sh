@@ -1,9 +1,9 @@
 #!/bin/sh
-# Installs the Debian 12 packages qkv needs to build, test and plot, and the Fashion-MNIST images,
-# speech synthesis (espeak-ng), FFTs (FFTW), audio files (libsndfile), graph drawing (Graphviz),
-# the HTTP server of qkv serve and qkv board (libmicrohttpd) it reads or calls, and for the tests
-# curl and the headless browser of qkv board's page test (chromium)
-# (as root, or through sudo).
+# Installs the Debian 12 packages qkv needs to build, test and plot, the matrix products of
+# oneDNN (libdnnl), and the Fashion-MNIST images, speech synthesis (espeak-ng), FFTs (FFTW),
+# audio files (libsndfile), graph drawing (Graphviz), the HTTP server of qkv serve and qkv board
+# (libmicrohttpd) it reads or calls, and for the tests curl and the headless browser of qkv
+# board's page test (chromium) (as root, or through sudo).
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"

@@ -16,8 +16,8 @@
 #            data/ud_english_ewt, filled by data/fetch-ud.sh UD_English-EWT data/ud_english_ewt)
 #   OUT.h5   default: data/models/en.h5
 # Environment: QKV (the qkv command, default build/qkv), QKV_RUNS (the run folder, default
-# runs/english-model), QKV_MAKE_SET (more `--set section.key=value` arguments for both
-# trainings, split at spaces, e.g. for a short trial run). Run from the source tree's root.
+# runs/english-model), QKV_MAKE_SET (more arguments for both trainings, split at spaces, e.g.
+# QKV_MAKE_SET="--set train.epochs=2" for a short trial run). Run from the source tree's root.
 # About 45 minutes on a 2-core machine (docs/results/2026-12-05-english-model-head-dropout.md).
 set -eu
 QKV=${QKV:-build/qkv}
