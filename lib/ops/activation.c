@@ -1,10 +1,11 @@
 /* Activations, forward and backward: relu and GELU (erf and tanh forms). Element-wise passes
  * over contiguous memory, threaded for large tensors (see op_util.h). */
+#include <math.h>
 #include <stdint.h>
 
-#include "lib/exp_neg.h"
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
+#include "lib/vmath.h"
 
 /* ---- relu: y = max(x, 0); dy/dx = 1 for x > 0, else 0 (0 at x = 0, as PyTorch) ----------- */
 
@@ -51,61 +52,63 @@ static void relu_backward(qkv_tape *tp, qkv_node *node)
  * Hendrycks & Gimpel 2016, "Gaussian Error Linear Units (GELUs)"; the same formulas as
  * PyTorch's gelu(approximate='none' | 'tanh'). */
 
-#define GELU_SQRT1_2 0.70710678118654752440    /* 1 / √2 */
-#define GELU_INV_SQRT_2PI 0.39894228040143267794 /* 1 / √(2π) */
-#define GELU_SQRT_2_PI 0.79788456080286535588  /* √(2/π) */
+#define GELU_SQRT_2_PI 0.79788456080286535588 /* √(2/π) */
 #define GELU_TANH_C 0.044715
 
 typedef struct {
     qkv_gelu_form form;
 } gelu_saved;
 
+/* The erf form over n contiguous elements, y = gelu(u + b) (b: NULL or n values), and its
+ * derivative d = dy gelu'(u + b), added to du and db (each may be NULL). The float build runs
+ * the row kernels of lib/vmath.h (16 lanes where the processor has AVX-512, over qkv_erff and
+ * qkv_expf_neg: glibc's scalar erff and expf are calls no loop vectorizes). The double build
+ * (gradient checks) uses libm's erf and exp. */
 #if QKV_REAL_IS_DOUBLE
-#define gelu_rerf qkv_rerf
-#define gelu_rexp_neg qkv_rexp
-#else
-/* The float build's GELU spends most of its time in glibc's scalar erff/expf calls (17% of a
- * training step of the EWT tagger, measured with perf). These two are branch-free, so the
- * `omp simd` loops below vectorize them (with -fno-trapping-math on this file, which lets GCC
- * turn the clamps into selects; lib/CMakeLists.txt).
- *
- * erf: the rational minimax approximation x·P(x²)/Q(x²) on [-4, 4] (erf(±4) rounds to ±1 in
- * float) used by Eigen and XLA for float erf; measured max |error| 4.2e-7 against double erf
- * over [-10, 10]. */
-static inline float gelu_rerf(float x)
+static inline double gelu_erf(double x) { return 0.5 * x * (1 + qkv_rerf(x * QKV_GELU_SQRT1_2)); }
+
+static inline double gelu_erf_grad(double x)
 {
-    float z = x > 4.f ? 4.f : x;
-    z = z < -4.f ? -4.f : z;
-    float z2 = z * z;
-    float p = -2.72614225801306e-10f;
-    p = p * z2 + 2.77068142495902e-08f;
-    p = p * z2 - 2.10102402082508e-06f;
-    p = p * z2 - 5.69250639462346e-05f;
-    p = p * z2 - 7.34990630326855e-04f;
-    p = p * z2 - 2.95459980854025e-03f;
-    p = p * z2 - 1.60960333262415e-02f;
-    float q = -1.45660718464996e-05f;
-    q = q * z2 - 2.13374055278905e-04f;
-    q = q * z2 - 1.68282697438203e-03f;
-    q = q * z2 - 7.37332916720468e-03f;
-    q = q * z2 - 1.42647390514189e-02f;
-    return z * p / q;
+    return 0.5 * (1 + qkv_rerf(x * QKV_GELU_SQRT1_2)) + x * QKV_GELU_INV_SQRT_2PI * qkv_rexp(-0.5 * x * x);
 }
 
-#define gelu_rexp_neg qkv_expf_neg /* lib/exp_neg.h */
+static void gelu_erf_span(const double *u, const double *b, double *y, int n)
+{
+    for (int j = 0; j < n; j++)
+        y[j] = gelu_erf(b ? u[j] + b[j] : u[j]);
+}
+
+static void gelu_erf_grad_span(const double *u, const double *b, const double *dy, double *du, double *db, int n)
+{
+    for (int j = 0; j < n; j++) {
+        double d = dy[j] * gelu_erf_grad(b ? u[j] + b[j] : u[j]);
+        if (du)
+            du[j] += d;
+        if (db)
+            db[j] += d;
+    }
+}
+#else
+#define gelu_erf_span qkv_gelu_erff
+#define gelu_erf_grad_span qkv_gelu_erff_grad
 #endif
 
-static inline qkv_real gelu_erf(qkv_real x)
-{
-    return (qkv_real)0.5 * x * (1 + gelu_rerf(x * (qkv_real)GELU_SQRT1_2));
-}
-
-static inline qkv_real gelu_erf_grad(qkv_real x)
-{
-    qkv_real cdf = (qkv_real)0.5 * (1 + gelu_rerf(x * (qkv_real)GELU_SQRT1_2));
-    qkv_real pdf = (qkv_real)GELU_INV_SQRT_2PI * gelu_rexp_neg((qkv_real)-0.5 * x * x);
-    return cdf + x * pdf;
-}
+/* Runs `...` over the elements [0, n) of a tensor as spans [lo, lo + len) of at most 2^20
+ * elements: one chunk per thread (n / threads elements, rounded up to 16 for the vector
+ * kernels) when par holds, else one chunk. */
+#define GELU_SPANS(n, par, lo, len, ...)                                                         \
+    do {                                                                                         \
+        size_t n_ = (n);                                                                         \
+        int chunks_ = (par) ? omp_get_max_threads() : 1;                                         \
+        size_t w_ = ((n_ + (size_t)chunks_ - 1) / (size_t)chunks_ + 15) / 16 * 16;               \
+        QKV_FOR_THREADS(chunks_, static, int, c_, chunks_, {                                     \
+            size_t end_ = (size_t)c_ * w_ + w_ < n_ ? (size_t)c_ * w_ + w_ : n_;                 \
+            for (size_t lo = (size_t)c_ * w_; lo < end_; lo += (size_t)1 << 20) {                \
+                int len = (int)(end_ - lo < ((size_t)1 << 20) ? end_ - lo : (size_t)1 << 20);    \
+                __VA_ARGS__                                                                      \
+            }                                                                                    \
+        });                                                                                      \
+    } while (0)
 
 /* (1 + tanh u) / 2 = sigmoid(2u) = 1 / (1 + exp(-2u)): one exp instead of a tanh, several
  * times faster in glibc, and exp(-2u) = inf for very negative x gives the right limit 0. */
@@ -144,7 +147,7 @@ qkv_tensor *qkv_gelu(qkv_tape *tp, qkv_tensor *x, qkv_gelu_form form)
     size_t n = y->size;
     /* erf/tanh cost tens of cycles per element: worth threads at fewer elements */
     if (form == QKV_GELU_ERF) {
-        QKV_FOR_ELEMENTS_IF(i, n, n >= QKV_PARALLEL_MIN_EXP, py[i] = gelu_erf(px[i]););
+        GELU_SPANS(n, n >= QKV_PARALLEL_MIN_EXP, lo, len, gelu_erf_span(px + lo, NULL, py + lo, len););
     } else {
         QKV_FOR_ROWS(size_t, i, n, n >= QKV_PARALLEL_MIN_EXP, py[i] = gelu_tanh(px[i]););
     }
@@ -170,7 +173,7 @@ static void gelu_backward(qkv_tape *tp, qkv_node *node)
     const qkv_real *px = x->data, *dy = y->grad;
     size_t n = y->size;
     if (saved->form == QKV_GELU_ERF) {
-        QKV_FOR_ELEMENTS_IF(i, n, n >= QKV_PARALLEL_MIN_EXP, dx[i] += dy[i] * gelu_erf_grad(px[i]););
+        GELU_SPANS(n, n >= QKV_PARALLEL_MIN_EXP, lo, len, gelu_erf_grad_span(px + lo, NULL, dy + lo, dx + lo, NULL, len););
     } else {
         QKV_FOR_ROWS(size_t, i, n, n >= QKV_PARALLEL_MIN_EXP, dx[i] += dy[i] * gelu_tanh_grad(px[i]););
     }
@@ -209,9 +212,7 @@ qkv_tensor *qkv_bias_gelu(qkv_tape *tp, qkv_tensor *u, qkv_tensor *b, qkv_gelu_f
         const qkv_real *ur = pu + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
         if (form == QKV_GELU_ERF) {
-            _Pragma("omp simd")
-            for (int j = 0; j < cols; j++)
-                yr[j] = gelu_erf(ur[j] + pb[j]);
+            gelu_erf_span(ur, pb, yr, cols);
         } else {
             for (int j = 0; j < cols; j++)
                 yr[j] = gelu_tanh(ur[j] + pb[j]);
@@ -234,29 +235,25 @@ static void bias_gelu_backward(qkv_tape *tp, qkv_node *node)
     int rows = qkv_rows(u), cols = qkv_cols(u);
     const qkv_real *pu = u->data, *pb = b->data, *dy = y->grad;
     const bool erf_form = saved->form == QKV_GELU_ERF;
-    /* one chunk of columns per thread; each thread runs over the rows in order */
+    /* one chunk of columns per thread (a multiple of 16 for the vector kernels); each thread
+     * runs over the rows in order */
     int chunks = u->size >= QKV_PARALLEL_MIN_EXP ? omp_get_max_threads() : 1;
-    int width = (cols + chunks - 1) / chunks;
+    int width = ((cols + chunks - 1) / chunks + 15) / 16 * 16;
     QKV_FOR_THREADS(chunks, static, int, c, chunks, {
-        int j0 = c * width, j1 = j0 + width < cols ? j0 + width : cols;
-        for (int i = 0; i < rows; i++) {
+        int j0 = c * width < cols ? c * width : cols, j1 = j0 + width < cols ? j0 + width : cols;
+        for (int i = 0; i < rows && j0 < j1; i++) {
             const size_t o = (size_t)i * cols;
-            if (erf_form && du && db) {
-                _Pragma("omp simd")
-                for (int j = j0; j < j1; j++) {
-                    qkv_real d = dy[o + j] * gelu_erf_grad(pu[o + j] + pb[j]);
+            if (erf_form) {
+                gelu_erf_grad_span(pu + o + j0, pb + j0, dy + o + j0, du ? du + o + j0 : NULL, db ? db + j0 : NULL,
+                                   j1 - j0);
+                continue;
+            }
+            for (int j = j0; j < j1; j++) {
+                qkv_real d = dy[o + j] * gelu_tanh_grad(pu[o + j] + pb[j]);
+                if (du)
                     du[o + j] += d;
+                if (db)
                     db[j] += d;
-                }
-            } else {
-                for (int j = j0; j < j1; j++) {
-                    qkv_real x = pu[o + j] + pb[j];
-                    qkv_real d = dy[o + j] * (erf_form ? gelu_erf_grad(x) : gelu_tanh_grad(x));
-                    if (du)
-                        du[o + j] += d;
-                    if (db)
-                        db[j] += d;
-                }
             }
         }
     });

@@ -24,11 +24,11 @@
  * projections, the dropout keys and the score biases' gradient sums are shared. */
 #include "lib/ops/attention_impl.h"
 #include "lib/blas.h"
-#include "lib/exp_neg.h"
 #include "lib/gemm_rows.h"
-#include "lib/ops/rope.h"
 #include "lib/ops/ops.h"
+#include "lib/ops/rope.h"
 #include "lib/parallel.h"
+#include "lib/vmath.h"
 
 #include <math.h>
 #include <omp.h>
@@ -80,13 +80,7 @@ static void normalize_row(qkv_real *row, int a, int e, qkv_attn_normalize how)
 #pragma omp simd reduction(max : m)
     for (int j = a + 1; j < e; j++)
         m = row[j] > m ? row[j] : m;
-    qkv_real sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int j = a; j < e; j++) {
-        row[j] = qkv_exp_neg(row[j] - m);
-        sum += row[j];
-    }
-    qkv_real inv = (qkv_real)1 / sum;
+    qkv_real inv = (qkv_real)1 / qkv_exp_shift_sum(row + a, e - a, m);
 #pragma omp simd
     for (int j = a; j < e; j++)
         row[j] *= inv;

@@ -21,8 +21,8 @@
  * give different (equally distributed) masks. */
 #include "lib/ops/attention_impl.h"
 #include "lib/blas.h"
-#include "lib/exp_neg.h"
 #include "lib/rng.h"
+#include "lib/vmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -99,12 +99,7 @@ static void online_softmax_row(qkv_real *row, int a, int e, qkv_real *m, qkv_rea
             row[j] = 0;
         return;
     }
-    qkv_real corr = isinf(*m) ? 0 : qkv_rexp(*m - m_new), sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int j = a; j < e; j++) {
-        row[j] = qkv_exp_neg(row[j] - m_new);
-        sum += row[j];
-    }
+    qkv_real corr = isinf(*m) ? 0 : qkv_rexp(*m - m_new), sum = qkv_exp_shift_sum(row + a, e - a, m_new);
     *l = *l * corr + sum;
     *m = m_new;
     if (corr != 1)
@@ -174,9 +169,7 @@ static void tile_probs(const attn_saved *sv, const tblock *t, int h, int i0, int
         qkv_real *row = s + (size_t)rr * c;
         if (sv->normalize == QKV_ATTN_SOFTMAX) {
             qkv_real L = sv->lse[(t->row0 + (size_t)i) * sv->n_heads + h];
-#pragma omp simd
-            for (int j = a; j < e; j++)
-                row[j] = qkv_exp_neg(row[j] - L);
+            qkv_exp_shift_sum(row + a, e - a, L);
         } else {
             qkv_real inv = (qkv_real)1 / (qkv_real)(attn_key_hi(i, t->w, t->n, sv->causal) + 1 - attn_key_lo(i, t->w));
             for (int j = a; j < e; j++)
