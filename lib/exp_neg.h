@@ -50,5 +50,4 @@ static inline float qkv_expf_neg(float a)
     return a == a ? y : a;
 }
 
-
 #endif
