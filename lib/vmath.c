@@ -7,6 +7,8 @@
 #include "lib/erf.h"
 #include "lib/exp_neg.h"
 
+#include <string.h>
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define QKV_HAVE_AVX512_KERNELS 1
@@ -248,4 +250,34 @@ void qkv_gelu_erff(const float *u, const float *b, float *y, int n)
 void qkv_gelu_erff_grad(const float *u, const float *b, const float *dy, float *du, float *db, int n)
 {
     qkv_gelu_erff_grad_with(qkv_vmath_chosen(), u, b, dy, du, db, n);
+}
+
+/* The stack buffer of qkv_expf_shift_total and qkv_expf_shift_axpy: 1 KiB. */
+enum { SHIFT_CHUNK = 256 };
+
+double qkv_expf_shift_total(const float *x, int n, float m)
+{
+    const qkv_vmath_kernel k = qkv_vmath_chosen();
+    float buf[SHIFT_CHUNK];
+    double total = 0;
+    for (int a = 0; a < n; a += SHIFT_CHUNK) {
+        const int len = n - a < SHIFT_CHUNK ? n - a : SHIFT_CHUNK;
+        memcpy(buf, x + a, (size_t)len * sizeof *buf);
+        total += qkv_expf_shift_sum_with(k, buf, len, m);
+    }
+    return total;
+}
+
+void qkv_expf_shift_axpy(const float *x, int n, float m, float a, float *y)
+{
+    const qkv_vmath_kernel k = qkv_vmath_chosen();
+    float buf[SHIFT_CHUNK];
+    for (int c = 0; c < n; c += SHIFT_CHUNK) {
+        const int len = n - c < SHIFT_CHUNK ? n - c : SHIFT_CHUNK;
+        memcpy(buf, x + c, (size_t)len * sizeof *buf);
+        qkv_expf_shift_sum_with(k, buf, len, m);
+#pragma omp simd
+        for (int j = 0; j < len; j++)
+            y[c + j] += a * buf[j];
+    }
 }

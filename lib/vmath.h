@@ -33,6 +33,15 @@ void qkv_gelu_erff(const float *u, const float *b, float *y, int n);
  * exp's and the roundings); NaN gives NaN. */
 void qkv_gelu_erff_grad(const float *u, const float *b, const float *dy, float *du, float *db, int n);
 
+/* Σ_j exp(x[j] - m) for j < n, every x[j] - m <= 0 (m at least the row's maximum), x left as
+ * it is: a softmax's denominator. qkv_expf_shift_sum over chunks of a stack buffer, the chunks'
+ * sums added in double; each term within qkv_expf_neg's bound. */
+double qkv_expf_shift_total(const float *x, int n, float m);
+
+/* y[j] += a exp(x[j] - m) for j < n, every x[j] - m <= 0: a softmax's gradient row (a the
+ * upstream gradient over the denominator). Each exp within qkv_expf_neg's bound. */
+void qkv_expf_shift_axpy(const float *x, int n, float m, float a, float *y);
+
 /* The kernels, to test and measure each: the portable loops (every processor) and AVX-512F. */
 typedef enum { QKV_VMATH_PORTABLE, QKV_VMATH_AVX512, QKV_VMATH_KERNEL_COUNT } qkv_vmath_kernel;
 extern const char *const QKV_VMATH_KERNEL_NAMES[];
@@ -45,8 +54,8 @@ void qkv_gelu_erff_with(qkv_vmath_kernel k, const float *u, const float *b, floa
 void qkv_gelu_erff_grad_with(qkv_vmath_kernel k, const float *u, const float *b, const float *dy, float *du,
                              float *db, int n);
 
-/* The softmax's row of qkv_real: qkv_expf_shift_sum in the float build, exp in the double
- * build. */
+/* The softmax's rows of qkv_real: the float functions above in the float build, exp in the
+ * double build. */
 #if QKV_REAL_IS_DOUBLE
 #include <math.h>
 static inline double qkv_exp_shift_sum(double *x, int n, double m)
@@ -58,8 +67,22 @@ static inline double qkv_exp_shift_sum(double *x, int n, double m)
     }
     return sum;
 }
+static inline double qkv_exp_shift_total(const double *x, int n, double m)
+{
+    double sum = 0;
+    for (int j = 0; j < n; j++)
+        sum += exp(x[j] - m);
+    return sum;
+}
+static inline void qkv_exp_shift_axpy(const double *x, int n, double m, double a, double *y)
+{
+    for (int j = 0; j < n; j++)
+        y[j] += a * exp(x[j] - m);
+}
 #else
 #define qkv_exp_shift_sum qkv_expf_shift_sum
+#define qkv_exp_shift_total qkv_expf_shift_total
+#define qkv_exp_shift_axpy qkv_expf_shift_axpy
 #endif
 
 #endif

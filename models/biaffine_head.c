@@ -25,6 +25,7 @@
 
 #include "lib/ops/biaffine.h"
 #include "lib/ops/ops.h"
+#include "lib/vmath.h"
 
 typedef struct {
     qkv_tensor *w, *b;
@@ -166,15 +167,13 @@ static int decode_sentence(decoding *d, const qkv_tensor *s, qkv_packed sent, in
     const int o = sent.offsets[i], n = qkv_packed_len(sent, i), C = s->shape[1];
     for (int t = 0; t < n; t++) {
         const qkv_real *row = s->data + (size_t)(o + t) * C;
-        double mx = row[0], sum = 0;
+        qkv_real mx = row[0];
         for (int j = 0; j <= n; j++) {
             buf[(size_t)t * (n + 1) + j] = row[j];
             mx = row[j] > mx ? row[j] : mx;
         }
-        for (int j = 0; gold_arcs && gold_arcs[o + t] >= 0 && j <= n; j++)
-            sum += exp((double)row[j] - mx);
         if (gold_arcs && gold_arcs[o + t] >= 0)
-            *nll += log(sum) + mx - (double)row[gold_arcs[o + t]];
+            *nll += log(qkv_exp_shift_total(row, n + 1, mx)) + mx - (double)row[gold_arcs[o + t]];
     }
     return qkv_tree_decode(d->st->opts.decoder, buf, n, pred_arcs + o, err);
 }
@@ -191,9 +190,7 @@ static void best_labels(const qkv_tensor *lg, const int32_t *gold, int32_t *pred
         if (pred)
             pred[t] = best;
         if (gold && gold[t] >= 0) {
-            double sum = 0;
-            for (int k = 0; k < L; k++)
-                sum += exp((double)row[k] - (double)row[best]);
+            const double sum = qkv_exp_shift_total(row, L, row[best]);
             *nll += log(sum) + (double)row[best] - (double)row[gold[t]];
         }
     }

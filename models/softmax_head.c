@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "lib/ops/ops.h"
+#include "lib/vmath.h"
 #include "models/kinds.h"
 
 static int create(qkv_head *h, qkv_params *ps, qkv_rng *rng, int d_in, const qkv_head_spec *spec, qkv_error *err)
@@ -51,9 +52,7 @@ static int predict(qkv_tape *tp, const qkv_head *h, qkv_tensor *lg, qkv_packed s
                 best = k;
         pred[t] = best;
         if (gold && gold[t] >= 0) { /* -log softmax(row)[gold] */
-            double mx = row[best], sum = 0;
-            for (int k = 0; k < n_tags; k++)
-                sum += exp((double)row[k] - mx);
+            const double mx = row[best], sum = qkv_exp_shift_total(row, n_tags, row[best]);
             total += log(sum) + mx - (double)row[gold[t]];
         }
     }

@@ -13,6 +13,7 @@
 
 #include "lib/blas.h"
 #include "lib/ops/op_util.h"
+#include "lib/vmath.h"
 
 static int longest(qkv_packed s)
 {
@@ -222,11 +223,10 @@ qkv_tensor *qkv_arc_cross_entropy(qkv_tape *tp, qkv_tensor *scores, qkv_packed s
         const int n = qkv_packed_len(sent, i);
         for (int t = sent.offsets[i]; t < sent.offsets[i + 1]; t++) {
             const qkv_real *r = scores->data + (size_t)t * C;
-            double m = r[0], sum = 0;
+            qkv_real m = r[0];
             for (int j = 1; j <= n; j++)
                 m = r[j] > m ? r[j] : m;
-            for (int j = 0; j <= n; j++)
-                sum += exp((double)r[j] - m);
+            const double sum = qkv_exp_shift_total(r, n + 1, m);
             lse[t] = (qkv_real)(m + log(sum));
             if (heads[t] >= 0)
                 total += arc_row_loss(r, n, heads[t], m, sum, smoothing);
@@ -260,12 +260,10 @@ static void arc_ce_backward(qkv_tape *tp, qkv_node *node)
                 continue;
             const qkv_real *r = x->data + (size_t)t * C;
             qkv_real *g = dx + (size_t)t * C;
-            if (eps == 0)
+            qkv_exp_shift_axpy(r, n + 1, s->lse[t], (qkv_real)coef, g); /* coef exp(s[t, j] - lse) */
+            if (eps != 0)
                 for (int j = 0; j <= n; j++)
-                    g[j] += (qkv_real)(coef * exp((double)r[j] - (double)s->lse[t]));
-            else
-                for (int j = 0; j <= n; j++)
-                    g[j] += (qkv_real)(coef * exp((double)r[j] - (double)s->lse[t]) - spread);
+                    g[j] -= (qkv_real)spread;
             g[s->heads[t]] -= (qkv_real)gold;
         }
     }

@@ -4,7 +4,8 @@
  * (Szegedy et al. 2016, "Rethinking the Inception Architecture", section 7; ε = 0: one-hot):
  *     loss = (1 / |R|) Σ_{i ∈ R} [(1 - ε)(lse_i - x_{i t_i}) + ε (lse_i - (1 / C) Σ_j x_ij)],
  *     lse_i = m_i + log Σ_j exp(x_ij - m_i),
- * i.e. Σ_j -q_ij log softmax(x_i)_j, with m_i the row maximum (no exp overflows), sums in double.
+ * i.e. Σ_j -q_ij log softmax(x_i)_j, with m_i the row maximum (no exp overflows; the exps by
+ * lib/vmath.h's row kernels), the row losses summed in double.
  * |R| = 0 gives loss 0 and a zero gradient (never 0/0). Backward, for i ∈ R (ignored rows get
  * nothing):
  *     dx_ij = dloss · (softmax(x_i)_j - q_ij) / |R|,   softmax(x_i)_j = exp(x_ij - lse_i).
@@ -14,6 +15,7 @@
  * label_smoothing=ε). */
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
+#include "lib/vmath.h"
 
 #include <string.h>
 
@@ -91,10 +93,7 @@ qkv_tensor *qkv_cross_entropy_smoothed(qkv_tape *tp, qkv_tensor *logits, const i
         _Pragma("omp simd reduction(max : m)")
         for (int j = 1; j < cols; j++)
             m = xr[j] > m ? xr[j] : m;
-        double sum = 0;
-        for (int j = 0; j < cols; j++)
-            sum += (double)qkv_rexp(xr[j] - m);
-        double ls = log(sum);
+        double ls = log(qkv_exp_shift_total(xr, cols, m));
         pmax[i] = m;
         plog[i] = (qkv_real)ls;
         row_loss[i] = row_loss_of(xr, cols, targets[i], m, ls, smoothing);
@@ -129,13 +128,11 @@ static void cross_entropy_backward(qkv_tape *tp, qkv_node *node)
             continue;
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *dxr = dx + (size_t)i * cols;
-        const qkv_real m = s->max[i], ls = s->log_sum[i];
-        if (eps == 0)
+        /* coef softmax(x_i)_j = coef exp(-ls) exp(x_ij - m) */
+        qkv_exp_shift_axpy(xr, cols, s->max[i], (qkv_real)((double)coef * exp(-(double)s->log_sum[i])), dxr);
+        if (eps != 0)
             for (int j = 0; j < cols; j++)
-                dxr[j] += coef * qkv_rexp((xr[j] - m) - ls);
-        else
-            for (int j = 0; j < cols; j++)
-                dxr[j] += coef * qkv_rexp((xr[j] - m) - ls) - spread;
+                dxr[j] -= spread;
         dxr[targets[i]] -= gold;
     });
 }

@@ -2,14 +2,17 @@
  * Both shift a row by its maximum m before exponentiating, so no exp overflows:
  *     softmax:     y_j = exp(x_j - m) / Σ_k exp(x_k - m)
  *     log_softmax: y_j = (x_j - m) - log Σ_k exp(x_k - m)
- * The sum (>= 1, from the maximum's own term) accumulates in double. Backward, from the
- * output alone:
+ * The exps and their sum (>= 1, from the maximum's own term) come from lib/vmath.h's row
+ * kernels. Backward, from the output alone:
  *     softmax:     dx_j = y_j (dy_j - Σ_k dy_k y_k)
  *     log_softmax: dx_j = dy_j - exp(y_j) Σ_k dy_k
  * A row needs a finite maximum: a row of -inf (or any +inf, NaN) gives NaN, as in PyTorch.
  * Rows are independent and threaded for large inputs (see op_util.h). */
 #include "lib/ops/ops.h"
 #include "lib/ops/op_util.h"
+#include "lib/vmath.h"
+
+#include <string.h>
 
 static inline qkv_real row_max(const qkv_real *x, int n)
 {
@@ -50,12 +53,8 @@ qkv_tensor *qkv_softmax(qkv_tape *tp, qkv_tensor *x)
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
         const qkv_real m = row_max(xr, cols);
-        double sum = 0;
-        for (int j = 0; j < cols; j++) {
-            yr[j] = qkv_rexp(xr[j] - m);
-            sum += (double)yr[j];
-        }
-        const qkv_real inv = (qkv_real)(1.0 / sum);
+        memcpy(yr, xr, (size_t)cols * sizeof *yr);
+        const qkv_real inv = (qkv_real)(1.0 / (double)qkv_exp_shift_sum(yr, cols, m));
         _Pragma("omp simd")
         for (int j = 0; j < cols; j++)
             yr[j] *= inv;
@@ -104,10 +103,7 @@ qkv_tensor *qkv_log_softmax(qkv_tape *tp, qkv_tensor *x)
         const qkv_real *xr = px + (size_t)i * cols;
         qkv_real *yr = py + (size_t)i * cols;
         const qkv_real m = row_max(xr, cols);
-        double sum = 0;
-        for (int j = 0; j < cols; j++)
-            sum += (double)qkv_rexp(xr[j] - m);
-        const qkv_real lse = (qkv_real)log(sum);
+        const qkv_real lse = (qkv_real)log(qkv_exp_shift_total(xr, cols, m));
         _Pragma("omp simd")
         for (int j = 0; j < cols; j++)
             yr[j] = (xr[j] - m) - lse;
@@ -132,8 +128,9 @@ static void log_softmax_backward(qkv_tape *tp, qkv_node *node)
         _Pragma("omp simd reduction(+ : sum)")
         for (int j = 0; j < cols; j++)
             sum += (double)dyr[j];
-        const qkv_real s = (qkv_real)sum;
+        _Pragma("omp simd")
         for (int j = 0; j < cols; j++)
-            dxr[j] += dyr[j] - qkv_rexp(yr[j]) * s;
+            dxr[j] += dyr[j];
+        qkv_exp_shift_axpy(yr, cols, 0, (qkv_real)-sum, dxr); /* exp(y_j) = softmax(x)_j */
     });
 }

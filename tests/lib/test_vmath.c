@@ -7,6 +7,8 @@
  *  - qkv_gelu_erff and its derivative: each element against the erf form in double, with and
  *    without the bias, in place, the gradient added to du and db (each optional), nothing
  *    written past the row; then every 1e-4 over [-10, 10] (the erf under them), and NaN.
+ *  - qkv_expf_shift_total and qkv_expf_shift_axpy (the chosen kernel over a stack buffer) at
+ *    lengths around and over its chunk, x unchanged, nothing written past y.
  *  - The chosen kernel is AVX-512 where the processor has it.
  * The bounds come from the scalar functions' own: erf 4.3e-7 absolute (measured 4.21e-7), exp
  * 1.2e-7 relative, plus the float rounding of the few operations around them (about 6e-8
@@ -231,6 +233,48 @@ static void test_kernels(void **state)
     }
 }
 
+/* qkv_expf_shift_total and qkv_expf_shift_axpy, which run the chosen kernel over chunks of a
+ * stack buffer: at lengths around the chunk's 256 and over several chunks, against double
+ * precision; x is left as it is, nothing is written past y. */
+static void test_shift_total_axpy(void **state)
+{
+    (void)state;
+    enum { MAX = 3000 };
+    static const int lengths[] = {0, 1, 17, 255, 256, 257, 511, 512, 513, 1000, MAX};
+    static float x[MAX], x0[MAX], y[MAX + 1];
+    static double y0[MAX];
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 12);
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        const int n = lengths[li];
+        const float m = 3.5f, a = -0.75f;
+        for (int j = 0; j < n; j++) {
+            x[j] = x0[j] = m - (float)(30.0 * qkv_rng_uniform(&rng));
+            y[j] = (float)(2.0 * qkv_rng_uniform(&rng) - 1.0);
+            y0[j] = y[j];
+        }
+        y[n] = GUARD;
+        double want = 0;
+        for (int j = 0; j < n; j++)
+            want += exp((double)(x[j] - m));
+        double total = qkv_expf_shift_total(x, n, m);
+        /* within each chunk n - 1 float additions; the chunks' sums added in double */
+        double tol = EXP_REL_TOL + (n < 256 ? n : 256) * ULP;
+        if (n == 0 ? total != 0 : fabs(total - want) / want > tol)
+            fail_msg("n %d: total %.9g, want %.9g", n, total, want);
+        assert_memory_equal(x, x0, (size_t)n * sizeof *x);
+        qkv_expf_shift_axpy(x, n, m, a, y);
+        for (int j = 0; j < n; j++) {
+            double e = fabs((double)a) * exp((double)(x[j] - m)), w = y0[j] + (double)a * exp((double)(x[j] - m));
+            if (fabs((double)y[j] - w) > e * (EXP_REL_TOL + 2 * ULP) + fabs(w) * ULP)
+                fail_msg("n %d: axpy element %d: %.9g, want %.9g", n, j, (double)y[j], w);
+        }
+        assert_memory_equal(x, x0, (size_t)n * sizeof *x);
+        if (y[n] != GUARD)
+            fail_msg("n %d: axpy wrote past the row", n);
+    }
+}
+
 /* The functions without _with run AVX-512 where the processor has it, else the portable
  * loops: the same bits as that kernel. */
 static void test_chosen(void **state)
@@ -255,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_erff),
         cmocka_unit_test(test_kernels),
         cmocka_unit_test(test_chosen),
+        cmocka_unit_test(test_shift_total_axpy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
