@@ -1,11 +1,26 @@
 #!/bin/sh
-# Builds qkv twice (release, and AddressSanitizer + UndefinedBehaviorSanitizer), each with its
-# test programs (-DBUILD_TESTING=ON: a plain configure has none), and runs the whole test suite
-# under ctest in both. Usage: tests/run.sh  (from anywhere)
+# Builds qkv with its test programs (-DBUILD_TESTING=ON: a plain configure has none) and runs the
+# whole test suite under ctest.
+# Usage: tests/run.sh [--sanitize]   (from anywhere)
+#   (none)      the release build, in build/
+#   --sanitize  the AddressSanitizer + UndefinedBehaviorSanitizer build, in build-asan/, and the
+#               same tests under the sanitizers (about twice the time of the release pass); CI
+#               runs both passes.
 # Tests that need a whole corpus run when its folder is set (QKV_EWT_DIR=/path/to/ud_english_ewt,
 # QKV_WNUT17_DIR=/path/to/wnut17);
 # otherwise ctest lists them as skipped, and the reason of each is printed after its summary.
 set -eu
+case "${1:-}" in
+"") sanitize=0 ;;
+--sanitize) sanitize=1 ;;
+-h | --help)
+    sed -n '2,11s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+*)
+    echo "tests/run.sh: unknown option '$1' (usage: tests/run.sh [--sanitize])" >&2
+    exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "tests/run.sh: one option at most (usage: tests/run.sh [--sanitize])" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -24,11 +39,14 @@ run_ctest() {
     return $status
 }
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null
-cmake --build build -j "$jobs"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQKV_SANITIZE=ON -DBUILD_TESTING=ON >/dev/null
-cmake --build build-asan -j "$jobs"
-echo "== release build =="
-run_ctest build
-echo "== sanitizer build (ASan + UBSan) =="
-run_ctest build-asan ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp"
+if [ $sanitize = 0 ]; then
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null
+    cmake --build build -j "$jobs"
+    echo "== release build =="
+    run_ctest build
+else
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQKV_SANITIZE=ON -DBUILD_TESTING=ON >/dev/null
+    cmake --build build-asan -j "$jobs"
+    echo "== sanitizer build (ASan + UBSan) =="
+    run_ctest build-asan ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp"
+fi
