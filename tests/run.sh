@@ -10,17 +10,18 @@
 # QKV_WNUT17_DIR=/path/to/wnut17);
 # otherwise ctest lists them as skipped, and the reason of each is printed after its summary.
 set -eu
-case "${1:-}" in
-"") sanitize=0 ;;
+[ $# -le 1 ] || { echo "tests/run.sh: one option at most (usage: tests/run.sh [--sanitize])" >&2; exit 2; }
+case "${1-}" in
+"") [ $# -eq 0 ] || { echo "tests/run.sh: an empty option (usage: tests/run.sh [--sanitize])" >&2; exit 2; }
+    sanitize=0 ;;
 --sanitize) sanitize=1 ;;
 -h | --help)
-    sed -n '2,11s/^# \{0,1\}//p' "$0"
+    sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
     exit 0 ;;
 *)
     echo "tests/run.sh: unknown option '$1' (usage: tests/run.sh [--sanitize])" >&2
     exit 2 ;;
 esac
-[ $# -le 1 ] || { echo "tests/run.sh: one option at most (usage: tests/run.sh [--sanitize])" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
