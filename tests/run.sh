@@ -10,16 +10,15 @@
 # QKV_WNUT17_DIR=/path/to/wnut17);
 # otherwise ctest lists them as skipped, and the reason of each is printed after its summary.
 set -eu
-[ $# -le 1 ] || { echo "tests/run.sh: one option at most (usage: tests/run.sh [--sanitize])" >&2; exit 2; }
-case "${1-}" in
-"") [ $# -eq 0 ] || { echo "tests/run.sh: an empty option (usage: tests/run.sh [--sanitize])" >&2; exit 2; }
-    sanitize=0 ;;
---sanitize) sanitize=1 ;;
--h | --help)
+usage="usage: tests/run.sh [--sanitize]"
+case "$#:${1-}" in
+0:) sanitize=0 ;;
+1:--sanitize) sanitize=1 ;;
+1:-h | 1:--help)
     sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
     exit 0 ;;
 *)
-    echo "tests/run.sh: unknown option '$1' (usage: tests/run.sh [--sanitize])" >&2
+    echo "tests/run.sh: unknown arguments '$*' ($usage)" >&2
     exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
@@ -40,14 +39,16 @@ run_ctest() {
     return $status
 }
 
+# The pass: its build folder, build type and sanitizer flag, and the sanitizers' environment.
 if [ $sanitize = 0 ]; then
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null
-    cmake --build build -j "$jobs"
-    echo "== release build =="
-    run_ctest build
+    set -- build Release OFF "release build"
 else
-    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQKV_SANITIZE=ON -DBUILD_TESTING=ON >/dev/null
-    cmake --build build-asan -j "$jobs"
-    echo "== sanitizer build (ASan + UBSan) =="
-    run_ctest build-asan ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp"
+    set -- build-asan RelWithDebInfo ON "sanitizer build (ASan + UBSan)" \
+        ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp"
 fi
+cmake -S . -B "$1" -DCMAKE_BUILD_TYPE="$2" -DQKV_SANITIZE="$3" -DBUILD_TESTING=ON >/dev/null
+cmake --build "$1" -j "$jobs"
+echo "== $4 =="
+dir=$1
+shift 4
+run_ctest "$dir" "$@"
