@@ -52,6 +52,24 @@ qkv_tensor *qkv_tape_fail_sentence(qkv_tape *tp, int sentence, const char *fmt, 
     return NULL;
 }
 
+qkv_arena_mark qkv_tape_mark(const qkv_tape *tp)
+{
+    return qkv_arena_mark_now(&tp->arena);
+}
+
+qkv_tensor *qkv_tape_keep_only(qkv_tape *tp, qkv_arena_mark m, const qkv_tensor *y)
+{
+    if (!y || !tp->no_grad || tp->failed)
+        return (qkv_tensor *)y;
+    qkv_tensor keep = *y; /* y's struct may be overwritten by the new one */
+    qkv_arena_release(&tp->arena, m);
+    qkv_tensor *t = qkv_tape_tensor(tp, keep.rank, keep.shape); /* at m: below or beside keep.data */
+    if (!t)
+        return NULL;
+    memmove(t->data, keep.data, keep.size * sizeof(qkv_real));
+    return t;
+}
+
 void *qkv_tape_alloc(qkv_tape *tp, size_t bytes)
 {
     void *p = qkv_arena_alloc(&tp->arena, bytes);

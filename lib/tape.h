@@ -69,6 +69,15 @@ void qkv_tape_free(qkv_tape *tp);
 /* Forgets all nodes and activations of the previous step; clears the error. */
 void qkv_tape_reset(qkv_tape *tp);
 
+/* Evaluation passes: a stack of layers needs only the last layer's output, not the activations
+ * of all. m = qkv_tape_mark(tp) before a layer; after it, y = qkv_tape_keep_only(tp, m, y)
+ * forgets everything allocated since m but y, which moves down to m (a copy of its values), so
+ * that the pass's memory is that of one layer and the next layer reuses the same pages. Only
+ * when tp->no_grad (no node may point into the released memory) and tp has not failed; else it
+ * returns y as it is. Pointers into the released memory other than y are invalid afterwards. */
+qkv_arena_mark qkv_tape_mark(const qkv_tape *tp);
+qkv_tensor *qkv_tape_keep_only(qkv_tape *tp, qkv_arena_mark m, const qkv_tensor *y);
+
 /* Backward pass from a scalar (size 1) tensor: d loss / d loss = 1. Returns QKV_OK, or
  * QKV_ERR with tp->err set (non-scalar loss, a failed tape, out of memory). */
 int qkv_backward(qkv_tape *tp, qkv_tensor *loss);

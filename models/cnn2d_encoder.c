@@ -54,8 +54,11 @@ static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qk
         if (qkv_packed_len(sentences, b) != qkv_grid_len(g))
             return qkv_tape_fail(tp, "cnn2d encoder: image %d has %d tokens, the grid %d x %d has %d", b,
                                  qkv_packed_len(sentences, b), g.rows, g.cols, qkv_grid_len(g));
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n; i++) {
+        qkv_arena_mark m = qkv_tape_mark(tp);
         x = qkv_conv2d_block_forward(tp, &s->layer[i], x, n, &g);
+        x = qkv_tape_keep_only(tp, m, x); /* an evaluation pass keeps only the output (lib/tape.h) */
+    }
     int32_t *cells = qkv_tape_alloc(tp, (size_t)(n + 1) * sizeof *cells);
     int32_t *image = qkv_tape_alloc(tp, (size_t)(T + 1) * sizeof *image);
     if (!x || !cells || !image)

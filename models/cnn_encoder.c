@@ -38,8 +38,11 @@ static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qk
 {
     (void)keep_layer, (void)keep;
     const blocks *b = e->state;
-    for (int i = 0; i < b->n; i++)
+    for (int i = 0; i < b->n; i++) {
+        qkv_arena_mark m = qkv_tape_mark(tp);
         x = qkv_conv_block_forward(tp, &b->layer[i], x, sentences);
+        x = qkv_tape_keep_only(tp, m, x); /* an evaluation pass keeps only the output (lib/tape.h) */
+    }
     return x;
 }
 

@@ -35,8 +35,12 @@ static qkv_tensor *forward(qkv_tape *tp, const qkv_encoder *e, qkv_tensor *x, qk
                            qkv_attention_weights *keep)
 {
     const blocks *b = e->state;
-    for (int i = 0; i < b->n; i++)
+    for (int i = 0; i < b->n; i++) {
+        qkv_arena_mark m = qkv_tape_mark(tp);
         x = qkv_encoder_block_forward(tp, &b->layer[i], x, sentences, i == keep_layer ? keep : NULL);
+        if (!keep || i != keep_layer) /* an evaluation pass keeps only the output (lib/tape.h) */
+            x = qkv_tape_keep_only(tp, m, x);
+    }
     return x;
 }
 

@@ -1,6 +1,7 @@
 /* The network: logits shape, a whole-model double-precision gradcheck on a packed batch (learned
  * and sinusoidal positions, full and windowed attention, dropout on the heads' input), the head
- * dropout on training tapes only, the learned table's max_len error. */
+ * dropout on training tapes only, the learned table's max_len error, an evaluation pass's logits
+ * and memory. */
 #define QKV_TESTUTIL_AUTOGRAD
 #include "testutil.h"
 
@@ -21,9 +22,8 @@ typedef struct {
     const int32_t *features[2];
 } fixture;
 
-static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
+static qkv_network_config config(qkv_pos_kind pos, int window, int max_len)
 {
-    memset(f, 0, sizeof *f);
     qkv_network_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_features = 2;
@@ -45,10 +45,16 @@ static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
     cfg.encoder.ln_eps = 1e-5;
     cfg.positional = pos;
     cfg.max_len = max_len;
+    return cfg;
+}
+
+static void make_with(fixture *f, const qkv_network_config *cfg)
+{
+    memset(f, 0, sizeof *f);
     qkv_rng rng;
     qkv_rng_seed(&rng, 3);
     qkv_error err;
-    if (qkv_network_init(&f->m, &cfg, &rng, &err))
+    if (qkv_network_init(&f->m, cfg, &rng, &err))
         fail_msg("%s", err.msg);
     /* Non-trivial layer norms and biases, so that their gradients are exercised. */
     for (int i = 0; i < f->m.params.n; i++)
@@ -58,6 +64,12 @@ static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
     f->features[1] = SUFFIX;
     f->in.sentences = (qkv_packed){B, OFFSETS};
     f->in.features = f->features;
+}
+
+static void make(fixture *f, qkv_pos_kind pos, int window, int max_len)
+{
+    qkv_network_config cfg = config(pos, window, max_len);
+    make_with(f, &cfg);
 }
 
 static qkv_tensor *loss_fn(qkv_tape *tp, void *user)
@@ -198,6 +210,48 @@ static void test_head_dropout(void **state)
     qkv_network_free(&f.m);
 }
 
+/* The peak arena memory of an evaluation pass (no_grad) of a network of n_layers without dropout;
+ * its logits into out [T, 4]. */
+static size_t evaluation_peak(int n_layers, bool no_grad, qkv_real *out)
+{
+    qkv_network_config cfg = config(QKV_POS_LEARNED, 0, 8);
+    cfg.n_layers = n_layers;
+    cfg.encoder.dropout = 0;
+    cfg.head_dropout = 0;
+    fixture f;
+    make_with(&f, &cfg);
+    qkv_tape tp;
+    qkv_tape_init(&tp, 0);
+    tp.no_grad = no_grad;
+    qkv_tensor *logits = qkv_network_logits(&tp, &f.m, &f.in, -1, NULL);
+    assert_non_null(logits);
+    memcpy(out, logits->data, (size_t)T * 4 * sizeof *out);
+    if (no_grad) { /* a second pass on the same tape: the first pass's logits stay intact */
+        qkv_tensor *again = qkv_network_logits(&tp, &f.m, &f.in, -1, NULL);
+        assert_non_null(again);
+        assert_memory_equal(again->data, out, (size_t)T * 4 * sizeof *out);
+        assert_memory_equal(logits->data, out, (size_t)T * 4 * sizeof *out);
+    }
+    size_t peak = tp.arena.peak;
+    qkv_tape_free(&tp);
+    qkv_network_free(&f.m);
+    return peak;
+}
+
+/* An evaluation pass keeps only each encoder layer's output (qkv_tape_keep_only): the logits of a
+ * recording pass bit for bit, and memory that does not grow with the layers. */
+static void test_evaluation_pass_keeps_one_layer(void **state)
+{
+    (void)state;
+    qkv_real rec[T * 4], eval[T * 4], one[T * 4];
+    size_t peak_rec = evaluation_peak(6, false, rec);
+    size_t peak6 = evaluation_peak(6, true, eval), peak1 = evaluation_peak(1, true, one);
+    assert_memory_equal(rec, eval, sizeof rec);
+    assert_true(peak6 < peak_rec);
+    if (peak6 > peak1 + peak1 / 4)
+        fail_msg("6 layers took %zu bytes, 1 layer %zu: the layers' activations were kept", peak6, peak1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_gradcheck_learned_full),
         cmocka_unit_test(test_gradcheck_sinusoidal_window),
         cmocka_unit_test(test_head_dropout),
+        cmocka_unit_test(test_evaluation_pass_keeps_one_layer),
         cmocka_unit_test(test_sentence_longer_than_learned_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,7 @@ def post(lines):
 waiting = socket.create_connection(("127.0.0.1", port))
 result = []
 long_request = threading.Thread(target=post, args=(["Sentence %d is one of many , with the words that a "
-                                                    "tagger reads here .\n" % i for i in range(800)],))
+                                                    "tagger reads here .\n" % i for i in range(2400)],))
 long_request.start()
 time.sleep(0.5)
 waiting.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")

@@ -3,10 +3,13 @@
 #ifndef QKV_COMMANDS_H
 #define QKV_COMMANDS_H
 
+#include <stdbool.h>
+
 typedef struct qkv_command {
     const char *name;
     const char *summary;
     int (*run)(int argc, char **argv);
+    bool runs_model; /* runs float products: oneDNN's kernels are made from its start (lib/gemm/warm_up.h) */
 } qkv_command;
 
 /* The qkv command as the user ran it (main's argv[0]: "qkv", "./build/qkv"), for the commands

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/gemm/warm_up.h"
 #include "lib/io/config.h"
 #include "train/cli/commands.h"
 #include "train/omp_env.h"
@@ -19,21 +20,21 @@
 const char *qkv_program = "qkv";
 
 static const qkv_command COMMANDS[] = {
-    {"train", "train a tagger from a YAML config", qkv_cmd_train},
-    {"eval", "evaluate a checkpoint on a tagged file", qkv_cmd_eval},
-    {"tag", "tag a CoNLL-U or plain-text file with a checkpoint", qkv_cmd_tag},
-    {"gradcheck", "check the model's gradients by finite differences", qkv_cmd_gradcheck},
-    {"config", "check a config and print it resolved, or the key reference (--doc)", qkv_cmd_config},
-    {"synth", "write a synthetic corpus (grammar, ends or reach task) as CoNLL-U", qkv_cmd_synth},
-    {"speech", "speak a CoNLL-U file with eSpeak NG into an HDF5 corpus of log-mel frames", qkv_cmd_speech},
-    {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats},
-    {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot},
-    {"attention", "draw a checkpoint's attention weights for a sentence or an image (gnuplot)", qkv_cmd_attention},
-    {"parse-draw", "draw a parser's dependency tree of a sentence (Graphviz)", qkv_cmd_parse_draw},
-    {"positions", "draw a checkpoint's positional encoding (gnuplot)", qkv_cmd_positions},
-    {"export", "write a checkpoint's model without the training state, to ship or load", qkv_cmd_export},
-    {"serve", "serve models over HTTP with UDPipe's REST API (libmicrohttpd)", qkv_cmd_serve},
-    {"board", "a web page of the runs of folders, updating while they train (libmicrohttpd)", qkv_cmd_board},
+    {"train", "train a tagger from a YAML config", qkv_cmd_train, true},
+    {"eval", "evaluate a checkpoint on a tagged file", qkv_cmd_eval, true},
+    {"tag", "tag a CoNLL-U or plain-text file with a checkpoint", qkv_cmd_tag, true},
+    {"gradcheck", "check the model's gradients by finite differences", qkv_cmd_gradcheck, false},
+    {"config", "check a config and print it resolved, or the key reference (--doc)", qkv_cmd_config, false},
+    {"synth", "write a synthetic corpus (grammar, ends or reach task) as CoNLL-U", qkv_cmd_synth, false},
+    {"speech", "speak a CoNLL-U file with eSpeak NG into an HDF5 corpus of log-mel frames", qkv_cmd_speech, false},
+    {"stats", "count sentences, words and tags of a corpus", qkv_cmd_stats, false},
+    {"plot", "draw the training curves of runs (gnuplot)", qkv_cmd_plot, false},
+    {"attention", "draw a checkpoint's attention weights for a sentence or an image (gnuplot)", qkv_cmd_attention, true},
+    {"parse-draw", "draw a parser's dependency tree of a sentence (Graphviz)", qkv_cmd_parse_draw, false},
+    {"positions", "draw a checkpoint's positional encoding (gnuplot)", qkv_cmd_positions, false},
+    {"export", "write a checkpoint's model without the training state, to ship or load", qkv_cmd_export, false},
+    {"serve", "serve models over HTTP with UDPipe's REST API (libmicrohttpd)", qkv_cmd_serve, true},
+    {"board", "a web page of the runs of folders, updating while they train (libmicrohttpd)", qkv_cmd_board, false},
 };
 
 /* Whether one of a and b begins with the other, at least 3 letters ("evaluate" for "eval",
@@ -95,8 +96,13 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        if (COMMANDS[i].run && !strcmp(cmd, COMMANDS[i].name))
-            return COMMANDS[i].run(argc - 1, argv + 1);
+        if (COMMANDS[i].run && !strcmp(cmd, COMMANDS[i].name)) {
+            if (COMMANDS[i].runs_model)
+                qkv_gemm_warm_up(); /* while the command reads its model and data */
+            int status = COMMANDS[i].run(argc - 1, argv + 1);
+            qkv_gemm_warm_up_wait();
+            return status;
+        }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (qkv_cfg_is_near(cmd, COMMANDS[i].name) || same_start(cmd, COMMANDS[i].name)) {
             fprintf(stderr, "qkv: unknown command '%s', did you mean '%s'? (see qkv --help)\n", cmd, COMMANDS[i].name);
