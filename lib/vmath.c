@@ -42,6 +42,18 @@ static float shift_sum_portable(float *x, int n, float m)
     return sum;
 }
 
+static void softmax_portable(float *x, int n)
+{
+    float m = x[0];
+#pragma omp simd reduction(max : m)
+    for (int j = 1; j < n; j++)
+        m = x[j] > m ? x[j] : m;
+    float inv = 1.0f / shift_sum_portable(x, n, m);
+#pragma omp simd
+    for (int j = 0; j < n; j++)
+        x[j] *= inv;
+}
+
 static void gelu_portable(const float *u, const float *b, float *y, int n)
 {
     if (b) {
@@ -157,6 +169,22 @@ AVX512 static float shift_sum_avx512(float *x, int n, float m)
     return _mm512_reduce_add_ps(sum);
 }
 
+/* The portable form's arithmetic: the maximum (a NaN compares false, as there), then the same
+ * exp and sum as shift_sum_avx512, then one reciprocal times every element. */
+AVX512 static void softmax_avx512(float *x, int n)
+{
+    __m512 mv = _mm512_set1_ps(x[0]);
+    for (int j = 0; j < n; j += 16) {
+        __mmask16 k = lanes(j, n);
+        mv = _mm512_mask_max_ps(mv, k, _mm512_maskz_loadu_ps(k, x + j), mv);
+    }
+    __m512 inv = _mm512_set1_ps(1.0f / shift_sum_avx512(x, n, _mm512_reduce_max_ps(mv)));
+    for (int j = 0; j < n; j += 16) {
+        __mmask16 k = lanes(j, n);
+        _mm512_mask_storeu_ps(x + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + j), inv));
+    }
+}
+
 AVX512 static void gelu_avx512(const float *u, const float *b, float *y, int n)
 {
     for (int j = 0; j < n; j += 16) {
@@ -212,6 +240,18 @@ float qkv_expf_shift_sum_with(qkv_vmath_kernel k, float *x, int n, float m)
     return shift_sum_portable(x, n, m);
 }
 
+void qkv_softmaxf_with(qkv_vmath_kernel k, float *x, int n)
+{
+#if QKV_HAVE_AVX512_KERNELS
+    if (k == QKV_VMATH_AVX512) {
+        softmax_avx512(x, n);
+        return;
+    }
+#endif
+    (void)k;
+    softmax_portable(x, n);
+}
+
 void qkv_gelu_erff_with(qkv_vmath_kernel k, const float *u, const float *b, float *y, int n)
 {
 #if QKV_HAVE_AVX512_KERNELS
@@ -240,6 +280,11 @@ void qkv_gelu_erff_grad_with(qkv_vmath_kernel k, const float *u, const float *b,
 float qkv_expf_shift_sum(float *x, int n, float m)
 {
     return qkv_expf_shift_sum_with(qkv_vmath_chosen(), x, n, m);
+}
+
+void qkv_softmaxf(float *x, int n)
+{
+    qkv_softmaxf_with(qkv_vmath_chosen(), x, n);
 }
 
 void qkv_gelu_erff(const float *u, const float *b, float *y, int n)

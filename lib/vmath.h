@@ -22,6 +22,10 @@
  * bound of 1.2e-7 relative, with its limits: 0 below -87 and for -inf, NaN kept. */
 float qkv_expf_shift_sum(float *x, int n, float m);
 
+/* The softmax of x[0 .. n), n >= 1, in place: m = max_j x[j] (a NaN other than x[0] is passed
+ * over), x[j] = exp(x[j] - m) as qkv_expf_shift_sum, then x[j] times 1 / Σ. */
+void qkv_softmaxf(float *x, int n);
+
 /* y[j] = gelu(u[j] + b[j]) = v Φ(v), v = u[j] + b[j], Φ(v) = (1 + erf(v / √2)) / 2, for j < n;
  * b may be NULL (v = u[j]); y may be u. Within 2.2e-7 |v| + 2.4e-7 |gelu(v)| of the exact value
  * (erf's 4.3e-7 halved, times |v|, and the float roundings); NaN gives NaN. */
@@ -50,12 +54,13 @@ bool qkv_vmath_available(qkv_vmath_kernel k);
 qkv_vmath_kernel qkv_vmath_chosen(void);
 /* The functions above with kernel k, which must be available. */
 float qkv_expf_shift_sum_with(qkv_vmath_kernel k, float *x, int n, float m);
+void qkv_softmaxf_with(qkv_vmath_kernel k, float *x, int n);
 void qkv_gelu_erff_with(qkv_vmath_kernel k, const float *u, const float *b, float *y, int n);
 void qkv_gelu_erff_grad_with(qkv_vmath_kernel k, const float *u, const float *b, const float *dy, float *du,
                              float *db, int n);
 
 /* The softmax's rows of qkv_real: the float functions above in the float build, exp in the
- * double build. */
+ * double build (qkv_softmax_row: qkv_softmaxf's formula). */
 #if QKV_REAL_IS_DOUBLE
 #include <math.h>
 static inline double qkv_exp_shift_sum(double *x, int n, double m)
@@ -79,7 +84,17 @@ static inline void qkv_exp_shift_axpy(const double *x, int n, double m, double a
     for (int j = 0; j < n; j++)
         y[j] += a * exp(x[j] - m);
 }
+static inline void qkv_softmax_row(double *x, int n)
+{
+    double m = x[0];
+    for (int j = 1; j < n; j++)
+        m = x[j] > m ? x[j] : m;
+    double inv = 1 / qkv_exp_shift_sum(x, n, m);
+    for (int j = 0; j < n; j++)
+        x[j] *= inv;
+}
 #else
+#define qkv_softmax_row qkv_softmaxf
 #define qkv_exp_shift_sum qkv_expf_shift_sum
 #define qkv_exp_shift_total qkv_expf_shift_total
 #define qkv_exp_shift_axpy qkv_expf_shift_axpy

@@ -76,14 +76,7 @@ static void normalize_row(qkv_real *row, int a, int e, qkv_attn_normalize how)
             row[j] = row[j] > 0 ? row[j] * inv : 0;
         return;
     }
-    qkv_real m = row[a];
-#pragma omp simd reduction(max : m)
-    for (int j = a + 1; j < e; j++)
-        m = row[j] > m ? row[j] : m;
-    qkv_real inv = (qkv_real)1 / qkv_exp_shift_sum(row + a, e - a, m);
-#pragma omp simd
-    for (int j = a; j < e; j++)
-        row[j] *= inv;
+    qkv_softmax_row(row + a, e - a);
 }
 
 /* Band row [W] = zeros, with len values at off. */
@@ -109,10 +102,7 @@ static inline qkv_real dot(const qkv_real *a, const qkv_real *b, int n)
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
 }
 
-/* Query i's scores for its keys a .. e-1 in row[0 .. e-a): adds the score biases,
- * normalizes, stores P (and dropout(P), drawing from rng) in the bands; row then holds the P
- * that multiplies V. */
-static void finish_row(const attn_saved *sv, int h, int i, int w, int W, int n, int a, int e, qkv_real *row,
+void attn_finish_row(const attn_saved *sv, int h, int i, int w, int W, int n, int a, int e, qkv_real *row,
                        size_t blk, qkv_rng *rng)
 {
     for (int m = 0; m < sv->n_bias; m++)
@@ -144,7 +134,7 @@ static void block_forward_direct(const attn_saved *sv, int h, int n, int w, int 
         const qkv_real *qi = qh + (size_t)i * ld;
         for (int j = a; j < e; j++)
             row[j - a] = sv->scale * dot(qi, kh + (size_t)j * ld, dh);
-        finish_row(sv, h, i, w, W, n, a, e, row, blk, rng);
+        attn_finish_row(sv, h, i, w, W, n, a, e, row, blk, rng);
         qkv_real *oi = oh + (size_t)i * D;
         memset(oi, 0, (size_t)dh * sizeof(qkv_real));
         for (int j = a; j < e; j++) { /* O_i += P_ij V_j */
@@ -185,7 +175,7 @@ static void block_forward(const attn_saved *sv, int b, int h, qkv_real *o, qkv_r
                 row[j] = 0;
             for (int j = e; j < kw; j++)
                 row[j] = 0;
-            finish_row(sv, h, i, w, W, n, klo + a, klo + e, row + a, blk, &rng);
+            attn_finish_row(sv, h, i, w, W, n, klo + a, klo + e, row + a, blk, &rng);
         }
         qkv_gemm(false, false, r, dh, kw, 1, st, kw, vh + (size_t)klo * ld, ld, 0, oh + (size_t)i0 * D, D);
     }
@@ -389,22 +379,53 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, con
     if (!scratch_mem || (drop && !seeds))
         return NULL;
     sv->seeds = seeds;
+    sv->batched = attn_batched(sv);
+    qkv_real *batch_work = sv->batched ? qkv_tape_alloc(tp, attn_batched_forward_work(sv) * sizeof(qkv_real)) : NULL;
+    if (sv->batched && !batch_work)
+        return NULL;
     int blas = qkv_blas_single();
     if (!project(tp, sv, x, proj))
         return qkv_blas_restore(blas), NULL;
-    QKV_FOR_THREADS(nthreads, dynamic, int, blk, B * H, {
-        qkv_real *st = scratch_mem + (size_t)omp_get_thread_num() * sv->scratch;
-        if (sv->tiled[blk / H])
-            attn_tiled_forward(sv, blk / H, blk % H, o->data, st);
-        else
-            block_forward(sv, blk / H, blk % H, o->data, st, seeds ? seeds[blk] : 0);
-    });
+    if (sv->batched)
+        attn_batched_forward(sv, o->data, batch_work);
+    else
+        QKV_FOR_THREADS(nthreads, dynamic, int, blk, B * H, {
+            qkv_real *st = scratch_mem + (size_t)omp_get_thread_num() * sv->scratch;
+            if (sv->tiled[blk / H])
+                attn_tiled_forward(sv, blk / H, blk % H, o->data, st);
+            else
+                block_forward(sv, blk / H, blk % H, o->data, st, seeds ? seeds[blk] : 0);
+        });
     qkv_blas_restore(blas);
     if (node)
         node->saved = sv;
     if (keep)
         *keep = (qkv_attention_weights){sent, H, sv->width, sv->window, sv->block, sv->p, sv->causal};
     return o;
+}
+
+void attn_score_grad_row(const attn_saved *sv, int h, int i, int key0, int a, int e, const qkv_real *p,
+                         const qkv_real *pd, qkv_real *g, qkv_real *row, qkv_real *const *dbias)
+{
+    if (pd) { /* through dropout: dP = dPd ⊙ mask / (1 - p) */
+        qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
+        for (int j = a; j < e; j++)
+            g[j] = pd[j] != 0 ? g[j] * keep_scale : 0;
+    }
+    if (sv->normalize == QKV_ATTN_SOFTMAX) {
+        qkv_real dot = 0;
+        for (int j = a; j < e; j++)
+            dot += p[j] * g[j];
+        for (int j = a; j < e; j++)
+            row[j] = p[j] * (g[j] - dot);
+    } else {
+        qkv_real inv = (qkv_real)1 / (qkv_real)(e - a);
+        for (int j = a; j < e; j++)
+            row[j] = p[j] > 0 ? g[j] * inv : 0;
+    }
+    for (int m = 0; m < sv->n_bias; m++) /* the biases entered the scores unscaled */
+        if (dbias[m])
+            sv->bias[m].kind->backward(&sv->bias[m], h, i, key0 + a, key0 + e, row + a, dbias[m]);
 }
 
 /* Backward of block (b, h): adds into dQKV's rows of sentence b, head h. */
@@ -419,7 +440,6 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
     const qkv_real *doh = dout + row0 * D + (size_t)h * dh;
     size_t blk = sv->block[(size_t)b * sv->n_heads + h];
     const qkv_real *pused = sv->pd ? sv->pd : sv->p; /* the P that multiplied V */
-    qkv_real keep_scale = (qkv_real)(1.0 / (1.0 - sv->dropout));
     for (int i0 = 0; i0 < n; i0 += TILE) {
         int i1 = i0 + TILE < n ? i0 + TILE : n, r = i1 - i0;
         int klo = attn_key_lo(i0, w), kw = attn_key_hi(i1 - 1, w, n, sv->causal) + 1 - klo;
@@ -441,24 +461,7 @@ static void block_backward(const attn_saved *sv, int b, int h, const qkv_real *d
             int off = attn_key_lo(i, w) - band_start(i, w, W, n);
             const qkv_real *p = sv->p + blk + (size_t)i * W + off - a; /* p[j], j in a..e-1 */
             const qkv_real *pd = sv->pd ? sv->pd + blk + (size_t)i * W + off - a : NULL;
-            qkv_real *row = st + (size_t)rr * kw, *g = dp + (size_t)rr * kw;
-            if (pd) /* through dropout: dP = dPd ⊙ mask / (1 - p) */
-                for (int j = a; j < e; j++)
-                    g[j] = pd[j] != 0 ? g[j] * keep_scale : 0;
-            if (sv->normalize == QKV_ATTN_SOFTMAX) {
-                qkv_real dot = 0;
-                for (int j = a; j < e; j++)
-                    dot += p[j] * g[j];
-                for (int j = a; j < e; j++)
-                    row[j] = p[j] * (g[j] - dot);
-            } else {
-                qkv_real inv = (qkv_real)1 / (qkv_real)(e - a);
-                for (int j = a; j < e; j++)
-                    row[j] = p[j] > 0 ? g[j] * inv : 0;
-            }
-            for (int m = 0; m < sv->n_bias; m++) /* the biases entered the scores unscaled */
-                if (dbias[m])
-                    sv->bias[m].kind->backward(&sv->bias[m], h, i, klo + a, klo + e, row + a, dbias[m]);
+            attn_score_grad_row(sv, h, i, klo, a, e, p, pd, dp + (size_t)rr * kw, st + (size_t)rr * kw, dbias);
         }
         /* dQ [r, dh] += dS K · scale;  dK [kw, dh] += dS^T Q · scale */
         qkv_gemm(false, false, r, dh, kw, sv->scale, st, kw, kh + (size_t)klo * ld, ld, 1,
@@ -496,15 +499,23 @@ static void attention_backward(qkv_tape *tp, qkv_node *node)
             return;
         memset(dbias_all[m], 0, (size_t)nblk * per_head[m] * sizeof(qkv_real));
     }
-    QKV_FOR_THREADS(nthreads, dynamic, int, blk, nblk, {
-        qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch, *db[QKV_ATTN_MAX_BIASES];
-        for (int m = 0; m < sv->n_bias; m++)
-            db[m] = dbias_all[m] ? dbias_all[m] + (size_t)blk * per_head[m] : NULL;
-        if (sv->tiled[blk / sv->n_heads])
-            attn_tiled_backward(sv, blk / sv->n_heads, blk % sv->n_heads, out->data, dout, dqkv, st, db);
-        else
-            block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch, db);
-    });
+    qkv_real *batch_work = sv->batched ? qkv_tape_alloc(tp, attn_batched_backward_work(sv) * sizeof(qkv_real)) : NULL;
+    if (sv->batched && !batch_work) {
+        qkv_blas_restore(blas);
+        return;
+    }
+    if (sv->batched)
+        attn_batched_backward(sv, dout, dqkv, batch_work, dbias_all, per_head);
+    else
+        QKV_FOR_THREADS(nthreads, dynamic, int, blk, nblk, {
+            qkv_real *st = scratch + (size_t)omp_get_thread_num() * 2 * sv->scratch, *db[QKV_ATTN_MAX_BIASES];
+            for (int m = 0; m < sv->n_bias; m++)
+                db[m] = dbias_all[m] ? dbias_all[m] + (size_t)blk * per_head[m] : NULL;
+            if (sv->tiled[blk / sv->n_heads])
+                attn_tiled_backward(sv, blk / sv->n_heads, blk % sv->n_heads, out->data, dout, dqkv, st, db);
+            else
+                block_backward(sv, blk / sv->n_heads, blk % sv->n_heads, dout, dqkv, st, st + sv->scratch, db);
+        });
     for (int m = 0; m < sv->n_bias; m++)
         for (int blk = 0; dbias[m] && blk < nblk; blk++)
             for (size_t k = 0; k < per_head[m]; k++)

@@ -15,6 +15,7 @@ typedef struct {
     qkv_packed sentences;      /* arena copy: B = sentences.n */
     int *width, *window;         /* [B] */
     bool *tiled;                 /* [B]: sentence b runs the tiled kernel (no stored P) */
+    bool batched;                /* the blocks run as batched products (attn_batched) */
     size_t *block;               /* [B · H] start of block in p / pd (stored blocks) */
     qkv_real *qkv;               /* [T, 3D] */
     qkv_real *w_cat;             /* [3D, D] */
@@ -40,6 +41,33 @@ static inline int attn_key_hi(int i, int w, int n, bool causal)
         return i;
     return i + w < n - 1 ? i + w : n - 1;
 }
+
+/* Query i's scores for its keys a .. e-1 in row[0 .. e-a) (w, W, n: its sentence's window, band
+ * width and length; blk: the block's start in the bands): adds the score biases, normalizes,
+ * stores P (and dropout(P), drawing from rng) in the bands; row then holds the P that
+ * multiplies V. */
+void attn_finish_row(const attn_saved *sv, int h, int i, int w, int W, int n, int a, int e, qkv_real *row,
+                     size_t blk, qkv_rng *rng);
+/* dS of query i (head h) for its keys key0 + a .. key0 + e - 1 from dP: p[j], pd[j] (dropout(P),
+ * or NULL), g[j] (dP, changed in place by the dropout) and row[j] (dS, written) for j in a .. e-1;
+ * adds the learned score biases' gradients into dbias[m] (NULL: none). */
+void attn_score_grad_row(const attn_saved *sv, int h, int i, int key0, int a, int e, const qkv_real *p,
+                         const qkv_real *pd, qkv_real *g, qkv_real *row, qkv_real *const *dbias);
+
+/* (lib/ops/attention_batched.c) Whether the blocks run batched: qkv_attention_batch_blocks, at
+ * least 2 sentences, all of one length n >= 2, whole-sentence bands, the stored kernel, not
+ * causal (needs sv's width and tiled). */
+bool attn_batched(const attn_saved *sv);
+/* The forward pass of all blocks batched: writes O [T, D] (and the bands of P, dropout(P) as
+ * the per-block path does). work: attn_batched_forward_work(sv) elements. */
+size_t attn_batched_forward_work(const attn_saved *sv);
+void attn_batched_forward(const attn_saved *sv, qkv_real *o, qkv_real *work);
+/* The backward pass of all blocks batched: adds into dqkv [T, 3D] and the learned score biases'
+ * per-block gradients dbias_all[m] (per_head[m] values a block; NULL: none). work:
+ * attn_batched_backward_work(sv) elements. */
+size_t attn_batched_backward_work(const attn_saved *sv);
+void attn_batched_backward(const attn_saved *sv, const qkv_real *dout, qkv_real *dqkv, qkv_real *work,
+                           qkv_real *const *dbias_all, const size_t *per_head);
 
 /* Query rows and keys of one tile of the tiled kernel; its scratch in elements. */
 #define ATTN_TILED_ROWS 32

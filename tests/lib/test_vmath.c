@@ -4,6 +4,8 @@
  *  - qkv_expf_shift_sum: each element and the sum against exp in double, at every length up to
  *    five vectors and at 1,000 (the masked tails), the limits (-inf, below -87, NaN) in every
  *    lane, nothing written past the row.
+ *  - qkv_softmaxf: each element against the softmax in double, the same bits as its own exp,
+ *    sum and reciprocal, a -inf score, nothing written past the row.
  *  - qkv_gelu_erff and its derivative: each element against the erf form in double, with and
  *    without the bias, in place, the gradient added to du and db (each optional), nothing
  *    written past the row; then every 1e-4 over [-10, 10] (the erf under them), and NaN.
@@ -217,6 +219,51 @@ static void check_gelu_grid(qkv_vmath_kernel k)
     }
 }
 
+/* Kernel k's softmax rows (lengths 1 .. 80 and 1,000; scores in [-30, 30], a row with -inf, a
+ * row of one value): each element against the softmax in double, bit for bit the same as the
+ * kernel's own exp and sum (qkv_expf_shift_sum_with at the row's maximum) times the reciprocal,
+ * nothing written past the row. */
+static void check_softmax(qkv_vmath_kernel k)
+{
+    static float x[MAX_N + 1], y[MAX_N], orig[MAX_N];
+    const char *name = QKV_VMATH_KERNEL_NAMES[k];
+    qkv_rng rng;
+    qkv_rng_seed(&rng, 13);
+    for (int li = 1; li < N_LENGTHS; li++) {
+        int n = length_at(li);
+        for (int rep = 0; rep < 10; rep++) {
+            for (int j = 0; j < n; j++)
+                x[j] = rep == 9 ? 2.5f : (float)(60.0 * qkv_rng_uniform(&rng) - 30.0);
+            if (rep == 8 && n > 1)
+                x[n / 2] = -INFINITY;
+            x[n] = GUARD;
+            memcpy(orig, x, (size_t)n * sizeof *x);
+            float m = x[0];
+            for (int j = 0; j < n; j++)
+                m = x[j] > m ? x[j] : m;
+            memcpy(y, x, (size_t)n * sizeof *y);
+            float inv = 1.0f / qkv_expf_shift_sum_with(k, y, n, m);
+            for (int j = 0; j < n; j++)
+                y[j] *= inv;
+            qkv_softmaxf_with(k, x, n);
+            if (memcmp(x, y, (size_t)n * sizeof *x))
+                fail_msg("%s, n %d: softmax differs from its exp, sum and reciprocal", name, n);
+            double want_sum = 0;
+            for (int j = 0; j < n; j++)
+                want_sum += exp((double)(orig[j] - m));
+            /* exp's bound on each term and the sum's, n - 1 additions, the reciprocal, the product */
+            double tol = 2 * EXP_REL_TOL + (n + 2) * ULP;
+            for (int j = 0; j < n; j++) {
+                double want = exp((double)(orig[j] - m)) / want_sum;
+                if (fabs((double)x[j] - want) > tol * want + 1e-37)
+                    fail_msg("%s, n %d: softmax element %d: %.9g, want %.9g", name, n, j, (double)x[j], want);
+            }
+            if (x[n] != GUARD)
+                fail_msg("%s, n %d: softmax wrote past the row", name, n);
+        }
+    }
+}
+
 static void test_kernels(void **state)
 {
     (void)state;
@@ -228,6 +275,7 @@ static void test_kernels(void **state)
         }
         check_shift_rows((qkv_vmath_kernel)k);
         check_shift_limits((qkv_vmath_kernel)k);
+        check_softmax((qkv_vmath_kernel)k);
         check_gelu((qkv_vmath_kernel)k);
         check_gelu_grid((qkv_vmath_kernel)k);
     }
