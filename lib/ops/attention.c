@@ -21,7 +21,9 @@
  *
  * Kernels. The above is the stored kernel. The blocks of the sentences that plan_blocks marks
  * tiled (opts->kernel) run lib/ops/attention_tiled.c instead, forward and backward; the
- * projections, the dropout keys and the score biases' gradient sums are shared. */
+ * projections, the dropout keys and the score biases' gradient sums are shared. A batch whose
+ * sentences all have one length and whole bands (images) runs the stored kernel's products
+ * batched over all blocks (lib/ops/attention_batched.c), its rows through the same functions. */
 #include "lib/ops/attention_impl.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
