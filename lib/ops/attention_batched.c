@@ -22,7 +22,7 @@ bool attn_batched(const attn_saved *sv)
     if (!qkv_attention_batch_blocks || B < 2 || n < 2 || sv->causal)
         return false;
     for (int b = 0; b < B; b++)
-        if (qkv_packed_len(sv->sentences, b) != n || sv->tiled[b] || sv->width[b] != n)
+        if (qkv_packed_len(sv->sentences, b) != n || sv->tiled[b] || sv->window[b] != n - 1) /* whole */
             return false;
     return true;
 }

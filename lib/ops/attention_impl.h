@@ -55,8 +55,9 @@ void attn_score_grad_row(const attn_saved *sv, int h, int i, int key0, int a, in
                          const qkv_real *pd, qkv_real *g, qkv_real *row, qkv_real *const *dbias);
 
 /* (lib/ops/attention_batched.c) Whether the blocks run batched: qkv_attention_batch_blocks, at
- * least 2 sentences, all of one length n >= 2, whole-sentence bands, the stored kernel, not
- * causal (needs sv's width and tiled). */
+ * least 2 sentences, all of one length n >= 2, each query seeing the whole sentence (window n - 1:
+ * a band as wide as the sentence is not enough, a window of 3 in 5 words is not whole), the
+ * stored kernel, not causal (needs sv's window and tiled). */
 bool attn_batched(const attn_saved *sv);
 /* The forward pass of all blocks batched: writes O [T, D] (and the bands of P, dropout(P) as
  * the per-block path does). work: attn_batched_forward_work(sv) elements. */

@@ -78,6 +78,15 @@ static void test_batched_blocks(void **state)
                 free(batched);
                 free(blocks);
             }
+    /* A window of 3 in sentences of 5: the band is as wide as the sentence, but the first and
+     * last words do not see each other, so the blocks run one by one. */
+    long before = qkv_attention_batched_passes;
+    for (int heads = 1; heads <= 2; heads++) {
+        qkv_attention_opts opts = {.n_heads = heads, .window = 3};
+        check_forward(650 + (uint64_t)heads, same, &opts, true);
+        check_gradients(750 + (uint64_t)heads, 4, same, &opts, true, NULL);
+    }
+    assert_int_equal(qkv_attention_batched_passes, before);
 }
 
 int main(void)
