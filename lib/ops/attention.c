@@ -22,8 +22,9 @@
  * Kernels. The above is the stored kernel. The blocks of the sentences that plan_blocks marks
  * tiled (opts->kernel) run lib/ops/attention_tiled.c instead, forward and backward; the
  * projections, the dropout keys and the score biases' gradient sums are shared. A batch whose
- * sentences all have one length and whole bands (images) runs the stored kernel's products
- * batched over all blocks (lib/ops/attention_batched.c), its rows through the same functions. */
+ * sentences all have one length, each query seeing the whole sentence (images), runs the stored
+ * kernel's products batched over all blocks (lib/ops/attention_batched.c), its rows through the
+ * same functions. */
 #include "lib/ops/attention_impl.h"
 #include "lib/blas.h"
 #include "lib/gemm_rows.h"
@@ -105,7 +106,7 @@ static inline qkv_real dot(const qkv_real *a, const qkv_real *b, int n)
 }
 
 void attn_finish_row(const attn_saved *sv, int h, int i, int w, int W, int n, int a, int e, qkv_real *row,
-                       size_t blk, qkv_rng *rng)
+                     size_t blk, qkv_rng *rng)
 {
     for (int m = 0; m < sv->n_bias; m++)
         sv->bias[m].kind->add(&sv->bias[m], h, sv->n_heads, i, a, e, row);

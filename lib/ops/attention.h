@@ -99,10 +99,10 @@ bool qkv_attention_sees(const qkv_attention_weights *w, int b, int i, int j);
  * visible keys only; wider ones in BLAS tiles of 32 queries. Default 16. The two kernels agree
  * up to float rounding; tests set it to 0 (tiles only) or INT_MAX (direct only) to check both. */
 extern int qkv_attention_direct_max_width;
-/* When every sentence of a batch has the same length and sees all of it (window 0 or at least
- * the length, not causal, the stored kernel), the blocks' products run batched over all blocks
- * (lib/ops/attention_batched.c; images). Default true; the two paths agree up to float rounding,
- * with the same dropout masks; tests set it false to compare them. */
+/* When every sentence of a batch has the same length and each query sees all of it (window 0 or
+ * at least the length minus one, not causal, the stored kernel), the blocks' products run
+ * batched over all blocks (lib/ops/attention_batched.c; images). Default true; the two paths
+ * agree up to float rounding, with the same dropout masks; tests set it false to compare them. */
 extern bool qkv_attention_batch_blocks;
 /* Forward passes that ran batched since the process started (for the tests). */
 extern _Atomic long qkv_attention_batched_passes;
