@@ -386,6 +386,7 @@ qkv_tensor *qkv_attention(qkv_tape *tp, qkv_tensor *x, qkv_packed sentences, con
     qkv_real *batch_work = sv->batched ? qkv_tape_alloc(tp, attn_batched_forward_work(sv) * sizeof(qkv_real)) : NULL;
     if (sv->batched && !batch_work)
         return NULL;
+    sv->heads = batch_work;
     int blas = qkv_blas_single();
     if (!project(tp, sv, x, proj))
         return qkv_blas_restore(blas), NULL;

@@ -81,7 +81,7 @@ void attn_batched_forward(const attn_saved *sv, qkv_real *o, qkv_real *work)
 size_t attn_batched_backward_work(const attn_saved *sv)
 {
     int n = qkv_packed_len(sv->sentences, 0);
-    return (size_t)7 * sv->total * sv->d_model + (size_t)2 * sv->sentences.n * sv->n_heads * n * n;
+    return (size_t)4 * sv->total * sv->d_model + (size_t)2 * sv->sentences.n * sv->n_heads * n * n;
 }
 
 void attn_batched_backward(const attn_saved *sv, const qkv_real *dout, qkv_real *dqkv, qkv_real *work,
@@ -90,11 +90,9 @@ void attn_batched_backward(const attn_saved *sv, const qkv_real *dout, qkv_real 
     const int B = sv->sentences.n, H = sv->n_heads, dh = sv->d_head, D = sv->d_model, BH = B * H;
     const int n = qkv_packed_len(sv->sentences, 0);
     const size_t heads = (size_t)sv->total * D, nn = (size_t)n * n;
-    qkv_real *q = work, *k = q + heads, *v = k + heads, *dout_h = v + heads, *dq = dout_h + heads;
-    qkv_real *dk = dq + heads, *dv = dk + heads, *dp = dv + heads, *ds = dp + (size_t)BH * nn;
-    move_heads(sv, sv->qkv, 3 * D, 0, q, true, false);
-    move_heads(sv, sv->qkv, 3 * D, D, k, true, false);
-    move_heads(sv, sv->qkv, 3 * D, 2 * D, v, true, false);
+    const qkv_real *q = sv->heads, *k = q + heads, *v = k + heads; /* the forward's copies */
+    qkv_real *dout_h = work, *dq = dout_h + heads, *dk = dq + heads, *dv = dk + heads;
+    qkv_real *dp = dv + heads, *ds = dp + (size_t)BH * nn;
     move_heads(sv, (qkv_real *)dout, D, 0, dout_h, true, false);
     const qkv_real *pused = sv->pd ? sv->pd : sv->p; /* [B · H, n, n]: the bands of whole sentences */
     qkv_gemm_batch(BH, true, false, n, dh, n, 1, pused, dout_h, dv); /* dV = P^T dO */

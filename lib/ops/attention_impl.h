@@ -16,6 +16,7 @@ typedef struct {
     int *width, *window;         /* [B] */
     bool *tiled;                 /* [B]: sentence b runs the tiled kernel (no stored P) */
     bool batched;                /* the blocks run as batched products (attn_batched) */
+    qkv_real *heads;             /* batched: the forward's head-major Q, K, V, each [B · H, n, d_head] */
     size_t *block;               /* [B · H] start of block in p / pd (stored blocks) */
     qkv_real *qkv;               /* [T, 3D] */
     qkv_real *w_cat;             /* [3D, D] */
@@ -60,7 +61,8 @@ void attn_score_grad_row(const attn_saved *sv, int h, int i, int key0, int a, in
  * stored kernel, not causal (needs sv's window and tiled). */
 bool attn_batched(const attn_saved *sv);
 /* The forward pass of all blocks batched: writes O [T, D] (and the bands of P, dropout(P) as
- * the per-block path does). work: attn_batched_forward_work(sv) elements. */
+ * the per-block path does). work: attn_batched_forward_work(sv) elements, which begin with the
+ * head-major Q, K and V that the backward pass reads (sv->heads = work). */
 size_t attn_batched_forward_work(const attn_saved *sv);
 void attn_batched_forward(const attn_saved *sv, qkv_real *o, qkv_real *work);
 /* The backward pass of all blocks batched: adds into dqkv [T, 3D] and the learned score biases'
